@@ -1,0 +1,51 @@
+/* A connection to the database the engine works on.
+ *
+ * cleanup_engine is an opaque handle around one libpq connection with the
+ * engine's named queries prepared on it lazily. It is not thread-safe; use
+ * one per thread. The console uses the asynchronous calls at the end.
+ */
+#ifndef CLEANUP_ENGINE_H
+#define CLEANUP_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "cleanup/error.h"
+
+typedef struct cleanup_engine cleanup_engine;
+
+/* Connects with CONNINFO (NULL or "" means libpq's environment defaults:
+ * PGHOST, PGDATABASE, PGSERVICE, ...) and sets application_name to
+ * APP_NAME (NULL: "cleanupctl"). On success *OUT owns the handle; free it
+ * with cleanup_engine_close(). Returns CLEANUP_ECONN when the server cannot
+ * be reached. */
+int cleanup_engine_open(cleanup_engine **out, const char *conninfo, const char *app_name,
+                        cleanup_error *err);
+
+/* Closes the connection and frees ENGINE. Accepts NULL. */
+void cleanup_engine_close(cleanup_engine *engine);
+
+/* Drops and re-opens the connection with the same parameters (prepared
+ * statements are prepared again on first use). */
+int cleanup_engine_reconnect(cleanup_engine *engine, cleanup_error *err);
+
+/* True while the connection is up. */
+bool cleanup_engine_ok(const cleanup_engine *engine);
+
+/* The database name and a printable conninfo summary (owned by ENGINE). */
+const char *cleanup_engine_dbname(const cleanup_engine *engine);
+
+/* The server's process id of this connection (for lock displays). */
+int cleanup_engine_backend_pid(const cleanup_engine *engine);
+
+/* Sets a statement_timeout (milliseconds, 0 = none) for later commands. */
+int cleanup_engine_set_timeout(cleanup_engine *engine, int timeout_ms, cleanup_error *err);
+
+/* Runs the SQL command TEXT, which takes no parameters and returns no rows
+ * of interest (e.g. "LISTEN cleanup_jobs"). */
+int cleanup_engine_exec(cleanup_engine *engine, const char *text, cleanup_error *err);
+
+/* The underlying libpq connection, as void* so that this header does not
+ * pull in libpq. For the console's asynchronous loop and for tests. */
+void *cleanup_engine_pgconn(cleanup_engine *engine);
+
+#endif

@@ -1,0 +1,58 @@
+/* Status codes and error records of the cleanup engine.
+ *
+ * Every public function returns an int status: CLEANUP_OK (0) or a negative
+ * cleanup_status. When it fails it also fills a cleanup_error, which keeps
+ * the cause: the SQLSTATE and the server's message, detail and hint, plus
+ * what we were doing. cleanup_exit_code() maps a status to the CLI's exit
+ * codes in one place.
+ */
+#ifndef CLEANUP_ERROR_H
+#define CLEANUP_ERROR_H
+
+#include <stddef.h>
+
+typedef enum cleanup_status {
+	CLEANUP_OK = 0,
+	CLEANUP_ERROR = -1,    /* anything else: server error, I/O, bug   exit 1 */
+	CLEANUP_EINVAL = -2,   /* bad input: usage or a value's rule        exit 2 */
+	CLEANUP_EBUSY = -3,    /* lock contention (55P03): retry later      exit 3 */
+	CLEANUP_EREFUSED = -4, /* refused by a job's phase or a guard       exit 4 */
+	CLEANUP_ENOTFOUND = -5,/* job, library, server or step unknown      exit 1 */
+	CLEANUP_ECONN = -6,    /* connection failed or was lost             exit 1 */
+	CLEANUP_ENOMEM = -7    /*                                           exit 1 */
+} cleanup_status;
+
+#define CLEANUP_ERR_TEXT 1024
+
+typedef struct cleanup_error {
+	int status;                       /* a cleanup_status */
+	char sqlstate[6];                 /* "" when not from the server */
+	char message[CLEANUP_ERR_TEXT];   /* primary message */
+	char detail[CLEANUP_ERR_TEXT];    /* "" when none */
+	char hint[CLEANUP_ERR_TEXT];      /* "" when none */
+	char context[256];                /* what we were doing, e.g. "sealing job 12" */
+} cleanup_error;
+
+/* Clears ERR (may be NULL). */
+void cleanup_error_clear(cleanup_error *err);
+
+/* Sets ERR (may be NULL) to STATUS with a printf-style message and no
+ * SQLSTATE. Returns STATUS, so callers can `return cleanup_error_set(...)`. */
+int cleanup_error_set(cleanup_error *err, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Sets ERR's hint (ERR may be NULL). */
+void cleanup_error_hint(cleanup_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Maps a SQLSTATE to a status: 55P03 -> EBUSY, CU001 -> ENOTFOUND,
+ * CU1xx -> EINVAL, CU4xx and CUAxx -> EREFUSED, class 08 and 57P0x ->
+ * ECONN, 22021 (bad UTF-8) -> EINVAL, else ERROR. */
+int cleanup_status_from_sqlstate(const char *sqlstate);
+
+/* The process exit code for STATUS: 0, 1, 2, 3 or 4. */
+int cleanup_exit_code(int status);
+
+/* A short name for STATUS: "ok", "error", "invalid", "busy", ... */
+const char *cleanup_status_name(int status);
+
+#endif

@@ -1,0 +1,105 @@
+/* Durable cleanup jobs: create, collect the seen-ID manifest, seal, pause,
+ * resume, cancel, and read them back.
+ *
+ * Each call is one transaction on the server (a function in sql/functions/);
+ * refusals come back as CLEANUP_EREFUSED, lock contention as CLEANUP_EBUSY,
+ * both with the server's message in the error record.
+ */
+#ifndef CLEANUP_JOB_H
+#define CLEANUP_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cleanup/engine.h"
+#include "cleanup/error.h"
+
+/* Limits of one append call (C1). */
+#define CLEANUP_APPEND_MAX 128
+#define CLEANUP_EXTERNAL_ID_MAX 256 /* bytes of UTF-8 */
+
+/* A job row as the engine reports it. Strings are NUL-terminated and
+ * truncated to fit; -1 stands for SQL NULL in the int64 fields that may
+ * be NULL. json is the server-built JSON document of the row (PRODUCT.md
+ * keys), owned by the struct: release with cleanup_job_reset(). */
+typedef struct cleanup_job {
+	int64_t id;
+	char kind[24];          /* prune, remove-library, remove-server */
+	char mode[24];          /* bounded, single-transaction */
+	int64_t server_id;
+	int64_t library_id;     /* -1 for remove-server */
+	char target_name[208];
+	char phase[16];         /* collecting, paused, draining, finalizing, completed, cancelled */
+	int32_t step_no;
+	int32_t pass_no;
+	int64_t visited, deleted, moved, absent, retained, kept;
+	int32_t libraries_deleted, servers_deleted;
+	int64_t manifest_count;
+	int64_t expected_count; /* -1 until sealed */
+	int64_t high_water_id;  /* -1 until sealed */
+	int64_t cursor_library_id;
+	int64_t cursor_id;
+	int64_t total_estimate; /* items in scope when sealed, -1 before */
+	int64_t busy_retries;
+	char last_error[512];
+	char created_at[40], sealed_at[40], updated_at[40], finished_at[40];
+	char *json;
+} cleanup_job;
+
+/* Frees what JOB owns (its json) and zeroes it. Accepts NULL. */
+void cleanup_job_reset(cleanup_job *job);
+
+/* True when PHASE is completed or cancelled. */
+int cleanup_job_phase_is_final(const char *phase);
+
+/* Creates a job. KIND is "prune", "remove-library" or "remove-server";
+ * TARGET is the library id (server id for remove-server); MODE is NULL or
+ * "bounded", or "single-transaction" (remove-library only, comparison
+ * mode). Fills *OUT on success. EREFUSED when the server already has an
+ * unfinished job; EBUSY when its coordinator or admission row is locked. */
+int cleanup_job_create(cleanup_job *out, cleanup_engine *engine, const char *kind, int64_t target,
+                       const char *mode, cleanup_error *err);
+
+/* Reads job JOB_ID into *OUT. ENOTFOUND when there is no such job. */
+int cleanup_job_get(cleanup_job *out, cleanup_engine *engine, int64_t job_id, cleanup_error *err);
+
+/* The result of one append call. */
+typedef struct cleanup_append_result {
+	int added;       /* IDs new to the manifest */
+	int duplicates;  /* IDs it already held (C2) */
+	cleanup_job job; /* the job after the call */
+} cleanup_append_result;
+
+/* Appends N (at most CLEANUP_APPEND_MAX) external IDs to the manifest of
+ * collecting prune job JOB_ID, all or nothing. Every ID is validated first
+ * with cleanup_external_id_check(); the first bad one fails the call with
+ * EINVAL before anything is sent. Release OUT->job with cleanup_job_reset. */
+int cleanup_job_append(cleanup_append_result *out, cleanup_engine *engine, int64_t job_id,
+                       const char *const *ids, size_t n, cleanup_error *err);
+
+/* Checks one external ID against the manifest rules: non-empty, at most
+ * CLEANUP_EXTERNAL_ID_MAX bytes, valid UTF-8, no control characters (C0,
+ * DEL, C1). Returns 0 when good, else CLEANUP_EINVAL with the rule broken
+ * written to WHY (WHYLEN bytes, may be NULL). Pure; no database. */
+int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whylen);
+
+/* Seals prune job JOB_ID with its EXPECTED unique count (C3): fences the
+ * library, records the high-water ID and moves the job to draining.
+ * EREFUSED when the count differs or the phase is not collecting; EBUSY when
+ * a sync writer holds the library's admission row. */
+int cleanup_job_seal(cleanup_job *out, cleanup_engine *engine, int64_t job_id, int64_t expected,
+                     cleanup_error *err);
+
+/* ACTION is "pause", "resume" or "cancel" (C8). */
+int cleanup_job_transition(cleanup_job *out, cleanup_engine *engine, int64_t job_id,
+                           const char *action, cleanup_error *err);
+
+/* The unfinished jobs and the most recent finished ones, newest first, at
+ * most LIMIT. *OUT is a calloc'd array of *N jobs: release with
+ * cleanup_jobs_free(*OUT, *N). */
+int cleanup_jobs_list(cleanup_job **out, size_t *n, cleanup_engine *engine, int limit,
+                      cleanup_error *err);
+
+/* Frees an array from cleanup_jobs_list(). Accepts NULL. */
+void cleanup_jobs_free(cleanup_job *jobs, size_t n);
+
+#endif

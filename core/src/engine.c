@@ -1,0 +1,299 @@
+/* The engine handle: one libpq connection, named queries prepared lazily,
+ * and the translation of libpq failures into cleanup_error records. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine_int.h"
+
+char *engine_strdup(const char *s, cleanup_error *err)
+{
+	char *p = strdup(s ? s : "");
+
+	if (!p)
+		cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	return p;
+}
+
+static int connect_now(cleanup_engine *e, cleanup_error *err)
+{
+	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
+	const char *vals[] = {e->conninfo ? e->conninfo : "", e->app_name, "UTF8", NULL};
+	PGconn *conn;
+
+	/* An empty dbname entry would override PGDATABASE: leave it out then. */
+	if (!e->conninfo || !*e->conninfo) {
+		keys[0] = "fallback_application_name";
+		vals[0] = e->app_name;
+		keys[1] = "client_encoding";
+		vals[1] = "UTF8";
+		keys[2] = NULL;
+		vals[2] = NULL;
+	}
+	conn = PQconnectdbParams(keys, vals, 1);
+	if (!conn)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory connecting");
+	if (PQstatus(conn) != CONNECTION_OK) {
+		char msg[CLEANUP_ERR_TEXT];
+		size_t l;
+
+		snprintf(msg, sizeof msg, "%s", PQerrorMessage(conn));
+		l = strlen(msg);
+		while (l > 0 && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
+			msg[--l] = '\0';
+		PQfinish(conn);
+		cleanup_error_set(err, CLEANUP_ECONN, "cannot connect to the database (%s): %s",
+		                  e->conninfo && *e->conninfo ? e->conninfo : "libpq environment", msg);
+		cleanup_error_hint(err, "pass --db CONNINFO, or start the sandbox: cleanupctl sandbox start");
+		return CLEANUP_ECONN;
+	}
+	e->conn = conn;
+	memset(e->prepared, 0, sizeof e->prepared);
+	return CLEANUP_OK;
+}
+
+static void quiet_notices(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+int cleanup_engine_open(cleanup_engine **out, const char *conninfo, const char *app_name,
+                        cleanup_error *err)
+{
+	cleanup_engine *e = NULL;
+	int rc;
+
+	*out = NULL;
+	cleanup_error_clear(err);
+	e = calloc(1, sizeof *e);
+	if (!e)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	if (conninfo && *conninfo && !(e->conninfo = engine_strdup(conninfo, err))) {
+		rc = CLEANUP_ENOMEM;
+		goto out;
+	}
+	if (!(e->app_name = engine_strdup(app_name ? app_name : "cleanupctl", err))) {
+		rc = CLEANUP_ENOMEM;
+		goto out;
+	}
+	rc = connect_now(e, err);
+	if (rc == CLEANUP_OK) {
+		PQsetNoticeProcessor(e->conn, quiet_notices, NULL);
+		*out = e;
+		e = NULL;
+	}
+out:
+	cleanup_engine_close(e);
+	return rc;
+}
+
+void cleanup_engine_close(cleanup_engine *e)
+{
+	if (!e)
+		return;
+	if (e->conn)
+		PQfinish(e->conn);
+	free(e->conninfo);
+	free(e->app_name);
+	free(e);
+}
+
+int cleanup_engine_reconnect(cleanup_engine *e, cleanup_error *err)
+{
+	int rc;
+
+	if (e->conn)
+		PQfinish(e->conn);
+	e->conn = NULL;
+	rc = connect_now(e, err);
+	if (rc == CLEANUP_OK) {
+		PQsetNoticeProcessor(e->conn, quiet_notices, NULL);
+		if (e->timeout_ms > 0)
+			rc = cleanup_engine_set_timeout(e, e->timeout_ms, err);
+	}
+	return rc;
+}
+
+bool cleanup_engine_ok(const cleanup_engine *e)
+{
+	return e && e->conn && PQstatus(e->conn) == CONNECTION_OK;
+}
+
+const char *cleanup_engine_dbname(const cleanup_engine *e)
+{
+	return e && e->conn ? PQdb(e->conn) : "";
+}
+
+int cleanup_engine_backend_pid(const cleanup_engine *e)
+{
+	return e && e->conn ? PQbackendPID(e->conn) : 0;
+}
+
+void *cleanup_engine_pgconn(cleanup_engine *e)
+{
+	return e ? e->conn : NULL;
+}
+
+int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresult *res,
+                             const char *context)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+	int status;
+
+	if (e && e->conn && PQstatus(e->conn) == CONNECTION_BAD && (!state || !*state)) {
+		status = CLEANUP_ECONN;
+		cleanup_error_set(err, status,
+		                  "lost the connection to the database; the transaction was rolled back: %s",
+		                  PQerrorMessage(e->conn));
+	} else {
+		status = state ? cleanup_status_from_sqlstate(state) : CLEANUP_ERROR;
+		if (!msg || !*msg)
+			msg = res ? PQresultErrorMessage(res) : (e && e->conn ? PQerrorMessage(e->conn) : "");
+		cleanup_error_set(err, status, "%s", msg && *msg ? msg : "unknown database error");
+		if (err) {
+			snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
+			snprintf(err->detail, sizeof err->detail, "%s", detail ? detail : "");
+			snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
+		}
+	}
+	if (err) {
+		size_t l = strlen(err->message);
+
+		while (l > 0 && (err->message[l - 1] == '\n' || err->message[l - 1] == ' '))
+			err->message[--l] = '\0';
+		snprintf(err->context, sizeof err->context, "%s", context ? context : "");
+	}
+	return status;
+}
+
+static int ensure_prepared(cleanup_engine *e, enum sql_query_id q, int n, const char *context,
+                           cleanup_error *err)
+{
+	char name[32];
+	PGresult *res;
+	int rc = CLEANUP_OK;
+
+	if (e->prepared[q])
+		return CLEANUP_OK;
+	snprintf(name, sizeof name, "cq_%d", (int)q);
+	res = PQprepare(e->conn, name, sql_query_files[q].text, n, NULL);
+	if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
+		rc = engine_error_from_result(err, e, res, context);
+	else
+		e->prepared[q] = true;
+	PQclear(res);
+	return rc;
+}
+
+int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
+                 const char *const *params, const char *context, cleanup_error *err)
+{
+	char name[32];
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!e || !e->conn)
+		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	rc = ensure_prepared(e, q, n, context, err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	snprintf(name, sizeof name, "cq_%d", (int)q);
+	res = PQexecPrepared(e->conn, name, n, params, NULL, NULL, 0);
+	if (!res || (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)) {
+		rc = engine_error_from_result(err, e, res, context);
+		PQclear(res);
+		return rc;
+	}
+	*out = res;
+	return CLEANUP_OK;
+}
+
+int engine_script(cleanup_engine *e, const char *sql, const char *context, cleanup_error *err)
+{
+	PGresult *res;
+	int rc = CLEANUP_OK;
+
+	if (!e || !e->conn)
+		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	res = PQexec(e->conn, sql);
+	if (!res || (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK))
+		rc = engine_error_from_result(err, e, res, context);
+	PQclear(res);
+	return rc;
+}
+
+int cleanup_engine_exec(cleanup_engine *e, const char *text, cleanup_error *err)
+{
+	return engine_script(e, text, text, err);
+}
+
+int cleanup_engine_set_timeout(cleanup_engine *e, int timeout_ms, cleanup_error *err)
+{
+	char sql[64];
+	int rc;
+
+	if (timeout_ms < 0)
+		return cleanup_error_set(err, CLEANUP_EINVAL, "timeout %d ms is negative", timeout_ms);
+	snprintf(sql, sizeof sql, "SET statement_timeout = %d", timeout_ms);
+	rc = engine_script(e, sql, "setting statement_timeout", err);
+	if (rc == CLEANUP_OK)
+		e->timeout_ms = timeout_ms;
+	return rc;
+}
+
+const char *col_text(const PGresult *res, int row, const char *name)
+{
+	int c = PQfnumber(res, name);
+
+	if (c < 0 || row >= PQntuples(res) || PQgetisnull(res, row, c))
+		return "";
+	return PQgetvalue(res, row, c);
+}
+
+int64_t col_int64(const PGresult *res, int row, const char *name)
+{
+	int c = PQfnumber(res, name);
+
+	if (c < 0 || row >= PQntuples(res) || PQgetisnull(res, row, c))
+		return -1;
+	return strtoll(PQgetvalue(res, row, c), NULL, 10);
+}
+
+void col_copy(char *dst, size_t len, const PGresult *res, int row, const char *name)
+{
+	snprintf(dst, len, "%s", col_text(res, row, name));
+}
+
+char *format_text_array(const char *const *items, size_t n)
+{
+	size_t cap = 3, i;
+	char *buf, *p;
+
+	for (i = 0; i < n; i++)
+		cap += 3 + 2 * strlen(items[i]);
+	buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	p = buf;
+	*p++ = '{';
+	for (i = 0; i < n; i++) {
+		const char *s;
+
+		if (i)
+			*p++ = ',';
+		*p++ = '"';
+		for (s = items[i]; *s; s++) {
+			if (*s == '"' || *s == '\\')
+				*p++ = '\\';
+			*p++ = *s;
+		}
+		*p++ = '"';
+	}
+	*p++ = '}';
+	*p = '\0';
+	return buf;
+}

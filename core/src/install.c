@@ -1,0 +1,167 @@
+/* The installer: applies the embedded migrations and definitions in one
+ * transaction, only to allowlisted databases (B2). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/install.h"
+#include "engine_int.h"
+
+#define ALLOW_EXACT "cleanup_lab"
+#define ALLOW_PREFIX "cleanup_lab_"
+
+int cleanup_schema_version(void)
+{
+	int v = 0, i;
+
+	for (i = 0; i < sql_schema_count; i++)
+		if (sql_schema_files[i].version > v)
+			v = sql_schema_files[i].version;
+	return v;
+}
+
+bool cleanup_db_allowed(const char *db)
+{
+	size_t i, n;
+
+	if (!db)
+		return false;
+	if (strcmp(db, ALLOW_EXACT) == 0)
+		return true;
+	n = strlen(ALLOW_PREFIX);
+	if (strncmp(db, ALLOW_PREFIX, n) != 0 || db[n] == '\0' || strlen(db) > 63)
+		return false;
+	for (i = n; db[i]; i++)
+		if (!((db[i] >= 'a' && db[i] <= 'z') || (db[i] >= '0' && db[i] <= '9') || db[i] == '_'))
+			return false;
+	return true;
+}
+
+const char *cleanup_db_allowlist_rule(void)
+{
+	return "the database must be named cleanup_lab or cleanup_lab_<suffix> "
+	       "(suffix of lower-case letters, digits and _)";
+}
+
+static int read_version(int *version, char *sha, size_t shalen, cleanup_engine *e, cleanup_error *err)
+{
+	PGresult *res = NULL;
+	int rc;
+
+	*version = 0;
+	sha[0] = '\0';
+	rc = engine_query(&res, e, CLEANUP_Q_INSTALL_PRESENT, 0, NULL, "reading the schema version", err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	if (strcmp(col_text(res, 0, "present"), "t") == 0) {
+		PQclear(res);
+		res = NULL;
+		rc = engine_query(&res, e, CLEANUP_Q_INSTALL_VERSION, 0, NULL, "reading the schema version", err);
+		if (rc != CLEANUP_OK)
+			return rc;
+		if (PQntuples(res) == 1) {
+			*version = (int)col_int64(res, 0, "version");
+			col_copy(sha, shalen, res, 0, "bundle_sha256");
+		}
+	}
+	PQclear(res);
+	return CLEANUP_OK;
+}
+
+int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_error *err)
+{
+	const char *db = cleanup_engine_dbname(e);
+	int target = cleanup_schema_version(), version = 0, rc, i;
+	char sha[80], ctx[160], verbuf[16];
+	const char *params[2];
+	PGresult *res = NULL;
+	bool in_tx = false;
+
+	memset(out, 0, sizeof *out);
+	cleanup_error_clear(err);
+	if (!cleanup_db_allowed(db)) {
+		rc = cleanup_error_set(err, CLEANUP_EREFUSED,
+		                       "refusing to install into database \"%s\": it is not on the allowlist; nothing was changed",
+		                       db);
+		cleanup_error_hint(err, "%s", cleanup_db_allowlist_rule());
+		return rc;
+	}
+	rc = engine_script(e, "BEGIN", "starting the install transaction", err);
+	if (rc != CLEANUP_OK)
+		goto out;
+	in_tx = true;
+	if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_LOCK, 0, NULL, "locking the installer", err)))
+		goto out;
+	PQclear(res);
+	if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_SCHEMA, 0, NULL, "creating schema cleanup", err)))
+		goto out;
+	PQclear(res);
+	res = NULL;
+	if ((rc = read_version(&version, sha, sizeof sha, e, err)))
+		goto out;
+	out->from_version = version;
+	out->to_version = version;
+	if (version > target) {
+		rc = cleanup_error_set(err, CLEANUP_EREFUSED,
+		                       "database \"%s\" carries schema version %d, newer than this binary's %d; nothing was changed",
+		                       db, version, target);
+		goto out;
+	}
+	for (i = 0; i < sql_schema_count; i++) {
+		if (sql_schema_files[i].version <= version)
+			continue;
+		snprintf(ctx, sizeof ctx, "applying migration %s", sql_schema_files[i].name);
+		if ((rc = engine_script(e, sql_schema_files[i].text, ctx, err)))
+			goto out;
+		out->migrations_applied++;
+	}
+	if (out->migrations_applied > 0 || strcmp(sha, sql_bundle_sha256) != 0) {
+		for (i = 0; i < sql_function_count; i++) {
+			snprintf(ctx, sizeof ctx, "applying definitions %s", sql_function_files[i].name);
+			if ((rc = engine_script(e, sql_function_files[i].text, ctx, err)))
+				goto out;
+		}
+		out->functions_applied = true;
+		snprintf(verbuf, sizeof verbuf, "%d", target);
+		params[0] = verbuf;
+		params[1] = sql_bundle_sha256;
+		if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_RECORD, 2, params, "recording the schema version", err)))
+			goto out;
+		PQclear(res);
+		res = NULL;
+	}
+	out->to_version = target;
+	rc = engine_script(e, "COMMIT", "committing the install", err);
+	in_tx = false;
+out:
+	PQclear(res);
+	if (in_tx)
+		engine_script(e, "ROLLBACK", "rolling back the install", NULL);
+	return rc;
+}
+
+int cleanup_schema_check(cleanup_engine *e, cleanup_error *err)
+{
+	int version = 0, rc;
+	char sha[80];
+
+	rc = read_version(&version, sha, sizeof sha, e, err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	if (version == 0) {
+		rc = cleanup_error_set(err, CLEANUP_EREFUSED, "database \"%s\" has no cleanup schema",
+		                       cleanup_engine_dbname(e));
+		cleanup_error_hint(err, "run: cleanupctl install");
+		return rc;
+	}
+	if (version != cleanup_schema_version() || strcmp(sha, sql_bundle_sha256) != 0) {
+		rc = cleanup_error_set(err, CLEANUP_EREFUSED,
+		                       "database \"%s\" carries schema version %d (bundle %.12s), this binary expects %d (bundle %.12s)",
+		                       cleanup_engine_dbname(e), version, sha, cleanup_schema_version(),
+		                       sql_bundle_sha256);
+		if (err)
+			snprintf(err->sqlstate, sizeof err->sqlstate, "CU403");
+		cleanup_error_hint(err, "run: cleanupctl install");
+		return rc;
+	}
+	return CLEANUP_OK;
+}

@@ -1,0 +1,290 @@
+/* Jobs up to sealing: thin wrappers over the engine functions in
+ * sql/functions/030_jobs.sql, plus the client-side external ID check that
+ * keeps bad input off the wire. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/job.h"
+#include "engine_int.h"
+
+void cleanup_job_reset(cleanup_job *job)
+{
+	if (!job)
+		return;
+	free(job->json);
+	memset(job, 0, sizeof *job);
+}
+
+int cleanup_job_phase_is_final(const char *phase)
+{
+	return phase && (strcmp(phase, "completed") == 0 || strcmp(phase, "cancelled") == 0);
+}
+
+/* Fills JOB from row ROW of RES (columns of cleanup.jobs plus json). */
+static int job_from_row(cleanup_job *job, const PGresult *res, int row, cleanup_error *err)
+{
+	memset(job, 0, sizeof *job);
+	job->id = col_int64(res, row, "id");
+	col_copy(job->kind, sizeof job->kind, res, row, "kind");
+	col_copy(job->mode, sizeof job->mode, res, row, "mode");
+	job->server_id = col_int64(res, row, "server_id");
+	job->library_id = col_int64(res, row, "library_id");
+	col_copy(job->target_name, sizeof job->target_name, res, row, "target_name");
+	col_copy(job->phase, sizeof job->phase, res, row, "phase");
+	job->step_no = (int32_t)col_int64(res, row, "step_no");
+	job->pass_no = (int32_t)col_int64(res, row, "pass_no");
+	job->visited = col_int64(res, row, "visited");
+	job->deleted = col_int64(res, row, "deleted");
+	job->moved = col_int64(res, row, "moved");
+	job->absent = col_int64(res, row, "absent");
+	job->retained = col_int64(res, row, "retained");
+	job->kept = col_int64(res, row, "kept");
+	job->libraries_deleted = (int32_t)col_int64(res, row, "libraries_deleted");
+	job->servers_deleted = (int32_t)col_int64(res, row, "servers_deleted");
+	job->manifest_count = col_int64(res, row, "manifest_count");
+	job->expected_count = col_int64(res, row, "expected_count");
+	job->high_water_id = col_int64(res, row, "high_water_id");
+	job->cursor_library_id = col_int64(res, row, "cursor_library_id");
+	job->cursor_id = col_int64(res, row, "cursor_id");
+	job->total_estimate = col_int64(res, row, "total_estimate");
+	job->busy_retries = col_int64(res, row, "busy_retries");
+	col_copy(job->last_error, sizeof job->last_error, res, row, "last_error");
+	col_copy(job->created_at, sizeof job->created_at, res, row, "created_at");
+	col_copy(job->sealed_at, sizeof job->sealed_at, res, row, "sealed_at");
+	col_copy(job->updated_at, sizeof job->updated_at, res, row, "updated_at");
+	col_copy(job->finished_at, sizeof job->finished_at, res, row, "finished_at");
+	job->json = engine_strdup(col_text(res, row, "json"), err);
+	return job->json ? CLEANUP_OK : CLEANUP_ENOMEM;
+}
+
+/* Runs a query returning one job row into *OUT. */
+static int one_job(cleanup_job *out, cleanup_engine *e, enum sql_query_id q, int n,
+                   const char *const *params, const char *context, cleanup_error *err)
+{
+	PGresult *res = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	rc = engine_query(&res, e, q, n, params, context, err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	if (PQntuples(res) != 1)
+		rc = cleanup_error_set(err, CLEANUP_ENOTFOUND, "%s: no such job", context);
+	else
+		rc = job_from_row(out, res, 0, err);
+	PQclear(res);
+	return rc;
+}
+
+int cleanup_job_create(cleanup_job *out, cleanup_engine *e, const char *kind, int64_t target,
+                       const char *mode, cleanup_error *err)
+{
+	char tbuf[24], ctx[96];
+	const char *params[3];
+
+	snprintf(tbuf, sizeof tbuf, "%" PRId64, target);
+	snprintf(ctx, sizeof ctx, "creating a %s job for %s", kind, tbuf);
+	params[0] = kind;
+	params[1] = tbuf;
+	params[2] = mode;
+	return one_job(out, e, CLEANUP_Q_JOB_CREATE, 3, params, ctx, err);
+}
+
+int cleanup_job_get(cleanup_job *out, cleanup_engine *e, int64_t job_id, cleanup_error *err)
+{
+	char jbuf[24], ctx[64];
+	const char *params[1] = {jbuf};
+	int rc;
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	snprintf(ctx, sizeof ctx, "reading job %s", jbuf);
+	rc = one_job(out, e, CLEANUP_Q_JOB_GET, 1, params, ctx, err);
+	if (rc == CLEANUP_ENOTFOUND)
+		cleanup_error_set(err, rc, "job %" PRId64 " does not exist", job_id);
+	return rc;
+}
+
+/* Length of the valid UTF-8 sequence at S (at most N bytes), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	size_t len, i;
+	uint32_t c;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	} else if ((s[0] & 0xE0) == 0xC0) {
+		len = 2;
+		c = s[0] & 0x1F;
+	} else if ((s[0] & 0xF0) == 0xE0) {
+		len = 3;
+		c = s[0] & 0x0F;
+	} else if ((s[0] & 0xF8) == 0xF0) {
+		len = 4;
+		c = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
+	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+		return 0;
+	*cp = c;
+	return len;
+}
+
+int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whylen)
+{
+	const unsigned char *s = (const unsigned char *)id;
+	size_t i = 0, k;
+	uint32_t cp;
+	char tmp[128];
+
+	if (!why) {
+		why = tmp;
+		whylen = sizeof tmp;
+	}
+	if (!id || len == 0) {
+		snprintf(why, whylen, "must not be empty");
+		return CLEANUP_EINVAL;
+	}
+	if (len > CLEANUP_EXTERNAL_ID_MAX) {
+		snprintf(why, whylen, "is %zu bytes long; the limit is %d", len, CLEANUP_EXTERNAL_ID_MAX);
+		return CLEANUP_EINVAL;
+	}
+	while (i < len) {
+		if (s[i] == 0) {
+			snprintf(why, whylen, "contains a NUL byte at offset %zu", i);
+			return CLEANUP_EINVAL;
+		}
+		k = utf8_seq(s + i, len - i, &cp);
+		if (k == 0) {
+			snprintf(why, whylen, "is not valid UTF-8 (byte 0x%02X at offset %zu)", s[i], i);
+			return CLEANUP_EINVAL;
+		}
+		if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {
+			snprintf(why, whylen, "contains a control character (U+%04X at offset %zu)", (unsigned)cp, i);
+			return CLEANUP_EINVAL;
+		}
+		i += k;
+	}
+	return CLEANUP_OK;
+}
+
+int cleanup_job_append(cleanup_append_result *out, cleanup_engine *e, int64_t job_id,
+                       const char *const *ids, size_t n, cleanup_error *err)
+{
+	char jbuf[24], ctx[64], why[128];
+	const char *params[2];
+	PGresult *res = NULL;
+	char *array = NULL;
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (n > CLEANUP_APPEND_MAX)
+		return cleanup_error_set(err, CLEANUP_EINVAL,
+		                         "too many external IDs in one call: %zu; the limit is %d; nothing was appended",
+		                         n, CLEANUP_APPEND_MAX);
+	for (i = 0; i < n; i++) {
+		if (cleanup_external_id_check(ids[i], ids[i] ? strlen(ids[i]) : 0, why, sizeof why) != CLEANUP_OK) {
+			rc = cleanup_error_set(err, CLEANUP_EINVAL, "external ID #%zu (\"%.60s\") %s; nothing was appended",
+			                       i + 1, ids[i] ? ids[i] : "", why);
+			cleanup_error_hint(err, "IDs are non-empty, at most %d bytes of UTF-8, without control characters",
+			                   CLEANUP_EXTERNAL_ID_MAX);
+			return rc;
+		}
+	}
+	array = format_text_array(ids, n);
+	if (!array)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	snprintf(ctx, sizeof ctx, "appending to job %s", jbuf);
+	params[0] = jbuf;
+	params[1] = array;
+	rc = engine_query(&res, e, CLEANUP_Q_JOB_APPEND, 2, params, ctx, err);
+	if (rc == CLEANUP_OK) {
+		rc = job_from_row(&out->job, res, 0, err);
+		out->added = (int)col_int64(res, 0, "added");
+		out->duplicates = (int)col_int64(res, 0, "duplicates");
+	}
+	PQclear(res);
+	free(array);
+	return rc;
+}
+
+int cleanup_job_seal(cleanup_job *out, cleanup_engine *e, int64_t job_id, int64_t expected,
+                     cleanup_error *err)
+{
+	char jbuf[24], xbuf[24], ctx[64];
+	const char *params[2] = {jbuf, xbuf};
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	snprintf(xbuf, sizeof xbuf, "%" PRId64, expected);
+	snprintf(ctx, sizeof ctx, "sealing job %s", jbuf);
+	return one_job(out, e, CLEANUP_Q_JOB_SEAL, 2, params, ctx, err);
+}
+
+int cleanup_job_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, const char *action,
+                           cleanup_error *err)
+{
+	char jbuf[24], ctx[64];
+	const char *params[2] = {jbuf, action};
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	snprintf(ctx, sizeof ctx, "%s of job %s", action, jbuf);
+	return one_job(out, e, CLEANUP_Q_JOB_TRANSITION, 2, params, ctx, err);
+}
+
+int cleanup_jobs_list(cleanup_job **out, size_t *n, cleanup_engine *e, int limit, cleanup_error *err)
+{
+	char lbuf[16];
+	const char *params[1] = {lbuf};
+	PGresult *res = NULL;
+	cleanup_job *jobs = NULL;
+	int rc, i, rows;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(lbuf, sizeof lbuf, "%d", limit);
+	rc = engine_query(&res, e, CLEANUP_Q_JOBS_LIST, 1, params, "listing jobs", err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	rows = PQntuples(res);
+	jobs = calloc(rows ? (size_t)rows : 1, sizeof *jobs);
+	if (!jobs) {
+		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < rows; i++) {
+		if ((rc = job_from_row(&jobs[i], res, i, err)) != CLEANUP_OK) {
+			cleanup_jobs_free(jobs, (size_t)i);
+			jobs = NULL;
+			goto out;
+		}
+	}
+	*out = jobs;
+	*n = (size_t)rows;
+out:
+	PQclear(res);
+	return rc;
+}
+
+void cleanup_jobs_free(cleanup_job *jobs, size_t n)
+{
+	size_t i;
+
+	if (!jobs)
+		return;
+	for (i = 0; i < n; i++)
+		cleanup_job_reset(&jobs[i]);
+	free(jobs);
+}

@@ -1,0 +1,108 @@
+-- 010_common: lock keys, nonblocking lock helpers and the error vocabulary
+-- shared by the admission guards and the engine functions.
+--
+-- SQLSTATEs raised by cleanupctl (the C side maps them to exit codes in one
+-- place, core/src/error.c):
+--   55P03  lock_not_available: busy, retry later                    exit 3
+--   CU001  not found (job, library, server, step)                     exit 1
+--   CU101  invalid input (external ID rules, batch size, counts)      exit 2
+--   CU400  refused by the job's phase                                 exit 4
+--   CU401  refused: the server already has an unfinished job          exit 4
+--   CU402  refused: seal count differs from the manifest              exit 4
+--   CU403  refused: schema contract drift                             exit 4
+--   CUA01  admission: target library or server is draining            exit 4
+--   CUA02  admission: parent library or server does not exist         exit 4
+--   CUA03  admission: parent mismatch (server identity would change)  exit 4
+--   CUA04  admission: immutable column changed (id, external_id, server)
+--   CUA05  parent guard: delete outside the cleanup protocol          exit 4
+
+-- Advisory lock namespaces. Keys are bigint: namespace in the high bits, the
+-- object id in the low 40 bits, so pg_locks shows them as classid/objid.
+CREATE OR REPLACE FUNCTION cleanup.lock_key(ns int, obj bigint)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT ((ns::bigint) << 40) | obj $$;
+
+-- Namespace 1: per-server cleanup coordinator lock. Namespace 2: library lock.
+CREATE OR REPLACE FUNCTION cleanup.coordinator_key(server bigint)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT cleanup.lock_key(1, server) $$;
+
+CREATE OR REPLACE FUNCTION cleanup.library_key(library bigint)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT cleanup.lock_key(2, library) $$;
+
+-- Takes the server's coordinator lock for this transaction without waiting;
+-- raises 55P03 when another cleanup transaction holds it.
+CREATE OR REPLACE FUNCTION cleanup.lock_coordinator(server bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(cleanup.coordinator_key(server)) THEN
+        RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', server
+            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END IF;
+END $$;
+
+-- Takes library locks in ascending id order without waiting (L1).
+CREATE OR REPLACE FUNCTION cleanup.lock_libraries(libs bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    l bigint;
+BEGIN
+    FOR l IN SELECT DISTINCT x FROM unnest(libs) AS x ORDER BY x LOOP
+        IF NOT pg_try_advisory_xact_lock(cleanup.library_key(l)) THEN
+            RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', l
+                USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        END IF;
+    END LOOP;
+END $$;
+
+-- True when this backend holds the exclusive advisory lock KEY.
+CREATE OR REPLACE FUNCTION cleanup.holds_lock(key bigint)
+RETURNS boolean LANGUAGE sql STABLE
+AS $$
+    SELECT EXISTS (
+        SELECT 1 FROM pg_locks
+         WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+           AND mode = 'ExclusiveLock' AND objsubid = 1
+           AND classid::bigint = (key >> 32) AND objid::bigint = (key & 4294967295))
+$$;
+
+-- The job row, locked FOR UPDATE NOWAIT; CU001 when it does not exist,
+-- 55P03 when another transaction holds it.
+CREATE OR REPLACE FUNCTION cleanup.lock_job(p_job bigint)
+RETURNS cleanup.jobs LANGUAGE plpgsql
+AS $$
+DECLARE
+    j cleanup.jobs;
+BEGIN
+    BEGIN
+        SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'job % is locked by another cleanup transaction', p_job
+            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
+    END IF;
+    RETURN j;
+END $$;
+
+-- A short description of a job for messages: "job 12 (prune of library 5 "Movies")".
+CREATE OR REPLACE FUNCTION cleanup.job_label(j cleanup.jobs)
+RETURNS text LANGUAGE sql STABLE
+AS $$
+    SELECT format('job %s (%s of %s %s %L, phase %s)', j.id, j.kind,
+                  CASE WHEN j.kind = 'remove-server' THEN 'server' ELSE 'library' END,
+                  coalesce(j.library_id, j.server_id), j.target_name, j.phase)
+$$;
+
+-- Appends a row to the event log; bounded message size.
+CREATE OR REPLACE FUNCTION cleanup.log_event(p_job bigint, p_kind text, p_message text)
+RETURNS void LANGUAGE sql
+AS $$
+    INSERT INTO cleanup.events (job_id, kind, message)
+    VALUES (p_job, left(p_kind, 40), left(p_message, 2000));
+    SELECT pg_notify('cleanup_events', coalesce(p_job::text, ''));
+$$;

@@ -1,0 +1,312 @@
+-- 020_admission: the database guards every sync writer passes through,
+-- whatever client it uses (A1-A6, S12).
+--
+-- Writers lock the destination server and library admission rows
+-- FOR SHARE NOWAIT; the lock lasts until their commit, so a fence
+-- (FOR UPDATE NOWAIT, taken by seal and by removal jobs) can never overtake
+-- an admitted write. The checks run once per statement over the statement's
+-- transition table, so a bulk INSERT ... SELECT pays them once per library.
+--
+-- These are correctness guards for the tested writer family, not a security
+-- boundary: a database owner can disable triggers or bypass the protocol.
+
+-- Locks the admission rows of LIBS (ascending) and their servers FOR SHARE
+-- NOWAIT and rejects missing or draining parents.
+CREATE OR REPLACE FUNCTION cleanup.admit_libraries(libs bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    l        bigint;
+    la       cleanup.library_admission;
+    sa       cleanup.server_admission;
+    libname  text;
+BEGIN
+    FOR l IN SELECT DISTINCT x FROM unnest(libs) AS x ORDER BY x LOOP
+        BEGIN
+            SELECT * INTO la FROM cleanup.library_admission WHERE library_id = l FOR SHARE NOWAIT;
+        EXCEPTION WHEN lock_not_available THEN
+            RAISE EXCEPTION 'library % is being fenced by a cleanup job; retry later', l
+                USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        END;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'library % does not exist or is being removed', l
+                USING ERRCODE = 'CUA02';
+        END IF;
+        BEGIN
+            SELECT * INTO sa FROM cleanup.server_admission WHERE server_id = la.server_id FOR SHARE NOWAIT;
+        EXCEPTION WHEN lock_not_available THEN
+            RAISE EXCEPTION 'server % of library % is being fenced by a cleanup job; retry later',
+                la.server_id, l USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        END;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'server % of library % does not exist or is being removed', la.server_id, l
+                USING ERRCODE = 'CUA02';
+        END IF;
+        IF la.state <> 'open' OR sa.state <> 'open' THEN
+            SELECT name INTO libname FROM inventory.libraries WHERE id = l;
+            RAISE EXCEPTION 'library % (%) is draining: cleanup job % owns it and admits no writes',
+                l, coalesce(libname, '?'), coalesce(la.job_id, sa.job_id)
+                USING ERRCODE = 'CUA01',
+                      HINT = 'moves out of a draining library into an open one are allowed';
+        END IF;
+    END LOOP;
+END $$;
+
+-- Adds DELTAS (library_id, delta) to the per-library item counts, in
+-- ascending library order so two statements cannot deadlock on them.
+CREATE OR REPLACE FUNCTION cleanup.bump_counts(libs bigint[], deltas bigint[])
+RETURNS void LANGUAGE sql
+AS $$
+    INSERT INTO cleanup.library_stats AS s (library_id, item_count)
+    SELECT lib, sum(d) FROM unnest(libs, deltas) AS t(lib, d)
+     GROUP BY lib HAVING sum(d) <> 0 ORDER BY lib
+    ON CONFLICT (library_id) DO UPDATE
+       SET item_count = s.item_count + excluded.item_count, changed_at = now();
+$$;
+
+CREATE OR REPLACE FUNCTION cleanup.items_after_insert()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+DECLARE
+    libs   bigint[];
+    counts bigint[];
+BEGIN
+    SELECT array_agg(library_id ORDER BY library_id), array_agg(n ORDER BY library_id)
+      INTO libs, counts
+      FROM (SELECT library_id, count(*) AS n FROM new_rows GROUP BY library_id) s;
+    IF libs IS NULL THEN
+        RETURN NULL;
+    END IF;
+    PERFORM cleanup.admit_libraries(libs);
+    PERFORM cleanup.bump_counts(libs, counts);
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION cleanup.items_after_update()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+DECLARE
+    libs     bigint[];
+    moved    record;
+    mlibs    bigint[];
+    mdeltas  bigint[];
+BEGIN
+    -- Every destination must admit writes: this rejects moves into a
+    -- draining library and updates of rows that stay in one, and allows
+    -- moves out of a draining library into an open one (A3).
+    SELECT array_agg(DISTINCT library_id) INTO libs FROM new_rows;
+    IF libs IS NULL THEN
+        RETURN NULL;
+    END IF;
+    PERFORM cleanup.admit_libraries(libs);
+
+    -- Server identity is immutable (A4): a move stays within its server.
+    SELECT o.id, o.library_id AS old_lib, n.library_id AS new_lib INTO moved
+      FROM old_rows o
+      JOIN new_rows n ON n.id = o.id
+      JOIN inventory.libraries lo ON lo.id = o.library_id
+      JOIN inventory.libraries ln ON ln.id = n.library_id
+     WHERE lo.server_id <> ln.server_id
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'item % cannot move from library % to library % of another server',
+            moved.id, moved.old_lib, moved.new_lib
+            USING ERRCODE = 'CUA03', HINT = 'server identity of an item is immutable';
+    END IF;
+
+    SELECT array_agg(lib ORDER BY lib), array_agg(d ORDER BY lib) INTO mlibs, mdeltas
+      FROM (SELECT lib, sum(d) AS d FROM (
+                SELECT o.library_id AS lib, -1 AS d FROM old_rows o JOIN new_rows n USING (id)
+                 WHERE o.library_id <> n.library_id
+                UNION ALL
+                SELECT n.library_id, 1 FROM old_rows o JOIN new_rows n USING (id)
+                 WHERE o.library_id <> n.library_id) x
+             GROUP BY lib) s;
+    IF mlibs IS NOT NULL THEN
+        PERFORM cleanup.bump_counts(mlibs, mdeltas);
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION cleanup.items_after_delete()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+DECLARE
+    libs   bigint[];
+    counts bigint[];
+BEGIN
+    SELECT array_agg(library_id ORDER BY library_id), array_agg(-n ORDER BY library_id)
+      INTO libs, counts
+      FROM (SELECT library_id, count(*) AS n FROM old_rows GROUP BY library_id) s;
+    IF libs IS NOT NULL THEN
+        PERFORM cleanup.bump_counts(libs, counts);
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- Row trigger, fires only when id or external_id actually change (A4).
+CREATE OR REPLACE FUNCTION cleanup.items_immutable()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    RAISE EXCEPTION 'item %: id and external_id are immutable (tried % / %)',
+        OLD.id, NEW.id, NEW.external_id
+        USING ERRCODE = 'CUA04';
+END $$;
+
+DROP TRIGGER IF EXISTS items_immutable ON inventory.items;
+CREATE TRIGGER items_immutable BEFORE UPDATE ON inventory.items
+    FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.external_id IS DISTINCT FROM NEW.external_id)
+    EXECUTE FUNCTION cleanup.items_immutable();
+
+DROP TRIGGER IF EXISTS items_admit_insert ON inventory.items;
+CREATE TRIGGER items_admit_insert AFTER INSERT ON inventory.items
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.items_after_insert();
+
+DROP TRIGGER IF EXISTS items_admit_update ON inventory.items;
+CREATE TRIGGER items_admit_update AFTER UPDATE ON inventory.items
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.items_after_update();
+
+DROP TRIGGER IF EXISTS items_count_delete ON inventory.items;
+CREATE TRIGGER items_count_delete AFTER DELETE ON inventory.items
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.items_after_delete();
+
+-- Servers: a new server gets an open admission row.
+CREATE OR REPLACE FUNCTION cleanup.servers_after_insert()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    INSERT INTO cleanup.server_admission (server_id) VALUES (NEW.id);
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS servers_admission ON inventory.media_servers;
+CREATE TRIGGER servers_admission AFTER INSERT ON inventory.media_servers
+    FOR EACH ROW EXECUTE FUNCTION cleanup.servers_after_insert();
+
+CREATE OR REPLACE FUNCTION cleanup.servers_before_update()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF NEW.id IS DISTINCT FROM OLD.id THEN
+        RAISE EXCEPTION 'server %: id is immutable', OLD.id USING ERRCODE = 'CUA04';
+    END IF;
+    RETURN NEW;
+END $$;
+
+DROP TRIGGER IF EXISTS servers_immutable ON inventory.media_servers;
+CREATE TRIGGER servers_immutable BEFORE UPDATE ON inventory.media_servers
+    FOR EACH ROW EXECUTE FUNCTION cleanup.servers_before_update();
+
+-- Libraries: server admission fences new libraries (A5); a new library gets
+-- an open admission row and a zero count.
+CREATE OR REPLACE FUNCTION cleanup.libraries_before_insert()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+DECLARE
+    sa cleanup.server_admission;
+BEGIN
+    BEGIN
+        SELECT * INTO sa FROM cleanup.server_admission WHERE server_id = NEW.server_id FOR SHARE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'server % is being fenced by a cleanup job; retry later', NEW.server_id
+            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'server % does not exist or is being removed', NEW.server_id
+            USING ERRCODE = 'CUA02';
+    END IF;
+    IF sa.state <> 'open' THEN
+        RAISE EXCEPTION 'server % is draining: cleanup job % owns it and admits no new library',
+            NEW.server_id, sa.job_id USING ERRCODE = 'CUA01';
+    END IF;
+    RETURN NEW;
+END $$;
+
+DROP TRIGGER IF EXISTS libraries_admit_insert ON inventory.libraries;
+CREATE TRIGGER libraries_admit_insert BEFORE INSERT ON inventory.libraries
+    FOR EACH ROW EXECUTE FUNCTION cleanup.libraries_before_insert();
+
+CREATE OR REPLACE FUNCTION cleanup.libraries_after_insert()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    INSERT INTO cleanup.library_admission (library_id, server_id) VALUES (NEW.id, NEW.server_id);
+    INSERT INTO cleanup.library_stats (library_id) VALUES (NEW.id) ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS libraries_admission ON inventory.libraries;
+CREATE TRIGGER libraries_admission AFTER INSERT ON inventory.libraries
+    FOR EACH ROW EXECUTE FUNCTION cleanup.libraries_after_insert();
+
+-- Parent ownership cannot change (A4); a draining library cannot be renamed.
+CREATE OR REPLACE FUNCTION cleanup.libraries_before_update()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF NEW.id IS DISTINCT FROM OLD.id OR NEW.server_id IS DISTINCT FROM OLD.server_id THEN
+        RAISE EXCEPTION 'library %: id and server_id are immutable', OLD.id USING ERRCODE = 'CUA04';
+    END IF;
+    PERFORM cleanup.admit_libraries(ARRAY[OLD.id]);
+    RETURN NEW;
+END $$;
+
+DROP TRIGGER IF EXISTS libraries_immutable ON inventory.libraries;
+CREATE TRIGGER libraries_immutable BEFORE UPDATE ON inventory.libraries
+    FOR EACH ROW EXECUTE FUNCTION cleanup.libraries_before_update();
+
+-- Parent guards (S12): deleting a library or a server needs the cleanup
+-- protocol even when it is empty: a job of this scope in phase finalizing,
+-- this backend holding its coordinator and library locks, and no remaining
+-- descendants (S11), re-checked here under the parent's row lock.
+CREATE OR REPLACE FUNCTION cleanup.libraries_before_delete()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF NOT EXISTS (
+           SELECT 1 FROM cleanup.jobs j
+            WHERE j.phase = 'finalizing' AND j.server_id = OLD.server_id
+              AND (j.kind = 'remove-server' OR (j.kind = 'remove-library' AND j.library_id = OLD.id)))
+       OR NOT cleanup.holds_lock(cleanup.coordinator_key(OLD.server_id))
+       OR NOT cleanup.holds_lock(cleanup.library_key(OLD.id)) THEN
+        RAISE EXCEPTION 'library % (%) can only be deleted by a cleanup job''s finalize step', OLD.id, OLD.name
+            USING ERRCODE = 'CUA05',
+                  HINT = format('use: cleanupctl job create remove-library --library %s', OLD.id);
+    END IF;
+    IF EXISTS (SELECT 1 FROM inventory.items WHERE library_id = OLD.id) THEN
+        RAISE EXCEPTION 'library % (%) still holds inventory; a parent delete never cascades', OLD.id, OLD.name
+            USING ERRCODE = 'CUA05';
+    END IF;
+    RETURN OLD;
+END $$;
+
+DROP TRIGGER IF EXISTS libraries_guard_delete ON inventory.libraries;
+CREATE TRIGGER libraries_guard_delete BEFORE DELETE ON inventory.libraries
+    FOR EACH ROW EXECUTE FUNCTION cleanup.libraries_before_delete();
+
+CREATE OR REPLACE FUNCTION cleanup.servers_before_delete()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF NOT EXISTS (
+           SELECT 1 FROM cleanup.jobs j
+            WHERE j.phase = 'finalizing' AND j.kind = 'remove-server' AND j.server_id = OLD.id)
+       OR NOT cleanup.holds_lock(cleanup.coordinator_key(OLD.id)) THEN
+        RAISE EXCEPTION 'server % (%) can only be deleted by a cleanup job''s finalize step', OLD.id, OLD.name
+            USING ERRCODE = 'CUA05',
+                  HINT = format('use: cleanupctl job create remove-server --server %s', OLD.id);
+    END IF;
+    IF EXISTS (SELECT 1 FROM inventory.libraries WHERE server_id = OLD.id) THEN
+        RAISE EXCEPTION 'server % (%) still has libraries; a parent delete never cascades', OLD.id, OLD.name
+            USING ERRCODE = 'CUA05';
+    END IF;
+    RETURN OLD;
+END $$;
+
+DROP TRIGGER IF EXISTS servers_guard_delete ON inventory.media_servers;
+CREATE TRIGGER servers_guard_delete BEFORE DELETE ON inventory.media_servers
+    FOR EACH ROW EXECUTE FUNCTION cleanup.servers_before_delete();

@@ -1,0 +1,318 @@
+-- 030_jobs: durable cleanup jobs up to sealing (C1-C8): create, append,
+-- seal, pause, resume, cancel. Each function is one transaction's work and
+-- raises a named SQLSTATE (010_common.sql) when it refuses.
+
+-- Notifies listeners (the console) of every job change.
+CREATE OR REPLACE FUNCTION cleanup.jobs_notify()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM pg_notify('cleanup_jobs',
+                      json_build_object('id', NEW.id, 'phase', NEW.phase, 'step_no', NEW.step_no)::text);
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS jobs_notify ON cleanup.jobs;
+CREATE TRIGGER jobs_notify AFTER INSERT OR UPDATE ON cleanup.jobs
+    FOR EACH ROW EXECUTE FUNCTION cleanup.jobs_notify();
+
+-- Fences library P_LIB for job P_JOB: its admission row FOR UPDATE NOWAIT,
+-- then draining. 55P03 when an admitted writer still holds it (A2).
+CREATE OR REPLACE FUNCTION cleanup.fence_library(p_lib bigint, p_job bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    BEGIN
+        PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_lib FOR UPDATE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'library % has an admitted sync write in flight; nothing changed, retry later', p_lib
+            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'library % has no admission row', p_lib USING ERRCODE = 'CU001';
+    END IF;
+    UPDATE cleanup.library_admission
+       SET state = 'draining', job_id = p_job, changed_at = now()
+     WHERE library_id = p_lib;
+END $$;
+
+-- Fences server P_SERVER (and so every library of it, and new libraries).
+CREATE OR REPLACE FUNCTION cleanup.fence_server(p_server bigint, p_job bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    BEGIN
+        PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_server FOR UPDATE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'server % has an admitted sync write in flight; nothing changed, retry later', p_server
+            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
+    UPDATE cleanup.server_admission
+       SET state = 'draining', job_id = p_job, changed_at = now()
+     WHERE server_id = p_server;
+END $$;
+
+-- Creates a job. prune starts collecting; remove-library and remove-server
+-- close admission at once and start draining. Refuses (CU401) when the
+-- server already has an unfinished job (C7).
+CREATE OR REPLACE FUNCTION cleanup.job_create(p_kind text, p_target bigint, p_mode text DEFAULT 'bounded')
+RETURNS cleanup.jobs LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_server  bigint;
+    v_library bigint;
+    v_name    text;
+    v_other   cleanup.jobs;
+    j         cleanup.jobs;
+    l         bigint;
+BEGIN
+    IF p_kind NOT IN ('prune', 'remove-library', 'remove-server') THEN
+        RAISE EXCEPTION 'unknown job kind %: expected prune, remove-library or remove-server', p_kind
+            USING ERRCODE = 'CU101';
+    END IF;
+    IF p_mode NOT IN ('bounded', 'single-transaction') THEN
+        RAISE EXCEPTION 'unknown mode %: expected bounded or single-transaction', p_mode
+            USING ERRCODE = 'CU101';
+    END IF;
+    IF p_mode = 'single-transaction' AND p_kind <> 'remove-library' THEN
+        RAISE EXCEPTION 'mode single-transaction is only for remove-library (a comparison with the old cascade)'
+            USING ERRCODE = 'CU101';
+    END IF;
+
+    IF p_kind = 'remove-server' THEN
+        SELECT id, name INTO v_server, v_name FROM inventory.media_servers WHERE id = p_target;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'server % does not exist', p_target USING ERRCODE = 'CU001';
+        END IF;
+    ELSE
+        SELECT id, server_id, name INTO v_library, v_server, v_name
+          FROM inventory.libraries WHERE id = p_target;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'library % does not exist', p_target USING ERRCODE = 'CU001';
+        END IF;
+    END IF;
+
+    -- Lock order (L1): source table, coordinator, job row, libraries.
+    LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE;
+    PERFORM cleanup.lock_coordinator(v_server);
+
+    SELECT * INTO v_other FROM cleanup.jobs
+     WHERE server_id = v_server AND phase NOT IN ('completed', 'cancelled');
+    IF FOUND THEN
+        RAISE EXCEPTION 'server % already has unfinished %; one cleanup job per server',
+            v_server, cleanup.job_label(v_other)
+            USING ERRCODE = 'CU401',
+                  HINT = format('finish or cancel job %s first', v_other.id);
+    END IF;
+
+    INSERT INTO cleanup.jobs (kind, mode, server_id, library_id, target_name, phase)
+    VALUES (p_kind, p_mode, v_server, v_library, v_name,
+            CASE WHEN p_kind = 'prune' THEN 'collecting' ELSE 'draining' END)
+    RETURNING * INTO j;
+
+    IF p_kind <> 'prune' THEN
+        -- Parent removal closes admission immediately.
+        IF p_kind = 'remove-server' THEN
+            PERFORM cleanup.fence_server(v_server, j.id);
+            FOR l IN SELECT id FROM inventory.libraries WHERE server_id = v_server ORDER BY id LOOP
+                PERFORM cleanup.fence_library(l, j.id);
+            END LOOP;
+            SELECT min(id) INTO j.cursor_library_id FROM inventory.libraries WHERE server_id = v_server;
+            SELECT coalesce(sum(s.item_count), 0) INTO j.total_estimate
+              FROM cleanup.library_stats s JOIN inventory.libraries lb ON lb.id = s.library_id
+             WHERE lb.server_id = v_server;
+            SELECT coalesce(max(i.id), 0) INTO j.high_water_id
+              FROM inventory.libraries lb
+              CROSS JOIN LATERAL (SELECT max(id) AS id FROM inventory.items WHERE library_id = lb.id) i
+             WHERE lb.server_id = v_server;
+        ELSE
+            PERFORM cleanup.fence_library(v_library, j.id);
+            j.cursor_library_id := v_library;
+            SELECT coalesce(item_count, 0) INTO j.total_estimate
+              FROM cleanup.library_stats WHERE library_id = v_library;
+            SELECT coalesce(max(id), 0) INTO j.high_water_id
+              FROM inventory.items WHERE library_id = v_library;
+        END IF;
+        UPDATE cleanup.jobs
+           SET cursor_library_id = j.cursor_library_id, total_estimate = j.total_estimate,
+               high_water_id = j.high_water_id, sealed_at = now(), updated_at = now()
+         WHERE id = j.id
+        RETURNING * INTO j;
+    END IF;
+
+    PERFORM cleanup.log_event(j.id, 'created', format('created %s', cleanup.job_label(j)));
+    RETURN j;
+EXCEPTION WHEN unique_violation THEN
+    -- A concurrent create on the same server won the race (C7).
+    SELECT * INTO v_other FROM cleanup.jobs
+     WHERE server_id = v_server AND phase NOT IN ('completed', 'cancelled');
+    RAISE EXCEPTION 'server % already has unfinished %; one cleanup job per server',
+        v_server, coalesce(cleanup.job_label(v_other), 'job')
+        USING ERRCODE = 'CU401';
+END $$;
+
+-- Validates one external ID; returns NULL when good, else the rule it breaks.
+CREATE OR REPLACE FUNCTION cleanup.external_id_problem(x text)
+RETURNS text LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT CASE
+        WHEN x IS NULL THEN 'must not be null'
+        WHEN x = '' THEN 'must not be empty'
+        WHEN octet_length(x) > 256 THEN format('is %s bytes long; the limit is 256', octet_length(x))
+        WHEN x ~ '[\x01-\x1f\x7f-\x9f]' THEN 'contains a control character'
+        ELSE NULL
+    END
+$$;
+
+-- Appends at most 128 validated external IDs to a collecting prune job's
+-- manifest (C1, C2). All or nothing. Returns the job, the number of new IDs
+-- and the number of duplicates.
+CREATE OR REPLACE FUNCTION cleanup.job_append(p_job bigint, p_ids text[],
+                                              OUT job cleanup.jobs, OUT added int, OUT duplicates int)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    n       int := coalesce(cardinality(p_ids), 0);
+    bad     record;
+BEGIN
+    IF n > 128 THEN
+        RAISE EXCEPTION 'too many external IDs in one call: %; the limit is 128', n
+            USING ERRCODE = 'CU101';
+    END IF;
+    SELECT i, x, cleanup.external_id_problem(x) AS why INTO bad
+      FROM unnest(p_ids) WITH ORDINALITY AS t(x, i)
+     WHERE cleanup.external_id_problem(x) IS NOT NULL
+     ORDER BY i LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'external ID #% (%) %', bad.i, left(coalesce(quote_literal(bad.x), 'NULL'), 80), bad.why
+            USING ERRCODE = 'CU101',
+                  DETAIL = 'IDs are non-empty, at most 256 bytes of UTF-8, without control characters; nothing was appended';
+    END IF;
+
+    -- Appends from several collectors serialize on the job row (short waits).
+    SELECT * INTO job FROM cleanup.jobs WHERE id = p_job FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
+    END IF;
+    IF job.kind <> 'prune' THEN
+        RAISE EXCEPTION '% has no manifest: only prune jobs collect IDs', cleanup.job_label(job)
+            USING ERRCODE = 'CU400';
+    END IF;
+    IF job.phase = 'paused' THEN
+        RAISE EXCEPTION '% is paused; resume it before appending', cleanup.job_label(job)
+            USING ERRCODE = 'CU400', HINT = format('cleanupctl job resume %s', job.id);
+    ELSIF job.phase <> 'collecting' THEN
+        RAISE EXCEPTION '% is no longer collecting; appends are refused after sealing or cancelling',
+            cleanup.job_label(job) USING ERRCODE = 'CU400';
+    END IF;
+
+    INSERT INTO cleanup.manifest (job_id, external_id)
+    SELECT p_job, x FROM unnest(p_ids) AS x
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS added = ROW_COUNT;
+    duplicates := n - added;
+
+    UPDATE cleanup.jobs SET manifest_count = manifest_count + added, updated_at = now()
+     WHERE id = p_job RETURNING * INTO job;
+END $$;
+
+-- Seals a prune job's manifest (C3, C5, C6): the expected unique count must
+-- equal the manifest's; fences the library (FOR UPDATE NOWAIT), records the
+-- source high-water ID and moves the job to draining, all in one transaction.
+CREATE OR REPLACE FUNCTION cleanup.job_seal(p_job bigint, p_expected bigint)
+RETURNS cleanup.jobs LANGUAGE plpgsql
+AS $$
+DECLARE
+    j      cleanup.jobs;
+    actual bigint;
+BEGIN
+    IF p_expected IS NULL OR p_expected < 0 THEN
+        RAISE EXCEPTION 'expected count % is not valid: give the unique count of the complete traversal (0 or more)',
+            coalesce(p_expected::text, 'NULL') USING ERRCODE = 'CU101';
+    END IF;
+    SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
+    END IF;
+
+    LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE;
+    PERFORM cleanup.lock_coordinator(j.server_id);
+    j := cleanup.lock_job(p_job);
+
+    IF j.kind <> 'prune' THEN
+        RAISE EXCEPTION '% has no manifest to seal', cleanup.job_label(j) USING ERRCODE = 'CU400';
+    END IF;
+    IF j.phase = 'paused' THEN
+        RAISE EXCEPTION '% is paused; resume it before sealing', cleanup.job_label(j)
+            USING ERRCODE = 'CU400';
+    ELSIF j.phase <> 'collecting' THEN
+        RAISE EXCEPTION '% is already sealed or finished; a manifest is sealed once', cleanup.job_label(j)
+            USING ERRCODE = 'CU400';
+    END IF;
+
+    SELECT count(*) INTO actual FROM cleanup.manifest WHERE job_id = p_job;
+    IF actual <> p_expected THEN
+        RAISE EXCEPTION 'seal refused: expected % unique IDs but the manifest of job % holds %; nothing changed',
+            p_expected, p_job, actual
+            USING ERRCODE = 'CU402',
+                  HINT = 'seal only after a complete traversal, with its unique count';
+    END IF;
+
+    PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
+    PERFORM cleanup.fence_library(j.library_id, j.id);
+
+    UPDATE cleanup.jobs
+       SET phase = 'draining', expected_count = p_expected, manifest_count = actual,
+           high_water_id = (SELECT coalesce(max(id), 0) FROM inventory.items WHERE library_id = j.library_id),
+           total_estimate = (SELECT coalesce(item_count, 0) FROM cleanup.library_stats WHERE library_id = j.library_id),
+           cursor_library_id = j.library_id, cursor_id = 0, pass_no = 1,
+           sealed_at = now(), updated_at = now()
+     WHERE id = p_job
+    RETURNING * INTO j;
+    PERFORM cleanup.log_event(j.id, 'sealed',
+        format('sealed job %s with %s IDs; library %s fenced, high-water id %s',
+               j.id, actual, j.library_id, j.high_water_id));
+    RETURN j;
+END $$;
+
+-- pause / resume / cancel of collecting jobs (C8).
+CREATE OR REPLACE FUNCTION cleanup.job_transition(p_job bigint, p_action text)
+RETURNS cleanup.jobs LANGUAGE plpgsql
+AS $$
+DECLARE
+    j cleanup.jobs;
+BEGIN
+    j := cleanup.lock_job(p_job);
+    IF p_action = 'pause' THEN
+        IF j.phase <> 'collecting' THEN
+            RAISE EXCEPTION 'cannot pause %: only collecting jobs pause', cleanup.job_label(j)
+                USING ERRCODE = 'CU400',
+                      HINT = CASE WHEN j.phase IN ('draining', 'finalizing')
+                                  THEN 'a draining job is idle between steps; stop stepping it' END;
+        END IF;
+        UPDATE cleanup.jobs SET phase = 'paused', updated_at = now() WHERE id = p_job RETURNING * INTO j;
+    ELSIF p_action = 'resume' THEN
+        IF j.phase <> 'paused' THEN
+            RAISE EXCEPTION 'cannot resume %: only paused jobs resume', cleanup.job_label(j)
+                USING ERRCODE = 'CU400',
+                      HINT = CASE WHEN j.phase IN ('draining', 'finalizing')
+                                  THEN format('a draining job resumes by stepping: cleanupctl job run %s', j.id) END;
+        END IF;
+        UPDATE cleanup.jobs SET phase = 'collecting', updated_at = now() WHERE id = p_job RETURNING * INTO j;
+    ELSIF p_action = 'cancel' THEN
+        IF j.phase IN ('draining', 'finalizing') THEN
+            RAISE EXCEPTION 'cannot cancel %: deletion has started, so recovery resumes forward', cleanup.job_label(j)
+                USING ERRCODE = 'CU400',
+                      HINT = format('finish it with: cleanupctl job run %s', j.id);
+        ELSIF j.phase NOT IN ('collecting', 'paused') THEN
+            RAISE EXCEPTION 'cannot cancel %: it has already ended', cleanup.job_label(j)
+                USING ERRCODE = 'CU400';
+        END IF;
+        UPDATE cleanup.jobs SET phase = 'cancelled', updated_at = now(), finished_at = now()
+         WHERE id = p_job RETURNING * INTO j;
+    ELSE
+        RAISE EXCEPTION 'unknown action %', p_action USING ERRCODE = 'CU101';
+    END IF;
+    PERFORM cleanup.log_event(j.id, p_action, format('%s: job %s is now %s', p_action, j.id, j.phase));
+    RETURN j;
+END $$;

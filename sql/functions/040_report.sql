@@ -1,0 +1,100 @@
+-- 040_report: JSON documents for `--json` output and the console, built by
+-- PostgreSQL. Reads job rows, admission rows and the per-library count
+-- table only: never a COUNT(*) over inventory.
+
+CREATE OR REPLACE FUNCTION cleanup.job_json(j cleanup.jobs)
+RETURNS jsonb LANGUAGE sql STABLE
+AS $$
+    SELECT jsonb_build_object(
+        'id', j.id, 'kind', j.kind, 'mode', j.mode,
+        'server_id', j.server_id, 'library_id', j.library_id, 'target_name', j.target_name,
+        'phase', j.phase, 'step_no', j.step_no, 'pass_no', j.pass_no,
+        'visited', j.visited, 'deleted', j.deleted, 'moved', j.moved, 'absent', j.absent,
+        'retained', j.retained, 'kept', j.kept,
+        'libraries_deleted', j.libraries_deleted, 'servers_deleted', j.servers_deleted,
+        'manifest_count', j.manifest_count, 'expected_count', j.expected_count,
+        'high_water_id', j.high_water_id, 'cursor_library_id', j.cursor_library_id,
+        'cursor_id', j.cursor_id, 'total_estimate', j.total_estimate,
+        'busy_retries', j.busy_retries, 'last_error', j.last_error,
+        'last_error_at', j.last_error_at, 'created_by', j.created_by,
+        'created_at', j.created_at, 'sealed_at', j.sealed_at,
+        'updated_at', j.updated_at, 'finished_at', j.finished_at)
+$$;
+
+CREATE OR REPLACE FUNCTION cleanup.step_json(s cleanup.job_steps)
+RETURNS jsonb LANGUAGE sql STABLE
+AS $$
+    SELECT jsonb_build_object(
+        'job_id', s.job_id, 'step_no', s.step_no, 'action', s.action, 'pass_no', s.pass_no,
+        'library_id', s.library_id, 'cursor_from', s.cursor_from, 'cursor_to', s.cursor_to,
+        'visited', s.visited, 'deleted', s.deleted, 'moved', s.moved, 'absent', s.absent,
+        'retained', s.retained, 'kept', s.kept,
+        'libraries_deleted', s.libraries_deleted, 'servers_deleted', s.servers_deleted,
+        'mutations', s.mutations, 'phase_after', s.phase_after, 'started_at', s.started_at,
+        'duration_ms', round(s.duration_ms::numeric, 3),
+        'lock_hold_ms', round(s.lock_hold_ms::numeric, 3),
+        'parent_lock_ms', round(s.parent_lock_ms::numeric, 3))
+$$;
+
+-- One job with its recent steps (newest first, at most P_STEPS).
+CREATE OR REPLACE FUNCTION cleanup.job_show_json(p_job bigint, p_steps int DEFAULT 20)
+RETURNS jsonb LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    j cleanup.jobs;
+BEGIN
+    SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
+    END IF;
+    RETURN cleanup.job_json(j) || jsonb_build_object(
+        'sealed', j.sealed_at IS NOT NULL,
+        'steps', coalesce((SELECT jsonb_agg(cleanup.step_json(s) ORDER BY s.step_no DESC)
+                             FROM (SELECT * FROM cleanup.job_steps
+                                    WHERE job_id = p_job ORDER BY step_no DESC
+                                    LIMIT least(greatest(p_steps, 0), 1000)) s), '[]'::jsonb));
+END $$;
+
+-- Unfinished jobs and the most recent finished ones (bounded).
+CREATE OR REPLACE FUNCTION cleanup.jobs_json(p_limit int DEFAULT 50)
+RETURNS jsonb LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(jsonb_agg(cleanup.job_json(j) ORDER BY j.id DESC), '[]'::jsonb)
+      FROM (SELECT * FROM cleanup.jobs WHERE phase NOT IN ('completed', 'cancelled')
+            UNION
+            SELECT * FROM (SELECT * FROM cleanup.jobs ORDER BY id DESC
+                            LIMIT least(greatest(p_limit, 0), 1000)) r) j
+$$;
+
+-- Servers with their libraries, admission states, item counts and active
+-- jobs, plus the jobs list.
+CREATE OR REPLACE FUNCTION cleanup.status_json()
+RETURNS jsonb LANGUAGE sql STABLE
+AS $$
+    SELECT jsonb_build_object(
+        'schema_version', (SELECT version FROM cleanup.schema_info),
+        'servers', coalesce((
+            SELECT jsonb_agg(jsonb_build_object(
+                       'id', s.id, 'name', s.name,
+                       'admission', coalesce(sa.state, 'missing'),
+                       'job_id', (SELECT j.id FROM cleanup.jobs j
+                                   WHERE j.server_id = s.id AND j.phase NOT IN ('completed', 'cancelled')),
+                       'item_count', (SELECT coalesce(sum(st.item_count), 0)
+                                        FROM inventory.libraries l
+                                        JOIN cleanup.library_stats st ON st.library_id = l.id
+                                       WHERE l.server_id = s.id),
+                       'libraries', coalesce((
+                           SELECT jsonb_agg(jsonb_build_object(
+                                      'id', l.id, 'name', l.name,
+                                      'admission', coalesce(la.state, 'missing'),
+                                      'item_count', coalesce(st.item_count, 0),
+                                      'job_id', la.job_id) ORDER BY l.id)
+                             FROM inventory.libraries l
+                             LEFT JOIN cleanup.library_admission la ON la.library_id = l.id
+                             LEFT JOIN cleanup.library_stats st ON st.library_id = l.id
+                            WHERE l.server_id = s.id), '[]'::jsonb))
+                   ORDER BY s.id)
+              FROM inventory.media_servers s
+              LEFT JOIN cleanup.server_admission sa ON sa.server_id = s.id), '[]'::jsonb),
+        'jobs', cleanup.jobs_json(20))
+$$;

@@ -1,0 +1,1 @@
+SELECT to_regclass('cleanup.schema_info') IS NOT NULL AS present

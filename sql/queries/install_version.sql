@@ -1,0 +1,1 @@
+SELECT version, bundle_sha256 FROM cleanup.schema_info

@@ -1,0 +1,1 @@
+SELECT cleanup.jobs_json($1::int)::text AS json

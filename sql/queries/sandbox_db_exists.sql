@@ -1,0 +1,1 @@
+SELECT 1 AS present FROM pg_database WHERE datname = 'cleanup_lab'

@@ -1,0 +1,1 @@
+SELECT cleanup.status_json()::text AS json

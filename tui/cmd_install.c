@@ -1,0 +1,44 @@
+/* cleanupctl install: installs or upgrades the embedded schema, in one
+ * transaction, into allowlisted databases only. */
+#include <stdio.h>
+#include "cleanup/install.h"
+#include "cli.h"
+
+static int exec_install(cli_ctx *ctx, int argc, char **argv)
+{
+	cleanup_install_result r;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	int rc;
+
+	if (argc > 1)
+		return cli_usage(ctx, &cmd_install_entry, "unexpected argument \"%s\"", argv[1]);
+	if ((rc = cli_connect(ctx, &e, false)))
+		return rc;
+	if (cleanup_install(&r, e, &err) != CLEANUP_OK) {
+		rc = cli_fail(ctx, &err);
+		cleanup_engine_close(e);
+		return rc;
+	}
+	if (ctx->json) {
+		printf("{\"database\": ");
+		cli_json_string(stdout, cleanup_engine_dbname(e));
+		printf(", \"from_version\": %d, \"to_version\": %d, \"migrations_applied\": %d, "
+		       "\"functions_applied\": %s, \"changed\": %s}\n",
+		       r.from_version, r.to_version, r.migrations_applied, r.functions_applied ? "true" : "false",
+		       r.migrations_applied || r.functions_applied ? "true" : "false");
+	} else if (r.migrations_applied || r.functions_applied) {
+		printf("installed schema version %d into %s (was %d; %d migrations, definitions %s)\n", r.to_version,
+		       cleanup_engine_dbname(e), r.from_version, r.migrations_applied,
+		       r.functions_applied ? "applied" : "unchanged");
+	} else {
+		printf("schema version %d is already installed in %s; nothing changed\n", r.to_version,
+		       cleanup_engine_dbname(e));
+	}
+	cleanup_engine_close(e);
+	return EXIT_DONE;
+}
+
+const cli_command cmd_install_entry = {
+	"install", "", "install or upgrade the schema (allowlisted databases only)", exec_install,
+};

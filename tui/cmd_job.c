@@ -1,0 +1,278 @@
+/* cleanupctl job SUBCOMMAND: create, append, seal, pause, resume, cancel,
+ * show (here) and step, run (cmd_job_step.c). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/job.h"
+#include "cleanup/report.h"
+#include "cli.h"
+
+static int finish_job(cli_ctx *ctx, cleanup_engine *e, int rc, cleanup_job *job, cleanup_error *err,
+                      const char *verb)
+{
+	int code = EXIT_DONE;
+
+	if (rc != CLEANUP_OK) {
+		code = cli_fail(ctx, err);
+	} else if (ctx->json) {
+		printf("%s\n", job->json);
+	} else {
+		if (verb)
+			printf("%s ", verb);
+		cli_print_job_line(stdout, job);
+	}
+	cleanup_job_reset(job);
+	cleanup_engine_close(e);
+	return code;
+}
+
+static int job_create(cli_ctx *ctx, int argc, char **argv)
+{
+	const char *kind = argc > 1 ? argv[1] : NULL, *mode = NULL, *want;
+	int64_t target = 0;
+	bool have = false;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	cleanup_job job;
+	int i, rc;
+
+	if (!kind || (strcmp(kind, "prune") && strcmp(kind, "remove-library") && strcmp(kind, "remove-server")))
+		return cli_usage(ctx, &cmd_job_entry, "job create needs prune, remove-library or remove-server, not \"%s\"",
+		                 kind ? kind : "");
+	want = strcmp(kind, "remove-server") == 0 ? "--server" : "--library";
+	for (i = 2; i < argc; i++) {
+		bool missing = false;
+		const char *v;
+
+		if ((v = cli_opt(argc, argv, &i, want, &missing))) {
+			if (!cli_parse_id(ctx, want, v, &target))
+				return EXIT_USAGE;
+			have = true;
+		} else if ((v = cli_opt(argc, argv, &i, "--mode", &missing))) {
+			if (strcmp(v, "bounded") && strcmp(v, "single-transaction"))
+				return cli_usage(ctx, &cmd_job_entry, "--mode must be bounded or single-transaction, not \"%s\"", v);
+			mode = v;
+		} else {
+			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
+			                 argv[i]);
+		}
+	}
+	if (!have)
+		return cli_usage(ctx, &cmd_job_entry, "job create %s needs %s ID", kind, want);
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	rc = cleanup_job_create(&job, e, kind, target, mode, &err);
+	return finish_job(ctx, e, rc, &job, &err, "created");
+}
+
+/* Appends one batch; prints nothing. Accumulates into the totals. */
+static int append_batch(cleanup_engine *e, int64_t id, const char *const *ids, size_t n, int *added,
+                        int *dups, int64_t *manifest, int *calls, cleanup_error *err)
+{
+	cleanup_append_result r;
+	int rc = cleanup_job_append(&r, e, id, ids, n, err);
+
+	if (rc == CLEANUP_OK) {
+		*added += r.added;
+		*dups += r.duplicates;
+		*manifest = r.job.manifest_count;
+		(*calls)++;
+		cleanup_job_reset(&r.job);
+	}
+	return rc;
+}
+
+static int job_append(cli_ctx *ctx, int argc, char **argv)
+{
+	char *batch[CLEANUP_APPEND_MAX];
+	int64_t id, manifest = 0;
+	int added = 0, dups = 0, calls = 0, rc = CLEANUP_OK, code;
+	size_t n = 0, i, line_no = 0;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+
+	if (argc < 2)
+		return cli_usage(ctx, &cmd_job_entry, "job append needs a job id");
+	if (!cli_parse_id(ctx, "job id", argv[1], &id))
+		return EXIT_USAGE;
+	if (argc - 2 > CLEANUP_APPEND_MAX)
+		return cli_usage(ctx, &cmd_job_entry,
+		                 "too many external IDs in one call: %d; the limit is %d (stream more on stdin, one a line)",
+		                 argc - 2, CLEANUP_APPEND_MAX);
+	if ((code = cli_connect(ctx, &e, true)))
+		return code;
+	cleanup_error_clear(&err);
+	if (argc > 2) {
+		rc = append_batch(e, id, (const char *const *)argv + 2, (size_t)(argc - 2), &added, &dups, &manifest,
+		                  &calls, &err);
+	} else {
+		/* One ID a line on stdin, sent in calls of 128. */
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t len;
+
+		while (rc == CLEANUP_OK && (len = getline(&line, &cap, stdin)) >= 0) {
+			line_no++;
+			if (len > 0 && line[len - 1] == '\n')
+				line[--len] = '\0';
+			if ((size_t)len != strlen(line)) {
+				rc = cleanup_error_set(&err, CLEANUP_EINVAL, "line %zu contains a NUL byte; nothing of its batch was appended",
+				                       line_no);
+				break;
+			}
+			batch[n] = strdup(line);
+			if (!batch[n]) {
+				rc = cleanup_error_set(&err, CLEANUP_ENOMEM, "out of memory");
+				break;
+			}
+			if (++n == CLEANUP_APPEND_MAX) {
+				rc = append_batch(e, id, (const char *const *)batch, n, &added, &dups, &manifest, &calls, &err);
+				for (i = 0; i < n; i++)
+					free(batch[i]);
+				n = 0;
+			}
+		}
+		if (rc == CLEANUP_OK && (n > 0 || calls == 0))
+			rc = append_batch(e, id, (const char *const *)batch, n, &added, &dups, &manifest, &calls, &err);
+		for (i = 0; i < n; i++)
+			free(batch[i]);
+		free(line);
+		if (rc != CLEANUP_OK && calls > 0) {
+			char more[CLEANUP_ERR_TEXT];
+
+			snprintf(more, sizeof more, "%d earlier calls (%d new IDs) were committed before this one failed; "
+			         "the failing call changed nothing", calls, added);
+			snprintf(err.detail, sizeof err.detail, "%s", more);
+		}
+	}
+	if (rc != CLEANUP_OK) {
+		code = cli_fail(ctx, &err);
+	} else {
+		code = EXIT_DONE;
+		if (ctx->json)
+			printf("{\"id\": %" PRId64 ", \"added\": %d, \"duplicates\": %d, \"calls\": %d, \"manifest_count\": %" PRId64 "}\n",
+			       id, added, dups, calls, manifest);
+		else
+			printf("job %" PRId64 ": %d new, %d duplicate in %d call%s; manifest holds %" PRId64 " IDs\n", id, added,
+			       dups, calls, calls == 1 ? "" : "s", manifest);
+	}
+	cleanup_engine_close(e);
+	return code;
+}
+
+static int job_seal(cli_ctx *ctx, int argc, char **argv)
+{
+	int64_t id, expected = -1;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	cleanup_job job;
+	int i, rc;
+
+	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
+		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job seal needs a job id and --expected N") : EXIT_USAGE;
+	for (i = 2; i < argc; i++) {
+		bool missing = false;
+		const char *v = cli_opt(argc, argv, &i, "--expected", &missing);
+
+		if (!v)
+			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
+			                 argv[i]);
+		if (!cli_parse_int(ctx, "--expected", v, 0, INT64_MAX, &expected))
+			return EXIT_USAGE;
+	}
+	if (expected < 0)
+		return cli_usage(ctx, &cmd_job_entry,
+		                 "job seal needs --expected N: the unique count of the complete traversal");
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	rc = cleanup_job_seal(&job, e, id, expected, &err);
+	return finish_job(ctx, e, rc, &job, &err, "sealed");
+}
+
+static int job_transition(cli_ctx *ctx, int argc, char **argv)
+{
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	cleanup_job job;
+	int64_t id;
+	int rc;
+
+	if (argc != 2)
+		return cli_usage(ctx, &cmd_job_entry, "job %s needs exactly one job id", argv[0]);
+	if (!cli_parse_id(ctx, "job id", argv[1], &id))
+		return EXIT_USAGE;
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	rc = cleanup_job_transition(&job, e, id, argv[0], &err);
+	return finish_job(ctx, e, rc, &job, &err,
+	                  strcmp(argv[0], "pause") == 0 ? "paused" : strcmp(argv[0], "resume") == 0 ? "resumed" : "cancelled");
+}
+
+static int job_show(cli_ctx *ctx, int argc, char **argv)
+{
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	cleanup_job job;
+	char *json = NULL;
+	int64_t id, steps = 10;
+	int i, rc;
+
+	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
+		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job show needs a job id") : EXIT_USAGE;
+	for (i = 2; i < argc; i++) {
+		bool missing = false;
+		const char *v = cli_opt(argc, argv, &i, "--steps", &missing);
+
+		if (!v)
+			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
+			                 argv[i]);
+		if (!cli_parse_int(ctx, "--steps", v, 0, 1000, &steps))
+			return EXIT_USAGE;
+	}
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	if (ctx->json) {
+		rc = cleanup_job_show_json(&json, e, id, (int)steps, &err);
+		if (rc == CLEANUP_OK)
+			printf("%s\n", json);
+		free(json);
+	} else {
+		rc = cleanup_job_get(&job, e, id, &err);
+		if (rc == CLEANUP_OK) {
+			cli_print_job_detail(stdout, &job);
+			cli_print_job_steps(stdout, e, id, (int)steps);
+			cleanup_job_reset(&job);
+		}
+	}
+	cleanup_engine_close(e);
+	return rc == CLEANUP_OK ? EXIT_DONE : cli_fail(ctx, &err);
+}
+
+static int exec_job(cli_ctx *ctx, int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : "";
+
+	if (strcmp(sub, "create") == 0)
+		return job_create(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "append") == 0)
+		return job_append(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "seal") == 0)
+		return job_seal(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "pause") == 0 || strcmp(sub, "resume") == 0 || strcmp(sub, "cancel") == 0)
+		return job_transition(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "show") == 0)
+		return job_show(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "step") == 0)
+		return cmd_job_step(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "run") == 0)
+		return cmd_job_run(ctx, argc - 1, argv + 1);
+	return cli_usage(ctx, &cmd_job_entry, "unknown job subcommand \"%s\"", sub);
+}
+
+const cli_command cmd_job_entry = {
+	"job",
+	"create|append|seal|step|run|pause|resume|cancel|show ...",
+	"drive one cleanup job (see README: The CLI)",
+	exec_job,
+};
