@@ -132,8 +132,12 @@ static const char *default_conninfo(char *buf, size_t len)
 	cleanup_sandbox sb;
 	cleanup_error err;
 
-	if (getenv("PGHOST") || getenv("PGDATABASE") || getenv("PGSERVICE") || getenv("PGPORT"))
-		return NULL;
+	static const char *const vars[] = {"PGHOST", "PGHOSTADDR", "PGDATABASE", "PGSERVICE", "PGPORT", NULL};
+	int i;
+
+	for (i = 0; vars[i]; i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			return NULL;
 	if (cleanup_sandbox_init(&sb, NULL, &err) != CLEANUP_OK || !sb.running)
 		return NULL;
 	cleanup_sandbox_conninfo(&sb, NULL, buf, len);

@@ -282,7 +282,16 @@ static int run_as(const cleanup_sandbox *sb, char *const argv[], const char *log
 			dup2(nul, 0);
 		/* The server must not inherit our terminal's process group signals. */
 		setsid();
-		unsetenv("PGDATA");
+		/* A caller's libpq environment (PGPORT=..., even empty) must not
+		 * reach initdb, pg_ctl or the server. */
+		{
+			static const char *const vars[] = {"PGDATA", "PGPORT", "PGHOST", "PGHOSTADDR", "PGDATABASE",
+			                                   "PGUSER", "PGSERVICE", "PGOPTIONS", "PGTZ", NULL};
+			int v;
+
+			for (v = 0; vars[v]; v++)
+				unsetenv(vars[v]);
+		}
 		execv(argv[0], argv);
 		_exit(127);
 	}

@@ -1,0 +1,108 @@
+/* Bounded steps of a draining job: run one, replay one, preview the next,
+ * run until done, and read back the recorded steps.
+ *
+ * A step is one transaction and one round trip (the server function
+ * cleanup.job_step): ordered locks, at most 128 visited rows and 128 domain
+ * mutations, the job's counters and cursor and the step's record committed
+ * together (S1-S13 in ../shared/INVARIANTS.md).
+ */
+#ifndef CLEANUP_STEP_H
+#define CLEANUP_STEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cleanup/engine.h"
+#include "cleanup/error.h"
+#include "cleanup/job.h"
+
+#define CLEANUP_STEP_BUDGET 128 /* rows visited and domain mutations per step */
+
+/* One recorded step (a row of cleanup.job_steps), or a preview. */
+typedef struct cleanup_step_result {
+	int64_t job_id;
+	int32_t step_no;
+	char action[24];        /* drain, pass, final-check, delete-library, delete-server, ... */
+	int32_t pass_no;
+	int64_t library_id;     /* -1 when none */
+	int64_t cursor_from, cursor_to;
+	int32_t visited, deleted, moved, absent, retained, kept;
+	int32_t libraries_deleted, servers_deleted;
+	int32_t mutations;      /* domain mutations, <= CLEANUP_STEP_BUDGET */
+	char phase_after[16];
+	double duration_ms;
+	double lock_hold_ms;    /* job and library locks */
+	double parent_lock_ms;  /* parent row lock of a finalize step, -1 otherwise */
+	char started_at[40];
+	bool replayed;          /* returned from the record; nothing was done */
+	bool preview;           /* computed and rolled back; nothing was done */
+	char *json;             /* server-built JSON of the result, owned */
+} cleanup_step_result;
+
+/* Frees what R owns and zeroes it. Accepts NULL. */
+void cleanup_step_result_reset(cleanup_step_result *r);
+
+/* Runs the next step of draining or finalizing job JOB_ID. Idempotent on
+ * retry: the call names the step number it expects to run, so a step that
+ * committed but whose answer was lost is returned as replayed.
+ * EBUSY on lock contention (nothing changed; retry later), EREFUSED when the
+ * job is in another phase, ECONN when the connection drops (the transaction
+ * rolled back; the job resumes from its last committed step). */
+int cleanup_job_step(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
+                     cleanup_error *err);
+
+/* Returns the recorded result of committed step STEP_NO (S8). Deletes
+ * nothing. ENOTFOUND when that step has not been committed. */
+int cleanup_job_step_replay(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
+                            int32_t step_no, cleanup_error *err);
+
+/* Computes what the next step would delete, move and retain, in a
+ * transaction that is rolled back. */
+int cleanup_job_step_preview(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
+                             cleanup_error *err);
+
+/* The most recent LIMIT steps of JOB_ID, newest first. *OUT is a calloc'd
+ * array of *N results: release with cleanup_step_results_free(). */
+int cleanup_job_steps_list(cleanup_step_result **out, size_t *n, cleanup_engine *engine,
+                           int64_t job_id, int limit, cleanup_error *err);
+void cleanup_step_results_free(cleanup_step_result *r, size_t n);
+
+/* Progress of cleanup_job_run(), passed to the callback after every step. */
+typedef struct cleanup_run_progress {
+	const cleanup_job *job;           /* the job after the step */
+	const cleanup_step_result *step;  /* the step just committed; NULL after a busy retry */
+	int steps_done;                   /* steps committed by this run */
+	int busy_retries;                 /* busy answers seen by this run */
+	double elapsed_s;
+} cleanup_run_progress;
+
+/* Returns false to stop the run after this step. */
+typedef bool (*cleanup_run_callback)(const cleanup_run_progress *p, void *arg);
+
+typedef struct cleanup_run_opts {
+	int max_steps;           /* 0: no limit */
+	double deadline_s;       /* 0: none; an option of the caller, never an engine constant */
+	int backoff_initial_ms;  /* first wait after a busy step (0: 10 ms) */
+	int backoff_max_ms;      /* cap of the doubling backoff (0: 1000 ms) */
+	int max_busy_retries;    /* consecutive busy answers before giving up (0: 100) */
+	cleanup_run_callback callback; /* may be NULL */
+	void *callback_arg;
+} cleanup_run_opts;
+
+typedef struct cleanup_run_summary {
+	int steps;               /* steps committed by this run */
+	int busy_retries;
+	double elapsed_s;
+	bool completed;          /* the job reached completed */
+	bool stopped;            /* max_steps, deadline or the callback stopped it */
+	cleanup_job job;         /* the job at the end; release with cleanup_job_reset */
+} cleanup_run_summary;
+
+/* Steps JOB_ID until it completes or OPTS stops it, retrying busy steps with
+ * bounded exponential backoff. Returns CLEANUP_OK when the job completed or
+ * was stopped by OPTS; EBUSY when max_busy_retries consecutive steps were
+ * busy; another status on error (OUT still describes the progress made). */
+int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *engine, int64_t job_id,
+                    const cleanup_run_opts *opts, cleanup_error *err);
+
+#endif

@@ -1,0 +1,64 @@
+/* Helpers for integration tests against the PostgreSQL that the pg_start
+ * fixture started (CLEANUP_TEST_SANDBOX): fresh databases with the schema
+ * installed, connections, one-value queries, expected failures, waiting for
+ * a lock wait to be observable, and running the real cleanupctl binary.
+ * Every helper fails the current cmocka test on unexpected errors. */
+#ifndef PGTEST_H
+#define PGTEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <libpq-fe.h>
+#include "cleanup/engine.h"
+
+/* Conninfo of database DB in the test sandbox. malloc'd. */
+char *pgtest_conninfo(const char *db);
+
+/* Drops and creates database cleanup_lab_t_<NAME>, installs the schema with
+ * cleanup_install(); returns its conninfo (malloc'd). */
+char *pgtest_fresh_db(const char *name);
+
+/* Connects (application_name APP) or fails the test. */
+PGconn *pgtest_connect(const char *conninfo, const char *app);
+
+/* Opens an engine or fails the test. */
+cleanup_engine *pgtest_engine(const char *conninfo);
+
+/* Runs SQL (printf-style) and fails the test unless it succeeds. */
+void pgtest_exec(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Runs SQL expecting an error; returns its SQLSTATE (static buffer) and
+ * copies the primary message into MSG when MSG is not NULL. Fails the test
+ * when the statement succeeds. */
+const char *pgtest_fail(PGconn *c, char *msg, size_t msglen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* First column of the first row as text (malloc'd; NULL for SQL NULL). */
+char *pgtest_text(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* First column of the first row as an integer. */
+int64_t pgtest_int(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sends SQL without waiting for its result (PQsendQuery). */
+void pgtest_send(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Collects the result of a pgtest_send(); returns its SQLSTATE ("" on
+ * success) in a static buffer. */
+const char *pgtest_finish(PGconn *c);
+
+/* Waits (at most TIMEOUT_MS) until backend PID is blocked by another
+ * backend, as pg_blocking_pids() shows it, polling from OBSERVER. Fails the
+ * test on timeout. */
+void pgtest_wait_blocked(PGconn *observer, int pid, int timeout_ms);
+
+/* Runs the shell command (printf-style, via sh -c) with stdout captured into
+ * *OUT (malloc'd, may be NULL to discard) and returns its exit status. */
+int pgtest_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Path of the cleanupctl binary under test ($CLEANUPCTL). */
+const char *pgtest_cleanupctl(void);
+
+#endif
