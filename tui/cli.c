@@ -152,7 +152,7 @@ int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
 
 	if (!ctx->db)
 		ctx->db = default_conninfo(sandbox_conninfo, sizeof sandbox_conninfo);
-	rc = cleanup_engine_open(out, ctx->db, NULL, &err);
+	rc = cleanup_engine_open(out, ctx->db, ctx->app_name, &err);
 	if (rc == CLEANUP_OK && check_schema) {
 		rc = cleanup_schema_check(*out, &err);
 		if (rc != CLEANUP_OK) {

@@ -16,6 +16,9 @@ typedef struct cli_ctx {
 	const char *db;       /* --db CONNINFO, else NULL (libpq environment) */
 	bool json;            /* --json: one JSON document on stdout */
 	bool quiet;           /* --quiet: no progress chatter */
+	const char *app_name; /* application_name for cli_connect (NULL: "cleanupctl");
+	                       * job verbs use "cleanupctl:job:<id>:<verb>", the writer
+	                       * "cleanupctl:writer:<server>", the console "cleanupctl:console" */
 	const char *argv0;
 } cli_ctx;
 
