@@ -1,17 +1,69 @@
-/* cleanupctl deps: foreign-key dependency evidence. Not built yet: refuses with exit 1. */
+/* cleanupctl deps: foreign-key dependency evidence from the inventory
+ * tables (seed 001). Evidence and proposed dispositions only. */
 #include <stdio.h>
+#include <stdlib.h>
+#include "cleanup/deps.h"
 #include "cli.h"
 
 static int exec_deps(cli_ctx *ctx, int argc, char **argv)
 {
+	cleanup_dep_edge *edges = NULL;
+	cleanup_engine *e = NULL;
 	cleanup_error err;
+	char fingerprint[65] = "", *json = NULL;
+	int64_t depth = 16, tables = 64;
+	size_t n = 0, i, unresolved = 0;
+	int rc;
 
-	(void)argc;
-	(void)argv;
-	cleanup_error_set(&err, CLEANUP_ERROR, "cleanupctl deps is not available in this build yet");
-	return cli_fail(ctx, &err);
+	for (int a = 1; a < argc; a++) {
+		bool missing = false;
+		const char *v;
+
+		if ((v = cli_opt(argc, argv, &a, "--max-depth", &missing))) {
+			if (!cli_parse_int(ctx, "--max-depth", v, 1, 64, &depth))
+				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &a, "--max-tables", &missing))) {
+			if (!cli_parse_int(ctx, "--max-tables", v, 1, 1024, &tables))
+				return EXIT_USAGE;
+		} else {
+			return cli_usage(ctx, &cmd_deps_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
+			                 argv[a]);
+		}
+	}
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	rc = cleanup_deps(&edges, &n, ctx->json ? &json : NULL, fingerprint, e, (int)depth, (int)tables, &err);
+	if (rc != CLEANUP_OK) {
+		rc = cli_fail(ctx, &err);
+		goto out;
+	}
+	if (ctx->json) {
+		printf("%s\n", json);
+		rc = EXIT_DONE;
+		goto out;
+	}
+	printf("%-5s %-38s %-32s %-12s %-5s %s\n", "DEPTH", "REFERENCING", "REFERENCES", "ON DELETE", "INDEX",
+	       "DISPOSITION");
+	for (i = 0; i < n; i++) {
+		char from[340], to[340];
+
+		snprintf(from, sizeof from, "%s(%s)", edges[i].referencing, edges[i].referencing_columns);
+		snprintf(to, sizeof to, "%s(%s)", edges[i].referenced, edges[i].referenced_columns);
+		printf("%-5d %-38.38s %-32.32s %-12s %-5s %s%s\n", edges[i].depth, from, to, edges[i].on_delete,
+		       edges[i].has_index ? "yes" : "NO", edges[i].disposition, edges[i].cycle ? " [cycle]" : "");
+		if (edges[i].disposition[0] == 'u')
+			unresolved++;
+	}
+	printf("\n%zu edges, %zu unresolved; fingerprint %s\n", n, unresolved, fingerprint);
+	printf("Evidence only: a matching fingerprint authorizes no deletion.\n");
+	rc = EXIT_DONE;
+out:
+	free(edges);
+	free(json);
+	cleanup_engine_close(e);
+	return rc;
 }
 
 const cli_command cmd_deps_entry = {
-	"deps", "", "foreign-key dependency evidence", exec_deps,
+	"deps", "[--max-depth N] [--max-tables N]", "foreign-key dependency evidence", exec_deps,
 };

@@ -1,0 +1,1 @@
+SELECT * FROM cleanup.dependency_edges($1::int, $2::int)
