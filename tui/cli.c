@@ -144,6 +144,17 @@ static const char *default_conninfo(char *buf, size_t len)
 	return buf;
 }
 
+void cli_job_app_name(cli_ctx *ctx, int64_t job_id, const char *verb)
+{
+	static char buf[64];
+
+	if (job_id > 0)
+		snprintf(buf, sizeof buf, "cleanupctl:job:%" PRId64 ":%s", job_id, verb);
+	else
+		snprintf(buf, sizeof buf, "cleanupctl:job:%s", verb);
+	ctx->app_name = buf;
+}
+
 int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
 {
 	static char sandbox_conninfo[CLEANUP_PATH_MAX + 128];

@@ -65,6 +65,11 @@ bool cli_parse_id(const cli_ctx *ctx, const char *what, const char *s, int64_t *
 bool cli_parse_int(const cli_ctx *ctx, const char *opt, const char *s, int64_t min, int64_t max,
                    int64_t *out);
 
+/* Sets ctx->app_name to "cleanupctl:job:<JOB_ID>:<VERB>" (JOB_ID <= 0:
+ * "cleanupctl:job:<VERB>"), so the console's lock view and
+ * pg_stat_activity name the job a backend works for. */
+void cli_job_app_name(cli_ctx *ctx, int64_t job_id, const char *verb);
+
 /* Opens the engine for ctx->db and checks the schema (unless NO_SCHEMA).
  * On failure prints the error and returns its exit code (>0); 0 on success. */
 int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema);

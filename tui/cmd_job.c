@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cleanup/job.h"
 #include "cleanup/report.h"
 #include "cli.h"
@@ -60,37 +61,62 @@ static int job_create(cli_ctx *ctx, int argc, char **argv)
 	}
 	if (!have)
 		return cli_usage(ctx, &cmd_job_entry, "job create %s needs %s ID", kind, want);
+	cli_job_app_name(ctx, 0, "create");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	rc = cleanup_job_create(&job, e, kind, target, mode, &err);
 	return finish_job(ctx, e, rc, &job, &err, "created");
 }
 
-/* Appends one batch; prints nothing. Accumulates into the totals. */
-static int append_batch(cleanup_engine *e, int64_t id, const char *const *ids, size_t n, int *added,
-                        int *dups, int64_t *manifest, int *calls, cleanup_error *err)
+/* Reads up to MAX lines of stdin into IDS (malloc'd strings), validating
+ * each: a bad line stops the read with EINVAL naming its line number, so
+ * nothing of its chunk is sent. *LINE_NO counts lines read so far. */
+static int read_chunk(char **ids, size_t max, size_t *n, size_t *line_no, bool *eof, cleanup_error *err)
 {
-	cleanup_append_result r;
-	int rc = cleanup_job_append(&r, e, id, ids, n, err);
+	static char *line;
+	static size_t cap;
+	char why[128];
+	ssize_t len;
 
-	if (rc == CLEANUP_OK) {
-		*added += r.added;
-		*dups += r.duplicates;
-		*manifest = r.job.manifest_count;
-		(*calls)++;
-		cleanup_job_reset(&r.job);
+	*n = 0;
+	while (*n < max) {
+		len = getline(&line, &cap, stdin);
+		if (len < 0) {
+			free(line);
+			line = NULL;
+			cap = 0;
+			*eof = true;
+			return CLEANUP_OK;
+		}
+		(*line_no)++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (cleanup_external_id_check(line, (size_t)len, why, sizeof why) != CLEANUP_OK) {
+			int rc = cleanup_error_set(err, CLEANUP_EINVAL, "line %zu of stdin: external ID \"%.60s\" %s",
+			                           *line_no, line, why);
+
+			cleanup_error_hint(err, "IDs are non-empty, at most %d bytes of UTF-8, without control characters, "
+			                   "one a line", CLEANUP_EXTERNAL_ID_MAX);
+			return rc;
+		}
+		if (!(ids[*n] = strdup(line)))
+			return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+		(*n)++;
 	}
-	return rc;
+	return CLEANUP_OK;
 }
 
 static int job_append(cli_ctx *ctx, int argc, char **argv)
 {
-	char *batch[CLEANUP_APPEND_MAX];
-	int64_t id, manifest = 0;
-	int added = 0, dups = 0, calls = 0, rc = CLEANUP_OK, code;
-	size_t n = 0, i, line_no = 0;
+	enum { CHUNK = CLEANUP_APPEND_MAX * CLEANUP_APPEND_WINDOW };
+	cleanup_append_totals t = {0, 0, 0, -1};
 	cleanup_engine *e = NULL;
 	cleanup_error err;
+	char **chunk = NULL;
+	size_t n = 0, i, line_no = 0;
+	bool eof = false;
+	int64_t id;
+	int rc = CLEANUP_OK, code;
 
 	if (argc < 2)
 		return cli_usage(ctx, &cmd_job_entry, "job append needs a job id");
@@ -98,64 +124,55 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 		return EXIT_USAGE;
 	if (argc - 2 > CLEANUP_APPEND_MAX)
 		return cli_usage(ctx, &cmd_job_entry,
-		                 "too many external IDs in one call: %d; the limit is %d (stream more on stdin, one a line)",
+		                 "too many external IDs in one call: %d; the limit is %d (stream more on stdin, one a line); "
+		                 "nothing was appended",
 		                 argc - 2, CLEANUP_APPEND_MAX);
+	cli_job_app_name(ctx, id, "append");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
 	cleanup_error_clear(&err);
 	if (argc > 2) {
-		rc = append_batch(e, id, (const char *const *)argv + 2, (size_t)(argc - 2), &added, &dups, &manifest,
-		                  &calls, &err);
+		rc = cleanup_job_append_many(&t, e, id, (const char *const *)argv + 2, (size_t)(argc - 2), &err);
 	} else {
-		/* One ID a line on stdin, sent in calls of 128. */
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t len;
+		/* One ID a line on stdin, validated as read, sent in calls of 128
+		 * that share round trips (CLEANUP_APPEND_WINDOW calls a chunk). */
+		if (isatty(STDIN_FILENO) && !ctx->quiet)
+			fprintf(stderr, "reading external IDs from stdin, one a line; end with Ctrl-D\n");
+		chunk = calloc(CHUNK, sizeof *chunk);
+		if (!chunk)
+			rc = cleanup_error_set(&err, CLEANUP_ENOMEM, "out of memory");
+		while (rc == CLEANUP_OK && !eof) {
+			int rrc = read_chunk(chunk, CHUNK, &n, &line_no, &eof, &err);
 
-		while (rc == CLEANUP_OK && (len = getline(&line, &cap, stdin)) >= 0) {
-			line_no++;
-			if (len > 0 && line[len - 1] == '\n')
-				line[--len] = '\0';
-			if ((size_t)len != strlen(line)) {
-				rc = cleanup_error_set(&err, CLEANUP_EINVAL, "line %zu contains a NUL byte; nothing of its batch was appended",
-				                       line_no);
-				break;
-			}
-			batch[n] = strdup(line);
-			if (!batch[n]) {
-				rc = cleanup_error_set(&err, CLEANUP_ENOMEM, "out of memory");
-				break;
-			}
-			if (++n == CLEANUP_APPEND_MAX) {
-				rc = append_batch(e, id, (const char *const *)batch, n, &added, &dups, &manifest, &calls, &err);
-				for (i = 0; i < n; i++)
-					free(batch[i]);
-				n = 0;
-			}
+			/* Send what was read before a bad line? No: its chunk is
+			 * dropped whole, so the stop is at a call boundary. */
+			if (rrc != CLEANUP_OK)
+				rc = rrc;
+			else if (n > 0 || t.calls == 0)
+				rc = cleanup_job_append_many(&t, e, id, (const char *const *)chunk, n, &err);
+			for (i = 0; i < n; i++)
+				free(chunk[i]);
+			n = 0;
 		}
-		if (rc == CLEANUP_OK && (n > 0 || calls == 0))
-			rc = append_batch(e, id, (const char *const *)batch, n, &added, &dups, &manifest, &calls, &err);
-		for (i = 0; i < n; i++)
-			free(batch[i]);
-		free(line);
-		if (rc != CLEANUP_OK && calls > 0) {
-			char more[CLEANUP_ERR_TEXT];
-
-			snprintf(more, sizeof more, "%d earlier calls (%d new IDs) were committed before this one failed; "
-			         "the failing call changed nothing", calls, added);
-			snprintf(err.detail, sizeof err.detail, "%s", more);
-		}
+		free(chunk);
+		if (rc != CLEANUP_OK && t.calls > 0)
+			snprintf(err.detail, sizeof err.detail,
+			         "%" PRId64 " earlier calls (%" PRId64 " new IDs) committed before this failure; the failing "
+			         "call changed nothing; appends are idempotent, so fix the input and run it again",
+			         t.calls, t.added);
 	}
 	if (rc != CLEANUP_OK) {
 		code = cli_fail(ctx, &err);
 	} else {
 		code = EXIT_DONE;
 		if (ctx->json)
-			printf("{\"id\": %" PRId64 ", \"added\": %d, \"duplicates\": %d, \"calls\": %d, \"manifest_count\": %" PRId64 "}\n",
-			       id, added, dups, calls, manifest);
+			printf("{\"id\": %" PRId64 ", \"added\": %" PRId64 ", \"duplicates\": %" PRId64 ", \"calls\": %" PRId64
+			       ", \"manifest_count\": %" PRId64 "}\n",
+			       id, t.added, t.duplicates, t.calls, t.manifest_count);
 		else
-			printf("job %" PRId64 ": %d new, %d duplicate in %d call%s; manifest holds %" PRId64 " IDs\n", id, added,
-			       dups, calls, calls == 1 ? "" : "s", manifest);
+			printf("job %" PRId64 ": %" PRId64 " new, %" PRId64 " duplicate in %" PRId64
+			       " call%s; manifest holds %" PRId64 " IDs\n",
+			       id, t.added, t.duplicates, t.calls, t.calls == 1 ? "" : "s", t.manifest_count);
 	}
 	cleanup_engine_close(e);
 	return code;
@@ -184,6 +201,7 @@ static int job_seal(cli_ctx *ctx, int argc, char **argv)
 	if (expected < 0)
 		return cli_usage(ctx, &cmd_job_entry,
 		                 "job seal needs --expected N: the unique count of the complete traversal");
+	cli_job_app_name(ctx, id, "seal");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	rc = cleanup_job_seal(&job, e, id, expected, &err);
@@ -202,6 +220,7 @@ static int job_transition(cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, &cmd_job_entry, "job %s needs exactly one job id", argv[0]);
 	if (!cli_parse_id(ctx, "job id", argv[1], &id))
 		return EXIT_USAGE;
+	cli_job_app_name(ctx, id, argv[0]);
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	rc = cleanup_job_transition(&job, e, id, argv[0], &err);
@@ -230,6 +249,7 @@ static int job_show(cli_ctx *ctx, int argc, char **argv)
 		if (!cli_parse_int(ctx, "--steps", v, 0, 1000, &steps))
 			return EXIT_USAGE;
 	}
+	cli_job_app_name(ctx, id, "show");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	if (ctx->json) {

@@ -1,8 +1,10 @@
 /* cleanupctl status: servers, libraries and jobs at a glance. */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "cleanup/report.h"
 #include "cli.h"
 
@@ -22,7 +24,8 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 		         strcmp(j->kind, "remove-server") == 0 ? j->server_id : j->library_id, j->target_name);
 		printf("%-6" PRId64 " %-15s %-8" PRId64 " %-24s %-11s %6d  ", j->id, j->kind, j->server_id, target,
 		       j->phase, j->step_no);
-		if (strcmp(j->phase, "collecting") == 0 || strcmp(j->phase, "paused") == 0)
+		if (strcmp(j->phase, "collecting") == 0 || strcmp(j->phase, "paused") == 0 ||
+		    (strcmp(j->kind, "prune") == 0 && !j->sealed_at[0]))
 			printf("manifest %s IDs\n", cli_count(a, sizeof a, j->manifest_count));
 		else
 			printf("visited %s of %s, deleted %s\n", cli_count(a, sizeof a, j->visited),
@@ -33,31 +36,26 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 		printf("(no jobs)\n");
 }
 
-static int exec_status(cli_ctx *ctx, int argc, char **argv)
+/* Prints one status report (table or JSON) from E. */
+static int print_status(cli_ctx *ctx, cleanup_engine *e, cleanup_error *err)
 {
 	cleanup_server_row *sv = NULL;
 	cleanup_library_row *lb = NULL;
 	cleanup_job *jobs = NULL;
 	size_t ns = 0, nl = 0, nj = 0, i, k;
-	cleanup_engine *e = NULL;
-	cleanup_error err;
 	char *json = NULL;
 	char a[32];
 	int rc;
 
-	if (argc > 1)
-		return cli_usage(ctx, &cmd_status_entry, "unexpected argument \"%s\"", argv[1]);
-	if ((rc = cli_connect(ctx, &e, true)))
-		return rc;
 	if (ctx->json) {
-		if (cleanup_status_json(&json, e, &err) != CLEANUP_OK)
-			goto fail;
-		printf("%s\n", json);
-		goto done;
+		if ((rc = cleanup_status_json(&json, e, err)) == CLEANUP_OK)
+			printf("%s\n", json);
+		free(json);
+		return rc;
 	}
-	if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK ||
-	    cleanup_jobs_list(&jobs, &nj, e, 10, &err) != CLEANUP_OK)
-		goto fail;
+	if ((rc = cleanup_status_rows(&sv, &ns, &lb, &nl, e, err)) != CLEANUP_OK ||
+	    (rc = cleanup_jobs_list(&jobs, &nj, e, 10, err)) != CLEANUP_OK)
+		goto out;
 	printf("database %s\n\n", cleanup_engine_dbname(e));
 	printf("%-7s %-24s %-10s %5s %12s  %s\n", "SERVER", "NAME", "ADMISSION", "LIBS", "ITEMS", "JOB");
 	for (i = 0; i < ns; i++) {
@@ -81,24 +79,107 @@ static int exec_status(cli_ctx *ctx, int argc, char **argv)
 		printf("(no servers: cleanupctl seed creates demo data)\n");
 	printf("\n");
 	print_jobs_table(jobs, nj);
-done:
-	free(json);
+out:
 	free(sv);
 	free(lb);
 	cleanup_jobs_free(jobs, nj);
-	cleanup_engine_close(e);
+	return rc;
+}
+
+static volatile sig_atomic_t stop_watch;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_watch = 1;
+}
+
+/* status --watch: a report every INTERVAL seconds, COUNT times (0: until
+ * interrupted), as plain text for scripts and logs: no terminal control
+ * codes, each report preceded by a "--- <time> ---" line, or with --json one
+ * document a line. */
+static int watch_status(cli_ctx *ctx, cleanup_engine *e, double interval, int64_t count)
+{
+	struct sigaction sa;
+	cleanup_error err;
+	int64_t n;
+	int rc = CLEANUP_OK;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (n = 0; !stop_watch && (count == 0 || n < count); n++) {
+		if (n > 0) {
+			struct timespec t = {(time_t)interval, (long)((interval - (double)(time_t)interval) * 1e9)};
+
+			/* A signal ends the sleep early (no SA_RESTART). */
+			nanosleep(&t, NULL);
+			if (stop_watch)
+				break;
+		}
+		if (!ctx->json) {
+			char stamp[32];
+			time_t now = time(NULL);
+
+			strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", localtime(&now));
+			printf("--- %s ---\n", stamp);
+		}
+		if ((rc = print_status(ctx, e, &err)) != CLEANUP_OK)
+			return cli_fail(ctx, &err);
+		fflush(stdout);
+	}
 	return EXIT_DONE;
-fail:
-	rc = cli_fail(ctx, &err);
-	free(sv);
-	free(lb);
-	cleanup_jobs_free(jobs, nj);
+}
+
+static int exec_status(cli_ctx *ctx, int argc, char **argv)
+{
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	double interval = 0;
+	int64_t count = 0;
+	bool watch = false;
+	int rc, i;
+
+	for (i = 1; i < argc; i++) {
+		bool missing = false;
+		const char *v;
+
+		if (strcmp(argv[i], "--watch") == 0 || strncmp(argv[i], "--watch=", 8) == 0) {
+			char *end = NULL;
+
+			watch = true;
+			interval = 2;
+			v = argv[i][7] == '=' ? argv[i] + 8 : (i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL);
+			if (v) {
+				interval = strtod(v, &end);
+				if (!*v || *end || !(interval >= 0.1 && interval <= 86400))
+					return cli_usage(ctx, &cmd_status_entry,
+					                 "--watch takes seconds from 0.1 to 86400, not \"%s\"", v);
+			}
+		} else if ((v = cli_opt(argc, argv, &i, "--count", &missing))) {
+			if (!cli_parse_int(ctx, "--count", v, 1, INT64_MAX, &count))
+				return EXIT_USAGE;
+		} else {
+			return cli_usage(ctx, &cmd_status_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
+			                 argv[i]);
+		}
+	}
+	if (count > 0 && !watch)
+		return cli_usage(ctx, &cmd_status_entry, "--count goes with --watch");
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	if (watch)
+		rc = watch_status(ctx, e, interval, count);
+	else
+		rc = print_status(ctx, e, &err) == CLEANUP_OK ? EXIT_DONE : cli_fail(ctx, &err);
 	cleanup_engine_close(e);
 	return rc;
 }
 
 const cli_command cmd_status_entry = {
-	"status", "", "servers, libraries, jobs at a glance", exec_status,
+	"status", "[--watch [SECONDS] [--count N]]",
+	"servers, libraries, jobs at a glance; --watch repeats it as plain output", exec_status,
 };
 
 static int exec_jobs(cli_ctx *ctx, int argc, char **argv)

@@ -16,19 +16,28 @@ char *engine_strdup(const char *s, cleanup_error *err)
 
 static int connect_now(cleanup_engine *e, cleanup_error *err)
 {
-	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
-	const char *vals[] = {e->conninfo ? e->conninfo : "", e->app_name, "UTF8", NULL};
+	const char *keys[6], *vals[6];
 	PGconn *conn;
+	int k = 0;
 
-	/* An empty dbname entry would override PGDATABASE: leave it out then. */
-	if (!e->conninfo || !*e->conninfo) {
-		keys[0] = "fallback_application_name";
-		vals[0] = e->app_name;
-		keys[1] = "client_encoding";
-		vals[1] = "UTF8";
-		keys[2] = NULL;
-		vals[2] = NULL;
+	/* Keywords are processed in order, later ones win: a default connect
+	 * timeout (unless PGCONNECT_TIMEOUT says otherwise) goes before the
+	 * caller's conninfo so that the conninfo can override it. An empty
+	 * dbname entry would override PGDATABASE: leave it out then. */
+	if (!getenv("PGCONNECT_TIMEOUT")) {
+		keys[k] = "connect_timeout";
+		vals[k++] = ENGINE_CONNECT_TIMEOUT;
 	}
+	if (e->conninfo && *e->conninfo) {
+		keys[k] = "dbname";
+		vals[k++] = e->conninfo;
+	}
+	keys[k] = "fallback_application_name";
+	vals[k++] = e->app_name;
+	keys[k] = "client_encoding";
+	vals[k++] = "UTF8";
+	keys[k] = NULL;
+	vals[k] = NULL;
 	conn = PQconnectdbParams(keys, vals, 1);
 	if (!conn)
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory connecting");
@@ -143,13 +152,29 @@ int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresu
 	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
 	int status;
 
-	if (e && e->conn && PQstatus(e->conn) == CONNECTION_BAD && (!state || !*state)) {
+	status = state && *state ? cleanup_status_from_sqlstate(state) : CLEANUP_ERROR;
+	if ((e && e->conn && PQstatus(e->conn) == CONNECTION_BAD) || status == CLEANUP_ECONN) {
+		/* The backend was terminated or the server went away (57P0x, class
+		 * 08, or no answer at all). Say so plainly, with what we were
+		 * doing: the interrupted transaction did not commit. */
+		if (!msg || !*msg)
+			msg = e && e->conn ? PQerrorMessage(e->conn) : "";
 		status = CLEANUP_ECONN;
-		cleanup_error_set(err, status,
-		                  "lost the connection to the database; the transaction was rolled back: %s",
-		                  PQerrorMessage(e->conn));
+		cleanup_error_set(err, status, "lost the connection to the database%s%s: %s",
+		                  context && *context ? " while " : "", context ? context : "",
+		                  msg && *msg ? msg : "no reply from the server");
+		if (err) {
+			char *nl;
+
+			snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
+			/* libpq's message may run over several lines: keep the first. */
+			if ((nl = strchr(err->message, '\n')) != NULL)
+				*nl = '\0';
+			snprintf(err->hint, sizeof err->hint, "%s",
+			         "an interrupted transaction is rolled back by the server; job commands are safe to "
+			         "repeat (check with: cleanupctl job show JOB)");
+		}
 	} else {
-		status = state ? cleanup_status_from_sqlstate(state) : CLEANUP_ERROR;
 		if (!msg || !*msg)
 			msg = res ? PQresultErrorMessage(res) : (e && e->conn ? PQerrorMessage(e->conn) : "");
 		cleanup_error_set(err, status, "%s", msg && *msg ? msg : "unknown database error");
@@ -169,8 +194,12 @@ int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresu
 	return status;
 }
 
-static int ensure_prepared(cleanup_engine *e, enum sql_query_id q, int n, const char *context,
-                           cleanup_error *err)
+void engine_statement_name(char *buf, size_t len, enum sql_query_id q)
+{
+	snprintf(buf, len, "cq_%d", (int)q);
+}
+
+int engine_prepare(cleanup_engine *e, enum sql_query_id q, int n, const char *context, cleanup_error *err)
 {
 	char name[32];
 	PGresult *res;
@@ -178,7 +207,7 @@ static int ensure_prepared(cleanup_engine *e, enum sql_query_id q, int n, const 
 
 	if (e->prepared[q])
 		return CLEANUP_OK;
-	snprintf(name, sizeof name, "cq_%d", (int)q);
+	engine_statement_name(name, sizeof name, q);
 	res = PQprepare(e->conn, name, sql_query_files[q].text, n, NULL);
 	if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
 		rc = engine_error_from_result(err, e, res, context);
@@ -198,10 +227,10 @@ int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
 	*out = NULL;
 	if (!e || !e->conn)
 		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
-	rc = ensure_prepared(e, q, n, context, err);
+	rc = engine_prepare(e, q, n, context, err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	snprintf(name, sizeof name, "cq_%d", (int)q);
+	engine_statement_name(name, sizeof name, q);
 	res = PQexecPrepared(e->conn, name, n, params, NULL, NULL, 0);
 	if (!res || (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)) {
 		rc = engine_error_from_result(err, e, res, context);

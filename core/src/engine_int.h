@@ -10,6 +10,10 @@
 #include "cleanup/error.h"
 #include "sql_bundle.h"
 
+/* Seconds libpq waits for a connection unless the conninfo or
+ * PGCONNECT_TIMEOUT says otherwise: an unreachable host fails promptly. */
+#define ENGINE_CONNECT_TIMEOUT "10"
+
 struct cleanup_engine {
 	PGconn *conn;
 	char *conninfo;      /* as given; NULL for environment defaults */
@@ -24,6 +28,14 @@ struct cleanup_engine {
  * the mapped status. Prepares Q on this connection the first time. */
 int engine_query(PGresult **out, cleanup_engine *engine, enum sql_query_id q, int n,
                  const char *const *params, const char *context, cleanup_error *err);
+
+/* Prepares named query Q (N parameters) on ENGINE's connection unless it
+ * already is; for callers that send it themselves (pipeline mode). */
+int engine_prepare(cleanup_engine *engine, enum sql_query_id q, int n, const char *context,
+                   cleanup_error *err);
+
+/* The server-side name of prepared query Q, into BUF. */
+void engine_statement_name(char *buf, size_t len, enum sql_query_id q);
 
 /* Runs a parameterless script (several statements allowed). */
 int engine_script(cleanup_engine *engine, const char *sql, const char *context, cleanup_error *err);

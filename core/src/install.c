@@ -38,8 +38,8 @@ bool cleanup_db_allowed(const char *db)
 
 const char *cleanup_db_allowlist_rule(void)
 {
-	return "the database must be named cleanup_lab or cleanup_lab_<suffix> "
-	       "(suffix of lower-case letters, digits and _)";
+	return "the installer writes only to databases named cleanup_lab or cleanup_lab_<suffix> "
+	       "(suffix of lower-case letters, digits and _, 63 bytes in all)";
 }
 
 static int read_version(int *version, char *sha, size_t shalen, cleanup_engine *e, cleanup_error *err)
@@ -80,9 +80,10 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 	cleanup_error_clear(err);
 	if (!cleanup_db_allowed(db)) {
 		rc = cleanup_error_set(err, CLEANUP_EREFUSED,
-		                       "refusing to install into database \"%s\": it is not on the allowlist; nothing was changed",
-		                       db);
-		cleanup_error_hint(err, "%s", cleanup_db_allowlist_rule());
+		                       "database \"%s\" is not on the allowlist: %s; nothing was changed", db,
+		                       cleanup_db_allowlist_rule());
+		cleanup_error_hint(err, "create a disposable database, e.g. CREATE DATABASE cleanup_lab_demo, or use the "
+		                        "sandbox: cleanupctl sandbox start");
 		return rc;
 	}
 	rc = engine_script(e, "BEGIN", "starting the install transaction", err);

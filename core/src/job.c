@@ -179,21 +179,13 @@ int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whyl
 	return CLEANUP_OK;
 }
 
-int cleanup_job_append(cleanup_append_result *out, cleanup_engine *e, int64_t job_id,
-                       const char *const *ids, size_t n, cleanup_error *err)
+/* Validates IDS[0..N) client-side; EINVAL naming the first bad one. */
+static int check_ids(const char *const *ids, size_t n, cleanup_error *err)
 {
-	char jbuf[24], ctx[64], why[128];
-	const char *params[2];
-	PGresult *res = NULL;
-	char *array = NULL;
+	char why[128];
 	size_t i;
 	int rc;
 
-	memset(out, 0, sizeof *out);
-	if (n > CLEANUP_APPEND_MAX)
-		return cleanup_error_set(err, CLEANUP_EINVAL,
-		                         "too many external IDs in one call: %zu; the limit is %d; nothing was appended",
-		                         n, CLEANUP_APPEND_MAX);
 	for (i = 0; i < n; i++) {
 		if (cleanup_external_id_check(ids[i], ids[i] ? strlen(ids[i]) : 0, why, sizeof why) != CLEANUP_OK) {
 			rc = cleanup_error_set(err, CLEANUP_EINVAL, "external ID #%zu (\"%.60s\") %s; nothing was appended",
@@ -203,6 +195,25 @@ int cleanup_job_append(cleanup_append_result *out, cleanup_engine *e, int64_t jo
 			return rc;
 		}
 	}
+	return CLEANUP_OK;
+}
+
+int cleanup_job_append(cleanup_append_result *out, cleanup_engine *e, int64_t job_id,
+                       const char *const *ids, size_t n, cleanup_error *err)
+{
+	char jbuf[24], ctx[64];
+	const char *params[2];
+	PGresult *res = NULL;
+	char *array = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (n > CLEANUP_APPEND_MAX)
+		return cleanup_error_set(err, CLEANUP_EINVAL,
+		                         "too many external IDs in one call: %zu; the limit is %d; nothing was appended",
+		                         n, CLEANUP_APPEND_MAX);
+	if ((rc = check_ids(ids, n, err)) != CLEANUP_OK)
+		return rc;
 	array = format_text_array(ids, n);
 	if (!array)
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
@@ -219,6 +230,115 @@ int cleanup_job_append(cleanup_append_result *out, cleanup_engine *e, int64_t jo
 	PQclear(res);
 	free(array);
 	return rc;
+}
+
+/* Reads the answer to one pipelined call: its result (*OUT, or NULL) and
+ * the sync that ends it. ECONN when the connection went away. */
+static int pipeline_read_call(PGresult **out, PGconn *conn)
+{
+	PGresult *r;
+
+	*out = NULL;
+	while ((r = PQgetResult(conn)) != NULL) {
+		if (!*out)
+			*out = r;
+		else
+			PQclear(r);
+	}
+	if (PQstatus(conn) == CONNECTION_BAD)
+		return CLEANUP_ECONN;
+	r = PQgetResult(conn);
+	if (!r || PQresultStatus(r) != PGRES_PIPELINE_SYNC) {
+		PQclear(r);
+		return PQstatus(conn) == CONNECTION_BAD ? CLEANUP_ECONN : CLEANUP_ERROR;
+	}
+	PQclear(r);
+	return CLEANUP_OK;
+}
+
+/* Calls in flight: CLEANUP_APPEND_WINDOW, or $CLEANUP_APPEND_WINDOW (1 to
+ * 64; 1 means one round trip per call, for comparisons). */
+static size_t append_window(void)
+{
+	const char *v = getenv("CLEANUP_APPEND_WINDOW");
+	long w = v && *v ? strtol(v, NULL, 10) : CLEANUP_APPEND_WINDOW;
+
+	return w < 1 ? 1 : w > 64 ? 64 : (size_t)w;
+}
+
+int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, int64_t job_id,
+                            const char *const *ids, size_t n, cleanup_error *err)
+{
+	char jbuf[24], ctx[64], name[32];
+	size_t ncalls = n == 0 ? 1 : (n + CLEANUP_APPEND_MAX - 1) / CLEANUP_APPEND_MAX;
+	size_t sent = 0, done = 0, window = append_window();
+	int rc = CLEANUP_OK, first = CLEANUP_OK;
+	PGconn *conn;
+
+	if ((rc = check_ids(ids, n, err)) != CLEANUP_OK)
+		return rc;
+	if (!e || !e->conn)
+		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	conn = e->conn;
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	snprintf(ctx, sizeof ctx, "appending to job %s", jbuf);
+	if ((rc = engine_prepare(e, CLEANUP_Q_JOB_APPEND, 2, ctx, err)) != CLEANUP_OK)
+		return rc;
+	engine_statement_name(name, sizeof name, CLEANUP_Q_JOB_APPEND);
+	if (!PQenterPipelineMode(conn))
+		return engine_error_from_result(err, e, NULL, ctx);
+	while (done < sent || (first == CLEANUP_OK && sent < ncalls)) {
+		/* Keep up to a window of calls in flight; each ends with a sync,
+		 * so each is its own transaction. The window bounds what the
+		 * server has to buffer for us, so neither side blocks on a full
+		 * socket. */
+		while (first == CLEANUP_OK && sent < ncalls && sent - done < window) {
+			size_t from = sent * CLEANUP_APPEND_MAX;
+			size_t cnt = n - from < CLEANUP_APPEND_MAX ? n - from : CLEANUP_APPEND_MAX;
+			const char *params[2];
+			char *array = format_text_array(ids + from, n == 0 ? 0 : cnt);
+			int ok;
+
+			if (!array) {
+				first = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+				break;
+			}
+			params[0] = jbuf;
+			params[1] = array;
+			ok = PQsendQueryPrepared(conn, name, 2, params, NULL, NULL, 0) && PQpipelineSync(conn);
+			free(array);
+			if (!ok) {
+				first = engine_error_from_result(err, e, NULL, ctx);
+				break;
+			}
+			sent++;
+		}
+		if (done == sent)
+			break;
+		{
+			PGresult *res = NULL;
+			int st = pipeline_read_call(&res, conn);
+
+			if (st == CLEANUP_OK && res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
+				totals->calls++;
+				totals->added += col_int64(res, 0, "added");
+				totals->duplicates += col_int64(res, 0, "duplicates");
+				totals->manifest_count = col_int64(res, 0, "manifest_count");
+			} else if (first == CLEANUP_OK) {
+				first = engine_error_from_result(err, e, res, ctx);
+			}
+			PQclear(res);
+			done++;
+			if (st == CLEANUP_ECONN) {
+				if (first == CLEANUP_OK)
+					first = engine_error_from_result(err, e, NULL, ctx);
+				return first;
+			}
+		}
+	}
+	if (!PQexitPipelineMode(conn) && first == CLEANUP_OK)
+		first = engine_error_from_result(err, e, NULL, ctx);
+	return first;
 }
 
 int cleanup_job_seal(cleanup_job *out, cleanup_engine *e, int64_t job_id, int64_t expected,

@@ -20,12 +20,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cleanup/sandbox.h"
 #include "config.h"
 #include "engine_int.h"
-
-#define SOCKDIR_MAX 80 /* + "/.s.PGSQL.NNNNN" stays below 107 bytes */
 
 void cleanup_sandbox_default_dir(char *buf, size_t len)
 {
@@ -61,17 +60,25 @@ static bool good_bindir(const char *dir)
 	return is_exec(dir, "initdb") && is_exec(dir, "pg_ctl") && is_exec(dir, "postgres");
 }
 
-/* pg_config --bindir, then /usr/lib/postgresql/N/bin (newest first). */
-static int find_bindir(char *out, size_t len)
+/* $PG_BINDIR (when set it must be right), else pg_config --bindir, then
+ * /usr/lib/postgresql/N/bin (newest first). */
+static int find_bindir(char *out, size_t len, cleanup_error *err)
 {
 	const char *env = getenv("PG_BINDIR");
 	const char *cfgs[] = {CLEANUP_PG_CONFIG, "pg_config", NULL};
 	glob_t g;
-	int i, best = -1, bestv = -1;
+	int i, best = -1, bestv = -1, rc;
 
-	if (env && *env && good_bindir(env)) {
-		snprintf(out, len, "%s", env);
-		return 0;
+	if (env && *env) {
+		if (good_bindir(env)) {
+			snprintf(out, len, "%s", env);
+			return CLEANUP_OK;
+		}
+		rc = cleanup_error_set(err, CLEANUP_ERROR,
+		                       "PG_BINDIR=%s does not hold the PostgreSQL server binaries initdb, pg_ctl and postgres",
+		                       env);
+		cleanup_error_hint(err, "point PG_BINDIR at e.g. /usr/lib/postgresql/15/bin, or unset it");
+		return rc;
 	}
 	for (i = 0; cfgs[i]; i++) {
 		char cmd[CLEANUP_PATH_MAX + 32], line[CLEANUP_PATH_MAX];
@@ -89,7 +96,7 @@ static int find_bindir(char *out, size_t len)
 		pclose(p);
 		if (*line && good_bindir(line)) {
 			snprintf(out, len, "%s", line);
-			return 0;
+			return CLEANUP_OK;
 		}
 	}
 	if (glob("/usr/lib/postgresql/*/bin", 0, NULL, &g) == 0) {
@@ -105,9 +112,13 @@ static int find_bindir(char *out, size_t len)
 			snprintf(out, len, "%s", g.gl_pathv[best]);
 		globfree(&g);
 		if (best >= 0)
-			return 0;
+			return CLEANUP_OK;
 	}
-	return -1;
+	rc = cleanup_error_set(err, CLEANUP_ERROR,
+	                       "no PostgreSQL server binaries found: PG_BINDIR is not set, pg_config --bindir names no "
+	                       "directory with initdb, pg_ctl and postgres, and /usr/lib/postgresql/*/bin has none");
+	cleanup_error_hint(err, "install them (apt-get install postgresql-15), or set PG_BINDIR to their directory");
+	return rc;
 }
 
 /* The unprivileged account that runs the server when we are root. */
@@ -200,11 +211,44 @@ static int own_dir(const char *dir, mode_t mode, const struct passwd *pw, cleanu
 	return CLEANUP_OK;
 }
 
+int cleanup_sandbox_layout(cleanup_sandbox *sb, const char *dir, bool reachable, cleanup_error *err)
+{
+	char base[CLEANUP_SANDBOX_DIR_MAX + 1];
+	size_t dlen = dir ? strlen(dir) : 0;
+	uint64_t h;
+
+	if (!dir || dir[0] != '/')
+		return cleanup_error_set(err, CLEANUP_EINVAL, "sandbox directory \"%s\" is not an absolute path",
+		                         dir ? dir : "");
+	if (dlen > CLEANUP_SANDBOX_DIR_MAX)
+		return cleanup_error_set(err, CLEANUP_EINVAL,
+		                         "sandbox directory is %zu bytes long; the limit is %d (PostgreSQL's path limit): %.80s...",
+		                         dlen, CLEANUP_SANDBOX_DIR_MAX, dir);
+	snprintf(sb->dir, sizeof sb->dir, "%s", dir);
+	/* "/a/b/" and "/a/b" are the same sandbox. */
+	while (dlen > 1 && sb->dir[dlen - 1] == '/')
+		sb->dir[--dlen] = '\0';
+	sb->port = CLEANUP_SANDBOX_PORT;
+	h = fnv1a(sb->dir);
+	if (reachable)
+		memcpy(base, sb->dir, dlen + 1); /* dlen <= CLEANUP_SANDBOX_DIR_MAX */
+	else
+		snprintf(base, sizeof base, "/tmp/cleanupctl-%016" PRIx64, h);
+	snprintf(sb->datadir, sizeof sb->datadir, "%s/data", base);
+	snprintf(sb->logfile, sizeof sb->logfile, "%s/log/postgres.log", base);
+	/* base + "/sock" + "/.s.PGSQL.NNNNN" must fit the socket path limit. */
+	if (strlen(base) + strlen("/sock/.s.PGSQL.") + 5 <= CLEANUP_SOCKET_PATH_MAX)
+		snprintf(sb->sockdir, sizeof sb->sockdir, "%s/sock", base);
+	else
+		snprintf(sb->sockdir, sizeof sb->sockdir, "/tmp/cleanupctl-sock-%016" PRIx64, h);
+	return CLEANUP_OK;
+}
+
 int cleanup_sandbox_init(cleanup_sandbox *sb, const char *dir, cleanup_error *err)
 {
-	char chosen[CLEANUP_PATH_MAX / 2], base[CLEANUP_PATH_MAX - 64];
+	char chosen[CLEANUP_PATH_MAX / 2], absdir[CLEANUP_PATH_MAX];
 	struct passwd *pw;
-	uint64_t h;
+	int rc;
 
 	memset(sb, 0, sizeof *sb);
 	cleanup_error_clear(err);
@@ -217,38 +261,20 @@ int cleanup_sandbox_init(cleanup_sandbox *sb, const char *dir, cleanup_error *er
 
 		if (!getcwd(cwd, sizeof cwd))
 			return cleanup_error_set(err, CLEANUP_ERROR, "cannot read the current directory: %s", strerror(errno));
-		if (strlen(cwd) + strlen(chosen) + 2 >= sizeof sb->dir)
-			return cleanup_error_set(err, CLEANUP_EINVAL, "sandbox directory %s is too long", chosen);
-		snprintf(sb->dir, sizeof sb->dir, "%s/%s", cwd, chosen);
+		if (strlen(cwd) + strlen(chosen) + 2 > sizeof absdir)
+			return cleanup_error_set(err, CLEANUP_EINVAL, "sandbox directory %.200s is too long", chosen);
+		snprintf(absdir, sizeof absdir, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, chosen);
 	} else {
-		snprintf(sb->dir, sizeof sb->dir, "%s", chosen);
-	}
-	if (strlen(sb->dir) >= sizeof base - 32)
-		return cleanup_error_set(err, CLEANUP_EINVAL, "sandbox directory %s is too long", sb->dir);
-	if (find_bindir(sb->bindir, sizeof sb->bindir) != 0) {
-		int rc = cleanup_error_set(err, CLEANUP_ERROR,
-		                           "no PostgreSQL server binaries found (tried $PG_BINDIR, pg_config --bindir, /usr/lib/postgresql/*/bin)");
-
-		cleanup_error_hint(err, "install them: apt-get install postgresql-15, or set PG_BINDIR");
-		return rc;
+		snprintf(absdir, sizeof absdir, "%s", chosen);
 	}
 	pw = server_user();
 	if (!pw)
 		return cleanup_error_set(err, CLEANUP_ERROR, "no unprivileged user (postgres or nobody) to run the server as");
+	if ((rc = cleanup_sandbox_layout(sb, absdir, user_can_reach(pw, absdir), err)) != CLEANUP_OK)
+		return rc;
 	snprintf(sb->run_as, sizeof sb->run_as, "%s", pw->pw_name);
-	sb->port = CLEANUP_SANDBOX_PORT;
-
-	h = fnv1a(sb->dir);
-	if (user_can_reach(pw, sb->dir))
-		snprintf(base, sizeof base, "%s", sb->dir);
-	else
-		snprintf(base, sizeof base, "/tmp/cleanupctl-%016" PRIx64, h);
-	snprintf(sb->datadir, sizeof sb->datadir, "%s/data", base);
-	snprintf(sb->logfile, sizeof sb->logfile, "%s/log/postgres.log", base);
-	if (strlen(base) + strlen("/sock") <= SOCKDIR_MAX)
-		snprintf(sb->sockdir, sizeof sb->sockdir, "%s/sock", base);
-	else
-		snprintf(sb->sockdir, sizeof sb->sockdir, "/tmp/cleanupctl-sock-%016" PRIx64, h);
+	if ((rc = find_bindir(sb->bindir, sizeof sb->bindir, err)) != CLEANUP_OK)
+		return rc;
 	return cleanup_sandbox_status(sb, err);
 }
 
@@ -300,6 +326,32 @@ static int run_as(const cleanup_sandbox *sb, char *const argv[], const char *log
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* True when PID is a live (not zombie) postgres process. Where /proc is
+ * not readable, a process that exists counts. */
+static bool postmaster_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	char *rp;
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) != 0 && errno != EPERM)
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return access("/proc/self/stat", R_OK) != 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the command name is in parentheses, the state
+	 * follows the last ')'. */
+	rp = strrchr(buf, ')');
+	if (!rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X')
+		return false;
+	return strstr(buf, "(postgres)") != NULL;
+}
+
 int cleanup_sandbox_status(cleanup_sandbox *sb, cleanup_error *err)
 {
 	char path[CLEANUP_PATH_MAX + 32];
@@ -313,7 +365,7 @@ int cleanup_sandbox_status(cleanup_sandbox *sb, cleanup_error *err)
 	snprintf(path, sizeof path, "%s/postmaster.pid", sb->datadir);
 	f = fopen(path, "r");
 	if (f) {
-		if (fscanf(f, "%ld", &pid) == 1 && pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM)) {
+		if (fscanf(f, "%ld", &pid) == 1 && pid > 0 && postmaster_alive((pid_t)pid)) {
 			sb->running = true;
 			sb->pid = (int)pid;
 		}
@@ -392,13 +444,51 @@ static int ensure_database(const cleanup_sandbox *sb, cleanup_error *err)
 	return rc;
 }
 
+/* The pid in a postmaster.pid whose server is not running, or 0. */
+static pid_t stale_postmaster(const cleanup_sandbox *sb)
+{
+	char path[CLEANUP_PATH_MAX + 32];
+	long pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/postmaster.pid", sb->datadir);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1 || pid <= 0)
+		pid = 0;
+	fclose(f);
+	return pid > 0 && !postmaster_alive((pid_t)pid) ? (pid_t)pid : 0;
+}
+
+/* Waits (at most 30 s) until the process named by a stale postmaster.pid
+ * is gone: the server refuses to start while that pid exists. */
+static int wait_stale_postmaster(const cleanup_sandbox *sb, cleanup_error *err)
+{
+	struct timespec pause = {0, 100 * 1000 * 1000};
+	pid_t pid;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		pid = stale_postmaster(sb);
+		if (pid == 0 || (kill(pid, 0) != 0 && errno == ESRCH))
+			return CLEANUP_OK;
+		nanosleep(&pause, NULL);
+	}
+	return cleanup_error_set(err, CLEANUP_ERROR,
+	                         "%s/postmaster.pid names process %d, which is not a running server but still exists "
+	                         "(a zombie its parent has not reaped, or a reused pid); PostgreSQL will not start until "
+	                         "it is gone",
+	                         sb->datadir, (int)pid);
+}
+
 int cleanup_sandbox_start(cleanup_sandbox *sb, cleanup_error *err)
 {
 	struct passwd *pw = getpwnam(sb->run_as);
 	char prog[CLEANUP_PATH_MAX + 16], base[CLEANUP_PATH_MAX];
 	char *argv[] = {prog, "start", "-w", "-t", "60", "-D", sb->datadir, "-l", sb->logfile, NULL};
 	char *slash;
-	int rc;
+	int rc, attempt;
 
 	if (!pw)
 		return cleanup_error_set(err, CLEANUP_ERROR, "user %s does not exist", sb->run_as);
@@ -423,13 +513,26 @@ int cleanup_sandbox_start(cleanup_sandbox *sb, cleanup_error *err)
 		if ((rc = write_conf(sb, pw, err)))
 			return rc;
 		snprintf(prog, sizeof prog, "%s/pg_ctl", sb->bindir);
-		rc = run_as(sb, argv, sb->logfile);
-		if (rc != 0) {
-			rc = cleanup_error_set(err, CLEANUP_ERROR, "pg_ctl start failed (exit %d); see %s", rc,
-			                       sb->logfile);
+		/* After a kill -9 of the server its postmaster.pid is stale. The
+		 * server ignores it once that pid is gone, but a killed postmaster
+		 * stays a zombie until its parent (often init) reaps it, and its
+		 * orphaned backends may hold the old shared memory a moment
+		 * longer: wait for the zombie, then try the start a bounded
+		 * number of times. */
+		if ((rc = wait_stale_postmaster(sb, err)) != CLEANUP_OK)
 			return rc;
+		for (attempt = 0; (rc = run_as(sb, argv, sb->logfile)) != 0 && attempt < 10; attempt++) {
+			struct timespec pause = {0, 200 * 1000 * 1000};
+
+			cleanup_sandbox_status(sb, err);
+			if (sb->running)
+				break;
+			nanosleep(&pause, NULL);
 		}
 		cleanup_sandbox_status(sb, err);
+		if (rc != 0 && !sb->running)
+			return cleanup_error_set(err, CLEANUP_ERROR, "pg_ctl start failed (exit %d); see %s", rc,
+			                         sb->logfile);
 	}
 	return ensure_database(sb, err);
 }

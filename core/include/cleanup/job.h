@@ -76,6 +76,27 @@ typedef struct cleanup_append_result {
 int cleanup_job_append(cleanup_append_result *out, cleanup_engine *engine, int64_t job_id,
                        const char *const *ids, size_t n, cleanup_error *err);
 
+/* Totals of a run of append calls. */
+typedef struct cleanup_append_totals {
+	int64_t calls;          /* calls that committed */
+	int64_t added;          /* IDs new to the manifest */
+	int64_t duplicates;     /* IDs it already held */
+	int64_t manifest_count; /* the manifest's size after the last committed call, -1 before */
+} cleanup_append_totals;
+
+/* Appends N external IDs (any number) to collecting prune job JOB_ID in
+ * calls of at most CLEANUP_APPEND_MAX, each its own transaction, all or
+ * nothing per call (C1). Every ID is validated before anything is sent.
+ * The calls share round trips: up to CLEANUP_APPEND_WINDOW of them (or
+ * $CLEANUP_APPEND_WINDOW, 1 to 64) are in flight at once (libpq pipeline
+ * mode). After the first failing call no
+ * further call is sent; calls already in flight finish and are counted.
+ * Adds what committed to *TOTALS (the caller zeroes it once) and returns
+ * the first failure. N == 0 sends one empty call, which checks the job. */
+#define CLEANUP_APPEND_WINDOW 16
+int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *engine, int64_t job_id,
+                            const char *const *ids, size_t n, cleanup_error *err);
+
 /* Checks one external ID against the manifest rules: non-empty, at most
  * CLEANUP_EXTERNAL_ID_MAX bytes, valid UTF-8, no control characters (C0,
  * DEL, C1). Returns 0 when good, else CLEANUP_EINVAL with the rule broken

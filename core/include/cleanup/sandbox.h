@@ -29,13 +29,29 @@ typedef struct cleanup_sandbox {
 	int pid;                         /* postmaster pid when running */
 } cleanup_sandbox;
 
+/* The Unix socket path limit: sun_path holds 108 bytes with the NUL, and
+ * the server's socket is SOCKDIR + "/.s.PGSQL.<port>". */
+#define CLEANUP_SOCKET_PATH_MAX 107
+/* PostgreSQL's own path limit (MAXPGPATH 1024) leaves this much for DIR. */
+#define CLEANUP_SANDBOX_DIR_MAX 900
+
+/* Computes the paths of a sandbox in absolute directory DIR into SB (dir,
+ * datadir, logfile, sockdir; port = CLEANUP_SANDBOX_PORT). REACHABLE says
+ * whether the server's user can enter DIR: when it cannot, the cluster
+ * lives in /tmp/cleanupctl-<hash of DIR> instead. The socket directory is
+ * <base>/sock unless the socket path would pass CLEANUP_SOCKET_PATH_MAX;
+ * then it is /tmp/cleanupctl-sock-<hash>. EINVAL when DIR is not absolute
+ * or longer than CLEANUP_SANDBOX_DIR_MAX. Pure: touches nothing. */
+int cleanup_sandbox_layout(cleanup_sandbox *sb, const char *dir, bool reachable, cleanup_error *err);
+
 /* The default directory: $CLEANUP_SANDBOX_DIR, else .sandbox in the source
  * tree this binary was built from. Writes into BUF (LEN bytes). */
 void cleanup_sandbox_default_dir(char *buf, size_t len);
 
 /* Resolves paths for DIR (NULL: the default) and finds the PostgreSQL
- * binaries (pg_config --bindir, then /usr/lib/postgresql/N/bin, newest
- * first). ERROR with a clear message when no server binaries exist. */
+ * binaries: $PG_BINDIR when set (an error when it lacks initdb, pg_ctl or
+ * postgres), else pg_config --bindir, else /usr/lib/postgresql/N/bin,
+ * newest first. ERROR with a clear message when no server binaries exist. */
 int cleanup_sandbox_init(cleanup_sandbox *out, const char *dir, cleanup_error *err);
 
 /* initdb when needed, start when not running, wait until it accepts
@@ -45,7 +61,9 @@ int cleanup_sandbox_start(cleanup_sandbox *sb, cleanup_error *err);
 /* Fast shutdown when running. Idempotent. */
 int cleanup_sandbox_stop(cleanup_sandbox *sb, cleanup_error *err);
 
-/* Fills sb->running / sb->pid / sb->initialized. */
+/* Fills sb->running / sb->pid / sb->initialized. A postmaster.pid whose
+ * process is gone, a zombie or not a postgres process (a stale file after
+ * kill -9, or a reused pid) counts as not running. */
 int cleanup_sandbox_status(cleanup_sandbox *sb, cleanup_error *err);
 
 /* The conninfo for DBNAME (NULL: cleanup_lab) into BUF. */
