@@ -1,0 +1,72 @@
+/* The schema contract (seed 001): recorded by the installer, compared
+ * before a step's domain mutations; an unknown incoming cascade or a
+ * disabled guard is drift (CU403), harmless DDL is not. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pgtest.h"
+
+static char *conninfo;
+
+static int setup(void **state)
+{
+	(void)state;
+	conninfo = pgtest_fresh_db("contract");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(conninfo);
+	return 0;
+}
+
+static void test_contract_drift_stops_and_harmless_ddl_passes(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "ddl");
+	char msg[512];
+	char *recorded;
+
+	(void)state;
+	recorded = pgtest_text(c, "SELECT fingerprint FROM cleanup.schema_contract");
+	assert_non_null(recorded);
+	pgtest_exec(c, "SELECT cleanup.contract_assert()");
+
+	/* Unrelated DDL marks the contract dirty; the comparison clears it. */
+	pgtest_exec(c, "CREATE TABLE public.unrelated (id int)");
+	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 1);
+	pgtest_exec(c, "SELECT cleanup.contract_assert()");
+	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
+
+	/* An incoming cascade would do uncounted work: drift. */
+	pgtest_exec(c, "CREATE TABLE public.retries (id int, item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.contract_assert()"), "CU403");
+	assert_non_null(strstr(msg, "incoming_foreign_keys"));
+	pgtest_exec(c, "DROP TABLE public.retries");
+	pgtest_exec(c, "SELECT cleanup.contract_assert()");
+
+	/* A disabled guard is drift, even though nothing was created. */
+	pgtest_exec(c, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.contract_assert()"), "CU403");
+	assert_non_null(strstr(msg, "triggers"));
+	pgtest_exec(c, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
+
+	/* A replaced engine function is drift; drift never approves itself. */
+	pgtest_exec(c, "CREATE OR REPLACE FUNCTION cleanup.holds_lock(key bigint) RETURNS boolean"
+	               " LANGUAGE sql AS $$ SELECT true $$");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.contract_assert()"), "CU403");
+	assert_non_null(strstr(msg, "functions"));
+	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.contract_assert()"), "CU403");
+	assert_string_equal(pgtest_text(c, "SELECT fingerprint FROM cleanup.schema_contract"), recorded);
+	free(recorded);
+	PQfinish(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_contract_drift_stops_and_harmless_ddl_passes),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
