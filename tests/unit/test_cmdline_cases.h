@@ -1,0 +1,441 @@
+/* The command line's tests, shared by test_cmdline_builtin.c (compiled
+ * with CLEANUP_NO_READLINE) and test_cmdline_readline.c (compiled with GNU
+ * readline): keys fed as the console feeds them, the submitted line,
+ * cancelling, history in memory and in $XDG_STATE_HOME, completion,
+ * UTF-8, rendering with horizontal scrolling, and that the backend never
+ * writes to the terminal (stdout, stderr) itself. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cmdline.h"
+#include "theme.h"
+
+#ifndef EXPECT_BACKEND
+#error "define EXPECT_BACKEND"
+#endif
+
+#define CTRL(c) ((c) & 0x1f)
+
+static char statedir[] = "/tmp/test_cmdline.XXXXXX";
+static char history_file[256];
+
+/* Redirects stdout and stderr to a file while the backend works; the
+ * originals are kept from the start so that a failed test (which leaves
+ * the capture on) cannot confuse the next one. */
+static int orig_out = -1, orig_err = -1;
+static bool capturing;
+static char capture_path[300];
+
+static void capture_begin(void)
+{
+	int fd;
+
+	fflush(stdout);
+	fflush(stderr);
+	snprintf(capture_path, sizeof capture_path, "%s/terminal", statedir);
+	fd = open(capture_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+	capturing = true;
+}
+
+static void capture_restore(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	dup2(orig_out, 1);
+	dup2(orig_err, 2);
+	capturing = false;
+}
+
+/* Restores stdout and stderr; returns how many bytes were written. */
+static long capture_end(void)
+{
+	struct stat st;
+
+	capture_restore();
+	assert_int_equal(stat(capture_path, &st), 0);
+	return (long)st.st_size;
+}
+
+/* Each test starts uncaptured; a failure inside a capture shows it. */
+static int test_setup(void **state)
+{
+	(void)state;
+	return 0;
+}
+
+static int test_teardown(void **state)
+{
+	FILE *f;
+	int c;
+
+	(void)state;
+	if (!capturing)
+		return 0;
+	capture_restore();
+	fprintf(stderr, "--- written to the terminal during the failed test:\n");
+	f = fopen(capture_path, "r");
+	while (f && (c = fgetc(f)) != EOF)
+		fputc(c, stderr);
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+static int feed_str(const char *s)
+{
+	int st = CMDLINE_ACTIVE;
+
+	for (; *s; s++)
+		st = cmdline_feed((unsigned char)*s);
+	return st;
+}
+
+static void offer(lineedit_candidates *out, const char *line, size_t word_start, const char *word, void *arg)
+{
+	static const char *const commands[] = {"step", "seal", "show", "pause", "resume", "cancel", NULL};
+	static const char *const jobs[] = {"12", "120", "7", NULL};
+	const char *const *list = word_start == 0 ? commands : jobs;
+	int i;
+
+	(void)line;
+	(void)word;
+	(*(int *)arg)++;
+	for (i = 0; list[i]; i++)
+		lineedit_candidates_add(out, list[i]);
+}
+
+static void test_backend(void **state)
+{
+	(void)state;
+	assert_string_equal(cmdline_backend(), EXPECT_BACKEND);
+	/* Nothing open: keys are refused, no result. */
+	assert_false(cmdline_active());
+	assert_int_equal(cmdline_feed('x'), CMDLINE_CANCELLED);
+	assert_string_equal(cmdline_result(), "");
+}
+
+static void test_submit_and_history_file(void **state)
+{
+	char path[300], line[64];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(cmdline_history_path(path, sizeof path), 0);
+	assert_string_equal(path, history_file);
+
+	capture_begin();
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	assert_true(cmdline_active());
+	assert_int_equal(feed_str("step 12"), CMDLINE_ACTIVE);
+	assert_string_equal(cmdline_text(), "step 12");
+	assert_int_equal(cmdline_cursor(), 7);
+	assert_int_equal(cmdline_feed('\r'), CMDLINE_SUBMITTED);
+	assert_false(cmdline_active());
+	assert_string_equal(cmdline_result(), "step 12");
+	/* After submitting, keys change nothing. */
+	assert_int_equal(cmdline_feed('x'), CMDLINE_SUBMITTED);
+	assert_string_equal(cmdline_result(), "step 12");
+	cmdline_close();
+	cmdline_close(); /* idempotent */
+	assert_int_equal(capture_end(), 0);
+
+	/* Saved at once under $XDG_STATE_HOME/cleanupctl/, one entry a line. */
+	f = fopen(history_file, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof line, f));
+	assert_string_equal(line, "step 12\n");
+	fclose(f);
+}
+
+static void test_editing_keys(void **state)
+{
+	(void)state;
+	capture_begin();
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("pause 12");
+	cmdline_feed(KEY_LEFT);
+	cmdline_feed(KEY_LEFT);
+	assert_int_equal(cmdline_cursor(), 6);
+	cmdline_feed(KEY_HOME);
+	assert_int_equal(cmdline_cursor(), 0);
+	cmdline_feed(KEY_RIGHT);
+	assert_int_equal(cmdline_cursor(), 1);
+	cmdline_feed(KEY_END);
+	assert_int_equal(cmdline_cursor(), 8);
+	cmdline_feed(CTRL('a'));
+	assert_int_equal(cmdline_cursor(), 0);
+	cmdline_feed(CTRL('e'));
+	assert_int_equal(cmdline_cursor(), 8);
+	cmdline_feed(CTRL('b'));
+	cmdline_feed(CTRL('f'));
+	assert_int_equal(cmdline_cursor(), 8);
+	cmdline_feed(CTRL('w'));
+	assert_string_equal(cmdline_text(), "pause ");
+	feed_str("7 x");
+	cmdline_feed(KEY_BACKSPACE);
+	cmdline_feed(127);
+	assert_string_equal(cmdline_text(), "pause 7");
+	cmdline_feed(KEY_LEFT);
+	cmdline_feed(CTRL('k'));
+	assert_string_equal(cmdline_text(), "pause ");
+	cmdline_feed(CTRL('u'));
+	assert_string_equal(cmdline_text(), "");
+	feed_str("abc");
+	cmdline_feed(KEY_HOME);
+	cmdline_feed(KEY_DC);
+	cmdline_feed(CTRL('d'));
+	assert_string_equal(cmdline_text(), "c");
+	cmdline_feed(KEY_RESIZE); /* the console's business, not ours */
+	cmdline_feed(KEY_F(2));
+	assert_string_equal(cmdline_text(), "c");
+	assert_int_equal(cmdline_feed(27), CMDLINE_CANCELLED); /* Esc */
+	assert_string_equal(cmdline_result(), "");
+	cmdline_close();
+
+	/* ^C cancels; ^D on an empty line cancels. */
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("seal 3");
+	assert_int_equal(cmdline_feed(CTRL('c')), CMDLINE_CANCELLED);
+	cmdline_close();
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	assert_int_equal(cmdline_feed(CTRL('d')), CMDLINE_CANCELLED);
+	cmdline_close();
+	/* Opening again starts empty. */
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	assert_string_equal(cmdline_text(), "");
+	assert_int_equal(cmdline_feed(KEY_ENTER), CMDLINE_SUBMITTED);
+	assert_string_equal(cmdline_result(), "");
+	cmdline_close();
+	assert_int_equal(capture_end(), 0);
+}
+
+static void test_history_keys(void **state)
+{
+	size_t before;
+
+	(void)state;
+	capture_begin();
+	before = cmdline_history_count();
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("resume 7\n");
+	assert_string_equal(cmdline_result(), "resume 7");
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0); /* closes the previous one */
+	feed_str("resume 7\n");                            /* a repeat: kept once */
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("   \n");                                 /* blank: not kept */
+	assert_int_equal(cmdline_history_count(), before + 1);
+
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("dra");
+	cmdline_feed(KEY_UP);
+	assert_string_equal(cmdline_text(), "resume 7");
+	cmdline_feed(KEY_UP);
+	assert_string_equal(cmdline_text(), "step 12");
+	cmdline_feed(KEY_DOWN);
+	assert_string_equal(cmdline_text(), "resume 7");
+	cmdline_feed(KEY_DOWN);
+	assert_string_equal(cmdline_text(), "dra");
+	cmdline_feed(KEY_UP);
+	assert_int_equal(cmdline_feed('\n'), CMDLINE_SUBMITTED);
+	assert_string_equal(cmdline_result(), "resume 7");
+	cmdline_close();
+	assert_int_equal(capture_end(), 0);
+}
+
+static void test_history_survives_restart(void **state)
+{
+	size_t n;
+
+	(void)state;
+	capture_begin();
+	n = cmdline_history_count();
+	assert_true(n >= 2);
+	cmdline_shutdown(); /* as if the console exited */
+	assert_int_equal(cmdline_history_count(), 0);
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0); /* loads the file */
+	assert_int_equal(cmdline_history_count(), n);
+	cmdline_feed(KEY_UP);
+	assert_string_equal(cmdline_text(), "resume 7");
+	cmdline_close();
+	assert_int_equal(capture_end(), 0);
+}
+
+static void test_completion(void **state)
+{
+	int calls = 0;
+
+	(void)state;
+	capture_begin();
+	assert_int_equal(cmdline_open(":", offer, &calls), 0);
+	feed_str("pa");
+	assert_int_equal(cmdline_feed('\t'), CMDLINE_ACTIVE);
+	assert_string_equal(cmdline_text(), "pause ");
+	assert_true(calls >= 1);
+	feed_str("1");
+	cmdline_feed('\t');
+	assert_string_equal(cmdline_text(), "pause 12"); /* 12 and 120: their common prefix */
+	assert_non_null(strstr(cmdline_message(), "12"));
+	assert_non_null(strstr(cmdline_message(), "120"));
+	cmdline_feed(CTRL('u'));
+	assert_string_equal(cmdline_message(), ""); /* the hint lasts one key */
+	feed_str("s");
+	cmdline_feed('\t');
+	assert_string_equal(cmdline_text(), "s");
+	assert_non_null(strstr(cmdline_message(), "step"));
+	assert_non_null(strstr(cmdline_message(), "seal"));
+	assert_non_null(strstr(cmdline_message(), "show"));
+	feed_str("e");
+	cmdline_feed('\t');
+	assert_string_equal(cmdline_text(), "seal ");
+	feed_str("x");
+	cmdline_feed('\t'); /* nothing starts with x */
+	assert_string_equal(cmdline_text(), "seal x");
+	assert_int_equal(cmdline_feed('\r'), CMDLINE_SUBMITTED);
+	assert_string_equal(cmdline_result(), "seal x");
+	cmdline_close();
+
+	/* Without a callback Tab completes nothing (never file names). */
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("st");
+	cmdline_feed('\t');
+	assert_string_equal(cmdline_text(), "st");
+	cmdline_close();
+	assert_int_equal(capture_end(), 0);
+}
+
+static void test_utf8(void **state)
+{
+	(void)state;
+	capture_begin();
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("caf\xc3\xa9 \xe6\xbc\xa2");
+	assert_string_equal(cmdline_text(), "caf\xc3\xa9 \xe6\xbc\xa2");
+	assert_int_equal(cmdline_cursor(), 9);
+	cmdline_feed(KEY_LEFT);
+	assert_int_equal(cmdline_cursor(), 6);
+	cmdline_feed(KEY_END);
+	cmdline_feed(KEY_BACKSPACE);
+	assert_string_equal(cmdline_text(), "caf\xc3\xa9 ");
+	cmdline_feed(KEY_BACKSPACE);
+	cmdline_feed(KEY_BACKSPACE);
+	assert_string_equal(cmdline_text(), "caf");
+	feed_str("\xc3\xa9");
+	cmdline_feed(CTRL('w'));
+	assert_string_equal(cmdline_text(), "");
+	cmdline_close();
+	assert_int_equal(capture_end(), 0);
+}
+
+static void test_render_scrolls(void **state)
+{
+	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+	SCREEN *s;
+	WINDOW *w;
+	char got[64];
+	int i;
+
+	(void)state;
+	assert_non_null(out);
+	assert_non_null(in);
+	s = newterm("xterm-256color", out, in);
+	assert_non_null(s);
+	w = newwin(3, 40, 0, 0);
+	assert_non_null(w);
+
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("step 12");
+	cmdline_render(w, 1, 2, 20);
+	assert_int_equal(getcury(w), 1);
+	assert_int_equal(getcurx(w), 2 + 1 + 7);
+	mvwinnstr(w, 1, 2, got, 20);
+	assert_string_equal(got, ":step 12            ");
+
+	/* A line longer than the field scrolls so that the cursor stays in it. */
+	for (i = 0; i < 30; i++)
+		cmdline_feed('a' + i % 26);
+	cmdline_render(w, 1, 2, 20);
+	assert_int_equal(getcurx(w), 2 + 19);               /* the cursor at the field's end ... */
+	mvwinnstr(w, 1, 2, got, 20);
+	assert_int_equal(got[0], ':');
+	assert_non_null(strstr(got, "bcd"));               /* ... after the end of the text */
+	mvwinnstr(w, 1, 22, got, 5);
+	assert_string_equal(got, "     ");                  /* nothing drawn past the field */
+	cmdline_feed(KEY_HOME);
+	cmdline_render(w, 1, 2, 20);
+	assert_int_equal(getcurx(w), 3);
+	mvwinnstr(w, 1, 2, got, 20);
+	assert_string_equal(got, ":step 12abcdefghijkl");
+	/* Moving right into the hidden part scrolls again. */
+	for (i = 0; i < 25; i++)
+		cmdline_feed(KEY_RIGHT);
+	cmdline_render(w, 1, 2, 20);
+	assert_true(getcurx(w) >= 3 && getcurx(w) <= 21);
+	/* Wide characters count two columns. */
+	cmdline_feed(CTRL('u'));
+	cmdline_feed(CTRL('k'));
+	feed_str("\xe6\xbc\xa2\xe5\xad\x97");
+	cmdline_render(w, 1, 2, 20);
+	assert_int_equal(getcurx(w), 2 + 1 + 4);
+	cmdline_render(w, 1, 2, 1); /* too narrow: draws nothing, no crash */
+	cmdline_feed(27);
+	cmdline_close();
+	delwin(w);
+	endwin();
+	delscreen(s);
+	fclose(out);
+	fclose(in);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		return -1;
+	if (!mkdtemp(statedir))
+		return -1;
+	/* The history goes to a fresh state directory; no ~/.inputrc. */
+	setenv("XDG_STATE_HOME", statedir, 1);
+	setenv("INPUTRC", "/dev/null", 1);
+	snprintf(history_file, sizeof history_file, "%s/cleanupctl/history", statedir);
+	orig_out = dup(1);
+	orig_err = dup(2);
+	return orig_out >= 0 && orig_err >= 0 ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	cmdline_shutdown();
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", statedir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_backend, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_submit_and_history_file, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_editing_keys, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_history_keys, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_history_survives_restart, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_completion, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_utf8, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_render_scrolls, test_setup, test_teardown),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
