@@ -1,27 +1,393 @@
-/* cleanupctl job step / job run: bounded steps of a draining job. Not
- * built yet: refuses with exit 1. */
+/* cleanupctl job step / job run: bounded steps of a draining job, one at a
+ * time (step, with --replay and --preview) or until done (run, with
+ * progress on a terminal), and the recent-steps table of `job show`. */
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cleanup/job.h"
+#include "cleanup/step.h"
 #include "cli.h"
 
-int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
+/* application_name, so the console's lock panel maps backends to jobs. */
+static char app_name[64];
+
+static void set_app_name(cli_ctx *ctx, int64_t id, const char *verb)
+{
+	snprintf(app_name, sizeof app_name, "cleanupctl:job:%" PRId64 ":%s", id, verb);
+	ctx->app_name = app_name;
+}
+
+/* Optional statement timeout (B1): --timeout SECONDS, default 300. */
+static int apply_timeout(cli_ctx *ctx, cleanup_engine *e, int64_t seconds)
 {
 	cleanup_error err;
 
-	(void)argc;
-	(void)argv;
-	cleanup_error_set(&err, CLEANUP_ERROR, "job step is not available in this build yet");
-	return cli_fail(ctx, &err);
+	if (seconds > 0 && cleanup_engine_set_timeout(e, (int)(seconds * 1000), &err) != CLEANUP_OK)
+		return cli_fail(ctx, &err);
+	return 0;
+}
+
+static void print_step_line(FILE *f, const cleanup_step_result *s)
+{
+	if (s->preview)
+		fprintf(f, "preview of step %d", s->step_no);
+	else if (s->replayed)
+		fprintf(f, "step %d (recorded, replayed; nothing was done)", s->step_no);
+	else
+		fprintf(f, "step %d", s->step_no);
+	fprintf(f, ": %s, pass %d", s->action, s->pass_no);
+	if (s->library_id > 0)
+		fprintf(f, ", library %" PRId64, s->library_id);
+	fputc('\n', f);
+	if (strcmp(s->action, "final-check") == 0)
+		fprintf(f, "  checked %d rows (ids %" PRId64 "..%" PRId64 ") for eligible survivors\n", s->checked,
+		        s->cursor_from, s->cursor_to);
+	else if (s->visited > 0 || strcmp(s->action, "drain") == 0 || strcmp(s->action, "pass") == 0)
+		fprintf(f, "  %s %d rows (ids %" PRId64 "..%" PRId64 "): %s %d, moved %d, absent %d, retained %d, kept %d\n",
+		        s->preview ? "would visit" : "visited", s->visited, s->cursor_from, s->cursor_to,
+		        s->preview ? "would delete" : "deleted", s->deleted, s->moved, s->absent, s->retained, s->kept);
+	if (s->libraries_deleted || s->servers_deleted)
+		fprintf(f, "  %s %d %s, %d %s\n", s->preview ? "would delete" : "deleted", s->libraries_deleted,
+		        s->libraries_deleted == 1 ? "library" : "libraries", s->servers_deleted,
+		        s->servers_deleted == 1 ? "server" : "servers");
+	if (!s->preview) {
+		fprintf(f, "  %d mutations, %.3f ms, locks held %.3f ms", s->mutations, s->duration_ms, s->lock_hold_ms);
+		if (s->parent_lock_ms >= 0)
+			fprintf(f, ", parent row lock %.3f ms", s->parent_lock_ms);
+		fputc('\n', f);
+	}
+	fprintf(f, "  phase after: %s\n", s->phase_after);
+}
+
+/* {"job": JOB, "steps": [STEP...]}: one document for every form of job step. */
+static void print_steps_json(const cleanup_job *job, const cleanup_step_result *steps, int n)
+{
+	int i;
+
+	printf("{\"job\": %s, \"steps\": [", job && job->json ? job->json : "null");
+	for (i = 0; i < n; i++)
+		printf("%s%s", i ? ", " : "", steps[i].json ? steps[i].json : "null");
+	printf("]}\n");
+}
+
+int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
+{
+	int64_t id, nsteps = 1, replay = 0, timeout = 300;
+	bool preview = false, have_steps = false;
+	cleanup_step_result *steps = NULL;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	cleanup_job job;
+	int i, n = 0, rc = CLEANUP_OK, code;
+
+	memset(&job, 0, sizeof job);
+	if (argc < 2)
+		return cli_usage(ctx, &cmd_job_entry, "job step needs a job id");
+	if (!cli_parse_id(ctx, "job id", argv[1], &id))
+		return EXIT_USAGE;
+	for (i = 2; i < argc; i++) {
+		bool missing = false;
+		const char *v;
+
+		if ((v = cli_opt(argc, argv, &i, "--steps", &missing))) {
+			if (!cli_parse_int(ctx, "--steps", v, 1, 100000, &nsteps))
+				return EXIT_USAGE;
+			have_steps = true;
+		} else if ((v = cli_opt(argc, argv, &i, "--replay", &missing))) {
+			if (!cli_parse_int(ctx, "--replay", v, 1, INT32_MAX, &replay))
+				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing))) {
+			if (!cli_parse_int(ctx, "--timeout", v, 0, 86400, &timeout))
+				return EXIT_USAGE;
+		} else if (!missing && strcmp(argv[i], "--preview") == 0) {
+			preview = true;
+		} else {
+			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
+			                 argv[i]);
+		}
+	}
+	if ((replay > 0) + preview + have_steps > 1)
+		return cli_usage(ctx, &cmd_job_entry, "job step takes one of --steps, --replay and --preview");
+
+	set_app_name(ctx, id, replay ? "replay" : preview ? "preview" : "step");
+	if ((code = cli_connect(ctx, &e, true)))
+		return code;
+	if ((code = apply_timeout(ctx, e, timeout))) {
+		cleanup_engine_close(e);
+		return code;
+	}
+	steps = calloc((size_t)(replay || preview ? 1 : nsteps), sizeof *steps);
+	if (!steps) {
+		cleanup_engine_close(e);
+		fprintf(stderr, "cleanupctl: out of memory\n");
+		return EXIT_ERROR;
+	}
+
+	if (replay) {
+		rc = cleanup_job_step_replay(&steps[0], e, id, (int32_t)replay, &err);
+		n = rc == CLEANUP_OK;
+	} else if (preview) {
+		rc = cleanup_job_step_preview(&steps[0], e, id, &err);
+		n = rc == CLEANUP_OK;
+	} else {
+		/* The job's last committed step, then exactly the next ones. */
+		rc = cleanup_job_get(&job, e, id, &err);
+		for (i = 0; rc == CLEANUP_OK && i < nsteps; i++) {
+			rc = cleanup_job_step_at(&steps[n], e, id, job.step_no + 1, 0, &err);
+			if (rc != CLEANUP_OK)
+				break;
+			job.step_no = steps[n].step_no;
+			n++;
+			if (!ctx->json && !ctx->quiet)
+				print_step_line(stdout, &steps[n - 1]);
+			if (strcmp(steps[n - 1].phase_after, "completed") == 0)
+				break;
+		}
+		if (rc != CLEANUP_OK && n > 0 && !ctx->json)
+			fprintf(stderr, "cleanupctl: %d step%s committed before this failure\n", n, n == 1 ? "" : "s");
+	}
+	if ((replay || preview) && rc == CLEANUP_OK && !ctx->json && !ctx->quiet)
+		print_step_line(stdout, &steps[0]);
+
+	if (rc != CLEANUP_OK) {
+		code = cli_fail(ctx, &err);
+	} else {
+		code = EXIT_DONE;
+		if (ctx->json) {
+			cleanup_job_reset(&job);
+			rc = cleanup_job_get(&job, e, id, &err);
+			if (rc != CLEANUP_OK)
+				code = cli_fail(ctx, &err);
+			else
+				print_steps_json(&job, steps, n);
+		}
+	}
+	cleanup_step_results_free(steps, (size_t)(replay || preview ? 1 : nsteps));
+	cleanup_job_reset(&job);
+	cleanup_engine_close(e);
+	return code;
+}
+
+/* --- job run ------------------------------------------------------------- */
+
+typedef struct run_view {
+	bool tty;
+	bool quiet;
+	double last_draw;
+	int64_t total;
+} run_view;
+
+static void fmt_duration(char *buf, size_t len, double s)
+{
+	long t = s < 0 || !isfinite(s) ? 0 : (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* Items resolved so far: every outcome except a retention, which is revisited. */
+static int64_t job_done(const cleanup_job *j)
+{
+	return j->deleted + j->moved + j->absent + j->kept;
+}
+
+static void draw_progress(const run_view *v, const cleanup_run_progress *p, bool final)
+{
+	char a[32], b[32], eta[32], el[32];
+	int64_t done = job_done(p->job);
+	double rate = p->elapsed_s > 0 ? (double)done / p->elapsed_s : 0;
+	/* Progress of this run: rate over this run's share of the work. */
+	double remaining = v->total > done && rate > 0 ? (double)(v->total - done) / rate : 0;
+
+	fmt_duration(el, sizeof el, p->elapsed_s);
+	fmt_duration(eta, sizeof eta, remaining);
+	fprintf(stderr, "\r\033[Kjob %" PRId64 ": %s of %s", p->job->id, cli_count(a, sizeof a, done),
+	        cli_count(b, sizeof b, v->total));
+	if (v->total > 0)
+		fprintf(stderr, " (%.1f%%)", 100.0 * (double)(done < v->total ? done : v->total) / (double)v->total);
+	fprintf(stderr, ", %.0f/s, step %d, pass %d, %s, %s elapsed", rate, p->job->step_no,
+	        p->step ? p->step->pass_no : p->job->pass_no, p->job->phase, el);
+	if (!final && remaining > 0)
+		fprintf(stderr, ", ETA %s", eta);
+	if (p->busy_retries > 0)
+		fprintf(stderr, ", %d busy", p->busy_retries);
+	if (final)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static bool run_callback(const cleanup_run_progress *p, void *arg)
+{
+	run_view *v = arg;
+
+	if (!v->tty || v->quiet)
+		return true;
+	/* At most ten redraws a second, and always the last step. */
+	if (p->elapsed_s - v->last_draw >= 0.1 || (p->step && strcmp(p->step->phase_after, "completed") == 0)) {
+		draw_progress(v, p, false);
+		v->last_draw = p->elapsed_s;
+	}
+	return true;
 }
 
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 {
-	return cmd_job_step(ctx, argc, argv);
+	int64_t id, max_steps = 0, reconnects = 0, timeout = 300, backoff_max = 1000, max_busy = 100;
+	double deadline = 0;
+	cleanup_run_opts opts;
+	cleanup_run_summary sum;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	run_view view;
+	int i, rc, code;
+
+	if (argc < 2)
+		return cli_usage(ctx, &cmd_job_entry, "job run needs a job id");
+	if (!cli_parse_id(ctx, "job id", argv[1], &id))
+		return EXIT_USAGE;
+	for (i = 2; i < argc; i++) {
+		bool missing = false;
+		const char *v;
+
+		if ((v = cli_opt(argc, argv, &i, "--max-steps", &missing))) {
+			if (!cli_parse_int(ctx, "--max-steps", v, 1, INT32_MAX, &max_steps))
+				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &i, "--deadline", &missing))) {
+			char *end = NULL;
+
+			deadline = strtod(v, &end);
+			if (!*v || *end || !(deadline > 0) || deadline > 7 * 86400.0)
+				return cli_usage(ctx, &cmd_job_entry,
+				                 "--deadline must be a number of seconds above 0 and at most 604800, not \"%s\"", v);
+		} else if ((v = cli_opt(argc, argv, &i, "--reconnect", &missing))) {
+			if (!cli_parse_int(ctx, "--reconnect", v, 0, 1000, &reconnects))
+				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &i, "--max-busy", &missing))) {
+			if (!cli_parse_int(ctx, "--max-busy", v, 1, 1000000, &max_busy))
+				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &i, "--backoff-max", &missing))) {
+			if (!cli_parse_int(ctx, "--backoff-max", v, 1, 60000, &backoff_max))
+				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing))) {
+			if (!cli_parse_int(ctx, "--timeout", v, 0, 86400, &timeout))
+				return EXIT_USAGE;
+		} else {
+			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
+			                 argv[i]);
+		}
+	}
+
+	set_app_name(ctx, id, "run");
+	if ((code = cli_connect(ctx, &e, true)))
+		return code;
+	if ((code = apply_timeout(ctx, e, timeout))) {
+		cleanup_engine_close(e);
+		return code;
+	}
+	memset(&view, 0, sizeof view);
+	view.tty = !ctx->json && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
+	view.quiet = ctx->quiet;
+	{
+		cleanup_job j;
+
+		if (cleanup_job_get(&j, e, id, &err) != CLEANUP_OK) {
+			cleanup_engine_close(e);
+			return cli_fail(ctx, &err);
+		}
+		view.total = j.total_estimate > 0 ? j.total_estimate : 0;
+		cleanup_job_reset(&j);
+	}
+	memset(&opts, 0, sizeof opts);
+	opts.max_steps = (int)max_steps;
+	opts.deadline_s = deadline;
+	opts.backoff_max_ms = (int)backoff_max;
+	opts.max_busy_retries = (int)max_busy;
+	opts.max_reconnects = (int)reconnects;
+	opts.callback = run_callback;
+	opts.callback_arg = &view;
+
+	rc = cleanup_job_run(&sum, e, id, &opts, &err);
+	if (view.tty && !view.quiet && sum.steps > 0) {
+		cleanup_run_progress p;
+
+		memset(&p, 0, sizeof p);
+		p.job = &sum.job;
+		p.steps_done = sum.steps;
+		p.busy_retries = sum.busy_retries;
+		p.elapsed_s = sum.elapsed_s;
+		draw_progress(&view, &p, true);
+	}
+
+	if (ctx->json) {
+		printf("{\"job\": %s, \"steps\": %d, \"busy_retries\": %d, \"reconnects\": %d, \"replayed\": %d, "
+		       "\"elapsed_s\": %.3f, \"completed\": %s, \"stopped\": %s, \"stop_reason\": ",
+		       sum.job.json ? sum.job.json : "null", sum.steps, sum.busy_retries, sum.reconnects, sum.replayed,
+		       sum.elapsed_s, sum.completed ? "true" : "false", sum.stopped ? "true" : "false");
+		cli_json_string(stdout, sum.stop_reason);
+		printf("}\n");
+	}
+	if (rc != CLEANUP_OK) {
+		code = cli_fail(ctx, &err);
+		if (sum.steps > 0)
+			fprintf(stderr, "cleanupctl: %d step%s of job %" PRId64 " committed before this; it resumes from step %d\n",
+			        sum.steps, sum.steps == 1 ? "" : "s", id, sum.job.step_no + 1);
+	} else {
+		code = EXIT_DONE;
+		if (!ctx->json && !ctx->quiet) {
+			char a[32];
+
+			if (sum.completed && sum.steps == 0)
+				printf("job %" PRId64 " is already completed\n", id);
+			else
+				printf("job %" PRId64 ": %d step%s in %.2f s, %s; phase %s, step %d, %s deleted in all\n", id,
+				       sum.steps, sum.steps == 1 ? "" : "s", sum.elapsed_s,
+				       sum.completed ? "completed" : sum.stop_reason, sum.job.phase, sum.job.step_no,
+				       cli_count(a, sizeof a, sum.job.deleted));
+		}
+	}
+	cleanup_job_reset(&sum.job);
+	cleanup_engine_close(e);
+	return code;
 }
+
+/* --- job show's recent steps ---------------------------------------------- */
 
 void cli_print_job_steps(FILE *f, cleanup_engine *engine, int64_t job_id, int n)
 {
-	(void)f;
-	(void)engine;
-	(void)job_id;
-	(void)n;
+	cleanup_step_result *steps = NULL;
+	cleanup_error err;
+	size_t count = 0, i;
+
+	if (n <= 0)
+		return;
+	if (cleanup_job_steps_list(&steps, &count, engine, job_id, n, &err) != CLEANUP_OK) {
+		fprintf(f, "  (steps unavailable: %s)\n", err.message);
+		return;
+	}
+	if (count == 0) {
+		fprintf(f, "  no steps yet\n");
+		goto out;
+	}
+	fprintf(f, "  recent steps (newest first)\n");
+	fprintf(f, "  %6s %-18s %4s %7s %7s %5s %6s %8s %6s %4s %9s %9s %9s  %s\n", "step", "action", "pass", "visited",
+	        "deleted", "moved", "absent", "retained", "kept", "mut", "ms", "lock ms", "parent ms", "after");
+	for (i = 0; i < count; i++) {
+		const cleanup_step_result *s = &steps[i];
+		char parent[16];
+
+		if (s->parent_lock_ms >= 0)
+			snprintf(parent, sizeof parent, "%.3f", s->parent_lock_ms);
+		else
+			snprintf(parent, sizeof parent, "-");
+		fprintf(f, "  %6d %-18s %4d %7d %7d %5d %6d %8d %6d %4d %9.3f %9.3f %9s  %s\n", s->step_no, s->action,
+		        s->pass_no, s->visited, s->deleted, s->moved, s->absent, s->retained, s->kept, s->mutations,
+		        s->duration_ms, s->lock_hold_ms, parent, s->phase_after);
+	}
+out:
+	cleanup_step_results_free(steps, count);
 }

@@ -28,7 +28,9 @@ typedef struct cleanup_step_result {
 	int64_t cursor_from, cursor_to;
 	int32_t visited, deleted, moved, absent, retained, kept;
 	int32_t libraries_deleted, servers_deleted;
-	int32_t mutations;      /* domain mutations, <= CLEANUP_STEP_BUDGET */
+	int32_t mutations;      /* domain mutations, <= CLEANUP_STEP_BUDGET (except the
+	                         * single-transaction comparison mode) */
+	int32_t checked;        /* rows read by a final absence check (not visits) */
 	char phase_after[16];
 	double duration_ms;
 	double lock_hold_ms;    /* job and library locks */
@@ -42,22 +44,41 @@ typedef struct cleanup_step_result {
 /* Frees what R owns and zeroes it. Accepts NULL. */
 void cleanup_step_result_reset(cleanup_step_result *r);
 
-/* Runs the next step of draining or finalizing job JOB_ID. Idempotent on
- * retry: the call names the step number it expects to run, so a step that
- * committed but whose answer was lost is returned as replayed.
+/* Runs the next step of draining or finalizing job JOB_ID: reads the job's
+ * last committed step number and runs that number + 1 with
+ * cleanup_job_step_at() (two round trips; loops should track the number
+ * themselves and call cleanup_job_step_at(), or use cleanup_job_run()).
  * EBUSY on lock contention (nothing changed; retry later), EREFUSED when the
  * job is in another phase, ECONN when the connection drops (the transaction
- * rolled back; the job resumes from its last committed step). */
+ * rolled back; the job resumes from its last committed step). On failure
+ * *OUT is zeroed; on success release it with cleanup_step_result_reset(). */
 int cleanup_job_step(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
                      cleanup_error *err);
+
+/* Runs step STEP_NO of job JOB_ID in one round trip. STEP_NO is the step the
+ * caller intends to run: the job's last committed step_no + 1. If STEP_NO
+ * has already been committed (a retry after a lost answer), its record is
+ * returned with replayed set and nothing is done (S8). Any other number is
+ * EINVAL. BUSY_SEEN is the number of busy answers the caller saw and could
+ * not record (cleanup_job_note_busy() returned 0); the step adds them to the
+ * job's busy_retries. Errors as cleanup_job_step(). */
+int cleanup_job_step_at(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
+                        int32_t step_no, int busy_seen, cleanup_error *err);
+
+/* Records a busy answer for the console: an event row, and the job's
+ * busy_retries / last_error when its row is not locked right now (never
+ * waits). *RECORDED tells whether the counter was incremented. */
+int cleanup_job_note_busy(bool *recorded, cleanup_engine *engine, int64_t job_id, const char *message,
+                          cleanup_error *err);
 
 /* Returns the recorded result of committed step STEP_NO (S8). Deletes
  * nothing. ENOTFOUND when that step has not been committed. */
 int cleanup_job_step_replay(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
                             int32_t step_no, cleanup_error *err);
 
-/* Computes what the next step would delete, move and retain, in a
- * transaction that is rolled back. */
+/* Computes what the next step would delete, move and retain, in a READ
+ * ONLY transaction that is rolled back: no locks, no mutations. A
+ * prediction at one snapshot; the step itself re-validates every row. */
 int cleanup_job_step_preview(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
                              cleanup_error *err);
 
@@ -70,7 +91,8 @@ void cleanup_step_results_free(cleanup_step_result *r, size_t n);
 /* Progress of cleanup_job_run(), passed to the callback after every step. */
 typedef struct cleanup_run_progress {
 	const cleanup_job *job;           /* the job after the step */
-	const cleanup_step_result *step;  /* the step just committed; NULL after a busy retry */
+	const cleanup_step_result *step;  /* the step just committed; NULL after a busy answer */
+	const cleanup_error *busy;        /* the busy answer, when step is NULL */
 	int steps_done;                   /* steps committed by this run */
 	int busy_retries;                 /* busy answers seen by this run */
 	double elapsed_s;
@@ -85,6 +107,8 @@ typedef struct cleanup_run_opts {
 	int backoff_initial_ms;  /* first wait after a busy step (0: 10 ms) */
 	int backoff_max_ms;      /* cap of the doubling backoff (0: 1000 ms) */
 	int max_busy_retries;    /* consecutive busy answers before giving up (0: 100) */
+	int max_reconnects;      /* a lost connection: reconnect and retry the same step
+	                          * number this many times in a row (0: give up, ECONN) */
 	cleanup_run_callback callback; /* may be NULL */
 	void *callback_arg;
 } cleanup_run_opts;
@@ -95,6 +119,9 @@ typedef struct cleanup_run_summary {
 	double elapsed_s;
 	bool completed;          /* the job reached completed */
 	bool stopped;            /* max_steps, deadline or the callback stopped it */
+	char stop_reason[24];    /* "completed", "max-steps", "deadline", "callback", "busy", "error" */
+	int reconnects;          /* connections re-opened after a loss */
+	int replayed;            /* steps returned as already committed (after a reconnect) */
 	cleanup_job job;         /* the job at the end; release with cleanup_job_reset */
 } cleanup_run_summary;
 

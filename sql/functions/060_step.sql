@@ -1,0 +1,582 @@
+-- 060_step: bounded, fenced, resumable and replayable steps of a draining
+-- job (S1-S13), the busy-retry record, and the read-only preview.
+-- docs/steps.md explains the protocol; this file is its implementation.
+--
+-- One call of cleanup.job_step() is one step: one transaction, one round
+-- trip. Locks in the order L1 (source table, coordinator, job row, library
+-- locks ascending), all nonblocking: contention raises 55P03 and nothing
+-- changes. A step visits at most 128 rows and makes at most 128 domain
+-- mutations; its row mutations, the job's counters and cursor and its step
+-- record commit together (S7).
+--
+-- The hot path (draining) avoids PL/pgSQL EXCEPTION blocks: each one is a
+-- subtransaction. NOWAIT failures there surface with PostgreSQL's own 55P03
+-- message; the rarer finalize steps translate them into clearer ones.
+
+-- Key of the advisory lock behind the test-only hook 'after_discovery'.
+CREATE OR REPLACE FUNCTION cleanup.test_hook_key()
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT cleanup.lock_key(9, 1) $$;
+
+-- Milliseconds from T to now (clock time).
+CREATE OR REPLACE FUNCTION cleanup.ms_since(t timestamptz)
+RETURNS double precision LANGUAGE sql VOLATILE
+AS $$ SELECT extract(epoch FROM clock_timestamp() - t)::double precision * 1000 $$;
+
+-- Locks row P_ID of a parent (library or server) FOR UPDATE NOWAIT, or the
+-- admission row of that parent, with a message naming it. Finalize steps
+-- only (the EXCEPTION block is a subtransaction, acceptable there).
+CREATE OR REPLACE FUNCTION cleanup.lock_parent_row(p_what text, p_id bigint)
+RETURNS boolean LANGUAGE plpgsql
+AS $$
+BEGIN
+    BEGIN
+        IF p_what = 'library' THEN
+            PERFORM 1 FROM inventory.libraries WHERE id = p_id FOR UPDATE NOWAIT;
+        ELSIF p_what = 'server' THEN
+            PERFORM 1 FROM inventory.media_servers WHERE id = p_id FOR UPDATE NOWAIT;
+        ELSIF p_what = 'library admission' THEN
+            PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_id FOR UPDATE NOWAIT;
+        ELSIF p_what = 'server admission' THEN
+            PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_id FOR UPDATE NOWAIT;
+        ELSE
+            RAISE EXCEPTION 'lock_parent_row: unknown parent kind %', p_what;
+        END IF;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION '% row % is locked by another transaction (a sync writer in flight); nothing changed',
+            p_what, p_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
+    RETURN FOUND;
+END $$;
+
+-- Records a busy answer of job P_JOB for the console without waiting on the
+-- job row: an event row always, and busy_retries / last_error when the job
+-- row is not locked at this moment (SKIP LOCKED). Returns whether the
+-- counter was incremented; a caller that got false passes the busy answer to
+-- its next step (cleanup.job_step's P_BUSY), which adds it under its lock.
+CREATE OR REPLACE FUNCTION cleanup.job_note_busy(p_job bigint, p_message text)
+RETURNS boolean LANGUAGE plpgsql
+AS $$
+DECLARE
+    n int;
+BEGIN
+    PERFORM cleanup.log_event(p_job, 'busy', coalesce(p_message, 'busy'));
+    UPDATE cleanup.jobs
+       SET busy_retries = busy_retries + 1,
+           last_error = left(coalesce(p_message, 'busy'), 2000), last_error_at = now()
+     WHERE id = (SELECT id FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n = 1;
+END $$;
+
+-- The recorded result of committed step P_STEP_NO of job P_JOB (S8).
+-- Reads only; CU001 when that step has not been committed.
+CREATE OR REPLACE FUNCTION cleanup.job_step_replay(p_job bigint, p_step_no int)
+RETURNS cleanup.job_steps LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    s cleanup.job_steps;
+    last int;
+BEGIN
+    SELECT * INTO s FROM cleanup.job_steps WHERE job_id = p_job AND step_no = p_step_no;
+    IF FOUND THEN
+        RETURN s;
+    END IF;
+    SELECT step_no INTO last FROM cleanup.jobs WHERE id = p_job;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
+    END IF;
+    RAISE EXCEPTION 'job % has no committed step %: its last committed step is %', p_job, p_step_no, last
+        USING ERRCODE = 'CU001',
+              HINT = CASE WHEN last = 0 THEN 'no step has run yet'
+                          ELSE format('steps 1 to %s can be replayed', last) END;
+END $$;
+
+-- Classifies the discovered rows V_IDS (xmin V_XMINS at discovery; NULL when
+-- the row was already gone) after the library locks are held (S2, S3, S4,
+-- S5). With P_LOCK the rows are locked FOR UPDATE SKIP LOCKED and re-read;
+-- a row a concurrent writer holds is retained, never treated as done.
+-- Without P_LOCK (preview, read-only) they are re-read without locks.
+--   in scope: prune / remove-library: library_id = P_LIB;
+--             remove-server: the row's library belongs to P_SERVER.
+--   eligible: removal: every row; prune: external_id not in the manifest.
+-- Returns the ids to delete and to retain, and the other counts.
+CREATE OR REPLACE FUNCTION cleanup.step_classify(
+    p_job bigint, p_prune boolean, p_lib bigint, p_server bigint,
+    v_ids bigint[], v_xmins xid[], p_lock boolean,
+    OUT del_ids bigint[], OUT ret_ids bigint[], OUT del_libs bigint[],
+    OUT n_moved int, OUT n_absent int, OUT n_kept int)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    -- The verdicts are materialized so that each row's checks run once,
+    -- not once per aggregate below.
+    IF p_lock THEN
+        WITH v AS MATERIALIZED (
+            SELECT d.id, l.library_id AS lib,
+                   CASE
+                     WHEN l.id IS NULL THEN
+                       -- Not locked: gone, or held by a concurrent writer.
+                       CASE WHEN EXISTS (SELECT 1 FROM inventory.items x WHERE x.id = d.id)
+                            THEN 'retained' ELSE 'absent' END
+                     WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.library_id = p_lib
+                                    ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
+                                                  WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
+                       THEN 'moved'
+                     WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
+                     WHEN p_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
+                                               WHERE m.job_id = p_job AND m.external_id = l.external_id)
+                       THEN 'kept'
+                     ELSE 'delete'
+                   END AS verdict
+              FROM unnest(v_ids, v_xmins) AS d(id, x)
+              LEFT JOIN (SELECT i.id, i.library_id, i.xmin, i.external_id
+                           FROM inventory.items i
+                          WHERE i.id = ANY (v_ids)
+                            FOR UPDATE SKIP LOCKED) l ON l.id = d.id)
+        SELECT array_agg(v.id) FILTER (WHERE v.verdict = 'delete'),
+               array_agg(v.id) FILTER (WHERE v.verdict = 'retained'),
+               array_agg(DISTINCT v.lib) FILTER (WHERE v.verdict = 'delete'),
+               count(*) FILTER (WHERE v.verdict = 'moved'),
+               count(*) FILTER (WHERE v.verdict = 'absent'),
+               count(*) FILTER (WHERE v.verdict = 'kept')
+          INTO del_ids, ret_ids, del_libs, n_moved, n_absent, n_kept
+          FROM v;
+    ELSE
+        WITH v AS MATERIALIZED (
+            SELECT d.id, l.library_id AS lib,
+                   CASE
+                     WHEN l.id IS NULL THEN 'absent'
+                     WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.library_id = p_lib
+                                    ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
+                                                  WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
+                       THEN 'moved'
+                     WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
+                     WHEN p_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
+                                               WHERE m.job_id = p_job AND m.external_id = l.external_id)
+                       THEN 'kept'
+                     ELSE 'delete'
+                   END AS verdict
+              FROM unnest(v_ids, v_xmins) AS d(id, x)
+              LEFT JOIN inventory.items l ON l.id = d.id)
+        SELECT array_agg(v.id) FILTER (WHERE v.verdict = 'delete'),
+               array_agg(v.id) FILTER (WHERE v.verdict = 'retained'),
+               array_agg(DISTINCT v.lib) FILTER (WHERE v.verdict = 'delete'),
+               count(*) FILTER (WHERE v.verdict = 'moved'),
+               count(*) FILTER (WHERE v.verdict = 'absent'),
+               count(*) FILTER (WHERE v.verdict = 'kept')
+          INTO del_ids, ret_ids, del_libs, n_moved, n_absent, n_kept
+          FROM v;
+    END IF;
+END $$;
+
+-- The engine of one step (or, with P_PREVIEW, the prediction of the next
+-- one). See cleanup.job_step for the contract.
+CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean)
+RETURNS cleanup.job_steps LANGUAGE plpgsql
+AS $$
+DECLARE
+    t0        timestamptz := clock_timestamp();
+    t_locked  timestamptz;
+    t_parent  timestamptz;
+    j         cleanup.jobs;
+    s         cleanup.job_steps;
+    v_server  bigint;
+    v_lib     bigint;          -- the library in scope (NULL: the server's libraries)
+    v_prune   boolean;
+    v_ids     bigint[];
+    v_xmins   xid[];
+    v_libs    bigint[];
+    v_scope   bigint;          -- library a visited row must still be in (NULL: the server's)
+    v_ret     bigint[];
+    v_n       int;
+    v_more    boolean;
+    c         record;
+    v_next    bigint;
+    v_bad     bigint;
+    v_page    int := 10000;    -- rows per final-check page (docs/steps.md)
+BEGIN
+    IF p_step_no IS NOT NULL AND p_step_no < 1 THEN
+        RAISE EXCEPTION 'step number % is not valid: steps are numbered from 1', p_step_no
+            USING ERRCODE = 'CU101';
+    END IF;
+    IF NOT p_preview THEN
+        -- Replay (S8): a committed step is returned as recorded, without locks.
+        SELECT * INTO s FROM cleanup.job_steps WHERE job_id = p_job AND step_no = p_step_no;
+        IF FOUND THEN
+            RETURN s;
+        END IF;
+    END IF;
+    SELECT server_id INTO v_server FROM cleanup.jobs WHERE id = p_job;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
+    END IF;
+
+    IF p_preview THEN
+        -- Read-only: no locks, no mutations; a prediction at this snapshot.
+        SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
+    ELSE
+        -- L1: source table, coordinator, job row; libraries follow below.
+        LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE NOWAIT;
+        IF NOT pg_try_advisory_xact_lock(cleanup.coordinator_key(v_server)) THEN
+            RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', v_server
+                USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        END IF;
+        SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE NOWAIT;
+    END IF;
+    t_locked := clock_timestamp();
+
+    IF NOT p_preview THEN
+        IF p_step_no <= j.step_no THEN
+            -- Committed by another caller between our first look and the lock.
+            RETURN cleanup.job_step_replay(p_job, p_step_no);
+        ELSIF p_step_no <> j.step_no + 1 THEN
+            RAISE EXCEPTION 'job % cannot run step % next: its last committed step is %, so the next is %',
+                p_job, p_step_no, j.step_no, j.step_no + 1 USING ERRCODE = 'CU101';
+        END IF;
+    END IF;
+    IF j.phase NOT IN ('draining', 'finalizing') THEN
+        RAISE EXCEPTION '% has no step to run: only draining and finalizing jobs step', cleanup.job_label(j)
+            USING ERRCODE = 'CU400',
+                  HINT = CASE j.phase
+                           WHEN 'collecting' THEN format('seal it first: cleanupctl job seal %s --expected N', j.id)
+                           WHEN 'paused' THEN format('resume and seal it first: cleanupctl job resume %s', j.id)
+                           WHEN 'completed' THEN 'it is done; replay a recorded step with --replay STEP_NO'
+                           ELSE NULL END;
+    END IF;
+
+    s.job_id := p_job;
+    s.step_no := j.step_no + 1;
+    s.pass_no := j.pass_no;
+    s.visited := 0; s.deleted := 0; s.moved := 0; s.absent := 0; s.retained := 0; s.kept := 0;
+    s.libraries_deleted := 0; s.servers_deleted := 0; s.mutations := 0; s.checked := 0;
+    s.started_at := t0;
+    s.cursor_from := j.cursor_id;
+    v_prune := j.kind = 'prune';
+    v_lib := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
+
+    IF j.mode = 'single-transaction' THEN
+        ---------------------------------------------------------------
+        -- Comparison mode: the old behaviour, one unbounded transaction
+        -- holding the library row lock across the whole delete.
+        ---------------------------------------------------------------
+        s.action := 'single-transaction';
+        s.library_id := j.library_id;
+        IF p_preview THEN
+            SELECT count(*) INTO v_n FROM inventory.items WHERE library_id = j.library_id;
+            s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
+            j.phase := 'completed';
+        ELSE
+            PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
+            PERFORM cleanup.lock_parent_row('library', j.library_id);
+            t_parent := clock_timestamp();
+            UPDATE cleanup.jobs SET phase = 'finalizing' WHERE id = p_job;   -- the parent guard's condition
+            PERFORM cleanup.lock_parent_row('library admission', j.library_id);
+            PERFORM 1 FROM cleanup.library_stats WHERE library_id = j.library_id FOR UPDATE NOWAIT;
+            DELETE FROM inventory.items WHERE library_id = j.library_id;
+            GET DIAGNOSTICS v_n = ROW_COUNT;
+            DELETE FROM cleanup.library_admission WHERE library_id = j.library_id;
+            DELETE FROM cleanup.library_stats WHERE library_id = j.library_id;
+            DELETE FROM inventory.libraries WHERE id = j.library_id;
+            s.parent_lock_ms := cleanup.ms_since(t_parent);
+            s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
+            j.phase := 'completed';
+        END IF;
+
+    ELSIF j.phase = 'draining' THEN
+        ---------------------------------------------------------------
+        -- Drain. Pass 1 walks the cursor to the high-water id (for
+        -- remove-server, library by library in ascending id); every later
+        -- pass visits the rows in cleanup.job_retained in id order.
+        ---------------------------------------------------------------
+        IF j.pass_no = 1 THEN
+            s.action := 'drain';
+            s.library_id := j.cursor_library_id;
+            v_scope := coalesce(v_lib, j.cursor_library_id);
+            IF j.cursor_library_id IS NOT NULL THEN
+                IF NOT p_preview AND NOT pg_try_advisory_xact_lock(cleanup.library_key(j.cursor_library_id)) THEN
+                    RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
+                        j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
+                END IF;
+                -- Discovery: index (library_id, id) range from the cursor;
+                -- one row more than the budget tells whether the range ends.
+                SELECT array_agg(i.id ORDER BY i.id), array_agg(i.xmin ORDER BY i.id)
+                  INTO v_ids, v_xmins
+                  FROM (SELECT id, xmin FROM inventory.items
+                         WHERE library_id = j.cursor_library_id AND id > j.cursor_id AND id <= j.high_water_id
+                         ORDER BY id LIMIT 129) i;
+            END IF;
+        ELSE
+            s.action := 'pass';
+            v_scope := v_lib;
+            SELECT array_agg(r.item_id ORDER BY r.item_id), array_agg(i.xmin ORDER BY r.item_id),
+                   array_agg(DISTINCT i.library_id) FILTER (WHERE i.library_id IS NOT NULL)
+              INTO v_ids, v_xmins, v_libs
+              FROM (SELECT item_id FROM cleanup.job_retained
+                     WHERE job_id = p_job AND item_id > j.cursor_id
+                     ORDER BY item_id LIMIT 129) r
+              LEFT JOIN inventory.items i ON i.id = r.item_id;
+            IF v_lib IS NOT NULL THEN
+                v_libs := ARRAY[v_lib];
+            END IF;
+            s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
+            IF NOT p_preview AND v_libs IS NOT NULL THEN
+                PERFORM cleanup.lock_libraries(v_libs);
+            END IF;
+        END IF;
+
+        v_n := coalesce(cardinality(v_ids), 0);
+        v_more := v_n > 128;
+        IF v_more THEN
+            v_ids := v_ids[1:128];
+            v_xmins := v_xmins[1:128];
+            v_n := 128;
+        END IF;
+
+        IF v_n > 0 THEN
+            -- Test-only fault injection (docs/steps.md): hold the step
+            -- between discovery and the re-read until the test says go.
+            IF NOT p_preview AND current_setting('cleanup.test_hook', true) = 'after_discovery' THEN
+                PERFORM pg_advisory_xact_lock(cleanup.test_hook_key());
+            END IF;
+
+            c := cleanup.step_classify(p_job, v_prune, v_scope, j.server_id, v_ids, v_xmins, NOT p_preview);
+            v_ret := c.ret_ids;
+            s.visited := v_n;
+            s.deleted := coalesce(cardinality(c.del_ids), 0);
+            s.retained := coalesce(cardinality(v_ret), 0);
+            s.moved := c.n_moved;
+            s.absent := c.n_absent;
+            s.kept := c.n_kept;
+            s.mutations := s.deleted;
+
+            IF NOT p_preview THEN
+                IF c.del_ids IS NOT NULL THEN
+                    -- The count trigger updates these rows: take them now,
+                    -- without waiting, rather than wait inside the DELETE.
+                    PERFORM 1 FROM cleanup.library_stats WHERE library_id = ANY (c.del_libs)
+                      ORDER BY library_id FOR UPDATE NOWAIT;
+                    DELETE FROM inventory.items WHERE id = ANY (c.del_ids);
+                    GET DIAGNOSTICS v_bad = ROW_COUNT;
+                    IF v_bad <> s.deleted THEN
+                        -- Cannot happen: this step holds the rows' locks.
+                        RAISE EXCEPTION 'step % of job %: deleted % rows, expected %',
+                            s.step_no, p_job, v_bad, s.deleted;
+                    END IF;
+                END IF;
+                IF j.pass_no = 1 THEN
+                    IF v_ret IS NOT NULL THEN
+                        INSERT INTO cleanup.job_retained (job_id, item_id)
+                        SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
+                    END IF;
+                ELSE
+                    DELETE FROM cleanup.job_retained
+                     WHERE job_id = p_job AND item_id = ANY (v_ids)
+                       AND NOT (item_id = ANY (coalesce(v_ret, '{}'::bigint[])));
+                END IF;
+            END IF;
+            j.cursor_id := v_ids[v_n];
+        END IF;
+        s.cursor_to := j.cursor_id;
+
+        IF NOT v_more THEN
+            -- This range is exhausted: next library, next pass, or finalize.
+            v_next := NULL;
+            IF j.pass_no = 1 AND j.kind = 'remove-server' AND j.cursor_library_id IS NOT NULL THEN
+                SELECT min(id) INTO v_next FROM inventory.libraries
+                 WHERE server_id = j.server_id AND id > j.cursor_library_id;
+            END IF;
+            IF v_next IS NOT NULL THEN
+                j.cursor_library_id := v_next;
+                j.cursor_id := 0;
+            ELSIF v_ret IS NOT NULL
+                  OR EXISTS (SELECT 1 FROM cleanup.job_retained
+                              WHERE job_id = p_job
+                                AND (NOT p_preview OR j.pass_no = 1
+                                     OR NOT (item_id = ANY (coalesce(v_ids, '{}'::bigint[]))))) THEN
+                -- Retained rows remain (S5): another pass revisits them.
+                j.pass_no := j.pass_no + 1;
+                j.cursor_id := 0;
+            ELSE
+                j.phase := 'finalizing';
+                j.cursor_id := 0;
+                j.cursor_library_id := v_lib;
+            END IF;
+        END IF;
+
+    ELSIF j.kind = 'prune' THEN
+        ---------------------------------------------------------------
+        -- Final absence check (S6), while admission stays closed: no row
+        -- of the library at or below the high-water id may be eligible.
+        -- Bounded pages in id order; the eligible set can only shrink
+        -- while the library is fenced, so pages checked in separate
+        -- transactions add up to one check (docs/steps.md).
+        ---------------------------------------------------------------
+        s.action := 'final-check';
+        s.library_id := j.library_id;
+        IF NOT p_preview THEN
+            PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
+        END IF;
+        SELECT count(*), max(p.id),
+               array_agg(p.id ORDER BY p.id) FILTER (WHERE NOT EXISTS (
+                   SELECT 1 FROM cleanup.manifest m WHERE m.job_id = p_job AND m.external_id = p.external_id))
+          INTO v_n, v_next, v_ret
+          FROM (SELECT id, external_id FROM inventory.items
+                 WHERE library_id = j.library_id AND id > j.cursor_id AND id <= j.high_water_id
+                 ORDER BY id LIMIT v_page) p;
+        s.checked := v_n;
+        IF v_ret IS NOT NULL THEN
+            -- Something eligible survived: never complete (S6). Retain
+            -- what this page found and revisit it in another pass; the
+            -- check then starts again from the beginning.
+            j.phase := 'draining';
+            j.pass_no := j.pass_no + 1;
+            j.cursor_id := 0;
+            IF NOT p_preview THEN
+                INSERT INTO cleanup.job_retained (job_id, item_id)
+                SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
+                PERFORM cleanup.log_event(p_job, 'final-check',
+                    format('final check found %s eligible rows in library %s; pass %s revisits them',
+                           cardinality(v_ret), j.library_id, j.pass_no));
+            END IF;
+        ELSIF v_n = v_page THEN
+            j.cursor_id := v_next;
+        ELSE
+            -- Exact: complete, and reopen admission in the same transaction.
+            j.phase := 'completed';
+            IF NOT p_preview THEN
+                PERFORM cleanup.lock_parent_row('library admission', j.library_id);
+                UPDATE cleanup.library_admission
+                   SET state = 'open', job_id = NULL, changed_at = now()
+                 WHERE library_id = j.library_id;
+            END IF;
+        END IF;
+        s.cursor_to := coalesce(v_next, j.cursor_id);
+
+    ELSE
+        ---------------------------------------------------------------
+        -- Finalize a removal (S10, S11, S13): one parent per step, under
+        -- its row lock, after re-checking emptiness under that lock.
+        ---------------------------------------------------------------
+        IF j.kind = 'remove-library' THEN
+            v_next := j.library_id;
+        ELSE
+            SELECT min(id) INTO v_next FROM inventory.libraries WHERE server_id = j.server_id;
+        END IF;
+        IF v_next IS NOT NULL THEN
+            s.action := 'delete-library';
+            s.library_id := v_next;
+            IF NOT p_preview THEN
+                PERFORM cleanup.lock_libraries(ARRAY[v_next]);
+                IF cleanup.lock_parent_row('library', v_next) THEN
+                    t_parent := clock_timestamp();
+                ELSE
+                    v_next := NULL;     -- already gone: only possible around the guards
+                END IF;
+            END IF;
+        END IF;
+        IF v_next IS NOT NULL THEN
+            SELECT array_agg(id ORDER BY id) INTO v_ret
+              FROM (SELECT id FROM inventory.items WHERE library_id = v_next ORDER BY id LIMIT v_page) r;
+        END IF;
+        IF v_ret IS NOT NULL THEN
+            -- Not empty under the lock: never cascade (S11). Revisit what
+            -- remains in another pass, then finalize again.
+            j.phase := 'draining';
+            j.pass_no := j.pass_no + 1;
+            j.cursor_id := 0;
+            s.checked := cardinality(v_ret);
+            IF NOT p_preview THEN
+                INSERT INTO cleanup.job_retained (job_id, item_id)
+                SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
+                PERFORM cleanup.log_event(p_job, 'finalize',
+                    format('library %s still holds inventory under its row lock; pass %s drains it',
+                           v_next, j.pass_no));
+            END IF;
+        ELSIF v_next IS NOT NULL THEN
+            IF NOT p_preview THEN
+                PERFORM cleanup.lock_parent_row('library admission', v_next);
+                DELETE FROM cleanup.library_admission WHERE library_id = v_next;
+                DELETE FROM cleanup.library_stats WHERE library_id = v_next;
+                DELETE FROM inventory.libraries WHERE id = v_next;
+                s.parent_lock_ms := cleanup.ms_since(t_parent);
+            END IF;
+            s.libraries_deleted := 1;
+            s.mutations := 1;
+            IF j.kind = 'remove-library' THEN
+                j.phase := 'completed';
+            END IF;
+        ELSIF j.kind = 'remove-server' THEN
+            s.action := 'delete-server';
+            s.library_id := NULL;
+            IF p_preview THEN
+                s.servers_deleted := 1;
+            ELSIF cleanup.lock_parent_row('server', j.server_id) THEN
+                t_parent := clock_timestamp();
+                PERFORM cleanup.lock_parent_row('server admission', j.server_id);
+                DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
+                DELETE FROM inventory.media_servers WHERE id = j.server_id;
+                s.parent_lock_ms := cleanup.ms_since(t_parent);
+                s.servers_deleted := 1;
+            END IF;
+            s.mutations := s.servers_deleted;
+            j.phase := 'completed';
+        ELSE
+            -- remove-library whose library is already gone.
+            s.action := 'delete-library';
+            j.phase := 'completed';
+            IF NOT p_preview THEN
+                PERFORM cleanup.log_event(p_job, 'finalize',
+                    format('library %s was already gone at finalize', j.library_id));
+            END IF;
+        END IF;
+    END IF;
+
+    s.phase_after := j.phase;
+    s.cursor_to := coalesce(s.cursor_to, j.cursor_id);
+    s.duration_ms := cleanup.ms_since(t0);
+    s.lock_hold_ms := cleanup.ms_since(t_locked);
+    IF p_preview THEN
+        RETURN s;
+    END IF;
+
+    UPDATE cleanup.jobs
+       SET step_no = s.step_no, phase = j.phase, pass_no = j.pass_no,
+           cursor_library_id = j.cursor_library_id, cursor_id = j.cursor_id,
+           visited = visited + s.visited, deleted = deleted + s.deleted, moved = moved + s.moved,
+           absent = absent + s.absent, retained = retained + s.retained, kept = kept + s.kept,
+           libraries_deleted = libraries_deleted + s.libraries_deleted,
+           servers_deleted = servers_deleted + s.servers_deleted,
+           busy_retries = busy_retries + greatest(coalesce(p_busy, 0), 0),
+           updated_at = now(),
+           finished_at = CASE WHEN j.phase = 'completed' THEN now() END
+     WHERE id = p_job;
+    IF j.phase = 'completed' THEN
+        DELETE FROM cleanup.job_retained WHERE job_id = p_job;
+        PERFORM cleanup.log_event(p_job, 'completed',
+            format('job %s completed at step %s: %s deleted, %s moved, %s absent, %s kept',
+                   p_job, s.step_no, j.deleted + s.deleted, j.moved + s.moved,
+                   j.absent + s.absent, j.kept + s.kept));
+    END IF;
+    s.xact_id := pg_current_xact_id();
+    s.duration_ms := cleanup.ms_since(t0);
+    s.lock_hold_ms := cleanup.ms_since(t_locked);
+    INSERT INTO cleanup.job_steps VALUES (s.*) RETURNING * INTO s;
+    RETURN s;
+END $$;
+
+-- Runs step P_STEP_NO of draining or finalizing job P_JOB: the caller names
+-- the step it intends to run (its last seen step_no + 1). A step already
+-- committed is returned as recorded (replay, S8: nothing is done; the row's
+-- xact_id tells the caller). The next step runs. Any other number: CU101.
+-- P_BUSY busy answers the caller saw and could not record are added to the
+-- job's busy_retries. 55P03 on contention, CU400 for a job in another phase.
+CREATE OR REPLACE FUNCTION cleanup.job_step(p_job bigint, p_step_no int, p_busy int DEFAULT 0)
+RETURNS cleanup.job_steps LANGUAGE sql
+AS $$ SELECT cleanup.step_exec(p_job, p_step_no, p_busy, false) $$;
+
+-- What the next step of P_JOB would do, computed without locks or
+-- mutations (run it in a READ ONLY transaction and roll back).
+CREATE OR REPLACE FUNCTION cleanup.job_step_preview(p_job bigint)
+RETURNS cleanup.job_steps LANGUAGE sql
+AS $$ SELECT cleanup.step_exec(p_job, NULL, 0, true) $$;
