@@ -1,0 +1,252 @@
+/* The confirmation state machine of console actions (tui/confirm.h):
+ * which actions need y/N or a typed confirmation, No as the default, a
+ * typed confirmation with the wrong text doing nothing, and the binding to
+ * the job id, phase and step the dialog showed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <curses.h>
+#include "confirm.h"
+
+static confirm_target job_target(tui_action a, int64_t id, const char *phase, int step_no)
+{
+	confirm_target t;
+
+	memset(&t, 0, sizeof t);
+	t.action = a;
+	t.job_id = id;
+	snprintf(t.kind, sizeof t.kind, "prune");
+	snprintf(t.phase, sizeof t.phase, "%s", phase);
+	t.step_no = step_no;
+	t.seal_count = 40;
+	return t;
+}
+
+static confirm_target removal(tui_action a, int64_t id, const char *name)
+{
+	confirm_target t;
+
+	memset(&t, 0, sizeof t);
+	t.action = a;
+	t.job_id = -1;
+	t.target_id = id;
+	snprintf(t.target_name, sizeof t.target_name, "%s", name);
+	return t;
+}
+
+static void type(confirm_state *c, const char *s, confirm_result expect_each)
+{
+	for (; *s; s++)
+		assert_int_equal(confirm_key(c, (unsigned char)*s), expect_each);
+}
+
+static void test_confirm_kinds(void **state)
+{
+	confirm_target t;
+
+	(void)state;
+	/* reversible: y/N */
+	t = job_target(ACT_PAUSE, 3, "collecting", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
+	t = job_target(ACT_RESUME, 3, "paused", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
+	t = job_target(ACT_CANCEL, 3, "collecting", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
+	t = job_target(ACT_CANCEL, 3, "paused", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
+	t = job_target(ACT_STEP, 3, "draining", 4);
+	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
+	/* irreversible: typed */
+	t = job_target(ACT_STEP, 3, "draining", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
+	t = job_target(ACT_RUN, 3, "draining", 7);
+	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
+	t = job_target(ACT_SEAL, 3, "collecting", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
+	t = removal(ACT_REMOVE_LIBRARY, 5, "Movies");
+	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
+	t = removal(ACT_REMOVE_SERVER, 2, "server-2");
+	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
+	/* nothing to confirm: read-only, or the engine refuses and explains */
+	t = job_target(ACT_PREVIEW, 3, "draining", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
+	t = job_target(ACT_CANCEL, 3, "draining", 2);
+	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
+	t = job_target(ACT_PAUSE, 3, "draining", 2);
+	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
+	t = job_target(ACT_STEP, 3, "collecting", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
+	t = job_target(ACT_SEAL, 3, "draining", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
+}
+
+static void test_confirm_yes_no_defaults_to_no(void **state)
+{
+	confirm_target t = job_target(ACT_PAUSE, 3, "collecting", 0);
+	confirm_state c;
+	static const int no_keys[] = {'\n', '\r', KEY_ENTER, 27, 'n', 'N'};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof no_keys / sizeof no_keys[0]; i++) {
+		assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+		assert_true(c.active);
+		assert_non_null(strstr(c.question, "[y/N]"));
+		assert_int_equal(confirm_key(&c, no_keys[i]), CONFIRM_DECLINED);
+		assert_false(c.active);
+	}
+	/* other keys keep asking; a stray key never acts */
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, 's'), CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, 'x'), CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, 'Y'), CONFIRM_ACCEPTED);
+	assert_string_equal(confirm_audit_text(&c), "y");
+	assert_false(c.active);
+	/* a closed dialog accepts nothing */
+	assert_int_equal(confirm_key(&c, 'y'), CONFIRM_DECLINED);
+}
+
+static void test_confirm_typed_job_id(void **state)
+{
+	confirm_target t = job_target(ACT_STEP, 12, "draining", 0);
+	confirm_state c;
+
+	(void)state;
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	assert_int_equal(c.kind, CONFIRM_TYPED);
+	assert_string_equal(c.expect, "12");
+	assert_non_null(strstr(c.question, "FIRST step of job 12"));
+	assert_non_null(strstr(c.question, "Type the job id"));
+	/* y does not confirm an irreversible action */
+	assert_int_equal(confirm_key(&c, 'y'), CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, KEY_BACKSPACE), CONFIRM_PENDING);
+	type(&c, "12", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_string_equal(confirm_audit_text(&c), "12");
+}
+
+static void test_confirm_typed_wrong_text_does_nothing(void **state)
+{
+	confirm_target t = removal(ACT_REMOVE_LIBRARY, 5, "Movies");
+	confirm_state c;
+
+	(void)state;
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	assert_non_null(strstr(c.question, "Type its name"));
+	type(&c, "Movis", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	assert_false(c.active);
+	assert_string_equal(confirm_audit_text(&c), "Movis");
+
+	/* a prefix, a different case, the id instead of the name: all mismatch */
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "Movie", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "movies", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "5", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	/* Esc declines; backspace corrects a typo, ^U starts over */
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "Moviex", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, 127), CONFIRM_PENDING);
+	type(&c, "s", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "xyz", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, 0x15), CONFIRM_PENDING);
+	type(&c, "Movies", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, 27), CONFIRM_DECLINED);
+}
+
+static void test_confirm_typed_utf8_name(void **state)
+{
+	confirm_target t = removal(ACT_REMOVE_SERVER, 9, "Médiathèque");
+	confirm_state c;
+
+	(void)state;
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "Médiathèqux", CONFIRM_PENDING);
+	/* one backspace removes the last character, whatever its bytes */
+	assert_int_equal(confirm_key(&c, KEY_BACKSPACE), CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, KEY_BACKSPACE), CONFIRM_PENDING);
+	type(&c, "èque", CONFIRM_PENDING);
+	assert_string_equal(c.typed, "Médiathèqèque");
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "Médiathèque", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+}
+
+static void test_confirm_no_dialog_when_engine_refuses(void **state)
+{
+	confirm_target t = job_target(ACT_CANCEL, 4, "draining", 3);
+	confirm_state c;
+
+	(void)state;
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_ACCEPTED);
+	assert_false(c.active);
+	assert_string_equal(confirm_audit_text(&c), "");
+}
+
+/* The dialog binds to the job id, phase and step it displayed. */
+static void test_confirm_binding_refuses_when_phase_moved(void **state)
+{
+	char why[256];
+	confirm_target t;
+
+	(void)state;
+	t = job_target(ACT_PAUSE, 8, "collecting", 0);
+	assert_true(confirm_check_binding(&t, "collecting", 0, why, sizeof why));
+	assert_false(confirm_check_binding(&t, "draining", 0, why, sizeof why));
+	assert_non_null(strstr(why, "job 8 moved on"));
+	assert_non_null(strstr(why, "draining"));
+	assert_non_null(strstr(why, "collecting"));
+	assert_non_null(strstr(why, "nothing was done"));
+	/* a job that is gone */
+	assert_false(confirm_check_binding(&t, NULL, 0, why, sizeof why));
+	assert_non_null(strstr(why, "gone"));
+	/* a step binds to the step number too */
+	t = job_target(ACT_STEP, 8, "draining", 5);
+	assert_true(confirm_check_binding(&t, "draining", 5, why, sizeof why));
+	assert_false(confirm_check_binding(&t, "draining", 6, why, sizeof why));
+	assert_non_null(strstr(why, "last step is 6"));
+	assert_false(confirm_check_binding(&t, "completed", 5, why, sizeof why));
+	/* run does not: it continues whatever step the job is at */
+	t = job_target(ACT_RUN, 8, "draining", 5);
+	assert_true(confirm_check_binding(&t, "draining", 9, why, sizeof why));
+	/* removals bind to their target; the engine checks it */
+	t = removal(ACT_REMOVE_LIBRARY, 5, "Movies");
+	assert_true(confirm_check_binding(&t, NULL, 0, why, sizeof why));
+}
+
+static void test_action_names(void **state)
+{
+	int a;
+
+	(void)state;
+	for (a = ACT_NONE + 1; a < ACT__COUNT; a++)
+		assert_int_equal(tui_action_from_name(tui_action_name((tui_action)a)), a);
+	assert_int_equal(tui_action_from_name("delete"), ACT_NONE);
+	assert_int_equal(tui_action_from_name(NULL), ACT_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_confirm_kinds),
+		cmocka_unit_test(test_confirm_yes_no_defaults_to_no),
+		cmocka_unit_test(test_confirm_typed_job_id),
+		cmocka_unit_test(test_confirm_typed_wrong_text_does_nothing),
+		cmocka_unit_test(test_confirm_typed_utf8_name),
+		cmocka_unit_test(test_confirm_no_dialog_when_engine_refuses),
+		cmocka_unit_test(test_confirm_binding_refuses_when_phase_moved),
+		cmocka_unit_test(test_action_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,214 @@
+/* Confirmation of console actions (confirm.h). Pure: curses only for key
+ * codes. */
+#include "confirm.h"
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const names[ACT__COUNT] = {
+	"none", "step", "run", "pause", "resume", "cancel", "seal", "preview", "remove-library", "remove-server",
+};
+
+const char *tui_action_name(tui_action a)
+{
+	return a >= 0 && a < ACT__COUNT ? names[a] : "none";
+}
+
+tui_action tui_action_from_name(const char *s)
+{
+	int i;
+
+	for (i = 1; i < ACT__COUNT; i++)
+		if (s && strcmp(s, names[i]) == 0)
+			return (tui_action)i;
+	return ACT_NONE;
+}
+
+static bool is(const char *phase, const char *want)
+{
+	return strcmp(phase, want) == 0;
+}
+
+confirm_kind confirm_required(const confirm_target *t)
+{
+	const char *ph = t->phase;
+
+	switch (t->action) {
+	case ACT_PREVIEW:
+		return CONFIRM_NONE;
+	case ACT_PAUSE:
+		return is(ph, "collecting") ? CONFIRM_YES_NO : CONFIRM_NONE;
+	case ACT_RESUME:
+		return is(ph, "paused") ? CONFIRM_YES_NO : CONFIRM_NONE;
+	case ACT_CANCEL:
+		return is(ph, "collecting") || is(ph, "paused") ? CONFIRM_YES_NO : CONFIRM_NONE;
+	case ACT_STEP:
+		if (!is(ph, "draining") && !is(ph, "finalizing"))
+			return CONFIRM_NONE;
+		/* The first step of a sealed job starts deletion: the point of no
+		 * return. Later steps continue what has begun. */
+		return t->step_no == 0 ? CONFIRM_TYPED : CONFIRM_YES_NO;
+	case ACT_RUN:
+		return is(ph, "draining") || is(ph, "finalizing") ? CONFIRM_TYPED : CONFIRM_NONE;
+	case ACT_SEAL:
+		return is(ph, "collecting") ? CONFIRM_TYPED : CONFIRM_NONE;
+	case ACT_REMOVE_LIBRARY:
+	case ACT_REMOVE_SERVER:
+		return CONFIRM_TYPED;
+	default:
+		return CONFIRM_NONE;
+	}
+}
+
+static void describe(confirm_state *c)
+{
+	const confirm_target *t = &c->target;
+	char what[720];
+
+	switch (t->action) {
+	case ACT_STEP:
+		if (t->step_no == 0)
+			snprintf(what, sizeof what,
+			         "Run the FIRST step of job %" PRId64 " (%s, %s)? Deletion starts and cannot be undone; "
+			         "the job then only goes forward.",
+			         t->job_id, t->kind, t->phase);
+		else
+			snprintf(what, sizeof what, "Run step %d of job %" PRId64 " (%s, %s)?", t->step_no + 1, t->job_id,
+			         t->kind, t->phase);
+		break;
+	case ACT_RUN:
+		snprintf(what, sizeof what,
+		         "Run job %" PRId64 " (%s, %s) step after step until it completes or you press t? "
+		         "Deleted rows cannot be restored.",
+		         t->job_id, t->kind, t->phase);
+		break;
+	case ACT_PAUSE:
+		snprintf(what, sizeof what, "Pause collecting job %" PRId64 "? Appends are refused until it is resumed.",
+		         t->job_id);
+		break;
+	case ACT_RESUME:
+		snprintf(what, sizeof what, "Resume paused job %" PRId64 " (back to collecting)?", t->job_id);
+		break;
+	case ACT_CANCEL:
+		snprintf(what, sizeof what, "Cancel job %" PRId64 " (%s)? Nothing has been deleted; its manifest is dropped.",
+		         t->job_id, t->phase);
+		break;
+	case ACT_SEAL:
+		snprintf(what, sizeof what,
+		         "Seal job %" PRId64 " with expected count %" PRId64 "? This states the traversal was complete, "
+		         "closes the library to writers and makes deletion possible.",
+		         t->job_id, t->seal_count);
+		break;
+	case ACT_REMOVE_LIBRARY:
+		snprintf(what, sizeof what,
+		         "Create a remove-library job for library %" PRId64 " \"%s\"? Admission closes at once and "
+		         "every item of it will be deleted.",
+		         t->target_id, t->target_name);
+		break;
+	case ACT_REMOVE_SERVER:
+		snprintf(what, sizeof what,
+		         "Create a remove-server job for server %" PRId64 " \"%s\"? Admission closes at once and "
+		         "every library and item of it will be deleted.",
+		         t->target_id, t->target_name);
+		break;
+	default:
+		snprintf(what, sizeof what, "%s job %" PRId64 "?", tui_action_name(t->action), t->job_id);
+		break;
+	}
+	if (c->kind == CONFIRM_TYPED)
+		snprintf(c->question, sizeof c->question, "%s Type %s to confirm, Esc to cancel.", what,
+		         t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER ? "its name" : "the job id");
+	else
+		snprintf(c->question, sizeof c->question, "%s [y/N]", what);
+}
+
+confirm_result confirm_begin(confirm_state *c, const confirm_target *t)
+{
+	memset(c, 0, sizeof *c);
+	c->target = *t;
+	c->kind = confirm_required(t);
+	if (c->kind == CONFIRM_NONE)
+		return CONFIRM_ACCEPTED;
+	if (c->kind == CONFIRM_TYPED) {
+		if (t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER)
+			snprintf(c->expect, sizeof c->expect, "%s", t->target_name);
+		else
+			snprintf(c->expect, sizeof c->expect, "%" PRId64, t->job_id);
+	}
+	describe(c);
+	c->active = true;
+	return CONFIRM_PENDING;
+}
+
+/* Removes the last UTF-8 character of the typed text. */
+static void backspace(confirm_state *c)
+{
+	while (c->typed_len > 0) {
+		unsigned char b = (unsigned char)c->typed[--c->typed_len];
+
+		if ((b & 0xC0) != 0x80)
+			break;
+	}
+	c->typed[c->typed_len] = '\0';
+}
+
+confirm_result confirm_key(confirm_state *c, int key)
+{
+	confirm_result r = CONFIRM_PENDING;
+
+	if (!c->active)
+		return CONFIRM_DECLINED;
+	if (c->kind == CONFIRM_YES_NO) {
+		if (key == 'y' || key == 'Y') {
+			snprintf(c->typed, sizeof c->typed, "y");
+			c->typed_len = 1;
+			r = CONFIRM_ACCEPTED;
+		} else if (key == 'n' || key == 'N' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
+			r = CONFIRM_DECLINED;
+		}
+	} else {
+		if (key == 27) {
+			r = CONFIRM_DECLINED;
+		} else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+			r = strcmp(c->typed, c->expect) == 0 ? CONFIRM_ACCEPTED : CONFIRM_MISMATCH;
+		} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+			backspace(c);
+		} else if (key == 0x15) { /* ^U */
+			c->typed_len = 0;
+			c->typed[0] = '\0';
+		} else if (key >= 0x20 && key <= 0xff && key != 0x7f && c->typed_len + 1 < sizeof c->typed) {
+			c->typed[c->typed_len++] = (char)key;
+			c->typed[c->typed_len] = '\0';
+		}
+	}
+	if (r != CONFIRM_PENDING)
+		c->active = false;
+	return r;
+}
+
+bool confirm_check_binding(const confirm_target *t, const char *phase, int32_t step_no, char *why,
+                           size_t whylen)
+{
+	if (t->job_id < 0)
+		return true; /* a removal binds to its target; the engine checks it */
+	if (!phase || strcmp(phase, t->phase) != 0) {
+		snprintf(why, whylen,
+		         "job %" PRId64 " moved on: it is %s now, the confirmation was for %s; nothing was done",
+		         t->job_id, phase && *phase ? phase : "gone", t->phase);
+		return false;
+	}
+	if (t->action == ACT_STEP && step_no != t->step_no) {
+		snprintf(why, whylen,
+		         "job %" PRId64 " moved on: its last step is %d now, the confirmation was for the step after %d; "
+		         "nothing was done",
+		         t->job_id, step_no, t->step_no);
+		return false;
+	}
+	return true;
+}
+
+const char *confirm_audit_text(const confirm_state *c)
+{
+	return c->kind == CONFIRM_NONE ? "" : c->typed;
+}

@@ -1,0 +1,101 @@
+/* Confirmation of console actions: a pure state machine.
+ *
+ * An action is bound to what the operator saw: the job id, its phase and
+ * step number (or, for a removal, the target's id and name). Reversible
+ * actions (pause, resume, cancel of a collecting job, a step after deletion
+ * has started) ask y/N with No as the default; irreversible ones (the first
+ * deleting step, run, seal, creating remove-library or remove-server) need
+ * the job id or the target's name typed. Typing something else does
+ * nothing. Before acting, the worker re-reads the job and refuses when it
+ * moved on (confirm_check_binding); the engine refuses by phase as well.
+ */
+#ifndef CLEANUP_TUI_CONFIRM_H
+#define CLEANUP_TUI_CONFIRM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tui_action {
+	ACT_NONE = 0,
+	ACT_STEP,
+	ACT_RUN,
+	ACT_PAUSE,
+	ACT_RESUME,
+	ACT_CANCEL,
+	ACT_SEAL,
+	ACT_PREVIEW,
+	ACT_REMOVE_LIBRARY,
+	ACT_REMOVE_SERVER,
+	ACT__COUNT
+} tui_action;
+
+/* "step", "run", ..., "remove-library", "remove-server". */
+const char *tui_action_name(tui_action a);
+
+/* The action named S (as on the command line), ACT_NONE when unknown. */
+tui_action tui_action_from_name(const char *s);
+
+/* What the operator saw when asking for the action. */
+typedef struct confirm_target {
+	tui_action action;
+	int64_t job_id;          /* -1 for a removal (the job does not exist yet) */
+	char kind[24];           /* the job's kind ("" for a removal) */
+	char phase[16];          /* the phase displayed ("" for a removal) */
+	int32_t step_no;         /* the step number displayed */
+	int64_t target_id;       /* removal: library or server id; else the job's target */
+	char target_name[208];   /* removal: the name to type */
+	int64_t seal_count;      /* seal: the expected count to seal with */
+} confirm_target;
+
+typedef enum confirm_kind {
+	CONFIRM_NONE,    /* nothing to confirm: read-only, or the engine will refuse anyway */
+	CONFIRM_YES_NO,  /* y/N, No by default */
+	CONFIRM_TYPED    /* type the job id or the target's name */
+} confirm_kind;
+
+/* The confirmation T needs. Actions that cannot succeed in the displayed
+ * phase (cancel of a draining job, pause of a paused one, ...) need none:
+ * they go to the engine, whose refusal and explanation are shown. Pure. */
+confirm_kind confirm_required(const confirm_target *t);
+
+typedef enum confirm_result {
+	CONFIRM_PENDING,   /* still asking */
+	CONFIRM_ACCEPTED,  /* go ahead */
+	CONFIRM_DECLINED,  /* No, Esc, or Enter on y/N */
+	CONFIRM_MISMATCH   /* typed text differs from what was asked: nothing is done */
+} confirm_result;
+
+typedef struct confirm_state {
+	bool active;
+	confirm_kind kind;
+	confirm_target target;
+	char expect[208];    /* CONFIRM_TYPED: the text to type */
+	char typed[208];     /* what has been typed so far */
+	size_t typed_len;
+	char question[1024]; /* the dialog's text */
+} confirm_state;
+
+/* Starts a dialog for T (C becomes active unless T needs no confirmation;
+ * then the result is CONFIRM_ACCEPTED at once). Returns the first result:
+ * CONFIRM_PENDING or CONFIRM_ACCEPTED. */
+confirm_result confirm_begin(confirm_state *c, const confirm_target *t);
+
+/* Feeds KEY (curses key code or byte) to an active dialog. y / Y accept a
+ * y/N question; n, N, Esc and Enter decline it. A typed confirmation
+ * collects printable bytes (backspace deletes one character), Enter compares
+ * them with the expected text: ACCEPTED when equal, MISMATCH otherwise; Esc
+ * declines. Any result but PENDING closes the dialog. */
+confirm_result confirm_key(confirm_state *c, int key);
+
+/* Checks that the job still is what the dialog showed: same PHASE, and for
+ * a step the same STEP_NO. Returns true when the action may go ahead; else
+ * writes the reason (naming both phases or steps) to WHY. Pure. */
+bool confirm_check_binding(const confirm_target *t, const char *phase, int32_t step_no, char *why,
+                           size_t whylen);
+
+/* The confirmation text to record in the audit trail for a finished dialog:
+ * "y", the typed text, or "" when none was needed. */
+const char *confirm_audit_text(const confirm_state *c);
+
+#endif
