@@ -1,0 +1,218 @@
+/* Lock contention now: the snapshot of blocked, blocking and cleanupctl
+ * backends (sql/queries/locks_tree.sql), its JSON form, and the ordering of
+ * the rows as a blocking tree for display. */
+#include <stdlib.h>
+#include <string.h>
+#include "engine_int.h"
+#include "locks_int.h"
+
+/* Copies SRC into DST (LEN bytes) without splitting a UTF-8 character. */
+static void copy_utf8(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (len == 0)
+		return;
+	if (n >= len) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+int64_t cleanup_locks_job_id(const char *app)
+{
+	static const char prefix[] = "cleanupctl:job:";
+	const char *p;
+	int64_t id = 0;
+	int digits = 0;
+
+	if (!app || strncmp(app, prefix, sizeof prefix - 1) != 0)
+		return -1;
+	for (p = app + sizeof prefix - 1; *p >= '0' && *p <= '9'; p++) {
+		if (++digits > 18)
+			return -1;
+		id = id * 10 + (*p - '0');
+	}
+	if (digits == 0 || (*p != '\0' && *p != ':') || id <= 0)
+		return -1;
+	return id;
+}
+
+int cleanup_lock_blocked_by(const cleanup_lock_row *row, int pid)
+{
+	int i;
+
+	for (i = 0; i < row->nblocked_by; i++)
+		if (row->blocked_by[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Parses a PostgreSQL int[] literal "{1,2,3}" into ROW->blocked_by. */
+static void parse_pids(cleanup_lock_row *row, const char *s)
+{
+	row->nblocked_by = 0;
+	if (*s == '{')
+		s++;
+	while (*s && *s != '}' && row->nblocked_by < CLEANUP_LOCK_MAX_BLOCKERS) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (v > 0 && !cleanup_lock_blocked_by(row, (int)v))
+			row->blocked_by[row->nblocked_by++] = (int)v;
+		s = end;
+		if (*s == ',')
+			s++;
+	}
+}
+
+int locks_rows_from_result(cleanup_lock_row **out, size_t *n, const PGresult *res)
+{
+	cleanup_lock_row *rows = NULL;
+	int i, nt;
+
+	*out = NULL;
+	*n = 0;
+	if (!res || PQresultStatus(res) != PGRES_TUPLES_OK || PQfnumber(res, "pid") < 0 ||
+	    PQfnumber(res, "blocked_by") < 0)
+		return CLEANUP_ERROR;
+	nt = PQntuples(res);
+	if (nt == 0)
+		return CLEANUP_OK;
+	rows = calloc((size_t)nt, sizeof *rows);
+	if (!rows)
+		return CLEANUP_ENOMEM;
+	for (i = 0; i < nt; i++) {
+		cleanup_lock_row *r = &rows[i];
+		const char *v;
+
+		r->pid = (int)col_int64(res, i, "pid");
+		parse_pids(r, col_text(res, i, "blocked_by"));
+		copy_utf8(r->application_name, sizeof r->application_name, col_text(res, i, "application_name"));
+		copy_utf8(r->state, sizeof r->state, col_text(res, i, "state"));
+		copy_utf8(r->wait_event_type, sizeof r->wait_event_type, col_text(res, i, "wait_event_type"));
+		copy_utf8(r->wait_event, sizeof r->wait_event, col_text(res, i, "wait_event"));
+		copy_utf8(r->locktype, sizeof r->locktype, col_text(res, i, "locktype"));
+		copy_utf8(r->mode, sizeof r->mode, col_text(res, i, "mode"));
+		copy_utf8(r->relation, sizeof r->relation, col_text(res, i, "relation"));
+		copy_utf8(r->query, sizeof r->query, col_text(res, i, "query"));
+		v = col_text(res, i, "xact_age_ms");
+		r->xact_age_ms = *v ? strtod(v, NULL) : -1;
+		v = col_text(res, i, "wait_ms");
+		r->wait_ms = *v ? strtod(v, NULL) : -1;
+		r->job_id = cleanup_locks_job_id(r->application_name);
+	}
+	*out = rows;
+	*n = (size_t)nt;
+	return CLEANUP_OK;
+}
+
+int cleanup_locks_snapshot(cleanup_lock_row **out, size_t *n, cleanup_engine *e, cleanup_error *err)
+{
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = engine_query(&res, e, CLEANUP_Q_LOCKS_TREE, 0, NULL, "reading lock contention", err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	rc = locks_rows_from_result(out, n, res);
+	PQclear(res);
+	if (rc == CLEANUP_ENOMEM)
+		return cleanup_error_set(err, rc, "out of memory reading lock contention");
+	if (rc != CLEANUP_OK)
+		return cleanup_error_set(err, rc, "the lock query returned unexpected columns");
+	return CLEANUP_OK;
+}
+
+int cleanup_locks_json(char **out, cleanup_engine *e, cleanup_error *err)
+{
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = engine_query(&res, e, CLEANUP_Q_LOCKS_TREE_JSON, 0, NULL, "reading lock contention", err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	if (PQntuples(res) != 1) {
+		int nt = PQntuples(res);
+
+		PQclear(res);
+		return cleanup_error_set(err, CLEANUP_ERROR, "the lock query returned %d rows, expected 1", nt);
+	}
+	*out = engine_strdup(PQgetvalue(res, 0, 0), err);
+	PQclear(res);
+	return *out ? CLEANUP_OK : CLEANUP_ENOMEM;
+}
+
+/* Index of the first listed row (other than SELF) that blocks ROW, or N. */
+static size_t first_blocker(const cleanup_lock_row *rows, size_t n, size_t self)
+{
+	int b;
+	size_t k;
+
+	for (b = 0; b < rows[self].nblocked_by; b++)
+		for (k = 0; k < n; k++)
+			if (k != self && rows[k].pid == rows[self].blocked_by[b])
+				return k;
+	return n;
+}
+
+/* Appends row I and, depth first, the rows whose parent it is. */
+static void visit(size_t *order, int *depth, size_t *pos, unsigned char *done, const size_t *parent,
+                  const cleanup_lock_row *rows, size_t n, size_t i, int d)
+{
+	size_t k;
+
+	done[i] = 1;
+	order[*pos] = i;
+	depth[*pos] = d;
+	(*pos)++;
+	for (k = 0; k < n; k++)
+		if (!done[k] && parent[k] == i)
+			visit(order, depth, pos, done, parent, rows, n, k, d + 1);
+}
+
+size_t cleanup_locks_tree(size_t *order, int *depth, const cleanup_lock_row *rows, size_t n)
+{
+	size_t *parent = NULL, i, pos = 0, blocked = 0;
+	unsigned char *done = NULL;
+
+	if (n == 0)
+		return 0;
+	parent = malloc(n * sizeof *parent);
+	done = calloc(n, 1);
+	if (!parent || !done) {
+		/* No memory for the tree: list the rows flat, in their order. */
+		for (i = 0; i < n; i++) {
+			order[i] = i;
+			depth[i] = 0;
+		}
+		free(parent);
+		free(done);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		parent[i] = first_blocker(rows, n, i);
+		if (parent[i] < n)
+			blocked++;
+	}
+	/* Roots first: rows that no listed backend blocks. */
+	for (i = 0; i < n; i++)
+		if (parent[i] == n && !done[i])
+			visit(order, depth, &pos, done, parent, rows, n, i, 0);
+	/* What is left sits on a cycle (a deadlock about to be detected): cut
+	 * it at its first row. */
+	for (i = 0; i < n; i++)
+		if (!done[i])
+			visit(order, depth, &pos, done, parent, rows, n, i, 0);
+	free(parent);
+	free(done);
+	return blocked;
+}

@@ -1,0 +1,267 @@
+/* The lock view against the real PostgreSQL: two (and three) sessions
+ * contend for a row or an engine advisory lock, and cleanup_locks_snapshot,
+ * `cleanupctl locks` and `cleanupctl locks --json` show the blocking pair
+ * with the right pids, blocked_by, what is waited for, and the job id from
+ * application_name. Synchronisation by pg_blocking_pids() only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/locks.h"
+#include "pgtest.h"
+
+static char *conninfo;
+
+static int setup(void **state)
+{
+	PGconn *c;
+
+	(void)state;
+	conninfo = pgtest_fresh_db("locks");
+	c = pgtest_connect(conninfo, "setup");
+	pgtest_exec(c, "SELECT cleanup.seed_demo(1, 2, 5)");
+	PQfinish(c);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(conninfo);
+	return 0;
+}
+
+static const cleanup_lock_row *find(const cleanup_lock_row *rows, size_t n, int pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].pid == pid)
+			return &rows[i];
+	return NULL;
+}
+
+static void snapshot(cleanup_lock_row **rows, size_t *n)
+{
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_error err;
+
+	if (cleanup_locks_snapshot(rows, n, e, &err) != CLEANUP_OK)
+		fail_msg("locks snapshot: %s", err.message);
+	/* The engine's own backend is never listed. */
+	assert_null(find(*rows, *n, cleanup_engine_backend_pid(e)));
+	cleanup_engine_close(e);
+}
+
+/* A job's step holds a row lock; a writer waits for it. */
+static void test_locks_shows_row_lock_blocking_pair(void **state)
+{
+	PGconn *holder = pgtest_connect(conninfo, "cleanupctl:job:42:step");
+	PGconn *waiter = pgtest_connect(conninfo, "cleanupctl:writer:all");
+	PGconn *observer = pgtest_connect(conninfo, "observer");
+	int hpid = PQbackendPID(holder), wpid = PQbackendPID(waiter);
+	int64_t item = pgtest_int(observer, "SELECT min(id) FROM inventory.items");
+	cleanup_lock_row *rows = NULL;
+	const cleanup_lock_row *h, *w;
+	size_t n = 0, order[16];
+	int depth[16];
+	char *out = NULL;
+
+	(void)state;
+	pgtest_exec(holder, "BEGIN");
+	pgtest_exec(holder, "UPDATE inventory.items SET title = 'held' WHERE id = %lld", (long long)item);
+	pgtest_send(waiter, "UPDATE inventory.items SET title = 'waiting' WHERE id = %lld", (long long)item);
+	pgtest_wait_blocked(observer, wpid, 10000);
+
+	snapshot(&rows, &n);
+	h = find(rows, n, hpid);
+	w = find(rows, n, wpid);
+	assert_non_null(h);
+	assert_non_null(w);
+	/* An idle backend of another application, blocking nobody: not listed. */
+	assert_null(find(rows, n, PQbackendPID(observer)));
+
+	assert_int_equal(h->job_id, 42);
+	assert_int_equal(h->nblocked_by, 0);
+	assert_string_equal(h->application_name, "cleanupctl:job:42:step");
+	assert_string_equal(h->state, "idle in transaction");
+	assert_true(h->xact_age_ms >= 0);
+	assert_true(h->wait_ms < 0);
+	assert_string_equal(h->mode, "");
+
+	assert_int_equal(w->job_id, -1);
+	assert_int_equal(w->nblocked_by, 1);
+	assert_int_equal(w->blocked_by[0], hpid);
+	assert_true(cleanup_lock_blocked_by(w, hpid));
+	assert_string_equal(w->state, "active");
+	assert_string_equal(w->wait_event_type, "Lock");
+	assert_string_equal(w->wait_event, "transactionid");
+	assert_string_equal(w->locktype, "transactionid");
+	assert_string_equal(w->mode, "ShareLock");
+	assert_string_equal(w->relation, "inventory.items"); /* from the tuple lock it holds */
+	assert_true(w->wait_ms >= 0);
+	assert_non_null(strstr(w->query, "UPDATE inventory.items SET title = 'waiting'"));
+
+	/* The tree: the holder, then the waiter under it. */
+	assert_true(n <= 16);
+	assert_int_equal(cleanup_locks_tree(order, depth, rows, n), 1);
+	for (size_t i = 0; i < n; i++) {
+		if (rows[order[i]].pid == hpid) {
+			assert_int_equal(depth[i], 0);
+			assert_true(i + 1 < n);
+			assert_int_equal(rows[order[i + 1]].pid, wpid);
+			assert_int_equal(depth[i + 1], 1);
+		}
+	}
+	free(rows);
+
+	/* The CLI: the tree in text, and the same facts in --json. */
+	assert_int_equal(pgtest_sh(&out, "'%s' --db \"%s\" locks", pgtest_cleanupctl(), conninfo), 0);
+	{
+		char want[64];
+
+		snprintf(want, sizeof want, "\n%d ", hpid);
+		assert_non_null(strstr(out, want));
+		snprintf(want, sizeof want, "\u2514\u2500 %d ", wpid);
+		assert_non_null(strstr(out, want));
+		assert_true(strstr(out, want) > strstr(out, "cleanupctl:job:42:step"));
+	}
+	assert_non_null(strstr(out, "[job 42]"));
+	assert_non_null(strstr(out, "ShareLock on transactionid (inventory.items)"));
+	assert_non_null(strstr(out, "1 blocked"));
+	free(out);
+	assert_int_equal(pgtest_sh(&out,
+	                           "'%s' --db \"%s\" --json locks | jq -r '.blocked, "
+	                           "(.backends[] | select(.pid == %d) | \"\\(.blocked_by[0]) \\(.mode) \\(.job_id)\"), "
+	                           "(.backends[] | select(.pid == %d) | \"\\(.job_id) \\(.blocked_by | length)\")'",
+	                           pgtest_cleanupctl(), conninfo, wpid, hpid),
+	                 0);
+	{
+		char want[128];
+
+		snprintf(want, sizeof want, "1\n%d ShareLock null\n42 0\n", hpid);
+		assert_string_equal(out, want);
+	}
+	free(out);
+
+	/* Released: the waiter's update goes through; both stay listed as
+	 * cleanupctl backends, blocking nobody. */
+	pgtest_exec(holder, "COMMIT");
+	assert_string_equal(pgtest_finish(waiter), "");
+	snapshot(&rows, &n);
+	h = find(rows, n, hpid);
+	w = find(rows, n, wpid);
+	assert_non_null(h);
+	assert_non_null(w);
+	assert_int_equal(w->nblocked_by, 0);
+	assert_string_equal(w->mode, "");
+	assert_true(w->wait_ms < 0);
+	free(rows);
+	PQfinish(holder);
+	PQfinish(waiter);
+	PQfinish(observer);
+}
+
+/* The engine's advisory locks are named: coordinator of a server, library. */
+static void test_locks_names_engine_advisory_locks(void **state)
+{
+	PGconn *holder = pgtest_connect(conninfo, "cleanupctl:job:7:run");
+	PGconn *w1 = pgtest_connect(conninfo, "psql");
+	PGconn *w2 = pgtest_connect(conninfo, "psql");
+	PGconn *observer = pgtest_connect(conninfo, "observer");
+	cleanup_lock_row *rows = NULL;
+	const cleanup_lock_row *r;
+	size_t n = 0;
+
+	(void)state;
+	pgtest_exec(holder, "BEGIN");
+	pgtest_exec(holder, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(3))");
+	pgtest_exec(holder, "SELECT pg_advisory_xact_lock(cleanup.library_key(1099511627775))");
+	pgtest_send(w1, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(3))");
+	pgtest_send(w2, "SELECT pg_advisory_xact_lock(cleanup.library_key(1099511627775))");
+	pgtest_wait_blocked(observer, PQbackendPID(w1), 10000);
+	pgtest_wait_blocked(observer, PQbackendPID(w2), 10000);
+
+	snapshot(&rows, &n);
+	r = find(rows, n, PQbackendPID(w1));
+	assert_non_null(r);
+	assert_string_equal(r->locktype, "advisory");
+	assert_string_equal(r->mode, "ExclusiveLock");
+	assert_string_equal(r->relation, "coordinator of server 3");
+	assert_int_equal(r->blocked_by[0], PQbackendPID(holder));
+	r = find(rows, n, PQbackendPID(w2));
+	assert_non_null(r);
+	assert_string_equal(r->relation, "library 1099511627775");
+	r = find(rows, n, PQbackendPID(holder));
+	assert_non_null(r);
+	assert_int_equal(r->job_id, 7);
+	free(rows);
+
+	pgtest_exec(holder, "COMMIT");
+	assert_string_equal(pgtest_finish(w1), "");
+	assert_string_equal(pgtest_finish(w2), "");
+	PQfinish(holder);
+	PQfinish(w1);
+	PQfinish(w2);
+	PQfinish(observer);
+}
+
+/* A chain of three: the tuple-lock waiter sits under the first waiter. */
+static void test_locks_chain_of_three(void **state)
+{
+	PGconn *a = pgtest_connect(conninfo, "cleanupctl:job:9:step");
+	PGconn *b = pgtest_connect(conninfo, "writer-b");
+	PGconn *c = pgtest_connect(conninfo, "writer-c");
+	PGconn *observer = pgtest_connect(conninfo, "observer");
+	int64_t item = pgtest_int(observer, "SELECT max(id) FROM inventory.items");
+	cleanup_lock_row *rows = NULL;
+	size_t n = 0, order[16], i;
+	int depth[16], seen = 0;
+
+	(void)state;
+	pgtest_exec(a, "BEGIN");
+	pgtest_exec(a, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_send(b, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_wait_blocked(observer, PQbackendPID(b), 10000);
+	pgtest_send(c, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_wait_blocked(observer, PQbackendPID(c), 10000);
+
+	snapshot(&rows, &n);
+	assert_true(n >= 3 && n <= 16);
+	assert_int_equal(cleanup_locks_tree(order, depth, rows, n), 2);
+	for (i = 0; i < n; i++) {
+		int pid = rows[order[i]].pid;
+
+		if (pid == PQbackendPID(a)) {
+			assert_int_equal(depth[i], 0);
+			seen |= 1;
+		} else if (pid == PQbackendPID(b)) {
+			assert_int_equal(depth[i], 1);
+			assert_true(seen & 1);
+			seen |= 2;
+		} else if (pid == PQbackendPID(c)) {
+			/* c waits for b's tuple lock (or for a's transaction). */
+			assert_true(depth[i] >= 1);
+			assert_true(seen & 1);
+			seen |= 4;
+		}
+	}
+	assert_int_equal(seen, 7);
+	free(rows);
+	pgtest_exec(a, "COMMIT");
+	assert_string_equal(pgtest_finish(b), "");
+	assert_string_equal(pgtest_finish(c), "");
+	PQfinish(a);
+	PQfinish(b);
+	PQfinish(c);
+	PQfinish(observer);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_locks_shows_row_lock_blocking_pair),
+		cmocka_unit_test(test_locks_names_engine_advisory_locks),
+		cmocka_unit_test(test_locks_chain_of_three),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

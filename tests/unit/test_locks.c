@@ -1,0 +1,165 @@
+/* Unit tests of the pure parts of the lock view (core/src/locks.c): job ids
+ * from application_name, the blocking-tree order (blockers first, then the
+ * backends they block, indented; several blockers; cycles), and that the
+ * JSON query wraps the very same statement as the row query. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/locks.h"
+#include "config.h"
+
+static void test_job_id_from_application_name(void **state)
+{
+	(void)state;
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:job:12:step"), 12);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:job:7"), 7);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:job:123456789012:run"), 123456789012LL);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:writer:all"), -1);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:console"), -1);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:job::step"), -1);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:job:12x:step"), -1);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:job:0:step"), -1);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:job:-3:step"), -1);
+	assert_int_equal(cleanup_locks_job_id("cleanupctl:job:1234567890123456789:step"), -1); /* too long */
+	assert_int_equal(cleanup_locks_job_id("xcleanupctl:job:1:step"), -1);
+	assert_int_equal(cleanup_locks_job_id("psql"), -1);
+	assert_int_equal(cleanup_locks_job_id(""), -1);
+	assert_int_equal(cleanup_locks_job_id(NULL), -1);
+}
+
+static cleanup_lock_row row(int pid, int b1, int b2)
+{
+	cleanup_lock_row r;
+
+	memset(&r, 0, sizeof r);
+	r.pid = pid;
+	if (b1)
+		r.blocked_by[r.nblocked_by++] = b1;
+	if (b2)
+		r.blocked_by[r.nblocked_by++] = b2;
+	r.job_id = -1;
+	return r;
+}
+
+static void test_tree_order(void **state)
+{
+	/* 10 blocks 20 and 30; 20 blocks 40; 50 stands alone; 60 is blocked by
+	 * 70, which is not listed (e.g. another database): a root. */
+	cleanup_lock_row rows[6];
+	size_t order[6];
+	int depth[6];
+	size_t blocked;
+
+	(void)state;
+	rows[0] = row(40, 20, 0);
+	rows[1] = row(30, 10, 0);
+	rows[2] = row(10, 0, 0);
+	rows[3] = row(50, 0, 0);
+	rows[4] = row(20, 10, 0);
+	rows[5] = row(60, 70, 0);
+	blocked = cleanup_locks_tree(order, depth, rows, 6);
+	assert_int_equal(blocked, 3);
+	/* 10, 30 (its first listed child), 20, 40, then 50, 60. */
+	assert_int_equal(rows[order[0]].pid, 10);
+	assert_int_equal(depth[0], 0);
+	assert_int_equal(rows[order[1]].pid, 30);
+	assert_int_equal(depth[1], 1);
+	assert_int_equal(rows[order[2]].pid, 20);
+	assert_int_equal(depth[2], 1);
+	assert_int_equal(rows[order[3]].pid, 40);
+	assert_int_equal(depth[3], 2);
+	assert_int_equal(rows[order[4]].pid, 50);
+	assert_int_equal(depth[4], 0);
+	assert_int_equal(rows[order[5]].pid, 60);
+	assert_int_equal(depth[5], 0);
+	assert_true(cleanup_lock_blocked_by(&rows[0], 20));
+	assert_false(cleanup_lock_blocked_by(&rows[0], 10));
+}
+
+static void test_tree_several_blockers_and_cycles(void **state)
+{
+	cleanup_lock_row rows[5];
+	size_t order[5], i, seen;
+	int depth[5];
+
+	(void)state;
+	/* 3 waits for 1 and 2: it appears once, under 1 (its first blocker). */
+	rows[0] = row(3, 1, 2);
+	rows[1] = row(2, 0, 0);
+	rows[2] = row(1, 0, 0);
+	assert_int_equal(cleanup_locks_tree(order, depth, rows, 3), 1);
+	assert_int_equal(rows[order[0]].pid, 2);
+	assert_int_equal(rows[order[1]].pid, 1);
+	assert_int_equal(rows[order[2]].pid, 3);
+	assert_int_equal(depth[2], 1);
+
+	/* A deadlock about to be detected: 4 <-> 5, and 6 waits for 5. Every
+	 * row still appears exactly once. */
+	rows[0] = row(4, 5, 0);
+	rows[1] = row(5, 4, 0);
+	rows[2] = row(6, 5, 0);
+	assert_int_equal(cleanup_locks_tree(order, depth, rows, 3), 3);
+	seen = 0;
+	for (i = 0; i < 3; i++)
+		seen |= (size_t)1 << order[i];
+	assert_int_equal(seen, 7);
+	assert_int_equal(depth[0], 0);
+	assert_int_equal(rows[order[0]].pid, 4);
+
+	/* A backend that appears blocked by itself is not its own child. */
+	rows[0] = row(9, 9, 0);
+	assert_int_equal(cleanup_locks_tree(order, depth, rows, 1), 0);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(cleanup_locks_tree(order, depth, rows, 0), 0);
+}
+
+static char *slurp(const char *rel)
+{
+	char path[1024];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof path, "%s/%s", CLEANUP_SOURCE_DIR, rel);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* locks_tree_json.sql must wrap locks_tree.sql's statement unchanged, so
+ * that `locks` and `locks --json` (and the console) show the same rows. */
+static void test_json_query_wraps_the_same_statement(void **state)
+{
+	char *rows = slurp("sql/queries/locks_tree.sql"), *json = slurp("sql/queries/locks_tree_json.sql");
+	char *stmt = strstr(rows, "WITH act");
+
+	(void)state;
+	assert_non_null(stmt);
+	if (!strstr(json, stmt))
+		fail_msg("sql/queries/locks_tree_json.sql no longer contains locks_tree.sql's statement verbatim");
+	free(rows);
+	free(json);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_job_id_from_application_name),
+		cmocka_unit_test(test_tree_order),
+		cmocka_unit_test(test_tree_several_blockers_and_cycles),
+		cmocka_unit_test(test_json_query_wraps_the_same_statement),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
