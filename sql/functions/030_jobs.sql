@@ -148,7 +148,8 @@ EXCEPTION WHEN unique_violation THEN
      WHERE server_id = v_server AND phase NOT IN ('completed', 'cancelled');
     RAISE EXCEPTION 'server % already has unfinished %; one cleanup job per server',
         v_server, coalesce(cleanup.job_label(v_other), 'job')
-        USING ERRCODE = 'CU401';
+        USING ERRCODE = 'CU401',
+              HINT = format('finish or cancel job %s first', coalesce(v_other.id::text, '(in flight)'));
 END $$;
 
 -- Validates one external ID; returns NULL when good, else the rule it breaks.
@@ -288,20 +289,25 @@ DECLARE
     j cleanup.jobs;
 BEGIN
     j := cleanup.lock_job(p_job);
+    -- (RAISE refuses a NULL option, so phase-specific hints are separate
+    -- branches, not CASE expressions.)
     IF p_action = 'pause' THEN
-        IF j.phase <> 'collecting' THEN
+        IF j.phase IN ('draining', 'finalizing') THEN
             RAISE EXCEPTION 'cannot pause %: only collecting jobs pause', cleanup.job_label(j)
-                USING ERRCODE = 'CU400',
-                      HINT = CASE WHEN j.phase IN ('draining', 'finalizing')
-                                  THEN 'a draining job is idle between steps; stop stepping it' END;
+                USING ERRCODE = 'CU400', HINT = 'a draining job is idle between steps; stop stepping it';
+        ELSIF j.phase <> 'collecting' THEN
+            RAISE EXCEPTION 'cannot pause %: only collecting jobs pause', cleanup.job_label(j)
+                USING ERRCODE = 'CU400';
         END IF;
         UPDATE cleanup.jobs SET phase = 'paused', updated_at = now() WHERE id = p_job RETURNING * INTO j;
     ELSIF p_action = 'resume' THEN
-        IF j.phase <> 'paused' THEN
+        IF j.phase IN ('draining', 'finalizing') THEN
             RAISE EXCEPTION 'cannot resume %: only paused jobs resume', cleanup.job_label(j)
                 USING ERRCODE = 'CU400',
-                      HINT = CASE WHEN j.phase IN ('draining', 'finalizing')
-                                  THEN format('a draining job resumes by stepping: cleanupctl job run %s', j.id) END;
+                      HINT = format('a draining job resumes by stepping: cleanupctl job run %s', j.id);
+        ELSIF j.phase <> 'paused' THEN
+            RAISE EXCEPTION 'cannot resume %: only paused jobs resume', cleanup.job_label(j)
+                USING ERRCODE = 'CU400';
         END IF;
         UPDATE cleanup.jobs SET phase = 'collecting', updated_at = now() WHERE id = p_job RETURNING * INTO j;
     ELSIF p_action = 'cancel' THEN

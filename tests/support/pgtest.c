@@ -273,3 +273,109 @@ const char *pgtest_cleanupctl(void)
 	}
 	return p;
 }
+
+char *pgtest_fingerprint(PGconn *c)
+{
+	return pgtest_text(
+		c, "SELECT md5(concat_ws('|',"
+		   " (SELECT string_agg(format('%%s', j.*), ',' ORDER BY j.id) FROM cleanup.jobs j),"
+		   " (SELECT string_agg(m.job_id || ':' || m.external_id, ',' ORDER BY m.job_id, m.external_id)"
+		   "    FROM cleanup.manifest m),"
+		   " (SELECT string_agg(format('%%s', a.*), ',' ORDER BY a.library_id) FROM cleanup.library_admission a),"
+		   " (SELECT string_agg(format('%%s', a.*), ',' ORDER BY a.server_id) FROM cleanup.server_admission a),"
+		   " (SELECT string_agg(format('%%s', s.*), ',' ORDER BY s.library_id) FROM cleanup.library_stats s),"
+		   " (SELECT count(*) FROM cleanup.events),"
+		   " (SELECT string_agg(format('%%s', i.*), ',' ORDER BY i.id) FROM inventory.items i),"
+		   " (SELECT string_agg(format('%%s', l.*), ',' ORDER BY l.id) FROM inventory.libraries l),"
+		   " (SELECT string_agg(format('%%s', s.*), ',' ORDER BY s.id) FROM inventory.media_servers s)))");
+}
+
+/* Output files of spawned commands, by pid. */
+#define PGTEST_SPAWN_MAX 16
+static struct {
+	int pid;
+	char path[64];
+} spawned[PGTEST_SPAWN_MAX];
+
+int pgtest_spawn(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int pid, fd, slot;
+
+	va_start(ap, fmt);
+	cmd = vformat(fmt, ap);
+	va_end(ap);
+	for (slot = 0; slot < PGTEST_SPAWN_MAX && spawned[slot].pid; slot++)
+		;
+	assert_true(slot < PGTEST_SPAWN_MAX);
+	snprintf(spawned[slot].path, sizeof spawned[slot].path, "/tmp/pgtest-spawn-XXXXXX");
+	fd = mkstemp(spawned[slot].path);
+	assert_true(fd >= 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	free(cmd);
+	spawned[slot].pid = pid;
+	return pid;
+}
+
+int pgtest_wait(int pid, char **out)
+{
+	int st, slot;
+
+	for (slot = 0; slot < PGTEST_SPAWN_MAX && spawned[slot].pid != pid; slot++)
+		;
+	assert_true(slot < PGTEST_SPAWN_MAX);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (out) {
+		FILE *f = fopen(spawned[slot].path, "r");
+		long len;
+
+		assert_non_null(f);
+		fseek(f, 0, SEEK_END);
+		len = ftell(f);
+		fseek(f, 0, SEEK_SET);
+		*out = calloc(1, (size_t)len + 1);
+		assert_non_null(*out);
+		if (len > 0)
+			assert_int_equal(fread(*out, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+	}
+	unlink(spawned[slot].path);
+	spawned[slot].pid = 0;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms)
+{
+	struct timespec t = {0, 5 * 1000 * 1000};
+	const char *params[1] = {app};
+	int waited = 0;
+
+	while (waited < timeout_ms) {
+		PGresult *r = PQexecParams(observer,
+		                           "SELECT pid FROM pg_stat_activity WHERE application_name = $1"
+		                           " AND cardinality(pg_blocking_pids(pid)) > 0",
+		                           1, NULL, params, NULL, NULL, 0);
+		int pid = 0;
+
+		if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0)
+			pid = atoi(PQgetvalue(r, 0, 0));
+		PQclear(r);
+		if (pid > 0)
+			return pid;
+		nanosleep(&t, NULL);
+		waited += 5;
+	}
+	fprintf(stderr, "no backend named %s was blocked within %d ms\n", app, timeout_ms);
+	fail();
+	return 0;
+}

@@ -61,4 +61,22 @@ int pgtest_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Path of the cleanupctl binary under test ($CLEANUPCTL). */
 const char *pgtest_cleanupctl(void);
 
+/* A fingerprint (md5) of the state a refused command must not change:
+ * jobs, manifest, admission rows, events, inventory. Compare before and
+ * after to prove "no change to the data". Returns a malloc'd string. */
+char *pgtest_fingerprint(PGconn *c);
+
+/* Starts the shell command (printf-style, via sh -c) in the background with
+ * stdout and stderr captured together; returns its pid. */
+int pgtest_spawn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Waits for a command from pgtest_spawn(); returns its exit status and,
+ * when OUT is not NULL, its output (malloc'd). */
+int pgtest_wait(int pid, char **out);
+
+/* Waits (at most TIMEOUT_MS) until a backend whose application_name is
+ * APP is blocked by another backend (pg_blocking_pids); returns its pid.
+ * Fails the test on timeout. */
+int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms);
+
 #endif

@@ -1,0 +1,92 @@
+# Helpers for the foundation's shell tests (sourced, not run): a fresh
+# database in the test sandbox, running the real binary with its output
+# captured, assertions that print what went wrong, and a fingerprint of the
+# data a refused command must not change.
+: "${CLEANUPCTL:?run through ctest}" "${CLEANUP_TEST_SANDBOX:?run through ctest}"
+set -uo pipefail
+
+info=$("$CLEANUPCTL" --json sandbox status --dir "$CLEANUP_TEST_SANDBOX")
+SOCK=$(jq -r .socket_dir <<<"$info")
+PORT=$(jq -r .port <<<"$info")
+ADMIN="host=$SOCK port=$PORT dbname=postgres user=postgres"
+FAILS=0
+TMPD=$(mktemp -d /tmp/cleanupctl-test.XXXXXX)
+trap 'rm -rf "$TMPD"' EXIT
+
+# db_fresh NAME: drops and creates database NAME, installs the schema with
+# the binary, and sets $DB to its conninfo.
+db_fresh() {
+	psql -X -q "$ADMIN" -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1" 2>/dev/null
+	DB="host=$SOCK port=$PORT dbname=$1 user=postgres"
+	"$CLEANUPCTL" --quiet --db "$DB" install >/dev/null || { echo "install into $1 failed"; exit 1; }
+}
+
+# sql QUERY: one value from $DB.
+sql() { psql -X -q -t -A "$DB" -c "$1"; }
+
+# fingerprint: md5 of jobs, manifest, admission, stats, events, inventory.
+fingerprint() {
+	sql "SELECT md5(concat_ws('|',
+	  (SELECT string_agg(format('%s', j.*), ',' ORDER BY j.id) FROM cleanup.jobs j),
+	  (SELECT string_agg(m.job_id || ':' || m.external_id, ',' ORDER BY m.job_id, m.external_id) FROM cleanup.manifest m),
+	  (SELECT string_agg(format('%s', a.*), ',' ORDER BY a.library_id) FROM cleanup.library_admission a),
+	  (SELECT string_agg(format('%s', a.*), ',' ORDER BY a.server_id) FROM cleanup.server_admission a),
+	  (SELECT string_agg(format('%s', s.*), ',' ORDER BY s.library_id) FROM cleanup.library_stats s),
+	  (SELECT count(*) FROM cleanup.events),
+	  (SELECT string_agg(format('%s', i.*), ',' ORDER BY i.id) FROM inventory.items i),
+	  (SELECT string_agg(format('%s', l.*), ',' ORDER BY l.id) FROM inventory.libraries l)))"
+}
+
+# run ARGS...: runs the binary against $DB; sets $RC, $OUT (stdout), $ERR.
+run() {
+	"$CLEANUPCTL" --db "$DB" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+
+# run_in INPUTFILE ARGS...: like run, with stdin from INPUTFILE.
+run_in() {
+	local in=$1
+	shift
+	"$CLEANUPCTL" --db "$DB" "$@" >"$TMPD/out" 2>"$TMPD/err" <"$in"
+	RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+
+fail() {
+	echo "FAIL: $*"
+	echo "  exit $RC"
+	echo "  stdout: $OUT"
+	echo "  stderr: $ERR"
+	FAILS=$((FAILS + 1))
+}
+
+# expect CODE FRAGMENT... : the last run exited CODE and its stderr+stdout
+# contains every FRAGMENT.
+expect() {
+	local code=$1 f
+	shift
+	[ "$RC" -eq "$code" ] || { fail "expected exit $code ($CURRENT)"; return; }
+	for f in "$@"; do
+		case "$ERR$OUT" in
+		*"$f"*) ;;
+		*) fail "output lacks \"$f\" ($CURRENT)" ;;
+		esac
+	done
+}
+
+# same A B WHAT: A equals B.
+same() { [ "$1" = "$2" ] || { echo "FAIL: $3: \"$1\" != \"$2\""; FAILS=$((FAILS + 1)); }; }
+
+# unchanged BEFORE: the fingerprint still equals BEFORE.
+unchanged() { same "$(fingerprint)" "$1" "data changed by a refused command ($CURRENT)"; }
+
+finish() {
+	if [ "$FAILS" -gt 0 ]; then
+		echo "$FAILS failure(s)"
+		exit 1
+	fi
+	echo "all passed"
+}
