@@ -116,6 +116,11 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 		out->migrations_applied++;
 	}
 	if (out->migrations_applied > 0 || strcmp(sha, sql_bundle_sha256) != 0) {
+		/* Definitions may refer to each other in any order across files
+		 * (as pg_dump output does): SQL function bodies are checked when
+		 * first run, not at CREATE. The tests run every one of them. */
+		if ((rc = engine_script(e, "SET LOCAL check_function_bodies = off", "installing definitions", err)))
+			goto out;
 		for (i = 0; i < sql_function_count; i++) {
 			snprintf(ctx, sizeof ctx, "applying definitions %s", sql_function_files[i].name);
 			if ((rc = engine_script(e, sql_function_files[i].text, ctx, err)))

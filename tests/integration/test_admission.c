@@ -69,10 +69,208 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	PQfinish(o);
 }
 
+/* The state the admission tests start from: no unfinished job, every
+ * admission row open. */
+static int reopen(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "reopen");
+
+	(void)state;
+	pgtest_exec(c, "UPDATE cleanup.library_admission SET state = 'open', job_id = NULL");
+	pgtest_exec(c, "UPDATE cleanup.server_admission SET state = 'open', job_id = NULL");
+	pgtest_exec(c, "UPDATE cleanup.jobs SET phase = 'cancelled' WHERE phase NOT IN ('completed', 'cancelled')");
+	PQfinish(c);
+	return 0;
+}
+
+/* Seals a prune job on library LIB with an empty manifest: LIB drains. */
+static int64_t drain_library(PGconn *c, int lib)
+{
+	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %d)", lib);
+
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
+	return job;
+}
+
+/* A1, A3: against a draining library, inserts and updates that stay in it
+ * fail with CUA01 naming the library; moves into it fail; a move out of it
+ * into an open library of the same server is allowed, and it moves the
+ * count (it is not a deletion). */
+static void test_A3_moves_out_allowed_in_and_stay_rejected(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "writer");
+	char msg[512], *before, *after;
+	int64_t item, job, n1, n2;
+
+	(void)state;
+	job = drain_library(c, 1);
+	item = pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = 1");
+	before = pgtest_fingerprint(c);
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'new')"),
+	                    "CUA01");
+	assert_non_null(strstr(msg, "library 1 (Movies) is draining"));
+	assert_non_null(strstr(msg, "admits no writes"));
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "UPDATE inventory.items SET title = 'edited' WHERE id = %lld", (long long)item),
+	                    "CUA01");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "UPDATE inventory.items SET library_id = 1 WHERE library_id = 2 AND "
+	                                "external_id = 'ext-2-1'"),
+	                    "CUA01");
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+
+	/* Out of the draining library into open library 2 (same server). */
+	n1 = pgtest_int(c, "SELECT item_count FROM cleanup.library_stats WHERE library_id = 1");
+	n2 = pgtest_int(c, "SELECT item_count FROM cleanup.library_stats WHERE library_id = 2");
+	pgtest_exec(c, "UPDATE inventory.items SET library_id = 2 WHERE id = %lld", (long long)item);
+	assert_int_equal(pgtest_int(c, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)item), 2);
+	assert_int_equal(pgtest_int(c, "SELECT item_count FROM cleanup.library_stats WHERE library_id = 1"), n1 - 1);
+	assert_int_equal(pgtest_int(c, "SELECT item_count FROM cleanup.library_stats WHERE library_id = 2"), n2 + 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = 1"), n1 - 1);
+	/* Not a deletion: the job's counters did not move. */
+	assert_int_equal(pgtest_int(c, "SELECT deleted + moved FROM cleanup.jobs WHERE id = %lld", (long long)job), 0);
+	free(before);
+	free(after);
+	PQfinish(c);
+}
+
+/* A4: item id and external_id are immutable; an item cannot move to a
+ * library of another server; a library cannot change server. */
+static void test_A4_identity_is_immutable(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "writer");
+	char msg[512], *before, *after;
+
+	(void)state;
+	before = pgtest_fingerprint(c);
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "UPDATE inventory.items SET external_id = 'renamed' WHERE external_id = 'ext-2-2'"),
+	                    "CUA04");
+	assert_non_null(strstr(msg, "immutable"));
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "UPDATE inventory.items SET id = id + 100000 WHERE external_id = 'ext-2-2'"),
+	                    "CUA04");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "UPDATE inventory.items SET library_id = 3 WHERE external_id = 'ext-2-2'"),
+	                    "CUA03");
+	assert_non_null(strstr(msg, "to library 3 of another server"));
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "UPDATE inventory.libraries SET server_id = 2 WHERE id = 2"),
+	                    "CUA04");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "UPDATE inventory.media_servers SET id = 77 WHERE id = 2"),
+	                    "CUA04");
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	/* Ordinary edits of an open library's items are fine. */
+	pgtest_exec(c, "UPDATE inventory.items SET title = 'ok' WHERE external_id = 'ext-2-2'");
+	PQfinish(c);
+}
+
+/* A1: a missing parent is rejected: the foreign key fires first (23503,
+ * naming the library id); an item whose library lost its admission row
+ * gets CUA02; a library of a missing server gets CUA02 from the server
+ * admission check. */
+static void test_A1_missing_parents(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "writer");
+	char msg[512];
+
+	(void)state;
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (424242, 'x')"),
+	                    "23503");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "INSERT INTO inventory.libraries (server_id, name) VALUES (424242, 'x')"),
+	                    "CUA02");
+	assert_non_null(strstr(msg, "server 424242"));
+	pgtest_exec(c, "BEGIN");
+	pgtest_exec(c, "DELETE FROM cleanup.library_admission WHERE library_id = 4");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (4, 'x')"),
+	                    "CUA02");
+	assert_non_null(strstr(msg, "library 4"));
+	pgtest_exec(c, "ROLLBACK");
+	PQfinish(c);
+}
+
+/* A2 from the writer's side: while a fence is in flight (a transaction
+ * holding the admission row FOR UPDATE), a writer is refused at once with
+ * 55P03 and never waits; after the fence rolls back it is admitted. */
+static void test_A2_writer_never_waits_behind_a_fence(void **state)
+{
+	PGconn *f = pgtest_connect(conninfo, "fence");
+	PGconn *w = pgtest_connect(conninfo, "writer");
+	char msg[512];
+
+	(void)state;
+	pgtest_exec(f, "BEGIN");
+	pgtest_exec(f, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 2 FOR UPDATE");
+	assert_string_equal(pgtest_fail(w, msg, sizeof msg,
+	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'w')"),
+	                    "55P03");
+	assert_non_null(strstr(msg, "library 2 is being fenced"));
+	/* Libraries outside the fence keep accepting writes (A6). */
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'w-open')");
+	pgtest_exec(f, "ROLLBACK");
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'w')");
+	PQfinish(f);
+	PQfinish(w);
+}
+
+/* A5, A6: a server being removed admits no new library and no item writes
+ * in any of its libraries; the other server accepts both throughout. */
+static void test_A5_draining_server_admits_no_new_library(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "writer");
+	char msg[512];
+
+	(void)state;
+	pgtest_exec(c, "SELECT cleanup.job_create('remove-server', 2)");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "INSERT INTO inventory.libraries (server_id, name) VALUES (2, 'Fresh')"),
+	                    "CUA01");
+	assert_non_null(strstr(msg, "server 2 is draining"));
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (4, 'x')"),
+	                    "CUA01");
+	pgtest_exec(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (1, 'Fresh')");
+	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) "
+	               "SELECT id, 'fresh-1' FROM inventory.libraries WHERE name = 'Fresh'");
+	PQfinish(c);
+}
+
+/* A1 holds for set-based writers too: one INSERT ... SELECT spanning an
+ * open and a draining library fails whole. */
+static void test_A1_bulk_statement_is_all_or_nothing(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "writer");
+	char *before, *after;
+
+	(void)state;
+	drain_library(c, 2);
+	before = pgtest_fingerprint(c);
+	assert_string_equal(pgtest_fail(c, NULL, 0,
+	                                "INSERT INTO inventory.items (library_id, external_id) "
+	                                "SELECT 1 + g %% 2, 'bulk-' || g FROM generate_series(1, 100) g"),
+	                    "CUA01");
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	PQfinish(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_A2_seal_busy_while_writer_admitted),
+		cmocka_unit_test_setup(test_A3_moves_out_allowed_in_and_stay_rejected, reopen),
+		cmocka_unit_test_setup(test_A4_identity_is_immutable, reopen),
+		cmocka_unit_test_setup(test_A1_missing_parents, reopen),
+		cmocka_unit_test_setup(test_A2_writer_never_waits_behind_a_fence, reopen),
+		cmocka_unit_test_setup(test_A5_draining_server_admits_no_new_library, reopen),
+		cmocka_unit_test_setup(test_A1_bulk_statement_is_all_or_nothing, reopen),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

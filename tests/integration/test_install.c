@@ -1,0 +1,243 @@
+/* The installer (B2, issue 2 point 4): idempotent (a second run changes no
+ * catalog row), an upgrade re-applies definitions, one transaction (a
+ * failure leaves nothing behind), refuses non-allowlisted databases and
+ * newer schemas with exit 4 and no change, works from any directory, and
+ * concurrent installers serialize. Through the real binary and the API. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/install.h"
+#include "pgtest.h"
+
+/* Creates an empty database NAME (no schema); returns its conninfo. */
+static char *empty_db(const char *name)
+{
+	char *admin = pgtest_conninfo("postgres");
+	PGconn *c = pgtest_connect(admin, "test_install-admin");
+
+	pgtest_exec(c, "DROP DATABASE IF EXISTS %s WITH (FORCE)", name);
+	pgtest_exec(c, "CREATE DATABASE %s", name);
+	PQfinish(c);
+	free(admin);
+	return pgtest_conninfo(name);
+}
+
+static void drop_db(const char *name)
+{
+	char *admin = pgtest_conninfo("postgres");
+	PGconn *c = pgtest_connect(admin, "test_install-admin");
+
+	pgtest_exec(c, "DROP DATABASE IF EXISTS %s WITH (FORCE)", name);
+	PQfinish(c);
+	free(admin);
+}
+
+/* Every catalog row the installer could touch, with its xmin: any
+ * CREATE OR REPLACE, ALTER or UPDATE changes it. */
+static char *catalog_snapshot(PGconn *c)
+{
+	return pgtest_text(
+		c, "WITH ns AS (SELECT oid FROM pg_namespace WHERE nspname IN ('cleanup', 'inventory'))"
+		   " SELECT md5(concat_ws('|',"
+		   "  (SELECT string_agg(p.oid || ':' || p.xmin, ',' ORDER BY p.oid) FROM pg_proc p"
+		   "    WHERE p.pronamespace IN (SELECT oid FROM ns)),"
+		   "  (SELECT string_agg(t.oid || ':' || t.xmin, ',' ORDER BY t.oid) FROM pg_trigger t"
+		   "    JOIN pg_class r ON r.oid = t.tgrelid WHERE r.relnamespace IN (SELECT oid FROM ns)),"
+		   "  (SELECT string_agg(r.oid || ':' || r.xmin, ',' ORDER BY r.oid) FROM pg_class r"
+		   "    WHERE r.relnamespace IN (SELECT oid FROM ns)),"
+		   "  (SELECT string_agg(n.oid || ':' || n.xmin, ',' ORDER BY n.oid) FROM pg_namespace n"
+		   "    WHERE n.oid IN (SELECT oid FROM ns)),"
+		   "  (SELECT xmin || ':' || version || ':' || bundle_sha256 || ':' || upgraded_at FROM cleanup.schema_info)))");
+}
+
+/* Runs `cleanupctl ARGS` against CONNINFO; returns the exit status and its
+ * combined output in *OUT. */
+static int cli(char **out, const char *conninfo, const char *args)
+{
+	return pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), conninfo, args);
+}
+
+/* A second install changes nothing: not a function, trigger, relation or
+ * the version row. */
+static void test_install_twice_changes_nothing(void **state)
+{
+	char *conninfo = pgtest_fresh_db("install_twice");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+	char *before, *after, *out = NULL;
+
+	(void)state;
+	before = catalog_snapshot(c);
+	assert_int_equal(cli(&out, conninfo, "install"), 0);
+	assert_non_null(strstr(out, "is already installed in cleanup_lab_t_install_twice; nothing changed"));
+	free(out);
+	assert_int_equal(cli(&out, conninfo, "--json install"), 0);
+	assert_non_null(strstr(out, "\"changed\": false"));
+	assert_non_null(strstr(out, "\"migrations_applied\": 0"));
+	free(out);
+	after = catalog_snapshot(c);
+	assert_string_equal(before, after);
+	assert_int_equal(pgtest_int(c, "SELECT version FROM cleanup.schema_info"), cleanup_schema_version());
+	free(before);
+	free(after);
+	PQfinish(c);
+	free(conninfo);
+}
+
+/* A database carrying older definitions (another bundle) is upgraded: the
+ * definitions are applied again, the version row records this bundle, and
+ * the commands that refused the drift work again. */
+static void test_upgrade_reapplies_definitions(void **state)
+{
+	char *conninfo = pgtest_fresh_db("install_upgrade");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+	char *out = NULL, *src;
+
+	(void)state;
+	pgtest_exec(c, "CREATE OR REPLACE FUNCTION cleanup.job_label(j cleanup.jobs) RETURNS text "
+	               "LANGUAGE sql STABLE AS $$ SELECT 'sabotaged' $$");
+	pgtest_exec(c, "UPDATE cleanup.schema_info SET bundle_sha256 = 'older-bundle'");
+	/* Commands refuse a database whose definitions are not theirs. */
+	assert_int_equal(cli(&out, conninfo, "status"), 4);
+	assert_non_null(strstr(out, "bundle older-bundl"));
+	assert_non_null(strstr(out, "run: cleanupctl install"));
+	free(out);
+	assert_int_equal(cli(&out, conninfo, "--json install"), 0);
+	assert_non_null(strstr(out, "\"functions_applied\": true"));
+	assert_non_null(strstr(out, "\"migrations_applied\": 0"));
+	free(out);
+	src = pgtest_text(c, "SELECT prosrc FROM pg_proc WHERE oid = 'cleanup.job_label(cleanup.jobs)'::regprocedure");
+	assert_null(strstr(src, "sabotaged"));
+	free(src);
+	assert_int_equal(cli(&out, conninfo, "--json install"), 0);
+	assert_non_null(strstr(out, "\"changed\": false"));
+	free(out);
+	assert_int_equal(cli(&out, conninfo, "status"), 0);
+	free(out);
+	PQfinish(c);
+	free(conninfo);
+}
+
+/* A database with a newer schema than the binary is refused, exit 4,
+ * nothing changed. */
+static void test_newer_schema_is_refused(void **state)
+{
+	char *conninfo = pgtest_fresh_db("install_newer");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+	char *before, *after, *out = NULL;
+
+	(void)state;
+	pgtest_exec(c, "UPDATE cleanup.schema_info SET version = 999, bundle_sha256 = 'future'");
+	before = catalog_snapshot(c);
+	assert_int_equal(cli(&out, conninfo, "install"), 4);
+	assert_non_null(strstr(out, "carries schema version 999, newer than this binary's"));
+	assert_non_null(strstr(out, "nothing was changed"));
+	free(out);
+	after = catalog_snapshot(c);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	PQfinish(c);
+	free(conninfo);
+}
+
+/* B2: a database outside the allowlist is refused with exit 4, a message
+ * naming it and the rule, and nothing created. */
+static void test_B2_install_refuses_non_allowlisted(void **state)
+{
+	char *conninfo = empty_db("cleanupctl_t_not_allowed");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_install_result r;
+	cleanup_error err;
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(cli(&out, conninfo, "install"), 4);
+	assert_non_null(strstr(out, "database \"cleanupctl_t_not_allowed\" is not on the allowlist"));
+	assert_non_null(strstr(out, "cleanup_lab or cleanup_lab_<suffix>"));
+	assert_non_null(strstr(out, "nothing was changed"));
+	free(out);
+	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_EREFUSED);
+	assert_int_equal(cleanup_exit_code(err.status), 4);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_namespace WHERE nspname IN ('cleanup', 'inventory')"), 0);
+	cleanup_engine_close(e);
+	PQfinish(c);
+	free(conninfo);
+	drop_db("cleanupctl_t_not_allowed");
+}
+
+/* One transaction: a migration that fails (a conflicting table already
+ * there) leaves no schema, no table and no version row behind. */
+static void test_failed_install_leaves_nothing(void **state)
+{
+	char *conninfo = empty_db("cleanup_lab_t_install_conflict");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+	char *out = NULL;
+
+	(void)state;
+	pgtest_exec(c, "CREATE SCHEMA inventory");
+	pgtest_exec(c, "CREATE TABLE inventory.items (x int)");
+	assert_int_equal(cli(&out, conninfo, "install"), 1);
+	assert_non_null(strstr(out, "\"items\" already exists"));
+	free(out);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_namespace WHERE nspname = 'cleanup'"), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_class WHERE relnamespace = 'inventory'::regnamespace"), 1);
+	PQfinish(c);
+	free(conninfo);
+}
+
+/* The SQL is embedded: install works from any directory; a database
+ * without the schema makes other commands say how to install it. */
+static void test_install_from_any_directory(void **state)
+{
+	char *conninfo = empty_db("cleanup_lab_t_install_cwd");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(cli(&out, conninfo, "status"), 4);
+	assert_non_null(strstr(out, "has no cleanup schema"));
+	assert_non_null(strstr(out, "run: cleanupctl install"));
+	free(out);
+	assert_int_equal(pgtest_sh(&out, "cd / && '%s' --db \"%s\" install 2>&1", pgtest_cleanupctl(), conninfo), 0);
+	assert_non_null(strstr(out, "installed schema version"));
+	free(out);
+	assert_int_equal(pgtest_int(c, "SELECT version FROM cleanup.schema_info"), cleanup_schema_version());
+	assert_int_equal(cli(&out, conninfo, "status"), 0);
+	free(out);
+	PQfinish(c);
+	free(conninfo);
+}
+
+/* Two installers at once: the advisory lock serializes them; both
+ * succeed and exactly one of them changed anything. */
+static void test_concurrent_installers(void **state)
+{
+	char *conninfo = empty_db("cleanup_lab_t_install_race");
+	char *o1 = NULL, *o2 = NULL;
+	int p1, p2;
+
+	(void)state;
+	p1 = pgtest_spawn("'%s' --json --db \"%s\" install", pgtest_cleanupctl(), conninfo);
+	p2 = pgtest_spawn("'%s' --json --db \"%s\" install", pgtest_cleanupctl(), conninfo);
+	assert_int_equal(pgtest_wait(p1, &o1), 0);
+	assert_int_equal(pgtest_wait(p2, &o2), 0);
+	assert_true((strstr(o1, "\"changed\": true") != NULL) + (strstr(o2, "\"changed\": true") != NULL) == 1);
+	free(o1);
+	free(o2);
+	free(conninfo);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_install_twice_changes_nothing),
+		cmocka_unit_test(test_upgrade_reapplies_definitions),
+		cmocka_unit_test(test_newer_schema_is_refused),
+		cmocka_unit_test(test_B2_install_refuses_non_allowlisted),
+		cmocka_unit_test(test_failed_install_leaves_nothing),
+		cmocka_unit_test(test_install_from_any_directory),
+		cmocka_unit_test(test_concurrent_installers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
