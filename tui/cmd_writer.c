@@ -1,17 +1,233 @@
-/* cleanupctl writer: simulated sync writer (inserts, updates, moves). Not built yet: refuses with exit 1. */
+/* cleanupctl writer: a simulated sync writer (core/src/writer.c) that
+ * inserts, updates and moves items across the libraries of one server (or
+ * all) at a rate, prints each rejection as it happens and a summary at the
+ * end (--json: one summary document on stdout; rejections then go to
+ * stderr). Stops cleanly on SIGINT and SIGTERM. application_name
+ * "cleanupctl:writer:<server|all>". */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cleanup/writer.h"
 #include "cli.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+typedef struct report_ctx {
+	FILE *out;  /* where rejections go; NULL: nowhere */
+} report_ctx;
+
+static void report(const cleanup_writer_event *ev, void *arg)
+{
+	report_ctx *rc = arg;
+	char when[32], job[40] = "";
+	struct tm tm;
+	time_t secs;
+
+	if (!rc->out || (ev->outcome != CLEANUP_WRITER_REJECTED && ev->outcome != CLEANUP_WRITER_LOST))
+		return;
+	secs = (time_t)ev->at;
+	localtime_r(&secs, &tm);
+	strftime(when, sizeof when, "%H:%M:%S", &tm);
+	if (ev->job_id > 0)
+		snprintf(job, sizeof job, " [job %" PRId64 "]", ev->job_id);
+	if (ev->outcome == CLEANUP_WRITER_LOST) {
+		fprintf(rc->out, "%s.%03d connection lost during %s; reconnecting: %s\n", when,
+		        (int)((ev->at - floor(ev->at)) * 1000), cleanup_writer_op_name(ev->op), ev->message);
+	} else if (ev->op == CLEANUP_WRITER_MOVE) {
+		fprintf(rc->out, "%s.%03d rejected move from library %" PRId64 " to library %" PRId64 "%s: %s %s\n", when,
+		        (int)((ev->at - floor(ev->at)) * 1000), ev->library_id, ev->to_library_id, job, ev->sqlstate,
+		        ev->message);
+	} else {
+		fprintf(rc->out, "%s.%03d rejected %s %s library %" PRId64 "%s: %s %s\n", when,
+		        (int)((ev->at - floor(ev->at)) * 1000), cleanup_writer_op_name(ev->op),
+		        ev->op == CLEANUP_WRITER_INSERT ? "into" : "in", ev->library_id, job, ev->sqlstate, ev->message);
+	}
+	fflush(rc->out);
+}
+
+static void print_summary_json(const cleanup_writer_stats *s, const cleanup_writer_opts *o)
+{
+	size_t i;
+
+	printf("{\"server_id\": ");
+	if (o->server_id > 0)
+		printf("%" PRId64, o->server_id);
+	else
+		printf("null");
+	printf(", \"rate\": %g, \"seed\": %" PRIu64 ", \"duration_s\": ", o->rate, o->seed);
+	if (o->duration_s > 0)
+		printf("%g", o->duration_s);
+	else
+		printf("null");
+	printf(", \"elapsed_s\": %.3f, \"stopped_by\": ", s->elapsed_s);
+	cli_json_string(stdout, s->stopped ? "signal" : o->max_ops > 0 && s->ops >= o->max_ops ? "ops" : "duration");
+	printf(", \"ops\": %" PRId64 ", \"ok\": %" PRId64 ", \"inserted\": %" PRId64 ", \"updated\": %" PRId64
+	       ", \"moved\": %" PRId64 ", \"noop\": %" PRId64 ", \"rejected\": %" PRId64 ", \"rejections\": {",
+	       s->ops, s->inserted + s->updated + s->moved, s->inserted, s->updated, s->moved, s->noop, s->rejected);
+	for (i = 0; i < s->nrejections; i++) {
+		if (i)
+			printf(", ");
+		cli_json_string(stdout, s->rejections[i].sqlstate);
+		printf(": %" PRId64, s->rejections[i].n);
+	}
+	printf("}, \"logged\": %" PRId64 ", \"log_failures\": %" PRId64 ", \"lost\": %" PRId64
+	       ", \"reconnects\": %" PRId64 ", \"avg_ms\": %.3f, \"max_ms\": %.3f}\n",
+	       s->logged, s->log_failures, s->lost, s->reconnects, s->ops ? s->total_ms / (double)s->ops : 0.0,
+	       s->max_ms);
+}
+
+static void print_summary(const cleanup_writer_stats *s)
+{
+	size_t i;
+
+	printf("writer: %" PRId64 " operations in %.1f s (%.1f/s): %" PRId64 " inserted, %" PRId64 " updated, %" PRId64
+	       " moved, %" PRId64 " without an item, %" PRId64 " rejected",
+	       s->ops, s->elapsed_s, s->elapsed_s > 0 ? (double)s->ops / s->elapsed_s : 0.0, s->inserted, s->updated,
+	       s->moved, s->noop, s->rejected);
+	if (s->nrejections) {
+		printf(" (");
+		for (i = 0; i < s->nrejections; i++)
+			printf("%s%s %" PRId64, i ? ", " : "", s->rejections[i].sqlstate, s->rejections[i].n);
+		printf(")");
+	}
+	printf("; %" PRId64 " logged to cleanup.events", s->logged);
+	if (s->reconnects)
+		printf("; %" PRId64 " reconnects", s->reconnects);
+	printf("; writes took %.1f ms on average, %.1f ms at most\n", s->ops ? s->total_ms / (double)s->ops : 0.0,
+	       s->max_ms);
+}
+
+static bool parse_rate(cli_ctx *ctx, const char *s, double *out)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = s ? strtod(s, &end) : 0;
+	if (!s || !*s || errno || *end || !(v >= 0 && v <= 100000)) {
+		cli_usage(ctx, &cmd_writer_entry,
+		          "--rate must be a number of operations per second from 0 (as fast as possible) to 100000, "
+		          "not \"%s\"",
+		          s ? s : "");
+		return false;
+	}
+	*out = v;
+	return true;
+}
 
 static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 {
+	cleanup_writer_opts opts = {10.0, -1, 0, 0, 0, false};
+	static char app_name[64];
+	cleanup_writer *w = NULL;
+	cleanup_engine *e = NULL;
 	cleanup_error err;
+	struct sigaction sa, old_int, old_term;
+	report_ctx rep;
+	bool seeded = false;
+	int64_t v;
+	int i, rc;
 
-	(void)argc;
-	(void)argv;
-	cleanup_error_set(&err, CLEANUP_ERROR, "cleanupctl writer is not available in this build yet");
-	return cli_fail(ctx, &err);
+	for (i = 1; i < argc; i++) {
+		bool missing = false;
+		const char *val;
+
+		if ((val = cli_opt(argc, argv, &i, "--rate", &missing))) {
+			if (!parse_rate(ctx, val, &opts.rate))
+				return EXIT_USAGE;
+		} else if ((val = cli_opt(argc, argv, &i, "--server", &missing))) {
+			if (!cli_parse_id(ctx, "--server", val, &opts.server_id))
+				return EXIT_USAGE;
+		} else if ((val = cli_opt(argc, argv, &i, "--duration", &missing))) {
+			if (!cli_parse_int(ctx, "--duration", val, 0, 31 * 86400, &v))
+				return EXIT_USAGE;
+			opts.duration_s = (double)v;
+		} else if ((val = cli_opt(argc, argv, &i, "--ops", &missing))) {
+			if (!cli_parse_int(ctx, "--ops", val, 0, INT64_MAX, &v))
+				return EXIT_USAGE;
+			opts.max_ops = v;
+		} else if ((val = cli_opt(argc, argv, &i, "--seed", &missing))) {
+			if (!cli_parse_int(ctx, "--seed", val, 0, INT64_MAX, &v))
+				return EXIT_USAGE;
+			opts.seed = (uint64_t)v;
+			seeded = true;
+		} else if (strcmp(argv[i], "--no-log") == 0) {
+			opts.no_log = true;
+		} else {
+			return cli_usage(ctx, &cmd_writer_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
+			                 argv[i]);
+		}
+	}
+	if (!seeded) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		opts.seed = ((uint64_t)t.tv_sec * 1000000007ULL) ^ (uint64_t)t.tv_nsec ^ ((uint64_t)getpid() << 32);
+		opts.seed &= (uint64_t)INT64_MAX; /* printable as the --seed that repeats the run */
+	}
+	if (opts.server_id > 0)
+		snprintf(app_name, sizeof app_name, "cleanupctl:writer:%" PRId64, opts.server_id);
+	else
+		snprintf(app_name, sizeof app_name, "cleanupctl:writer:all");
+	ctx->app_name = app_name;
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	if (cleanup_writer_new(&w, e, &opts, &err) != CLEANUP_OK) {
+		rc = cli_fail(ctx, &err);
+		cleanup_engine_close(e);
+		return rc;
+	}
+
+	/* No SA_RESTART: a signal ends the pacing sleep at once. */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	stop_requested = 0;
+
+	rep.out = ctx->quiet ? NULL : ctx->json ? stderr : stdout;
+	if (!ctx->quiet && !ctx->json) {
+		char pace[48];
+
+		if (opts.rate > 0)
+			snprintf(pace, sizeof pace, "%g operations per second", opts.rate);
+		else
+			snprintf(pace, sizeof pace, "as fast as possible");
+		printf("writer %s: %zu libraries, %s, seed %" PRIu64 "; Ctrl-C stops\n", app_name,
+		       cleanup_writer_library_count(w), pace, opts.seed);
+		fflush(stdout);
+	}
+	rc = cleanup_writer_run(w, &stop_requested, report, &rep, &err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc != CLEANUP_OK) {
+		rc = cli_fail(ctx, &err);
+	} else {
+		if (ctx->json)
+			print_summary_json(cleanup_writer_get_stats(w), &opts);
+		else
+			print_summary(cleanup_writer_get_stats(w));
+		rc = EXIT_DONE;
+	}
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+	return rc;
 }
 
 const cli_command cmd_writer_entry = {
-	"writer", "[--rate N] [--server ID]", "simulated sync writer (inserts, updates, moves)", exec_writer,
+	"writer", "[--rate OPS_PER_SECOND] [--server ID] [--duration SECONDS] [--ops N] [--seed N] [--no-log]",
+	"simulated sync writer: inserts, updates and moves items, reports rejections", exec_writer,
 };

@@ -1,0 +1,528 @@
+/* The simulated sync writer (see writer.h): plain inserts, updates and
+ * moves through the named queries writer_*.sql, one short autocommit
+ * transaction each, paced at a rate; refusals are counted per SQLSTATE and
+ * logged to cleanup.events in their own transaction. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cleanup/writer.h"
+#include "engine_int.h"
+
+#define WRITER_LOCK_TIMEOUT "SET lock_timeout = 1000"
+#define WRITER_STATEMENT_TIMEOUT_MS 5000
+#define WRITER_REFRESH_S 5.0
+
+typedef struct writer_library {
+	int64_t id, server_id;
+} writer_library;
+
+struct cleanup_writer {
+	cleanup_engine *e;
+	cleanup_writer_opts opts;
+	writer_library *libs;
+	size_t nlibs;
+	bool need_refresh;
+	uint64_t rng;
+	uint64_t counter;
+	char id_prefix[48];  /* makes external IDs unique across runs and writers */
+	cleanup_writer_stats stats;
+};
+
+static double mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Copies SRC into DST (LEN bytes) without splitting a UTF-8 character. */
+static void copy_utf8(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* splitmix64: small, fast and good enough to pick operations. */
+static uint64_t next_random(cleanup_writer *w)
+{
+	uint64_t z = (w->rng += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static double random_unit(cleanup_writer *w)
+{
+	return (double)(next_random(w) >> 11) / 9007199254740992.0; /* [0, 1) */
+}
+
+const char *cleanup_writer_op_name(cleanup_writer_op op)
+{
+	switch (op) {
+	case CLEANUP_WRITER_INSERT:
+		return "insert";
+	case CLEANUP_WRITER_UPDATE:
+		return "update";
+	case CLEANUP_WRITER_MOVE:
+		return "move";
+	}
+	return "?";
+}
+
+const char *cleanup_writer_outcome_name(cleanup_writer_outcome o)
+{
+	switch (o) {
+	case CLEANUP_WRITER_OK:
+		return "ok";
+	case CLEANUP_WRITER_NOOP:
+		return "noop";
+	case CLEANUP_WRITER_REJECTED:
+		return "rejected";
+	case CLEANUP_WRITER_LOST:
+		return "lost";
+	}
+	return "?";
+}
+
+/* The session settings of a writer: its transactions stay short. */
+static int setup_session(cleanup_writer *w, cleanup_error *err)
+{
+	int rc = cleanup_engine_set_timeout(w->e, WRITER_STATEMENT_TIMEOUT_MS, err);
+
+	if (rc == CLEANUP_OK)
+		rc = engine_script(w->e, WRITER_LOCK_TIMEOUT, "setting the writer's lock_timeout", err);
+	return rc;
+}
+
+int cleanup_writer_refresh(cleanup_writer *w, cleanup_error *err)
+{
+	char server[32];
+	const char *params[1] = {NULL};
+	PGresult *res = NULL;
+	writer_library *libs = NULL;
+	int rc, i, n;
+
+	if (w->opts.server_id > 0) {
+		snprintf(server, sizeof server, "%" PRId64, w->opts.server_id);
+		params[0] = server;
+	}
+	rc = engine_query(&res, w->e, CLEANUP_Q_WRITER_LIBRARIES, 1, params, "listing the libraries to write to", err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	n = PQntuples(res);
+	if (n > 0) {
+		libs = calloc((size_t)n, sizeof *libs);
+		if (!libs) {
+			PQclear(res);
+			return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+		}
+	}
+	for (i = 0; i < n; i++) {
+		libs[i].id = col_int64(res, i, "id");
+		libs[i].server_id = col_int64(res, i, "server_id");
+	}
+	PQclear(res);
+	free(w->libs);
+	w->libs = libs;
+	w->nlibs = (size_t)n;
+	w->need_refresh = false;
+	return CLEANUP_OK;
+}
+
+size_t cleanup_writer_library_count(const cleanup_writer *w)
+{
+	return w->nlibs;
+}
+
+int cleanup_writer_new(cleanup_writer **out, cleanup_engine *e, const cleanup_writer_opts *opts,
+                       cleanup_error *err)
+{
+	cleanup_writer *w = NULL;
+	PGresult *res = NULL;
+	int rc;
+
+	*out = NULL;
+	cleanup_error_clear(err);
+	if (opts->rate < 0 || opts->rate > 100000)
+		return cleanup_error_set(err, CLEANUP_EINVAL, "rate %g is out of range 0-100000 operations per second",
+		                         opts->rate);
+	if (opts->duration_s < 0)
+		return cleanup_error_set(err, CLEANUP_EINVAL, "duration %g s is negative", opts->duration_s);
+	if (opts->max_ops < 0)
+		return cleanup_error_set(err, CLEANUP_EINVAL, "operation limit %" PRId64 " is negative", opts->max_ops);
+	w = calloc(1, sizeof *w);
+	if (!w)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	w->e = e;
+	w->opts = *opts;
+	if (w->opts.server_id <= 0)
+		w->opts.server_id = -1;
+	w->rng = opts->seed;
+	snprintf(w->id_prefix, sizeof w->id_prefix, "w-%x-%" PRIx64, (unsigned)getpid(),
+	         (uint64_t)(wall_now() * 1000.0));
+
+	if ((rc = setup_session(w, err)) != CLEANUP_OK)
+		goto out;
+	if (w->opts.server_id > 0) {
+		char server[32];
+		const char *params[1] = {server};
+
+		snprintf(server, sizeof server, "%" PRId64, w->opts.server_id);
+		rc = engine_query(&res, e, CLEANUP_Q_WRITER_SERVER, 1, params, "looking up the writer's server", err);
+		if (rc != CLEANUP_OK)
+			goto out;
+		if (PQntuples(res) == 0) {
+			rc = cleanup_error_set(err, CLEANUP_ENOTFOUND, "server %" PRId64 " does not exist", w->opts.server_id);
+			cleanup_error_hint(err, "cleanupctl status lists the servers");
+			goto out;
+		}
+	}
+	if ((rc = cleanup_writer_refresh(w, err)) != CLEANUP_OK)
+		goto out;
+	if (w->nlibs == 0) {
+		if (w->opts.server_id > 0)
+			rc = cleanup_error_set(err, CLEANUP_ENOTFOUND, "server %" PRId64 " has no library to write to",
+			                       w->opts.server_id);
+		else
+			rc = cleanup_error_set(err, CLEANUP_ENOTFOUND, "there is no library to write to");
+		cleanup_error_hint(err, "seed demo data first: cleanupctl seed");
+		goto out;
+	}
+	*out = w;
+	w = NULL;
+out:
+	PQclear(res);
+	cleanup_writer_free(w);
+	return rc;
+}
+
+void cleanup_writer_free(cleanup_writer *w)
+{
+	if (!w)
+		return;
+	free(w->libs);
+	free(w);
+}
+
+const cleanup_writer_stats *cleanup_writer_get_stats(const cleanup_writer *w)
+{
+	return &w->stats;
+}
+
+/* Errors that are our own bug, not the database refusing a write. */
+static bool own_bug(const char *sqlstate)
+{
+	return strncmp(sqlstate, "42", 2) == 0 || strncmp(sqlstate, "XX", 2) == 0 ||
+	       strncmp(sqlstate, "0A", 2) == 0 || strncmp(sqlstate, "26", 2) == 0 || strncmp(sqlstate, "3F", 2) == 0;
+}
+
+static void count_rejection(cleanup_writer *w, const char *sqlstate)
+{
+	cleanup_writer_stats *s = &w->stats;
+	size_t i;
+
+	s->rejected++;
+	for (i = 0; i < s->nrejections; i++) {
+		if (strcmp(s->rejections[i].sqlstate, sqlstate) == 0) {
+			s->rejections[i].n++;
+			return;
+		}
+	}
+	if (s->nrejections < CLEANUP_WRITER_STATES) {
+		snprintf(s->rejections[s->nrejections].sqlstate, sizeof s->rejections[0].sqlstate, "%s",
+		         sqlstate[0] ? sqlstate : "?????");
+		s->rejections[s->nrejections++].n = 1;
+	}
+}
+
+/* Logs the rejection EV to cleanup.events in its own transaction. */
+static void log_rejection(cleanup_writer *w, cleanup_writer_event *ev)
+{
+	char lib[32], to[32], msg[800];
+	const char *params[3] = {lib, msg, NULL};
+	PGresult *res = NULL;
+	cleanup_error err;
+
+	snprintf(lib, sizeof lib, "%" PRId64, ev->library_id);
+	if (ev->to_library_id > 0) {
+		snprintf(to, sizeof to, "%" PRId64, ev->to_library_id);
+		params[2] = to;
+		snprintf(msg, sizeof msg, "move of an item from library %" PRId64 " to library %" PRId64 " refused: %s %s",
+		         ev->library_id, ev->to_library_id, ev->sqlstate, ev->message);
+	} else {
+		snprintf(msg, sizeof msg, "%s %s library %" PRId64 " refused: %s %s", cleanup_writer_op_name(ev->op),
+		         ev->op == CLEANUP_WRITER_INSERT ? "into" : "in", ev->library_id, ev->sqlstate, ev->message);
+	}
+	if (engine_query(&res, w->e, CLEANUP_Q_WRITER_LOG_REJECTION, 3, params, "logging a rejected write", &err) ==
+	    CLEANUP_OK) {
+		ev->logged = true;
+		ev->job_id = col_int64(res, 0, "job_id");
+		w->stats.logged++;
+	} else {
+		w->stats.log_failures++;
+	}
+	PQclear(res);
+}
+
+int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_writer_op op, int64_t library_id,
+                      int64_t to_library_id, cleanup_error *err)
+{
+	char lib[32], to[32], point[32], title[96], ext[96];
+	const char *params[3];
+	enum sql_query_id q;
+	PGresult *res = NULL;
+	cleanup_error qerr;
+	double t0;
+	int rc, n = 3;
+	size_t i;
+
+	memset(ev, 0, sizeof *ev);
+	ev->op = op;
+	ev->library_id = library_id;
+	ev->to_library_id = op == CLEANUP_WRITER_MOVE ? to_library_id : -1;
+	ev->server_id = -1;
+	ev->item_id = -1;
+	ev->job_id = -1;
+	ev->at = wall_now();
+	for (i = 0; i < w->nlibs; i++)
+		if (w->libs[i].id == library_id)
+			ev->server_id = w->libs[i].server_id;
+	w->counter++;
+	snprintf(lib, sizeof lib, "%" PRId64, library_id);
+	snprintf(point, sizeof point, "%.6f", random_unit(w));
+	switch (op) {
+	case CLEANUP_WRITER_INSERT:
+		q = CLEANUP_Q_WRITER_INSERT;
+		snprintf(ext, sizeof ext, "%s-%" PRIu64, w->id_prefix, w->counter);
+		snprintf(title, sizeof title, "Synced %" PRIu64, w->counter);
+		params[0] = lib;
+		params[1] = ext;
+		params[2] = title;
+		break;
+	case CLEANUP_WRITER_UPDATE:
+		q = CLEANUP_Q_WRITER_UPDATE;
+		snprintf(title, sizeof title, "Retitled %" PRIu64, w->counter);
+		params[0] = lib;
+		params[1] = point;
+		params[2] = title;
+		break;
+	case CLEANUP_WRITER_MOVE:
+		q = CLEANUP_Q_WRITER_MOVE;
+		snprintf(to, sizeof to, "%" PRId64, to_library_id);
+		params[0] = lib;
+		params[1] = point;
+		params[2] = to;
+		break;
+	default:
+		return cleanup_error_set(err, CLEANUP_EINVAL, "unknown writer operation %d", (int)op);
+	}
+
+	t0 = mono_now();
+	rc = engine_query(&res, w->e, q, n, params, cleanup_writer_op_name(op), &qerr);
+	ev->ms = (mono_now() - t0) * 1000.0;
+	w->stats.ops++;
+	w->stats.total_ms += ev->ms;
+	if (ev->ms > w->stats.max_ms)
+		w->stats.max_ms = ev->ms;
+
+	if (rc == CLEANUP_OK) {
+		if (PQntuples(res) == 0) {
+			ev->outcome = CLEANUP_WRITER_NOOP;
+			w->stats.noop++;
+		} else {
+			ev->outcome = CLEANUP_WRITER_OK;
+			ev->item_id = col_int64(res, 0, "id");
+			if (op == CLEANUP_WRITER_INSERT)
+				w->stats.inserted++;
+			else if (op == CLEANUP_WRITER_UPDATE)
+				w->stats.updated++;
+			else
+				w->stats.moved++;
+		}
+		PQclear(res);
+		return CLEANUP_OK;
+	}
+	snprintf(ev->sqlstate, sizeof ev->sqlstate, "%s", qerr.sqlstate);
+	copy_utf8(ev->message, sizeof ev->message, qerr.message);
+	if (rc == CLEANUP_ECONN || !cleanup_engine_ok(w->e)) {
+		ev->outcome = CLEANUP_WRITER_LOST;
+		w->stats.lost++;
+		if (err)
+			*err = qerr;
+		return CLEANUP_ECONN;
+	}
+	if (!qerr.sqlstate[0] || own_bug(qerr.sqlstate)) {
+		if (err)
+			*err = qerr;
+		ev->outcome = CLEANUP_WRITER_REJECTED;
+		return CLEANUP_ERROR;
+	}
+	ev->outcome = CLEANUP_WRITER_REJECTED;
+	count_rejection(w, qerr.sqlstate);
+	/* A vanished library or server: list the libraries again. */
+	if (strcmp(qerr.sqlstate, "CUA02") == 0 || strcmp(qerr.sqlstate, "23503") == 0)
+		w->need_refresh = true;
+	if (!w->opts.no_log)
+		log_rejection(w, ev);
+	return CLEANUP_OK;
+}
+
+int cleanup_writer_tick(cleanup_writer_event *ev, cleanup_writer *w, cleanup_error *err)
+{
+	const writer_library *src;
+	uint64_t r;
+	size_t i, others = 0;
+	int64_t to = -1;
+	cleanup_writer_op op;
+
+	if (w->nlibs == 0) {
+		memset(ev, 0, sizeof *ev);
+		ev->outcome = CLEANUP_WRITER_NOOP;
+		ev->library_id = ev->to_library_id = ev->server_id = ev->item_id = ev->job_id = -1;
+		ev->at = wall_now();
+		return CLEANUP_OK;
+	}
+	src = &w->libs[next_random(w) % w->nlibs];
+	r = next_random(w) % 10;
+	op = r < 5 ? CLEANUP_WRITER_INSERT : r < 8 ? CLEANUP_WRITER_UPDATE : CLEANUP_WRITER_MOVE;
+	if (op == CLEANUP_WRITER_MOVE) {
+		for (i = 0; i < w->nlibs; i++)
+			if (w->libs[i].server_id == src->server_id && w->libs[i].id != src->id)
+				others++;
+		if (others == 0) {
+			op = CLEANUP_WRITER_UPDATE;
+		} else {
+			size_t k = (size_t)(next_random(w) % others);
+
+			for (i = 0; i < w->nlibs; i++) {
+				if (w->libs[i].server_id == src->server_id && w->libs[i].id != src->id && k-- == 0) {
+					to = w->libs[i].id;
+					break;
+				}
+			}
+		}
+	}
+	return cleanup_writer_do(ev, w, op, src->id, to, err);
+}
+
+/* Sleeps SECONDS (at most 0.5 s at a time so that *STOP is seen soon; a
+ * signal ends it early). */
+static void nap(double seconds)
+{
+	struct timespec t;
+
+	if (seconds <= 0)
+		return;
+	if (seconds > 0.5)
+		seconds = 0.5;
+	t.tv_sec = (time_t)seconds;
+	t.tv_nsec = (long)((seconds - (double)t.tv_sec) * 1e9);
+	nanosleep(&t, NULL);
+}
+
+static bool finished(const cleanup_writer *w, volatile sig_atomic_t *stop, double start, double now)
+{
+	if (stop && *stop)
+		return true;
+	if (w->opts.duration_s > 0 && now - start >= w->opts.duration_s)
+		return true;
+	return w->opts.max_ops > 0 && w->stats.ops >= w->opts.max_ops;
+}
+
+/* Reconnects with doubling delays until it works or the run is over. */
+static void reconnect(cleanup_writer *w, volatile sig_atomic_t *stop, double start)
+{
+	double delay = 0.25, until;
+	cleanup_error err;
+
+	while (!finished(w, stop, start, mono_now())) {
+		if (cleanup_engine_reconnect(w->e, &err) == CLEANUP_OK && setup_session(w, &err) == CLEANUP_OK) {
+			w->stats.reconnects++;
+			w->need_refresh = true;
+			return;
+		}
+		until = mono_now() + delay;
+		while (mono_now() < until && !finished(w, stop, start, mono_now()))
+			nap(until - mono_now());
+		if (delay < 4.0)
+			delay *= 2;
+	}
+}
+
+int cleanup_writer_run(cleanup_writer *w, volatile sig_atomic_t *stop, cleanup_writer_report_fn report, void *arg,
+                       cleanup_error *err)
+{
+	double start = mono_now(), next = start, last_refresh = start, now;
+	cleanup_writer_event ev;
+	int rc = CLEANUP_OK;
+
+	cleanup_error_clear(err);
+	for (;;) {
+		now = mono_now();
+		if (finished(w, stop, start, now))
+			break;
+		if (w->opts.rate > 0) {
+			if (next > now) {
+				double wake = next;
+
+				if (w->opts.duration_s > 0 && start + w->opts.duration_s < wake)
+					wake = start + w->opts.duration_s;
+				nap(wake - now);
+				continue;
+			}
+			/* Behind schedule after a stall: do not burst to catch up. */
+			if (now - next > 1.0)
+				next = now;
+			next += 1.0 / w->opts.rate;
+		}
+		if (w->need_refresh || now - last_refresh >= WRITER_REFRESH_S) {
+			cleanup_error rerr;
+
+			last_refresh = now;
+			if (cleanup_writer_refresh(w, &rerr) == CLEANUP_ECONN || !cleanup_engine_ok(w->e)) {
+				reconnect(w, stop, start);
+				continue;
+			}
+		}
+		if (w->nlibs == 0) {
+			/* Nothing to write to (the server's libraries were removed). */
+			nap(0.5);
+			w->need_refresh = true;
+			continue;
+		}
+		rc = cleanup_writer_tick(&ev, w, err);
+		if (report)
+			report(&ev, arg);
+		if (rc == CLEANUP_ECONN) {
+			rc = CLEANUP_OK;
+			cleanup_error_clear(err);
+			reconnect(w, stop, start);
+		} else if (rc != CLEANUP_OK) {
+			break;
+		}
+	}
+	w->stats.stopped = stop && *stop;
+	w->stats.elapsed_s = mono_now() - start;
+	return rc;
+}

@@ -1,0 +1,311 @@
+/* The simulated sync writer against the real PostgreSQL: refused writes to a
+ * sealed (draining) library are reported as rejections with their SQLSTATE
+ * and logged to cleanup.events with the owning job; its writes land in open
+ * libraries (A1, A3, A6); a fence in flight makes it report busy (55P03);
+ * runs stop at their operation limit, their duration, or when stopped, and
+ * keep their pace. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/writer.h"
+#include "pgtest.h"
+
+static char *conninfo;
+static int64_t job; /* a sealed prune job on library 1 (server 1: libraries 1, 2) */
+
+static int setup(void **state)
+{
+	PGconn *c;
+
+	(void)state;
+	conninfo = pgtest_fresh_db("writer");
+	c = pgtest_connect(conninfo, "setup");
+	/* Servers 1 (libraries 1, 2) and 2 (libraries 3, 4), 20 items each. */
+	pgtest_exec(c, "SELECT cleanup.seed_demo(2, 2, 20)");
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', 1)");
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
+	PQfinish(c);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(conninfo);
+	return 0;
+}
+
+static cleanup_writer *open_writer(cleanup_engine **e, const char *app, int64_t server, uint64_t seed)
+{
+	cleanup_writer_opts o = {0, server, 0, 0, seed, false};
+	cleanup_writer *w = NULL;
+	cleanup_error err;
+
+	if (cleanup_engine_open(e, conninfo, app, &err) != CLEANUP_OK)
+		fail_msg("engine: %s", err.message);
+	if (cleanup_writer_new(&w, *e, &o, &err) != CLEANUP_OK)
+		fail_msg("writer: %s", err.message);
+	return w;
+}
+
+static int64_t count(PGconn *c, const char *fmt, long long a)
+{
+	char sql[512];
+
+	snprintf(sql, sizeof sql, fmt, a);
+	return pgtest_int(c, "%s", sql);
+}
+
+/* A1, A3: the sealed library refuses inserts, updates and moves into it;
+ * each refusal is a rejection with CUA01, logged with the job; moves out
+ * of it and writes to the open library land. */
+static void test_A1_writer_rejected_by_sealed_library_and_logged(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = open_writer(&e, "cleanupctl:writer:1", 1, 1);
+	const cleanup_writer_stats *s = cleanup_writer_get_stats(w);
+	cleanup_writer_event ev;
+	cleanup_error err;
+	int64_t lib1 = count(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", 1);
+	int64_t events0 = count(o, "SELECT count(*) FROM cleanup.events WHERE kind = 'rejected' AND job_id = %lld", job);
+	char *text;
+
+	(void)state;
+	assert_int_equal(cleanup_writer_library_count(w), 2);
+
+	/* Insert into the draining library: refused, nothing lands. */
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 1, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
+	assert_string_equal(ev.sqlstate, "CUA01");
+	assert_non_null(strstr(ev.message, "draining"));
+	assert_true(ev.logged);
+	assert_int_equal(ev.job_id, job);
+	assert_int_equal(ev.server_id, 1);
+	assert_int_equal(count(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", 1), lib1);
+
+	/* Logged in its own transaction: visible to others at once. */
+	assert_int_equal(count(o, "SELECT count(*) FROM cleanup.events WHERE kind = 'rejected' AND job_id = %lld", job),
+	                 events0 + 1);
+	text = pgtest_text(o, "SELECT source || ' | ' || message FROM cleanup.events WHERE kind = 'rejected' "
+	                      "ORDER BY id DESC LIMIT 1");
+	assert_non_null(strstr(text, "cleanupctl:writer:1 | insert into library 1 refused: CUA01 library 1"));
+	free(text);
+
+	/* A3: an update that stays in the draining library is refused ... */
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_UPDATE, 1, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
+	assert_string_equal(ev.sqlstate, "CUA01");
+	/* ... a move into it is refused, naming the job of the destination ... */
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_MOVE, 2, 1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
+	assert_string_equal(ev.sqlstate, "CUA01");
+	assert_int_equal(ev.job_id, job);
+	/* ... and a move out of it into an open library lands. */
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_MOVE, 1, 2, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	assert_true(ev.item_id > 0);
+	assert_int_equal(count(o, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)ev.item_id), 2);
+	assert_int_equal(count(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", 1), lib1 - 1);
+
+	/* The open library takes inserts and updates. */
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 2, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	assert_int_equal(count(o, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)ev.item_id), 2);
+	text = pgtest_text(o, "SELECT external_id FROM inventory.items WHERE id = %lld", (long long)ev.item_id);
+	assert_true(strncmp(text, "w-", 2) == 0);
+	free(text);
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_UPDATE, 2, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	text = pgtest_text(o, "SELECT title FROM inventory.items WHERE id = %lld", (long long)ev.item_id);
+	assert_true(strncmp(text, "Retitled ", 9) == 0);
+	free(text);
+
+	assert_int_equal(s->ops, 6);
+	assert_int_equal(s->rejected, 3);
+	assert_int_equal(s->logged, 3);
+	assert_int_equal(s->inserted, 1);
+	assert_int_equal(s->updated, 1);
+	assert_int_equal(s->moved, 1);
+	assert_int_equal(s->nrejections, 1);
+	assert_string_equal(s->rejections[0].sqlstate, "CUA01");
+	assert_int_equal(s->rejections[0].n, 3);
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+	PQfinish(o);
+}
+
+/* A6: a writer on server 2 is never refused by server 1's job. */
+static void test_A6_other_server_accepts_writes(void **state)
+{
+	cleanup_writer_opts opts = {0, 2, 0, 30, 5, false};
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = NULL;
+	const cleanup_writer_stats *s;
+	cleanup_error err;
+
+	(void)state;
+	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:2", &err) != CLEANUP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_writer_run(w, NULL, NULL, NULL, &err), CLEANUP_OK);
+	s = cleanup_writer_get_stats(w);
+	assert_int_equal(s->ops, 30);
+	assert_int_equal(s->rejected, 0);
+	assert_int_equal(s->inserted + s->updated + s->moved + s->noop, 30);
+	assert_true(s->inserted > 0);
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+}
+
+/* A fence in flight (the admission row locked FOR UPDATE, as a seal holds
+ * it) makes the writer's FOR SHARE NOWAIT fail: a busy rejection, logged. */
+static void test_A2_writer_busy_while_fence_in_flight(void **state)
+{
+	PGconn *fence = pgtest_connect(conninfo, "cleanupctl:job:999:seal");
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = open_writer(&e, "cleanupctl:writer:2", 2, 3);
+	cleanup_writer_event ev;
+	cleanup_error err;
+
+	(void)state;
+	pgtest_exec(fence, "BEGIN");
+	pgtest_exec(fence, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 3 FOR UPDATE");
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 3, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
+	assert_string_equal(ev.sqlstate, "55P03");
+	assert_true(ev.logged);
+	assert_int_equal(ev.job_id, -1); /* the library is not draining yet */
+	assert_true(ev.ms < 1000);       /* NOWAIT: refused at once, not after the lock timeout */
+	pgtest_exec(fence, "ROLLBACK");
+	/* Once the fence is gone, the same write lands. */
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 3, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+	PQfinish(fence);
+}
+
+static void tally(const cleanup_writer_event *ev, void *arg)
+{
+	int *n = arg;
+
+	n[ev->outcome]++;
+}
+
+/* A run with an operation limit: deterministic for a seed; every operation
+ * accounted for; rejections logged; inserts land only in open libraries. */
+static void test_writer_run_limited_by_ops(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_writer_opts opts = {0, 1, 0, 60, 7, false};
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = NULL;
+	const cleanup_writer_stats *s;
+	cleanup_error err;
+	int seen[4] = {0, 0, 0, 0};
+	int64_t events0;
+
+	(void)state;
+	events0 = pgtest_int(o, "SELECT count(*) FROM cleanup.events WHERE kind = 'rejected' "
+	                        "AND source = 'cleanupctl:writer:1'");
+	pgtest_exec(o, "CREATE TEMP TABLE before AS SELECT id FROM inventory.items");
+	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:1", &err) != CLEANUP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_writer_run(w, NULL, tally, seen, &err), CLEANUP_OK);
+	s = cleanup_writer_get_stats(w);
+	assert_int_equal(s->ops, 60);
+	assert_int_equal(s->inserted + s->updated + s->moved + s->noop + s->rejected + s->lost, 60);
+	assert_int_equal(seen[CLEANUP_WRITER_OK] + seen[CLEANUP_WRITER_NOOP] + seen[CLEANUP_WRITER_REJECTED], 60);
+	assert_int_equal(seen[CLEANUP_WRITER_REJECTED], s->rejected);
+	/* Half the libraries are draining: some of 60 random writes hit it. */
+	assert_true(s->rejected > 0);
+	assert_true(s->inserted > 0);
+	assert_int_equal(s->logged, s->rejected);
+	assert_false(s->stopped);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.events WHERE kind = 'rejected' "
+	                               "AND source = 'cleanupctl:writer:1'"),
+	                 events0 + s->rejected);
+	/* New items only in the open library 2; none in the draining one. */
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 1 "
+	                               "AND id NOT IN (SELECT id FROM before)"),
+	                 0);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 2 "
+	                               "AND id NOT IN (SELECT id FROM before)"),
+	                 s->inserted);
+	cleanup_writer_free(w);
+
+	cleanup_engine_close(e);
+	PQfinish(o);
+}
+
+/* Pace and stop: a run at 40 operations per second for 0.5 s does at most
+ * 21 operations and lasts the duration; a stop request ends a run at once. */
+static void test_writer_run_paced_and_stoppable(void **state)
+{
+	cleanup_writer_opts opts = {40, 2, 0.5, 0, 9, true};
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = NULL;
+	cleanup_error err;
+	const cleanup_writer_stats *s;
+	volatile sig_atomic_t stop = 0;
+
+	(void)state;
+	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:2", &err) != CLEANUP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_writer_run(w, &stop, NULL, NULL, &err), CLEANUP_OK);
+	s = cleanup_writer_get_stats(w);
+	assert_true(s->ops >= 1);
+	assert_true(s->ops <= 21);
+	assert_true(s->elapsed_s >= 0.5);
+	assert_int_equal(s->logged, 0); /* no_log */
+	assert_false(s->stopped);
+	cleanup_writer_free(w);
+
+	stop = 1;
+	opts.duration_s = 0;
+	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_writer_run(w, &stop, NULL, NULL, &err), CLEANUP_OK);
+	s = cleanup_writer_get_stats(w);
+	assert_int_equal(s->ops, 0);
+	assert_true(s->stopped);
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+}
+
+/* Bad options and unknown servers are refused before any write. */
+static void test_writer_refuses_bad_options(void **state)
+{
+	cleanup_writer_opts opts = {-1, -1, 0, 0, 0, false};
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = NULL;
+	cleanup_error err;
+
+	(void)state;
+	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:all", &err) != CLEANUP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_EINVAL);
+	assert_null(w);
+	opts.rate = 1;
+	opts.server_id = 999;
+	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_ENOTFOUND);
+	assert_non_null(strstr(err.message, "server 999 does not exist"));
+	assert_null(w);
+	cleanup_engine_close(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_A1_writer_rejected_by_sealed_library_and_logged),
+		cmocka_unit_test(test_A6_other_server_accepts_writes),
+		cmocka_unit_test(test_A2_writer_busy_while_fence_in_flight),
+		cmocka_unit_test(test_writer_run_limited_by_ops),
+		cmocka_unit_test(test_writer_run_paced_and_stoppable),
+		cmocka_unit_test(test_writer_refuses_bad_options),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
