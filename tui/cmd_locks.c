@@ -60,7 +60,7 @@ static void print_tree(const cleanup_lock_row *rows, size_t n, const char *db)
 	}
 	blocked = cleanup_locks_tree(order, depth, rows, n);
 	printf("database %s: %zu backend%s, %zu blocked\n\n", db, n, n == 1 ? "" : "s", blocked);
-	printf("%-16s %-34s %-19s %7s  %-50s %s\n", "PID", "APPLICATION", "STATE", "XACT", "WAITING FOR", "QUERY");
+	printf("%-16s %-34s %-19s %7s  %-54s %s\n", "PID", "APPLICATION", "STATE", "XACT", "WAITING FOR", "QUERY");
 	for (i = 0; i < n; i++) {
 		const cleanup_lock_row *r = &rows[order[i]];
 		char pid[64], app[96], xact[16], wait[16], what[160];
@@ -86,7 +86,7 @@ static void print_tree(const cleanup_lock_row *rows, size_t n, const char *db)
 		printf("%s%*s ", pid, pad > 0 ? pad : 0, "");
 		put_cut(app, 34, 1);
 		printf(" %-19.19s %7s  ", r->state[0] ? r->state : "-", ms_text(xact, sizeof xact, r->xact_age_ms));
-		put_cut(what, 50, 1);
+		put_cut(what, 54, 1);
 		printf(" ");
 		put_cut(r->query, 60, 0);
 		printf("\n");
