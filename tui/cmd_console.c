@@ -1,17 +1,66 @@
-/* cleanupctl console: the dashboard. Not built yet: refuses with exit 1. */
+/* cleanupctl console: the dashboard (console.c). Needs a terminal on stdin
+ * and stdout; otherwise it refuses with exit 2 and points at
+ * `status --json` / `status --watch`, which are made for scripts. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cli.h"
+#include "console.h"
 
 static int exec_console(cli_ctx *ctx, int argc, char **argv)
 {
+	console_opts o;
+	cleanup_engine *e = NULL;
 	cleanup_error err;
+	char dbname[128];
+	int i, rc;
 
-	(void)argc;
-	(void)argv;
-	cleanup_error_set(&err, CLEANUP_ERROR, "cleanupctl console is not available in this build yet");
-	return cli_fail(ctx, &err);
+	memset(&o, 0, sizeof o);
+	for (i = 1; i < argc; i++) {
+		bool missing = false;
+		const char *v;
+
+		if (strcmp(argv[i], "--readonly") == 0 || strcmp(argv[i], "--read-only") == 0) {
+			o.readonly = true;
+		} else if ((v = cli_opt(argc, argv, &i, "--theme", &missing)) || missing) {
+			if (missing)
+				return cli_usage(ctx, &cmd_console_entry, "--theme needs a name (dark, light, high-contrast, monochrome)");
+			o.theme_name = v;
+		} else if ((v = cli_opt(argc, argv, &i, "--refresh", &missing)) || missing) {
+			int64_t ms;
+
+			if (missing)
+				return cli_usage(ctx, &cmd_console_entry, "--refresh needs milliseconds");
+			if (!cli_parse_int(ctx, "--refresh", v, 100, 60000, &ms))
+				return EXIT_USAGE;
+			o.refresh_ms = (int)ms;
+		} else {
+			return cli_usage(ctx, &cmd_console_entry, "unexpected argument \"%s\"", argv[i]);
+		}
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cleanup_error_set(&err, CLEANUP_EINVAL,
+		                  "cleanupctl console needs a terminal: stdin and stdout must both be a TTY");
+		cleanup_error_hint(&err, "for scripts use: cleanupctl --json status (one document), or "
+		                         "cleanupctl status --watch (refreshing plain text)");
+		return cli_fail(ctx, &err);
+	}
+	/* Check the connection and the schema once, before taking the screen:
+	 * a wrong --db is a clear message, not a dashboard that keeps retrying. */
+	ctx->app_name = "cleanupctl:console";
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	snprintf(dbname, sizeof dbname, "%s", cleanup_engine_dbname(e));
+	cleanup_engine_close(e);
+	o.conninfo = ctx->db;
+	o.dbname = dbname;
+	rc = console_run(&o, &err);
+	if (rc != 0)
+		return cli_fail(ctx, &err);
+	return EXIT_DONE;
 }
 
 const cli_command cmd_console_entry = {
-	"console", "[--readonly] [--theme NAME]", "the dashboard", exec_console,
+	"console", "[--readonly] [--theme NAME] [--refresh MS]", "the dashboard", exec_console,
 };

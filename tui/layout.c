@@ -66,8 +66,8 @@ static void narrow(tui_layout *l, int body_y, int body_h)
 	static const int min[4] = {5, 6, 7, 4}, weight[4] = {22, 28, 32, 18}, cap[4] = {12, 0, 20, 0};
 	int h[4];
 	int cols = l->cols;
-	int sw = clamp(cols * 40 / 100, 30, 64);
-	int dw = cols * 58 / 100;
+	int sw = clamp(cols * 45 / 100, 30, 64);
+	int dw = cols * 64 / 100;
 	int y = body_y;
 
 	share(h, 4, body_h, min, weight, cap);

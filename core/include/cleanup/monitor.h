@@ -1,0 +1,223 @@
+/* The console's asynchronous data source.
+ *
+ * A cleanup_monitor owns one libpq connection that it drives without ever
+ * blocking: connecting (PQconnectStart/PQconnectPoll), refresh queries sent
+ * with PQsendQueryPrepared, results collected with PQconsumeInput /
+ * PQisBusy / PQgetResult, and the LISTEN notifications of the engine
+ * (cleanup_jobs, cleanup_events). The caller owns the poll() loop: it asks
+ * the monitor for its socket, the events to wait for and the time until the
+ * monitor needs attention, and calls cleanup_monitor_service() when either
+ * comes. Each completed refresh yields a new snapshot of plain structs.
+ *
+ * Refresh queries (sql/queries/mon_*.sql) read job rows, admission rows and
+ * cleanup.library_stats only: never a COUNT(*) over inventory. The lock
+ * query runs on its own slower schedule inside a transaction with a short
+ * SET LOCAL statement_timeout; when it times out the snapshot says so and
+ * keeps the previous lock rows. When the connection is lost the monitor keeps
+ * the last snapshot, marks it stale and reconnects with exponential backoff.
+ *
+ * Not thread-safe: one thread drives a monitor.
+ */
+#ifndef CLEANUP_MONITOR_H
+#define CLEANUP_MONITOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cleanup/error.h"
+#include "cleanup/job.h"
+#include "cleanup/locks.h"
+#include "cleanup/report.h"
+
+typedef struct cleanup_monitor cleanup_monitor;
+
+/* A server row plus its active job's kind and phase ("" when none). */
+typedef struct cleanup_mon_server {
+	cleanup_server_row row;
+	char job_kind[24];
+	char job_phase[16];
+} cleanup_mon_server;
+
+/* A library row plus its active job's kind and phase ("" when none). */
+typedef struct cleanup_mon_library {
+	cleanup_library_row row;
+	char job_kind[24];
+	char job_phase[16];
+} cleanup_mon_library;
+
+/* A job row (json is always NULL here) plus the pace of its recent steps. */
+typedef struct cleanup_mon_job {
+	cleanup_job job;
+	char last_error_at[16];  /* HH:MM:SS, "" when none */
+	int recent_steps;        /* steps of the last 5 minutes (at most 20) */
+	double rows_per_s;       /* visited rows per second over them, -1 when none */
+	double steps_per_s;      /* -1 when none */
+	double last_step_age_s;  /* seconds since the last step, -1 when none */
+} cleanup_mon_job;
+
+/* One recorded step of the detail job. */
+typedef struct cleanup_mon_step {
+	int32_t step_no;
+	char action[24];
+	int32_t pass_no;
+	int64_t library_id;
+	int32_t visited, deleted, moved, absent, retained, kept;
+	int32_t libraries_deleted, servers_deleted, mutations;
+	char phase_after[16];
+	double started_epoch;    /* seconds since 1970 */
+	char started[16];        /* HH:MM:SS */
+	double duration_ms, lock_hold_ms;
+	double parent_lock_ms;   /* -1 when none */
+} cleanup_mon_step;
+
+/* One line of the event and audit log. */
+typedef struct cleanup_mon_event {
+	bool audit;              /* from cleanup.audit, else cleanup.events */
+	int64_t id;
+	double at_epoch;
+	char at[16];             /* HH:MM:SS */
+	int64_t job_id;          /* -1 when none */
+	char kind[41];           /* event kind or audit action */
+	char source[64];         /* application_name of the writer of the row */
+	char message[512];
+} cleanup_mon_event;
+
+/* Recent NOWAIT rejections and busy retries. */
+typedef struct cleanup_mon_contention {
+	bool count;              /* a per-(kind, source) count of the last 60 s, else one event */
+	char kind[16];           /* "rejected" or "busy" */
+	char source[64];
+	int64_t n;
+	char at[16];             /* HH:MM:SS (of the newest, for counts) */
+	int64_t job_id;
+	char message[256];
+} cleanup_mon_contention;
+
+/* What the console shows. Every array is owned by the snapshot. */
+typedef struct cleanup_mon_snapshot {
+	uint64_t seq;                      /* increases with every completed refresh */
+	double taken_at;                   /* wall clock, seconds since 1970 */
+	double db_ms;                      /* time from sending the first query to the last result */
+	cleanup_mon_server *servers;
+	size_t nservers;
+	cleanup_mon_library *libraries;
+	size_t nlibraries;
+	cleanup_mon_job *jobs;
+	size_t njobs;
+	int64_t detail_job_id;             /* the job whose steps are below, -1 when none */
+	cleanup_mon_step *steps;           /* newest first */
+	size_t nsteps;
+	cleanup_mon_event *events;         /* newest first */
+	size_t nevents;
+	cleanup_mon_contention *contention;
+	size_t ncontention;
+	/* Locks: refreshed on their own schedule. */
+	cleanup_lock_row *locks;
+	size_t nlocks;
+	bool locks_valid;                  /* at least one lock query succeeded */
+	double locks_at;                   /* wall clock of the rows above */
+	double locks_ms;                   /* duration of that query */
+	char locks_error[160];             /* "" when the last lock query succeeded, else
+	                                    * e.g. "locks: timed out" */
+} cleanup_mon_snapshot;
+
+typedef struct cleanup_monitor_opts {
+	const char *conninfo;    /* NULL or "": libpq environment */
+	const char *app_name;    /* NULL: "cleanupctl:console" */
+	int refresh_ms;          /* periodic refresh (0: 1000) */
+	int locks_ms;            /* lock query interval (0: 3000; -1: never) */
+	int locks_timeout_ms;    /* its statement_timeout (0: 250) */
+	int notify_min_gap_ms;   /* least time between refreshes caused by NOTIFY (0: 30) */
+	int jobs_limit;          /* finished jobs listed besides unfinished ones (0: 20) */
+	int steps_limit;         /* steps of the detail job (0: 60) */
+	int events_limit;        /* log lines (0: 100) */
+	int backoff_initial_ms;  /* first reconnect delay (0: 250) */
+	int backoff_max_ms;      /* cap of the doubling delay (0: 8000) */
+} cleanup_monitor_opts;
+
+/* What cleanup_monitor_service() saw; a bit set. */
+enum {
+	CLEANUP_MON_SNAPSHOT = 1,   /* a new snapshot is available */
+	CLEANUP_MON_NOTIFIED = 2,   /* a NOTIFY arrived (a refresh is scheduled) */
+	CLEANUP_MON_STATE = 4,      /* connection state changed (lost, connected, ...) */
+};
+
+typedef enum cleanup_monitor_state {
+	CLEANUP_MON_CONNECTING,     /* a connection attempt is in progress */
+	CLEANUP_MON_READY,          /* connected and listening */
+	CLEANUP_MON_WAITING         /* disconnected; the next attempt is scheduled */
+} cleanup_monitor_state;
+
+/* Creates a monitor and starts connecting (without waiting). On success *OUT
+ * owns it; free it with cleanup_monitor_close(). Fails only on bad options
+ * (EINVAL) or memory; an unreachable server is reported through the state. */
+int cleanup_monitor_open(cleanup_monitor **out, const cleanup_monitor_opts *opts, cleanup_error *err);
+
+/* Closes the connection and frees M and its snapshot. Accepts NULL. */
+void cleanup_monitor_close(cleanup_monitor *m);
+
+/* The socket to poll and the events (POLLIN / POLLOUT) to wait for in
+ * *EVENTS; -1 when there is none (waiting for a reconnect). */
+int cleanup_monitor_fd(const cleanup_monitor *m, short *events);
+
+/* Milliseconds (>= 0) until the monitor wants cleanup_monitor_service()
+ * called even without socket activity; NOW is CLOCK_MONOTONIC seconds. */
+int cleanup_monitor_timeout_ms(const cleanup_monitor *m, double now);
+
+/* Does whatever is due: advances a connection attempt, reads results and
+ * notifications, sends the next query, starts a refresh or a reconnect.
+ * Never blocks. Returns a CLEANUP_MON_* bit set. NOW: CLOCK_MONOTONIC s. */
+int cleanup_monitor_service(cleanup_monitor *m, double now);
+
+/* The last complete snapshot (never NULL; empty with seq 0 before the
+ * first refresh). Valid until the next cleanup_monitor_service(). */
+const cleanup_mon_snapshot *cleanup_monitor_snapshot(const cleanup_monitor *m);
+
+/* Schedules a refresh as soon as possible (after the one in flight). */
+void cleanup_monitor_refresh_now(cleanup_monitor *m);
+
+/* Sets the periodic refresh interval, clamped to [100, 60000] ms. */
+void cleanup_monitor_set_interval(cleanup_monitor *m, int refresh_ms);
+int cleanup_monitor_interval(const cleanup_monitor *m);
+
+/* Chooses the job whose recent steps the snapshots carry (-1: none). */
+void cleanup_monitor_set_detail_job(cleanup_monitor *m, int64_t job_id);
+
+cleanup_monitor_state cleanup_monitor_get_state(const cleanup_monitor *m);
+
+/* True while the shown snapshot may be out of date because the connection
+ * was lost; *SINCE (may be NULL) gets the wall-clock time of the loss. */
+bool cleanup_monitor_stale(const cleanup_monitor *m, double *since);
+
+/* The last connection or query error, "" when none. */
+const char *cleanup_monitor_last_error(const cleanup_monitor *m);
+
+/* Connection attempts since the connection was lost (0 while connected). */
+int cleanup_monitor_attempts(const cleanup_monitor *m);
+
+/* The server process id of the monitor's connection (0 when none). */
+int cleanup_monitor_backend_pid(const cleanup_monitor *m);
+
+/* NOTIFY messages received since the monitor was opened. */
+uint64_t cleanup_monitor_notifications(const cleanup_monitor *m);
+
+/* A deep copy of SRC (for a paused display that keeps showing it while
+ * the monitor goes on refreshing). *OUT is owned by the caller: free it
+ * with cleanup_mon_snapshot_free(). */
+int cleanup_mon_snapshot_copy(cleanup_mon_snapshot **out, const cleanup_mon_snapshot *src,
+                              cleanup_error *err);
+
+/* Frees a snapshot from cleanup_mon_snapshot_copy(). Accepts NULL. */
+void cleanup_mon_snapshot_free(cleanup_mon_snapshot *s);
+
+/* The time of a monotonic clock in seconds, as the functions above take it. */
+double cleanup_monitor_now(void);
+
+/* Runs the monitor's own poll loop until a snapshot newer than AFTER_SEQ is
+ * available or TIMEOUT_MS passed. For tests, benchmarks and plain clients
+ * (the console drives the monitor from its own loop instead). Returns 0 when
+ * a newer snapshot came, CLEANUP_ECONN / CLEANUP_ERROR on timeout with
+ * ERR saying what the monitor was doing. */
+int cleanup_monitor_wait(cleanup_monitor *m, uint64_t after_seq, int timeout_ms, cleanup_error *err);
+
+#endif

@@ -1,0 +1,1002 @@
+/* The console's asynchronous data source (see cleanup/monitor.h and
+ * monitor_int.h): one libpq connection driven without blocking, refresh
+ * and lock cycles of named queries, LISTEN notifications, and reconnection
+ * with backoff that keeps the last snapshot visible and marked stale. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "engine_int.h"
+#include "locks_int.h"
+#include "monitor_int.h"
+
+/* The named queries the monitor prepares on its connection. */
+static const enum sql_query_id mon_queries[] = {
+	CLEANUP_Q_MON_SERVERS, CLEANUP_Q_MON_LIBRARIES, CLEANUP_Q_MON_JOBS,   CLEANUP_Q_MON_STEPS,
+	CLEANUP_Q_MON_EVENTS,  CLEANUP_Q_MON_CONTENTION, CLEANUP_Q_LOCKS_TREE,
+};
+#define N_MON_QUERIES ((int)(sizeof mon_queries / sizeof mon_queries[0]))
+
+#define CONNECT_TIMEOUT_S 5.0
+
+double cleanup_monitor_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int monitor_backoff_ms(int attempt, int initial_ms, int max_ms)
+{
+	long v = initial_ms > 0 ? initial_ms : 1;
+	int i;
+
+	for (i = 1; i < attempt && v < max_ms; i++)
+		v *= 2;
+	return (int)(v > max_ms ? max_ms : v);
+}
+
+static void snapshot_clear(cleanup_mon_snapshot *s)
+{
+	free(s->servers);
+	free(s->libraries);
+	free(s->jobs);
+	free(s->steps);
+	free(s->events);
+	free(s->contention);
+	free(s->locks);
+	memset(s, 0, sizeof *s);
+	s->detail_job_id = -1;
+}
+
+void cleanup_mon_snapshot_free(cleanup_mon_snapshot *s)
+{
+	if (!s)
+		return;
+	snapshot_clear(s);
+	free(s);
+}
+
+static void *dup_array(const void *src, size_t n, size_t size, bool *fail)
+{
+	void *p;
+
+	if (!src || n == 0)
+		return NULL;
+	p = malloc(n * size);
+	if (!p) {
+		*fail = true;
+		return NULL;
+	}
+	memcpy(p, src, n * size);
+	return p;
+}
+
+int cleanup_mon_snapshot_copy(cleanup_mon_snapshot **out, const cleanup_mon_snapshot *src,
+                              cleanup_error *err)
+{
+	cleanup_mon_snapshot *s;
+	bool fail = false;
+
+	*out = NULL;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory copying a snapshot");
+	*s = *src;
+	s->servers = dup_array(src->servers, src->nservers, sizeof *src->servers, &fail);
+	s->libraries = dup_array(src->libraries, src->nlibraries, sizeof *src->libraries, &fail);
+	s->jobs = dup_array(src->jobs, src->njobs, sizeof *src->jobs, &fail);
+	s->steps = dup_array(src->steps, src->nsteps, sizeof *src->steps, &fail);
+	s->events = dup_array(src->events, src->nevents, sizeof *src->events, &fail);
+	s->contention = dup_array(src->contention, src->ncontention, sizeof *src->contention, &fail);
+	s->locks = dup_array(src->locks, src->nlocks, sizeof *src->locks, &fail);
+	if (fail) {
+		cleanup_mon_snapshot_free(s);
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory copying a snapshot");
+	}
+	*out = s;
+	return CLEANUP_OK;
+}
+
+static void set_error(cleanup_monitor *m, const char *what, const char *msg)
+{
+	size_t l;
+
+	snprintf(m->last_error, sizeof m->last_error, "%s%s%s", what, *what ? ": " : "", msg ? msg : "");
+	l = strlen(m->last_error);
+	while (l > 0 && (m->last_error[l - 1] == '\n' || m->last_error[l - 1] == ' '))
+		m->last_error[--l] = '\0';
+}
+
+static void quiet_notices(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/* Starts a non-blocking connection attempt. */
+static void start_connect(cleanup_monitor *m, double now)
+{
+	const char *keys[4], *vals[4];
+	int k = 0;
+
+	if (m->conninfo) {
+		keys[k] = "dbname";
+		vals[k++] = m->conninfo;
+	}
+	keys[k] = "application_name";
+	vals[k++] = m->app_name;
+	keys[k] = "client_encoding";
+	vals[k++] = "UTF8";
+	keys[k] = NULL;
+	vals[k] = NULL;
+	m->attempts++;
+	m->conn = PQconnectStartParams(keys, vals, 1);
+	m->connect_started = now;
+	m->prepared = false;
+	if (!m->conn || PQstatus(m->conn) == CONNECTION_BAD) {
+		set_error(m, "cannot connect", m->conn ? PQerrorMessage(m->conn) : "out of memory");
+		if (m->conn)
+			PQfinish(m->conn);
+		m->conn = NULL;
+		m->state = CLEANUP_MON_WAITING;
+		m->backoff_ms = monitor_backoff_ms(m->attempts, m->backoff_initial_ms, m->backoff_max_ms);
+		m->next_attempt = now + m->backoff_ms / 1000.0;
+		return;
+	}
+	m->state = CLEANUP_MON_CONNECTING;
+	m->poll_want = PGRES_POLLING_WRITING;
+}
+
+/* Drops the connection after a failure and schedules the next attempt. */
+static void lose_connection(cleanup_monitor *m, double now, const char *why)
+{
+	if (m->conn) {
+		if (why)
+			set_error(m, why, PQerrorMessage(m->conn));
+		PQfinish(m->conn);
+	}
+	m->conn = NULL;
+	if (!m->stale && m->state == CLEANUP_MON_READY) {
+		m->stale = true;
+		m->stale_since = m->current->seq > 0 ? m->current->taken_at : wall_now();
+	}
+	m->state = CLEANUP_MON_WAITING;
+	m->nops = m->opi = 0;
+	m->op_sent = false;
+	if (m->pending)
+		snapshot_clear(m->pending);
+	free(m->pending_locks);
+	m->pending_locks = NULL;
+	m->pending_nlocks = 0;
+	/* The first retry after losing a working connection comes quickly;
+	 * each failed attempt doubles the delay. */
+	m->backoff_ms = monitor_backoff_ms(m->attempts > 0 ? m->attempts : 1, m->backoff_initial_ms,
+	                                   m->backoff_max_ms);
+	m->next_attempt = now + m->backoff_ms / 1000.0;
+}
+
+int cleanup_monitor_open(cleanup_monitor **out, const cleanup_monitor_opts *opts, cleanup_error *err)
+{
+	cleanup_monitor *m = NULL;
+	cleanup_monitor_opts o = {0};
+
+	*out = NULL;
+	cleanup_error_clear(err);
+	if (opts)
+		o = *opts;
+	if (o.refresh_ms < 0 || o.locks_timeout_ms < 0 || o.jobs_limit < 0 || o.steps_limit < 0 ||
+	    o.events_limit < 0 || o.backoff_initial_ms < 0 || o.backoff_max_ms < 0 || o.notify_min_gap_ms < 0)
+		return cleanup_error_set(err, CLEANUP_EINVAL, "monitor options must not be negative");
+	m = calloc(1, sizeof *m);
+	if (!m)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	m->current = calloc(1, sizeof *m->current);
+	m->pending = calloc(1, sizeof *m->pending);
+	if (o.conninfo && *o.conninfo)
+		m->conninfo = strdup(o.conninfo);
+	m->app_name = strdup(o.app_name ? o.app_name : "cleanupctl:console");
+	if (!m->current || !m->pending || !m->app_name || (o.conninfo && *o.conninfo && !m->conninfo)) {
+		cleanup_monitor_close(m);
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	}
+	snapshot_clear(m->current);
+	snapshot_clear(m->pending);
+	m->refresh_ms = o.refresh_ms ? o.refresh_ms : 1000;
+	m->locks_ms = o.locks_ms ? o.locks_ms : 3000;
+	m->locks_timeout_ms = o.locks_timeout_ms ? o.locks_timeout_ms : 250;
+	m->notify_gap_ms = o.notify_min_gap_ms ? o.notify_min_gap_ms : 30;
+	m->jobs_limit = o.jobs_limit ? o.jobs_limit : 20;
+	m->steps_limit = o.steps_limit ? o.steps_limit : 60;
+	m->events_limit = o.events_limit ? o.events_limit : 100;
+	m->backoff_initial_ms = o.backoff_initial_ms ? o.backoff_initial_ms : 250;
+	m->backoff_max_ms = o.backoff_max_ms ? o.backoff_max_ms : 8000;
+	if (m->backoff_max_ms < m->backoff_initial_ms)
+		m->backoff_max_ms = m->backoff_initial_ms;
+	m->detail_job_id = -1;
+	cleanup_monitor_set_interval(m, m->refresh_ms);
+	start_connect(m, cleanup_monitor_now());
+	*out = m;
+	return CLEANUP_OK;
+}
+
+void cleanup_monitor_close(cleanup_monitor *m)
+{
+	if (!m)
+		return;
+	if (m->conn)
+		PQfinish(m->conn);
+	cleanup_mon_snapshot_free(m->current);
+	cleanup_mon_snapshot_free(m->pending);
+	free(m->pending_locks);
+	free(m->conninfo);
+	free(m->app_name);
+	free(m);
+}
+
+int cleanup_monitor_fd(const cleanup_monitor *m, short *events)
+{
+	*events = 0;
+	if (!m->conn || m->state == CLEANUP_MON_WAITING)
+		return -1;
+	if (m->state == CLEANUP_MON_CONNECTING) {
+		*events = m->poll_want == PGRES_POLLING_READING ? POLLIN : POLLOUT;
+		return PQsocket(m->conn);
+	}
+	*events = POLLIN;
+	if (PQisnonblocking(m->conn) && PQflush(m->conn) == 1)
+		*events |= POLLOUT;
+	return PQsocket(m->conn);
+}
+
+static int ms_until(double t, double now)
+{
+	double d = (t - now) * 1000.0;
+
+	if (d <= 0)
+		return 0;
+	if (d > 60000)
+		return 60000;
+	return (int)d + 1;
+}
+
+int cleanup_monitor_timeout_ms(const cleanup_monitor *m, double now)
+{
+	int t = 60000, x;
+
+	switch (m->state) {
+	case CLEANUP_MON_WAITING:
+		return ms_until(m->next_attempt, now);
+	case CLEANUP_MON_CONNECTING:
+		return ms_until(m->connect_started + CONNECT_TIMEOUT_S, now);
+	case CLEANUP_MON_READY:
+		if (m->nops > 0)
+			return 1000; /* results arrive on the socket; this is a safety net */
+		x = ms_until(m->refresh_due, now);
+		t = x < t ? x : t;
+		if (m->locks_ms > 0) {
+			x = ms_until(m->locks_due, now);
+			t = x < t ? x : t;
+		}
+		return t;
+	}
+	return t;
+}
+
+/* ---- sending ---------------------------------------------------------- */
+
+static int send_prepared(cleanup_monitor *m, enum sql_query_id q, int n, const char *const *params)
+{
+	char name[32];
+
+	snprintf(name, sizeof name, "mq_%d", (int)q);
+	return PQsendQueryPrepared(m->conn, name, n, params, NULL, NULL, 0);
+}
+
+/* Sends ops[opi]. Returns false when libpq refused to send. */
+static bool send_op(cleanup_monitor *m)
+{
+	char p1[32], p2[32], sql[96];
+	const char *params[2] = {p1, p2};
+	mon_op op = m->ops[m->opi];
+	int ok = 0;
+
+	switch (op) {
+	case MON_OP_LISTEN:
+		ok = PQsendQuery(m->conn, "LISTEN cleanup_jobs; LISTEN cleanup_events");
+		break;
+	case MON_OP_PREPARE: {
+		char name[32];
+		enum sql_query_id q = mon_queries[m->prep_index];
+
+		snprintf(name, sizeof name, "mq_%d", (int)q);
+		ok = PQsendPrepare(m->conn, name, sql_query_files[q].text, 0, NULL);
+		break;
+	}
+	case MON_OP_SERVERS:
+		snprintf(p1, sizeof p1, "%d", 500);
+		ok = send_prepared(m, CLEANUP_Q_MON_SERVERS, 1, params);
+		break;
+	case MON_OP_LIBRARIES:
+		snprintf(p1, sizeof p1, "%d", 2000);
+		ok = send_prepared(m, CLEANUP_Q_MON_LIBRARIES, 1, params);
+		break;
+	case MON_OP_JOBS:
+		snprintf(p1, sizeof p1, "%d", m->jobs_limit);
+		ok = send_prepared(m, CLEANUP_Q_MON_JOBS, 1, params);
+		break;
+	case MON_OP_STEPS:
+		snprintf(p1, sizeof p1, "%" PRId64, m->pending->detail_job_id);
+		snprintf(p2, sizeof p2, "%d", m->steps_limit);
+		ok = send_prepared(m, CLEANUP_Q_MON_STEPS, 2, params);
+		break;
+	case MON_OP_EVENTS:
+		snprintf(p1, sizeof p1, "%d", m->events_limit);
+		ok = send_prepared(m, CLEANUP_Q_MON_EVENTS, 1, params);
+		break;
+	case MON_OP_CONTENTION:
+		snprintf(p1, sizeof p1, "%d", 8);
+		ok = send_prepared(m, CLEANUP_Q_MON_CONTENTION, 1, params);
+		break;
+	case MON_OP_LOCKS_BEGIN:
+		snprintf(sql, sizeof sql, "BEGIN READ ONLY; SET LOCAL statement_timeout = %d", m->locks_timeout_ms);
+		ok = PQsendQuery(m->conn, sql);
+		break;
+	case MON_OP_LOCKS:
+		ok = send_prepared(m, CLEANUP_Q_LOCKS_TREE, 0, NULL);
+		break;
+	case MON_OP_LOCKS_END:
+		ok = PQsendQuery(m->conn, "ROLLBACK");
+		break;
+	default:
+		return true; /* markers are handled by advance() */
+	}
+	if (ok)
+		m->op_sent = true;
+	m->op_failed = false;
+	return ok != 0;
+}
+
+static void begin_cycle(cleanup_monitor *m, const mon_op *ops, int n, double now)
+{
+	memcpy(m->ops, ops, (size_t)n * sizeof *ops);
+	m->nops = n;
+	m->opi = 0;
+	m->op_sent = false;
+	m->op_failed = false;
+	m->cycle_started = now;
+}
+
+static void begin_setup(cleanup_monitor *m, double now)
+{
+	mon_op ops[MON_MAX_OPS];
+	int n = 0, i;
+
+	ops[n++] = MON_OP_LISTEN;
+	for (i = 0; i < N_MON_QUERIES; i++)
+		ops[n++] = MON_OP_PREPARE;
+	m->prep_index = 0;
+	begin_cycle(m, ops, n, now);
+}
+
+static void begin_refresh(cleanup_monitor *m, double now)
+{
+	static const mon_op ops[] = {MON_OP_SERVERS, MON_OP_LIBRARIES, MON_OP_JOBS, MON_OP_STEPS,
+	                             MON_OP_EVENTS,  MON_OP_CONTENTION, MON_OP_REFRESH_DONE};
+
+	snapshot_clear(m->pending);
+	m->pending->detail_job_id = m->detail_job_id;
+	m->last_refresh_start = now;
+	m->refresh_due = now + m->refresh_ms / 1000.0;
+	begin_cycle(m, ops, (int)(sizeof ops / sizeof ops[0]), now);
+}
+
+static void begin_locks(cleanup_monitor *m, double now)
+{
+	static const mon_op ops[] = {MON_OP_LOCKS_BEGIN, MON_OP_LOCKS, MON_OP_LOCKS_END, MON_OP_LOCKS_DONE};
+
+	free(m->pending_locks);
+	m->pending_locks = NULL;
+	m->pending_nlocks = 0;
+	m->pending_locks_error[0] = '\0';
+	m->locks_due = now + m->locks_ms / 1000.0;
+	begin_cycle(m, ops, 4, now);
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static double col_double(const PGresult *res, int row, const char *name, double dflt)
+{
+	int c = PQfnumber(res, name);
+
+	if (c < 0 || row >= PQntuples(res) || PQgetisnull(res, row, c))
+		return dflt;
+	return strtod(PQgetvalue(res, row, c), NULL);
+}
+
+static void *alloc_rows(int n, size_t size)
+{
+	return calloc(n > 0 ? (size_t)n : 1, size);
+}
+
+static int parse_servers(cleanup_mon_snapshot *s, const PGresult *res)
+{
+	int n = PQntuples(res), i;
+
+	s->servers = alloc_rows(n, sizeof *s->servers);
+	if (!s->servers)
+		return CLEANUP_ENOMEM;
+	for (i = 0; i < n; i++) {
+		cleanup_mon_server *v = &s->servers[i];
+
+		v->row.id = col_int64(res, i, "id");
+		col_copy(v->row.name, sizeof v->row.name, res, i, "name");
+		col_copy(v->row.admission, sizeof v->row.admission, res, i, "admission");
+		v->row.job_id = col_int64(res, i, "job_id");
+		v->row.item_count = col_int64(res, i, "item_count");
+		v->row.library_count = (int32_t)col_int64(res, i, "library_count");
+		col_copy(v->job_kind, sizeof v->job_kind, res, i, "job_kind");
+		col_copy(v->job_phase, sizeof v->job_phase, res, i, "job_phase");
+	}
+	s->nservers = (size_t)n;
+	return CLEANUP_OK;
+}
+
+static int parse_libraries(cleanup_mon_snapshot *s, const PGresult *res)
+{
+	int n = PQntuples(res), i;
+
+	s->libraries = alloc_rows(n, sizeof *s->libraries);
+	if (!s->libraries)
+		return CLEANUP_ENOMEM;
+	for (i = 0; i < n; i++) {
+		cleanup_mon_library *v = &s->libraries[i];
+
+		v->row.id = col_int64(res, i, "id");
+		v->row.server_id = col_int64(res, i, "server_id");
+		col_copy(v->row.name, sizeof v->row.name, res, i, "name");
+		col_copy(v->row.admission, sizeof v->row.admission, res, i, "admission");
+		v->row.item_count = col_int64(res, i, "item_count");
+		v->row.job_id = col_int64(res, i, "job_id");
+		col_copy(v->job_kind, sizeof v->job_kind, res, i, "job_kind");
+		col_copy(v->job_phase, sizeof v->job_phase, res, i, "job_phase");
+	}
+	s->nlibraries = (size_t)n;
+	return CLEANUP_OK;
+}
+
+static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
+{
+	int n = PQntuples(res), i;
+
+	s->jobs = alloc_rows(n, sizeof *s->jobs);
+	if (!s->jobs)
+		return CLEANUP_ENOMEM;
+	for (i = 0; i < n; i++) {
+		cleanup_mon_job *v = &s->jobs[i];
+		cleanup_job *j = &v->job;
+
+		j->id = col_int64(res, i, "id");
+		col_copy(j->kind, sizeof j->kind, res, i, "kind");
+		col_copy(j->mode, sizeof j->mode, res, i, "mode");
+		j->server_id = col_int64(res, i, "server_id");
+		j->library_id = col_int64(res, i, "library_id");
+		col_copy(j->target_name, sizeof j->target_name, res, i, "target_name");
+		col_copy(j->phase, sizeof j->phase, res, i, "phase");
+		j->step_no = (int32_t)col_int64(res, i, "step_no");
+		j->pass_no = (int32_t)col_int64(res, i, "pass_no");
+		j->visited = col_int64(res, i, "visited");
+		j->deleted = col_int64(res, i, "deleted");
+		j->moved = col_int64(res, i, "moved");
+		j->absent = col_int64(res, i, "absent");
+		j->retained = col_int64(res, i, "retained");
+		j->kept = col_int64(res, i, "kept");
+		j->libraries_deleted = (int32_t)col_int64(res, i, "libraries_deleted");
+		j->servers_deleted = (int32_t)col_int64(res, i, "servers_deleted");
+		j->manifest_count = col_int64(res, i, "manifest_count");
+		j->expected_count = col_int64(res, i, "expected_count");
+		j->high_water_id = col_int64(res, i, "high_water_id");
+		j->cursor_library_id = col_int64(res, i, "cursor_library_id");
+		j->cursor_id = col_int64(res, i, "cursor_id");
+		j->total_estimate = col_int64(res, i, "total_estimate");
+		j->busy_retries = col_int64(res, i, "busy_retries");
+		col_copy(j->last_error, sizeof j->last_error, res, i, "last_error");
+		col_copy(j->created_at, sizeof j->created_at, res, i, "created_at");
+		col_copy(j->sealed_at, sizeof j->sealed_at, res, i, "sealed_at");
+		col_copy(j->updated_at, sizeof j->updated_at, res, i, "updated_at");
+		col_copy(j->finished_at, sizeof j->finished_at, res, i, "finished_at");
+		j->json = NULL;
+		col_copy(v->last_error_at, sizeof v->last_error_at, res, i, "last_error_at");
+		v->recent_steps = (int)col_double(res, i, "recent_steps", 0);
+		v->rows_per_s = col_double(res, i, "rows_per_s", -1);
+		v->steps_per_s = col_double(res, i, "steps_per_s", -1);
+		v->last_step_age_s = col_double(res, i, "last_step_age_s", -1);
+	}
+	s->njobs = (size_t)n;
+	return CLEANUP_OK;
+}
+
+static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res)
+{
+	int n = PQntuples(res), i;
+
+	s->steps = alloc_rows(n, sizeof *s->steps);
+	if (!s->steps)
+		return CLEANUP_ENOMEM;
+	for (i = 0; i < n; i++) {
+		cleanup_mon_step *v = &s->steps[i];
+
+		v->step_no = (int32_t)col_int64(res, i, "step_no");
+		col_copy(v->action, sizeof v->action, res, i, "action");
+		v->pass_no = (int32_t)col_int64(res, i, "pass_no");
+		v->library_id = col_int64(res, i, "library_id");
+		v->visited = (int32_t)col_int64(res, i, "visited");
+		v->deleted = (int32_t)col_int64(res, i, "deleted");
+		v->moved = (int32_t)col_int64(res, i, "moved");
+		v->absent = (int32_t)col_int64(res, i, "absent");
+		v->retained = (int32_t)col_int64(res, i, "retained");
+		v->kept = (int32_t)col_int64(res, i, "kept");
+		v->libraries_deleted = (int32_t)col_int64(res, i, "libraries_deleted");
+		v->servers_deleted = (int32_t)col_int64(res, i, "servers_deleted");
+		v->mutations = (int32_t)col_int64(res, i, "mutations");
+		col_copy(v->phase_after, sizeof v->phase_after, res, i, "phase_after");
+		v->started_epoch = col_double(res, i, "started_epoch", 0);
+		col_copy(v->started, sizeof v->started, res, i, "started");
+		v->duration_ms = col_double(res, i, "duration_ms", 0);
+		v->lock_hold_ms = col_double(res, i, "lock_hold_ms", 0);
+		v->parent_lock_ms = col_double(res, i, "parent_lock_ms", -1);
+	}
+	s->nsteps = (size_t)n;
+	return CLEANUP_OK;
+}
+
+static int parse_events(cleanup_mon_snapshot *s, const PGresult *res)
+{
+	int n = PQntuples(res), i;
+
+	s->events = alloc_rows(n, sizeof *s->events);
+	if (!s->events)
+		return CLEANUP_ENOMEM;
+	for (i = 0; i < n; i++) {
+		cleanup_mon_event *v = &s->events[i];
+
+		v->audit = strcmp(col_text(res, i, "origin"), "audit") == 0;
+		v->id = col_int64(res, i, "id");
+		v->at_epoch = col_double(res, i, "at_epoch", 0);
+		col_copy(v->at, sizeof v->at, res, i, "at_text");
+		v->job_id = col_int64(res, i, "job_id");
+		col_copy(v->kind, sizeof v->kind, res, i, "kind");
+		col_copy(v->source, sizeof v->source, res, i, "source");
+		col_copy(v->message, sizeof v->message, res, i, "message");
+	}
+	s->nevents = (size_t)n;
+	return CLEANUP_OK;
+}
+
+static int parse_contention(cleanup_mon_snapshot *s, const PGresult *res)
+{
+	int n = PQntuples(res), i;
+
+	s->contention = alloc_rows(n, sizeof *s->contention);
+	if (!s->contention)
+		return CLEANUP_ENOMEM;
+	for (i = 0; i < n; i++) {
+		cleanup_mon_contention *v = &s->contention[i];
+
+		v->count = strcmp(col_text(res, i, "row_kind"), "count") == 0;
+		col_copy(v->kind, sizeof v->kind, res, i, "kind");
+		col_copy(v->source, sizeof v->source, res, i, "source");
+		v->n = col_int64(res, i, "n");
+		col_copy(v->at, sizeof v->at, res, i, "at_text");
+		v->job_id = col_int64(res, i, "job_id");
+		col_copy(v->message, sizeof v->message, res, i, "message");
+	}
+	s->ncontention = (size_t)n;
+	return CLEANUP_OK;
+}
+
+/* Handles one result of ops[opi]. Returns false when the connection must
+ * be dropped (a refresh query failed: the schema may be gone or the server
+ * going down; a fresh connection sorts it out). */
+static bool handle_result(cleanup_monitor *m, PGresult *res)
+{
+	ExecStatusType st = PQresultStatus(res);
+	mon_op op = m->ops[m->opi];
+	int rc = CLEANUP_OK;
+
+	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+
+		m->op_failed = true;
+		if (op == MON_OP_LOCKS || op == MON_OP_LOCKS_BEGIN) {
+			if (state && strcmp(state, "57014") == 0)
+				snprintf(m->pending_locks_error, sizeof m->pending_locks_error,
+				         "locks: timed out after %d ms", m->locks_timeout_ms);
+			else
+				snprintf(m->pending_locks_error, sizeof m->pending_locks_error, "locks: %s",
+				         msg ? msg : "query failed");
+			return true;
+		}
+		if (op == MON_OP_LOCKS_END)
+			return true;
+		set_error(m, "refresh failed", msg ? msg : PQresultErrorMessage(res));
+		return false;
+	}
+	switch (op) {
+	case MON_OP_SERVERS:
+		rc = parse_servers(m->pending, res);
+		break;
+	case MON_OP_LIBRARIES:
+		rc = parse_libraries(m->pending, res);
+		break;
+	case MON_OP_JOBS:
+		rc = parse_jobs(m->pending, res);
+		break;
+	case MON_OP_STEPS:
+		rc = parse_steps(m->pending, res);
+		break;
+	case MON_OP_EVENTS:
+		rc = parse_events(m->pending, res);
+		break;
+	case MON_OP_CONTENTION:
+		rc = parse_contention(m->pending, res);
+		break;
+	case MON_OP_LOCKS:
+		free(m->pending_locks);
+		m->pending_locks = NULL;
+		rc = locks_rows_from_result(&m->pending_locks, &m->pending_nlocks, res);
+		if (rc != CLEANUP_OK)
+			snprintf(m->pending_locks_error, sizeof m->pending_locks_error,
+			         "locks: unexpected result of the lock query");
+		return true;
+	default:
+		break;
+	}
+	if (rc != CLEANUP_OK) {
+		set_error(m, "refresh failed", "out of memory");
+		return false;
+	}
+	return true;
+}
+
+/* A refresh cycle completed: the pending snapshot becomes the current one,
+ * keeping the lock rows (they have their own schedule). */
+static void publish_refresh(cleanup_monitor *m, double now)
+{
+	cleanup_mon_snapshot *old = m->current;
+
+	m->pending->locks = old->locks;
+	m->pending->nlocks = old->nlocks;
+	m->pending->locks_valid = old->locks_valid;
+	m->pending->locks_at = old->locks_at;
+	m->pending->locks_ms = old->locks_ms;
+	memcpy(m->pending->locks_error, old->locks_error, sizeof old->locks_error);
+	old->locks = NULL;
+	old->nlocks = 0;
+	m->pending->seq = old->seq + 1;
+	m->pending->taken_at = wall_now();
+	m->pending->db_ms = (now - m->cycle_started) * 1000.0;
+	m->current = m->pending;
+	m->pending = old;
+	snapshot_clear(m->pending);
+	m->stale = false;
+	m->last_error[0] = '\0';
+}
+
+static void publish_locks(cleanup_monitor *m, double now)
+{
+	cleanup_mon_snapshot *c = m->current;
+
+	if (!m->pending_locks_error[0]) {
+		free(c->locks);
+		c->locks = m->pending_locks;
+		c->nlocks = m->pending_nlocks;
+		c->locks_valid = true;
+		c->locks_at = wall_now();
+		c->locks_ms = (now - m->cycle_started) * 1000.0;
+		m->pending_locks = NULL;
+		m->pending_nlocks = 0;
+	}
+	memcpy(c->locks_error, m->pending_locks_error, sizeof c->locks_error);
+	c->seq++;
+}
+
+/* Moves past the op whose results are all in; runs markers and sends the
+ * next op. Returns the CLEANUP_MON_* bits it produced. */
+static int advance(cleanup_monitor *m, double now)
+{
+	int bits = 0;
+
+	for (;;) {
+		mon_op op;
+
+		m->op_sent = false;
+		if (m->ops[m->opi] == MON_OP_PREPARE)
+			m->prep_index++;
+		m->opi++;
+		if (m->opi >= m->nops) {
+			m->nops = m->opi = 0;
+			return bits;
+		}
+		op = m->ops[m->opi];
+		if (op == MON_OP_STEPS && m->pending->detail_job_id < 0)
+			continue;
+		if (op == MON_OP_REFRESH_DONE) {
+			publish_refresh(m, now);
+			bits |= CLEANUP_MON_SNAPSHOT;
+			continue;
+		}
+		if (op == MON_OP_LOCKS_DONE) {
+			publish_locks(m, now);
+			bits |= CLEANUP_MON_SNAPSHOT;
+			continue;
+		}
+		if (op == MON_OP_LOCKS && m->pending_locks_error[0])
+			continue; /* BEGIN failed; go straight to ROLLBACK */
+		if (!send_op(m)) {
+			lose_connection(m, now, "sending a query");
+			return bits | CLEANUP_MON_STATE;
+		}
+		return bits;
+	}
+}
+
+/* Starts the first op of a new cycle (the cycle was set up by begin_*). */
+static int kick(cleanup_monitor *m, double now)
+{
+	mon_op op = m->ops[0];
+
+	if (op == MON_OP_STEPS && m->pending->detail_job_id < 0) {
+		m->opi = 0;
+		return advance(m, now);
+	}
+	if (!send_op(m)) {
+		lose_connection(m, now, "sending a query");
+		return CLEANUP_MON_STATE;
+	}
+	return 0;
+}
+
+static int drain_notifies(cleanup_monitor *m, double now)
+{
+	PGnotify *n;
+	int bits = 0;
+
+	while ((n = PQnotifies(m->conn)) != NULL) {
+		double at = m->last_refresh_start + m->notify_gap_ms / 1000.0;
+
+		m->notifications++;
+		if (at < now)
+			at = now;
+		if (at < m->refresh_due)
+			m->refresh_due = at;
+		bits |= CLEANUP_MON_NOTIFIED;
+		PQfreemem(n);
+	}
+	return bits;
+}
+
+static bool socket_ready(PGconn *conn, short events)
+{
+	struct pollfd p = {.fd = PQsocket(conn), .events = events};
+
+	if (p.fd < 0)
+		return true;
+	return poll(&p, 1, 0) > 0;
+}
+
+static int service_connecting(cleanup_monitor *m, double now)
+{
+	PostgresPollingStatusType st;
+
+	if (now - m->connect_started > CONNECT_TIMEOUT_S) {
+		set_error(m, "cannot connect", "timed out");
+		lose_connection(m, now, NULL);
+		return CLEANUP_MON_STATE;
+	}
+	if (!socket_ready(m->conn, m->poll_want == PGRES_POLLING_READING ? POLLIN : POLLOUT))
+		return 0;
+	st = PQconnectPoll(m->conn);
+	if (st == PGRES_POLLING_FAILED) {
+		set_error(m, "cannot connect", PQerrorMessage(m->conn));
+		PQfinish(m->conn);
+		m->conn = NULL;
+		m->state = CLEANUP_MON_WAITING;
+		m->backoff_ms = monitor_backoff_ms(m->attempts, m->backoff_initial_ms, m->backoff_max_ms);
+		m->next_attempt = now + m->backoff_ms / 1000.0;
+		return CLEANUP_MON_STATE;
+	}
+	if (st != PGRES_POLLING_OK) {
+		m->poll_want = st;
+		return 0;
+	}
+	/* Connected: listen, prepare, then refresh at once. */
+	PQsetNoticeProcessor(m->conn, quiet_notices, NULL);
+	if (PQsetnonblocking(m->conn, 1) != 0) {
+		lose_connection(m, now, "setting non-blocking mode");
+		return CLEANUP_MON_STATE;
+	}
+	m->state = CLEANUP_MON_READY;
+	m->attempts = 0;
+	m->backoff_ms = 0;
+	m->refresh_due = now;
+	m->locks_due = now;
+	begin_setup(m, now);
+	return CLEANUP_MON_STATE | kick(m, now);
+}
+
+static int service_ready(cleanup_monitor *m, double now)
+{
+	int bits = 0;
+
+	if (PQflush(m->conn) < 0 || !PQconsumeInput(m->conn)) {
+		lose_connection(m, now, "connection lost");
+		return CLEANUP_MON_STATE;
+	}
+	bits |= drain_notifies(m, now);
+	while (m->nops > 0 && m->op_sent && !PQisBusy(m->conn)) {
+		PGresult *res = PQgetResult(m->conn);
+
+		if (!res) {
+			bits |= advance(m, now);
+			if (m->state != CLEANUP_MON_READY)
+				return bits;
+			continue;
+		}
+		if (!handle_result(m, res)) {
+			PQclear(res);
+			lose_connection(m, now, NULL);
+			return bits | CLEANUP_MON_STATE;
+		}
+		PQclear(res);
+	}
+	if (PQstatus(m->conn) == CONNECTION_BAD) {
+		lose_connection(m, now, "connection lost");
+		return bits | CLEANUP_MON_STATE;
+	}
+	bits |= drain_notifies(m, now);
+	if (m->nops == 0) {
+		if (now >= m->refresh_due) {
+			begin_refresh(m, now);
+			bits |= kick(m, now);
+		} else if (m->locks_ms > 0 && now >= m->locks_due) {
+			begin_locks(m, now);
+			bits |= kick(m, now);
+		}
+	}
+	return bits;
+}
+
+int cleanup_monitor_service(cleanup_monitor *m, double now)
+{
+	int bits = 0;
+
+	if (m->state == CLEANUP_MON_WAITING) {
+		if (now < m->next_attempt)
+			return 0;
+		start_connect(m, now);
+		bits |= CLEANUP_MON_STATE;
+		if (m->state != CLEANUP_MON_CONNECTING)
+			return bits;
+	}
+	if (m->state == CLEANUP_MON_CONNECTING) {
+		bits |= service_connecting(m, now);
+		if (m->state != CLEANUP_MON_READY)
+			return bits;
+	}
+	return bits | service_ready(m, now);
+}
+
+const cleanup_mon_snapshot *cleanup_monitor_snapshot(const cleanup_monitor *m)
+{
+	return m->current;
+}
+
+void cleanup_monitor_refresh_now(cleanup_monitor *m)
+{
+	m->refresh_due = 0;
+}
+
+void cleanup_monitor_set_interval(cleanup_monitor *m, int refresh_ms)
+{
+	if (refresh_ms < 100)
+		refresh_ms = 100;
+	if (refresh_ms > 60000)
+		refresh_ms = 60000;
+	if (m->refresh_ms != refresh_ms && m->state == CLEANUP_MON_READY)
+		m->refresh_due = m->last_refresh_start + refresh_ms / 1000.0;
+	m->refresh_ms = refresh_ms;
+}
+
+int cleanup_monitor_interval(const cleanup_monitor *m)
+{
+	return m->refresh_ms;
+}
+
+void cleanup_monitor_set_detail_job(cleanup_monitor *m, int64_t job_id)
+{
+	if (job_id != m->detail_job_id) {
+		m->detail_job_id = job_id;
+		m->refresh_due = 0;
+	}
+}
+
+cleanup_monitor_state cleanup_monitor_get_state(const cleanup_monitor *m)
+{
+	return m->state;
+}
+
+bool cleanup_monitor_stale(const cleanup_monitor *m, double *since)
+{
+	if (since)
+		*since = m->stale_since;
+	return m->stale;
+}
+
+const char *cleanup_monitor_last_error(const cleanup_monitor *m)
+{
+	return m->last_error;
+}
+
+int cleanup_monitor_attempts(const cleanup_monitor *m)
+{
+	return m->state == CLEANUP_MON_READY ? 0 : m->attempts;
+}
+
+int cleanup_monitor_backend_pid(const cleanup_monitor *m)
+{
+	return m->conn && m->state == CLEANUP_MON_READY ? PQbackendPID(m->conn) : 0;
+}
+
+uint64_t cleanup_monitor_notifications(const cleanup_monitor *m)
+{
+	return m->notifications;
+}
+
+int cleanup_monitor_wait(cleanup_monitor *m, uint64_t after_seq, int timeout_ms, cleanup_error *err)
+{
+	double now = cleanup_monitor_now(), end = now + timeout_ms / 1000.0;
+
+	cleanup_error_clear(err);
+	for (;;) {
+		struct pollfd p;
+		short ev = 0;
+		int fd, t;
+
+		cleanup_monitor_service(m, now);
+		if (m->current->seq > after_seq)
+			return CLEANUP_OK;
+		now = cleanup_monitor_now();
+		if (now >= end)
+			break;
+		fd = cleanup_monitor_fd(m, &ev);
+		t = cleanup_monitor_timeout_ms(m, now);
+		if (t > (int)((end - now) * 1000) + 1)
+			t = (int)((end - now) * 1000) + 1;
+		p.fd = fd;
+		p.events = ev;
+		p.revents = 0;
+		if (poll(&p, fd >= 0 ? 1 : 0, t) < 0 && errno != EINTR)
+			return cleanup_error_set(err, CLEANUP_ERROR, "poll: %s", strerror(errno));
+		now = cleanup_monitor_now();
+	}
+	return cleanup_error_set(err, m->state == CLEANUP_MON_READY ? CLEANUP_ERROR : CLEANUP_ECONN,
+	                         "no new snapshot within %d ms (%s)%s%s", timeout_ms,
+	                         m->state == CLEANUP_MON_READY ? "connected"
+	                         : m->state == CLEANUP_MON_CONNECTING ? "connecting"
+	                                                              : "waiting to reconnect",
+	                         m->last_error[0] ? ": " : "", m->last_error);
+}

@@ -1,0 +1,85 @@
+/* Private to core/: the console monitor's state machine (monitor.c).
+ *
+ * The monitor runs "cycles" of operations on its one connection, one
+ * operation in flight at a time: a setup cycle after connecting (LISTEN,
+ * prepare the named queries), refresh cycles (servers, libraries, jobs,
+ * steps of the detail job, events, contention) and lock cycles (BEGIN +
+ * SET LOCAL statement_timeout, the lock query, COMMIT or ROLLBACK). A
+ * refresh cycle fills a pending snapshot that replaces the visible one only
+ * when the cycle completes, so the console never shows a half-read state.
+ */
+#ifndef CLEANUP_MONITOR_INT_H
+#define CLEANUP_MONITOR_INT_H
+
+#include <libpq-fe.h>
+#include "cleanup/monitor.h"
+
+typedef enum mon_op {
+	MON_OP_NONE = 0,
+	MON_OP_LISTEN,
+	MON_OP_PREPARE,      /* prepare[prep_index] */
+	MON_OP_SERVERS,
+	MON_OP_LIBRARIES,
+	MON_OP_JOBS,
+	MON_OP_STEPS,
+	MON_OP_EVENTS,
+	MON_OP_CONTENTION,
+	MON_OP_REFRESH_DONE, /* marker: the refresh cycle is complete */
+	MON_OP_LOCKS_BEGIN,
+	MON_OP_LOCKS,
+	MON_OP_LOCKS_END,
+	MON_OP_LOCKS_DONE    /* marker */
+} mon_op;
+
+#define MON_MAX_OPS 16
+
+struct cleanup_monitor {
+	/* options */
+	char *conninfo;
+	char *app_name;
+	int refresh_ms, locks_ms, locks_timeout_ms, notify_gap_ms;
+	int jobs_limit, steps_limit, events_limit;
+	int backoff_initial_ms, backoff_max_ms;
+
+	/* connection */
+	PGconn *conn;
+	cleanup_monitor_state state;
+	PostgresPollingStatusType poll_want; /* while connecting */
+	double connect_started;              /* monotonic */
+	double next_attempt;                 /* monotonic, while waiting */
+	int attempts;
+	int backoff_ms;
+	bool stale;
+	double stale_since;                  /* wall clock */
+	char last_error[256];
+	bool prepared;                       /* named queries prepared on this connection */
+
+	/* the cycle in flight */
+	mon_op ops[MON_MAX_OPS];
+	int nops, opi;
+	bool op_sent;                        /* ops[opi] has been sent, results pending */
+	bool op_failed;                      /* ops[opi] returned an error */
+	int prep_index;
+	double cycle_started;                /* monotonic */
+
+	/* schedule (monotonic seconds) */
+	double refresh_due;
+	double locks_due;
+	double last_refresh_start;
+
+	int64_t detail_job_id;
+	uint64_t notifications;
+
+	cleanup_mon_snapshot *pending;       /* being filled by a refresh cycle */
+	cleanup_mon_snapshot *current;       /* what the console shows */
+	cleanup_lock_row *pending_locks;
+	size_t pending_nlocks;
+	char pending_locks_error[160];
+	double locks_started;
+};
+
+/* The reconnect delay after ATTEMPT (1-based) failed attempts: INITIAL_MS
+ * doubled per attempt, capped at MAX_MS. Pure. */
+int monitor_backoff_ms(int attempt, int initial_ms, int max_ms);
+
+#endif

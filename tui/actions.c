@@ -1,0 +1,440 @@
+/* The console's action worker (actions.h): one thread, one action at a
+ * time, each on its own engine connection; results go back through a
+ * small queue and a byte on the console's wake-up pipe. */
+#include "actions.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cleanup/audit.h"
+#include "cleanup/engine.h"
+#include "cleanup/job.h"
+#include "cleanup/step.h"
+
+#define RESULT_QUEUE 64
+
+struct tui_actions {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *conninfo;
+	int wake_fd;
+	bool have_request;
+	bool busy;
+	bool quit;
+	tui_request req;
+	atomic_bool stop_run;
+	tui_result results[RESULT_QUEUE];
+	int rhead, rcount;
+	bool have_progress;          /* a progress slot overwritten by each step of a run */
+	tui_result progress;
+};
+
+static void wake(tui_actions *a)
+{
+	char b = 'A';
+	ssize_t w;
+
+	if (a->wake_fd < 0)
+		return;
+	do
+		w = write(a->wake_fd, &b, 1);
+	while (w < 0 && errno == EINTR);
+}
+
+static void post(tui_actions *a, const tui_result *r)
+{
+	pthread_mutex_lock(&a->mu);
+	if (!r->final) {
+		a->progress = *r;
+		a->have_progress = true;
+	} else {
+		if (a->rcount == RESULT_QUEUE) { /* drop the oldest; the log keeps the audit rows */
+			a->rhead = (a->rhead + 1) % RESULT_QUEUE;
+			a->rcount--;
+		}
+		a->results[(a->rhead + a->rcount) % RESULT_QUEUE] = *r;
+		a->rcount++;
+		a->have_progress = false;
+	}
+	pthread_mutex_unlock(&a->mu);
+	wake(a);
+}
+
+bool actions_poll(tui_actions *a, tui_result *out)
+{
+	bool got = false;
+
+	pthread_mutex_lock(&a->mu);
+	if (a->have_progress) {
+		*out = a->progress;
+		a->have_progress = false;
+		got = true;
+	} else if (a->rcount > 0) {
+		*out = a->results[a->rhead];
+		a->rhead = (a->rhead + 1) % RESULT_QUEUE;
+		a->rcount--;
+		got = true;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return got;
+}
+
+/* Fills R from ERR: status, "refused: ..." / "busy, retry later: ..." and
+ * the hint. */
+static void from_error(tui_result *r, const char *what, const cleanup_error *err)
+{
+	const char *prefix = err->status == CLEANUP_EREFUSED ? "refused: "
+	                     : err->status == CLEANUP_EBUSY  ? "busy, retry later: "
+	                     : err->status == CLEANUP_ECONN  ? "connection lost: "
+	                                                     : "failed: ";
+
+	r->status = err->status;
+	snprintf(r->message, sizeof r->message, "%.200s%s%s%.700s", what, *what ? ": " : "", prefix, err->message);
+	snprintf(r->hint, sizeof r->hint, "%.500s", err->hint);
+}
+
+static void describe_step(char *buf, size_t len, const char *prefix, const cleanup_step_result *s)
+{
+	char extra[96] = "";
+
+	if (s->libraries_deleted || s->servers_deleted)
+		snprintf(extra, sizeof extra, ", %d libraries and %d servers deleted", s->libraries_deleted,
+		         s->servers_deleted);
+	snprintf(buf, len,
+	         "%sstep %d (%s): visited %d, deleted %d, moved %d, absent %d, retained %d, kept %d%s; "
+	         "lock held %.2f ms; phase now %s",
+	         prefix, s->step_no, s->action, s->visited, s->deleted, s->moved, s->absent, s->retained, s->kept,
+	         extra, s->lock_hold_ms, s->phase_after);
+}
+
+typedef struct run_ctx {
+	tui_actions *a;
+	int64_t job_id;
+} run_ctx;
+
+static bool run_progress(const cleanup_run_progress *p, void *arg)
+{
+	run_ctx *rc = arg;
+	tui_result r;
+
+	memset(&r, 0, sizeof r);
+	r.action = ACT_RUN;
+	r.job_id = rc->job_id;
+	r.status = CLEANUP_OK;
+	r.final = false;
+	r.steps = p->steps_done;
+	if (p->step)
+		snprintf(r.message, sizeof r.message,
+		         "running job %" PRId64 ": %d steps, last step %d deleted %d, phase %s (press t to stop)",
+		         rc->job_id, p->steps_done, p->step->step_no, p->step->deleted, p->job ? p->job->phase : "?");
+	else
+		snprintf(r.message, sizeof r.message, "running job %" PRId64 ": busy, retrying (%d busy answers) — %.400s",
+		         rc->job_id, p->busy_retries, p->busy ? p->busy->message : "");
+	post(rc->a, &r);
+	return !atomic_load(&rc->a->stop_run);
+}
+
+static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, tui_result *r)
+{
+	const confirm_target *t = &q->target;
+	cleanup_error err;
+	cleanup_job job;
+	cleanup_step_result step;
+	char why[512];
+	int rc;
+
+	memset(&job, 0, sizeof job);
+	memset(&step, 0, sizeof step);
+	cleanup_error_clear(&err);
+	r->status = CLEANUP_OK;
+
+	if (t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER) {
+		const char *kind = t->action == ACT_REMOVE_LIBRARY ? "remove-library" : "remove-server";
+
+		rc = cleanup_job_create(&job, e, kind, t->target_id, NULL, &err);
+		if (rc != CLEANUP_OK) {
+			from_error(r, kind, &err);
+			return;
+		}
+		r->job_id = job.id;
+		snprintf(r->message, sizeof r->message,
+		         "created job %" PRId64 ": %s of %s %" PRId64 " \"%s\"; admission is closed, phase %s", job.id, kind,
+		         t->action == ACT_REMOVE_LIBRARY ? "library" : "server", t->target_id, t->target_name, job.phase);
+		cleanup_job_reset(&job);
+		return;
+	}
+
+	/* The binding: the job must still be what the operator confirmed. */
+	rc = cleanup_job_get(&job, e, t->job_id, &err);
+	if (rc != CLEANUP_OK) {
+		from_error(r, tui_action_name(t->action), &err);
+		return;
+	}
+	if (!confirm_check_binding(t, job.phase, job.step_no, why, sizeof why)) {
+		r->status = CLEANUP_EREFUSED;
+		snprintf(r->message, sizeof r->message, "%s: refused: %s", tui_action_name(t->action), why);
+		cleanup_job_reset(&job);
+		return;
+	}
+
+	switch (t->action) {
+	case ACT_STEP:
+		rc = cleanup_job_step_at(&step, e, t->job_id, job.step_no + 1, 0, &err);
+		if (rc == CLEANUP_OK) {
+			char prefix[64];
+
+			snprintf(prefix, sizeof prefix, "job %" PRId64 " %s", t->job_id, step.replayed ? "replayed " : "");
+			describe_step(r->message, sizeof r->message, prefix, &step);
+			r->steps = step.replayed ? 0 : 1;
+		}
+		break;
+	case ACT_PREVIEW:
+		rc = cleanup_job_step_preview(&step, e, t->job_id, &err);
+		if (rc == CLEANUP_OK)
+			snprintf(r->message, sizeof r->message,
+			         "preview of job %" PRId64 " step %d (%s, nothing done): would visit %d, delete %d, move %d, "
+			         "find %d absent, retain %d, keep %d",
+			         t->job_id, step.step_no, step.action, step.visited, step.deleted, step.moved, step.absent,
+			         step.retained, step.kept);
+		break;
+	case ACT_RUN: {
+		cleanup_run_opts o;
+		cleanup_run_summary s;
+		run_ctx ctx = {a, t->job_id};
+
+		memset(&o, 0, sizeof o);
+		memset(&s, 0, sizeof s);
+		o.callback = run_progress;
+		o.callback_arg = &ctx;
+		o.max_reconnects = 3;
+		rc = cleanup_job_run(&s, e, t->job_id, &o, &err);
+		r->steps = s.steps;
+		if (rc == CLEANUP_OK)
+			snprintf(r->message, sizeof r->message,
+			         "run of job %" PRId64 " %s after %d steps in %.2f s (%d busy retries); phase %s, deleted %" PRId64,
+			         t->job_id, s.completed ? "completed" : s.stopped ? "stopped by the operator" : "ended", s.steps,
+			         s.elapsed_s, s.busy_retries, s.job.phase, s.job.deleted);
+		cleanup_job_reset(&s.job);
+		break;
+	}
+	case ACT_PAUSE:
+	case ACT_RESUME:
+	case ACT_CANCEL: {
+		cleanup_job after;
+
+		memset(&after, 0, sizeof after);
+		rc = cleanup_job_transition(&after, e, t->job_id, tui_action_name(t->action), &err);
+		if (rc == CLEANUP_OK)
+			snprintf(r->message, sizeof r->message, "%s: job %" PRId64 " is now %s", tui_action_name(t->action),
+			         t->job_id, after.phase);
+		cleanup_job_reset(&after);
+		break;
+	}
+	case ACT_SEAL: {
+		cleanup_job after;
+
+		memset(&after, 0, sizeof after);
+		rc = cleanup_job_seal(&after, e, t->job_id, t->seal_count, &err);
+		if (rc == CLEANUP_OK)
+			snprintf(r->message, sizeof r->message,
+			         "sealed job %" PRId64 " with %" PRId64 " IDs; library fenced, high-water id %" PRId64
+			         ", phase %s",
+			         t->job_id, t->seal_count, after.high_water_id, after.phase);
+		cleanup_job_reset(&after);
+		break;
+	}
+	default:
+		rc = cleanup_error_set(&err, CLEANUP_EINVAL, "unknown action");
+		break;
+	}
+	if (rc != CLEANUP_OK) {
+		char what[64];
+
+		snprintf(what, sizeof what, "%s job %" PRId64, tui_action_name(t->action), t->job_id);
+		from_error(r, what, &err);
+	}
+	cleanup_step_result_reset(&step);
+	cleanup_job_reset(&job);
+}
+
+static void audit(cleanup_engine *e, const tui_request *q, tui_result *r)
+{
+	cleanup_audit_entry entry;
+	cleanup_error err;
+	char outcome[1600];
+
+	memset(&entry, 0, sizeof entry);
+	entry.action = tui_action_name(q->target.action);
+	entry.job_id = r->job_id;
+	entry.confirmation = q->confirmation[0] ? q->confirmation : NULL;
+	if (q->audit_only)
+		snprintf(outcome, sizeof outcome, "%s", q->outcome);
+	else
+		snprintf(outcome, sizeof outcome, "%s%s%s", r->message, r->hint[0] ? " — hint: " : "", r->hint);
+	entry.outcome = outcome;
+	if (cleanup_audit_record(NULL, e, &entry, &err) == CLEANUP_OK) {
+		r->audited = true;
+	} else if (r->status == CLEANUP_OK) {
+		/* The action happened; say that its record is missing. */
+		size_t l = strlen(r->message);
+
+		snprintf(r->message + l, sizeof r->message - l, " (audit row NOT written: %s)", err.message);
+	}
+}
+
+static void perform(tui_actions *a, const tui_request *q)
+{
+	const confirm_target *t = &q->target;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	tui_result r;
+	char app[64];
+
+	memset(&r, 0, sizeof r);
+	r.action = t->action;
+	r.job_id = t->job_id;
+	r.final = true;
+	if (t->job_id >= 0)
+		snprintf(app, sizeof app, "cleanupctl:job:%" PRId64 ":console", t->job_id);
+	else
+		snprintf(app, sizeof app, "cleanupctl:console");
+	if (cleanup_engine_open(&e, a->conninfo, app, &err) != CLEANUP_OK) {
+		from_error(&r, tui_action_name(t->action), &err);
+		snprintf(r.message + strlen(r.message), sizeof r.message - strlen(r.message),
+		         " (nothing was done; no audit row could be written)");
+		post(a, &r);
+		return;
+	}
+	if (t->action == ACT_RUN && !q->audit_only) {
+		/* A run can last long: its start is on record before the first step. */
+		tui_request started = *q;
+		tui_result sr = r;
+
+		started.audit_only = true;
+		snprintf(started.outcome, sizeof started.outcome, "started: job %" PRId64 " runs step after step",
+		         t->job_id);
+		audit(e, &started, &sr);
+	}
+	if (q->audit_only) {
+		r.status = CLEANUP_OK;
+		snprintf(r.message, sizeof r.message, "%s", q->outcome);
+	} else {
+		run_action(a, e, q, &r);
+		if (!cleanup_engine_ok(e))
+			cleanup_engine_reconnect(e, &err);
+	}
+	audit(e, q, &r);
+	cleanup_engine_close(e);
+	post(a, &r);
+}
+
+static void *worker(void *arg)
+{
+	tui_actions *a = arg;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		tui_request q;
+
+		while (!a->have_request && !a->quit)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->quit)
+			break;
+		q = a->req;
+		a->have_request = false;
+		pthread_mutex_unlock(&a->mu);
+		perform(a, &q);
+		pthread_mutex_lock(&a->mu);
+		a->busy = false;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+int actions_start(tui_actions **out, const char *conninfo, int wake_fd, cleanup_error *err)
+{
+	tui_actions *a;
+
+	*out = NULL;
+	a = calloc(1, sizeof *a);
+	if (!a)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	if (conninfo && !(a->conninfo = strdup(conninfo))) {
+		free(a);
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	}
+	a->wake_fd = wake_fd;
+	atomic_init(&a->stop_run, false);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
+	if (pthread_create(&a->thread, NULL, worker, a) != 0) {
+		pthread_mutex_destroy(&a->mu);
+		pthread_cond_destroy(&a->cv);
+		free(a->conninfo);
+		free(a);
+		return cleanup_error_set(err, CLEANUP_ERROR, "cannot start the action thread: %s", strerror(errno));
+	}
+	a->started = true;
+	*out = a;
+	return CLEANUP_OK;
+}
+
+int actions_submit(tui_actions *a, const tui_request *req)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&a->mu);
+	if (!a->busy && !a->quit) {
+		a->req = *req;
+		a->have_request = true;
+		a->busy = true;
+		atomic_store(&a->stop_run, false);
+		pthread_cond_signal(&a->cv);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
+bool actions_busy(tui_actions *a, tui_action *what, int64_t *job)
+{
+	bool busy;
+
+	pthread_mutex_lock(&a->mu);
+	busy = a->busy;
+	if (busy && what)
+		*what = a->req.target.action;
+	if (busy && job)
+		*job = a->req.target.job_id;
+	pthread_mutex_unlock(&a->mu);
+	return busy;
+}
+
+void actions_stop_run(tui_actions *a)
+{
+	atomic_store(&a->stop_run, true);
+}
+
+void actions_shutdown(tui_actions *a)
+{
+	if (!a)
+		return;
+	if (a->started) {
+		atomic_store(&a->stop_run, true);
+		pthread_mutex_lock(&a->mu);
+		a->quit = true;
+		pthread_cond_signal(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thread, NULL);
+	}
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->cv);
+	free(a->conninfo);
+	free(a);
+}

@@ -1,0 +1,718 @@
+/* The console's loop (console.h): terminal set-up and restore (also on
+ * crash signals), one poll() over the keyboard, the monitor's socket and a
+ * self-pipe that carries SIGWINCH, SIGINT/SIGTERM/SIGHUP and action
+ * results, key handling, and the glue between panels, confirmations and
+ * the action worker. The UI thread never calls a blocking database
+ * function: the monitor is asynchronous and actions run on the worker. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmdline.h"
+#include "console.h"
+
+static const tui_panel_class *const classes[PANEL__COUNT] = {
+	&panel_servers, &panel_libraries, &panel_jobs, &panel_detail, &panel_locks, &panel_log,
+};
+
+/* ---- signals and terminal restore ------------------------------------ */
+
+static volatile sig_atomic_t pending_signal;
+static int wake_write_fd = -1;
+static struct termios saved_termios;
+static bool have_termios;
+static char restore_seq[512];
+static size_t restore_len;
+
+static void wake_byte(char b)
+{
+	int saved = errno;
+	ssize_t w;
+
+	if (wake_write_fd >= 0) {
+		do
+			w = write(wake_write_fd, &b, 1);
+		while (w < 0 && errno == EINTR);
+	}
+	errno = saved;
+}
+
+static void on_signal(int sig)
+{
+	if (sig == SIGWINCH) {
+		wake_byte('W');
+		return;
+	}
+	pending_signal = sig;
+	wake_byte('S');
+}
+
+/* A crash: put the terminal back with async-signal-safe calls only (write
+ * of escape sequences prepared at start-up, tcsetattr), then die of the
+ * same signal. */
+static void on_crash(int sig)
+{
+	ssize_t w;
+
+	if (restore_len > 0)
+		w = write(STDOUT_FILENO, restore_seq, restore_len);
+	(void)w;
+	if (have_termios)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void add_restore(const char *cap)
+{
+	char *s = tigetstr((char *)cap);
+	size_t l;
+
+	if (!s || s == (char *)-1)
+		return;
+	l = strlen(s);
+	if (restore_len + l < sizeof restore_seq) {
+		memcpy(restore_seq + restore_len, s, l);
+		restore_len += l;
+	}
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	static const int wake_sigs[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	static const int crash_sigs[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	for (i = 0; i < sizeof wake_sigs / sizeof wake_sigs[0]; i++)
+		sigaction(wake_sigs[i], &sa, NULL);
+	sa.sa_handler = on_crash;
+	sa.sa_flags = SA_RESETHAND;
+	for (i = 0; i < sizeof crash_sigs / sizeof crash_sigs[0]; i++)
+		sigaction(crash_sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void reset_signals(void)
+{
+	static const int sigs[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+	size_t i;
+
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL);
+}
+
+/* ---- messages --------------------------------------------------------- */
+
+void console_message(console *c, theme_role role, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->message, sizeof c->message, fmt, ap);
+	va_end(ap);
+	c->message_role = role;
+	c->message_at = cleanup_monitor_now();
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void console_note_add(console *c, theme_role role, const char *text)
+{
+	console_note *n = &c->notes[c->note_head];
+
+	n->at = wall_now();
+	n->role = role;
+	snprintf(n->text, sizeof n->text, "%s", text);
+	c->note_head = (c->note_head + 1) % CONSOLE_NOTES;
+	if (c->nnotes < CONSOLE_NOTES)
+		c->nnotes++;
+}
+
+/* ---- selection -------------------------------------------------------- */
+
+const cleanup_mon_job *console_find_job(const console *c, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < c->snap->njobs; i++)
+		if (c->snap->jobs[i].job.id == id)
+			return &c->snap->jobs[i];
+	return NULL;
+}
+
+const cleanup_mon_job *console_selected_job(const console *c)
+{
+	return c->sel_job_id > 0 ? console_find_job(c, c->sel_job_id) : NULL;
+}
+
+void console_select_job(console *c, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < c->snap->njobs; i++)
+		if (c->snap->jobs[i].job.id == id) {
+			c->sel[PANEL_JOBS] = (int)i;
+			c->sel_job_id = id;
+			c->sel[PANEL_DETAIL] = 0;
+			c->top[PANEL_DETAIL] = 0;
+			return;
+		}
+}
+
+/* Keeps the selected job selected by id across refreshes; picks the newest
+ * unfinished job (else the newest) when none is selected or it vanished. */
+static void sync_selection(console *c)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	size_t i;
+
+	if (s->njobs == 0) {
+		c->sel_job_id = -1;
+		return;
+	}
+	if (c->sel_job_id > 0 && console_find_job(c, c->sel_job_id)) {
+		console_select_job(c, c->sel_job_id);
+		return;
+	}
+	for (i = 0; i < s->njobs; i++)
+		if (!cleanup_job_phase_is_final(s->jobs[i].job.phase))
+			break;
+	if (i == s->njobs)
+		i = 0;
+	console_select_job(c, s->jobs[i].job.id);
+}
+
+void console_relayout(console *c)
+{
+	tui_layout_compute(&c->layout, COLS, LINES, c->zoom);
+	if (!tui_layout_visible(&c->layout, c->focus) && !c->layout.too_small)
+		c->focus = c->zoom ? PANEL_DETAIL : PANEL_JOBS;
+}
+
+/* ---- actions ---------------------------------------------------------- */
+
+bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_job *v, confirm_target *t)
+{
+	(void)c;
+	memset(t, 0, sizeof *t);
+	if (!v)
+		return false;
+	t->action = a;
+	t->job_id = v->job.id;
+	snprintf(t->kind, sizeof t->kind, "%s", v->job.kind);
+	snprintf(t->phase, sizeof t->phase, "%s", v->job.phase);
+	t->step_no = v->job.step_no;
+	t->target_id = strcmp(v->job.kind, "remove-server") == 0 ? v->job.server_id : v->job.library_id;
+	snprintf(t->target_name, sizeof t->target_name, "%s", v->job.target_name);
+	t->seal_count = v->job.manifest_count;
+	return true;
+}
+
+static void submit(console *c, const confirm_target *t, const char *confirmation, bool audit_only,
+                   const char *outcome)
+{
+	tui_request q;
+
+	memset(&q, 0, sizeof q);
+	q.target = *t;
+	snprintf(q.confirmation, sizeof q.confirmation, "%s", confirmation ? confirmation : "");
+	q.audit_only = audit_only;
+	snprintf(q.outcome, sizeof q.outcome, "%s", outcome ? outcome : "");
+	if (actions_submit(c->act, &q) != 0) {
+		console_message(c, ROLE_WARNING, "another action is still in progress; nothing was done");
+		return;
+	}
+	if (!audit_only) {
+		if (t->job_id > 0)
+			console_message(c, ROLE_INFO, "%s job %" PRId64 "...", tui_action_name(t->action), t->job_id);
+		else
+			console_message(c, ROLE_INFO, "%s %" PRId64 " \"%s\"...", tui_action_name(t->action), t->target_id,
+			                t->target_name);
+	}
+}
+
+void console_request_action(console *c, const confirm_target *t)
+{
+	tui_action busy_what = ACT_NONE;
+	int64_t busy_job = -1;
+
+	if (c->opts.readonly) {
+		console_message(c, ROLE_WARNING, "read-only console: %s is not available", tui_action_name(t->action));
+		return;
+	}
+	if (actions_busy(c->act, &busy_what, &busy_job)) {
+		if (busy_what == ACT_RUN)
+			console_message(c, ROLE_WARNING, "job %" PRId64 " is running; press t to stop it first", busy_job);
+		else
+			console_message(c, ROLE_WARNING, "%s of job %" PRId64 " is still in progress", tui_action_name(busy_what),
+			                busy_job);
+		return;
+	}
+	if (confirm_begin(&c->confirm, t) == CONFIRM_ACCEPTED)
+		submit(c, t, "", false, NULL);
+}
+
+static void confirm_key_pressed(console *c, int key)
+{
+	confirm_result r = confirm_key(&c->confirm, key);
+	const confirm_target *t = &c->confirm.target;
+	char outcome[512];
+
+	switch (r) {
+	case CONFIRM_ACCEPTED:
+		submit(c, t, confirm_audit_text(&c->confirm), false, NULL);
+		break;
+	case CONFIRM_DECLINED:
+		console_message(c, ROLE_INFO, "%s not done: declined", tui_action_name(t->action));
+		break;
+	case CONFIRM_MISMATCH:
+		snprintf(outcome, sizeof outcome, "not confirmed: typed \"%.80s\" but the confirmation needs \"%.80s\"; nothing was done",
+		         c->confirm.typed, c->confirm.expect);
+		console_message(c, ROLE_WARNING, "%s %s", tui_action_name(t->action), outcome);
+		submit(c, t, c->confirm.typed, true, outcome);
+		break;
+	case CONFIRM_PENDING:
+		break;
+	}
+}
+
+static void job_action(console *c, tui_action a)
+{
+	const cleanup_mon_job *v = console_selected_job(c);
+	confirm_target t;
+
+	if (!v) {
+		console_message(c, ROLE_WARNING, "no job selected: choose one in the jobs panel");
+		return;
+	}
+	if (a == ACT_PAUSE && strcmp(v->job.phase, "paused") == 0)
+		a = ACT_RESUME;
+	console_fill_job_target(c, a, v, &t);
+	console_request_action(c, &t);
+}
+
+static void remove_action(console *c)
+{
+	confirm_target t;
+	int k;
+
+	memset(&t, 0, sizeof t);
+	t.job_id = -1;
+	if (c->focus == PANEL_LIBRARIES && c->snap->nlibraries > 0) {
+		k = c->sel[PANEL_LIBRARIES];
+		t.action = ACT_REMOVE_LIBRARY;
+		t.target_id = c->snap->libraries[k].row.id;
+		snprintf(t.target_name, sizeof t.target_name, "%s", c->snap->libraries[k].row.name);
+	} else if (c->focus == PANEL_SERVERS && c->snap->nservers > 0) {
+		k = c->sel[PANEL_SERVERS];
+		t.action = ACT_REMOVE_SERVER;
+		t.target_id = c->snap->servers[k].row.id;
+		snprintf(t.target_name, sizeof t.target_name, "%s", c->snap->servers[k].row.name);
+	} else {
+		console_message(c, ROLE_WARNING, "D removes the selected library or server: Tab to that panel first");
+		return;
+	}
+	console_request_action(c, &t);
+}
+
+static void take_results(console *c)
+{
+	tui_result r;
+
+	while (actions_poll(c->act, &r)) {
+		if (!r.final) {
+			snprintf(c->run_status, sizeof c->run_status, "%.500s", r.message);
+			continue;
+		}
+		c->run_status[0] = '\0';
+		console_message(c,
+		                r.status == CLEANUP_OK        ? ROLE_OK
+		                : r.status == CLEANUP_EREFUSED ? ROLE_WARNING
+		                : r.status == CLEANUP_EBUSY    ? ROLE_WARNING
+		                                               : ROLE_DANGER,
+		                "%s%s%s", r.message, r.hint[0] ? " — hint: " : "", r.hint);
+		if (!r.audited)
+			console_note_add(c, r.status == CLEANUP_OK ? ROLE_INFO : ROLE_DANGER, c->message);
+		if (r.action == ACT_REMOVE_LIBRARY || r.action == ACT_REMOVE_SERVER) {
+			if (r.job_id > 0)
+				c->sel_job_id = r.job_id;
+		}
+		cleanup_monitor_refresh_now(c->mon);
+	}
+}
+
+/* ---- keys ------------------------------------------------------------- */
+
+static void set_paused(console *c, bool paused)
+{
+	cleanup_error err;
+
+	if (paused == c->paused)
+		return;
+	if (paused) {
+		if (cleanup_mon_snapshot_copy(&c->frozen, cleanup_monitor_snapshot(c->mon), &err) != CLEANUP_OK) {
+			console_message(c, ROLE_DANGER, "cannot pause the display: %s", err.message);
+			return;
+		}
+		c->paused = true;
+		c->snap = c->frozen;
+		console_message(c, ROLE_INFO, "display paused (p resumes); the database is still watched");
+	} else {
+		c->paused = false;
+		c->snap = cleanup_monitor_snapshot(c->mon);
+		cleanup_mon_snapshot_free(c->frozen);
+		c->frozen = NULL;
+		console_message(c, ROLE_INFO, "display resumed");
+	}
+}
+
+static void move_sel(console *c, int delta, bool absolute)
+{
+	int n = classes[c->focus]->rows(c);
+
+	if (n <= 0)
+		return;
+	if (absolute)
+		c->sel[c->focus] = delta < 0 ? 0 : n - 1;
+	else
+		c->sel[c->focus] += delta;
+	if (c->sel[c->focus] < 0)
+		c->sel[c->focus] = 0;
+	if (c->sel[c->focus] >= n)
+		c->sel[c->focus] = n - 1;
+	if (c->focus == PANEL_JOBS) {
+		c->sel_job_id = c->snap->jobs[c->sel[PANEL_JOBS]].job.id;
+		c->sel[PANEL_DETAIL] = 0;
+		c->top[PANEL_DETAIL] = 0;
+	}
+}
+
+static void next_panel(console *c, int dir)
+{
+	int i, p = c->focus;
+
+	for (i = 0; i < PANEL__COUNT; i++) {
+		p = (p + dir + PANEL__COUNT) % PANEL__COUNT;
+		if (tui_layout_visible(&c->layout, (tui_panel_id)p)) {
+			c->focus = (tui_panel_id)p;
+			return;
+		}
+	}
+}
+
+static int page_rows(const console *c)
+{
+	int h = c->layout.panels[c->focus].h - 3;
+
+	return h > 1 ? h : 1;
+}
+
+static void handle_cmd(console *c, tui_cmd cmd)
+{
+	int ms;
+
+	switch (cmd) {
+	case CMD_QUIT:
+		c->quit = true;
+		break;
+	case CMD_UP:
+		move_sel(c, -1, false);
+		break;
+	case CMD_DOWN:
+		move_sel(c, 1, false);
+		break;
+	case CMD_PAGE_UP:
+		move_sel(c, -page_rows(c), false);
+		break;
+	case CMD_PAGE_DOWN:
+		move_sel(c, page_rows(c), false);
+		break;
+	case CMD_HOME:
+		move_sel(c, -1, true);
+		break;
+	case CMD_END:
+		move_sel(c, 1, true);
+		break;
+	case CMD_NEXT_PANEL:
+		next_panel(c, 1);
+		break;
+	case CMD_PREV_PANEL:
+		next_panel(c, -1);
+		break;
+	case CMD_OPEN:
+		classes[c->focus]->open(c);
+		break;
+	case CMD_CLOSE:
+		if (c->zoom) {
+			c->zoom = false;
+			c->focus = PANEL_JOBS;
+			console_relayout(c);
+		}
+		c->message[0] = '\0';
+		break;
+	case CMD_HELP:
+		c->help = true;
+		break;
+	case CMD_PAUSE_DISPLAY:
+		set_paused(c, !c->paused);
+		break;
+	case CMD_SLOWER:
+	case CMD_FASTER:
+		ms = keys_next_interval(cleanup_monitor_interval(c->mon), cmd == CMD_SLOWER ? 1 : -1);
+		cleanup_monitor_set_interval(c->mon, ms);
+		console_message(c, ROLE_INFO, "refresh every %g s", ms / 1000.0);
+		break;
+	case CMD_REDRAW:
+		clearok(curscr, TRUE);
+		cleanup_monitor_refresh_now(c->mon);
+		break;
+	case CMD_CMDLINE:
+		console_cmdline_open(c);
+		break;
+	case CMD_STEP:
+		job_action(c, ACT_STEP);
+		break;
+	case CMD_RUN:
+		job_action(c, ACT_RUN);
+		break;
+	case CMD_STOP_RUN: {
+		tui_action what = ACT_NONE;
+
+		if (actions_busy(c->act, &what, NULL) && what == ACT_RUN) {
+			actions_stop_run(c->act);
+			console_message(c, ROLE_INFO, "stopping the run after its current step...");
+		} else {
+			console_message(c, ROLE_INFO, "no run in progress");
+		}
+		break;
+	}
+	case CMD_PAUSE_JOB:
+		job_action(c, ACT_PAUSE);
+		break;
+	case CMD_CANCEL:
+		job_action(c, ACT_CANCEL);
+		break;
+	case CMD_SEAL:
+		job_action(c, ACT_SEAL);
+		break;
+	case CMD_PREVIEW:
+		job_action(c, ACT_PREVIEW);
+		break;
+	case CMD_REMOVE:
+		remove_action(c);
+		break;
+	default:
+		break;
+	}
+}
+
+static void handle_key(console *c, int key)
+{
+	if (key == KEY_RESIZE) {
+		console_relayout(c);
+		return;
+	}
+	if (c->confirm.active) {
+		confirm_key_pressed(c, key);
+		return;
+	}
+	if (c->cmdline) {
+		console_cmdline_key(c, key);
+		return;
+	}
+	if (c->help) {
+		c->help = false;
+		if (key != 'q')
+			return;
+	}
+	handle_cmd(c, keys_dispatch(key, c->opts.readonly));
+}
+
+/* ---- the loop --------------------------------------------------------- */
+
+static void resize_from_tty(console *c)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+		resizeterm(ws.ws_row, ws.ws_col);
+	console_relayout(c);
+	clearok(curscr, TRUE);
+}
+
+static int setup_pipe(int fds[2])
+{
+	int i;
+
+	if (pipe(fds) != 0)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+		fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+	}
+	return 0;
+}
+
+int console_run(const console_opts *opts, cleanup_error *err)
+{
+	console *c = NULL;
+	cleanup_monitor_opts mo;
+	int code = 0, sig = 0;
+	bool curses_on = false;
+	long last_second = -1;
+
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory"), 1;
+	c->opts = *opts;
+	c->wake[0] = c->wake[1] = -1;
+	c->sel_job_id = -1;
+	c->focus = PANEL_JOBS;
+	setlocale(LC_ALL, "");
+	c->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	if (theme_select(&c->t, opts->theme_name, c->theme_msg, sizeof c->theme_msg) != 0)
+		console_message(c, ROLE_WARNING, "theme: %s", c->theme_msg);
+	if (setup_pipe(c->wake) != 0) {
+		cleanup_error_set(err, CLEANUP_ERROR, "cannot create a pipe: %s", strerror(errno));
+		code = 1;
+		goto out;
+	}
+	wake_write_fd = c->wake[1];
+	memset(&mo, 0, sizeof mo);
+	mo.conninfo = opts->conninfo;
+	mo.app_name = "cleanupctl:console";
+	mo.refresh_ms = opts->refresh_ms;
+	if (cleanup_monitor_open(&c->mon, &mo, err) != CLEANUP_OK ||
+	    actions_start(&c->act, opts->conninfo, c->wake[1], err) != CLEANUP_OK) {
+		code = 1;
+		goto out;
+	}
+	c->snap = cleanup_monitor_snapshot(c->mon);
+
+	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
+	install_signals(); /* before initscr: ncurses then leaves SIGWINCH to us */
+	if (!initscr()) {
+		cleanup_error_set(err, CLEANUP_ERROR, "cannot initialise the terminal (TERM=%s)",
+		                  getenv("TERM") ? getenv("TERM") : "");
+		code = 1;
+		goto out;
+	}
+	curses_on = true;
+	add_restore("sgr0");
+	add_restore("cnorm");
+	add_restore("rmkx");
+	add_restore("rmcup");
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	theme_apply(&c->t);
+	bkgdset(theme_attr(ROLE_NORMAL));
+	console_relayout(c);
+
+	while (!c->quit) {
+		struct pollfd p[3];
+		double mono = cleanup_monitor_now(), wall = wall_now();
+		int np = 0, mfd, t, bits, key;
+		short mev = 0;
+
+		take_results(c);
+		if (!c->paused)
+			c->snap = cleanup_monitor_snapshot(c->mon);
+		sync_selection(c);
+		cleanup_monitor_set_detail_job(c->mon, c->sel_job_id);
+		console_draw(c, wall);
+		last_second = (long)wall;
+
+		p[np].fd = STDIN_FILENO;
+		p[np].events = POLLIN;
+		np++;
+		p[np].fd = c->wake[0];
+		p[np].events = POLLIN;
+		np++;
+		mfd = cleanup_monitor_fd(c->mon, &mev);
+		if (mfd >= 0) {
+			p[np].fd = mfd;
+			p[np].events = mev;
+			np++;
+		}
+		/* Wake for the monitor's timers and for the clock's next second. */
+		t = cleanup_monitor_timeout_ms(c->mon, mono);
+		{
+			int to_second = (int)((1.0 - (wall - (double)last_second)) * 1000.0) + 5;
+
+			if (to_second < t)
+				t = to_second;
+		}
+		if (poll(p, (nfds_t)np, t) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents & POLLIN) {
+			char buf[64];
+			ssize_t n;
+
+			while ((n = read(c->wake[0], buf, sizeof buf)) > 0) {
+				ssize_t i;
+
+				for (i = 0; i < n; i++)
+					if (buf[i] == 'W')
+						resize_from_tty(c);
+			}
+		}
+		if (pending_signal) {
+			sig = pending_signal;
+			break;
+		}
+		if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL) && !(p[0].revents & POLLIN))
+			break; /* the terminal is gone */
+		while ((key = getch()) != ERR)
+			handle_key(c, key);
+		bits = cleanup_monitor_service(c->mon, cleanup_monitor_now());
+		(void)bits;
+	}
+out:
+	if (c->cmdline)
+		cmdline_close();
+	actions_shutdown(c->act); /* a run stops after its current step */
+	if (curses_on) {
+		endwin();
+		reset_signals();
+	}
+	wake_write_fd = -1;
+	cleanup_monitor_close(c->mon);
+	cleanup_mon_snapshot_free(c->frozen);
+	if (c->wake[0] >= 0)
+		close(c->wake[0]);
+	if (c->wake[1] >= 0)
+		close(c->wake[1]);
+	free(c);
+	cmdline_shutdown();
+	if (sig) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	return code;
+}

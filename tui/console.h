@@ -1,0 +1,130 @@
+/* The operator console (cleanupctl console): one poll() loop over the
+ * keyboard, the monitor's libpq socket, a wake-up pipe (action results and
+ * signals) and timers; panels drawn from the monitor's snapshots; actions
+ * confirmed in dialogs and run by the worker (actions.h).
+ *
+ * console.c     the loop, signals, terminal set-up and restore, keys
+ * console_cmd.c the command line (`:`): parsing, completion, dispatch
+ * console_draw.c drawing helpers, header, footer, overlays
+ * panel_*.c     one file per panel (a constant tui_panel_class each)
+ */
+#ifndef CLEANUP_TUI_CONSOLE_H
+#define CLEANUP_TUI_CONSOLE_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "actions.h"
+#include "cleanup/monitor.h"
+#include "confirm.h"
+#include "keys.h"
+#include "layout.h"
+#include "theme.h"
+
+typedef struct console_opts {
+	const char *conninfo;   /* NULL: libpq environment */
+	const char *dbname;     /* for the header */
+	bool readonly;          /* --readonly: no actions at all */
+	const char *theme_name; /* --theme NAME (NULL: config file, else the default) */
+	int refresh_ms;         /* 0: 1000 */
+} console_opts;
+
+/* Runs the console until the operator quits. Needs a terminal on stdin and
+ * stdout (the caller checks). Returns the process exit code: 0 after q, 1
+ * when the console could not start (ERR says why). */
+int console_run(const console_opts *opts, cleanup_error *err);
+
+#define CONSOLE_NOTES 64
+
+/* A line the console itself adds to the log (outcomes arrive as audit rows
+ * too; these cover what could not be recorded). */
+typedef struct console_note {
+	double at;          /* wall clock */
+	char text[512];
+	theme_role role;
+} console_note;
+
+typedef struct console console;
+
+/* A panel: a constant class of functions (as htop's Panel). */
+typedef struct tui_panel_class {
+	tui_panel_id id;
+	/* Number of selectable rows. */
+	int (*rows)(const console *c);
+	/* Draws the panel's content inside R (the border is drawn by the caller). */
+	void (*draw)(console *c, tui_rect r, bool focused);
+	/* Enter on the selected row. */
+	void (*open)(console *c);
+} tui_panel_class;
+
+extern const tui_panel_class panel_servers, panel_libraries, panel_jobs, panel_detail, panel_locks,
+	panel_log;
+
+struct console {
+	console_opts opts;
+	cleanup_monitor *mon;
+	tui_actions *act;
+	const cleanup_mon_snapshot *snap; /* shown: the monitor's, or FROZEN while paused */
+	cleanup_mon_snapshot *frozen;
+	bool paused;
+	bool utf8;
+	bool quit;
+	tui_layout layout;
+	tui_panel_id focus;
+	int sel[PANEL__COUNT];            /* selected row per panel */
+	int top[PANEL__COUNT];            /* first row shown per panel */
+	int64_t sel_job_id;               /* the selected job (stable across refreshes), -1 none */
+	bool zoom;                        /* the detail panel fills the body */
+	bool help;
+	confirm_state confirm;
+	bool cmdline;
+	char message[1024];               /* the footer's message line */
+	theme_role message_role;
+	double message_at;                /* monotonic; messages fade after a while */
+	console_note notes[CONSOLE_NOTES];
+	int nnotes, note_head;
+	char run_status[512];             /* progress of a run in progress, "" when none */
+	theme t;
+	char theme_msg[256];
+	int wake[2];                      /* the self-pipe */
+};
+
+/* console.c */
+void console_message(console *c, theme_role role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void console_note_add(console *c, theme_role role, const char *text);
+/* Starts action T: asks for confirmation when needed, else submits. */
+void console_request_action(console *c, const confirm_target *t);
+const cleanup_mon_job *console_selected_job(const console *c);
+/* Recomputes the layout for the terminal's size and the zoom state. */
+void console_relayout(console *c);
+const cleanup_mon_job *console_find_job(const console *c, int64_t id);
+void console_select_job(console *c, int64_t id);
+bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_job *j, confirm_target *t);
+
+/* console_cmd.c */
+void console_cmdline_open(console *c);
+void console_cmdline_key(console *c, int key);
+/* Runs one command line (also used by tests through the binary). */
+void console_execute(console *c, const char *line);
+
+/* console_draw.c */
+theme_role console_phase_role(const char *phase);
+/* Writes S at (Y, X), at most W display columns, with ROLE's attributes;
+ * returns the columns used. */
+int console_put(int y, int x, int w, theme_role role, const char *s);
+int console_putf(int y, int x, int w, theme_role role, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Display width of UTF-8 S (at most its first LIMIT bytes). */
+int console_width(const char *s);
+void console_box(tui_rect r, const char *title, bool focused);
+const char *console_count(char *buf, size_t len, int64_t n);
+/* N in at most 6 characters: 12,345 / 456k / 12.3M / 1.2G. */
+const char *console_compact(char *buf, size_t len, int64_t n);
+const char *console_eta(char *buf, size_t len, double seconds);
+/* A progress bar of W cells for DONE of TOTAL. */
+void console_bar(int y, int x, int w, int64_t done, int64_t total);
+/* Scrolls panel P so that its selected row is visible in VISIBLE rows. */
+void console_scroll(console *c, tui_panel_id p, int nrows, int visible);
+void console_draw(console *c, double now_wall);
+
+#endif

@@ -1,0 +1,372 @@
+/* The console's command line (`:`): commands that mirror the CLI (step 12,
+ * run 12, pause 12, resume 12, cancel 12, seal 12 N, preview 12, show 12,
+ * remove-library 5, remove-server 2) plus the console's own (stop, theme
+ * NAME, refresh SECONDS, help, quit). Actions go through the same
+ * confirmations as their keys. Tab completes commands, job ids, library
+ * and server ids and theme names. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmdline.h"
+#include "config.h"
+#include "console.h"
+
+typedef enum arg_kind { ARG_NONE, ARG_JOB, ARG_JOB_COUNT, ARG_LIBRARY, ARG_SERVER, ARG_THEME, ARG_SECONDS } arg_kind;
+
+typedef struct console_command {
+	const char *name;
+	arg_kind arg;
+	tui_action action; /* ACT_NONE: the console's own */
+	const char *usage;
+} console_command;
+
+static const console_command commands[] = {
+	{"step", ARG_JOB, ACT_STEP, "step JOB"},
+	{"run", ARG_JOB, ACT_RUN, "run JOB"},
+	{"stop", ARG_NONE, ACT_NONE, "stop"},
+	{"pause", ARG_JOB, ACT_PAUSE, "pause JOB"},
+	{"resume", ARG_JOB, ACT_RESUME, "resume JOB"},
+	{"cancel", ARG_JOB, ACT_CANCEL, "cancel JOB"},
+	{"seal", ARG_JOB_COUNT, ACT_SEAL, "seal JOB EXPECTED_COUNT"},
+	{"preview", ARG_JOB, ACT_PREVIEW, "preview JOB"},
+	{"remove-library", ARG_LIBRARY, ACT_REMOVE_LIBRARY, "remove-library LIBRARY_ID"},
+	{"remove-server", ARG_SERVER, ACT_REMOVE_SERVER, "remove-server SERVER_ID"},
+	{"show", ARG_JOB, ACT_NONE, "show JOB"},
+	{"theme", ARG_THEME, ACT_NONE, "theme NAME"},
+	{"refresh", ARG_SECONDS, ACT_NONE, "refresh SECONDS"},
+	{"help", ARG_NONE, ACT_NONE, "help"},
+	{"quit", ARG_NONE, ACT_NONE, "quit"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const console_command *find_command(const char *name)
+{
+	size_t i;
+
+	if (strcmp(name, "q") == 0)
+		name = "quit";
+	for (i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static bool is_action(const console_command *cmd)
+{
+	return cmd->action != ACT_NONE || strcmp(cmd->name, "stop") == 0;
+}
+
+/* ---- completion ------------------------------------------------------- */
+
+static void add_id(lineedit_candidates *out, int64_t id)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof buf, "%" PRId64, id);
+	lineedit_candidates_add(out, buf);
+}
+
+static void add_themes(lineedit_candidates *out)
+{
+	static const char *const builtin[] = {"dark", "light", "high-contrast", "monochrome"};
+	char dir[1024];
+	const char *home = getenv("XDG_CONFIG_HOME");
+	const char *dirs[2];
+	size_t i;
+	int d;
+
+	for (i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+		lineedit_candidates_add(out, builtin[i]);
+	if (home && *home)
+		snprintf(dir, sizeof dir, "%s/cleanupctl/themes", home);
+	else
+		snprintf(dir, sizeof dir, "%s/.config/cleanupctl/themes", getenv("HOME") ? getenv("HOME") : "");
+	dirs[0] = dir;
+	dirs[1] = CLEANUP_THEME_DIR;
+	for (d = 0; d < 2; d++) {
+		DIR *dp = opendir(dirs[d]);
+		struct dirent *de;
+
+		if (!dp)
+			continue;
+		while ((de = readdir(dp)) != NULL) {
+			size_t l = strlen(de->d_name);
+			char name[256];
+
+			if (l > 6 && l < sizeof name && strcmp(de->d_name + l - 6, ".theme") == 0) {
+				memcpy(name, de->d_name, l - 6);
+				name[l - 6] = '\0';
+				for (i = 0; i < out->n; i++)
+					if (strcmp(out->items[i], name) == 0)
+						break;
+				if (i == out->n)
+					lineedit_candidates_add(out, name);
+			}
+		}
+		closedir(dp);
+	}
+}
+
+static void complete(lineedit_candidates *out, const char *line, size_t word_start, const char *word, void *arg)
+{
+	console *c = arg;
+	const cleanup_mon_snapshot *s = c->snap;
+	char first[32];
+	const console_command *cmd;
+	size_t i, l = 0;
+
+	(void)word;
+	while (line[l] == ' ')
+		l++;
+	if (word_start <= l) {
+		for (i = 0; i < N_COMMANDS; i++)
+			if (!c->opts.readonly || !is_action(&commands[i]))
+				lineedit_candidates_add(out, commands[i].name);
+		return;
+	}
+	for (i = 0; line[l + i] && line[l + i] != ' ' && i + 1 < sizeof first; i++)
+		first[i] = line[l + i];
+	first[i] = '\0';
+	cmd = find_command(first);
+	if (!cmd)
+		return;
+	switch (cmd->arg) {
+	case ARG_JOB:
+	case ARG_JOB_COUNT:
+		/* only the job id (the first argument) completes */
+		if (strchr(line + l + strlen(first) + 1, ' ') && cmd->arg == ARG_JOB_COUNT)
+			break;
+		for (i = 0; i < s->njobs; i++)
+			if (!cleanup_job_phase_is_final(s->jobs[i].job.phase))
+				add_id(out, s->jobs[i].job.id);
+		for (i = 0; i < s->njobs; i++)
+			if (cleanup_job_phase_is_final(s->jobs[i].job.phase))
+				add_id(out, s->jobs[i].job.id);
+		break;
+	case ARG_LIBRARY:
+		for (i = 0; i < s->nlibraries; i++)
+			add_id(out, s->libraries[i].row.id);
+		break;
+	case ARG_SERVER:
+		for (i = 0; i < s->nservers; i++)
+			add_id(out, s->servers[i].row.id);
+		break;
+	case ARG_THEME:
+		add_themes(out);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static bool parse_id(const char *s, int64_t *out)
+{
+	char *end = NULL;
+	long long v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 1)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void run_command(console *c, const console_command *cmd, char **argv, int argc)
+{
+	int64_t id = 0, count = 0;
+	confirm_target t;
+	size_t i;
+
+	if (c->opts.readonly && is_action(cmd)) {
+		console_message(c, ROLE_WARNING, "read-only console: %s is not available", cmd->name);
+		return;
+	}
+	if (cmd->arg == ARG_NONE && argc > 1) {
+		console_message(c, ROLE_WARNING, "%s takes no argument (got \"%s\")", cmd->name, argv[1]);
+		return;
+	}
+	if (cmd->arg == ARG_JOB || cmd->arg == ARG_JOB_COUNT || cmd->arg == ARG_LIBRARY || cmd->arg == ARG_SERVER) {
+		const char *what = cmd->arg == ARG_LIBRARY ? "library id" : cmd->arg == ARG_SERVER ? "server id" : "job id";
+
+		if (argc < 2 || !parse_id(argv[1], &id)) {
+			console_message(c, ROLE_WARNING, "%s needs a %s, a positive integer%s%s%s: %s", cmd->name, what,
+			                argc >= 2 ? ", not \"" : "", argc >= 2 ? argv[1] : "", argc >= 2 ? "\"" : "", cmd->usage);
+			return;
+		}
+		if (cmd->arg == ARG_JOB_COUNT) {
+			char *end = NULL;
+
+			if (argc < 3) {
+				console_message(c, ROLE_WARNING,
+				                "seal needs the expected unique count of the complete traversal: %s", cmd->usage);
+				return;
+			}
+			errno = 0;
+			count = strtoll(argv[2], &end, 10);
+			if (errno || *end || count < 0) {
+				console_message(c, ROLE_WARNING, "the expected count must be an integer of 0 or more, not \"%s\"",
+				                argv[2]);
+				return;
+			}
+		}
+		if (argc > (cmd->arg == ARG_JOB_COUNT ? 3 : 2)) {
+			console_message(c, ROLE_WARNING, "too many arguments: %s", cmd->usage);
+			return;
+		}
+	}
+
+	if (cmd->action == ACT_REMOVE_LIBRARY || cmd->action == ACT_REMOVE_SERVER) {
+		memset(&t, 0, sizeof t);
+		t.action = cmd->action;
+		t.job_id = -1;
+		t.target_id = id;
+		if (cmd->action == ACT_REMOVE_LIBRARY) {
+			for (i = 0; i < c->snap->nlibraries && c->snap->libraries[i].row.id != id; i++)
+				;
+			if (i == c->snap->nlibraries) {
+				console_message(c, ROLE_WARNING, "library %" PRId64 " is not on the dashboard; nothing done", id);
+				return;
+			}
+			snprintf(t.target_name, sizeof t.target_name, "%s", c->snap->libraries[i].row.name);
+		} else {
+			for (i = 0; i < c->snap->nservers && c->snap->servers[i].row.id != id; i++)
+				;
+			if (i == c->snap->nservers) {
+				console_message(c, ROLE_WARNING, "server %" PRId64 " is not on the dashboard; nothing done", id);
+				return;
+			}
+			snprintf(t.target_name, sizeof t.target_name, "%s", c->snap->servers[i].row.name);
+		}
+		console_request_action(c, &t);
+		return;
+	}
+	if (cmd->action != ACT_NONE || strcmp(cmd->name, "show") == 0) {
+		const cleanup_mon_job *v = console_find_job(c, id);
+
+		if (!v) {
+			console_message(c, ROLE_WARNING, "job %" PRId64 " is not on the dashboard (unknown, or finished long ago); nothing done",
+			                id);
+			return;
+		}
+		console_select_job(c, id);
+		if (strcmp(cmd->name, "show") == 0) {
+			c->focus = PANEL_DETAIL;
+			c->zoom = true;
+			console_relayout(c);
+			return;
+		}
+		console_fill_job_target(c, cmd->action, v, &t);
+		if (cmd->action == ACT_SEAL)
+			t.seal_count = count;
+		console_request_action(c, &t);
+		return;
+	}
+	if (strcmp(cmd->name, "stop") == 0) {
+		tui_action what = ACT_NONE;
+
+		if (actions_busy(c->act, &what, NULL) && what == ACT_RUN) {
+			actions_stop_run(c->act);
+			console_message(c, ROLE_INFO, "stopping the run after its current step...");
+		} else {
+			console_message(c, ROLE_INFO, "no run in progress");
+		}
+	} else if (strcmp(cmd->name, "theme") == 0) {
+		theme t2;
+		char err[256];
+
+		if (argc != 2) {
+			console_message(c, ROLE_WARNING, "theme needs a name: %s", cmd->usage);
+			return;
+		}
+		if (theme_load_named(&t2, argv[1], err, sizeof err) != 0) {
+			console_message(c, ROLE_WARNING, "theme not changed: %s", err);
+			return;
+		}
+		c->t = t2;
+		theme_apply(&c->t);
+		bkgdset(theme_attr(ROLE_NORMAL));
+		clearok(curscr, TRUE);
+		console_message(c, ROLE_OK, "theme %s%s", argv[1], theme_is_monochrome() ? " (monochrome: NO_COLOR or no colours)" : "");
+	} else if (strcmp(cmd->name, "refresh") == 0) {
+		char *end = NULL;
+		double sec;
+
+		if (argc != 2) {
+			console_message(c, ROLE_WARNING, "refresh needs seconds: %s", cmd->usage);
+			return;
+		}
+		errno = 0;
+		sec = strtod(argv[1], &end);
+		if (errno || *end || sec < 0.1 || sec > 60) {
+			console_message(c, ROLE_WARNING, "refresh takes seconds from 0.1 to 60, not \"%s\"", argv[1]);
+			return;
+		}
+		cleanup_monitor_set_interval(c->mon, (int)(sec * 1000 + 0.5));
+		console_message(c, ROLE_INFO, "refresh every %g s", cleanup_monitor_interval(c->mon) / 1000.0);
+	} else if (strcmp(cmd->name, "help") == 0) {
+		c->help = true;
+	} else if (strcmp(cmd->name, "quit") == 0) {
+		c->quit = true;
+	}
+}
+
+void console_execute(console *c, const char *line)
+{
+	char buf[512], *argv[8], *p, *save = NULL;
+	int argc = 0;
+	const console_command *cmd;
+
+	snprintf(buf, sizeof buf, "%s", line);
+	for (p = strtok_r(buf, " \t", &save); p && argc < 8; p = strtok_r(NULL, " \t", &save))
+		argv[argc++] = p;
+	if (argc == 0)
+		return;
+	cmd = find_command(argv[0]);
+	if (!cmd) {
+		console_message(c, ROLE_WARNING, "unknown command \"%s\": try help (Tab completes)", argv[0]);
+		return;
+	}
+	run_command(c, cmd, argv, argc);
+}
+
+/* ---- the line itself -------------------------------------------------- */
+
+void console_cmdline_open(console *c)
+{
+	if (cmdline_open(":", complete, c) != 0) {
+		console_message(c, ROLE_DANGER, "the command line could not start (%s)", cmdline_backend());
+		return;
+	}
+	c->cmdline = true;
+}
+
+void console_cmdline_key(console *c, int key)
+{
+	int r = cmdline_feed(key);
+
+	if (r == CMDLINE_ACTIVE) {
+		const char *m = cmdline_message();
+
+		if (m && *m)
+			console_message(c, ROLE_DIM, "%s", m);
+		return;
+	}
+	c->cmdline = false;
+	if (r == CMDLINE_SUBMITTED) {
+		char line[512];
+
+		snprintf(line, sizeof line, "%s", cmdline_result());
+		cmdline_close();
+		console_execute(c, line);
+	} else {
+		cmdline_close();
+	}
+}

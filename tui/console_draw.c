@@ -1,0 +1,511 @@
+/* Drawing for the console: width-aware text, boxes, progress bars, the
+ * header, the footer, and the overlays (help, confirmation dialog, "too
+ * small"). Every colour comes from a theme role; phases are always written
+ * as words. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wchar.h>
+#include "cmdline.h"
+#include "console.h"
+
+theme_role console_phase_role(const char *phase)
+{
+	if (strcmp(phase, "collecting") == 0)
+		return ROLE_PHASE_COLLECTING;
+	if (strcmp(phase, "paused") == 0)
+		return ROLE_PHASE_PAUSED;
+	if (strcmp(phase, "draining") == 0)
+		return ROLE_PHASE_DRAINING;
+	if (strcmp(phase, "finalizing") == 0)
+		return ROLE_PHASE_FINALIZING;
+	if (strcmp(phase, "completed") == 0)
+		return ROLE_PHASE_COMPLETED;
+	if (strcmp(phase, "cancelled") == 0)
+		return ROLE_PHASE_CANCELLED;
+	return ROLE_NORMAL;
+}
+
+/* Decodes one character of S (N bytes left); *WIDTH gets its display
+ * width (control characters and bad bytes count as one '?'). Returns its
+ * length in bytes (>= 1). */
+static size_t next_char(const char *s, size_t n, int *width, bool *bad)
+{
+	mbstate_t st;
+	wchar_t wc;
+	size_t l;
+
+	memset(&st, 0, sizeof st);
+	l = mbrtowc(&wc, s, n, &st);
+	*bad = false;
+	if (l == (size_t)-1 || l == (size_t)-2 || l == 0) {
+		*width = 1;
+		*bad = true;
+		return 1;
+	}
+	*width = wcwidth(wc);
+	if (*width < 0) {
+		*width = 1;
+		*bad = true;
+	}
+	return l;
+}
+
+int console_width(const char *s)
+{
+	size_t n = strlen(s), i = 0;
+	int w = 0;
+
+	while (i < n) {
+		int cw;
+		bool bad;
+
+		i += next_char(s + i, n - i, &cw, &bad);
+		w += cw;
+	}
+	return w;
+}
+
+int console_put(int y, int x, int w, theme_role role, const char *s)
+{
+	size_t n = strlen(s), i = 0;
+	int used = 0;
+
+	if (w <= 0 || y < 0 || x < 0)
+		return 0;
+	attrset(theme_attr(role));
+	move(y, x);
+	while (i < n) {
+		int cw;
+		bool bad;
+		size_t l = next_char(s + i, n - i, &cw, &bad);
+
+		if (used + cw > w)
+			break;
+		if (bad)
+			addch('?');
+		else
+			addnstr(s + i, (int)l);
+		used += cw;
+		i += l;
+	}
+	attrset(A_NORMAL);
+	return used;
+}
+
+int console_putf(int y, int x, int w, theme_role role, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return console_put(y, x, w, role, buf);
+}
+
+const char *console_count(char *buf, size_t len, int64_t n)
+{
+	char tmp[32];
+	size_t i, j = 0, l;
+	int neg = n < 0;
+
+	snprintf(tmp, sizeof tmp, "%" PRId64, neg ? -n : n);
+	l = strlen(tmp);
+	if (len < l + l / 3 + 2) {
+		snprintf(buf, len, "%" PRId64, n);
+		return buf;
+	}
+	if (neg)
+		buf[j++] = '-';
+	for (i = 0; i < l; i++) {
+		if (i && (l - i) % 3 == 0)
+			buf[j++] = ',';
+		buf[j++] = tmp[i];
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
+const char *console_compact(char *buf, size_t len, int64_t n)
+{
+	if (n < 0)
+		snprintf(buf, len, "-");
+	else if (n < 100000)
+		console_count(buf, len, n);
+	else if (n < 1000000)
+		snprintf(buf, len, "%" PRId64 "k", n / 1000);
+	else if (n < 1000000000)
+		snprintf(buf, len, "%.1fM", (double)n / 1e6);
+	else
+		snprintf(buf, len, "%.1fG", (double)n / 1e9);
+	return buf;
+}
+
+const char *console_eta(char *buf, size_t len, double s)
+{
+	long v;
+
+	if (s < 0) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	v = (long)(s + 0.5);
+	if (v < 60)
+		snprintf(buf, len, "%lds", v);
+	else if (v < 3600)
+		snprintf(buf, len, "%ldm%02lds", v / 60, v % 60);
+	else if (v < 100 * 3600)
+		snprintf(buf, len, "%ldh%02ldm", v / 3600, (v % 3600) / 60);
+	else
+		snprintf(buf, len, ">99h");
+	return buf;
+}
+
+void console_bar(int y, int x, int w, int64_t done, int64_t total)
+{
+	int cells, i;
+
+	if (w < 3)
+		return;
+	if (total <= 0)
+		cells = 0;
+	else if (done >= total)
+		cells = w - 2;
+	else
+		cells = (int)((double)done / (double)total * (w - 2));
+	attrset(theme_attr(ROLE_DIM));
+	mvaddch(y, x, '[');
+	attrset(theme_attr(ROLE_PROGRESS));
+	for (i = 0; i < w - 2; i++) {
+		if (i < cells)
+			addch('#');
+		else {
+			attrset(theme_attr(ROLE_DIM));
+			addch('.');
+		}
+	}
+	attrset(theme_attr(ROLE_DIM));
+	addch(']');
+	attrset(A_NORMAL);
+}
+
+void console_box(tui_rect r, const char *title, bool focused)
+{
+	int i;
+
+	if (r.h < 2 || r.w < 2)
+		return;
+	attrset(theme_attr(ROLE_BORDER));
+	mvaddch(r.y, r.x, ACS_ULCORNER);
+	mvhline(r.y, r.x + 1, ACS_HLINE, r.w - 2);
+	mvaddch(r.y, r.x + r.w - 1, ACS_URCORNER);
+	for (i = 1; i < r.h - 1; i++) {
+		mvaddch(r.y + i, r.x, ACS_VLINE);
+		mvaddch(r.y + i, r.x + r.w - 1, ACS_VLINE);
+	}
+	mvaddch(r.y + r.h - 1, r.x, ACS_LLCORNER);
+	mvhline(r.y + r.h - 1, r.x + 1, ACS_HLINE, r.w - 2);
+	mvaddch(r.y + r.h - 1, r.x + r.w - 1, ACS_LRCORNER);
+	attrset(A_NORMAL);
+	if (title && r.w > 6) {
+		char t[256];
+
+		snprintf(t, sizeof t, focused ? "[%s]" : " %s ", title);
+		console_put(r.y, r.x + 2, r.w - 4, focused ? ROLE_SELECTION : ROLE_TITLE, t);
+	}
+}
+
+void console_scroll(console *c, tui_panel_id p, int nrows, int visible)
+{
+	if (c->sel[p] >= nrows)
+		c->sel[p] = nrows - 1;
+	if (c->sel[p] < 0)
+		c->sel[p] = 0;
+	if (visible < 1)
+		visible = 1;
+	if (c->top[p] > c->sel[p])
+		c->top[p] = c->sel[p];
+	if (c->sel[p] >= c->top[p] + visible)
+		c->top[p] = c->sel[p] - visible + 1;
+	if (c->top[p] > nrows - visible)
+		c->top[p] = nrows - visible;
+	if (c->top[p] < 0)
+		c->top[p] = 0;
+}
+
+static const tui_panel_class *const classes[PANEL__COUNT] = {
+	&panel_servers, &panel_libraries, &panel_jobs, &panel_detail, &panel_locks, &panel_log,
+};
+
+static void clock_text(char *buf, size_t len, double wall)
+{
+	time_t t = (time_t)wall;
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%H:%M:%S", &tm);
+}
+
+static int badge(int y, int x, int maxx, theme_role role, const char *text)
+{
+	if (x + console_width(text) + 1 >= maxx)
+		return x;
+	x += console_put(y, x, maxx - x, role, text);
+	return x + 1;
+}
+
+static void draw_header(console *c, double now)
+{
+	const tui_rect *r = &c->layout.header;
+	const cleanup_mon_snapshot *s = c->snap;
+	char clock[16], stale[64], buf[256];
+	double since;
+	int x, maxx = r->x + r->w;
+	cleanup_monitor_state st = cleanup_monitor_get_state(c->mon);
+
+	attrset(theme_attr(ROLE_HEADER));
+	mvhline(r->y, r->x, ' ', r->w);
+	clock_text(clock, sizeof clock, now);
+	snprintf(buf, sizeof buf, " cleanupctl console  %s  %s  refresh %gs", c->opts.dbname ? c->opts.dbname : "",
+	         clock, cleanup_monitor_interval(c->mon) / 1000.0);
+	x = r->x + console_put(r->y, r->x, r->w, ROLE_HEADER, buf);
+	if (s->seq > 0) {
+		snprintf(buf, sizeof buf, "  db %.1f ms", s->db_ms);
+		x += console_put(r->y, x, maxx - x, ROLE_HEADER, buf);
+	}
+	x += 2;
+	if (c->paused)
+		x = badge(r->y, x, maxx, ROLE_BADGE, " PAUSED ");
+	if (c->opts.readonly)
+		x = badge(r->y, x, maxx, ROLE_BADGE, " READ-ONLY ");
+	if (c->run_status[0])
+		x = badge(r->y, x, maxx, ROLE_BADGE, " RUNNING ");
+	snprintf(buf, sizeof buf, "cmdline: %s", cmdline_backend());
+	if (x + console_width(buf) + 1 < maxx)
+		console_put(r->y, maxx - console_width(buf) - 1, console_width(buf), ROLE_HEADER, buf);
+	if (cleanup_monitor_stale(c->mon, &since)) {
+		clock_text(stale, sizeof stale, since);
+		snprintf(buf, sizeof buf, " stale since %s: reconnecting (attempt %d) ", stale, cleanup_monitor_attempts(c->mon));
+		x = badge(r->y, x, maxx, ROLE_STALE, buf);
+	} else if (s->seq == 0) {
+		snprintf(buf, sizeof buf, " %s ",
+		         st == CLEANUP_MON_READY ? "loading..." : st == CLEANUP_MON_CONNECTING ? "connecting..."
+		                                                                              : "cannot connect, retrying");
+		x = badge(r->y, x, maxx, ROLE_STALE, buf);
+	}
+	(void)x;
+}
+
+static int wrap(const char *text, int w, int y, int x, int maxlines, theme_role role);
+
+static void draw_footer(console *c, double mono)
+{
+	const tui_rect *r = &c->layout.footer;
+	int x = r->x;
+
+	attrset(theme_attr(ROLE_NORMAL));
+	mvhline(r->y, r->x, ' ', r->w);
+	if (c->cmdline) {
+		cmdline_render(stdscr, r->y, r->x, r->w);
+		return;
+	}
+	if (c->message[0] && (mono - c->message_at < 15.0 || c->message_role == ROLE_DANGER)) {
+		/* A long message (an engine's explanation) takes the row above too. */
+		if (console_width(c->message) > r->w) {
+			attrset(theme_attr(ROLE_NORMAL));
+			mvhline(r->y - 1, r->x, ' ', r->w);
+			wrap(c->message, r->w, r->y - 1, r->x, 2, c->message_role);
+		} else {
+			console_put(r->y, r->x, r->w, c->message_role, c->message);
+		}
+		return;
+	}
+	if (c->run_status[0]) {
+		console_put(r->y, r->x, r->w, ROLE_INFO, c->run_status);
+		return;
+	}
+	{
+		static const char *const hints[][2] = {
+			{"q", "quit"}, {"?", "help"}, {"Tab", "panel"}, {"Enter", "open"}, {"p", "pause"},
+			{":", "command"}, {"s", "step"}, {"r", "run"}, {"P", "pause/resume job"}, {"x", "cancel"},
+			{"S", "seal"}, {"v", "preview"}, {"D", "remove"},
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+			if (c->opts.readonly && i >= 6)
+				break;
+			if (x + console_width(hints[i][0]) + console_width(hints[i][1]) + 3 > r->x + r->w)
+				break;
+			x += console_put(r->y, x, r->w - x, ROLE_KEY, hints[i][0]);
+			x += 1;
+			x += console_put(r->y, x, r->w - x, ROLE_DIM, hints[i][1]);
+			x += 2;
+		}
+	}
+}
+
+/* Wraps TEXT into lines of at most W columns (breaking at spaces); calls
+ * LINE for each. Returns the number of lines. */
+static int wrap(const char *text, int w, int y, int x, int maxlines, theme_role role)
+{
+	char buf[1200];
+	int n = 0;
+	const char *p = text;
+
+	while (*p && n < maxlines) {
+		size_t len = strlen(p), cut = len, i, last_space = 0;
+		int cols = 0;
+
+		for (i = 0; i < len;) {
+			int cw;
+			bool bad;
+			size_t l = next_char(p + i, len - i, &cw, &bad);
+
+			if (cols + cw > w) {
+				cut = last_space ? last_space : i;
+				break;
+			}
+			if (p[i] == ' ')
+				last_space = i;
+			cols += cw;
+			i += l;
+		}
+		if (cut > sizeof buf - 1)
+			cut = sizeof buf - 1;
+		memcpy(buf, p, cut);
+		buf[cut] = '\0';
+		if (y >= 0)
+			console_put(y + n, x, w, role, buf);
+		n++;
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}
+
+static void clear_rect(int y, int x, int h, int w)
+{
+	int i;
+
+	attrset(theme_attr(ROLE_NORMAL));
+	for (i = 0; i < h; i++)
+		mvhline(y + i, x, ' ', w);
+}
+
+static void draw_confirm(console *c)
+{
+	const confirm_state *cf = &c->confirm;
+	int w = c->layout.cols - 8 < 78 ? c->layout.cols - 8 : 78;
+	int lines = wrap(cf->question, w - 4, -1, 0, 12, ROLE_NORMAL);
+	int h = lines + (cf->kind == CONFIRM_TYPED ? 6 : 4);
+	int y = (c->layout.rows - h) / 2, x = (c->layout.cols - w) / 2;
+	char title[96];
+	tui_rect r = {y, x, h, w};
+
+	clear_rect(y, x, h, w);
+	snprintf(title, sizeof title, "confirm: %s", tui_action_name(cf->target.action));
+	console_box(r, title, true);
+	wrap(cf->question, w - 4, y + 1, x + 2, 12, cf->kind == CONFIRM_TYPED ? ROLE_WARNING : ROLE_NORMAL);
+	if (cf->kind == CONFIRM_TYPED) {
+		int cx;
+
+		console_put(y + lines + 2, x + 2, w - 4, ROLE_PROMPT, "> ");
+		cx = x + 4 + console_put(y + lines + 2, x + 4, w - 6, ROLE_NORMAL, cf->typed);
+		console_put(y + lines + 4, x + 2, w - 4, ROLE_DIM, "Enter confirms, Esc cancels; anything else does nothing");
+		move(y + lines + 2, cx);
+	} else {
+		console_put(y + lines + 2, x + 2, w - 4, ROLE_DIM, "y: yes   n / Enter / Esc: no");
+	}
+}
+
+static void draw_help(console *c)
+{
+	const key_help *t;
+	size_t n, i;
+	int w = c->layout.cols - 8 < 86 ? c->layout.cols - 8 : 86;
+	int h = c->layout.rows - 4, y = 2, x = (c->layout.cols - w) / 2, row;
+	tui_rect r = {y, x, h, w};
+
+	clear_rect(y, x, h, w);
+	console_box(r, "keys (any key closes)", true);
+	t = keys_help_table(&n);
+	row = y + 1;
+	for (i = 0; i < n && row < y + h - 4; i++) {
+		if (c->opts.readonly && keys_is_action(t[i].cmd))
+			continue;
+		console_put(row, x + 2, 14, ROLE_KEY, t[i].keys);
+		console_put(row, x + 17, w - 19, ROLE_NORMAL, t[i].what);
+		row++;
+	}
+	if (row < y + h - 2)
+		wrap(c->opts.readonly
+		         ? "commands: show N, theme NAME, refresh SECONDS, help, quit (read-only: no actions)"
+		         : "commands: step N, run N, stop, pause N, resume N, cancel N, seal N COUNT, preview N, "
+		           "remove-library ID, remove-server ID, show N, theme NAME, refresh SECONDS, help, quit",
+		     w - 4, row + 1, x + 2, y + h - row - 2, ROLE_DIM);
+}
+
+void console_draw(console *c, double now)
+{
+	double mono = cleanup_monitor_now();
+	int i;
+
+	erase();
+	if (c->layout.too_small) {
+		char buf[160];
+
+		snprintf(buf, sizeof buf, "terminal too small: %dx%d, the console needs at least %dx%d", c->layout.cols,
+		         c->layout.rows, TUI_MIN_COLS, TUI_MIN_ROWS);
+		if (c->layout.rows > 0)
+			wrap(buf, c->layout.cols > 2 ? c->layout.cols - 1 : 1, c->layout.rows / 2 > 0 ? c->layout.rows / 2 - 1 : 0,
+			     0, c->layout.rows, ROLE_WARNING);
+		curs_set(0);
+		refresh();
+		return;
+	}
+	draw_header(c, now);
+	for (i = 0; i < PANEL__COUNT; i++) {
+		tui_rect r = c->layout.panels[i], in;
+		char title[128];
+
+		if (!tui_layout_visible(&c->layout, (tui_panel_id)i))
+			continue;
+		snprintf(title, sizeof title, "%s", tui_panel_name((tui_panel_id)i));
+		if (i == PANEL_DETAIL && c->sel_job_id > 0)
+			snprintf(title, sizeof title, "job %" PRId64 " detail", c->sel_job_id);
+		console_box(r, title, c->focus == (tui_panel_id)i);
+		in.y = r.y + 1;
+		in.x = r.x + 1;
+		in.h = r.h - 2;
+		in.w = r.w - 2;
+		if (in.h > 0 && in.w > 0)
+			classes[i]->draw(c, in, c->focus == (tui_panel_id)i);
+	}
+	draw_footer(c, mono);
+	curs_set(0);
+	if (c->help)
+		draw_help(c);
+	if (c->confirm.active) {
+		draw_confirm(c);
+		if (c->confirm.kind == CONFIRM_TYPED)
+			curs_set(1);
+	} else if (c->cmdline) {
+		const char *m = cmdline_message();
+
+		if (m && *m) {
+			attrset(theme_attr(ROLE_NORMAL));
+			mvhline(c->layout.footer.y - 1, 0, ' ', c->layout.cols);
+			console_put(c->layout.footer.y - 1, 0, c->layout.cols, ROLE_DIM, m);
+		}
+		cmdline_render(stdscr, c->layout.footer.y, c->layout.footer.x, c->layout.footer.w);
+		curs_set(1);
+	}
+	refresh();
+}

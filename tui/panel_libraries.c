@@ -1,0 +1,64 @@
+/* The libraries panel: each library with its server, admission state, item
+ * count (cleanup.library_stats, never a COUNT(*)) and active job. */
+#include <inttypes.h>
+#include <stdio.h>
+#include "console.h"
+
+static int rows(const console *c)
+{
+	return (int)c->snap->nlibraries;
+}
+
+static void draw(console *c, tui_rect r, bool focused)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	int n = rows(c), i, nw = r.w - 50;
+	char items[32];
+
+	if (nw < 8)
+		nw = 8;
+	if (nw > 30)
+		nw = 30;
+	console_putf(r.y, r.x, r.w, ROLE_DIM, "%4s %5s %-*.*s %-9s %7s  %s", "SRV", "ID", nw, nw, "NAME", "ADMISSION",
+	             "ITEMS", "JOB");
+	console_scroll(c, PANEL_LIBRARIES, n, r.h - 1);
+	for (i = 0; i < r.h - 1 && c->top[PANEL_LIBRARIES] + i < n; i++) {
+		int k = c->top[PANEL_LIBRARIES] + i, y = r.y + 1 + i, x;
+		const cleanup_mon_library *v = &s->libraries[k];
+		bool sel = focused && k == c->sel[PANEL_LIBRARIES];
+		theme_role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+
+		if (sel) {
+			attrset(theme_attr(ROLE_SELECTION));
+			mvhline(y, r.x, ' ', r.w);
+		}
+		x = r.x + console_putf(y, r.x, r.w, base, "%4" PRId64 " %5" PRId64 " %-*.*s ", v->row.server_id, v->row.id,
+		                       nw, nw, v->row.name);
+		x += console_putf(y, x, r.x + r.w - x, sel ? base : v->row.admission[0] == 'o' ? ROLE_OK : ROLE_WARNING,
+		                  "%-9s ", v->row.admission);
+		x += console_putf(y, x, r.x + r.w - x, base, "%7s  ", console_compact(items, sizeof items, v->row.item_count));
+		if (v->row.job_id > 0) {
+			x += console_putf(y, x, r.x + r.w - x, base, "%" PRId64 " %s ", v->row.job_id, v->job_kind);
+			console_put(y, x, r.x + r.w - x, sel ? base : console_phase_role(v->job_phase), v->job_phase);
+		} else {
+			console_put(y, x, r.x + r.w - x, sel ? base : ROLE_DIM, "-");
+		}
+	}
+}
+
+/* Enter: select the library's active job. */
+static void open_row(console *c)
+{
+	int k = c->sel[PANEL_LIBRARIES];
+
+	if (k < 0 || k >= rows(c))
+		return;
+	if (c->snap->libraries[k].row.job_id > 0) {
+		console_select_job(c, c->snap->libraries[k].row.job_id);
+		c->focus = PANEL_JOBS;
+	} else {
+		console_message(c, ROLE_INFO, "library %" PRId64 " has no active job", c->snap->libraries[k].row.id);
+	}
+}
+
+const tui_panel_class panel_libraries = {PANEL_LIBRARIES, rows, draw, open_row};
