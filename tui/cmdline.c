@@ -113,6 +113,7 @@ static FILE *null_in, *null_out;
 static bool rl_ready;
 static char shown[LINEEDIT_MAX]; /* the line as the last redisplay saw it */
 static size_t shown_point;
+static char shown_prompt[128];   /* readline's own prompt while searching (^R), else "" */
 static lineedit_candidates rl_cands;
 static size_t rl_cand_next;
 
@@ -150,6 +151,11 @@ static void record_line(void)
 		memcpy(shown, rl_line_buffer, n);
 	shown[n] = '\0';
 	shown_point = rl_point < 0 ? 0 : (size_t)rl_point > n ? n : (size_t)rl_point;
+	/* During an incremental search readline shows "(reverse-i-search)`x': ". */
+	if (RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH) && rl_display_prompt)
+		snprintf(shown_prompt, sizeof shown_prompt, "%s", rl_display_prompt);
+	else
+		shown_prompt[0] = '\0';
 }
 
 static void prep_term(int meta)
@@ -304,10 +310,17 @@ static int backend_feed(int key)
 	char seq[8] = "";
 	int i;
 
+	/* During a search (^R), Esc ends it keeping the line found (^J is
+	 * readline's other isearch terminator) and ^G aborts it; elsewhere
+	 * both cancel the command line. */
+	if (RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH)) {
+		if (key == 27)
+			key = '\n';
+	} else if (key == 27 || key == ('g' & 0x1f)) {
+		key = 'c' & 0x1f;
+	}
 	switch (key) {
-	case 27:
 	case 'c' & 0x1f:
-	case 'g' & 0x1f:
 		rl_callback_handler_remove();
 		cl.state = CMDLINE_CANCELLED;
 		return cl.state;
@@ -367,6 +380,11 @@ static void backend_close(void)
 static const char *backend_text(void)
 {
 	return shown;
+}
+
+static const char *backend_prompt(void)
+{
+	return shown_prompt[0] ? shown_prompt : cl.prompt;
 }
 
 static size_t backend_cursor(void)
@@ -452,6 +470,11 @@ static void backend_close(void)
 static const char *backend_text(void)
 {
 	return le_ready ? lineedit_text(&le) : "";
+}
+
+static const char *backend_prompt(void)
+{
+	return cl.prompt;
 }
 
 static size_t backend_cursor(void)
@@ -573,7 +596,7 @@ static size_t prev_boundary(const char *s, size_t pos)
 
 void cmdline_render(WINDOW *w, int y, int x, int width)
 {
-	const char *text = cmdline_text(), *p;
+	const char *text = cmdline_text(), *prompt = backend_prompt(), *p;
 	size_t len = strlen(text), cur = cmdline_cursor(), end;
 	int pw, avail, used, col;
 
@@ -582,12 +605,12 @@ void cmdline_render(WINDOW *w, int y, int x, int width)
 	if (cur > len)
 		cur = len;
 	/* The prompt, cut to leave at least a few columns for the text. */
-	pw = lineedit_width(cl.prompt, strlen(cl.prompt));
+	pw = lineedit_width(prompt, strlen(prompt));
 	if (pw > width / 2)
 		pw = 0;
 	wattrset(w, theme_attr(ROLE_PROMPT));
 	if (pw > 0)
-		mvwaddstr(w, y, x, cl.prompt);
+		mvwaddstr(w, y, x, prompt);
 	wattrset(w, theme_attr(ROLE_NORMAL));
 	avail = width - pw;
 

@@ -399,6 +399,53 @@ static void test_render_scrolls(void **state)
 	fclose(in);
 }
 
+#ifdef EXPECT_READLINE
+/* Readline's incremental search (^R): its own prompt is rendered; Esc ends
+ * the search keeping the line (it does not cancel), ^G aborts it. */
+static void test_readline_search(void **state)
+{
+	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+	SCREEN *s;
+	WINDOW *w;
+	char got[64];
+
+	(void)state;
+	s = newterm("xterm-256color", out, in);
+	assert_non_null(s);
+	w = newwin(2, 60, 0, 0);
+	capture_begin();
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	cmdline_feed(CTRL('r'));
+	feed_str("ste");
+	assert_string_equal(cmdline_text(), "step 12");
+	cmdline_render(w, 0, 0, 60);
+	mvwinnstr(w, 0, 0, got, 30);
+	assert_non_null(strstr(got, "reverse-i-search"));
+	assert_int_equal(cmdline_feed(27), CMDLINE_ACTIVE);
+	assert_string_equal(cmdline_text(), "step 12");
+	cmdline_render(w, 0, 0, 60);
+	mvwinnstr(w, 0, 0, got, 10);
+	assert_string_equal(got, ":step 12  ");
+	assert_int_equal(cmdline_feed('\r'), CMDLINE_SUBMITTED);
+	assert_string_equal(cmdline_result(), "step 12");
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	feed_str("x");
+	cmdline_feed(CTRL('r'));
+	feed_str("resu");
+	assert_string_equal(cmdline_text(), "resume 7");
+	assert_int_equal(cmdline_feed(CTRL('g')), CMDLINE_ACTIVE); /* aborts the search only */
+	assert_string_equal(cmdline_text(), "x");
+	assert_int_equal(cmdline_feed(27), CMDLINE_CANCELLED);
+	cmdline_close();
+	assert_int_equal(capture_end(), 0);
+	delwin(w);
+	endwin();
+	delscreen(s);
+	fclose(out);
+	fclose(in);
+}
+#endif
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -436,6 +483,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_completion, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_utf8, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_render_scrolls, test_setup, test_teardown),
+#ifdef EXPECT_READLINE
+		cmocka_unit_test_setup_teardown(test_readline_search, test_setup, test_teardown),
+#endif
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

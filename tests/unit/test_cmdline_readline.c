@@ -6,6 +6,7 @@
 #include "config.h"
 #if defined(HAVE_READLINE)
 #define EXPECT_BACKEND "readline"
+#define EXPECT_READLINE 1
 #else
 #define EXPECT_BACKEND "builtin"
 #endif
