@@ -496,6 +496,11 @@ int cleanup_writer_run(cleanup_writer *w, volatile sig_atomic_t *stop, cleanup_w
 				next = now;
 			next += 1.0 / w->opts.rate;
 		}
+		if (!cleanup_engine_ok(w->e)) {
+			/* Lost by an earlier operation (or before the run). */
+			reconnect(w, stop, start);
+			continue;
+		}
 		if (w->need_refresh || now - last_refresh >= WRITER_REFRESH_S) {
 			cleanup_error rerr;
 

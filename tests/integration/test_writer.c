@@ -276,6 +276,44 @@ static void test_writer_run_paced_and_stoppable(void **state)
 	cleanup_engine_close(e);
 }
 
+/* S9 for writers: a terminated backend is a lost write, not a rejection;
+ * the run reconnects and goes on. */
+static void test_writer_reconnects_after_backend_terminated(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_writer_opts opts = {0, 2, 0, 5, 4, false};
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = NULL;
+	const cleanup_writer_stats *s;
+	cleanup_writer_event ev;
+	cleanup_error err;
+	int pid;
+
+	(void)state;
+	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:2", &err) != CLEANUP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
+	s = cleanup_writer_get_stats(w);
+	pid = cleanup_engine_backend_pid(e);
+	/* With a timeout, pg_terminate_backend waits until the backend is gone. */
+	assert_int_equal(pgtest_int(o, "SELECT pg_terminate_backend(%d, 10000)::int", pid), 1);
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 3, -1, &err), CLEANUP_ECONN);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_LOST);
+	assert_int_equal(s->lost, 1);
+	assert_int_equal(s->rejected, 0);
+	assert_int_equal(s->logged, 0);
+
+	/* A run picks up: reconnects, then does the rest of its 5 operations. */
+	assert_int_equal(cleanup_writer_run(w, NULL, NULL, NULL, &err), CLEANUP_OK);
+	assert_int_equal(s->reconnects, 1);
+	assert_int_equal(s->ops, 5);
+	assert_int_equal(s->inserted + s->updated + s->moved + s->noop, 4);
+	assert_true(cleanup_engine_backend_pid(e) != pid);
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+	PQfinish(o);
+}
+
 /* Bad options and unknown servers are refused before any write. */
 static void test_writer_refuses_bad_options(void **state)
 {
@@ -305,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_A2_writer_busy_while_fence_in_flight),
 		cmocka_unit_test(test_writer_run_limited_by_ops),
 		cmocka_unit_test(test_writer_run_paced_and_stoppable),
+		cmocka_unit_test(test_writer_reconnects_after_backend_terminated),
 		cmocka_unit_test(test_writer_refuses_bad_options),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
