@@ -127,6 +127,30 @@ static void test_backend(void **state)
 	assert_string_equal(cmdline_result(), "");
 }
 
+/* $XDG_STATE_HOME when absolute, else ~/.local/state. */
+static void test_history_path(void **state)
+{
+	char path[300], *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+
+	(void)state;
+	setenv("HOME", "/home/op", 1);
+	setenv("XDG_STATE_HOME", "relative/dir", 1);
+	assert_int_equal(cmdline_history_path(path, sizeof path), 0);
+	assert_string_equal(path, "/home/op/.local/state/cleanupctl/history");
+	unsetenv("XDG_STATE_HOME");
+	assert_int_equal(cmdline_history_path(path, sizeof path), 0);
+	assert_string_equal(path, "/home/op/.local/state/cleanupctl/history");
+	setenv("XDG_STATE_HOME", "/var/state", 1);
+	assert_int_equal(cmdline_history_path(path, sizeof path), 0);
+	assert_string_equal(path, "/var/state/cleanupctl/history");
+	setenv("XDG_STATE_HOME", statedir, 1);
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+}
+
 static void test_submit_and_history_file(void **state)
 {
 	char path[300], line[64];
@@ -476,6 +500,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_backend, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_history_path, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_submit_and_history_file, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_editing_keys, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_history_keys, test_setup, test_teardown),
