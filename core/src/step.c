@@ -94,8 +94,10 @@ static int one_step(cleanup_step_result *out, cleanup_engine *e, enum sql_query_
 	return rc;
 }
 
-int cleanup_job_step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t step_no,
-                        int busy_seen, cleanup_error *err)
+/* Runs step STEP_NO; LEAN leaves out the server-built JSON (the run loop
+ * needs only the counts, and building the document costs every step). */
+static int step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t step_no, int busy_seen,
+                   bool lean, cleanup_error *err)
 {
 	char jbuf[24], sbuf[16], bbuf[16], ctx[80];
 	const char *params[3] = {jbuf, sbuf, bbuf};
@@ -104,7 +106,13 @@ int cleanup_job_step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job
 	snprintf(sbuf, sizeof sbuf, "%" PRId32, step_no);
 	snprintf(bbuf, sizeof bbuf, "%d", busy_seen > 0 ? busy_seen : 0);
 	snprintf(ctx, sizeof ctx, "running step %s of job %s", sbuf, jbuf);
-	return one_step(out, e, CLEANUP_Q_STEP_RUN, 3, params, false, ctx, err);
+	return one_step(out, e, lean ? CLEANUP_Q_STEP_RUN_LEAN : CLEANUP_Q_STEP_RUN, 3, params, false, ctx, err);
+}
+
+int cleanup_job_step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t step_no,
+                        int busy_seen, cleanup_error *err)
+{
+	return step_at(out, e, job_id, step_no, busy_seen, false, err);
 }
 
 int cleanup_job_step(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, cleanup_error *err)
@@ -303,7 +311,7 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 			break;
 		}
 		cleanup_step_result_reset(&step);
-		rc = cleanup_job_step_at(&step, e, job_id, next, unrecorded_busy, err);
+		rc = step_at(&step, e, job_id, next, unrecorded_busy, true, err);
 
 		if (rc == CLEANUP_EBUSY) {
 			bool recorded = false;

@@ -54,15 +54,19 @@ END $$;
 
 -- Adds DELTAS (library_id, delta) to the per-library item counts, in
 -- ascending library order so two statements cannot deadlock on them.
+-- PL/pgSQL, not SQL: its plan is cached per session, where a SQL function
+-- called from a trigger is parsed and planned on every call (~0.1 ms, paid
+-- by every writer statement and every cleanup step).
 CREATE OR REPLACE FUNCTION cleanup.bump_counts(libs bigint[], deltas bigint[])
-RETURNS void LANGUAGE sql
+RETURNS void LANGUAGE plpgsql
 AS $$
+BEGIN
     INSERT INTO cleanup.library_stats AS s (library_id, item_count)
     SELECT lib, sum(d) FROM unnest(libs, deltas) AS t(lib, d)
      GROUP BY lib HAVING sum(d) <> 0 ORDER BY lib
     ON CONFLICT (library_id) DO UPDATE
        SET item_count = s.item_count + excluded.item_count, changed_at = now();
-$$;
+END $$;
 
 CREATE OR REPLACE FUNCTION cleanup.items_after_insert()
 RETURNS trigger LANGUAGE plpgsql

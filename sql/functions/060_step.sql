@@ -13,15 +13,16 @@
 -- subtransaction. NOWAIT failures there surface with PostgreSQL's own 55P03
 -- message; the rarer finalize steps translate them into clearer ones.
 
+-- Earlier definitions of this file that no longer exist.
+DROP FUNCTION IF EXISTS cleanup.step_classify(bigint, boolean, bigint, bigint, bigint[], xid[], boolean);
+DROP FUNCTION IF EXISTS cleanup.ms_since(timestamptz);
+DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigint[], xid[], boolean, boolean);
+DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigint[], xid[], text[], boolean, boolean);
+
 -- Key of the advisory lock behind the test-only hook 'after_discovery'.
 CREATE OR REPLACE FUNCTION cleanup.test_hook_key()
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT cleanup.lock_key(9, 1) $$;
-
--- Milliseconds from T to now (clock time).
-CREATE OR REPLACE FUNCTION cleanup.ms_since(t timestamptz)
-RETURNS double precision LANGUAGE sql VOLATILE
-AS $$ SELECT extract(epoch FROM clock_timestamp() - t)::double precision * 1000 $$;
 
 -- Locks row P_ID of a parent (library or server) FOR UPDATE NOWAIT, or the
 -- admission row of that parent, with a message naming it. Finalize steps
@@ -92,88 +93,119 @@ BEGIN
                           ELSE format('steps 1 to %s can be replayed', last) END;
 END $$;
 
--- Classifies the discovered rows V_IDS (xmin V_XMINS at discovery; NULL when
--- the row was already gone) after the library locks are held (S2, S3, S4,
--- S5). With P_LOCK the rows are locked FOR UPDATE SKIP LOCKED and re-read;
--- a row a concurrent writer holds is retained, never treated as done.
--- Without P_LOCK (preview, read-only) they are re-read without locks.
---   in scope: prune / remove-library: library_id = P_LIB;
---             remove-server: the row's library belongs to P_SERVER.
---   eligible: removal: every row; prune: external_id not in the manifest.
--- Returns the ids to delete and to retain, and the other counts.
-CREATE OR REPLACE FUNCTION cleanup.step_classify(
-    p_job bigint, p_prune boolean, p_lib bigint, p_server bigint,
-    v_ids bigint[], v_xmins xid[], p_lock boolean,
-    OUT del_ids bigint[], OUT ret_ids bigint[], OUT del_libs bigint[],
-    OUT n_moved int, OUT n_absent int, OUT n_kept int)
+-- Drain work of one step, after the library locks are held (S2-S5). The
+-- discovery (same transaction, under the same locks) gave each row's id,
+-- xmin, ctid and whether it is seen (prune: its external ID is in the
+-- manifest; one semi-join per step). Unless P_PREVIEW, one statement
+-- classifies and mutates:
+--   seen: kept. Never mutated, so neither locked nor re-read.
+--   every other row is a deletion candidate, locked FOR UPDATE SKIP LOCKED
+--   by its ctid (a TID scan: no index descents) and re-read:
+--     locked, out of scope: moved; xmin changed: retained; else deleted
+--     (by ctid: the tuple version this step locked and compared);
+--     not locked: looked up by id at the statement's snapshot: gone:
+--     absent; out of scope: moved; else retained (a concurrent writer holds
+--     it; a skipped row is never treated as done, seed 000).
+--   In scope: library_id = P_LIB, or (P_LIB NULL, remove-server) a library
+--   of P_SERVER.
+-- Retained rows are added to cleanup.job_retained; with P_RETAINED_PASS the
+-- visited rows that were resolved leave it. With P_PREVIEW candidates are
+-- re-read at the snapshot without locks and nothing changes.
+CREATE OR REPLACE FUNCTION cleanup.step_drain(
+    p_job bigint, p_lib bigint, p_server bigint,
+    v_ids bigint[], v_xmins xid[], v_ctids tid[], v_seen boolean[],
+    p_retained_pass boolean, p_preview boolean,
+    OUT n_deleted int, OUT n_retained int, OUT n_moved int, OUT n_absent int, OUT n_kept int)
 LANGUAGE plpgsql
 AS $$
+DECLARE
+    v_expected int;
 BEGIN
-    -- The verdicts are materialized so that each row's checks run once,
-    -- not once per aggregate below.
-    IF p_lock THEN
-        WITH v AS MATERIALIZED (
-            SELECT d.id, l.library_id AS lib,
+    IF NOT p_preview THEN
+        WITH d AS MATERIALIZED (
+            SELECT * FROM unnest(v_ids, v_xmins, v_ctids, v_seen) AS d(id, x, t, seen)),
+        l AS MATERIALIZED (
+            SELECT i.id, i.library_id, i.xmin AS x, i.ctid AS t
+              FROM inventory.items i
+             WHERE i.ctid = ANY (ARRAY(SELECT d.t FROM d WHERE NOT d.seen AND d.t IS NOT NULL))
+               FOR UPDATE SKIP LOCKED),
+        v AS MATERIALIZED (
+            SELECT d.id, l.t,
                    CASE
-                     WHEN l.id IS NULL THEN
-                       -- Not locked: gone, or held by a concurrent writer.
-                       CASE WHEN EXISTS (SELECT 1 FROM inventory.items x WHERE x.id = d.id)
-                            THEN 'retained' ELSE 'absent' END
-                     WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.library_id = p_lib
-                                    ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
-                                                  WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
-                       THEN 'moved'
-                     WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
-                     WHEN p_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
-                                               WHERE m.job_id = p_job AND m.external_id = l.external_id)
-                       THEN 'kept'
-                     ELSE 'delete'
+                     WHEN d.seen THEN 'kept'
+                     WHEN l.id IS NOT NULL THEN
+                       CASE
+                         WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.library_id = p_lib
+                                        ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
+                                                      WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
+                           THEN 'moved'
+                         WHEN d.x IS NULL OR NOT (l.x = d.x) THEN 'retained'
+                         ELSE 'delete'
+                       END
+                     ELSE coalesce((
+                       SELECT CASE WHEN (CASE WHEN p_lib IS NOT NULL THEN x.library_id = p_lib
+                                              ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
+                                                            WHERE lb.id = x.library_id AND lb.server_id = p_server) END)
+                                   THEN 'retained' ELSE 'moved' END
+                         FROM inventory.items x WHERE x.id = d.id), 'absent')
                    END AS verdict
-              FROM unnest(v_ids, v_xmins) AS d(id, x)
-              LEFT JOIN (SELECT i.id, i.library_id, i.xmin, i.external_id
-                           FROM inventory.items i
-                          WHERE i.id = ANY (v_ids)
-                            FOR UPDATE SKIP LOCKED) l ON l.id = d.id)
-        SELECT array_agg(v.id) FILTER (WHERE v.verdict = 'delete'),
-               array_agg(v.id) FILTER (WHERE v.verdict = 'retained'),
-               array_agg(DISTINCT v.lib) FILTER (WHERE v.verdict = 'delete'),
+              FROM d LEFT JOIN l ON l.id = d.id),
+        del AS (
+            DELETE FROM inventory.items i
+             WHERE i.ctid = ANY (ARRAY(SELECT v.t FROM v WHERE v.verdict = 'delete'))
+            RETURNING 1),
+        ret AS (
+            INSERT INTO cleanup.job_retained (job_id, item_id)
+            SELECT p_job, v.id FROM v WHERE v.verdict = 'retained' AND NOT p_retained_pass
+            ON CONFLICT DO NOTHING),
+        resolved AS (
+            DELETE FROM cleanup.job_retained r
+             WHERE p_retained_pass AND r.job_id = p_job
+               AND r.item_id = ANY (ARRAY(SELECT v.id FROM v WHERE v.verdict <> 'retained')))
+        -- ret and resolved run to completion unreferenced (data-modifying WITH).
+        SELECT (SELECT count(*) FROM del), count(*) FILTER (WHERE v.verdict = 'delete'),
+               count(*) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
                count(*) FILTER (WHERE v.verdict = 'absent'),
                count(*) FILTER (WHERE v.verdict = 'kept')
-          INTO del_ids, ret_ids, del_libs, n_moved, n_absent, n_kept
+          INTO n_deleted, v_expected, n_retained, n_moved, n_absent, n_kept
           FROM v;
+        IF n_deleted <> v_expected THEN
+            -- Cannot happen: this step holds the locks of the rows it deletes.
+            RAISE EXCEPTION 'step of job %: deleted % rows, expected %', p_job, n_deleted, v_expected;
+        END IF;
     ELSE
         WITH v AS MATERIALIZED (
-            SELECT d.id, l.library_id AS lib,
+            SELECT d.id,
                    CASE
+                     WHEN d.seen THEN 'kept'
                      WHEN l.id IS NULL THEN 'absent'
                      WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.library_id = p_lib
                                     ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
                                                   WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
                        THEN 'moved'
                      WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
-                     WHEN p_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
-                                               WHERE m.job_id = p_job AND m.external_id = l.external_id)
-                       THEN 'kept'
                      ELSE 'delete'
                    END AS verdict
-              FROM unnest(v_ids, v_xmins) AS d(id, x)
+              FROM unnest(v_ids, v_xmins, v_seen) AS d(id, x, seen)
               LEFT JOIN inventory.items l ON l.id = d.id)
-        SELECT array_agg(v.id) FILTER (WHERE v.verdict = 'delete'),
-               array_agg(v.id) FILTER (WHERE v.verdict = 'retained'),
-               array_agg(DISTINCT v.lib) FILTER (WHERE v.verdict = 'delete'),
+        SELECT count(*) FILTER (WHERE v.verdict = 'delete'),
+               count(*) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
                count(*) FILTER (WHERE v.verdict = 'absent'),
                count(*) FILTER (WHERE v.verdict = 'kept')
-          INTO del_ids, ret_ids, del_libs, n_moved, n_absent, n_kept
+          INTO n_deleted, n_retained, n_moved, n_absent, n_kept
           FROM v;
     END IF;
 END $$;
 
--- The engine of one step (or, with P_PREVIEW, the prediction of the next
--- one). See cleanup.job_step for the contract.
+-- The engine of one step, or with P_PREVIEW the prediction of the next one
+-- (no locks, no mutations). See cleanup.job_step for the contract.
 CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean)
 RETURNS cleanup.job_steps LANGUAGE plpgsql
+-- Array parameters make custom plans look attractive; they are re-planned
+-- on every call. The generic plans are right for every step.
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     t0        timestamptz := clock_timestamp();
@@ -182,41 +214,40 @@ DECLARE
     j         cleanup.jobs;
     s         cleanup.job_steps;
     v_server  bigint;
-    v_lib     bigint;          -- the library in scope (NULL: the server's libraries)
-    v_prune   boolean;
+    v_last    int;
+    v_lib     bigint;          -- the job's library (NULL for remove-server)
+    v_scope   bigint;          -- the library a visited row must still be in (NULL: the server's)
     v_ids     bigint[];
     v_xmins   xid[];
+    v_ctids   tid[];
+    v_seen    boolean[];
+    v_prune   boolean;
     v_libs    bigint[];
-    v_scope   bigint;          -- library a visited row must still be in (NULL: the server's)
     v_ret     bigint[];
     v_n       int;
+    v_max     bigint;
     v_more    boolean;
-    c         record;
     v_next    bigint;
-    v_bad     bigint;
+    r         record;
     v_page    int := 10000;    -- rows per final-check page (docs/steps.md)
 BEGIN
-    IF p_step_no IS NOT NULL AND p_step_no < 1 THEN
+    IF p_step_no < 1 THEN
         RAISE EXCEPTION 'step number % is not valid: steps are numbered from 1', p_step_no
             USING ERRCODE = 'CU101';
     END IF;
-    IF NOT p_preview THEN
-        -- Replay (S8): a committed step is returned as recorded, without locks.
-        SELECT * INTO s FROM cleanup.job_steps WHERE job_id = p_job AND step_no = p_step_no;
-        IF FOUND THEN
-            RETURN s;
-        END IF;
-    END IF;
-    SELECT server_id INTO v_server FROM cleanup.jobs WHERE id = p_job;
+    SELECT server_id, step_no INTO v_server, v_last FROM cleanup.jobs WHERE id = p_job;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
     END IF;
+    IF NOT p_preview AND p_step_no <= v_last THEN
+        -- Replay (S8): a committed step is returned as recorded, without locks.
+        RETURN cleanup.job_step_replay(p_job, p_step_no);
+    END IF;
 
     IF p_preview THEN
-        -- Read-only: no locks, no mutations; a prediction at this snapshot.
         SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
     ELSE
-        -- L1: source table, coordinator, job row; libraries follow below.
+        -- L1: source table, coordinator, job row; library locks follow.
         LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE NOWAIT;
         IF NOT pg_try_advisory_xact_lock(cleanup.coordinator_key(v_server)) THEN
             RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', v_server
@@ -241,7 +272,7 @@ BEGIN
                   HINT = CASE j.phase
                            WHEN 'collecting' THEN format('seal it first: cleanupctl job seal %s --expected N', j.id)
                            WHEN 'paused' THEN format('resume and seal it first: cleanupctl job resume %s', j.id)
-                           WHEN 'completed' THEN 'it is done; replay a recorded step with --replay STEP_NO'
+                           WHEN 'completed' THEN 'it is done; a recorded step can be replayed with --replay STEP_NO'
                            ELSE NULL END;
     END IF;
 
@@ -252,20 +283,18 @@ BEGIN
     s.libraries_deleted := 0; s.servers_deleted := 0; s.mutations := 0; s.checked := 0;
     s.started_at := t0;
     s.cursor_from := j.cursor_id;
-    v_prune := j.kind = 'prune';
     v_lib := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
+    v_prune := j.kind = 'prune';
 
     IF j.mode = 'single-transaction' THEN
         ---------------------------------------------------------------
-        -- Comparison mode: the old behaviour, one unbounded transaction
-        -- holding the library row lock across the whole delete.
+        -- Comparison mode (issue 3, item 8): the old behaviour, one
+        -- unbounded transaction holding the library row lock throughout.
         ---------------------------------------------------------------
         s.action := 'single-transaction';
         s.library_id := j.library_id;
         IF p_preview THEN
             SELECT count(*) INTO v_n FROM inventory.items WHERE library_id = j.library_id;
-            s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
-            j.phase := 'completed';
         ELSE
             PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
             PERFORM cleanup.lock_parent_row('library', j.library_id);
@@ -278,10 +307,10 @@ BEGIN
             DELETE FROM cleanup.library_admission WHERE library_id = j.library_id;
             DELETE FROM cleanup.library_stats WHERE library_id = j.library_id;
             DELETE FROM inventory.libraries WHERE id = j.library_id;
-            s.parent_lock_ms := cleanup.ms_since(t_parent);
-            s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
-            j.phase := 'completed';
+            s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
         END IF;
+        s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
+        j.phase := 'completed';
 
     ELSIF j.phase = 'draining' THEN
         ---------------------------------------------------------------
@@ -292,90 +321,80 @@ BEGIN
         IF j.pass_no = 1 THEN
             s.action := 'drain';
             s.library_id := j.cursor_library_id;
-            v_scope := coalesce(v_lib, j.cursor_library_id);
+            v_scope := j.cursor_library_id;
             IF j.cursor_library_id IS NOT NULL THEN
-                IF NOT p_preview AND NOT pg_try_advisory_xact_lock(cleanup.library_key(j.cursor_library_id)) THEN
-                    RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
-                        j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
+                IF NOT p_preview THEN
+                    IF NOT pg_try_advisory_xact_lock(cleanup.library_key(j.cursor_library_id)) THEN
+                        RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
+                            j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
+                    END IF;
+                    -- The count trigger of the DELETE updates this row: take it
+                    -- now, without waiting, rather than wait inside the DELETE.
+                    PERFORM 1 FROM cleanup.library_stats WHERE library_id = j.cursor_library_id
+                       FOR UPDATE NOWAIT;
                 END IF;
-                -- Discovery: index (library_id, id) range from the cursor;
-                -- one row more than the budget tells whether the range ends.
-                SELECT array_agg(i.id ORDER BY i.id), array_agg(i.xmin ORDER BY i.id)
-                  INTO v_ids, v_xmins
-                  FROM (SELECT id, xmin FROM inventory.items
+                -- Discovery: the next 128 ids of the library from the cursor,
+                -- by index (library_id, id). The arrays are parallel; their
+                -- order does not matter (the cursor moves to the largest id).
+                SELECT array_agg(i.id), array_agg(i.xmin), array_agg(i.ctid),
+                       array_agg(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
+                                                      WHERE m.job_id = p_job AND m.external_id = i.external_id)),
+                       max(i.id)
+                  INTO v_ids, v_xmins, v_ctids, v_seen, v_max
+                  FROM (SELECT id, xmin, ctid, external_id FROM inventory.items
                          WHERE library_id = j.cursor_library_id AND id > j.cursor_id AND id <= j.high_water_id
-                         ORDER BY id LIMIT 129) i;
+                         ORDER BY id LIMIT 128) i;
             END IF;
         ELSE
             s.action := 'pass';
             v_scope := v_lib;
-            SELECT array_agg(r.item_id ORDER BY r.item_id), array_agg(i.xmin ORDER BY r.item_id),
-                   array_agg(DISTINCT i.library_id) FILTER (WHERE i.library_id IS NOT NULL)
-              INTO v_ids, v_xmins, v_libs
+            SELECT array_agg(q.item_id), array_agg(i.xmin), array_agg(i.ctid),
+                   array_agg(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
+                                                  WHERE m.job_id = p_job AND m.external_id = i.external_id)),
+                   array_agg(DISTINCT i.library_id) FILTER (WHERE i.library_id IS NOT NULL),
+                   max(q.item_id)
+              INTO v_ids, v_xmins, v_ctids, v_seen, v_libs, v_max
               FROM (SELECT item_id FROM cleanup.job_retained
                      WHERE job_id = p_job AND item_id > j.cursor_id
-                     ORDER BY item_id LIMIT 129) r
-              LEFT JOIN inventory.items i ON i.id = r.item_id;
+                     ORDER BY item_id LIMIT 128) q
+              LEFT JOIN inventory.items i ON i.id = q.item_id;
             IF v_lib IS NOT NULL THEN
                 v_libs := ARRAY[v_lib];
             END IF;
             s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
             IF NOT p_preview AND v_libs IS NOT NULL THEN
                 PERFORM cleanup.lock_libraries(v_libs);
+                PERFORM 1 FROM cleanup.library_stats WHERE library_id = ANY (v_libs)
+                 ORDER BY library_id FOR UPDATE NOWAIT;
             END IF;
         END IF;
 
         v_n := coalesce(cardinality(v_ids), 0);
-        v_more := v_n > 128;
-        IF v_more THEN
-            v_ids := v_ids[1:128];
-            v_xmins := v_xmins[1:128];
-            v_n := 128;
-        END IF;
+        -- A full batch may have more behind it; a short one ends the range
+        -- (a range of an exact multiple of 128 costs one empty step).
+        v_more := v_n = 128;
 
         IF v_n > 0 THEN
             -- Test-only fault injection (docs/steps.md): hold the step
-            -- between discovery and the re-read until the test says go.
+            -- between discovery and the re-read until the test lets go.
             IF NOT p_preview AND current_setting('cleanup.test_hook', true) = 'after_discovery' THEN
                 PERFORM pg_advisory_xact_lock(cleanup.test_hook_key());
             END IF;
-
-            c := cleanup.step_classify(p_job, v_prune, v_scope, j.server_id, v_ids, v_xmins, NOT p_preview);
-            v_ret := c.ret_ids;
+            r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids, v_seen,
+                                    j.pass_no > 1, p_preview);
             s.visited := v_n;
-            s.deleted := coalesce(cardinality(c.del_ids), 0);
-            s.retained := coalesce(cardinality(v_ret), 0);
-            s.moved := c.n_moved;
-            s.absent := c.n_absent;
-            s.kept := c.n_kept;
-            s.mutations := s.deleted;
-
-            IF NOT p_preview THEN
-                IF c.del_ids IS NOT NULL THEN
-                    -- The count trigger updates these rows: take them now,
-                    -- without waiting, rather than wait inside the DELETE.
-                    PERFORM 1 FROM cleanup.library_stats WHERE library_id = ANY (c.del_libs)
-                      ORDER BY library_id FOR UPDATE NOWAIT;
-                    DELETE FROM inventory.items WHERE id = ANY (c.del_ids);
-                    GET DIAGNOSTICS v_bad = ROW_COUNT;
-                    IF v_bad <> s.deleted THEN
-                        -- Cannot happen: this step holds the rows' locks.
-                        RAISE EXCEPTION 'step % of job %: deleted % rows, expected %',
-                            s.step_no, p_job, v_bad, s.deleted;
-                    END IF;
-                END IF;
-                IF j.pass_no = 1 THEN
-                    IF v_ret IS NOT NULL THEN
-                        INSERT INTO cleanup.job_retained (job_id, item_id)
-                        SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
-                    END IF;
-                ELSE
-                    DELETE FROM cleanup.job_retained
-                     WHERE job_id = p_job AND item_id = ANY (v_ids)
-                       AND NOT (item_id = ANY (coalesce(v_ret, '{}'::bigint[])));
-                END IF;
+            s.deleted := r.n_deleted;
+            s.retained := r.n_retained;
+            s.moved := r.n_moved;
+            s.absent := r.n_absent;
+            s.kept := r.n_kept;
+            s.mutations := r.n_deleted;
+            IF s.visited <> s.deleted + s.retained + s.moved + s.absent + s.kept THEN
+                -- Cannot happen: every visited row gets one verdict.
+                RAISE EXCEPTION 'step % of job %: % visited but % accounted for', s.step_no, p_job,
+                    s.visited, s.deleted + s.retained + s.moved + s.absent + s.kept;
             END IF;
-            j.cursor_id := v_ids[v_n];
+            j.cursor_id := v_max;
         END IF;
         s.cursor_to := j.cursor_id;
 
@@ -389,7 +408,7 @@ BEGIN
             IF v_next IS NOT NULL THEN
                 j.cursor_library_id := v_next;
                 j.cursor_id := 0;
-            ELSIF v_ret IS NOT NULL
+            ELSIF s.retained > 0
                   OR EXISTS (SELECT 1 FROM cleanup.job_retained
                               WHERE job_id = p_job
                                 AND (NOT p_preview OR j.pass_no = 1
@@ -426,9 +445,9 @@ BEGIN
                  ORDER BY id LIMIT v_page) p;
         s.checked := v_n;
         IF v_ret IS NOT NULL THEN
-            -- Something eligible survived: never complete (S6). Retain
-            -- what this page found and revisit it in another pass; the
-            -- check then starts again from the beginning.
+            -- Something eligible survived: never complete (S6). Retain what
+            -- this page found and revisit it in another pass; the check
+            -- then starts again from the beginning.
             j.phase := 'draining';
             j.pass_no := j.pass_no + 1;
             j.cursor_id := 0;
@@ -451,7 +470,7 @@ BEGIN
                  WHERE library_id = j.library_id;
             END IF;
         END IF;
-        s.cursor_to := coalesce(v_next, j.cursor_id);
+        s.cursor_to := coalesce(v_next, s.cursor_from);
 
     ELSE
         ---------------------------------------------------------------
@@ -477,7 +496,7 @@ BEGIN
         END IF;
         IF v_next IS NOT NULL THEN
             SELECT array_agg(id ORDER BY id) INTO v_ret
-              FROM (SELECT id FROM inventory.items WHERE library_id = v_next ORDER BY id LIMIT v_page) r;
+              FROM (SELECT id FROM inventory.items WHERE library_id = v_next ORDER BY id LIMIT v_page) q;
         END IF;
         IF v_ret IS NOT NULL THEN
             -- Not empty under the lock: never cascade (S11). Revisit what
@@ -499,7 +518,7 @@ BEGIN
                 DELETE FROM cleanup.library_admission WHERE library_id = v_next;
                 DELETE FROM cleanup.library_stats WHERE library_id = v_next;
                 DELETE FROM inventory.libraries WHERE id = v_next;
-                s.parent_lock_ms := cleanup.ms_since(t_parent);
+                s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
             END IF;
             s.libraries_deleted := 1;
             s.mutations := 1;
@@ -516,7 +535,7 @@ BEGIN
                 PERFORM cleanup.lock_parent_row('server admission', j.server_id);
                 DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
                 DELETE FROM inventory.media_servers WHERE id = j.server_id;
-                s.parent_lock_ms := cleanup.ms_since(t_parent);
+                s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
                 s.servers_deleted := 1;
             END IF;
             s.mutations := s.servers_deleted;
@@ -534,34 +553,44 @@ BEGIN
 
     s.phase_after := j.phase;
     s.cursor_to := coalesce(s.cursor_to, j.cursor_id);
-    s.duration_ms := cleanup.ms_since(t0);
-    s.lock_hold_ms := cleanup.ms_since(t_locked);
-    IF p_preview THEN
-        RETURN s;
-    END IF;
-
-    UPDATE cleanup.jobs
-       SET step_no = s.step_no, phase = j.phase, pass_no = j.pass_no,
-           cursor_library_id = j.cursor_library_id, cursor_id = j.cursor_id,
-           visited = visited + s.visited, deleted = deleted + s.deleted, moved = moved + s.moved,
-           absent = absent + s.absent, retained = retained + s.retained, kept = kept + s.kept,
-           libraries_deleted = libraries_deleted + s.libraries_deleted,
-           servers_deleted = servers_deleted + s.servers_deleted,
-           busy_retries = busy_retries + greatest(coalesce(p_busy, 0), 0),
-           updated_at = now(),
-           finished_at = CASE WHEN j.phase = 'completed' THEN now() END
-     WHERE id = p_job;
-    IF j.phase = 'completed' THEN
+    IF j.phase = 'completed' AND NOT p_preview THEN
         DELETE FROM cleanup.job_retained WHERE job_id = p_job;
         PERFORM cleanup.log_event(p_job, 'completed',
             format('job %s completed at step %s: %s deleted, %s moved, %s absent, %s kept',
                    p_job, s.step_no, j.deleted + s.deleted, j.moved + s.moved,
                    j.absent + s.absent, j.kept + s.kept));
     END IF;
-    s.xact_id := pg_current_xact_id();
-    s.duration_ms := cleanup.ms_since(t0);
-    s.lock_hold_ms := cleanup.ms_since(t_locked);
-    INSERT INTO cleanup.job_steps VALUES (s.*) RETURNING * INTO s;
+    s.xact_id := CASE WHEN p_preview THEN NULL ELSE pg_current_xact_id() END;
+    s.duration_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    s.lock_hold_ms := extract(epoch FROM clock_timestamp() - t_locked) * 1000;
+    IF p_preview THEN
+        RETURN s;
+    END IF;
+
+    -- S7: the job's counters and cursor and the step's record, in the
+    -- transaction of the step's row mutations.
+    WITH u AS (
+        UPDATE cleanup.jobs
+           SET step_no = s.step_no, phase = j.phase, pass_no = j.pass_no,
+               cursor_library_id = j.cursor_library_id, cursor_id = j.cursor_id,
+               visited = visited + s.visited, deleted = deleted + s.deleted, moved = moved + s.moved,
+               absent = absent + s.absent, retained = retained + s.retained, kept = kept + s.kept,
+               libraries_deleted = libraries_deleted + s.libraries_deleted,
+               servers_deleted = servers_deleted + s.servers_deleted,
+               busy_retries = busy_retries + greatest(coalesce(p_busy, 0), 0),
+               -- updated_at is indexed (jobs_recent_idx): refreshing it at
+               -- most once a second keeps most step updates HOT.
+               updated_at = CASE WHEN j.phase IS DISTINCT FROM phase OR now() - updated_at >= interval '1 second'
+                                 THEN now() ELSE updated_at END,
+               finished_at = CASE WHEN j.phase = 'completed' THEN now() END
+         WHERE id = p_job
+        RETURNING 1)
+    INSERT INTO cleanup.job_steps
+    SELECT (s).* FROM u
+    RETURNING * INTO s;
+    IF s.job_id IS NULL THEN
+        RAISE EXCEPTION 'step % of job %: the job row vanished', p_step_no, p_job;
+    END IF;
     RETURN s;
 END $$;
 
@@ -572,11 +601,11 @@ END $$;
 -- P_BUSY busy answers the caller saw and could not record are added to the
 -- job's busy_retries. 55P03 on contention, CU400 for a job in another phase.
 CREATE OR REPLACE FUNCTION cleanup.job_step(p_job bigint, p_step_no int, p_busy int DEFAULT 0)
-RETURNS cleanup.job_steps LANGUAGE sql
-AS $$ SELECT cleanup.step_exec(p_job, p_step_no, p_busy, false) $$;
+RETURNS cleanup.job_steps LANGUAGE plpgsql
+AS $$ BEGIN RETURN cleanup.step_exec(p_job, p_step_no, p_busy, false); END $$;
 
 -- What the next step of P_JOB would do, computed without locks or
 -- mutations (run it in a READ ONLY transaction and roll back).
 CREATE OR REPLACE FUNCTION cleanup.job_step_preview(p_job bigint)
-RETURNS cleanup.job_steps LANGUAGE sql
-AS $$ SELECT cleanup.step_exec(p_job, NULL, 0, true) $$;
+RETURNS cleanup.job_steps LANGUAGE plpgsql
+AS $$ BEGIN RETURN cleanup.step_exec(p_job, NULL, 0, true); END $$;

@@ -91,7 +91,8 @@ void cleanup_step_results_free(cleanup_step_result *r, size_t n);
 /* Progress of cleanup_job_run(), passed to the callback after every step. */
 typedef struct cleanup_run_progress {
 	const cleanup_job *job;           /* the job after the step */
-	const cleanup_step_result *step;  /* the step just committed; NULL after a busy answer */
+	const cleanup_step_result *step;  /* the step just committed (its json is empty: the run
+	                                   * loop does not build it); NULL after a busy answer */
 	const cleanup_error *busy;        /* the busy answer, when step is NULL */
 	int steps_done;                   /* steps committed by this run */
 	int busy_retries;                 /* busy answers seen by this run */
