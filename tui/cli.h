@@ -42,6 +42,9 @@ extern const cli_command cmd_console_entry;
 extern const cli_command cmd_writer_entry;
 extern const cli_command cmd_demo_entry;
 
+/* More lines for `cleanupctl job --help`: every job subcommand. */
+extern const char cmd_job_help[];
+
 /* `job step` and `job run` (cmd_job_step.c); argv[0] is "step" / "run". */
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv);
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv);

@@ -296,3 +296,15 @@ const cli_command cmd_job_entry = {
 	"drive one cleanup job (see README: The CLI)",
 	exec_job,
 };
+
+const char cmd_job_help[] =
+	"  job create prune --library ID           start collecting the seen-ID manifest\n"
+	"  job create remove-library --library ID  remove a library (admission closes now)\n"
+	"  job create remove-server --server ID    remove a server and its libraries\n"
+	"  job append JOB [EXTERNAL_ID...]         add IDs (at most 128), or one a line on stdin\n"
+	"  job seal JOB --expected N               seal with the traversal's unique count; fences\n"
+	"  job step JOB [--steps N] [--replay STEP_NO] [--preview]\n"
+	"  job run JOB [--max-steps N] [--deadline SECONDS]\n"
+	"  job pause|resume JOB                    collecting jobs only\n"
+	"  job cancel JOB                          collecting or paused jobs only\n"
+	"  job show JOB [--steps N]                the job and its recent steps\n";

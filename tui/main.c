@@ -80,6 +80,8 @@ int main(int argc, char **argv)
 			if (help) {
 				printf("usage: cleanupctl %s %s\n  %s\n", commands[i]->name, commands[i]->usage,
 				       commands[i]->summary);
+				if (commands[i] == &cmd_job_entry)
+					printf("\n%s", cmd_job_help);
 				free(rest);
 				return EXIT_DONE;
 			}
