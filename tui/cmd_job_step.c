@@ -30,6 +30,30 @@ static int apply_timeout(cli_ctx *ctx, cleanup_engine *e, int64_t seconds)
 	return 0;
 }
 
+/* --synchronous-commit on|off (docs/steps.md, "Settings"). */
+static bool parse_sync(const cli_ctx *ctx, const char *v, int *out)
+{
+	if (strcmp(v, "on") == 0) {
+		*out = 1;
+		return true;
+	}
+	if (strcmp(v, "off") == 0) {
+		*out = 0;
+		return true;
+	}
+	cli_usage(ctx, &cmd_job_entry, "--synchronous-commit must be on or off, not \"%s\"", v);
+	return false;
+}
+
+static int apply_sync(cli_ctx *ctx, cleanup_engine *e, int sync)
+{
+	cleanup_error err;
+
+	if (sync >= 0 && cleanup_step_set_synchronous_commit(e, sync == 1, &err) != CLEANUP_OK)
+		return cli_fail(ctx, &err);
+	return 0;
+}
+
 static void print_step_line(FILE *f, const cleanup_step_result *s)
 {
 	if (s->preview)
@@ -45,6 +69,9 @@ static void print_step_line(FILE *f, const cleanup_step_result *s)
 	if (strcmp(s->action, "final-check") == 0)
 		fprintf(f, "  checked %d rows (ids %" PRId64 "..%" PRId64 ") for eligible survivors\n", s->checked,
 		        s->cursor_from, s->cursor_to);
+	else if (strcmp(s->action, "single-transaction") == 0)
+		fprintf(f, "  %s %d rows of the library in one transaction\n", s->preview ? "would delete" : "deleted",
+		        s->deleted);
 	else if (s->visited > 0 || strcmp(s->action, "drain") == 0 || strcmp(s->action, "pass") == 0)
 		fprintf(f, "  %s %d rows (ids %" PRId64 "..%" PRId64 "): %s %d, moved %d, absent %d, retained %d, kept %d\n",
 		        s->preview ? "would visit" : "visited", s->visited, s->cursor_from, s->cursor_to,
@@ -77,6 +104,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 {
 	int64_t id, nsteps = 1, replay = 0, timeout = 300;
 	bool preview = false, have_steps = false;
+	int sync = -1;
 	cleanup_step_result *steps = NULL;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
@@ -102,6 +130,9 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing))) {
 			if (!cli_parse_int(ctx, "--timeout", v, 0, 86400, &timeout))
 				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &i, "--synchronous-commit", &missing))) {
+			if (!parse_sync(ctx, v, &sync))
+				return EXIT_USAGE;
 		} else if (!missing && strcmp(argv[i], "--preview") == 0) {
 			preview = true;
 		} else {
@@ -115,7 +146,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 	set_app_name(ctx, id, replay ? "replay" : preview ? "preview" : "step");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
-	if ((code = apply_timeout(ctx, e, timeout))) {
+	if ((code = apply_timeout(ctx, e, timeout)) || (code = apply_sync(ctx, e, sync))) {
 		cleanup_engine_close(e);
 		return code;
 	}
@@ -239,6 +270,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 {
 	int64_t id, max_steps = 0, reconnects = 0, timeout = 300, backoff_max = 1000, max_busy = 100;
 	double deadline = 0;
+	int sync = -1;
 	cleanup_run_opts opts;
 	cleanup_run_summary sum;
 	cleanup_engine *e = NULL;
@@ -276,6 +308,9 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing))) {
 			if (!cli_parse_int(ctx, "--timeout", v, 0, 86400, &timeout))
 				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &i, "--synchronous-commit", &missing))) {
+			if (!parse_sync(ctx, v, &sync))
+				return EXIT_USAGE;
 		} else {
 			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
 			                 argv[i]);
@@ -285,7 +320,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	set_app_name(ctx, id, "run");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
-	if ((code = apply_timeout(ctx, e, timeout))) {
+	if ((code = apply_timeout(ctx, e, timeout)) || (code = apply_sync(ctx, e, sync))) {
 		cleanup_engine_close(e);
 		return code;
 	}

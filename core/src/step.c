@@ -219,6 +219,13 @@ out:
 	return rc;
 }
 
+int cleanup_step_set_synchronous_commit(cleanup_engine *e, bool synchronous, cleanup_error *err)
+{
+	return engine_script(e, synchronous ? "SET cleanup.step_synchronous_commit = on"
+	                                    : "SET cleanup.step_synchronous_commit = off",
+	                     "setting the step commit mode", err);
+}
+
 /* --- the run loop -------------------------------------------------------- */
 
 static double now_s(void)
@@ -349,14 +356,22 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 		}
 		if (rc == CLEANUP_ECONN && consecutive_lost < o->max_reconnects) {
 			cleanup_error rerr;
+			cleanup_job now;
 
 			consecutive_lost++;
-			/* The step either committed (the retry replays it) or rolled back
-			 * (the retry runs it): the same step number is right either way. */
-			if (cleanup_engine_reconnect(e, &rerr) == CLEANUP_OK)
-				out->reconnects++;
-			else
+			if (cleanup_engine_reconnect(e, &rerr) != CLEANUP_OK) {
 				sleep_ms(backoff);
+				backoff = backoff * 2 > backoff_max ? backoff_max : backoff * 2;
+				continue;
+			}
+			out->reconnects++;
+			/* The lost step either committed or rolled back; the durable
+			 * step number says which (with asynchronous commit a server
+			 * crash may even have lost earlier steps: they run again). */
+			if (cleanup_job_get(&now, e, job_id, &rerr) == CLEANUP_OK) {
+				next = now.step_no + 1;
+				cleanup_job_reset(&now);
+			}
 			continue;
 		}
 		if (rc != CLEANUP_OK) {

@@ -254,6 +254,12 @@ BEGIN
                 USING ERRCODE = '55P03', HINT = 'busy: retry later';
         END IF;
         SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE NOWAIT;
+        -- Setting cleanup.step_synchronous_commit = off (docs/steps.md): the
+        -- step commits without waiting for its WAL flush. A step lost in a
+        -- server crash is lost whole (S7) and simply runs again.
+        IF current_setting('cleanup.step_synchronous_commit', true) = 'off' THEN
+            PERFORM set_config('synchronous_commit', 'off', true);
+        END IF;
     END IF;
     t_locked := clock_timestamp();
 
@@ -333,17 +339,21 @@ BEGIN
                     PERFORM 1 FROM cleanup.library_stats WHERE library_id = j.cursor_library_id
                        FOR UPDATE NOWAIT;
                 END IF;
-                -- Discovery: the next 128 ids of the library from the cursor,
-                -- by index (library_id, id). The arrays are parallel; their
-                -- order does not matter (the cursor moves to the largest id).
+                -- Discovery: the next 128 ids of the library from the cursor.
+                -- The row comparisons make index (library_id, id) the only
+                -- index that yields this order (a generic plan would
+                -- otherwise walk items_pkey across other libraries' rows),
+                -- starting exactly at the cursor. The arrays are parallel;
+                -- their order does not matter (the cursor moves to the max).
                 SELECT array_agg(i.id), array_agg(i.xmin), array_agg(i.ctid),
                        array_agg(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
                                                       WHERE m.job_id = p_job AND m.external_id = i.external_id)),
                        max(i.id)
                   INTO v_ids, v_xmins, v_ctids, v_seen, v_max
                   FROM (SELECT id, xmin, ctid, external_id FROM inventory.items
-                         WHERE library_id = j.cursor_library_id AND id > j.cursor_id AND id <= j.high_water_id
-                         ORDER BY id LIMIT 128) i;
+                         WHERE (library_id, id) > (j.cursor_library_id, j.cursor_id)
+                           AND (library_id, id) <= (j.cursor_library_id, j.high_water_id)
+                         ORDER BY library_id, id LIMIT 128) i;
             END IF;
         ELSE
             s.action := 'pass';
@@ -441,8 +451,9 @@ BEGIN
                    SELECT 1 FROM cleanup.manifest m WHERE m.job_id = p_job AND m.external_id = p.external_id))
           INTO v_n, v_next, v_ret
           FROM (SELECT id, external_id FROM inventory.items
-                 WHERE library_id = j.library_id AND id > j.cursor_id AND id <= j.high_water_id
-                 ORDER BY id LIMIT v_page) p;
+                 WHERE (library_id, id) > (j.library_id, j.cursor_id)
+                   AND (library_id, id) <= (j.library_id, j.high_water_id)
+                 ORDER BY library_id, id LIMIT v_page) p;
         s.checked := v_n;
         IF v_ret IS NOT NULL THEN
             -- Something eligible survived: never complete (S6). Retain what
@@ -495,8 +506,10 @@ BEGIN
             END IF;
         END IF;
         IF v_next IS NOT NULL THEN
-            SELECT array_agg(id ORDER BY id) INTO v_ret
-              FROM (SELECT id FROM inventory.items WHERE library_id = v_next ORDER BY id LIMIT v_page) q;
+            SELECT array_agg(id) INTO v_ret
+              FROM (SELECT id FROM inventory.items
+                     WHERE (library_id, id) >= (v_next, 0) AND (library_id, id) <= (v_next, 9223372036854775807)
+                     ORDER BY library_id, id LIMIT v_page) q;
         END IF;
         IF v_ret IS NOT NULL THEN
             -- Not empty under the lock: never cascade (S11). Revisit what

@@ -108,8 +108,9 @@ typedef struct cleanup_run_opts {
 	int backoff_initial_ms;  /* first wait after a busy step (0: 10 ms) */
 	int backoff_max_ms;      /* cap of the doubling backoff (0: 1000 ms) */
 	int max_busy_retries;    /* consecutive busy answers before giving up (0: 100) */
-	int max_reconnects;      /* a lost connection: reconnect and retry the same step
-	                          * number this many times in a row (0: give up, ECONN) */
+	int max_reconnects;      /* a lost connection: reconnect, read the job's last
+	                          * committed step and go on, this many times in a row
+	                          * (0: give up with ECONN) */
 	cleanup_run_callback callback; /* may be NULL */
 	void *callback_arg;
 } cleanup_run_opts;
@@ -125,6 +126,12 @@ typedef struct cleanup_run_summary {
 	int replayed;            /* steps returned as already committed (after a reconnect) */
 	cleanup_job job;         /* the job at the end; release with cleanup_job_reset */
 } cleanup_run_summary;
+
+/* Sets the step commit mode of this connection (docs/steps.md, "Settings"):
+ * SYNCHRONOUS true (the default) waits for each step's WAL flush; false sets
+ * cleanup.step_synchronous_commit = off, so steps commit without waiting
+ * (a server crash may lose the last steps whole; they run again). */
+int cleanup_step_set_synchronous_commit(cleanup_engine *engine, bool synchronous, cleanup_error *err);
 
 /* Steps JOB_ID until it completes or OPTS stops it, retrying busy steps with
  * bounded exponential backoff. Returns CLEANUP_OK when the job completed or
