@@ -71,29 +71,26 @@ static int job_create(cli_ctx *ctx, int argc, char **argv)
 /* Reads up to MAX lines of stdin into IDS (malloc'd strings), validating
  * each: a bad line stops the read with EINVAL naming its line number, so
  * nothing of its chunk is sent. *LINE_NO counts lines read so far. */
-static int read_chunk(char **ids, size_t max, size_t *n, size_t *line_no, bool *eof, cleanup_error *err)
+static int read_chunk(char **ids, size_t max, size_t *n, size_t *line_no, bool *eof, char **linebuf,
+                      size_t *cap, cleanup_error *err)
 {
-	static char *line;
-	static size_t cap;
-	char why[128];
+	char why[128], shown[96], *line;
 	ssize_t len;
 
 	*n = 0;
 	while (*n < max) {
-		len = getline(&line, &cap, stdin);
+		len = getline(linebuf, cap, stdin);
 		if (len < 0) {
-			free(line);
-			line = NULL;
-			cap = 0;
 			*eof = true;
 			return CLEANUP_OK;
 		}
+		line = *linebuf;
 		(*line_no)++;
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (cleanup_external_id_check(line, (size_t)len, why, sizeof why) != CLEANUP_OK) {
-			int rc = cleanup_error_set(err, CLEANUP_EINVAL, "line %zu of stdin: external ID \"%.60s\" %s",
-			                           *line_no, line, why);
+			int rc = cleanup_error_set(err, CLEANUP_EINVAL, "line %zu of stdin: external ID %s %s", *line_no,
+			                           cleanup_quote_id(shown, sizeof shown, line, (size_t)len), why);
 
 			cleanup_error_hint(err, "IDs are non-empty, at most %d bytes of UTF-8, without control characters, "
 			                   "one a line", CLEANUP_EXTERNAL_ID_MAX);
@@ -112,8 +109,8 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 	cleanup_append_totals t = {0, 0, 0, -1};
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	char **chunk = NULL;
-	size_t n = 0, i, line_no = 0;
+	char **chunk = NULL, *linebuf = NULL;
+	size_t n = 0, i, line_no = 0, cap = 0;
 	bool eof = false;
 	int64_t id;
 	int rc = CLEANUP_OK, code;
@@ -142,7 +139,7 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 		if (!chunk)
 			rc = cleanup_error_set(&err, CLEANUP_ENOMEM, "out of memory");
 		while (rc == CLEANUP_OK && !eof) {
-			int rrc = read_chunk(chunk, CHUNK, &n, &line_no, &eof, &err);
+			int rrc = read_chunk(chunk, CHUNK, &n, &line_no, &eof, &linebuf, &cap, &err);
 
 			/* Send what was read before a bad line? No: its chunk is
 			 * dropped whole, so the stop is at a call boundary. */
@@ -155,6 +152,7 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 			n = 0;
 		}
 		free(chunk);
+		free(linebuf);
 		if (rc != CLEANUP_OK && t.calls > 0)
 			snprintf(err.detail, sizeof err.detail,
 			         "%" PRId64 " earlier calls (%" PRId64 " new IDs) committed before this failure; the failing "

@@ -141,6 +141,57 @@ static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+char *cleanup_quote_id(char *buf, size_t buflen, const char *id, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)(id ? id : "");
+	size_t i = 0, o = 0, k;
+	char piece[16];
+	uint32_t cp;
+
+	if (buflen == 0)
+		return buf;
+	if (buflen < 8) {
+		buf[0] = '\0';
+		return buf;
+	}
+	buf[o++] = '"';
+	while (i < len) {
+		k = utf8_seq(s + i, len - i, &cp);
+		if (k == 0) {
+			/* Not UTF-8: show the byte, go on with the next one. */
+			snprintf(piece, sizeof piece, "\\x%02x", s[i]);
+			k = 1;
+		} else if (cp == '\t')
+			snprintf(piece, sizeof piece, "\\t");
+		else if (cp == '\n')
+			snprintf(piece, sizeof piece, "\\n");
+		else if (cp == '\r')
+			snprintf(piece, sizeof piece, "\\r");
+		else if (cp == '\\' || cp == '"')
+			snprintf(piece, sizeof piece, "\\%c", (char)cp);
+		else if (cp < 0x20 || cp == 0x7F)
+			snprintf(piece, sizeof piece, "\\x%02x", (unsigned)cp);
+		else if (cp >= 0x80 && cp <= 0x9F)
+			snprintf(piece, sizeof piece, "\\u%04x", (unsigned)cp);
+		else {
+			memcpy(piece, s + i, k);
+			piece[k] = '\0';
+		}
+		/* Room for this piece, the closing quote, "..." and the NUL. */
+		if (o + strlen(piece) + 5 > buflen) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		memcpy(buf + o, piece, strlen(piece));
+		o += strlen(piece);
+		i += k;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+	return buf;
+}
+
 int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whylen)
 {
 	const unsigned char *s = (const unsigned char *)id;
@@ -182,14 +233,16 @@ int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whyl
 /* Validates IDS[0..N) client-side; EINVAL naming the first bad one. */
 static int check_ids(const char *const *ids, size_t n, cleanup_error *err)
 {
-	char why[128];
+	char why[128], shown[96];
 	size_t i;
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		if (cleanup_external_id_check(ids[i], ids[i] ? strlen(ids[i]) : 0, why, sizeof why) != CLEANUP_OK) {
-			rc = cleanup_error_set(err, CLEANUP_EINVAL, "external ID #%zu (\"%.60s\") %s; nothing was appended",
-			                       i + 1, ids[i] ? ids[i] : "", why);
+		size_t len = ids[i] ? strlen(ids[i]) : 0;
+
+		if (cleanup_external_id_check(ids[i], len, why, sizeof why) != CLEANUP_OK) {
+			rc = cleanup_error_set(err, CLEANUP_EINVAL, "external ID #%zu (%s) %s; nothing was appended", i + 1,
+			                       cleanup_quote_id(shown, sizeof shown, ids[i], len), why);
 			cleanup_error_hint(err, "IDs are non-empty, at most %d bytes of UTF-8, without control characters",
 			                   CLEANUP_EXTERNAL_ID_MAX);
 			return rc;

@@ -190,7 +190,8 @@ BEGIN
           FROM unnest(p_ids) WITH ORDINALITY AS t(x, i)
          WHERE cleanup.external_id_problem(x) IS NOT NULL
          ORDER BY i LIMIT 1;
-        RAISE EXCEPTION 'external ID #% (%) %', bad.i, left(coalesce(quote_literal(bad.x), 'NULL'), 80), bad.why
+        -- The ID is shown JSON-quoted, so control characters print as escapes.
+        RAISE EXCEPTION 'external ID #% (%) %', bad.i, coalesce(left(to_json(bad.x)::text, 80), 'NULL'), bad.why
             USING ERRCODE = 'CU101',
                   DETAIL = 'IDs are non-empty, at most 256 bytes of UTF-8, without control characters; nothing was appended';
     END IF;

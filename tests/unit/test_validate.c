@@ -41,6 +41,28 @@ static void test_C1_external_id_rules(void **state)
 	assert_int_equal(cleanup_external_id_check("ab\0c", 4, why, sizeof why), CLEANUP_EINVAL);
 }
 
+/* Bad IDs are shown in messages without raw control bytes or broken
+ * UTF-8 reaching the terminal. */
+static void test_C1_quote_id(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "ext-1", 5), "\"ext-1\"");
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "a\tb\n", 4), "\"a\\tb\\n\"");
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "\x1b[2J", 4), "\"\\x1b[2J\"");
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "\xff\xfe", 2), "\"\\xff\\xfe\"");
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "caf\xc3\xa9", 5), "\"caf\xc3\xa9\"");
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "x\xc2\x85", 3), "\"x\\u0085\"");
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "q\"\\", 3), "\"q\\\"\\\\\"");
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "a\0b", 3), "\"a\\x00b\"");
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "", 0), "\"\"");
+	/* Long values are cut, never overflowing, with a visible mark. */
+	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "0123456789012345678901234567890123456789", 40),
+	                    "\"01234567890123456789012345...\"");
+	assert_int_equal(strlen(cleanup_quote_id(buf, sizeof buf, "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01", 10)) < sizeof buf, 1);
+}
+
 static void test_B2_allowlist(void **state)
 {
 	(void)state;
@@ -79,6 +101,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_C1_external_id_rules),
+		cmocka_unit_test(test_C1_quote_id),
 		cmocka_unit_test(test_B2_allowlist),
 		cmocka_unit_test(test_exit_code_mapping),
 	};

@@ -103,6 +103,13 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *engin
  * written to WHY (WHYLEN bytes, may be NULL). Pure; no database. */
 int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whylen);
 
+/* Writes a printable, quoted form of the LEN bytes at ID into BUF (BUFLEN
+ * bytes, always NUL-terminated) for messages: printable text as is,
+ * control characters, backslashes and bytes that are not valid UTF-8 as
+ * escapes (\t, \x1b, \u0085, \\), cut with "..." when it does not fit.
+ * Returns BUF. Pure. */
+char *cleanup_quote_id(char *buf, size_t buflen, const char *id, size_t len);
+
 /* Seals prune job JOB_ID with its EXPECTED unique count (C3): fences the
  * library, records the high-water ID and moves the job to draining.
  * EREFUSED when the count differs or the phase is not collecting; EBUSY when
