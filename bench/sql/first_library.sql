@@ -1,0 +1,1 @@
+SELECT id, server_id FROM inventory.libraries ORDER BY id LIMIT 1

@@ -1,0 +1,1 @@
+SELECT count(*) FROM inventory.items WHERE library_id = $1

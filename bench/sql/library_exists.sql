@@ -1,0 +1,1 @@
+SELECT count(*) FROM inventory.libraries WHERE id = $1

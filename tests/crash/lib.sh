@@ -1,0 +1,380 @@
+# Shared helpers of the crash tests (tests/crash/test_*.sh), sourced by each.
+#
+# A crash test kills `cleanupctl job run` (kill -9) or its backend
+# (pg_terminate_backend) at moments it picks, many times, resumes the job
+# from a new process and connection, and then compares the final state with
+# a ground truth it computed before the run: which rows survive, which were
+# deleted, and every counter of the job. Random delays only choose WHEN to
+# kill; they never stand in for synchronisation (waits on locks are observed
+# through pg_stat_activity and pg_blocking_pids()).
+#
+# Environment (ctest sets it): CLEANUPCTL, CLEANUP_TEST_SANDBOX.
+#   CLEANUP_CRASH_ROUNDS  kills per scenario (default 12; `make soak` raises it)
+#   CLEANUP_CRASH_SEED    seed of $RANDOM, to repeat a run (default: random, printed)
+set -euo pipefail
+
+: "${CLEANUPCTL:?run through ctest: CLEANUPCTL is not set}"
+: "${CLEANUP_TEST_SANDBOX:?run through ctest: CLEANUP_TEST_SANDBOX is not set}"
+
+ROUNDS=${CLEANUP_CRASH_ROUNDS:-12}
+SEED=${CLEANUP_CRASH_SEED:-$$}
+RANDOM=$SEED
+CRASH_TMP=$(mktemp -d /tmp/cleanupctl-crash.XXXXXX)
+CRASH_BG_PIDS=()
+CRASH_FAILED=0
+
+crash_cleanup() {
+	local p
+	for p in "${CRASH_BG_PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$CRASH_TMP"
+}
+trap crash_cleanup EXIT
+
+log() { printf '[%s] %s\n' "$(date +%T.%N | cut -c1-12)" "$*"; }
+
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	if [ -n "${RUN_ERR:-}" ] && [ -s "$RUN_ERR" ]; then
+		printf 'stderr of the last job run (exit %s):\n' "${RUN_RC:-?}" >&2
+		sed 's/^/  /' "$RUN_ERR" >&2
+	fi
+	CRASH_FAILED=1
+	exit 1
+}
+
+# crash_init NAME: a fresh database cleanup_lab_t_crash_NAME with the schema.
+# Sets CONN (conninfo) and ADMIN (the postgres database).
+crash_init() {
+	local name=$1 info sock port
+	info=$("$CLEANUPCTL" --json sandbox status --dir "$CLEANUP_TEST_SANDBOX")
+	sock=$(jq -r .socket_dir <<<"$info")
+	port=$(jq -r .port <<<"$info")
+	DB=cleanup_lab_t_crash_$name
+	ADMIN="host=$sock port=$port dbname=postgres user=postgres"
+	CONN="host=$sock port=$port dbname=$DB user=postgres"
+	PGOPTIONS='-c client_min_messages=warning' psql -X -q "$ADMIN" -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" \
+		>/dev/null
+	"$CLEANUPCTL" --quiet --db "$CONN" install >/dev/null
+	# Tests run in parallel, each in its own database, with the same job ids
+	# and application names: look only at this database's sessions.
+	q "CREATE SCHEMA crashtest;
+	   CREATE VIEW crashtest.activity AS SELECT * FROM pg_stat_activity WHERE datname = current_database()"
+	log "database $DB ready; seed $SEED, $ROUNDS rounds (CLEANUP_CRASH_SEED=$SEED repeats this run)"
+}
+
+# q SQL [-v name=value ...]: one value (or rows, |-separated) from the test
+# database. Values travel as psql variables (:'name' quotes them as literals).
+# (psql interpolates variables only in input it reads, not in -c.)
+q() {
+	local sql=$1
+	shift
+	psql -X -q -At -v ON_ERROR_STOP=1 "$@" "$CONN" <<<"$sql"
+}
+
+assert_eq() {
+	local actual=$1 expected=$2 what=$3
+	[ "$actual" = "$expected" ] || fail "$what: got '$actual', expected '$expected'"
+}
+
+assert_le() {
+	local actual=$1 bound=$2 what=$3
+	[ "$actual" -le "$bound" ] || fail "$what: got $actual, expected at most $bound"
+}
+
+# rand LO HI: an integer in [LO, HI].
+rand() { echo $((RANDOM % ($2 - $1 + 1) + $1)); }
+
+# sleep_ms N
+sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
+
+job_field() { q "SELECT $2 FROM cleanup.jobs WHERE id = :'job'" -v job="$1"; }
+
+# job_create KIND TARGET: prints the new job's id.
+job_create() {
+	local opt=--library
+	[ "$1" = remove-server ] && opt=--server
+	"$CLEANUPCTL" --db "$CONN" --json job create "$1" "$opt" "$2" | jq -r .id
+}
+
+# start_run JOB [ARGS...]: `job run JOB --json ARGS` in the background; sets
+# RUN_PID, RUN_OUT, RUN_ERR.
+start_run() {
+	local job=$1
+	shift
+	RUN_OUT=$CRASH_TMP/run.$RANDOM.out
+	RUN_ERR=$CRASH_TMP/run.$RANDOM.err
+	"$CLEANUPCTL" --db "$CONN" --json job run "$job" "$@" >"$RUN_OUT" 2>"$RUN_ERR" &
+	RUN_PID=$!
+}
+
+# wait_run: waits for the background run; sets RUN_RC.
+wait_run() {
+	RUN_RC=0
+	{ wait "$RUN_PID"; } 2>/dev/null || RUN_RC=$?
+}
+
+# check_consistent JOB WHERE: the job is at its last committed step. Its
+# step_no is the highest recorded step, steps are numbered 1..step_no with
+# no gap, and each counter equals the sum over the recorded steps (S7, S9).
+check_consistent() {
+	local job=$1 where=$2 r
+	r=$(q "SELECT j.step_no = coalesce(max(s.step_no), 0)
+	          AND count(s.step_no) = j.step_no
+	          AND j.visited = coalesce(sum(s.visited), 0) AND j.deleted = coalesce(sum(s.deleted), 0)
+	          AND j.moved = coalesce(sum(s.moved), 0) AND j.absent = coalesce(sum(s.absent), 0)
+	          AND j.retained = coalesce(sum(s.retained), 0) AND j.kept = coalesce(sum(s.kept), 0)
+	          AND j.libraries_deleted = coalesce(sum(s.libraries_deleted), 0)
+	          AND j.servers_deleted = coalesce(sum(s.servers_deleted), 0)
+	          AND bool_and(coalesce(s.visited = s.deleted + s.moved + s.absent + s.retained + s.kept, true))
+	          AND bool_and(coalesce(s.mutations <= 128 AND s.visited <= 128, true))
+	       FROM cleanup.jobs j LEFT JOIN cleanup.job_steps s ON s.job_id = j.id
+	      WHERE j.id = :'job' GROUP BY j.id" -v job="$job")
+	if [ "$r" != t ]; then
+		q "SELECT id, phase, step_no, visited, deleted, moved, absent, retained, kept FROM cleanup.jobs WHERE id = :'job'" \
+			-v job="$job" >&2
+		q "SELECT count(*), max(step_no), sum(visited), sum(deleted), sum(kept) FROM cleanup.job_steps WHERE job_id = :'job'" \
+			-v job="$job" >&2
+		fail "$where: job $job is not at a consistent last committed step"
+	fi
+}
+
+# resume JOB: runs the job to completion from new processes, retrying busy
+# answers (exit 3) a bounded number of times. Fails on any other error.
+resume() {
+	local job=$1 tries=0 rc
+	while :; do
+		rc=0
+		"$CLEANUPCTL" --db "$CONN" --json job run "$job" >"$CRASH_TMP/resume.out" 2>"$CRASH_TMP/resume.err" || rc=$?
+		if [ "$rc" -eq 0 ] && [ "$(job_field "$job" phase)" = completed ]; then
+			return 0
+		fi
+		tries=$((tries + 1))
+		if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ] || [ "$tries" -gt 50 ]; then
+			cat "$CRASH_TMP/resume.err" >&2
+			fail "resuming job $job: exit $rc after $tries tries, phase $(job_field "$job" phase)"
+		fi
+	done
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# calibrate JOB: runs the first steps of JOB (`job run --max-steps 1`, then
+# `--max-steps 5`) and sets STEP_MS (one step) and START_MS (process start
+# and connection), so that kill delays can be spread over the whole run.
+calibrate() {
+	local t0 t1 t2 a b
+	t0=$(now_ms)
+	"$CLEANUPCTL" --db "$CONN" --quiet job run "$1" --max-steps 1 >/dev/null 2>&1 || true
+	t1=$(now_ms)
+	"$CLEANUPCTL" --db "$CONN" --quiet job run "$1" --max-steps 5 >/dev/null 2>&1 || true
+	t2=$(now_ms)
+	a=$((t1 - t0))
+	b=$((t2 - t1))
+	STEP_MS=$(((b - a) / 4))
+	((STEP_MS >= 1)) || STEP_MS=1
+	START_MS=$((a - STEP_MS))
+	((START_MS >= 0)) || START_MS=0
+	log "calibrated: a step takes ~$STEP_MS ms, starting job run ~$START_MS ms"
+}
+
+# kill9_rounds JOB STEPS: ROUNDS times, starts `job run JOB` and kills it
+# with SIGKILL after a random delay, spread so that the ROUNDS kills fall
+# over the job's remaining STEPS (an estimate); after each kill the job must
+# be at a consistent last committed step. Stops early when the job
+# completes. Sets KILLS (kills of a live runner of an unfinished job).
+kill9_rounds() {
+	local job=$1 steps=$2 i max left
+	KILLS=0
+	calibrate "$job"
+	left=$((steps - $(job_field "$job" step_no)))
+	max=$((2 * (35 * left * STEP_MS / (100 * ROUNDS) + START_MS)))
+	((max >= 5)) || max=5
+	log "job $job: ~$left steps left; kill -9 after 0..$max ms, $ROUNDS times"
+	for ((i = 1; i <= ROUNDS; i++)); do
+		[ "$(job_field "$job" phase)" = completed ] && break
+		start_run "$job"
+		sleep_ms "$(rand 0 "$max")"
+		kill -9 "$RUN_PID" 2>/dev/null || true
+		wait_run
+		((RUN_RC != 137)) || KILLS=$((KILLS + 1))
+		# The killed client's backend may still be finishing its step: the
+		# next step waits for its locks (busy), never runs it twice.
+		check_consistent "$job" "after kill -9 #$i (exit $RUN_RC)"
+	done
+	log "job $job: $KILLS kill -9 at step $(job_field "$job" step_no), phase $(job_field "$job" phase)"
+	((KILLS >= (ROUNDS < 3 ? ROUNDS : 3))) || fail "only $KILLS kills hit an unfinished job; the run was too short"
+}
+
+# snapshot NAME: records the inventory (id, library, external ID, xmin) as
+# table crashtest.NAME, the ground truth later checks compare with.
+snapshot() {
+	q "SET client_min_messages = warning;
+	   DROP TABLE IF EXISTS crashtest.$1;
+	   CREATE TABLE crashtest.$1 AS
+	   SELECT i.id, i.library_id, l.server_id, i.external_id FROM inventory.items i
+	     JOIN inventory.libraries l ON l.id = i.library_id"
+}
+
+# check_replay JOB: `job step JOB --replay N` of every committed step returns
+# the recorded counts (S8) and changes nothing: the job row, its steps and
+# the inventory are the same before and after.
+check_replay() {
+	local job=$1 n i before after
+	n=$(job_field "$job" step_no)
+	before=$(q "SELECT md5(j::text) || ':' || (SELECT count(*) FROM inventory.items) || ':' ||
+	               (SELECT md5(string_agg(s::text, ',' ORDER BY step_no)) FROM cleanup.job_steps s WHERE job_id = j.id)
+	              FROM cleanup.jobs j WHERE id = :'job'" -v job="$job")
+	: >"$CRASH_TMP/replay.json"
+	for ((i = 1; i <= n; i++)); do
+		"$CLEANUPCTL" --db "$CONN" --json job step "$job" --replay "$i" >>"$CRASH_TMP/replay.json" ||
+			fail "replay of step $i of job $job exited $?"
+	done
+	after=$(q "SELECT md5(j::text) || ':' || (SELECT count(*) FROM inventory.items) || ':' ||
+	              (SELECT md5(string_agg(s::text, ',' ORDER BY step_no)) FROM cleanup.job_steps s WHERE job_id = j.id)
+	             FROM cleanup.jobs j WHERE id = :'job'" -v job="$job")
+	assert_eq "$after" "$before" "job $job, its steps and the inventory after replaying $n steps"
+	jq -c '.steps[0] | {step_no, action, visited, deleted, moved, absent, retained, kept, libraries_deleted,
+	                    servers_deleted}' "$CRASH_TMP/replay.json" >"$CRASH_TMP/replay.got"
+	q "SELECT json_build_object('step_no', step_no, 'action', action, 'visited', visited, 'deleted', deleted,
+	          'moved', moved, 'absent', absent, 'retained', retained, 'kept', kept,
+	          'libraries_deleted', libraries_deleted, 'servers_deleted', servers_deleted)
+	     FROM cleanup.job_steps WHERE job_id = :'job' ORDER BY step_no" -v job="$job" |
+		jq -c . >"$CRASH_TMP/replay.want"
+	if ! diff -u "$CRASH_TMP/replay.want" "$CRASH_TMP/replay.got" >&2; then
+		fail "replayed results of job $job differ from its recorded steps"
+	fi
+	jq -e -s 'length == '"$n"' and all(.steps[0].replayed == true)' "$CRASH_TMP/replay.json" >/dev/null ||
+		fail "replays of job $job were not all marked replayed"
+	log "job $job: replayed $n committed steps; recorded counts returned, nothing changed"
+}
+
+# hook_hold: a session holding the advisory lock behind the engine's test
+# hook 'after_discovery' (docs/steps.md): a step run with
+# PGOPTIONS='-c cleanup.test_hook=after_discovery' stops between discovery
+# and its re-read until the lock is released. Sets HOOK_PID.
+hook_hold() {
+	PGAPPNAME=crash-hook psql -X -q "$CONN" -c "SELECT pg_advisory_lock(cleanup.test_hook_key())" \
+		-c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+	HOOK_PID=$!
+	CRASH_BG_PIDS+=("$HOOK_PID")
+	wait_for "SELECT count(*) FROM pg_locks l JOIN crashtest.activity a USING (pid)
+	           WHERE a.application_name = 'crash-hook' AND l.locktype = 'advisory' AND l.granted" 1 \
+		"the hook lock to be held"
+}
+
+# hook_release: ends the hook session (its lock goes with it).
+hook_release() {
+	q "SELECT count(pg_terminate_backend(pid)) FROM crashtest.activity WHERE application_name = 'crash-hook'" >/dev/null
+	wait "$HOOK_PID" 2>/dev/null || true
+	wait_for "SELECT count(*) FROM crashtest.activity WHERE application_name = 'crash-hook'" 0 "the hook session to end"
+}
+
+# wait_for SQL WANT WHAT [-v name=value ...]: polls SQL (every 10 ms, at
+# most 30 s) until it returns WANT. Observation of server state, not a sleep
+# as synchronisation.
+wait_for() {
+	local i
+	for ((i = 0; i < 3000; i++)); do
+		[ "$(q "$1" "${@:4}")" = "$2" ] && return 0
+		sleep 0.01
+	done
+	fail "timed out waiting for $3"
+}
+
+# blocked_runner JOB: waits until the backend of `job run JOB` is blocked by
+# another backend (pg_blocking_pids) and prints its pid; prints nothing when
+# the run ended first.
+blocked_runner() {
+	local job=$1 i pid
+	for ((i = 0; i < 3000; i++)); do
+		pid=$(q "SELECT pid FROM crashtest.activity
+		          WHERE application_name = 'cleanupctl:job:' || :'job' || ':run'
+		            AND cardinality(pg_blocking_pids(pid)) > 0 LIMIT 1" -v job="$job")
+		if [ -n "$pid" ]; then
+			echo "$pid"
+			return 0
+		fi
+		kill -0 "$RUN_PID" 2>/dev/null || return 0
+		sleep 0.01
+	done
+	fail "job run $job never blocked on the hook"
+}
+
+# terminate_rounds JOB STEPS: ROUNDS times, terminates the backend of
+# `job run JOB` mid-step and checks the CLI exits 1 (connection lost) and the
+# job is at its last committed step. Odd rounds stop the step between
+# discovery and deletion with the test hook (deterministically mid-step: the
+# step must leave no trace); even rounds terminate at a random moment. Every
+# third round also kills the client while its backend is held mid-step, then
+# lets that orphaned step finish: it commits exactly once, and the next run
+# continues after it. STEPS estimates the job's steps, to spread the rounds
+# over it. Sets TERMS.
+terminate_rounds() {
+	local job=$1 steps=$2 i pid before rc max per
+	TERMS=0
+	calibrate "$job"
+	per=$(((steps - $(job_field "$job" step_no)) / ROUNDS))
+	((per >= 1)) || per=1
+	max=$((START_MS + per * STEP_MS))
+	for ((i = 1; i <= ROUNDS; i++)); do
+		[ "$(job_field "$job" phase)" = completed ] && break
+		# Some progress between the interruptions.
+		"$CLEANUPCTL" --db "$CONN" --quiet job run "$job" --max-steps "$(rand 1 $((per / 2 + 1)))" >/dev/null 2>&1 || true
+		[ "$(job_field "$job" phase)" = completed ] && break
+		before=$(job_field "$job" step_no)
+		if ((i % 2 == 1)); then
+			hook_hold
+			PGOPTIONS='-c cleanup.test_hook=after_discovery' start_run "$job"
+			pid=$(blocked_runner "$job")
+			if [ -z "$pid" ]; then
+				# No drain step left to hold (final check or finalize): it ran.
+				wait_run
+				hook_release
+				check_consistent "$job" "terminate round $i (nothing to hold)"
+				continue
+			fi
+			if ((i % 3 == 0)); then
+				# kill -9 the client; its backend still holds the step.
+				kill -9 "$RUN_PID"
+				wait_run
+				hook_release
+				wait_for "SELECT count(*) FROM crashtest.activity WHERE pid = :'pid'" 0 \
+					"the orphaned backend to end" -v pid="$pid"
+				check_consistent "$job" "orphaned step of round $i"
+				rc=$(job_field "$job" step_no)
+				[ "$rc" -eq "$before" ] || [ "$rc" -eq $((before + 1)) ] ||
+					fail "orphaned step: step_no went from $before to $rc"
+				log "round $i: client killed mid-step; its backend committed step $rc (was $before)"
+				continue
+			fi
+			q "SELECT pg_terminate_backend(:'pid')" -v pid="$pid" >/dev/null
+			wait_run
+			hook_release
+			TERMS=$((TERMS + 1))
+			assert_eq "$RUN_RC" 1 "exit code of job run after its backend was terminated mid-step (round $i)"
+			grep -qi "connection\|terminat" "$RUN_ERR" || fail "round $i: no connection error on stderr: $(cat "$RUN_ERR")"
+			assert_eq "$(job_field "$job" step_no)" "$before" "step_no after a step terminated mid-step (round $i)"
+			check_consistent "$job" "terminate round $i (held mid-step)"
+		else
+			start_run "$job"
+			sleep_ms "$(rand "$START_MS" "$max")"
+			# Found and terminated in one statement (the CTE keeps the
+			# terminate call away from every other backend).
+			pid=$(q "WITH a AS MATERIALIZED (
+			           SELECT pid FROM crashtest.activity
+			            WHERE application_name = 'cleanupctl:job:' || :'job' || ':run' AND state = 'active')
+			         SELECT pid FROM a WHERE pg_terminate_backend(pid)" -v job="$job")
+			wait_run
+			if [ -n "$pid" ] && [ "$(job_field "$job" phase)" != completed ]; then
+				TERMS=$((TERMS + 1))
+				assert_eq "$RUN_RC" 1 "exit code of job run after its backend was terminated (round $i)"
+			fi
+			check_consistent "$job" "terminate round $i (random moment)"
+		fi
+		log "round $i: step $before -> $(job_field "$job" step_no), run exit $RUN_RC${pid:+, backend $pid terminated}"
+	done
+	log "job $job: $TERMS backends terminated, now at step $(job_field "$job" step_no), phase $(job_field "$job" phase)"
+}

@@ -1,0 +1,143 @@
+#!/bin/bash
+# S4, A3, A6 under crashes: while sync writers insert and update in other
+# libraries of the same server and of another server, and move items out of
+# the draining target into another library, `cleanupctl job run` of a prune
+# job is killed with SIGKILL many times and resumed. Moves are counted as
+# moves, never as deletions, and the moved items survive; no write outside
+# the target is rejected; the target ends with exactly its seen items that
+# did not move; the deletion counter equals the unseen items that did not
+# move, each deleted once.
+. "$(dirname "$0")/lib.sh"
+crash_init writers
+
+q "SELECT cleanup.seed_demo(2, 3, ${CRASH_WRITERS_ITEMS:-25000})" >/dev/null
+read -r s1 s2 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
+read -r lib dest other < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.libraries WHERE server_id = :'s'" \
+	-v s="$s1")
+far=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s2")
+snapshot before
+q "CREATE TABLE crashtest.seen AS SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND id % 2 = 0;
+   CREATE TABLE crashtest.moved (id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp())" -v lib="$lib"
+seen=$(q "SELECT count(*) FROM crashtest.seen")
+job=$(job_create prune "$lib")
+q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet job append "$job" >/dev/null
+"$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
+
+# move_sql ID: moves item ID out of the target into DEST and logs it in the
+# same statement (so the log is exactly the moves that committed).
+move_sql() {
+	printf "WITH m AS (UPDATE inventory.items SET library_id = %s, updated_at = now() WHERE id = %s AND library_id = %s RETURNING id)\n  INSERT INTO crashtest.moved (id) SELECT id FROM m;\n" \
+		"$dest" "$1" "$lib"
+}
+
+# --- moves racing a step's discovery are counted as moves, never deleted ---
+# The first step is held between discovery and its re-read (test hook);
+# meanwhile a writer moves some unseen rows of that step's window out. The
+# step re-reads them moved (the writer committed first) or finds them held
+# by the writer (retained, S5: a later pass sees them moved). Either way
+# none is deleted.
+hook_hold
+PGOPTIONS='-c cleanup.test_hook=after_discovery' start_run "$job" --max-steps 1
+pid=$(blocked_runner "$job")
+[ -n "$pid" ] || fail "the first step was not held at the hook"
+picked=$(q "SELECT string_agg(id::text, ' ') FROM (
+              SELECT id FROM (SELECT id FROM inventory.items WHERE library_id = :'lib' ORDER BY id LIMIT 128) w
+               WHERE id % 2 = 1 AND id % 5 = 0) p" -v lib="$lib")
+npicked=$(wc -w <<<"$picked")
+# One statement: the writer holds all of them at once.
+PGAPPNAME=crash-mover psql -X -q -v ON_ERROR_STOP=1 -v ids="{${picked// /,}}" -v lib="$lib" -v dest="$dest" \
+	"$CONN" >/dev/null <<'SQL' &
+WITH m AS (UPDATE inventory.items SET library_id = :'dest', updated_at = now()
+            WHERE id = ANY (:'ids'::bigint[]) AND library_id = :'lib' RETURNING id)
+INSERT INTO crashtest.moved (id) SELECT id FROM m;
+SQL
+MOVER_PID=$!
+CRASH_BG_PIDS+=("$MOVER_PID")
+# Until the mover is done or waits on the held step (observed, not slept).
+for ((i = 0; i < 3000; i++)); do
+	kill -0 "$MOVER_PID" 2>/dev/null || break
+	[ "$(q "SELECT count(*) FROM crashtest.activity
+	         WHERE application_name = 'crash-mover' AND cardinality(pg_blocking_pids(pid)) > 0")" = 1 ] && break
+	sleep 0.01
+done
+hook_release
+wait_run
+assert_eq "$RUN_RC" 0 "exit of the held step once released"
+wait "$MOVER_PID" || fail "the moves failed"
+assert_eq "$(q "SELECT count(*) FROM crashtest.moved")" "$npicked" "moves committed"
+assert_eq "$(q "SELECT (moved + retained) || ' ' || visited || ' ' || deleted FROM cleanup.job_steps
+                 WHERE job_id = :'job' AND step_no = 1" -v job="$job")" \
+	"$npicked 128 $((64 - npicked))" "moved + retained, visited and deleted of the step whose rows moved"
+log "step 1: $npicked rows moved after its discovery: $(q "SELECT moved || ' moved, ' || retained || ' retained'
+	FROM cleanup.job_steps WHERE job_id = :'job' AND step_no = 1" -v job="$job"), none deleted"
+
+# --- writers: a script of moves, inserts and updates, paced ---
+min=$(q "SELECT min(id) FROM crashtest.before WHERE library_id = :'lib'" -v lib="$lib")
+max=$(q "SELECT max(id) FROM crashtest.before WHERE library_id = :'lib'" -v lib="$lib")
+omin=$(q "SELECT min(id) FROM crashtest.before WHERE library_id = :'o'" -v o="$other")
+script=$CRASH_TMP/writer.sql
+{
+	echo "\\set ON_ERROR_STOP 0"
+	for ((k = 1; k <= ${CRASH_WRITER_OPS:-4000}; k++)); do
+		move_sql $((min + (RANDOM * 32768 + RANDOM) % (max - min + 1)))
+		printf "INSERT INTO inventory.items (library_id, external_id) VALUES (%s, 'w-%s');\n" "$((k % 2 ? dest : far))" "$k"
+		printf "UPDATE inventory.items SET title = 'w %s', updated_at = now() WHERE id = %s;\n" "$k" $((omin + k % 1000))
+		echo "SELECT pg_sleep(0.002);"
+	done
+} >"$script"
+base=$(q "SELECT count(*) FROM crashtest.moved")
+PGAPPNAME=crash-writer psql -X -q "$CONN" -f "$script" >/dev/null 2>"$CRASH_TMP/writer.err" &
+WRITER_PID=$!
+CRASH_BG_PIDS+=("$WRITER_PID")
+wait_for "SELECT count(*) > :'base' FROM crashtest.moved" t "the writer's first move" -v base="$base"
+
+kill9_rounds "$job" $((${CRASH_WRITERS_ITEMS:-25000} / 128 + 3))
+resume "$job"
+# Stop the writer; the statement in flight commits whole or not at all.
+kill "$WRITER_PID" 2>/dev/null || true
+wait "$WRITER_PID" 2>/dev/null || true
+wait_for "SELECT count(*) FROM crashtest.activity WHERE application_name = 'crash-writer'" 0 "the writer to end"
+check_consistent "$job" "after resume"
+
+errors=$(grep -c ERROR "$CRASH_TMP/writer.err" || true)
+[ "$errors" -eq 0 ] || { head -5 "$CRASH_TMP/writer.err" >&2; fail "$errors writer statements were rejected"; }
+moves=$(q "SELECT count(*) FROM crashtest.moved")
+log "writer: $moves moves committed; job moved $(job_field "$job" moved), retained $(job_field "$job" retained)"
+
+assert_eq "$(job_field "$job" phase)" completed "phase"
+# Every moved item survives, in the library it moved to.
+assert_eq "$(q "SELECT count(*) FROM crashtest.moved m LEFT JOIN inventory.items i USING (id)
+                 WHERE i.library_id IS DISTINCT FROM :'d'" -v d="$dest")" 0 "moved items not in their new library"
+# The target holds exactly its seen items that did not move.
+assert_eq "$(q "SELECT count(*) FROM (
+	(SELECT id FROM inventory.items WHERE library_id = :'lib'
+	 EXCEPT SELECT b.id FROM crashtest.before b JOIN crashtest.seen USING (external_id)
+	         WHERE b.library_id = :'lib' AND b.id NOT IN (SELECT id FROM crashtest.moved))
+	UNION ALL
+	(SELECT b.id FROM crashtest.before b JOIN crashtest.seen USING (external_id)
+	  WHERE b.library_id = :'lib' AND b.id NOT IN (SELECT id FROM crashtest.moved)
+	 EXCEPT SELECT id FROM inventory.items WHERE library_id = :'lib')) d" -v lib="$lib")" 0 \
+	"rows of the target differing from its seen, unmoved items"
+# Deleted: exactly the unseen items that did not move, counted once each.
+want_deleted=$(q "SELECT count(*) FROM crashtest.before b
+                   WHERE b.library_id = :'lib' AND b.external_id NOT IN (SELECT external_id FROM crashtest.seen)
+                     AND b.id NOT IN (SELECT id FROM crashtest.moved)" -v lib="$lib")
+assert_eq "$(job_field "$job" deleted)" "$want_deleted" "deleted"
+assert_eq "$(q "SELECT count(*) FROM crashtest.before b LEFT JOIN inventory.items i USING (id)
+                 WHERE i.id IS NULL AND b.library_id <> :'lib'" -v lib="$lib")" 0 "rows deleted outside the target"
+# Moves the job saw are at most the moves that happened, and at least the
+# ones made between a step's discovery and its re-read.
+moved=$(job_field "$job" moved)
+assert_le "$moved" "$moves" "moves counted by the job"
+assert_le "$npicked" "$moved" "moves counted (at least those of step 1)"
+# Writes outside the target all landed.
+assert_eq "$(q "SELECT count(*) FROM inventory.items WHERE external_id LIKE 'w-%'")" \
+	"$(q "SELECT count(*) FROM inventory.items WHERE external_id LIKE 'w-%' AND library_id IN (:'d', :'f')" \
+		-v d="$dest" -v f="$far")" "writer inserts in the right libraries"
+assert_eq "$(q "SELECT state FROM cleanup.library_admission WHERE library_id = :'lib'" -v lib="$lib")" open \
+	"admission of the target after completion"
+assert_eq "$(q "SELECT count(*) FROM inventory.items WHERE library_id = :'lib'" -v lib="$lib")" \
+	"$(q "SELECT item_count FROM cleanup.library_stats WHERE library_id = :'lib'" -v lib="$lib")" \
+	"library_stats of the target"
+check_replay "$job"
+log "PASS: $KILLS kills with writers; $moves moves preserved, $moved counted as moved, none deleted"

@@ -1,0 +1,63 @@
+#!/bin/bash
+# S7, S9: the backend of `cleanupctl job run` is terminated
+# (pg_terminate_backend, found by its application_name
+# cleanupctl:job:<id>:run) mid-step, many times: held between discovery and
+# deletion by the engine's test hook, and at random moments. Each time the
+# CLI exits 1 (connection lost), the job is at its last committed step, and
+# a step stopped mid-way leaves no trace. Then a new process resumes; the
+# final state equals the ground truth exactly, for a prune job and for a
+# remove-server job.
+. "$(dirname "$0")/lib.sh"
+crash_init terminate
+
+q "SELECT cleanup.seed_demo(3, 2, ${CRASH_TERMINATE_ITEMS:-25000})" >/dev/null
+read -r s1 s2 s3 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
+lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
+snapshot before
+
+# --- prune of the first library: every third item unseen ---
+q "CREATE TABLE crashtest.seen AS
+   SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND id % 3 <> 0" -v lib="$lib"
+seen=$(q "SELECT count(*) FROM crashtest.seen")
+job=$(job_create prune "$lib")
+q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet job append "$job" >/dev/null
+"$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
+want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 3 = 0" -v lib="$lib")
+
+terminate_rounds "$job" $((${CRASH_TERMINATE_ITEMS:-25000} / 128 + 2))
+check_replay "$job"
+resume "$job"
+check_consistent "$job" "prune after resume"
+assert_eq "$(job_field "$job" phase)" completed "prune phase"
+assert_eq "$(job_field "$job" "deleted || ' ' || kept || ' ' || (moved + absent + retained)")" \
+	"$want_deleted $seen 0" "prune deleted, kept, moved + absent + retained"
+assert_eq "$(q "SELECT count(*) FROM (
+	(SELECT id, library_id FROM inventory.items EXCEPT
+	 SELECT id, library_id FROM crashtest.before WHERE NOT (library_id = :'lib' AND id % 3 = 0))
+	UNION ALL
+	(SELECT id, library_id FROM crashtest.before WHERE NOT (library_id = :'lib' AND id % 3 = 0) EXCEPT
+	 SELECT id, library_id FROM inventory.items)) d" -v lib="$lib")" 0 \
+	"inventory differs from the ground truth (exactly the unseen items of library $lib gone)"
+check_replay "$job"
+log "prune job $job exact after $TERMS terminations"
+
+# --- remove-server of server 2 ---
+want=$(q "SELECT count(*) FROM crashtest.before WHERE server_id = :'s'" -v s="$s2")
+job=$(job_create remove-server "$s2")
+terminate_rounds "$job" $((want / 128 + 5))
+resume "$job"
+check_consistent "$job" "remove-server after resume"
+assert_eq "$(job_field "$job" "phase || ' ' || deleted || ' ' || libraries_deleted || ' ' || servers_deleted")" \
+	"completed $want 2 1" "remove-server phase, deleted, libraries_deleted, servers_deleted"
+assert_eq "$(q "SELECT count(*) FROM (
+	(SELECT id, library_id FROM inventory.items EXCEPT
+	 SELECT id, library_id FROM crashtest.before
+	  WHERE server_id <> :'s' AND NOT (library_id = :'lib' AND id % 3 = 0))
+	UNION ALL
+	(SELECT id, library_id FROM crashtest.before
+	  WHERE server_id <> :'s' AND NOT (library_id = :'lib' AND id % 3 = 0) EXCEPT
+	 SELECT id, library_id FROM inventory.items)) d" -v lib="$lib" -v s="$s2")" 0 \
+	"inventory differs from the ground truth after removing server $s2"
+assert_eq "$(q "SELECT count(*) FROM inventory.media_servers WHERE id = :'s'" -v s="$s2")" 0 "server row"
+check_replay "$job"
+log "PASS: remove-server job $job exact after $TERMS terminations"
