@@ -57,6 +57,7 @@ END $$;
 -- server already has an unfinished job (C7).
 CREATE OR REPLACE FUNCTION cleanup.job_create(p_kind text, p_target bigint, p_mode text DEFAULT 'bounded')
 RETURNS cleanup.jobs LANGUAGE plpgsql
+SET lock_timeout = '10s'
 AS $$
 DECLARE
     v_server  bigint;
@@ -171,6 +172,9 @@ $$;
 CREATE OR REPLACE FUNCTION cleanup.job_append(p_job bigint, p_ids text[],
                                               OUT job cleanup.jobs, OUT added int, OUT duplicates int)
 LANGUAGE plpgsql
+-- Every wait is bounded (B1): the job row wait below, and the source-table
+-- lock of the other job functions behind DDL, end after this long with 55P03.
+SET lock_timeout = '10s'
 AS $$
 DECLARE
     n       int := coalesce(cardinality(p_ids), 0);
@@ -196,8 +200,14 @@ BEGIN
                   DETAIL = 'IDs are non-empty, at most 256 bytes of UTF-8, without control characters; nothing was appended';
     END IF;
 
-    -- Appends from several collectors serialize on the job row (short waits).
-    SELECT * INTO job FROM cleanup.jobs WHERE id = p_job FOR UPDATE;
+    -- Appends from several collectors serialize on the job row (short
+    -- waits, bounded by the function's lock_timeout).
+    BEGIN
+        SELECT * INTO job FROM cleanup.jobs WHERE id = p_job FOR UPDATE;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'job % stayed locked by another transaction for %; nothing was appended, retry later',
+            p_job, current_setting('lock_timeout') USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
     END IF;
@@ -228,6 +238,7 @@ END $$;
 -- source high-water ID and moves the job to draining, all in one transaction.
 CREATE OR REPLACE FUNCTION cleanup.job_seal(p_job bigint, p_expected bigint)
 RETURNS cleanup.jobs LANGUAGE plpgsql
+SET lock_timeout = '10s'
 AS $$
 DECLARE
     j      cleanup.jobs;
@@ -285,6 +296,7 @@ END $$;
 -- pause / resume / cancel of collecting jobs (C8).
 CREATE OR REPLACE FUNCTION cleanup.job_transition(p_job bigint, p_action text)
 RETURNS cleanup.jobs LANGUAGE plpgsql
+SET lock_timeout = '10s'
 AS $$
 DECLARE
     j cleanup.jobs;

@@ -452,6 +452,28 @@ static void test_engine_error_records(void **state)
 	cleanup_engine_close(e);
 }
 
+/* B1: an append never waits without bound: a job row held elsewhere makes
+ * it busy (55P03, exit 3) after the function's lock_timeout (10 s; 300 ms
+ * here), and nothing changes. */
+static void test_B1_append_wait_is_bounded(void **state)
+{
+	PGconn *holder = pgtest_connect(conninfo, "holder");
+	char sql[128];
+	int64_t job;
+
+	(void)state;
+	job = create("prune", 1);
+	pgtest_exec(db, "ALTER FUNCTION cleanup.job_append(bigint, text[]) SET lock_timeout = '300ms'");
+	pgtest_exec(holder, "BEGIN");
+	pgtest_exec(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
+	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['a'])", (long long)job);
+	refused("55P03", sql, "stayed locked by another transaction for 300ms", "nothing was appended", NULL);
+	pgtest_exec(holder, "ROLLBACK");
+	pgtest_exec(db, "ALTER FUNCTION cleanup.job_append(bigint, text[]) SET lock_timeout = '10s'");
+	assert_int_equal(pgtest_int(db, "SELECT added FROM cleanup.job_append(%lld, ARRAY['a'])", (long long)job), 1);
+	PQfinish(holder);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +490,7 @@ int main(void)
 		cmocka_unit_test_setup(test_removal_jobs_fence_immediately, reset),
 		cmocka_unit_test_setup(test_unknown_job_and_target, reset),
 		cmocka_unit_test_setup(test_engine_error_records, reset),
+		cmocka_unit_test_setup(test_B1_append_wait_is_bounded, reset),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
