@@ -42,7 +42,7 @@ static int exec_console(cli_ctx *ctx, int argc, char **argv)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cleanup_error_set(&err, CLEANUP_EINVAL,
 		                  "cleanupctl console needs a terminal: stdin and stdout must both be a TTY");
-		cleanup_error_hint(&err, "for scripts use: cleanupctl --json status (one document), or "
+		cleanup_error_hint(&err, "for scripts use: cleanupctl status --json (one document), or "
 		                         "cleanupctl status --watch (refreshing plain text)");
 		return cli_fail(ctx, &err);
 	}

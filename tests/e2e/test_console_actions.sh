@@ -1,0 +1,97 @@
+# Actions through their confirmations, for both builds: the first deleting
+# step needs the job id typed (a wrong id does nothing), later steps ask y/N
+# with No as default, cancelling a draining job is refused with the
+# engine's explanation, the command line (:step N, Tab completion, :preview)
+# works, a removal with the wrong name typed does nothing; every outcome is
+# in cleanup.audit with the console's application_name.
+. "$(dirname "$0")/lib.sh"
+
+for BIN in "${BINARIES[@]}"; do
+	name=$(bin_name "$BIN")
+	db_fresh "act_$name"
+	J=$(sealed_job 1 100)
+	start "$BIN"
+	wait_for "draining" || fail "$name: job not shown"
+
+	# The first step: typed confirmation. A wrong id does nothing.
+	keys s
+	wait_for "Type the job id" || fail "$name: no typed confirmation for the first step"
+	type_text "999"
+	keys Enter
+	wait_for "not confirmed: typed \"999\"" && ok "$name: wrong id refused" || fail "$name: wrong id"
+	[ "$(sql "SELECT step_no || '/' || deleted FROM cleanup.jobs WHERE id = $J")" = "0/0" ] &&
+		ok "$name: nothing was stepped" || fail "$name: the wrong confirmation changed the job"
+	wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'step' AND confirmation = '999' AND outcome LIKE 'not confirmed%'" 1 &&
+		ok "$name: the refusal is audited" || fail "$name: refusal not audited"
+
+	keys s
+	wait_for "Type the job id" || fail "$name: dialog"
+	type_text "$J"
+	keys Enter
+	wait_sql "SELECT step_no FROM cleanup.jobs WHERE id = $J" 1 && ok "$name: step through the typed confirmation" ||
+		fail "$name: step did not happen"
+	wait_for "step 1 (drain)" && ok "$name: outcome shown" || fail "$name: outcome"
+	wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'step' AND job_id = $J AND confirmation = '$J' AND application_name = 'cleanupctl:job:$J:console'" 1 &&
+		ok "$name: audit row with application_name" || fail "$name: audit row"
+
+	# Later steps: y/N, No by default.
+	keys s
+	wait_for "[y/N]" || fail "$name: y/N dialog"
+	keys Enter
+	wait_for "step not done: declined" && ok "$name: Enter declines" || fail "$name: Enter"
+	[ "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" = 1 ] || fail "$name: declined step ran"
+
+	# Cancel of a draining job: refused, with the engine's explanation.
+	keys x
+	wait_for "deletion has started, so recovery resumes forward" && ok "$name: cancel refused with the explanation" ||
+		fail "$name: cancel explanation"
+	[ "$(sql "SELECT phase FROM cleanup.jobs WHERE id = $J")" = draining ] || fail "$name: cancel changed the phase"
+	wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'cancel' AND outcome LIKE '%refused%deletion has started%'" 1 ||
+		fail "$name: refusal not audited"
+
+	# The command line, with Tab completion.
+	keys :
+	type_text "ste"
+	keys Tab
+	wait_for ":step " && ok "$name: Tab completes the command" || fail "$name: completion"
+	type_text "$J"
+	keys Enter
+	wait_for "[y/N]" || fail "$name: :step asks"
+	keys y
+	wait_sql "SELECT step_no FROM cleanup.jobs WHERE id = $J" 2 && ok "$name: :step $J stepped" || fail "$name: :step"
+
+	keys :
+	type_text "preview $J"
+	keys Enter
+	wait_for "preview of job $J step 3" && ok "$name: :preview shows the next step" || fail "$name: preview"
+	[ "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" = 2 ] || fail "$name: preview changed the job"
+
+	keys :
+	type_text "step abc"
+	keys Enter
+	wait_for "step needs a job id, a positive integer, not \"abc\"" && ok "$name: bad argument explained" ||
+		fail "$name: bad argument"
+
+	# Remove a library: the wrong name does nothing, the right one creates the job.
+	keys BTab
+	keys j j
+	keys D
+	wait_for "Type its name" || fail "$name: removal dialog"
+	screen | grep -q 'library 3 "Movies"' || fail "$name: dialog names another library"
+	type_text "Movie"
+	keys Enter
+	wait_for "not confirmed: typed \"Movie\"" || fail "$name: wrong name message"
+	[ "$(sql "SELECT count(*) FROM cleanup.jobs WHERE kind = 'remove-library'")" = 0 ] &&
+		[ "$(sql "SELECT state FROM cleanup.library_admission WHERE library_id = 3")" = open ] &&
+		ok "$name: wrong name does nothing" || fail "$name: wrong name changed something"
+	keys D
+	wait_for "Type its name" || fail "$name: removal dialog"
+	type_text "Movies"
+	keys Enter
+	wait_sql "SELECT count(*) FROM cleanup.jobs WHERE kind = 'remove-library' AND library_id = 3" 1 &&
+		[ "$(sql "SELECT state FROM cleanup.library_admission WHERE library_id = 3")" = draining ] &&
+		ok "$name: the right name creates the remove-library job" || fail "$name: removal"
+
+	quit_console || fail "$name: quit"
+done
+finish
