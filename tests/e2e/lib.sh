@@ -71,6 +71,15 @@ start() {
 		 '$bin' --db '$DB' console $* ; echo CONSOLE-EXIT=\$?; sleep 600"
 }
 
+# start_cmd COMMAND: like start, for any shell command line.
+start_cmd() {
+	T kill-server 2>/dev/null
+	TMUX_N=$((TMUX_N + 1))
+	TMUX_SOCKET="cleanupctl-e2e-$$-$TMUX_N"
+	T -f /dev/null new-session -d -x "${COLS:-120}" -y "${ROWS:-40}" \
+		"env LANG=C.UTF-8 XDG_STATE_HOME='$E2E_TMP/state' XDG_CONFIG_HOME='$E2E_TMP/config' $1 ; echo CONSOLE-EXIT=\$?; sleep 600"
+}
+
 screen() { T capture-pane -p; }
 
 # flat: the screen as one line (a message wrapped over two rows matches).
