@@ -68,7 +68,10 @@ static int exec_sandbox(cli_ctx *ctx, int argc, char **argv)
 			fprintf(stderr, "sandbox running (pid %d, user %s), data in %s\n", sb.pid, sb.run_as, sb.datadir);
 		printf("%s\n", conninfo);
 	} else if (strcmp(action, "stop") == 0) {
-		printf("sandbox stopped (data kept in %s)\n", sb.datadir);
+		if (sb.initialized)
+			printf("sandbox stopped (data kept in %s)\n", sb.datadir);
+		else
+			printf("sandbox stopped (no cluster in %s)\n", sb.datadir);
 	} else {
 		printf("sandbox %s", sb.running ? "running" : sb.initialized ? "stopped" : "not initialized");
 		if (sb.running)
