@@ -113,6 +113,14 @@ run job pause
 expect 2 "exactly one job id"
 unchanged "$before"
 
+CURRENT="no deletion without a seal (C4)"
+before=$(fingerprint)
+run job step "$J"
+expect 4 "has no step to run" "seal it first"
+run job run "$J"
+expect 4 "has no step to run"
+unchanged "$before"
+
 CURRENT="pause refuses appends (exit 4), resume"
 run --json job pause "$J"
 expect 0
@@ -123,6 +131,8 @@ expect 4 "refused" "is paused; resume it before appending" "cleanupctl job resum
 unchanged "$before"
 run job seal "$J" --expected 2403
 expect 4 "is paused"
+run job run "$J"
+expect 4 "has no step to run"
 unchanged "$before"
 run job resume "$J"
 expect 0 "resumed job $J"
