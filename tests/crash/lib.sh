@@ -22,6 +22,7 @@ RANDOM=$SEED
 CRASH_TMP=$(mktemp -d /tmp/cleanupctl-crash.XXXXXX)
 CRASH_BG_PIDS=()
 CRASH_FAILED=0
+RUN_OPTS=() # extra options of the resuming `job run` (resume)
 
 crash_cleanup() {
 	local p
@@ -147,7 +148,8 @@ resume() {
 	local job=$1 tries=0 rc
 	while :; do
 		rc=0
-		"$CLEANUPCTL" --db "$CONN" --json job run "$job" >"$CRASH_TMP/resume.out" 2>"$CRASH_TMP/resume.err" || rc=$?
+		"$CLEANUPCTL" --db "$CONN" --json job run "$job" "${RUN_OPTS[@]}" >"$CRASH_TMP/resume.out" \
+			2>"$CRASH_TMP/resume.err" || rc=$?
 		if [ "$rc" -eq 0 ] && [ "$(job_field "$job" phase)" = completed ]; then
 			return 0
 		fi

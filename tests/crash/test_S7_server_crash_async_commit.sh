@@ -1,0 +1,129 @@
+#!/bin/bash
+# S7, S9 with steps committed without waiting for the WAL flush
+# (`job run --synchronous-commit off`, docs/steps.md "Settings"): the
+# server itself is stopped with `pg_ctl stop -m immediate` (a crash: no
+# checkpoint, recovery from the WAL at the next start) in the middle of a
+# run, many times. Steps the client saw committed may be lost in the crash,
+# but only whole: after recovery the job is at a consistent last committed
+# step (its counters are the sum of its recorded steps) and a new run
+# continues from there. That includes a completion the run had already
+# reported (exit 0) when the crash took its last steps back: the job is
+# draining again and the next run completes it. The final state of a prune
+# job and of a remove-server job equals the ground truth exactly.
+#
+# The crashes need a server of their own: this test starts a private
+# sandbox (the shared test server keeps running for the other tests).
+. "$(dirname "$0")/lib.sh"
+
+CLEANUP_TEST_SANDBOX="${CLEANUP_BINARY_DIR:-$CRASH_TMP}/crash-immediate-sandbox"
+stop_private() {
+	"$CLEANUPCTL" --quiet sandbox stop --dir "$CLEANUP_TEST_SANDBOX" >/dev/null 2>&1 || true
+	rm -rf "$CLEANUP_TEST_SANDBOX"
+	crash_cleanup
+}
+trap stop_private EXIT
+"$CLEANUPCTL" --quiet sandbox start --dir "$CLEANUP_TEST_SANDBOX" >/dev/null
+info=$("$CLEANUPCTL" --json sandbox status --dir "$CLEANUP_TEST_SANDBOX")
+PG_CTL="$(jq -r .bindir <<<"$info")/pg_ctl"
+PGDATA_DIR=$(jq -r .datadir <<<"$info")
+RUN_AS=$(jq -r .run_as <<<"$info")
+crash_init server_crash
+
+# crash_server: pg_ctl stop -m immediate (as the server's user), then start
+# again: the start runs crash recovery.
+crash_server() {
+	if [ "$(id -u)" -eq 0 ]; then
+		su "$RUN_AS" -s /bin/sh -c "$(printf '%q ' "$PG_CTL" -D "$PGDATA_DIR" -w stop -m immediate)" >/dev/null
+	else
+		"$PG_CTL" -D "$PGDATA_DIR" -w stop -m immediate >/dev/null
+	fi
+	"$CLEANUPCTL" --quiet sandbox start --dir "$CLEANUP_TEST_SANDBOX" >/dev/null
+}
+
+# crash_rounds JOB STEPS: about ROUNDS / 2 (at least 3) times, runs the job
+# with --synchronous-commit off, crashes the server after a random delay
+# spread over the job's STEPS, restarts it, and checks that the job is at a
+# consistent last committed step and that the run exited non-zero.
+crash_rounds() {
+	local job=$1 steps=$2 rounds=$((ROUNDS / 2 > 3 ? ROUNDS / 2 : 3)) i max db_step
+	CRASHES=0
+	LOST_COMPLETIONS=0
+	calibrate "$job"
+	max=$((2 * (35 * (steps - $(job_field "$job" step_no)) * STEP_MS / (100 * rounds) + START_MS)))
+	for ((i = 1; i <= rounds; i++)); do
+		[ "$(job_field "$job" phase)" = completed ] && break
+		start_run "$job" --synchronous-commit off
+		sleep_ms "$(rand "$START_MS" "$max")"
+		crash_server
+		wait_run
+		db_step=$(job_field "$job" step_no)
+		check_consistent "$job" "after server crash #$i (run exit $RUN_RC)"
+		if [ "$(job_field "$job" phase)" != completed ]; then
+			if [ "$RUN_RC" -eq 0 ]; then
+				# The run finished and reported completion before the crash,
+				# and the crash took the completing step (and maybe steps
+				# before it) back: the job is draining again, exactly at an
+				# earlier committed step, and the next run completes it.
+				jq -e '.completed == true' "$RUN_OUT" >/dev/null ||
+					fail "job run exited 0 without completing, although the server crashed under it (crash #$i)"
+				LOST_COMPLETIONS=$((LOST_COMPLETIONS + 1))
+				log "crash #$i: the run had reported completion; the crash lost it (asynchronous commit)"
+			else
+				assert_eq "$RUN_RC" 1 "exit of job run whose server crashed under it (crash #$i)"
+			fi
+			CRASHES=$((CRASHES + 1))
+		fi
+		log "crash #$i: job $job at step $db_step after recovery (run exit $RUN_RC)"
+	done
+	((CRASHES >= 2)) || fail "only $CRASHES server crashes hit an unfinished job"
+}
+
+q "SELECT cleanup.seed_demo(2, 2, ${CRASH_SERVER_ITEMS:-15000})" >/dev/null
+read -r s1 s2 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
+lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
+snapshot before
+
+# --- prune: every fourth item unseen ---
+q "CREATE TABLE crashtest.seen AS SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND id % 4 <> 0" \
+	-v lib="$lib"
+seen=$(q "SELECT count(*) FROM crashtest.seen")
+job=$(job_create prune "$lib")
+q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet job append "$job" >/dev/null
+"$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
+want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 4 = 0" -v lib="$lib")
+crash_rounds "$job" $((${CRASH_SERVER_ITEMS:-15000} / 128 + 2))
+RUN_OPTS=(--synchronous-commit off)
+resume "$job"
+check_consistent "$job" "prune after resume"
+assert_eq "$(job_field "$job" "phase || ' ' || deleted || ' ' || kept || ' ' || (moved + absent + retained)")" \
+	"completed $want_deleted $seen 0" "prune phase, deleted, kept, moved + absent + retained"
+assert_eq "$(q "SELECT count(*) FROM (
+	(SELECT id, library_id FROM inventory.items EXCEPT
+	 SELECT id, library_id FROM crashtest.before WHERE NOT (library_id = :'lib' AND id % 4 = 0))
+	UNION ALL
+	(SELECT id, library_id FROM crashtest.before WHERE NOT (library_id = :'lib' AND id % 4 = 0) EXCEPT
+	 SELECT id, library_id FROM inventory.items)) d" -v lib="$lib")" 0 \
+	"inventory differs from the ground truth after the prune"
+check_replay "$job"
+log "prune job $job exact after $CRASHES server crashes ($LOST_COMPLETIONS reported completions lost)"
+
+# --- remove-server of server 2 ---
+want=$(q "SELECT count(*) FROM crashtest.before WHERE server_id = :'s'" -v s="$s2")
+job=$(job_create remove-server "$s2")
+crash_rounds "$job" $((want / 128 + 5))
+RUN_OPTS=(--synchronous-commit off)
+resume "$job"
+check_consistent "$job" "remove-server after resume"
+assert_eq "$(job_field "$job" "phase || ' ' || deleted || ' ' || libraries_deleted || ' ' || servers_deleted")" \
+	"completed $want 2 1" "remove-server phase, deleted, libraries_deleted, servers_deleted"
+assert_eq "$(q "SELECT count(*) FROM (
+	(SELECT id, library_id FROM inventory.items EXCEPT
+	 SELECT id, library_id FROM crashtest.before
+	  WHERE server_id <> :'s' AND NOT (library_id = :'lib' AND id % 4 = 0))
+	UNION ALL
+	(SELECT id, library_id FROM crashtest.before
+	  WHERE server_id <> :'s' AND NOT (library_id = :'lib' AND id % 4 = 0) EXCEPT
+	 SELECT id, library_id FROM inventory.items)) d" -v lib="$lib" -v s="$s2")" 0 \
+	"inventory differs from the ground truth after removing server $s2"
+check_replay "$job"
+log "PASS: remove-server job $job exact after $CRASHES server crashes ($LOST_COMPLETIONS reported completions lost)"
