@@ -279,7 +279,7 @@ BEGIN
                            WHEN 'collecting' THEN format('seal it first: cleanupctl job seal %s --expected N', j.id)
                            WHEN 'paused' THEN format('resume and seal it first: cleanupctl job resume %s', j.id)
                            WHEN 'completed' THEN 'it is done; a recorded step can be replayed with --replay STEP_NO'
-                           ELSE NULL END;
+                           ELSE 'it was cancelled before deletion started; create a new job' END;
     END IF;
 
     s.job_id := p_job;
@@ -334,10 +334,6 @@ BEGIN
                         RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
                             j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
                     END IF;
-                    -- The count trigger of the DELETE updates this row: take it
-                    -- now, without waiting, rather than wait inside the DELETE.
-                    PERFORM 1 FROM cleanup.library_stats WHERE library_id = j.cursor_library_id
-                       FOR UPDATE NOWAIT;
                 END IF;
                 -- Discovery: the next 128 ids of the library from the cursor.
                 -- The row comparisons make index (library_id, id) the only
@@ -374,8 +370,6 @@ BEGIN
             s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
             IF NOT p_preview AND v_libs IS NOT NULL THEN
                 PERFORM cleanup.lock_libraries(v_libs);
-                PERFORM 1 FROM cleanup.library_stats WHERE library_id = ANY (v_libs)
-                 ORDER BY library_id FOR UPDATE NOWAIT;
             END IF;
         END IF;
 
@@ -389,6 +383,15 @@ BEGIN
             -- between discovery and the re-read until the test lets go.
             IF NOT p_preview AND current_setting('cleanup.test_hook', true) = 'after_discovery' THEN
                 PERFORM pg_advisory_xact_lock(cleanup.test_hook_key());
+            END IF;
+            IF NOT p_preview AND false = ANY (v_seen) THEN
+                -- The count trigger of the coming DELETE updates these rows:
+                -- take them now without waiting (a writer moving a row out
+                -- holds one until it commits: busy, retry), never inside
+                -- the DELETE. Held from here to commit only.
+                PERFORM 1 FROM cleanup.library_stats
+                  WHERE library_id = ANY (coalesce(v_libs, ARRAY[j.cursor_library_id]))
+                  ORDER BY library_id FOR UPDATE NOWAIT;
             END IF;
             r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids, v_seen,
                                     j.pass_no > 1, p_preview);

@@ -1,0 +1,504 @@
+/* Bounded steps of prune jobs against the real PostgreSQL, with concurrent
+ * writers on other connections (S1-S9, A1, A3, A6). Rows are changed
+ * between a step's discovery and its re-read deterministically with the
+ * test-only hook: the step waits on an advisory lock this test holds
+ * (docs/steps.md, "Test hook"). */
+#include "test_step_support.h"
+
+#define HOOK_ENV "PGOPTIONS='-c cleanup.test_hook=after_discovery'"
+
+static int setup(void **state)
+{
+	(void)state;
+	ci = pgtest_fresh_db("step_prune");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(ci);
+	return 0;
+}
+
+/* application_name of `job step JOB` (cmd_job_step.c). */
+static const char *step_app(int64_t job)
+{
+	static char app[64];
+
+	snprintf(app, sizeof app, "cleanupctl:job:%lld:step", (long long)job);
+	return app;
+}
+
+/* S3, S6, S7, S9: a prune deletes exactly the unseen items at or below the
+ * high-water id, keeps every seen one, completes only after the final
+ * check, reopens admission, and its counters equal the ground truth; three
+ * processes (new connections) share the work. */
+static void test_S6_S9_prune_counters_equal_ground_truth(void **state)
+{
+	PGconn *c = conn("truth");
+	int64_t srv, lib, job, eligible, seen;
+	char *out = NULL;
+
+	(void)state;
+	srv = new_server(c, "truth");
+	lib = new_library(c, srv, "truth", 1000);
+	job = sealed_prune(c, lib, "truth", 1000, 3);
+	seen = job_int(c, job, "manifest_count");
+	assert_int_equal(seen, 333);
+	eligible = pgtest_int(c,
+	                      "SELECT count(*) FROM inventory.items i WHERE library_id = %lld AND NOT EXISTS "
+	                      "(SELECT 1 FROM cleanup.manifest m WHERE m.job_id = %lld AND m.external_id = i.external_id)",
+	                      (long long)lib, (long long)job);
+	assert_int_equal(eligible, 667);
+
+	/* S9: each process resumes from the last committed step. */
+	assert_int_equal(ctl(NULL, "job run %lld --max-steps 3", (long long)job), 0);
+	assert_int_equal(job_int(c, job, "step_no"), 3);
+	assert_int_equal(ctl(NULL, "job step %lld --steps 2", (long long)job), 0);
+	assert_int_equal(job_int(c, job, "step_no"), 5);
+	assert_string_equal(job_phase(c, job), "draining");
+	assert_int_equal(ctl(&out, "--json job run %lld", (long long)job), 0);
+	assert_non_null(strstr(out, "\"completed\": true"));
+	free(out);
+
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(job_int(c, job, "deleted"), eligible);
+	assert_int_equal(job_int(c, job, "kept"), seen);
+	assert_int_equal(job_int(c, job, "visited"), 1000);
+	assert_int_equal(job_int(c, job, "moved") + job_int(c, job, "absent") + job_int(c, job, "retained"), 0);
+	/* Every seen item is still there, nothing else is. */
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), seen);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.manifest m WHERE m.job_id = %lld AND NOT EXISTS "
+	                            "(SELECT 1 FROM inventory.items i WHERE i.library_id = %lld AND i.external_id = m.external_id)",
+	                            (long long)job, (long long)lib),
+	                 0);
+	/* S6: completion came from a final check, and admission is open again. */
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'final-check' "
+	                            "AND phase_after = 'completed'",
+	                            (long long)job),
+	                 1);
+	assert_string_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
+	                                (long long)lib),
+	                    "open");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_retained WHERE job_id = %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c, "SELECT item_count FROM cleanup.library_stats WHERE library_id = %lld",
+	                            (long long)lib),
+	                 seen);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+}
+
+/* A1, A6: while a prune drains, inserts into its library fail with CUA01;
+ * another library of the same server and another server accept writes,
+ * also while a step of the job is in flight (held by the hook). */
+static void test_A1_A6_writes_while_draining(void **state)
+{
+	PGconn *c = conn("a1"), *w = conn("writer"), *h = conn("hook");
+	int64_t srv, lib, sib, other, job;
+	int pid, rc;
+	char *out = NULL;
+
+	(void)state;
+	srv = new_server(c, "a1");
+	lib = new_library(c, srv, "a1", 300);
+	sib = new_library(c, srv, "a1-sibling", 3);
+	other = new_library(c, new_server(c, "a1-other"), "a1-other", 3);
+	job = sealed_prune(c, lib, "a1", 300, 2);
+
+	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'late')",
+	                                (long long)lib),
+	                    "CUA01");
+	pgtest_exec(h, "SELECT pg_advisory_lock(cleanup.test_hook_key())");
+	pid = ctl_spawn(HOOK_ENV, "job step %lld", (long long)job);
+	pgtest_wait_app_blocked(c, step_app(job), 10000);
+	/* The step holds its locks now; unaffected writers do not wait. */
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'during-step')", (long long)sib);
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'during-step')", (long long)other);
+	pgtest_exec(w, "UPDATE inventory.items SET title = 'edited' WHERE library_id = %lld", (long long)sib);
+	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'late2')",
+	                                (long long)lib),
+	                    "CUA01");
+	pgtest_exec(h, "SELECT pg_advisory_unlock(cleanup.test_hook_key())");
+	rc = pgtest_wait(pid, &out);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "step 1"));
+	free(out);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'during-step'"), 2);
+	/* Admission reopened: the library accepts writes again. */
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'after')", (long long)lib);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w);
+	PQfinish(h);
+}
+
+/* A3, S4: a move out of the draining library between a step's discovery
+ * and its re-read is counted as moved, never as deleted; the row lives on
+ * in its new library. A move into the draining library is rejected. */
+static void test_A3_S4_move_out_counted_as_moved(void **state)
+{
+	PGconn *c = conn("a3"), *w = conn("writer"), *h = conn("hook");
+	int64_t srv, lib, sib, job, victim, step_deleted;
+	int pid;
+
+	(void)state;
+	srv = new_server(c, "a3");
+	lib = new_library(c, srv, "a3", 200);
+	sib = new_library(c, srv, "a3-sibling", 2);
+	job = sealed_prune(c, lib, "a3", 200, 0); /* nothing seen: every row eligible */
+	victim = pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = %lld", (long long)lib);
+
+	/* A3: moving a row into the draining library fails. */
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "UPDATE inventory.items SET library_id = %lld WHERE library_id = %lld "
+	                                "AND external_id = 'a3-sibling-1'",
+	                                (long long)lib, (long long)sib),
+	                    "CUA01");
+
+	pgtest_exec(h, "SELECT pg_advisory_lock(cleanup.test_hook_key())");
+	pid = ctl_spawn(HOOK_ENV, "job step %lld", (long long)job);
+	pgtest_wait_app_blocked(c, step_app(job), 10000);
+	/* A3: moving a discovered row out into an open library is allowed. */
+	pgtest_exec(w, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld", (long long)sib, (long long)victim);
+	pgtest_exec(h, "SELECT pg_advisory_unlock(cleanup.test_hook_key())");
+	assert_int_equal(pgtest_wait(pid, NULL), 0);
+
+	assert_int_equal(pgtest_int(c, "SELECT moved FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 1",
+	                            (long long)job),
+	                 1);
+	step_deleted = pgtest_int(c, "SELECT deleted FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 1",
+	                          (long long)job);
+	assert_int_equal(step_deleted, 127);
+	assert_int_equal(pgtest_int(c, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)victim), sib);
+
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(job_int(c, job, "moved"), 1);
+	assert_int_equal(job_int(c, job, "deleted"), 199);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 1);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w);
+	PQfinish(h);
+}
+
+/* S3, S5: an UPDATE between discovery and delete changes the row's xmin:
+ * the step retains it (S3: never deleted on a stale view); a later pass
+ * revisits and deletes it. The UPDATE bypasses the admission triggers
+ * (session_replication_role = replica), standing for a writer outside the
+ * guarded family: exactly what the xmin check is for (seed 000). */
+static void test_S3_S5_changed_xmin_is_retained(void **state)
+{
+	PGconn *c = conn("s5"), *w = conn("writer"), *h = conn("hook");
+	int64_t srv, lib, job, victim;
+	int pid;
+
+	(void)state;
+	srv = new_server(c, "s5");
+	lib = new_library(c, srv, "s5", 200);
+	job = sealed_prune(c, lib, "s5", 200, 2);
+	victim = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 's5-3'",
+	                    (long long)lib);
+
+	pgtest_exec(h, "SELECT pg_advisory_lock(cleanup.test_hook_key())");
+	pid = ctl_spawn(HOOK_ENV, "job step %lld", (long long)job);
+	pgtest_wait_app_blocked(c, step_app(job), 10000);
+	pgtest_exec(w, "SET session_replication_role = replica");
+	pgtest_exec(w, "UPDATE inventory.items SET title = 'changed after discovery' WHERE id = %lld", (long long)victim);
+	pgtest_exec(w, "RESET session_replication_role");
+	pgtest_exec(h, "SELECT pg_advisory_unlock(cleanup.test_hook_key())");
+	assert_int_equal(pgtest_wait(pid, NULL), 0);
+
+	assert_int_equal(pgtest_int(c, "SELECT retained FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 1",
+	                            (long long)job),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_retained WHERE job_id = %lld AND item_id = %lld",
+	                            (long long)job, (long long)victim),
+	                 1);
+
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	/* A pass after the walk visited the retained row and deleted it. */
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'pass' "
+	                            "AND pass_no = 2 AND deleted = 1",
+	                            (long long)job),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
+	assert_int_equal(job_int(c, job, "deleted"), 100);
+	assert_int_equal(job_int(c, job, "kept"), 100);
+	assert_int_equal(job_int(c, job, "retained"), 1);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w);
+	PQfinish(h);
+}
+
+/* S5, S6: a row a writer holds (SELECT ... FOR UPDATE, allowed in a
+ * draining library) is skipped by SKIP LOCKED, retained and never treated
+ * as done: passes keep revisiting it and the job does not complete until
+ * the writer lets go. */
+static void test_S5_S6_row_held_by_writer_blocks_completion(void **state)
+{
+	PGconn *c = conn("held"), *w = conn("writer");
+	int64_t srv, lib, job, victim;
+
+	(void)state;
+	srv = new_server(c, "held");
+	lib = new_library(c, srv, "held", 150);
+	job = sealed_prune(c, lib, "held", 150, 0);
+	victim = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 'held-7'",
+	                    (long long)lib);
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)victim);
+
+	assert_int_equal(ctl(NULL, "job run %lld --max-steps 8 --backoff-max 20", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "draining");
+	assert_true(job_int(c, job, "pass_no") >= 3);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 1);
+	assert_int_equal(job_int(c, job, "deleted"), 149);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND phase_after = 'completed'",
+	                            (long long)job),
+	                 0);
+
+	pgtest_exec(w, "COMMIT");
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
+	assert_int_equal(job_int(c, job, "deleted"), 150);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w);
+}
+
+/* S8: replaying a committed step returns its record and changes nothing,
+ * through the CLI and through a retry of the same step number (a lost
+ * answer); a step number from the future is refused. */
+static void test_S8_replay_returns_record_and_deletes_nothing(void **state)
+{
+	PGconn *c = conn("s8");
+	int64_t srv, lib, job;
+	char *before, *after, *out = NULL;
+	char expect[64];
+
+	(void)state;
+	srv = new_server(c, "s8");
+	lib = new_library(c, srv, "s8", 400);
+	job = sealed_prune(c, lib, "s8", 400, 4);
+	assert_int_equal(ctl(NULL, "job step %lld --steps 3", (long long)job), 0);
+
+	before = pgtest_fingerprint(c);
+	assert_int_equal(ctl(&out, "--json job step %lld --replay 2", (long long)job), 0);
+	assert_non_null(strstr(out, "\"replayed\": true"));
+	snprintf(expect, sizeof expect, "\"deleted\": %lld",
+	         (long long)pgtest_int(c, "SELECT deleted FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 2",
+	                               (long long)job));
+	assert_non_null(strstr(out, expect));
+	assert_non_null(strstr(out, "\"step_no\": 2"));
+	free(out);
+	/* A retry of step 2 after a lost answer: the record, not a new step. */
+	assert_int_equal(pgtest_int(c, "SELECT step_no FROM cleanup.job_step(%lld, 2)", (long long)job), 2);
+	assert_int_equal(pgtest_int(c, "SELECT deleted FROM cleanup.job_step(%lld, 2)", (long long)job),
+	                 pgtest_int(c, "SELECT deleted FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 2",
+	                            (long long)job));
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	assert_int_equal(job_int(c, job, "step_no"), 3);
+
+	/* Not yet committed: nothing to replay (exit 1); a future number: exit 2 semantics. */
+	assert_int_equal(ctl(NULL, "job step %lld --replay 9", (long long)job), 1);
+	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT * FROM cleanup.job_step(%lld, 9)", (long long)job), "CU101");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT * FROM cleanup.job_step(%lld, 0)", (long long)job), "CU101");
+	free(after);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	PQfinish(c);
+}
+
+/* The preview runs the next step's selection and checks read-only: it
+ * changes nothing and predicts what the step then does. */
+static void test_preview_mutates_nothing(void **state)
+{
+	PGconn *c = conn("preview");
+	int64_t srv, lib, job;
+	char *before, *after, *out = NULL;
+	char expect[64];
+
+	(void)state;
+	srv = new_server(c, "preview");
+	lib = new_library(c, srv, "preview", 300);
+	job = sealed_prune(c, lib, "preview", 300, 3);
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+
+	before = pgtest_fingerprint(c);
+	assert_int_equal(ctl(&out, "--json job step %lld --preview", (long long)job), 0);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	assert_non_null(strstr(out, "\"preview\": true"));
+	assert_non_null(strstr(out, "\"step_no\": 2"));
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job), 1);
+
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	snprintf(expect, sizeof expect, "\"deleted\": %lld",
+	         (long long)pgtest_int(c, "SELECT deleted FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 2",
+	                               (long long)job));
+	assert_non_null(strstr(out, expect));
+	snprintf(expect, sizeof expect, "\"kept\": %lld",
+	         (long long)pgtest_int(c, "SELECT kept FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 2",
+	                               (long long)job));
+	assert_non_null(strstr(out, expect));
+	free(out);
+	free(before);
+	free(after);
+	PQfinish(c);
+}
+
+/* A step of a job in another phase is refused with exit 4 and changes
+ * nothing; run of a completed job has nothing to do (exit 0). */
+static void test_step_of_other_phase_exits_4(void **state)
+{
+	PGconn *c = conn("phase");
+	int64_t srv, lib, job, done;
+	char *before, *after;
+
+	(void)state;
+	srv = new_server(c, "phase");
+	lib = new_library(c, srv, "phase", 10);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	before = pgtest_fingerprint(c);
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 4);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 4);
+	assert_int_equal(ctl(NULL, "job step %lld --preview", (long long)job), 4);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	pgtest_exec(c, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 4);
+
+	done = sealed_prune(c, lib, "phase", 10, 1);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)done), 0);
+	assert_string_equal(job_phase(c, done), "completed");
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)done), 4);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)done), 0);
+	assert_int_equal(ctl(NULL, "job step 999999"), 1);
+	free(before);
+	free(after);
+	PQfinish(c);
+}
+
+/* L1, A2: a step never waits: while another cleanup transaction holds the
+ * server's coordinator lock, `job step` exits 3 and changes nothing; `job
+ * run` retries with backoff, records its busy answers, and gives up with
+ * exit 3 after --max-busy; once the lock is free it completes. */
+static void test_L1_busy_exits_3_and_is_recorded(void **state)
+{
+	PGconn *c = conn("busy"), *o = conn("other-cleanup");
+	int64_t srv, lib, job;
+	char *before, *after;
+
+	(void)state;
+	srv = new_server(c, "busy");
+	lib = new_library(c, srv, "busy", 50);
+	job = sealed_prune(c, lib, "busy", 50, 5);
+	pgtest_exec(o, "BEGIN");
+	pgtest_exec(o, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(%lld))", (long long)srv);
+
+	before = pgtest_fingerprint(c);
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 3);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+
+	assert_int_equal(ctl(NULL, "job run %lld --max-busy 3 --backoff-max 20", (long long)job), 3);
+	assert_int_equal(job_int(c, job, "step_no"), 0);
+	assert_int_equal(job_int(c, job, "busy_retries"), 3);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'busy'",
+	                            (long long)job),
+	                 3);
+	assert_non_null(strstr(pgtest_text(c, "SELECT last_error FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	                       "coordinator"));
+
+	pgtest_exec(o, "COMMIT");
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	free(before);
+	free(after);
+	PQfinish(c);
+	PQfinish(o);
+}
+
+/* S6: the final absence check finds an eligible row that slipped past the
+ * guards (inserted with triggers off while the job was finalizing): the job
+ * does not complete; another pass deletes the row, then it completes. */
+static void test_S6_final_check_finds_survivor(void **state)
+{
+	PGconn *c = conn("s6"), *w = conn("bypass");
+	int64_t srv, lib, job, hole;
+	int guard = 0;
+
+	(void)state;
+	srv = new_server(c, "s6");
+	lib = new_library(c, srv, "s6", 300);
+	job = sealed_prune(c, lib, "s6", 300, 2);
+	while (strcmp(job_phase(c, job), "draining") == 0 && guard++ < 20)
+		assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "finalizing");
+
+	/* An id at or below the high-water mark that the drain deleted. */
+	hole = pgtest_int(c, "SELECT min(id) + 1 FROM inventory.items WHERE library_id = %lld", (long long)lib);
+	pgtest_exec(w, "SET session_replication_role = replica");
+	pgtest_exec(w, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (%lld, %lld, 's6-survivor')",
+	            (long long)hole, (long long)lib);
+	pgtest_exec(w, "RESET session_replication_role");
+
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "draining");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'final-check'",
+	                            (long long)job),
+	                 1);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)hole), 0);
+	assert_int_equal(job_int(c, job, "deleted"), 151);
+	assert_int_equal(job_int(c, job, "kept"), 150);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w);
+}
+
+/* S1: across everything this file ran, no recorded step visited more than
+ * 128 rows or made more than 128 domain mutations. */
+static void test_S1_budget_of_every_step(void **state)
+{
+	PGconn *c = conn("s1");
+
+	(void)state;
+	assert_true(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps") > 20);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE mutations > 128 OR visited > 128"), 0);
+	assert_in_range(pgtest_int(c, "SELECT max(mutations) FROM cleanup.job_steps"), 1, 128);
+	PQfinish(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_S6_S9_prune_counters_equal_ground_truth),
+		cmocka_unit_test(test_A1_A6_writes_while_draining),
+		cmocka_unit_test(test_A3_S4_move_out_counted_as_moved),
+		cmocka_unit_test(test_S3_S5_changed_xmin_is_retained),
+		cmocka_unit_test(test_S5_S6_row_held_by_writer_blocks_completion),
+		cmocka_unit_test(test_S8_replay_returns_record_and_deletes_nothing),
+		cmocka_unit_test(test_preview_mutates_nothing),
+		cmocka_unit_test(test_step_of_other_phase_exits_4),
+		cmocka_unit_test(test_L1_busy_exits_3_and_is_recorded),
+		cmocka_unit_test(test_S6_final_check_finds_survivor),
+		cmocka_unit_test(test_S1_budget_of_every_step),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,364 @@
+/* Library and server removal in bounded steps against the real PostgreSQL
+ * (S10-S13, A2, A5): drain, then one parent per short step under its row
+ * lock, re-checked under that lock; parent guards outside the protocol;
+ * recovery of a crash between drain and finalize; the single-transaction
+ * comparison mode. */
+#include "test_step_support.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	ci = pgtest_fresh_db("step_remove");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(ci);
+	return 0;
+}
+
+/* Steps JOB one at a time until its phase is no longer PHASE (at most
+ * LIMIT steps). */
+static void step_while(PGconn *c, int64_t job, const char *phase, int limit)
+{
+	while (strcmp(job_phase(c, job), phase) == 0 && limit-- > 0)
+		assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_true(strcmp(job_phase(c, job), phase) != 0);
+}
+
+/* S10, S11: remove-library drains every item, then deletes the empty
+ * library, its admission and count rows in one short final step that
+ * records how long it held the parent row lock. The server and its other
+ * libraries are untouched. */
+static void test_S10_remove_library_end_state(void **state)
+{
+	PGconn *c = conn("rl");
+	int64_t srv, lib, sib, job;
+
+	(void)state;
+	srv = new_server(c, "rl");
+	lib = new_library(c, srv, "rl", 500);
+	sib = new_library(c, srv, "rl-sibling", 5);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.library_admission WHERE library_id = %lld",
+	                            (long long)lib),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.library_stats WHERE library_id = %lld", (long long)lib),
+	                 0);
+	assert_int_equal(job_int(c, job, "deleted"), 500);
+	assert_int_equal(job_int(c, job, "libraries_deleted"), 1);
+	assert_int_equal(job_int(c, job, "servers_deleted"), 0);
+	/* Four drain steps (128, 128, 128, 116), then the parent alone. */
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'drain'",
+	                            (long long)job),
+	                 4);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 5 "
+	                            "AND action = 'delete-library' AND libraries_deleted = 1 AND deleted = 0 "
+	                            "AND mutations = 1 AND parent_lock_ms >= 0 AND phase_after = 'completed'",
+	                            (long long)job),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT max(mutations) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job),
+	                 128);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)sib), 5);
+	assert_string_equal(pgtest_text(c, "SELECT state FROM cleanup.server_admission WHERE server_id = %lld",
+	                                (long long)srv),
+	                    "open");
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+}
+
+/* S10, A5: remove-server drains the items of every library (ascending
+ * ids), then deletes the empty libraries one per step in ascending order,
+ * then the empty server with its admission row. While it runs the server
+ * admits no new library; other servers are untouched. */
+static void test_S10_A5_remove_server_one_parent_per_step(void **state)
+{
+	PGconn *c = conn("rs"), *w = conn("writer");
+	int64_t srv, other, libs[3], job;
+	int i;
+
+	(void)state;
+	srv = new_server(c, "rs");
+	other = new_server(c, "rs-other");
+	libs[0] = new_library(c, srv, "rs-a", 130);
+	libs[1] = new_library(c, srv, "rs-b", 0);
+	libs[2] = new_library(c, srv, "rs-c", 40);
+	new_library(c, other, "rs-other", 7);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-server', %lld)", (long long)srv);
+
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'late library')",
+	                                (long long)srv),
+	                    "CUA01");
+	pgtest_exec(w, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'fine')", (long long)other);
+
+	step_while(c, job, "draining", 10);
+	assert_string_equal(job_phase(c, job), "finalizing");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items i JOIN inventory.libraries l ON l.id = i.library_id "
+	                               "WHERE l.server_id = %lld",
+	                            (long long)srv),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE server_id = %lld", (long long)srv), 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+		assert_int_equal(pgtest_int(c, "SELECT library_id FROM cleanup.job_steps WHERE job_id = %lld AND step_no = %lld",
+		                            (long long)job, (long long)job_int(c, job, "step_no")),
+		                 libs[i]);
+		assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE server_id = %lld", (long long)srv),
+		                 2 - i);
+		assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 1);
+	}
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.server_admission WHERE server_id = %lld", (long long)srv),
+	                 0);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'delete-server' "
+	                            "AND servers_deleted = 1 AND parent_lock_ms >= 0",
+	                            (long long)job),
+	                 1);
+	assert_int_equal(job_int(c, job, "deleted"), 170);
+	assert_int_equal(job_int(c, job, "libraries_deleted"), 3);
+	assert_int_equal(job_int(c, job, "servers_deleted"), 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE server_id = %lld", (long long)other), 2);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w);
+}
+
+/* S12: deleting a library or a server outside the cleanup protocol fails,
+ * even when it is empty, also while a removal job of it is finalizing
+ * (the guard wants this backend to hold the coordinator and library locks). */
+static void test_S12_delete_outside_protocol_fails_even_when_empty(void **state)
+{
+	PGconn *c = conn("s12"), *w = conn("intruder");
+	int64_t srv, lib, empty_srv, job;
+
+	(void)state;
+	srv = new_server(c, "s12");
+	lib = new_library(c, srv, "s12", 0);
+	empty_srv = new_server(c, "s12-empty");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib), "CUA05");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.media_servers WHERE id = %lld",
+	                                (long long)empty_srv),
+	                    "CUA05");
+
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	step_while(c, job, "draining", 3);
+	assert_string_equal(job_phase(c, job), "finalizing");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib), "CUA05");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 1);
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
+	PQfinish(c);
+	PQfinish(w);
+}
+
+/* S11: the final step re-checks emptiness under the parent's row lock. An
+ * item that got in while the job was finalizing (triggers bypassed) stops
+ * the parent delete (never a cascade); another pass drains it, then the
+ * library goes. */
+static void test_S11_finalize_rechecks_emptiness_under_lock(void **state)
+{
+	PGconn *c = conn("s11"), *w = conn("bypass");
+	int64_t srv, lib, job;
+
+	(void)state;
+	srv = new_server(c, "s11");
+	lib = new_library(c, srv, "s11", 200);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	step_while(c, job, "draining", 5);
+	pgtest_exec(w, "SET session_replication_role = replica");
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'sneaked-in')", (long long)lib);
+	pgtest_exec(w, "RESET session_replication_role");
+
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "draining");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'sneaked-in'"), 1);
+	assert_int_equal(job_int(c, job, "libraries_deleted"), 0);
+
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'sneaked-in'"), 0);
+	assert_int_equal(job_int(c, job, "deleted"), 201);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w);
+}
+
+/* S11: the final parent delete against child inserts. While the final
+ * step's transaction is open (library row locked and deleted), an insert
+ * into the library waits for that one short step only (its foreign-key
+ * check), then fails (23503): no orphan, no cascade; a sibling library
+ * accepts writes meanwhile. A
+ * transaction holding the library row FOR KEY SHARE (as a foreign-key check
+ * does) makes the final step busy (exit 3, nothing changed): it never waits
+ * with the parent row lock requested. */
+static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
+{
+	PGconn *c = conn("inflight"), *f = conn("finalizer"), *w = conn("writer");
+	int64_t srv, lib, sib, job, next;
+	char *before, *after;
+
+	(void)state;
+	srv = new_server(c, "inflight");
+	lib = new_library(c, srv, "inflight", 20);
+	sib = new_library(c, srv, "inflight-sibling", 1);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	step_while(c, job, "draining", 3);
+
+	/* A holder of the parent row: the final step does not wait for it. */
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
+	before = pgtest_fingerprint(c);
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 3);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	pgtest_exec(w, "COMMIT");
+
+	/* The final step in flight (held open here): a child insert's
+	 * foreign-key check waits for it, only for it, then finds no parent. */
+	next = job_int(c, job, "step_no") + 1;
+	pgtest_exec(f, "BEGIN");
+	assert_string_equal(pgtest_text(f, "SELECT action FROM cleanup.job_step(%lld, %lld)", (long long)job, (long long)next),
+	                    "delete-library");
+	pgtest_send(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'x')", (long long)lib);
+	pgtest_wait_blocked(c, PQbackendPID(w), 10000);
+	assert_int_equal(pgtest_int(c, "SELECT (pg_blocking_pids(%d) = ARRAY[%d])::int", PQbackendPID(w), PQbackendPID(f)), 1);
+	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'sibling-ok')", (long long)sib);
+	pgtest_exec(f, "COMMIT");
+	assert_string_equal(pgtest_finish(w), "23503");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'y')",
+	                                (long long)lib),
+	                    "23503");
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)sib), 2);
+	free(before);
+	free(after);
+	PQfinish(c);
+	PQfinish(f);
+	PQfinish(w);
+}
+
+/* S13: the process stops after the drain (here: --max-steps); the empty
+ * parent is left with the job finalizing; a new process on a new
+ * connection finalizes it with one step. */
+static void test_S13_crash_between_drain_and_finalize(void **state)
+{
+	PGconn *c = conn("s13");
+	int64_t srv, lib, job;
+
+	(void)state;
+	srv = new_server(c, "s13");
+	lib = new_library(c, srv, "s13", 256);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	/* 256 items: two full steps, one that finds the range exhausted. */
+	assert_int_equal(ctl(NULL, "job run %lld --max-steps 3", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "finalizing");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 1);
+	assert_string_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
+	                                (long long)lib),
+	                    "draining");
+
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(job_int(c, job, "step_no"), 4);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+}
+
+/* A2: creating a removal job fences at once; an admitted writer in flight
+ * makes the create busy (exit 3) with nothing changed, and the writer's row
+ * is drained once it committed and the create went through. */
+static void test_A2_fence_vs_admitted_writer(void **state)
+{
+	PGconn *c = conn("fence"), *w = conn("writer");
+	int64_t srv, lib, job;
+	char *before, *after;
+
+	(void)state;
+	srv = new_server(c, "fence");
+	lib = new_library(c, srv, "fence", 10);
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')", (long long)lib);
+	before = pgtest_fingerprint(c);
+	assert_int_equal(ctl(NULL, "job create remove-library --library %lld", (long long)lib), 3);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	pgtest_exec(w, "COMMIT");
+
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_int_equal(job_int(c, job, "deleted"), 11);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'in-flight'"), 0);
+	free(before);
+	free(after);
+	PQfinish(c);
+	PQfinish(w);
+}
+
+/* Comparison mode: single-transaction does the old behaviour in one step
+ * (every item and the library, under the library row lock throughout); the
+ * record says so, and it is the only kind of step allowed past 128
+ * mutations. */
+static void test_single_transaction_mode(void **state)
+{
+	PGconn *c = conn("single");
+	int64_t srv, lib, job;
+	char *out = NULL;
+
+	(void)state;
+	srv = new_server(c, "single");
+	lib = new_library(c, srv, "single", 700);
+	assert_int_equal(ctl(&out, "--json job create remove-library --library %lld --mode single-transaction",
+	                     (long long)lib),
+	                 0);
+	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs WHERE library_id = %lld", (long long)lib);
+	free(out);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(job_int(c, job, "step_no"), 1);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'single-transaction' "
+	                            "AND deleted = 700 AND libraries_deleted = 1 AND mutations = 701 AND parent_lock_ms > 0",
+	                            (long long)job),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
+	/* The exception is for this mode only: the budget holds for every other step. */
+	assert_string_equal(pgtest_fail(c, NULL, 0,
+	                                "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, mutations, phase_after, "
+	                                "started_at) VALUES (%lld, 99, 'drain', 1, 129, 'draining', now())",
+	                                (long long)job),
+	                    "23514");
+	PQfinish(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_S10_remove_library_end_state),
+		cmocka_unit_test(test_S10_A5_remove_server_one_parent_per_step),
+		cmocka_unit_test(test_S12_delete_outside_protocol_fails_even_when_empty),
+		cmocka_unit_test(test_S11_finalize_rechecks_emptiness_under_lock),
+		cmocka_unit_test(test_S11_parent_delete_vs_inflight_child_insert),
+		cmocka_unit_test(test_S13_crash_between_drain_and_finalize),
+		cmocka_unit_test(test_A2_fence_vs_admitted_writer),
+		cmocka_unit_test(test_single_transaction_mode),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,134 @@
+/* Fixtures shared by the step engine's integration tests (test_step_*.c):
+ * servers, libraries and items with known external IDs, sealed prune jobs,
+ * the real cleanupctl binary against the test database, and the checks
+ * every test ends with (the budget of every recorded step). */
+#ifndef TEST_STEP_SUPPORT_H
+#define TEST_STEP_SUPPORT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pgtest.h"
+
+/* The test database of this file (set by the group setup). */
+static char *ci;
+
+static __attribute__((unused)) PGconn *conn(const char *app)
+{
+	return pgtest_connect(ci, app);
+}
+
+/* A new media server named NAME; returns its id. */
+static __attribute__((unused)) int64_t new_server(PGconn *c, const char *name)
+{
+	return pgtest_int(c, "INSERT INTO inventory.media_servers (name) VALUES ('%s') RETURNING id", name);
+}
+
+/* A new library NAME on SERVER holding N items with external IDs
+ * "NAME-1" .. "NAME-N" (ascending ids); returns the library id. */
+static __attribute__((unused)) int64_t new_library(PGconn *c, int64_t server, const char *name, int n)
+{
+	int64_t lib = pgtest_int(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, '%s') RETURNING id",
+	                         (long long)server, name);
+
+	if (n > 0)
+		pgtest_exec(c,
+		            "INSERT INTO inventory.items (library_id, external_id) "
+		            "SELECT %lld, '%s-' || g FROM generate_series(1, %d) g ORDER BY g",
+		            (long long)lib, name, n);
+	return lib;
+}
+
+/* A prune job of library LIB (named NAME, N items) whose manifest holds
+ * every item whose number is a multiple of EVERY (EVERY 0: none), sealed.
+ * Returns the job id. */
+static __attribute__((unused)) int64_t sealed_prune(PGconn *c, int64_t lib, const char *name, int n, int every)
+{
+	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	int from;
+
+	for (from = 1; every > 0 && from <= n; from += 128 * every)
+		pgtest_exec(c,
+		            "SELECT cleanup.job_append(%lld, ARRAY(SELECT '%s-' || g FROM generate_series(%d, %d) g "
+		            "WHERE g %% %d = 0))",
+		            (long long)job, name, from, from + 128 * every - 1 < n ? from + 128 * every - 1 : n, every);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, (SELECT count(*) FROM cleanup.manifest WHERE job_id = %lld))",
+	            (long long)job, (long long)job);
+	return job;
+}
+
+/* Runs "cleanupctl --db CI ARGS" (printf-style ARGS); stdout into *OUT
+ * when OUT is not NULL, stderr to the test log. Returns the exit status. */
+static __attribute__((format(printf, 2, 3), unused)) int ctl(char **out, const char *fmt, ...)
+{
+	char args[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	return pgtest_sh(out, "'%s' --db \"%s\" %s", pgtest_cleanupctl(), ci, args);
+}
+
+/* Starts "cleanupctl --db CI ARGS" in the background with ENV (e.g.
+ * "PGOPTIONS='-c cleanup.test_hook=after_discovery'", or ""). */
+static __attribute__((format(printf, 2, 3), unused)) int ctl_spawn(const char *env, const char *fmt, ...)
+{
+	char args[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	return pgtest_spawn("%s '%s' --db \"%s\" %s", env, pgtest_cleanupctl(), ci, args);
+}
+
+/* A column of job JOB as an integer. */
+static __attribute__((unused)) int64_t job_int(PGconn *c, int64_t job, const char *col)
+{
+	return pgtest_int(c, "SELECT %s FROM cleanup.jobs WHERE id = %lld", col, (long long)job);
+}
+
+/* Phase of job JOB (static buffer). */
+static __attribute__((unused)) const char *job_phase(PGconn *c, int64_t job)
+{
+	static char phase[32];
+	char *p = pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job);
+
+	snprintf(phase, sizeof phase, "%s", p ? p : "");
+	free(p);
+	return phase;
+}
+
+/* S1, S7: every recorded step of JOB stays within the budget, its visits
+ * add up, the steps are numbered 1..step_no without gaps, and the job's
+ * counters are the sums of its steps' counts. */
+static __attribute__((unused)) void assert_steps_consistent(PGconn *c, int64_t job)
+{
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action <> 'single-transaction' "
+	                            "AND (mutations > 128 OR visited > 128)",
+	                            (long long)job),
+	                 0);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld "
+	                            "AND visited <> deleted + moved + absent + retained + kept",
+	                            (long long)job),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job),
+	                 job_int(c, job, "step_no"));
+	assert_int_equal(pgtest_int(c, "SELECT coalesce(max(step_no), 0) FROM cleanup.job_steps WHERE job_id = %lld",
+	                            (long long)job),
+	                 job_int(c, job, "step_no"));
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.jobs j, LATERAL (SELECT sum(visited) v, sum(deleted) d, "
+	                            "sum(moved) m, sum(absent) a, sum(retained) r, sum(kept) k, sum(libraries_deleted) l, "
+	                            "sum(servers_deleted) s FROM cleanup.job_steps WHERE job_id = j.id) t "
+	                            "WHERE j.id = %lld AND (j.visited, j.deleted, j.moved, j.absent, j.retained, j.kept, "
+	                            "j.libraries_deleted, j.servers_deleted) = (t.v, t.d, t.m, t.a, t.r, t.k, t.l, t.s)",
+	                            (long long)job),
+	                 1);
+}
+
+#endif
