@@ -359,15 +359,31 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	}
 
 	if (ctx->json) {
+		/* One document: the summary, with the error when the run failed. */
 		printf("{\"job\": %s, \"steps\": %d, \"busy_retries\": %d, \"reconnects\": %d, \"replayed\": %d, "
 		       "\"elapsed_s\": %.3f, \"completed\": %s, \"stopped\": %s, \"stop_reason\": ",
-		       sum.job.json ? sum.job.json : "null", sum.steps, sum.busy_retries, sum.reconnects, sum.replayed,
-		       sum.elapsed_s, sum.completed ? "true" : "false", sum.stopped ? "true" : "false");
+		       sum.job.json && *sum.job.json ? sum.job.json : "null", sum.steps, sum.busy_retries, sum.reconnects,
+		       sum.replayed, sum.elapsed_s, sum.completed ? "true" : "false", sum.stopped ? "true" : "false");
 		cli_json_string(stdout, sum.stop_reason);
+		if (rc != CLEANUP_OK) {
+			printf(", \"error\": {\"status\": ");
+			cli_json_string(stdout, cleanup_status_name(err.status));
+			printf(", \"exit_code\": %d, \"sqlstate\": ", cleanup_exit_code(err.status));
+			cli_json_string(stdout, err.sqlstate);
+			printf(", \"message\": ");
+			cli_json_string(stdout, err.message);
+			printf(", \"hint\": ");
+			cli_json_string(stdout, err.hint);
+			printf("}");
+		}
 		printf("}\n");
 	}
 	if (rc != CLEANUP_OK) {
+		bool json = ctx->json;
+
+		ctx->json = false; /* the document above already carries the error */
 		code = cli_fail(ctx, &err);
+		ctx->json = json;
 		if (sum.steps > 0)
 			fprintf(stderr, "cleanupctl: %d step%s of job %" PRId64 " committed before this; it resumes from step %d\n",
 			        sum.steps, sum.steps == 1 ? "" : "s", id, sum.job.step_no + 1);

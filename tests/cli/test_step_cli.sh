@@ -1,0 +1,130 @@
+#!/bin/bash
+# cleanupctl job step / job run / job show's steps through the real binary:
+# usage errors (exit 2, naming the value and the rule, nothing changed),
+# refusals (exit 4), unknown jobs and steps (exit 1), --json documents
+# checked with jq, --replay and --preview, run's stop reasons, progress on a
+# terminal, and the recent-steps table of job show.
+. "$(dirname "$0")/lib_foundation.sh"
+
+db_fresh cleanup_lab_t_cli_step
+sql "SELECT cleanup.seed_demo(2, 2, 300)" >/dev/null
+# Server 1: libraries 1, 2; server 2: libraries 3, 4; ext-<lib>-1..300 each.
+J=$(sql "SELECT id FROM cleanup.job_create('prune', 1)")
+
+CURRENT="usage errors"
+before=$(fingerprint)
+run job step
+expect 2 "job step needs a job id"
+run job step abc
+expect 2 "job id must be an integer" '"abc"'
+run job step "$J" --steps 0
+expect 2 "--steps must be an integer from 1" '"0"'
+run job step "$J" --replay x
+expect 2 "--replay must be an integer" '"x"'
+run job step "$J" --preview --replay 1
+expect 2 "one of --steps, --replay and --preview"
+run job step "$J" --bogus
+expect 2 'unexpected argument "--bogus"'
+run job run "$J" --deadline -1
+expect 2 "--deadline must be a number of seconds above 0" '"-1"'
+run job run "$J" --deadline soon
+expect 2 '"soon"'
+run job run "$J" --max-steps 0
+expect 2 "--max-steps must be an integer from 1" '"0"'
+run job run "$J" --synchronous-commit maybe
+expect 2 "--synchronous-commit must be on or off" '"maybe"'
+run --json job step "$J" --steps=-3
+expect 2
+same "$(jq -r .error.exit_code <<<"$OUT")" "2" "usage error as JSON"
+unchanged "$before"
+
+CURRENT="unknown job (exit 1)"
+run job step 99999
+expect 1 "job 99999 does not exist"
+run job run 99999
+expect 1 "job 99999 does not exist"
+
+CURRENT="a step of a collecting job is refused (exit 4)"
+run job step "$J"
+expect 4 "refused" "phase collecting" "seal it first"
+run --json job run "$J"
+expect 4
+same "$(jq -r .error.sqlstate <<<"$OUT")" "CU400" "refusal SQLSTATE"
+unchanged "$before"
+
+# Seal with every even item seen: 150 seen, 150 eligible.
+sql "SELECT cleanup.job_append($J, ARRAY(SELECT 'ext-1-' || g FROM generate_series(2, 256, 2) g))" >/dev/null
+sql "SELECT cleanup.job_append($J, ARRAY(SELECT 'ext-1-' || g FROM generate_series(258, 300, 2) g))" >/dev/null
+sql "SELECT cleanup.job_seal($J, 150)" >/dev/null
+
+CURRENT="preview --json mutates nothing"
+before=$(fingerprint)
+run --json job step "$J" --preview
+expect 0
+unchanged "$before"
+same "$(jq -c '[.steps[0].preview, .steps[0].step_no, .steps[0].action, .steps[0].visited, .steps[0].deleted, .steps[0].kept, .job.step_no]' <<<"$OUT")" \
+	'[true,1,"drain",128,64,64,0]' "preview of step 1"
+run job step "$J" --preview
+expect 0 "preview of step 1: drain" "would delete 64"
+
+CURRENT="step --json"
+run --json job step "$J"
+expect 0
+same "$(jq -c '[.job.id, .job.step_no, .job.phase, (.steps | length), .steps[0].step_no, .steps[0].deleted, .steps[0].kept, .steps[0].mutations, .steps[0].replayed]' <<<"$OUT")" \
+	"[$J,1,\"draining\",1,1,64,64,64,false]" "step 1 as JSON"
+jq -e '.steps[0] | has("duration_ms") and has("lock_hold_ms") and has("parent_lock_ms") and has("cursor_from") and has("cursor_to")' \
+	<<<"$OUT" >/dev/null || fail "step JSON lacks timing or cursor keys"
+
+CURRENT="step --steps 2, human"
+run job step "$J" --steps 2
+expect 0 "step 2: drain, pass 1, library 1" "step 3: drain" "phase after: finalizing"
+
+CURRENT="replay (S8)"
+before=$(fingerprint)
+run --json job step "$J" --replay 2
+expect 0
+same "$(jq -c '[.steps[0].step_no, .steps[0].replayed, .job.step_no]' <<<"$OUT")" "[2,true,3]" "replay of step 2"
+run job step "$J" --replay 2
+expect 0 "step 2 (recorded, replayed; nothing was done)"
+run job step "$J" --replay 7
+expect 1 "job $J has no committed step 7" "steps 1 to 3 can be replayed"
+unchanged "$before"
+
+CURRENT="run --json to completion"
+run --json job run "$J"
+expect 0
+same "$(jq -c '[.completed, .stopped, .stop_reason, .job.phase, .job.deleted, .job.kept, .job.visited, .busy_retries]' <<<"$OUT")" \
+	'[true,false,"completed","completed",150,150,300,0]' "run summary"
+run job run "$J"
+expect 0 "job $J is already completed"
+run job step "$J"
+expect 4 "phase completed" "--replay STEP_NO"
+
+CURRENT="job show lists recent steps"
+run job show "$J" --steps 3
+expect 0 "recent steps (newest first)" "final-check" "completed"
+same "$(grep -c '^ *[0-9]\+ \(drain\|pass\|final-check\)' <<<"$OUT")" "3" "three step rows"
+
+CURRENT="run --max-steps / --deadline stop reasons"
+K=$(sql "SELECT id FROM cleanup.job_create('remove-library', 3)")
+run --json job run "$K" --max-steps 1
+expect 0
+same "$(jq -c '[.steps, .stopped, .stop_reason, .job.step_no, .job.phase]' <<<"$OUT")" '[1,true,"max-steps",1,"draining"]' "max-steps"
+run --json job run "$K" --deadline 0.000001
+expect 0
+same "$(jq -c '[.stopped, .stop_reason, .job.step_no]' <<<"$OUT")" '[true,"deadline",1]' "deadline before the next step"
+run --json job run "$K" --synchronous-commit off
+expect 0
+same "$(jq -c '[.completed, .job.phase, .job.deleted, .job.libraries_deleted]' <<<"$OUT")" '[true,"completed",300,1]' "remove-library"
+
+CURRENT="progress on a terminal"
+if command -v script >/dev/null; then
+	L=$(sql "SELECT id FROM cleanup.job_create('remove-library', 4)")
+	script -qec "'$CLEANUPCTL' --db \"$DB\" job run $L" /dev/null >"$TMPD/tty" 2>&1
+	RC=$?
+	OUT=$(tr '\r' '\n' <"$TMPD/tty")
+	ERR=""
+	expect 0 "job $L: 300 of 300 (100.0%)" "/s, step" "completed"
+fi
+
+finish
