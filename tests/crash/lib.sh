@@ -9,7 +9,9 @@
 # through pg_stat_activity and pg_blocking_pids()).
 #
 # Environment (ctest sets it): CLEANUPCTL, CLEANUP_TEST_SANDBOX.
-#   CLEANUP_CRASH_ROUNDS  kills per scenario (default 12; `make soak` raises it)
+#   CLEANUP_CRASH_ROUNDS  kills per scenario (default 12); more rounds also mean
+#                         proportionally more data (scaled), e.g. 100 for a soak
+#   CRASH_*_ITEMS         the data size of one test (see each test)
 #   CLEANUP_CRASH_SEED    seed of $RANDOM, to repeat a run (default: random, printed)
 set -euo pipefail
 
@@ -33,6 +35,10 @@ crash_cleanup() {
 	rm -rf "$CRASH_TMP"
 }
 trap crash_cleanup EXIT
+
+# scaled N: N for the default 12 rounds, proportionally more data for more
+# rounds (a soak), so that the kills still spread over a job.
+scaled() { echo $(($1 * (ROUNDS > 12 ? ROUNDS : 12) / 12)); }
 
 log() { printf '[%s] %s\n' "$(date +%T.%N | cut -c1-12)" "$*"; }
 

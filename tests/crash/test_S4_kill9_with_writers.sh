@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 crash_init writers
 
-q "SELECT cleanup.seed_demo(2, 3, ${CRASH_WRITERS_ITEMS:-25000})" >/dev/null
+q "SELECT cleanup.seed_demo(2, 3, ${CRASH_WRITERS_ITEMS:-$(scaled 25000)})" >/dev/null
 read -r s1 s2 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
 read -r lib dest other < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.libraries WHERE server_id = :'s'" \
 	-v s="$s1")
@@ -91,7 +91,7 @@ WRITER_PID=$!
 CRASH_BG_PIDS+=("$WRITER_PID")
 wait_for "SELECT count(*) > :'base' FROM crashtest.moved" t "the writer's first move" -v base="$base"
 
-kill9_rounds "$job" $((${CRASH_WRITERS_ITEMS:-25000} / 128 + 3))
+kill9_rounds "$job" $((${CRASH_WRITERS_ITEMS:-$(scaled 25000)} / 128 + 3))
 resume "$job"
 # Stop the writer; the statement in flight commits whole or not at all.
 kill "$WRITER_PID" 2>/dev/null || true

@@ -78,7 +78,7 @@ crash_rounds() {
 	((CRASHES >= 2)) || fail "only $CRASHES server crashes hit an unfinished job"
 }
 
-q "SELECT cleanup.seed_demo(2, 2, ${CRASH_SERVER_ITEMS:-15000})" >/dev/null
+q "SELECT cleanup.seed_demo(2, 2, ${CRASH_SERVER_ITEMS:-$(scaled 15000)})" >/dev/null
 read -r s1 s2 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
 snapshot before
@@ -91,7 +91,7 @@ job=$(job_create prune "$lib")
 q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet job append "$job" >/dev/null
 "$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
 want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 4 = 0" -v lib="$lib")
-crash_rounds "$job" $((${CRASH_SERVER_ITEMS:-15000} / 128 + 2))
+crash_rounds "$job" $((${CRASH_SERVER_ITEMS:-$(scaled 15000)} / 128 + 2))
 RUN_OPTS=(--synchronous-commit off)
 resume "$job"
 check_consistent "$job" "prune after resume"

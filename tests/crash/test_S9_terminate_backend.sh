@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 crash_init terminate
 
-q "SELECT cleanup.seed_demo(3, 2, ${CRASH_TERMINATE_ITEMS:-25000})" >/dev/null
+q "SELECT cleanup.seed_demo(3, 2, ${CRASH_TERMINATE_ITEMS:-$(scaled 25000)})" >/dev/null
 read -r s1 s2 s3 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
 snapshot before
@@ -24,7 +24,7 @@ q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet 
 "$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
 want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 3 = 0" -v lib="$lib")
 
-terminate_rounds "$job" $((${CRASH_TERMINATE_ITEMS:-25000} / 128 + 2))
+terminate_rounds "$job" $((${CRASH_TERMINATE_ITEMS:-$(scaled 25000)} / 128 + 2))
 check_replay "$job"
 resume "$job"
 check_consistent "$job" "prune after resume"
