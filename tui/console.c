@@ -144,7 +144,7 @@ void console_note_add(console *c, theme_role role, const char *text)
 
 	n->at = wall_now();
 	n->role = role;
-	snprintf(n->text, sizeof n->text, "%s", text);
+	snprintf(n->text, sizeof n->text, "%.500s", text);
 	c->note_head = (c->note_head + 1) % CONSOLE_NOTES;
 	if (c->nnotes < CONSOLE_NOTES)
 		c->nnotes++;
@@ -542,10 +542,9 @@ static void handle_key(console *c, int key)
 		console_cmdline_key(c, key);
 		return;
 	}
-	if (c->help) {
+	if (c->help) { /* any key closes the help, and does nothing else */
 		c->help = false;
-		if (key != 'q')
-			return;
+		return;
 	}
 	handle_cmd(c, keys_dispatch(key, c->opts.readonly));
 }

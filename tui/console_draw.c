@@ -259,46 +259,64 @@ static int badge(int y, int x, int maxx, theme_role role, const char *text)
 	return x + 1;
 }
 
+/* The header: the badges (PAUSED, READ-ONLY, RUNNING, stale since ...)
+ * come first in priority; the database, clock and refresh text is cut to
+ * leave them room, and the command-line backend shows when there is space. */
 static void draw_header(console *c, double now)
 {
 	const tui_rect *r = &c->layout.header;
 	const cleanup_mon_snapshot *s = c->snap;
-	char clock[16], stale[64], buf[256];
+	char clock[16], stale[64], buf[256], badges[5][128];
+	theme_role roles[5];
 	double since;
-	int x, maxx = r->x + r->w;
+	int x, nb = 0, i, bw = 0, maxx = r->x + r->w;
 	cleanup_monitor_state st = cleanup_monitor_get_state(c->mon);
+
+	if (c->paused) {
+		snprintf(badges[nb], sizeof badges[nb], " PAUSED ");
+		roles[nb++] = ROLE_BADGE;
+	}
+	if (c->opts.readonly) {
+		snprintf(badges[nb], sizeof badges[nb], " READ-ONLY ");
+		roles[nb++] = ROLE_BADGE;
+	}
+	if (c->run_status[0]) {
+		snprintf(badges[nb], sizeof badges[nb], " RUNNING ");
+		roles[nb++] = ROLE_BADGE;
+	}
+	if (cleanup_monitor_stale(c->mon, &since)) {
+		clock_text(stale, sizeof stale, since);
+		if (cleanup_monitor_attempts(c->mon) > 1)
+			snprintf(badges[nb], sizeof badges[nb], " stale since %s: reconnecting, attempt %d ", stale,
+			         cleanup_monitor_attempts(c->mon));
+		else
+			snprintf(badges[nb], sizeof badges[nb], " stale since %s: reconnecting ", stale);
+		roles[nb++] = ROLE_STALE;
+	} else if (s->seq == 0) {
+		snprintf(badges[nb], sizeof badges[nb], " %s ",
+		         st == CLEANUP_MON_READY ? "loading..." : st == CLEANUP_MON_CONNECTING ? "connecting..."
+		                                                                              : "cannot connect, retrying");
+		roles[nb++] = ROLE_STALE;
+	}
+	for (i = 0; i < nb; i++)
+		bw += console_width(badges[i]) + 1;
 
 	attrset(theme_attr(ROLE_HEADER));
 	mvhline(r->y, r->x, ' ', r->w);
 	clock_text(clock, sizeof clock, now);
-	snprintf(buf, sizeof buf, " cleanupctl console  %s  %s  refresh %gs", c->opts.dbname ? c->opts.dbname : "",
-	         clock, cleanup_monitor_interval(c->mon) / 1000.0);
-	x = r->x + console_put(r->y, r->x, r->w, ROLE_HEADER, buf);
-	if (s->seq > 0) {
-		snprintf(buf, sizeof buf, "  db %.1f ms", s->db_ms);
-		x += console_put(r->y, x, maxx - x, ROLE_HEADER, buf);
-	}
+	if (s->seq > 0)
+		snprintf(buf, sizeof buf, " cleanupctl console  %s  %s  refresh %gs  db %.1f ms",
+		         c->opts.dbname ? c->opts.dbname : "", clock, cleanup_monitor_interval(c->mon) / 1000.0, s->db_ms);
+	else
+		snprintf(buf, sizeof buf, " cleanupctl console  %s  %s  refresh %gs", c->opts.dbname ? c->opts.dbname : "",
+		         clock, cleanup_monitor_interval(c->mon) / 1000.0);
+	x = r->x + console_put(r->y, r->x, r->w - bw - 3 > 20 ? r->w - bw - 3 : 20, ROLE_HEADER, buf);
 	x += 2;
-	if (c->paused)
-		x = badge(r->y, x, maxx, ROLE_BADGE, " PAUSED ");
-	if (c->opts.readonly)
-		x = badge(r->y, x, maxx, ROLE_BADGE, " READ-ONLY ");
-	if (c->run_status[0])
-		x = badge(r->y, x, maxx, ROLE_BADGE, " RUNNING ");
+	for (i = 0; i < nb; i++)
+		x = badge(r->y, x, maxx, roles[i], badges[i]);
 	snprintf(buf, sizeof buf, "cmdline: %s", cmdline_backend());
 	if (x + console_width(buf) + 1 < maxx)
 		console_put(r->y, maxx - console_width(buf) - 1, console_width(buf), ROLE_HEADER, buf);
-	if (cleanup_monitor_stale(c->mon, &since)) {
-		clock_text(stale, sizeof stale, since);
-		snprintf(buf, sizeof buf, " stale since %s: reconnecting (attempt %d) ", stale, cleanup_monitor_attempts(c->mon));
-		x = badge(r->y, x, maxx, ROLE_STALE, buf);
-	} else if (s->seq == 0) {
-		snprintf(buf, sizeof buf, " %s ",
-		         st == CLEANUP_MON_READY ? "loading..." : st == CLEANUP_MON_CONNECTING ? "connecting..."
-		                                                                              : "cannot connect, retrying");
-		x = badge(r->y, x, maxx, ROLE_STALE, buf);
-	}
-	(void)x;
 }
 
 static int wrap(const char *text, int w, int y, int x, int maxlines, theme_role role);

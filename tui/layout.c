@@ -89,7 +89,7 @@ static void wide(tui_layout *l, int body_y, int body_h)
 	static const int rmin[2] = {12, 7}, rweight[2] = {60, 40}, rcap[2] = {30, 0};
 	int lh[3], rh[2];
 	int cols = l->cols;
-	int lw = cols * 56 / 100;
+	int lw = cols * 60 / 100;
 	int rw = cols - lw;
 	int sw = lw * 45 / 100;
 

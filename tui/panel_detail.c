@@ -22,7 +22,7 @@ static void sparks(console *c, tui_rect r, int y)
 	const cleanup_mon_snapshot *s = c->snap;
 	double vals[256], times[256], max = 0;
 	char line[1024];
-	int w = r.w - 36, i, n = (int)s->nsteps;
+	int w = r.w - 40, i, n = (int)s->nsteps;
 
 	if (w < 8)
 		w = 8;
@@ -56,6 +56,7 @@ static void draw(console *c, tui_rect r, bool focused)
 	const cleanup_job *j;
 	char a[32], b[32], d[32], eta[16];
 	int y = r.y, i, n, x;
+	bool dur;
 
 	if (!v) {
 		console_put(y, r.x, r.w, ROLE_DIM, c->snap->njobs ? "no job selected: choose one in the jobs panel"
@@ -121,8 +122,9 @@ static void draw(console *c, tui_rect r, bool focused)
 	}
 	if (++y >= r.y + r.h)
 		return;
-	console_putf(y, r.x, r.w, ROLE_DIM, "%5s %-12s %4s %4s %4s %4s %4s %4s %7s %7s %8s", "STEP", "ACTION", "VIS", "DEL",
-	             "MOV", "ABS", "RET", "KEPT", "LOCK ms", "DUR ms", "AT");
+	dur = r.w >= 74; /* the step's duration goes first when narrow */
+	console_putf(y, r.x, r.w, ROLE_DIM, "%5s %-12s %4s %4s %4s %4s %4s %4s %7s %s%8s", "STEP", "ACTION", "VIS", "DEL",
+	             "MOV", "ABS", "RET", "KEPT", "LOCK ms", dur ? " DUR ms " : "", "AT");
 	n = rows(c);
 	if (n == 0 && ++y < r.y + r.h)
 		console_put(y, r.x, r.w, ROLE_DIM, j->step_no ? "" : "(no steps yet)");
@@ -131,16 +133,17 @@ static void draw(console *c, tui_rect r, bool focused)
 		int k = c->top[PANEL_DETAIL] + i;
 		const cleanup_mon_step *s = &c->snap->steps[k];
 		bool sel = focused && k == c->sel[PANEL_DETAIL];
+		char durbuf[24];
 
+		snprintf(durbuf, sizeof durbuf, "%7.2f ", s->duration_ms);
 		y++;
 		if (sel) {
 			attrset(theme_attr(ROLE_SELECTION));
 			mvhline(y, r.x, ' ', r.w);
 		}
 		console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_NORMAL,
-		             "%5d %-12.12s %4d %4d %4d %4d %4d %4d %7.2f %7.2f %8s", s->step_no, s->action, s->visited,
-		             s->deleted, s->moved, s->absent, s->retained, s->kept, s->lock_hold_ms, s->duration_ms,
-		             s->started);
+		             "%5d %-12.12s %4d %4d %4d %4d %4d %4d %7.2f %s%8s", s->step_no, s->action, s->visited, s->deleted,
+		             s->moved, s->absent, s->retained, s->kept, s->lock_hold_ms, dur ? durbuf : "", s->started);
 	}
 }
 

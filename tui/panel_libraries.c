@@ -38,7 +38,9 @@ static void draw(console *c, tui_rect r, bool focused)
 		                  "%-9s ", v->row.admission);
 		x += console_putf(y, x, r.x + r.w - x, base, "%7s  ", console_compact(items, sizeof items, v->row.item_count));
 		if (v->row.job_id > 0) {
-			x += console_putf(y, x, r.x + r.w - x, base, "%" PRId64 " %s ", v->row.job_id, v->job_kind);
+			/* the job's kind goes first when narrow; its phase stays */
+			x += console_putf(y, x, r.x + r.w - x, base, "%" PRId64 " %s%s", v->row.job_id, r.w >= 64 ? v->job_kind : "",
+			                  r.w >= 64 ? " " : "");
 			console_put(y, x, r.x + r.w - x, sel ? base : console_phase_role(v->job_phase), v->job_phase);
 		} else {
 			console_put(y, x, r.x + r.w - x, sel ? base : ROLE_DIM, "-");

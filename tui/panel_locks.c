@@ -91,13 +91,13 @@ static void draw(console *c, tui_rect r, bool focused)
 			console_put(y++, r.x, r.w, ROLE_DIM, "(no cleanupctl backend and no lock waits)");
 	}
 	if (contention_rows > 0 && y < r.y + r.h) {
-		console_put(y++, r.x, r.w, ROLE_DIM, "last 60 s: NOWAIT rejections and busy retries");
+		console_put(y++, r.x, r.w, ROLE_DIM, "rejections and busy retries, last 60 s:");
 		for (i = 0; i < s->ncontention && y < r.y + r.h; i++) {
 			const cleanup_mon_contention *e = &s->contention[i];
 
 			if (e->count)
-				console_putf(y++, r.x, r.w, ROLE_WARNING, "%5" PRId64 " %s by %s (last %s)", e->n, e->kind, e->source,
-				             e->at);
+				console_putf(y++, r.x, r.w, ROLE_WARNING, "%5" PRId64 " %s %s (last %s)", e->n, e->kind,
+				             strncmp(e->source, "cleanupctl:", 11) == 0 ? e->source + 11 : e->source, e->at);
 			else
 				console_putf(y++, r.x, r.w, ROLE_DIM, "%s %s: %s", e->at, e->kind, e->message);
 		}

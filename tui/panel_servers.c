@@ -12,15 +12,16 @@ static int rows(const console *c)
 static void draw(console *c, tui_rect r, bool focused)
 {
 	const cleanup_mon_snapshot *s = c->snap;
-	int n = rows(c), i, nw = r.w - 43;
+	bool libs = r.w >= 50; /* the library count goes first when narrow */
+	int n = rows(c), i, nw = r.w - (libs ? 43 : 38);
 	char items[32];
 
 	if (nw < 8)
 		nw = 8;
 	if (nw > 24)
 		nw = 24;
-	console_putf(r.y, r.x, r.w, ROLE_DIM, "%4s %-*.*s %-9s %4s %7s  %s", "ID", nw, nw, "NAME", "ADMISSION", "LIBS",
-	             "ITEMS", "JOB");
+	console_putf(r.y, r.x, r.w, ROLE_DIM, "%4s %-*.*s %-9s %s%7s  %s", "ID", nw, nw, "NAME", "ADMISSION",
+	             libs ? "LIBS " : "", "ITEMS", "JOB");
 	console_scroll(c, PANEL_SERVERS, n, r.h - 1);
 	if (n == 0)
 		console_put(r.y + 1, r.x, r.w, ROLE_DIM, s->seq ? "(no servers: cleanupctl seed creates demo data)" : "");
@@ -37,8 +38,9 @@ static void draw(console *c, tui_rect r, bool focused)
 		x = r.x + console_putf(y, r.x, r.w, base, "%4" PRId64 " %-*.*s ", v->row.id, nw, nw, v->row.name);
 		x += console_putf(y, x, r.x + r.w - x, sel ? base : v->row.admission[0] == 'o' ? ROLE_OK : ROLE_WARNING,
 		                  "%-9s ", v->row.admission);
-		x += console_putf(y, x, r.x + r.w - x, base, "%4d %7s  ", v->row.library_count,
-		                  console_compact(items, sizeof items, v->row.item_count));
+		if (libs)
+			x += console_putf(y, x, r.x + r.w - x, base, "%4d ", v->row.library_count);
+		x += console_putf(y, x, r.x + r.w - x, base, "%7s  ", console_compact(items, sizeof items, v->row.item_count));
 		if (v->row.job_id > 0) {
 			x += console_putf(y, x, r.x + r.w - x, base, "%" PRId64 " ", v->row.job_id);
 			console_put(y, x, r.x + r.w - x, sel ? base : console_phase_role(v->job_phase), v->job_phase);

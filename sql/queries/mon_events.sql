@@ -12,7 +12,7 @@ SELECT x.origin, x.id, x.at_epoch, x.at_text, x.job_id, x.kind, x.source, x.mess
                 a.action, a.application_name,
                 format('%s by %s%s: %s', a.action, a.os_user,
                        CASE WHEN a.confirmation IS NOT NULL AND a.confirmation <> ''
-                            THEN format(' (confirmed with %L)', a.confirmation) ELSE '' END,
+                            THEN format(' (typed %L)', a.confirmation) ELSE '' END,
                        a.outcome)
            FROM cleanup.audit a ORDER BY a.id DESC LIMIT $1::int)) x
  ORDER BY x.at_epoch DESC, x.id DESC
