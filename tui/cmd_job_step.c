@@ -271,6 +271,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	int64_t id, max_steps = 0, reconnects = 0, timeout = 300, backoff_max = 1000, max_busy = 100;
 	double deadline = 0;
 	int sync = -1;
+	bool no_pipeline = false;
 	cleanup_run_opts opts;
 	cleanup_run_summary sum;
 	cleanup_engine *e = NULL;
@@ -311,6 +312,8 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		} else if ((v = cli_opt(argc, argv, &i, "--synchronous-commit", &missing))) {
 			if (!parse_sync(ctx, v, &sync))
 				return EXIT_USAGE;
+		} else if (!missing && strcmp(argv[i], "--no-pipeline") == 0) {
+			no_pipeline = true;
 		} else {
 			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
 			                 argv[i]);
@@ -343,6 +346,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	opts.backoff_max_ms = (int)backoff_max;
 	opts.max_busy_retries = (int)max_busy;
 	opts.max_reconnects = (int)reconnects;
+	opts.no_pipeline = no_pipeline;
 	opts.callback = run_callback;
 	opts.callback_arg = &view;
 

@@ -271,26 +271,220 @@ static bool step_stalled(const cleanup_step_result *s)
 	return s->visited > 0 && s->retained == s->visited && strcmp(s->action, "pass") == 0;
 }
 
+/* The state of one cleanup_job_run(). */
+typedef struct run_state {
+	cleanup_engine *e;
+	int64_t job_id;
+	const cleanup_run_opts *o;
+	cleanup_run_summary *out;
+	double t0, backoff;
+	int backoff0, backoff_max;
+	int32_t next;      /* the step to run next */
+	int unrecorded_busy;
+	bool done;         /* completed, or stopped by the callback */
+	bool stalled;      /* the last step could resolve none of its rows */
+	bool prepared;     /* the lean step statement is prepared on this connection */
+} run_state;
+
+/* True when the options allow starting another step, with INFLIGHT steps
+ * already sent; sets the stop reason when they do not. */
+static bool may_start(run_state *st, int inflight)
+{
+	if (st->o->max_steps > 0 && st->out->steps + inflight >= st->o->max_steps) {
+		if (inflight == 0) {
+			st->out->stopped = true;
+			snprintf(st->out->stop_reason, sizeof st->out->stop_reason, "max-steps");
+		}
+		return false;
+	}
+	if (st->o->deadline_s > 0 && now_s() - st->t0 >= st->o->deadline_s) {
+		if (inflight == 0) {
+			st->out->stopped = true;
+			snprintf(st->out->stop_reason, sizeof st->out->stop_reason, "deadline");
+		}
+		return false;
+	}
+	return true;
+}
+
+/* Bookkeeping after step S committed (or was replayed): counts, the local
+ * job, the callback. Returns false when the run should send no more steps. */
+static bool took_step(run_state *st, const cleanup_step_result *s)
+{
+	cleanup_run_progress p;
+	bool go_on = true;
+
+	if (s->replayed)
+		st->out->replayed++;
+	else
+		st->unrecorded_busy = 0;
+	st->out->steps++;
+	job_apply_step(&st->out->job, s);
+	st->next = s->step_no + 1;
+	if (strcmp(s->phase_after, "completed") == 0) {
+		st->out->completed = true;
+		st->done = true;
+		snprintf(st->out->stop_reason, sizeof st->out->stop_reason, "completed");
+		go_on = false;
+	}
+	memset(&p, 0, sizeof p);
+	p.job = &st->out->job;
+	p.step = s;
+	p.steps_done = st->out->steps;
+	p.busy_retries = st->out->busy_retries;
+	p.elapsed_s = now_s() - st->t0;
+	if (st->o->callback && !st->o->callback(&p, st->o->callback_arg) && !st->done) {
+		st->out->stopped = true;
+		st->done = true;
+		snprintf(st->out->stop_reason, sizeof st->out->stop_reason, "callback");
+		go_on = false;
+	}
+	st->stalled = !st->done && step_stalled(s);
+	return go_on && !st->stalled;
+}
+
+/* Sends step STEP_NO (the lean statement, prepared by an earlier
+ * synchronous call) and a Sync: in pipeline mode each step is its own
+ * implicit transaction, and a failure aborts only that step. */
+static int send_step(run_state *st, int32_t step_no, cleanup_error *err)
+{
+	char jbuf[24], sbuf[16], name[32];
+	const char *params[3] = {jbuf, sbuf, "0"};
+	PGconn *conn = st->e->conn;
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, st->job_id);
+	snprintf(sbuf, sizeof sbuf, "%" PRId32, step_no);
+	snprintf(name, sizeof name, "cq_%d", (int)CLEANUP_Q_STEP_RUN_LEAN);
+	if (!PQsendQueryPrepared(conn, name, 3, params, NULL, NULL, 0) || !PQpipelineSync(conn))
+		return engine_error_from_result(err, st->e, NULL, "sending a step");
+	return CLEANUP_OK;
+}
+
+/* Reads the answer to the oldest step sent: its result, the end of its
+ * results, and its Sync. */
+static int recv_step(cleanup_step_result *out, run_state *st, cleanup_error *err)
+{
+	PGconn *conn = st->e->conn;
+	PGresult *res;
+	int rc = CLEANUP_ECONN, nulls = 0;
+	bool got = false;
+
+	memset(out, 0, sizeof *out);
+	for (;;) {
+		res = PQgetResult(conn);
+		if (!res) {
+			if (got)
+				break; /* end of this step's results */
+			if (++nulls > 1 || PQstatus(conn) == CONNECTION_BAD)
+				return engine_error_from_result(err, st->e, NULL, "reading a step's answer");
+			continue;
+		}
+		if (!got) {
+			got = true;
+			if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+				rc = step_from_row(out, res, 0, false, err);
+			else if (PQresultStatus(res) == PGRES_TUPLES_OK)
+				rc = cleanup_error_set(err, CLEANUP_ERROR, "the server returned no step");
+			else
+				rc = engine_error_from_result(err, st->e, res, "running a step");
+		}
+		PQclear(res);
+	}
+	res = PQgetResult(conn);
+	if (!res || PQresultStatus(res) != PGRES_PIPELINE_SYNC) {
+		PQclear(res);
+		cleanup_step_result_reset(out);
+		return engine_error_from_result(err, st->e, NULL, "reading a step's answer");
+	}
+	PQclear(res);
+	if (rc != CLEANUP_OK)
+		cleanup_step_result_reset(out);
+	return rc;
+}
+
+/* Runs steps two at a time in libpq pipeline mode, so the server never
+ * waits for the client between steps. Step N+1 is sent before N's answer
+ * is read; if N fails, N+1 fails harmlessly (its number is not next) and
+ * is ignored; if N completes the job, N+1 is refused. A step already sent
+ * when the options or the callback stop the run still completes. Returns
+ * the first failure (with no later step committed), else CLEANUP_OK. */
+static int run_pipelined(run_state *st, cleanup_error *err)
+{
+	PGconn *conn = st->e->conn;
+	cleanup_step_result step;
+	cleanup_error later;
+	int32_t send_no = st->next;
+	int inflight = 0, rc = CLEANUP_OK, r;
+	bool sending = true, failed = false;
+
+	if (!PQenterPipelineMode(conn))
+		return engine_error_from_result(err, st->e, NULL, "entering pipeline mode");
+	for (;;) {
+		while (sending && inflight < 2 && may_start(st, inflight)) {
+			if ((r = send_step(st, send_no, failed ? &later : err)) != CLEANUP_OK) {
+				if (!failed)
+					rc = r;
+				failed = true;
+				sending = false;
+				break;
+			}
+			send_no++;
+			inflight++;
+		}
+		if (inflight == 0)
+			break;
+		r = recv_step(&step, st, failed ? &later : err);
+		inflight--;
+		if (r == CLEANUP_OK) {
+			/* Committed, even after an earlier failure (another runner ran
+			 * the failed step meanwhile): count it. */
+			if (!took_step(st, &step))
+				sending = false;
+			rc = CLEANUP_OK;
+			failed = false;
+			send_no = st->next + inflight;
+		} else if (!failed && !st->done) {
+			/* (After the completing step the next one is refused: ignored.) */
+			rc = r;
+			failed = true;
+			sending = false;
+		}
+		cleanup_step_result_reset(&step);
+		if (r == CLEANUP_ECONN || PQstatus(conn) == CONNECTION_BAD) {
+			rc = CLEANUP_ECONN;
+			if (err != &later && r != CLEANUP_ECONN)
+				engine_error_from_result(err, st->e, NULL, "running steps");
+			return rc;
+		}
+	}
+	PQexitPipelineMode(conn);
+	return rc;
+}
+
 int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id, const cleanup_run_opts *opts,
                     cleanup_error *err)
 {
 	static const cleanup_run_opts defaults;
-	const cleanup_run_opts *o = opts ? opts : &defaults;
-	int backoff0 = o->backoff_initial_ms > 0 ? o->backoff_initial_ms : 10;
-	int backoff_max = o->backoff_max_ms > 0 ? o->backoff_max_ms : 1000;
-	int max_busy = o->max_busy_retries > 0 ? o->max_busy_retries : 100;
-	double t0 = now_s(), backoff = backoff0;
-	int rc, consecutive_busy = 0, consecutive_lost = 0, unrecorded_busy = 0;
-	int32_t next;
+	run_state st;
+	int rc, consecutive_busy = 0, consecutive_lost = 0, max_busy;
 	cleanup_step_result step;
-	cleanup_run_progress p;
 	cleanup_error local_err;
-	bool done = false;
 
 	if (!err)
 		err = &local_err;
 	memset(out, 0, sizeof *out);
 	memset(&step, 0, sizeof step);
+	memset(&st, 0, sizeof st);
+	st.e = e;
+	st.job_id = job_id;
+	st.o = opts ? opts : &defaults;
+	st.out = out;
+	st.t0 = now_s();
+	st.backoff0 = st.o->backoff_initial_ms > 0 ? st.o->backoff_initial_ms : 10;
+	st.backoff_max = st.o->backoff_max_ms > 0 ? st.o->backoff_max_ms : 1000;
+	st.backoff = st.backoff0;
+	max_busy = st.o->max_busy_retries > 0 ? st.o->max_busy_retries : 100;
+
 	rc = cleanup_job_get(&out->job, e, job_id, err);
 	if (rc != CLEANUP_OK) {
 		snprintf(out->stop_reason, sizeof out->stop_reason, "error");
@@ -302,41 +496,41 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 		snprintf(out->stop_reason, sizeof out->stop_reason, "completed");
 		return CLEANUP_OK;
 	}
-	next = out->job.step_no + 1;
+	st.next = out->job.step_no + 1;
 
-	while (!done) {
-		double elapsed = now_s() - t0;
-
-		if (o->max_steps > 0 && out->steps >= o->max_steps) {
-			out->stopped = true;
-			snprintf(out->stop_reason, sizeof out->stop_reason, "max-steps");
+	while (!st.done) {
+		if (!may_start(&st, 0))
 			break;
+		if (!st.o->no_pipeline && st.prepared && st.unrecorded_busy == 0) {
+			rc = run_pipelined(&st, err);
+		} else {
+			/* One step at a time: the first on a connection (it prepares
+			 * the statement), and one that carries unrecorded busy answers. */
+			cleanup_step_result_reset(&step);
+			rc = step_at(&step, e, job_id, st.next, st.unrecorded_busy, true, err);
+			if (rc == CLEANUP_OK) {
+				st.prepared = true;
+				took_step(&st, &step);
+			}
 		}
-		if (o->deadline_s > 0 && elapsed >= o->deadline_s) {
-			out->stopped = true;
-			snprintf(out->stop_reason, sizeof out->stop_reason, "deadline");
-			break;
-		}
-		cleanup_step_result_reset(&step);
-		rc = step_at(&step, e, job_id, next, unrecorded_busy, true, err);
 
 		if (rc == CLEANUP_EBUSY) {
 			bool recorded = false;
 			cleanup_error note_err;
-			double wait = backoff;
+			cleanup_run_progress p;
+			double wait = st.backoff;
 
 			out->busy_retries++;
 			consecutive_busy++;
-			if (cleanup_job_note_busy(&recorded, e, job_id, err->message, &note_err) != CLEANUP_OK ||
-			    !recorded)
-				unrecorded_busy++;
+			if (cleanup_job_note_busy(&recorded, e, job_id, err->message, &note_err) != CLEANUP_OK || !recorded)
+				st.unrecorded_busy++;
 			memset(&p, 0, sizeof p);
 			p.job = &out->job;
 			p.busy = err;
 			p.steps_done = out->steps;
 			p.busy_retries = out->busy_retries;
-			p.elapsed_s = now_s() - t0;
-			if (o->callback && !o->callback(&p, o->callback_arg)) {
+			p.elapsed_s = now_s() - st.t0;
+			if (st.o->callback && !st.o->callback(&p, st.o->callback_arg)) {
 				out->stopped = true;
 				snprintf(out->stop_reason, sizeof out->stop_reason, "callback");
 				rc = CLEANUP_OK;
@@ -345,23 +539,24 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 			if (consecutive_busy >= max_busy) {
 				snprintf(out->stop_reason, sizeof out->stop_reason, "busy");
 				cleanup_error_hint(err, "%d busy answers in a row; the job is unchanged since step %d, retry later",
-				                   consecutive_busy, next - 1);
+				                   consecutive_busy, st.next - 1);
 				break;
 			}
-			if (o->deadline_s > 0 && wait > (o->deadline_s - (now_s() - t0)) * 1000)
-				wait = (o->deadline_s - (now_s() - t0)) * 1000;
+			if (st.o->deadline_s > 0 && wait > (st.o->deadline_s - (now_s() - st.t0)) * 1000)
+				wait = (st.o->deadline_s - (now_s() - st.t0)) * 1000;
 			sleep_ms(wait);
-			backoff = backoff * 2 > backoff_max ? backoff_max : backoff * 2;
+			st.backoff = st.backoff * 2 > st.backoff_max ? st.backoff_max : st.backoff * 2;
 			continue;
 		}
-		if (rc == CLEANUP_ECONN && consecutive_lost < o->max_reconnects) {
+		if (rc == CLEANUP_ECONN && consecutive_lost < st.o->max_reconnects) {
 			cleanup_error rerr;
 			cleanup_job now;
 
 			consecutive_lost++;
+			st.prepared = false;
 			if (cleanup_engine_reconnect(e, &rerr) != CLEANUP_OK) {
-				sleep_ms(backoff);
-				backoff = backoff * 2 > backoff_max ? backoff_max : backoff * 2;
+				sleep_ms(st.backoff);
+				st.backoff = st.backoff * 2 > st.backoff_max ? st.backoff_max : st.backoff * 2;
 				continue;
 			}
 			out->reconnects++;
@@ -369,7 +564,7 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 			 * step number says which (with asynchronous commit a server
 			 * crash may even have lost earlier steps: they run again). */
 			if (cleanup_job_get(&now, e, job_id, &rerr) == CLEANUP_OK) {
-				next = now.step_no + 1;
+				st.next = now.step_no + 1;
 				cleanup_job_reset(&now);
 			}
 			continue;
@@ -378,42 +573,19 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 			snprintf(out->stop_reason, sizeof out->stop_reason, "error");
 			break;
 		}
-
 		consecutive_busy = 0;
 		consecutive_lost = 0;
-		if (!step.replayed)
-			unrecorded_busy = 0;
-		else
-			out->replayed++;
-		out->steps++;
-		job_apply_step(&out->job, &step);
-		next = step.step_no + 1;
-		if (strcmp(step.phase_after, "completed") == 0) {
-			out->completed = true;
-			done = true;
-			snprintf(out->stop_reason, sizeof out->stop_reason, "completed");
-		}
-		memset(&p, 0, sizeof p);
-		p.job = &out->job;
-		p.step = &step;
-		p.steps_done = out->steps;
-		p.busy_retries = out->busy_retries;
-		p.elapsed_s = now_s() - t0;
-		if (o->callback && !o->callback(&p, o->callback_arg) && !done) {
-			out->stopped = true;
-			snprintf(out->stop_reason, sizeof out->stop_reason, "callback");
-			break;
-		}
-		if (!done && step_stalled(&step)) {
+		if (st.stalled) {
 			/* Every visited row is held by a writer: give it time. */
-			sleep_ms(backoff);
-			backoff = backoff * 2 > backoff_max ? backoff_max : backoff * 2;
+			sleep_ms(st.backoff);
+			st.backoff = st.backoff * 2 > st.backoff_max ? st.backoff_max : st.backoff * 2;
+			st.stalled = false;
 		} else {
-			backoff = backoff0;
+			st.backoff = st.backoff0;
 		}
 	}
 	cleanup_step_result_reset(&step);
-	out->elapsed_s = now_s() - t0;
+	out->elapsed_s = now_s() - st.t0;
 
 	/* The job as the database has it now (the local copy lacks cursors). */
 	if (cleanup_engine_ok(e)) {

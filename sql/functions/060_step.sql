@@ -229,7 +229,10 @@ DECLARE
     v_more    boolean;
     v_next    bigint;
     r         record;
-    v_page    int := 10000;    -- rows per final-check page (docs/steps.md)
+    -- Pages of the final check and of the finalize re-check: 10,000 rows,
+    -- written as a literal LIMIT (docs/steps.md): with a parameter the
+    -- generic plan assumed a large fraction and scanned the whole library.
+    v_page    constant int := 10000;
 BEGIN
     IF p_step_no < 1 THEN
         RAISE EXCEPTION 'step number % is not valid: steps are numbered from 1', p_step_no
@@ -456,7 +459,7 @@ BEGIN
           FROM (SELECT id, external_id FROM inventory.items
                  WHERE (library_id, id) > (j.library_id, j.cursor_id)
                    AND (library_id, id) <= (j.library_id, j.high_water_id)
-                 ORDER BY library_id, id LIMIT v_page) p;
+                 ORDER BY library_id, id LIMIT 10000) p;
         s.checked := v_n;
         IF v_ret IS NOT NULL THEN
             -- Something eligible survived: never complete (S6). Retain what
@@ -512,7 +515,7 @@ BEGIN
             SELECT array_agg(id) INTO v_ret
               FROM (SELECT id FROM inventory.items
                      WHERE (library_id, id) >= (v_next, 0) AND (library_id, id) <= (v_next, 9223372036854775807)
-                     ORDER BY library_id, id LIMIT v_page) q;
+                     ORDER BY library_id, id LIMIT 10000) q;
         END IF;
         IF v_ret IS NOT NULL THEN
             -- Not empty under the lock: never cascade (S11). Revisit what

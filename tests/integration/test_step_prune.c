@@ -472,6 +472,66 @@ static void test_S6_final_check_finds_survivor(void **state)
 	PQfinish(w);
 }
 
+/* The pid of a blocked backend named APP other than NOT_PID. */
+static int blocked_other_than(PGconn *c, const char *app, int not_pid)
+{
+	int pid, tries = 0;
+
+	do
+		pid = pgtest_wait_app_blocked(c, app, 10000);
+	while (pid == not_pid && ++tries < 2000);
+	assert_int_not_equal(pid, not_pid);
+	return pid;
+}
+
+/* S9, S7: `job run --reconnect` survives its backend being terminated
+ * mid-step, both in its first (synchronous) step and while the pipelined
+ * next step is in flight: the lost steps roll back whole, the run
+ * reconnects, reads the last committed step and continues; every eligible
+ * item is deleted once, every seen item kept. */
+static void test_S9_run_reconnects_after_terminated_backend(void **state)
+{
+	PGconn *c = conn("reconnect"), *h = conn("hook");
+	int64_t srv, lib, job;
+	char app[64], *out = NULL;
+	int pid, first, second;
+
+	(void)state;
+	srv = new_server(c, "reconnect");
+	lib = new_library(c, srv, "reconnect", 1000);
+	job = sealed_prune(c, lib, "reconnect", 1000, 2);
+	snprintf(app, sizeof app, "cleanupctl:job:%lld:run", (long long)job);
+
+	pgtest_exec(h, "SELECT pg_advisory_lock(cleanup.test_hook_key())");
+	pid = ctl_spawn(HOOK_ENV, "--json job run %lld --reconnect 5", (long long)job);
+	first = pgtest_wait_app_blocked(c, app, 10000);
+	pgtest_exec(c, "SELECT pg_terminate_backend(%d)", first);
+	second = blocked_other_than(c, app, first);
+
+	/* Let one step commit and take the hook back at once: the pipelined
+	 * step already sent waits on it, and is lost with its backend. */
+	pgtest_send(h, "SELECT pg_advisory_unlock(cleanup.test_hook_key()); SELECT pg_advisory_lock(cleanup.test_hook_key())");
+	assert_string_equal(pgtest_finish(h), "");
+	assert_int_equal(pgtest_wait_app_blocked(c, app, 10000), second);
+	assert_true(job_int(c, job, "step_no") >= 1);
+	pgtest_exec(c, "SELECT pg_terminate_backend(%d)", second);
+	blocked_other_than(c, app, second);
+	pgtest_exec(h, "SELECT pg_advisory_unlock(cleanup.test_hook_key())");
+
+	assert_int_equal(pgtest_wait(pid, &out), 0);
+	assert_non_null(strstr(out, "\"reconnects\": 2"));
+	assert_non_null(strstr(out, "\"completed\": true"));
+	free(out);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(job_int(c, job, "deleted"), 500);
+	assert_int_equal(job_int(c, job, "kept"), 500);
+	assert_int_equal(job_int(c, job, "visited"), 1000);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 500);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(h);
+}
+
 /* S1: across everything this file ran, no recorded step visited more than
  * 128 rows or made more than 128 domain mutations. */
 static void test_S1_budget_of_every_step(void **state)
@@ -498,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_step_of_other_phase_exits_4),
 		cmocka_unit_test(test_L1_busy_exits_3_and_is_recorded),
 		cmocka_unit_test(test_S6_final_check_finds_survivor),
+		cmocka_unit_test(test_S9_run_reconnects_after_terminated_backend),
 		cmocka_unit_test(test_S1_budget_of_every_step),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

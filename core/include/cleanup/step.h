@@ -111,6 +111,9 @@ typedef struct cleanup_run_opts {
 	int max_reconnects;      /* a lost connection: reconnect, read the job's last
 	                          * committed step and go on, this many times in a row
 	                          * (0: give up with ECONN) */
+	bool no_pipeline;        /* one step at a time; by default the next step is sent
+	                          * before the previous answer is read (libpq pipeline),
+	                          * so one step already sent still runs after a stop */
 	cleanup_run_callback callback; /* may be NULL */
 	void *callback_arg;
 } cleanup_run_opts;
