@@ -273,6 +273,19 @@ static void test_S13_crash_between_drain_and_finalize(void **state)
 	assert_string_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
 	                                (long long)lib),
 	                    "draining");
+	/* The preview of the finalize step predicts the parent delete, changing nothing. */
+	{
+		char *before = pgtest_fingerprint(c), *after, *out = NULL;
+
+		assert_int_equal(ctl(&out, "job step %lld --preview", (long long)job), 0);
+		assert_non_null(strstr(out, "delete-library"));
+		assert_non_null(strstr(out, "would delete 1 library"));
+		after = pgtest_fingerprint(c);
+		assert_string_equal(before, after);
+		free(before);
+		free(after);
+		free(out);
+	}
 
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "completed");
@@ -280,6 +293,53 @@ static void test_S13_crash_between_drain_and_finalize(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
+}
+
+/* S5, L1: remove-server with rows held by writers in two libraries: the
+ * walk retains them, the next pass visits both libraries (their locks taken
+ * in ascending order) and keeps retaining them while held; the libraries
+ * are not deleted before they are empty; once the writers are done the pass
+ * deletes the rows and the removal completes. */
+static void test_S5_remove_server_retained_across_libraries(void **state)
+{
+	PGconn *c = conn("rs-held"), *w1 = conn("writer-1"), *w2 = conn("writer-2");
+	int64_t srv, a, b, job;
+
+	(void)state;
+	srv = new_server(c, "rs-held");
+	a = new_library(c, srv, "rs-held-a", 50);
+	b = new_library(c, srv, "rs-held-b", 50);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-server', %lld)", (long long)srv);
+	pgtest_exec(w1, "BEGIN");
+	pgtest_exec(w1, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-a-9' FOR UPDATE",
+	            (long long)a);
+	pgtest_exec(w2, "BEGIN");
+	pgtest_exec(w2, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-b-9' FOR UPDATE",
+	            (long long)b);
+
+	assert_int_equal(ctl(NULL, "job run %lld --max-steps 4 --backoff-max 20", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "draining");
+	assert_int_equal(job_int(c, job, "deleted"), 98);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_retained WHERE job_id = %lld", (long long)job), 2);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'pass' "
+	                            "AND visited = 2 AND retained = 2",
+	                            (long long)job),
+	                 2);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE server_id = %lld", (long long)srv), 2);
+
+	pgtest_exec(w1, "COMMIT");
+	pgtest_exec(w2, "COMMIT");
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(job_int(c, job, "deleted"), 100);
+	assert_int_equal(job_int(c, job, "libraries_deleted"), 2);
+	assert_int_equal(job_int(c, job, "servers_deleted"), 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w1);
+	PQfinish(w2);
 }
 
 /* A2: creating a removal job fences at once; an admitted writer in flight
@@ -357,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_S11_finalize_rechecks_emptiness_under_lock),
 		cmocka_unit_test(test_S11_parent_delete_vs_inflight_child_insert),
 		cmocka_unit_test(test_S13_crash_between_drain_and_finalize),
+		cmocka_unit_test(test_S5_remove_server_retained_across_libraries),
 		cmocka_unit_test(test_A2_fence_vs_admitted_writer),
 		cmocka_unit_test(test_single_transaction_mode),
 	};
