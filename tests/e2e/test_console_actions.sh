@@ -92,6 +92,21 @@ for BIN in "${BINARIES[@]}"; do
 		[ "$(sql "SELECT state FROM cleanup.library_admission WHERE library_id = 3")" = draining ] &&
 		ok "$name: the right name creates the remove-library job" || fail "$name: removal"
 
+	# Run to completion: a typed confirmation, then the engine steps until done.
+	keys :
+	type_text "run $J"
+	keys Enter
+	wait_for "Type the job id" || fail "$name: run dialog"
+	type_text "$J"
+	keys Enter
+	wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 60 && ok "$name: run completed the job" ||
+		fail "$name: run"
+	wait_for "run of job $J completed" 10 && ok "$name: run outcome shown" || fail "$name: run outcome"
+	[ "$(sql "SELECT count(*) FROM cleanup.audit WHERE action = 'run' AND job_id = $J")" = 2 ] &&
+		ok "$name: run start and end audited" || fail "$name: run audit"
+	[ "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 1")" = 100 ] &&
+		ok "$name: exactly the unseen items are gone" || fail "$name: wrong items deleted"
+
 	quit_console || fail "$name: quit"
 done
 finish

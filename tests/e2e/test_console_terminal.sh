@@ -56,6 +56,18 @@ for BIN in "${BINARIES[@]}"; do
 	keys Escape
 	quit_console || fail "$name: quit"
 
+	# Crash signals: the terminal is restored (canonical mode, echo), then the
+	# console dies of the signal.
+	for sig in SEGV TERM; do
+		start_cmd "'$BIN' --db '$DB' console; echo CONSOLE-EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -x -e icanon -e echo | tr '\n' ' '; echo MODES"
+		wait_for "server-2" || fail "$name: start for SIG$sig"
+		pid=$(pgrep -P "$(T list-panes -F '#{pane_pid}')" | head -1)
+		kill -"$sig" "$pid"
+		code=$([ "$sig" = SEGV ] && echo 139 || echo 143)
+		wait_for "CONSOLE-EXIT=$code" 10 && wait_for "icanon echo MODES" 5 &&
+			ok "$name: SIG$sig restores the terminal" || fail "$name: SIG$sig"
+	done
+
 	# Off a TTY: refuses, exit 2, points at status --json.
 	"$BIN" --db "$DB" console </dev/null >"$E2E_TMP/out" 2>"$E2E_TMP/err"
 	rc=$?
