@@ -192,9 +192,12 @@ static void sync_selection(console *c)
 		c->sel_job_id = -1;
 		return;
 	}
-	if (c->sel_job_id > 0 && console_find_job(c, c->sel_job_id)) {
-		console_select_job(c, c->sel_job_id);
-		return;
+	if (c->sel_job_id > 0) {
+		for (i = 0; i < s->njobs; i++)
+			if (s->jobs[i].job.id == c->sel_job_id) {
+				c->sel[PANEL_JOBS] = (int)i; /* the detail keeps its scroll position */
+				return;
+			}
 	}
 	for (i = 0; i < s->njobs; i++)
 		if (!cleanup_job_phase_is_final(s->jobs[i].job.phase))
