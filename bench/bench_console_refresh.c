@@ -12,8 +12,9 @@
  *  2. Change latency: a job transition committed by another connection
  *     until the monitor's snapshot shows it, with the periodic refresh set
  *     to a minute (the NOTIFY path alone).
- *  3. Idle CPU (with --console PATH): the console started in tmux on the
- *     bench database, its user+system CPU over --idle-seconds (60).
+ *  3. Idle CPU: the console (--console PATH, else BUILD/tui/cleanupctl next
+ *     to this program; --no-idle skips it) started in tmux on the bench
+ *     database, its user+system CPU over --idle-seconds (60).
  *
  * Machines are noisy: compare the two sizes of one run. The program talks
  * to the PostgreSQL given by --db and creates (and drops, unless --keep) the
@@ -346,6 +347,26 @@ static int64_t seed_library(cleanup_engine *e, int64_t items)
 	return r.items;
 }
 
+/* Appends S to OUT single-quoted for sh (' as '\''). */
+static void sh_quote(char *out, size_t len, const char *s)
+{
+	size_t n = strlen(out);
+
+	if (n + 1 < len)
+		out[n++] = '\'';
+	for (; *s && n + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	if (n + 1 < len)
+		out[n++] = '\'';
+	out[n] = '\0';
+}
+
 /* The console's CPU time over SECONDS of idling on the bench database:
  * started in tmux on a private socket, measured from /proc. */
 static void idle_cpu(const opts *o)
@@ -357,17 +378,23 @@ static void idle_cpu(const opts *o)
 	FILE *p;
 	double t0, t1;
 
-	snprintf(cmd, sizeof cmd,
-	         "tmux -L bench-console-%d -f /dev/null new-session -d -x 120 -y 40 "
-	         "\"exec '%s' --db '%s' console\"",
-	         (int)getpid(), o->console, bench_conninfo);
+	char inner[3072] = "exec ", abs_console[4096];
+
+	if (!realpath(o->console, abs_console))
+		die("no console at %s: %s", o->console, strerror(errno));
+	sh_quote(inner, sizeof inner, abs_console);
+	strncat(inner, " --db ", sizeof inner - strlen(inner) - 1);
+	sh_quote(inner, sizeof inner, bench_conninfo);
+	strncat(inner, " console", sizeof inner - strlen(inner) - 1);
+	snprintf(cmd, sizeof cmd, "tmux -L bench-console-%d -f /dev/null new-session -d -x 120 -y 40 ", (int)getpid());
+	sh_quote(cmd, sizeof cmd, inner);
 	if (system(cmd) != 0)
 		die("cannot start the console in tmux");
 	snprintf(cmd, sizeof cmd, "tmux -L bench-console-%d list-panes -F '#{pane_pid}'", (int)getpid());
 	sleep(3); /* the console connects and draws; the measurement starts after */
 	p = popen(cmd, "r");
 	if (!p || !fgets(line, sizeof line, p))
-		die("no console pane");
+		die("the console did not stay up in tmux; run by hand to see why: %s", inner);
 	pclose(p);
 	pid = atoi(line);
 #define READ_STAT(ut, st)                                                                                   \
@@ -442,7 +469,7 @@ static void print_scales(const scale_result *r, int n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_console_refresh --db CONNINFO [--items N] [--items2 N] [--samples N]\n"
-	                "                             [--console PATH_TO_CLEANUPCTL] [--idle-seconds N] [--keep]\n");
+	                "                             [--console PATH_TO_CLEANUPCTL | --no-idle] [--idle-seconds N] [--keep]\n");
 	exit(2);
 }
 
@@ -459,6 +486,8 @@ int main(int argc, char **argv)
 	cleanup_run_summary rs;
 	int i;
 	int64_t total = 0;
+	bool no_idle = false;
+	static char found_console[4096];
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
@@ -475,11 +504,27 @@ int main(int argc, char **argv)
 			o.idle_seconds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--keep") == 0)
 			o.keep = true;
+		else if (strcmp(argv[i], "--no-idle") == 0)
+			no_idle = true;
 		else
 			usage();
 	}
 	if (!o.db || o.items1 < 1 || o.items2 <= o.items1 || o.samples < 10 || o.idle_seconds < 1)
 		usage();
+	/* make bench passes only --db: the console next to this program
+	 * (BUILD/bench/.. /tui/cleanupctl) is measured when tmux is there. */
+	if (!o.console && !no_idle) {
+		const char *slash = strrchr(argv[0], '/');
+
+		snprintf(found_console, sizeof found_console, "%.*s/../tui/cleanupctl",
+		         slash ? (int)(slash - argv[0]) : 1, slash ? argv[0] : ".");
+		if (access(found_console, X_OK) == 0 && system("command -v tmux >/dev/null 2>&1") == 0)
+			o.console = found_console;
+		else
+			printf("(no console next to this program or no tmux: idle CPU not measured)\n");
+	}
+	if (no_idle)
+		o.console = NULL;
 
 	admin = connect_db(o.db, NULL);
 	{
