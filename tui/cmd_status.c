@@ -10,7 +10,7 @@
 
 static void print_jobs_table(const cleanup_job *jobs, size_t n)
 {
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 	size_t i;
 
 	printf("%-6s %-15s %-8s %-24s %-11s %6s  %s\n", "JOB", "KIND", "SERVER", "TARGET", "PHASE", "STEP",
@@ -30,7 +30,7 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 		else
 			printf("visited %s of %s, deleted %s\n", cli_count(a, sizeof a, j->visited),
 			       j->total_estimate >= 0 ? cli_count(b, sizeof b, j->total_estimate) : "?",
-			       cli_count(b, sizeof b, j->deleted));
+			       cli_count(c, sizeof c, j->deleted));
 	}
 	if (n == 0)
 		printf("(no jobs)\n");
