@@ -2,6 +2,7 @@
 #   make demo    sandbox + install + seed + writers + console
 #   make test    install what is missing, build, start PostgreSQL, run ctest
 #   make bench   benchmark programs (not part of make test)
+#   make soak    the crash tests with many more kills and more data
 BUILD      ?= build
 SANITIZERS ?= OFF
 READLINE   ?= ON
@@ -12,7 +13,7 @@ CTEST_ARGS ?=
 DEB_PACKAGES = build-essential cmake pkg-config libpq-dev postgresql-15 postgresql-client-15 \
                libncurses-dev libreadline-dev libcmocka-dev tmux jq procps
 
-.PHONY: all deps configure build test demo bench clean
+.PHONY: all deps configure build test demo bench soak clean
 
 all: build
 
@@ -34,6 +35,10 @@ demo: build
 bench: build
 	@cmake --build $(BUILD) --target bench -j$(JOBS)
 	@sh scripts/bench.sh $(BUILD)
+
+# CLEANUP_CRASH_ROUNDS scales the kills and the data (default in make test: 12).
+soak: build
+	@cd $(BUILD) && CLEANUP_CRASH_ROUNDS=$${CLEANUP_CRASH_ROUNDS:-100} ctest --output-on-failure -j$(JOBS) -R '^(pg_|crash_)'
 
 clean:
 	rm -rf $(BUILD)
