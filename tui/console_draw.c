@@ -11,6 +11,7 @@
 #include <time.h>
 #include <wchar.h>
 #include "cmdline.h"
+#include "cli.h"
 #include "console.h"
 
 theme_role console_phase_role(const char *phase)
@@ -110,25 +111,7 @@ int console_putf(int y, int x, int w, theme_role role, const char *fmt, ...)
 
 const char *console_count(char *buf, size_t len, int64_t n)
 {
-	char tmp[32];
-	size_t i, j = 0, l;
-	int neg = n < 0;
-
-	snprintf(tmp, sizeof tmp, "%" PRId64, neg ? -n : n);
-	l = strlen(tmp);
-	if (len < l + l / 3 + 2) {
-		snprintf(buf, len, "%" PRId64, n);
-		return buf;
-	}
-	if (neg)
-		buf[j++] = '-';
-	for (i = 0; i < l; i++) {
-		if (i && (l - i) % 3 == 0)
-			buf[j++] = ',';
-		buf[j++] = tmp[i];
-	}
-	buf[j] = '\0';
-	return buf;
+	return cli_count(buf, len, n);
 }
 
 const char *console_compact(char *buf, size_t len, int64_t n)
