@@ -1,70 +1,8 @@
--- cleanupctl locks --json: the rows of locks_tree.sql as one document built
--- by PostgreSQL. The inner statement is locks_tree.sql verbatim (from its
--- WITH down; tests/unit/test_locks_tree.c checks that they stay equal).
+-- cleanupctl locks --json: the rows of cleanup.locks_tree() (the same as
+-- locks_tree.sql) as one document built by PostgreSQL.
 SELECT json_build_object(
            'database', current_database(),
            'at', clock_timestamp(),
            'backends', coalesce(json_agg(t ORDER BY t.pid), '[]'::json),
            'blocked', count(*) FILTER (WHERE cardinality(t.blocked_by) > 0))::text AS json
-  FROM (
-WITH act AS MATERIALIZED (
-    SELECT a.pid, a.application_name, a.state, a.wait_event_type, a.wait_event,
-           a.xact_start, a.query,
-           CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid)
-                ELSE '{}'::int[] END AS blocked_by
-      FROM pg_stat_activity a
-     WHERE a.datname = current_database()
-       AND a.pid <> pg_backend_pid()
-       AND a.backend_type = 'client backend'
-), blockers AS (
-    SELECT DISTINCT unnest(blocked_by) AS pid FROM act
-), shown AS (
-    SELECT * FROM act
-     WHERE cardinality(blocked_by) > 0
-        OR pid IN (SELECT pid FROM blockers)
-        OR application_name LIKE 'cleanupctl:%'
-), waits AS (
-    -- The lock each shown backend waits for (at most one is not granted),
-    -- and the relation of a tuple lock it holds while waiting for the
-    -- row's transaction (a row-lock wait shows as a transactionid wait).
-    SELECT l.pid,
-           max(l.locktype) FILTER (WHERE NOT l.granted) AS locktype,
-           max(l.mode) FILTER (WHERE NOT l.granted) AS mode,
-           max(l.waitstart) FILTER (WHERE NOT l.granted) AS waitstart,
-           max(l.relation::bigint) FILTER (WHERE NOT l.granted) AS wait_rel,
-           max(l.relation::bigint) FILTER (WHERE l.granted AND l.locktype = 'tuple') AS tuple_rel,
-           max(CASE WHEN NOT l.granted AND l.locktype = 'advisory' AND l.objsubid = 1 THEN
-                   CASE l.classid::bigint >> 8
-                        WHEN 1 THEN 'coordinator of server '
-                        WHEN 2 THEN 'library '
-                        ELSE 'advisory ' END
-                   || (((l.classid::bigint & 255) << 32) | l.objid::bigint)::text
-               END) AS advisory
-      FROM pg_locks l
-     WHERE l.pid IN (SELECT pid FROM shown WHERE wait_event_type = 'Lock')
-     GROUP BY l.pid
-)
-SELECT s.pid,
-       s.blocked_by,
-       left(coalesce(s.application_name, ''), 63) AS application_name,
-       coalesce(s.state, '') AS state,
-       coalesce(s.wait_event_type, '') AS wait_event_type,
-       coalesce(s.wait_event, '') AS wait_event,
-       coalesce(w.locktype, '') AS locktype,
-       coalesce(w.mode, '') AS mode,
-       coalesce(w.advisory,
-                (SELECT format('%I.%I', n.nspname, c.relname)
-                   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                  WHERE c.oid = coalesce(w.wait_rel, w.tuple_rel)::oid),
-                '') AS relation,
-       coalesce(round(extract(epoch FROM clock_timestamp() - s.xact_start) * 1000, 1), -1)::float8
-           AS xact_age_ms,
-       coalesce(round(extract(epoch FROM clock_timestamp() - w.waitstart) * 1000, 1), -1)::float8
-           AS wait_ms,
-       left(regexp_replace(coalesce(s.query, ''), '\s+', ' ', 'g'), 155) AS query,
-       CASE WHEN s.application_name ~ '^cleanupctl:job:[0-9]{1,18}(:|$)'
-            THEN split_part(s.application_name, ':', 3)::bigint END AS job_id
-  FROM shown s
-  LEFT JOIN waits w ON w.pid = s.pid
- ORDER BY s.pid
-  ) AS t
+  FROM cleanup.locks_tree() AS t

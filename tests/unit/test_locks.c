@@ -117,49 +117,12 @@ static void test_tree_several_blockers_and_cycles(void **state)
 	assert_int_equal(cleanup_locks_tree(order, depth, rows, 0), 0);
 }
 
-static char *slurp(const char *rel)
-{
-	char path[1024];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof path, "%s/%s", CLEANUP_SOURCE_DIR, rel);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* locks_tree_json.sql must wrap locks_tree.sql's statement unchanged, so
- * that `locks` and `locks --json` (and the console) show the same rows. */
-static void test_json_query_wraps_the_same_statement(void **state)
-{
-	char *rows = slurp("sql/queries/locks_tree.sql"), *json = slurp("sql/queries/locks_tree_json.sql");
-	char *stmt = strstr(rows, "WITH act");
-
-	(void)state;
-	assert_non_null(stmt);
-	if (!strstr(json, stmt))
-		fail_msg("sql/queries/locks_tree_json.sql no longer contains locks_tree.sql's statement verbatim");
-	free(rows);
-	free(json);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_id_from_application_name),
 		cmocka_unit_test(test_tree_order),
 		cmocka_unit_test(test_tree_several_blockers_and_cycles),
-		cmocka_unit_test(test_json_query_wraps_the_same_statement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
