@@ -289,7 +289,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
                       int64_t to_library_id, cleanup_error *err)
 {
 	char lib[32], to[32], point[32], title[96], ext[96];
-	const char *params[3];
+	const char *params[4] = {NULL, NULL, NULL, NULL};
 	enum sql_query_id q;
 	PGresult *res = NULL;
 	cleanup_error qerr;
@@ -321,18 +321,20 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 		params[2] = title;
 		break;
 	case CLEANUP_WRITER_UPDATE:
-		q = CLEANUP_Q_WRITER_UPDATE;
+		q = CLEANUP_Q_WRITER_CHANGE;
 		snprintf(title, sizeof title, "Retitled %" PRIu64, w->counter);
 		params[0] = lib;
 		params[1] = point;
-		params[2] = title;
+		params[3] = title;
+		n = 4;
 		break;
 	case CLEANUP_WRITER_MOVE:
-		q = CLEANUP_Q_WRITER_MOVE;
+		q = CLEANUP_Q_WRITER_CHANGE;
 		snprintf(to, sizeof to, "%" PRId64, to_library_id);
 		params[0] = lib;
 		params[1] = point;
 		params[2] = to;
+		n = 4;
 		break;
 	default:
 		return cleanup_error_set(err, CLEANUP_EINVAL, "unknown writer operation %d", (int)op);
