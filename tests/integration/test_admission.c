@@ -9,13 +9,8 @@ static char *conninfo;
 
 static int setup(void **state)
 {
-	PGconn *c;
-
 	(void)state;
-	conninfo = pgtest_fresh_db("admission");
-	c = pgtest_connect(conninfo, "setup");
-	pgtest_exec(c, "SELECT cleanup.seed_demo(2, 2, 10)");
-	PQfinish(c);
+	conninfo = pgtest_seeded_db("admission", 2, 2, 10);
 	return 0;
 }
 

@@ -13,13 +13,8 @@ static char *conninfo;
 
 static int setup(void **state)
 {
-	PGconn *c;
-
 	(void)state;
-	conninfo = pgtest_fresh_db("connection");
-	c = pgtest_connect(conninfo, "setup");
-	pgtest_exec(c, "SELECT cleanup.seed_demo(1, 1, 5)");
-	PQfinish(c);
+	conninfo = pgtest_seeded_db("connection", 1, 1, 5);
 	return 0;
 }
 

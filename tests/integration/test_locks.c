@@ -13,13 +13,8 @@ static char *conninfo;
 
 static int setup(void **state)
 {
-	PGconn *c;
-
 	(void)state;
-	conninfo = pgtest_fresh_db("locks");
-	c = pgtest_connect(conninfo, "setup");
-	pgtest_exec(c, "SELECT cleanup.seed_demo(1, 2, 5)");
-	PQfinish(c);
+	conninfo = pgtest_seeded_db("locks", 1, 2, 5);
 	return 0;
 }
 

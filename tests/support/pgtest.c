@@ -92,6 +92,16 @@ char *pgtest_fresh_db(const char *name)
 	return conninfo;
 }
 
+char *pgtest_seeded_db(const char *name, int servers, int libraries, int items)
+{
+	char *conninfo = pgtest_fresh_db(name);
+	PGconn *c = pgtest_connect(conninfo, "pgtest-seed");
+
+	pgtest_exec(c, "SELECT cleanup.seed_demo(%d, %d, %d)", servers, libraries, items);
+	PQfinish(c);
+	return conninfo;
+}
+
 void pgtest_exec(PGconn *c, const char *fmt, ...)
 {
 	va_list ap;

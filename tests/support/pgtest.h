@@ -21,6 +21,11 @@ char *pgtest_conninfo(const char *db);
  * cleanup_install(); returns its conninfo (malloc'd). */
 char *pgtest_fresh_db(const char *name);
 
+/* pgtest_fresh_db(NAME) seeded with cleanup.seed_demo(SERVERS, LIBRARIES,
+ * ITEMS): servers 1..S, libraries numbered per server in order, items
+ * "ext-<library>-<n>". Returns its conninfo (malloc'd). */
+char *pgtest_seeded_db(const char *name, int servers, int libraries, int items);
+
 /* Connects (application_name APP) or fails the test. */
 PGconn *pgtest_connect(const char *conninfo, const char *app);
 
