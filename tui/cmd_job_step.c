@@ -72,10 +72,13 @@ static void print_step_line(FILE *f, const cleanup_step_result *s)
 	else if (strcmp(s->action, "single-transaction") == 0)
 		fprintf(f, "  %s %d rows of the library in one transaction\n", s->preview ? "would delete" : "deleted",
 		        s->deleted);
-	else if (s->visited > 0 || strcmp(s->action, "drain") == 0 || strcmp(s->action, "pass") == 0)
-		fprintf(f, "  %s %d rows (ids %" PRId64 "..%" PRId64 "): %s %d, moved %d, absent %d, retained %d, kept %d\n",
-		        s->preview ? "would visit" : "visited", s->visited, s->cursor_from, s->cursor_to,
-		        s->preview ? "would delete" : "deleted", s->deleted, s->moved, s->absent, s->retained, s->kept);
+	else if (s->examined > 0 || strcmp(s->action, "drain") == 0 || strcmp(s->action, "pass") == 0)
+		fprintf(f,
+		        "  %s %d rows (ids %" PRId64 "..%" PRId64 "): kept %d seen; %s %d candidates: %s %d, moved %d, "
+		        "absent %d, retained %d\n",
+		        s->preview ? "would examine" : "examined", s->examined, s->cursor_from, s->cursor_to, s->kept,
+		        s->preview ? "would visit" : "visited", s->visited, s->preview ? "would delete" : "deleted",
+		        s->deleted, s->moved, s->absent, s->retained);
 	if (s->libraries_deleted || s->servers_deleted)
 		fprintf(f, "  %s %d %s, %d %s\n", s->preview ? "would delete" : "deleted", s->libraries_deleted,
 		        s->libraries_deleted == 1 ? "library" : "libraries", s->servers_deleted,
@@ -429,8 +432,9 @@ void cli_print_job_steps(FILE *f, cleanup_engine *engine, int64_t job_id, int n)
 		goto out;
 	}
 	fprintf(f, "  recent steps (newest first)\n");
-	fprintf(f, "  %6s %-18s %4s %7s %7s %5s %6s %8s %6s %4s %9s %9s %9s  %s\n", "step", "action", "pass", "visited",
-	        "deleted", "moved", "absent", "retained", "kept", "mut", "ms", "lock ms", "parent ms", "after");
+	fprintf(f, "  %6s %-18s %4s %8s %7s %7s %5s %6s %8s %6s %4s %9s %9s %9s  %s\n", "step", "action", "pass",
+	        "examined", "visited", "deleted", "moved", "absent", "retained", "kept", "mut", "ms", "lock ms",
+	        "parent ms", "after");
 	for (i = 0; i < count; i++) {
 		const cleanup_step_result *s = &steps[i];
 		char parent[16];
@@ -439,8 +443,8 @@ void cli_print_job_steps(FILE *f, cleanup_engine *engine, int64_t job_id, int n)
 			snprintf(parent, sizeof parent, "%.3f", s->parent_lock_ms);
 		else
 			snprintf(parent, sizeof parent, "-");
-		fprintf(f, "  %6d %-18s %4d %7d %7d %5d %6d %8d %6d %4d %9.3f %9.3f %9s  %s\n", s->step_no, s->action,
-		        s->pass_no, s->visited, s->deleted, s->moved, s->absent, s->retained, s->kept, s->mutations,
+		fprintf(f, "  %6d %-18s %4d %8d %7d %7d %5d %6d %8d %6d %4d %9.3f %9.3f %9s  %s\n", s->step_no, s->action,
+		        s->pass_no, s->examined, s->visited, s->deleted, s->moved, s->absent, s->retained, s->kept, s->mutations,
 		        s->duration_ms, s->lock_hold_ms, parent, s->phase_after);
 	}
 out:

@@ -34,6 +34,7 @@ static int job_from_row(cleanup_job *job, const PGresult *res, int row, cleanup_
 	col_copy(job->phase, sizeof job->phase, res, row, "phase");
 	job->step_no = (int32_t)col_int64(res, row, "step_no");
 	job->pass_no = (int32_t)col_int64(res, row, "pass_no");
+	job->examined = col_int64(res, row, "examined");
 	job->visited = col_int64(res, row, "visited");
 	job->deleted = col_int64(res, row, "deleted");
 	job->moved = col_int64(res, row, "moved");

@@ -52,6 +52,7 @@ static int step_from_row(cleanup_step_result *r, const PGresult *res, int row, b
 	r->library_id = col_int64(res, row, "library_id");
 	r->cursor_from = col_int64(res, row, "cursor_from");
 	r->cursor_to = col_int64(res, row, "cursor_to");
+	r->examined = (int32_t)col_int64(res, row, "examined");
 	r->visited = (int32_t)col_int64(res, row, "visited");
 	r->deleted = (int32_t)col_int64(res, row, "deleted");
 	r->moved = (int32_t)col_int64(res, row, "moved");
@@ -254,6 +255,7 @@ static void job_apply_step(cleanup_job *job, const cleanup_step_result *s)
 {
 	job->step_no = s->step_no;
 	snprintf(job->phase, sizeof job->phase, "%s", s->phase_after);
+	job->examined += s->examined;
 	job->visited += s->visited;
 	job->deleted += s->deleted;
 	job->moved += s->moved;

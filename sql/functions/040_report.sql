@@ -9,7 +9,7 @@ AS $$
         'id', j.id, 'kind', j.kind, 'mode', j.mode,
         'server_id', j.server_id, 'library_id', j.library_id, 'target_name', j.target_name,
         'phase', j.phase, 'step_no', j.step_no, 'pass_no', j.pass_no,
-        'visited', j.visited, 'deleted', j.deleted, 'moved', j.moved, 'absent', j.absent,
+        'examined', j.examined, 'visited', j.visited, 'deleted', j.deleted, 'moved', j.moved, 'absent', j.absent,
         'retained', j.retained, 'kept', j.kept,
         'libraries_deleted', j.libraries_deleted, 'servers_deleted', j.servers_deleted,
         'manifest_count', j.manifest_count, 'expected_count', j.expected_count,
@@ -27,10 +27,11 @@ AS $$
     SELECT jsonb_build_object(
         'job_id', s.job_id, 'step_no', s.step_no, 'action', s.action, 'pass_no', s.pass_no,
         'library_id', s.library_id, 'cursor_from', s.cursor_from, 'cursor_to', s.cursor_to,
-        'visited', s.visited, 'deleted', s.deleted, 'moved', s.moved, 'absent', s.absent,
+        'examined', s.examined, 'visited', s.visited, 'deleted', s.deleted, 'moved', s.moved, 'absent', s.absent,
         'retained', s.retained, 'kept', s.kept,
         'libraries_deleted', s.libraries_deleted, 'servers_deleted', s.servers_deleted,
-        'mutations', s.mutations, 'phase_after', s.phase_after, 'started_at', s.started_at,
+        'mutations', s.mutations, 'checked', s.checked, 'phase_after', s.phase_after,
+        'started_at', s.started_at,
         'duration_ms', round(s.duration_ms::numeric, 3),
         'lock_hold_ms', round(s.lock_hold_ms::numeric, 3),
         'parent_lock_ms', round(s.parent_lock_ms::numeric, 3))

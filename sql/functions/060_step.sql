@@ -5,9 +5,12 @@
 -- One call of cleanup.job_step() is one step: one transaction, one round
 -- trip. Locks in the order L1 (source table, coordinator, job row, library
 -- locks ascending), all nonblocking: contention raises 55P03 and nothing
--- changes. A step visits at most 128 rows and makes at most 128 domain
--- mutations; its row mutations, the job's counters and cursor and its step
--- record commit together (S7).
+-- changes. A step examines at most 1024 rows of its range, visits at most
+-- 128 deletion candidates among them and makes at most 128 domain
+-- mutations (S1; seen rows are passed over, not visited: docs/steps.md,
+-- "Budget"); its row mutations, the job's counters and cursor and its step
+-- record commit together (S7). Before its first domain mutation every step
+-- compares the recorded schema contract (cleanup.contract_assert, CU403).
 --
 -- The hot path (draining) avoids PL/pgSQL EXCEPTION blocks: each one is a
 -- subtransaction. NOWAIT failures there surface with PostgreSQL's own 55P03
@@ -18,6 +21,7 @@ DROP FUNCTION IF EXISTS cleanup.step_classify(bigint, boolean, bigint, bigint, b
 DROP FUNCTION IF EXISTS cleanup.ms_since(timestamptz);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigint[], xid[], boolean, boolean);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigint[], xid[], text[], boolean, boolean);
+DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean[], boolean, boolean);
 
 -- Key of the advisory lock behind the test-only hook 'after_discovery'.
 CREATE OR REPLACE FUNCTION cleanup.test_hook_key()
@@ -93,14 +97,13 @@ BEGIN
                           ELSE format('steps 1 to %s can be replayed', last) END;
 END $$;
 
--- Drain work of one step, after the library locks are held (S2-S5). The
--- discovery (same transaction, under the same locks) gave each row's id,
--- xmin, ctid and whether it is seen (prune: its external ID is in the
--- manifest; one semi-join per step). Unless P_PREVIEW, one statement
--- classifies and mutates:
---   seen: kept. Never mutated, so neither locked nor re-read.
---   every other row is a deletion candidate, locked FOR UPDATE SKIP LOCKED
---   by its ctid (a TID scan: no index descents) and re-read:
+-- Drain work of one step, after the library locks are held (S2-S5), on
+-- the deletion candidates of the batch (at most 128; seen rows were passed
+-- over at discovery and never reach this function). The discovery (same
+-- transaction, under the same locks) gave each candidate's id, xmin and
+-- ctid. Unless P_PREVIEW, one statement classifies and mutates: every
+-- candidate is locked FOR UPDATE SKIP LOCKED by its ctid (a TID scan: no
+-- index descents) and re-read:
 --     locked, out of scope: moved; xmin changed: retained; else deleted
 --     (by ctid: the tuple version this step locked and compared);
 --     not locked: looked up by id at the statement's snapshot: gone:
@@ -113,9 +116,9 @@ END $$;
 -- re-read at the snapshot without locks and nothing changes.
 CREATE OR REPLACE FUNCTION cleanup.step_drain(
     p_job bigint, p_lib bigint, p_server bigint,
-    v_ids bigint[], v_xmins xid[], v_ctids tid[], v_seen boolean[],
+    v_ids bigint[], v_xmins xid[], v_ctids tid[],
     p_retained_pass boolean, p_preview boolean,
-    OUT n_deleted int, OUT n_retained int, OUT n_moved int, OUT n_absent int, OUT n_kept int)
+    OUT n_deleted int, OUT n_retained int, OUT n_moved int, OUT n_absent int)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -123,16 +126,15 @@ DECLARE
 BEGIN
     IF NOT p_preview THEN
         WITH d AS MATERIALIZED (
-            SELECT * FROM unnest(v_ids, v_xmins, v_ctids, v_seen) AS d(id, x, t, seen)),
+            SELECT * FROM unnest(v_ids, v_xmins, v_ctids) AS d(id, x, t)),
         l AS MATERIALIZED (
             SELECT i.id, i.library_id, i.xmin AS x, i.ctid AS t
               FROM inventory.items i
-             WHERE i.ctid = ANY (ARRAY(SELECT d.t FROM d WHERE NOT d.seen AND d.t IS NOT NULL))
+             WHERE i.ctid = ANY (ARRAY(SELECT d.t FROM d WHERE d.t IS NOT NULL))
                FOR UPDATE SKIP LOCKED),
         v AS MATERIALIZED (
             SELECT d.id, l.t,
                    CASE
-                     WHEN d.seen THEN 'kept'
                      WHEN l.id IS NOT NULL THEN
                        CASE
                          WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.library_id = p_lib
@@ -166,9 +168,8 @@ BEGIN
         SELECT (SELECT count(*) FROM del), count(*) FILTER (WHERE v.verdict = 'delete'),
                count(*) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
-               count(*) FILTER (WHERE v.verdict = 'absent'),
-               count(*) FILTER (WHERE v.verdict = 'kept')
-          INTO n_deleted, v_expected, n_retained, n_moved, n_absent, n_kept
+               count(*) FILTER (WHERE v.verdict = 'absent')
+          INTO n_deleted, v_expected, n_retained, n_moved, n_absent
           FROM v;
         IF n_deleted <> v_expected THEN
             -- Cannot happen: this step holds the locks of the rows it deletes.
@@ -178,7 +179,6 @@ BEGIN
         WITH v AS MATERIALIZED (
             SELECT d.id,
                    CASE
-                     WHEN d.seen THEN 'kept'
                      WHEN l.id IS NULL THEN 'absent'
                      WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.library_id = p_lib
                                     ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
@@ -187,14 +187,13 @@ BEGIN
                      WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
                      ELSE 'delete'
                    END AS verdict
-              FROM unnest(v_ids, v_xmins, v_seen) AS d(id, x, seen)
+              FROM unnest(v_ids, v_xmins) AS d(id, x)
               LEFT JOIN inventory.items l ON l.id = d.id)
         SELECT count(*) FILTER (WHERE v.verdict = 'delete'),
                count(*) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
-               count(*) FILTER (WHERE v.verdict = 'absent'),
-               count(*) FILTER (WHERE v.verdict = 'kept')
-          INTO n_deleted, n_retained, n_moved, n_absent, n_kept
+               count(*) FILTER (WHERE v.verdict = 'absent')
+          INTO n_deleted, n_retained, n_moved, n_absent
           FROM v;
     END IF;
 END $$;
@@ -220,8 +219,10 @@ DECLARE
     v_ids     bigint[];
     v_xmins   xid[];
     v_ctids   tid[];
-    v_seen    boolean[];
     v_prune   boolean;
+    v_examined int := 0;       -- rows of the range the batch passed (visited + kept)
+    v_kept    int := 0;
+    v_kept_ids bigint[];       -- pass steps: retained rows found seen (kept)
     v_libs    bigint[];
     v_ret     bigint[];
     v_n       int;
@@ -233,6 +234,7 @@ DECLARE
     -- written as a literal LIMIT (docs/steps.md): with a parameter the
     -- generic plan assumed a large fraction and scanned the whole library.
     v_page    constant int := 10000;
+    v_sync    text;            -- synchronous_commit before the step changed it
 BEGIN
     IF p_step_no < 1 THEN
         RAISE EXCEPTION 'step number % is not valid: steps are numbered from 1', p_step_no
@@ -260,7 +262,10 @@ BEGIN
         -- Setting cleanup.step_synchronous_commit = off (docs/steps.md): the
         -- step commits without waiting for its WAL flush. A step lost in a
         -- server crash is lost whole (S7) and simply runs again.
+        -- Completing and parent-deleting steps always commit synchronously
+        -- (below): a run that reported "completed" must not lose it.
         IF current_setting('cleanup.step_synchronous_commit', true) = 'off' THEN
+            v_sync := current_setting('synchronous_commit');
             PERFORM set_config('synchronous_commit', 'off', true);
         END IF;
     END IF;
@@ -284,11 +289,19 @@ BEGIN
                            WHEN 'completed' THEN 'it is done; a recorded step can be replayed with --replay STEP_NO'
                            ELSE 'it was cancelled before deletion started; create a new job' END;
     END IF;
+    IF NOT p_preview THEN
+        -- Seed 001: under the source-table lock (no DDL on inventory.items
+        -- until this transaction ends) and before any domain mutation,
+        -- compare the recorded schema contract; drift stops the step
+        -- (CU403, exit 4) before it changes anything. One row read and one
+        -- catalog look-up while the contract is clean (docs/data-model.md).
+        PERFORM cleanup.contract_assert();
+    END IF;
 
     s.job_id := p_job;
     s.step_no := j.step_no + 1;
     s.pass_no := j.pass_no;
-    s.visited := 0; s.deleted := 0; s.moved := 0; s.absent := 0; s.retained := 0; s.kept := 0;
+    s.examined := 0; s.visited := 0; s.deleted := 0; s.moved := 0; s.absent := 0; s.retained := 0; s.kept := 0;
     s.libraries_deleted := 0; s.servers_deleted := 0; s.mutations := 0; s.checked := 0;
     s.started_at := t0;
     s.cursor_from := j.cursor_id;
@@ -318,7 +331,7 @@ BEGIN
             DELETE FROM inventory.libraries WHERE id = j.library_id;
             s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
         END IF;
-        s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
+        s.examined := v_n; s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
         j.phase := 'completed';
 
     ELSIF j.phase = 'draining' THEN
@@ -338,35 +351,66 @@ BEGIN
                             j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
                     END IF;
                 END IF;
-                -- Discovery: the next 128 ids of the library from the cursor.
+                -- Discovery, one statement: the range from the cursor in id
+                -- order, at most 1024 rows examined (the literal LIMIT),
+                -- stopping after the 128th deletion candidate (S1, seed
+                -- 000: the budget bounds visited candidates, not rows
+                -- examined). A row is seen when its external ID is in the
+                -- manifest (prune: one primary-key probe per row; removal:
+                -- never). "before" counts the candidates ahead of a row; it
+                -- only grows, so PostgreSQL stops the scan at the first row
+                -- with 128 candidates before it (a WindowAgg run
+                -- condition): that row is read and probed but not taken,
+                -- and the cursor ends on the last row taken.
                 -- The row comparisons make index (library_id, id) the only
                 -- index that yields this order (a generic plan would
                 -- otherwise walk items_pkey across other libraries' rows),
-                -- starting exactly at the cursor. The arrays are parallel;
-                -- their order does not matter (the cursor moves to the max).
-                SELECT array_agg(i.id), array_agg(i.xmin), array_agg(i.ctid),
-                       array_agg(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
-                                                      WHERE m.job_id = p_job AND m.external_id = i.external_id)),
-                       max(i.id)
-                  INTO v_ids, v_xmins, v_ctids, v_seen, v_max
-                  FROM (SELECT id, xmin, ctid, external_id FROM inventory.items
-                         WHERE (library_id, id) > (j.cursor_library_id, j.cursor_id)
-                           AND (library_id, id) <= (j.cursor_library_id, j.high_water_id)
-                         ORDER BY library_id, id LIMIT 128) i;
+                -- starting exactly at the cursor. The candidate arrays are
+                -- parallel; their order does not matter.
+                SELECT array_agg(c.id) FILTER (WHERE NOT c.seen),
+                       array_agg(c.xmin) FILTER (WHERE NOT c.seen),
+                       array_agg(c.ctid) FILTER (WHERE NOT c.seen),
+                       count(*), count(*) FILTER (WHERE c.seen), max(c.id)
+                  INTO v_ids, v_xmins, v_ctids, v_examined, v_kept, v_max
+                  FROM (SELECT b.id, b.xmin, b.ctid, b.seen,
+                               count(*) FILTER (WHERE NOT b.seen)
+                                   OVER (ORDER BY b.library_id, b.id
+                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+                          FROM (SELECT i.library_id, i.id, i.xmin, i.ctid,
+                                       v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
+                                                            WHERE m.job_id = p_job
+                                                              AND m.external_id = i.external_id) AS seen
+                                  FROM inventory.items i
+                                 WHERE (i.library_id, i.id) > (j.cursor_library_id, j.cursor_id)
+                                   AND (i.library_id, i.id) <= (j.cursor_library_id, j.high_water_id)
+                                 ORDER BY i.library_id, i.id LIMIT 1024) b) c
+                 WHERE c.before < 128;
             END IF;
+            v_n := coalesce(cardinality(v_ids), 0);
+            -- A batch that took 128 candidates or examined 1024 rows may
+            -- have more behind it; a shorter one ends the range (a range
+            -- ending exactly at such a batch costs one empty step).
+            v_more := v_n = 128 OR v_examined = 1024;
         ELSE
             s.action := 'pass';
             v_scope := v_lib;
-            SELECT array_agg(q.item_id), array_agg(i.xmin), array_agg(i.ctid),
-                   array_agg(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
-                                                  WHERE m.job_id = p_job AND m.external_id = i.external_id)),
-                   array_agg(DISTINCT i.library_id) FILTER (WHERE i.library_id IS NOT NULL),
-                   max(q.item_id)
-              INTO v_ids, v_xmins, v_ctids, v_seen, v_libs, v_max
-              FROM (SELECT item_id FROM cleanup.job_retained
-                     WHERE job_id = p_job AND item_id > j.cursor_id
-                     ORDER BY item_id LIMIT 128) q
-              LEFT JOIN inventory.items i ON i.id = q.item_id;
+            -- The retained rows from the pass cursor, 128 at most: all of
+            -- them are candidates (a retained row was one), unless its
+            -- external ID is now in the manifest, which only a writer
+            -- bypassing the guards could arrange (kept, and resolved).
+            SELECT array_agg(q.item_id) FILTER (WHERE NOT q.seen), array_agg(q.xmin) FILTER (WHERE NOT q.seen),
+                   array_agg(q.ctid) FILTER (WHERE NOT q.seen), array_agg(q.item_id) FILTER (WHERE q.seen),
+                   array_agg(DISTINCT q.library_id) FILTER (WHERE q.library_id IS NOT NULL),
+                   count(*), count(*) FILTER (WHERE q.seen), max(q.item_id)
+              INTO v_ids, v_xmins, v_ctids, v_kept_ids, v_libs, v_examined, v_kept, v_max
+              FROM (SELECT q.item_id, i.xmin, i.ctid, i.library_id,
+                           coalesce(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
+                                                         WHERE m.job_id = p_job AND m.external_id = i.external_id),
+                                    false) AS seen
+                      FROM (SELECT item_id FROM cleanup.job_retained
+                             WHERE job_id = p_job AND item_id > j.cursor_id
+                             ORDER BY item_id LIMIT 128) q
+                      LEFT JOIN inventory.items i ON i.id = q.item_id) q;
             IF v_lib IS NOT NULL THEN
                 v_libs := ARRAY[v_lib];
             END IF;
@@ -374,12 +418,15 @@ BEGIN
             IF NOT p_preview AND v_libs IS NOT NULL THEN
                 PERFORM cleanup.lock_libraries(v_libs);
             END IF;
+            IF NOT p_preview AND v_kept_ids IS NOT NULL THEN
+                DELETE FROM cleanup.job_retained WHERE job_id = p_job AND item_id = ANY (v_kept_ids);
+            END IF;
+            v_n := coalesce(cardinality(v_ids), 0);
+            v_more := v_examined = 128;
         END IF;
-
-        v_n := coalesce(cardinality(v_ids), 0);
-        -- A full batch may have more behind it; a short one ends the range
-        -- (a range of an exact multiple of 128 costs one empty step).
-        v_more := v_n = 128;
+        v_examined := coalesce(v_examined, 0);
+        s.examined := v_examined;
+        s.kept := coalesce(v_kept, 0);
 
         IF v_n > 0 THEN
             -- Test-only fault injection (docs/steps.md): hold the step
@@ -387,7 +434,7 @@ BEGIN
             IF NOT p_preview AND current_setting('cleanup.test_hook', true) = 'after_discovery' THEN
                 PERFORM pg_advisory_xact_lock(cleanup.test_hook_key());
             END IF;
-            IF NOT p_preview AND false = ANY (v_seen) THEN
+            IF NOT p_preview THEN
                 -- The count trigger of the coming DELETE updates these rows:
                 -- take them now without waiting (a writer moving a row out
                 -- holds one until it commits: busy, retry), never inside
@@ -396,20 +443,21 @@ BEGIN
                   WHERE library_id = ANY (coalesce(v_libs, ARRAY[j.cursor_library_id]))
                   ORDER BY library_id FOR UPDATE NOWAIT;
             END IF;
-            r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids, v_seen,
+            r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids,
                                     j.pass_no > 1, p_preview);
             s.visited := v_n;
             s.deleted := r.n_deleted;
             s.retained := r.n_retained;
             s.moved := r.n_moved;
             s.absent := r.n_absent;
-            s.kept := r.n_kept;
             s.mutations := r.n_deleted;
-            IF s.visited <> s.deleted + s.retained + s.moved + s.absent + s.kept THEN
-                -- Cannot happen: every visited row gets one verdict.
+            IF s.visited <> s.deleted + s.retained + s.moved + s.absent THEN
+                -- Cannot happen: every visited candidate gets one verdict.
                 RAISE EXCEPTION 'step % of job %: % visited but % accounted for', s.step_no, p_job,
-                    s.visited, s.deleted + s.retained + s.moved + s.absent + s.kept;
+                    s.visited, s.deleted + s.retained + s.moved + s.absent;
             END IF;
+        END IF;
+        IF v_examined > 0 THEN
             j.cursor_id := v_max;
         END IF;
         s.cursor_to := j.cursor_id;
@@ -428,7 +476,8 @@ BEGIN
                   OR EXISTS (SELECT 1 FROM cleanup.job_retained
                               WHERE job_id = p_job
                                 AND (NOT p_preview OR j.pass_no = 1
-                                     OR NOT (item_id = ANY (coalesce(v_ids, '{}'::bigint[]))))) THEN
+                                     OR NOT (item_id = ANY (coalesce(v_ids, '{}'::bigint[])
+                                                            || coalesce(v_kept_ids, '{}'::bigint[]))))) THEN
                 -- Retained rows remain (S5): another pass revisits them.
                 j.pass_no := j.pass_no + 1;
                 j.cursor_id := 0;
@@ -512,7 +561,8 @@ BEGIN
             -- the parent row (benchmark finding, docs/benchmarks.md).
             SELECT array_agg(id) INTO v_ret
               FROM (SELECT id FROM inventory.items
-                     WHERE (library_id, id) >= (v_next, 0) AND (library_id, id) <= (v_next, 9223372036854775807)
+                     WHERE (library_id, id) >= (v_next, -9223372036854775808)
+                       AND (library_id, id) <= (v_next, 9223372036854775807)
                      ORDER BY library_id, id LIMIT 10000) q;
             -- S11 under the parent row lock is the BEFORE DELETE guard's
             -- check (020_admission.sql) inside the DELETE below, with the
@@ -592,6 +642,16 @@ BEGIN
 
     s.phase_after := j.phase;
     s.cursor_to := coalesce(s.cursor_to, j.cursor_id);
+    IF NOT p_preview AND (j.phase = 'completed' OR s.libraries_deleted > 0 OR s.servers_deleted > 0)
+       AND current_setting('synchronous_commit') = 'off' THEN
+        -- A completing step, and a step that deleted a parent, waits for
+        -- its WAL flush whatever the step setting or the session says
+        -- (docs/steps.md, "Settings"): a caller told "completed" (or "the
+        -- library is gone") can rely on it after a server crash. The
+        -- flush also makes every earlier asynchronous step durable.
+        PERFORM set_config('synchronous_commit', CASE WHEN coalesce(v_sync, 'off') = 'off' THEN 'on'
+                                                      ELSE v_sync END, true);
+    END IF;
     IF j.phase = 'completed' AND NOT p_preview THEN
         DELETE FROM cleanup.job_retained WHERE job_id = p_job;
         PERFORM cleanup.log_event(p_job, 'completed',
@@ -612,6 +672,7 @@ BEGIN
         UPDATE cleanup.jobs
            SET step_no = s.step_no, phase = j.phase, pass_no = j.pass_no,
                cursor_library_id = j.cursor_library_id, cursor_id = j.cursor_id,
+               examined = examined + s.examined,
                visited = visited + s.visited, deleted = deleted + s.deleted, moved = moved + s.moved,
                absent = absent + s.absent, retained = retained + s.retained, kept = kept + s.kept,
                libraries_deleted = libraries_deleted + s.libraries_deleted,

@@ -52,7 +52,9 @@ expect 4
 same "$(jq -r .error.sqlstate <<<"$OUT")" "CU400" "refusal SQLSTATE"
 unchanged "$before"
 
-# Seal with every even item seen: 150 seen, 150 eligible.
+# Seal with every even item seen: 150 seen, 150 eligible. (Ids follow the
+# external IDs' text order, so a step stops after its 128th candidate
+# having passed 128 seen rows: 256 rows examined, then the remaining 44.)
 sql "SELECT cleanup.job_append($J, ARRAY(SELECT 'ext-1-' || g FROM generate_series(2, 256, 2) g))" >/dev/null
 sql "SELECT cleanup.job_append($J, ARRAY(SELECT 'ext-1-' || g FROM generate_series(258, 300, 2) g))" >/dev/null
 sql "SELECT cleanup.job_seal($J, 150)" >/dev/null
@@ -62,39 +64,40 @@ before=$(fingerprint)
 run --json job step "$J" --preview
 expect 0
 unchanged "$before"
-same "$(jq -c '[.steps[0].preview, .steps[0].step_no, .steps[0].action, .steps[0].visited, .steps[0].deleted, .steps[0].kept, .job.step_no]' <<<"$OUT")" \
-	'[true,1,"drain",128,64,64,0]' "preview of step 1"
+same "$(jq -c '[.steps[0].preview, .steps[0].step_no, .steps[0].action, .steps[0].examined, .steps[0].visited, .steps[0].deleted, .steps[0].kept, .job.step_no]' <<<"$OUT")" \
+	'[true,1,"drain",256,128,128,128,0]' "preview of step 1"
 run job step "$J" --preview
-expect 0 "preview of step 1: drain" "would delete 64"
+expect 0 "preview of step 1: drain" "would examine 256 rows" "would visit 128 candidates" "would delete 128"
 
 CURRENT="step --json"
 run --json job step "$J"
 expect 0
-same "$(jq -c '[.job.id, .job.step_no, .job.phase, (.steps | length), .steps[0].step_no, .steps[0].deleted, .steps[0].kept, .steps[0].mutations, .steps[0].replayed]' <<<"$OUT")" \
-	"[$J,1,\"draining\",1,1,64,64,64,false]" "step 1 as JSON"
+same "$(jq -c '[.job.id, .job.step_no, .job.phase, (.steps | length), .steps[0].step_no, .steps[0].examined, .steps[0].visited, .steps[0].deleted, .steps[0].kept, .steps[0].mutations, .steps[0].checked, .steps[0].replayed]' <<<"$OUT")" \
+	"[$J,1,\"draining\",1,1,256,128,128,128,128,0,false]" "step 1 as JSON"
 jq -e '.steps[0] | has("duration_ms") and has("lock_hold_ms") and has("parent_lock_ms") and has("cursor_from") and has("cursor_to")' \
 	<<<"$OUT" >/dev/null || fail "step JSON lacks timing or cursor keys"
 
-CURRENT="step --steps 2, human"
-run job step "$J" --steps 2
-expect 0 "step 2: drain, pass 1, library 1" "step 3: drain" "phase after: finalizing"
+CURRENT="step --steps 1, human"
+run job step "$J" --steps 1
+expect 0 "step 2: drain, pass 1, library 1" "examined 44 rows" "kept 22 seen; visited 22 candidates: deleted 22" \
+	"phase after: finalizing"
 
 CURRENT="replay (S8)"
 before=$(fingerprint)
 run --json job step "$J" --replay 2
 expect 0
-same "$(jq -c '[.steps[0].step_no, .steps[0].replayed, .job.step_no]' <<<"$OUT")" "[2,true,3]" "replay of step 2"
+same "$(jq -c '[.steps[0].step_no, .steps[0].replayed, .job.step_no]' <<<"$OUT")" "[2,true,2]" "replay of step 2"
 run job step "$J" --replay 2
 expect 0 "step 2 (recorded, replayed; nothing was done)"
 run job step "$J" --replay 7
-expect 1 "job $J has no committed step 7" "steps 1 to 3 can be replayed"
+expect 1 "job $J has no committed step 7" "steps 1 to 2 can be replayed"
 unchanged "$before"
 
 CURRENT="run --json to completion"
 run --json job run "$J"
 expect 0
-same "$(jq -c '[.completed, .stopped, .stop_reason, .job.phase, .job.deleted, .job.kept, .job.visited, .busy_retries]' <<<"$OUT")" \
-	'[true,false,"completed","completed",150,150,300,0]' "run summary"
+same "$(jq -c '[.completed, .stopped, .stop_reason, .job.phase, .job.deleted, .job.kept, .job.visited, .job.examined, .busy_retries]' <<<"$OUT")" \
+	'[true,false,"completed","completed",150,150,150,300,0]' "run summary"
 run job run "$J"
 expect 0 "job $J is already completed"
 run job step "$J"

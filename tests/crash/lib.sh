@@ -126,23 +126,29 @@ wait_run() {
 # check_consistent JOB WHERE: the job is at its last committed step. Its
 # step_no is the highest recorded step, steps are numbered 1..step_no with
 # no gap, and each counter equals the sum over the recorded steps (S7, S9).
+# Every step kept its budget (S1: at most 128 candidates visited, 128
+# domain mutations, 1024 rows examined) and its counts add up (every
+# visited candidate has one verdict; every examined row was visited or
+# kept).
 check_consistent() {
 	local job=$1 where=$2 r
 	r=$(q "SELECT j.step_no = coalesce(max(s.step_no), 0)
 	          AND count(s.step_no) = j.step_no
+	          AND j.examined = coalesce(sum(s.examined), 0)
 	          AND j.visited = coalesce(sum(s.visited), 0) AND j.deleted = coalesce(sum(s.deleted), 0)
 	          AND j.moved = coalesce(sum(s.moved), 0) AND j.absent = coalesce(sum(s.absent), 0)
 	          AND j.retained = coalesce(sum(s.retained), 0) AND j.kept = coalesce(sum(s.kept), 0)
 	          AND j.libraries_deleted = coalesce(sum(s.libraries_deleted), 0)
 	          AND j.servers_deleted = coalesce(sum(s.servers_deleted), 0)
-	          AND bool_and(coalesce(s.visited = s.deleted + s.moved + s.absent + s.retained + s.kept, true))
-	          AND bool_and(coalesce(s.mutations <= 128 AND s.visited <= 128, true))
+	          AND bool_and(coalesce(s.visited = s.deleted + s.moved + s.absent + s.retained, true))
+	          AND bool_and(coalesce(s.examined = s.visited + s.kept, true))
+	          AND bool_and(coalesce(s.mutations <= 128 AND s.visited <= 128 AND s.examined <= 1024, true))
 	       FROM cleanup.jobs j LEFT JOIN cleanup.job_steps s ON s.job_id = j.id
 	      WHERE j.id = :'job' GROUP BY j.id" -v job="$job")
 	if [ "$r" != t ]; then
-		q "SELECT id, phase, step_no, visited, deleted, moved, absent, retained, kept FROM cleanup.jobs WHERE id = :'job'" \
+		q "SELECT id, phase, step_no, examined, visited, deleted, moved, absent, retained, kept FROM cleanup.jobs WHERE id = :'job'" \
 			-v job="$job" >&2
-		q "SELECT count(*), max(step_no), sum(visited), sum(deleted), sum(kept) FROM cleanup.job_steps WHERE job_id = :'job'" \
+		q "SELECT count(*), max(step_no), sum(examined), sum(visited), sum(deleted), sum(kept) FROM cleanup.job_steps WHERE job_id = :'job'" \
 			-v job="$job" >&2
 		fail "$where: job $job is not at a consistent last committed step"
 	fi
@@ -244,9 +250,10 @@ check_replay() {
 	              (SELECT md5(string_agg(s::text, ',' ORDER BY step_no)) FROM cleanup.job_steps s WHERE job_id = j.id)
 	             FROM cleanup.jobs j WHERE id = :'job'" -v job="$job")
 	assert_eq "$after" "$before" "job $job, its steps and the inventory after replaying $n steps"
-	jq -c '.steps[0] | {step_no, action, visited, deleted, moved, absent, retained, kept, libraries_deleted,
+	jq -c '.steps[0] | {step_no, action, examined, visited, deleted, moved, absent, retained, kept, libraries_deleted,
 	                    servers_deleted}' "$CRASH_TMP/replay.json" >"$CRASH_TMP/replay.got"
-	q "SELECT json_build_object('step_no', step_no, 'action', action, 'visited', visited, 'deleted', deleted,
+	q "SELECT json_build_object('step_no', step_no, 'action', action, 'examined', examined, 'visited', visited,
+	          'deleted', deleted,
 	          'moved', moved, 'absent', absent, 'retained', retained, 'kept', kept,
 	          'libraries_deleted', libraries_deleted, 'servers_deleted', servers_deleted)
 	     FROM cleanup.job_steps WHERE job_id = :'job' ORDER BY step_no" -v job="$job" |

@@ -67,7 +67,7 @@ wait "$MOVER_PID" || fail "the moves failed"
 assert_eq "$(q "SELECT count(*) FROM crashtest.moved")" "$npicked" "moves committed"
 assert_eq "$(q "SELECT (moved + retained) || ' ' || visited || ' ' || deleted FROM cleanup.job_steps
                  WHERE job_id = :'job' AND step_no = 1" -v job="$job")" \
-	"$npicked 128 $((64 - npicked))" "moved + retained, visited and deleted of the step whose rows moved"
+	"$npicked 128 $((128 - npicked))" "moved + retained, visited and deleted of the step whose rows moved"
 log "step 1: $npicked rows moved after its discovery: $(q "SELECT moved || ' moved, ' || retained || ' retained'
 	FROM cleanup.job_steps WHERE job_id = :'job' AND step_no = 1" -v job="$job"), none deleted"
 
@@ -91,7 +91,7 @@ WRITER_PID=$!
 CRASH_BG_PIDS+=("$WRITER_PID")
 wait_for "SELECT count(*) > :'base' FROM crashtest.moved" t "the writer's first move" -v base="$base"
 
-kill9_rounds "$job" $((${CRASH_WRITERS_ITEMS:-$(scaled 25000)} / 128 + 3))
+kill9_rounds "$job" $((${CRASH_WRITERS_ITEMS:-$(scaled 25000)} / 256 + 3))
 resume "$job"
 # Stop the writer; the statement in flight commits whole or not at all.
 kill "$WRITER_PID" 2>/dev/null || true

@@ -6,10 +6,12 @@
 # run, many times. Steps the client saw committed may be lost in the crash,
 # but only whole: after recovery the job is at a consistent last committed
 # step (its counters are the sum of its recorded steps) and a new run
-# continues from there. That includes a completion the run had already
-# reported (exit 0) when the crash took its last steps back: the job is
-# draining again and the next run completes it. The final state of a prune
-# job and of a remove-server job equals the ground truth exactly.
+# continues from there. A completion the run reported is never lost:
+# completing steps and parent-deleting steps commit synchronously whatever
+# the setting, so a crash right after `job run` said "completed" (exit 0)
+# finds the job completed, its parents deleted and its state exact. The
+# final state of a prune job and of a remove-server job equals the ground
+# truth exactly.
 #
 # The crashes need a server of their own: this test starts a private
 # sandbox (the shared test server keeps running for the other tests).
@@ -43,11 +45,11 @@ crash_server() {
 # crash_rounds JOB STEPS: about ROUNDS / 2 (at least 3) times, runs the job
 # with --synchronous-commit off, crashes the server after a random delay
 # spread over the job's STEPS, restarts it, and checks that the job is at a
-# consistent last committed step and that the run exited non-zero.
+# consistent last committed step and that the run exited non-zero, or
+# reported a completion that the crash did not take back.
 crash_rounds() {
 	local job=$1 steps=$2 rounds=$((ROUNDS / 2 > 3 ? ROUNDS / 2 : 3)) i max db_step
 	CRASHES=0
-	LOST_COMPLETIONS=0
 	calibrate "$job"
 	max=$((2 * (35 * (steps - $(job_field "$job" step_no)) * STEP_MS / (100 * rounds) + START_MS)))
 	for ((i = 1; i <= rounds; i++)); do
@@ -58,24 +60,36 @@ crash_rounds() {
 		wait_run
 		db_step=$(job_field "$job" step_no)
 		check_consistent "$job" "after server crash #$i (run exit $RUN_RC)"
-		if [ "$(job_field "$job" phase)" != completed ]; then
-			if [ "$RUN_RC" -eq 0 ]; then
-				# The run finished and reported completion before the crash,
-				# and the crash took the completing step (and maybe steps
-				# before it) back: the job is draining again, exactly at an
-				# earlier committed step, and the next run completes it.
-				jq -e '.completed == true' "$RUN_OUT" >/dev/null ||
-					fail "job run exited 0 without completing, although the server crashed under it (crash #$i)"
-				LOST_COMPLETIONS=$((LOST_COMPLETIONS + 1))
-				log "crash #$i: the run had reported completion; the crash lost it (asynchronous commit)"
-			else
-				assert_eq "$RUN_RC" 1 "exit of job run whose server crashed under it (crash #$i)"
-			fi
+		if [ "$RUN_RC" -eq 0 ]; then
+			# The run finished before the crash: it reported completion,
+			# and the completing step committed synchronously.
+			jq -e '.completed == true' "$RUN_OUT" >/dev/null ||
+				fail "job run exited 0 without completing, although the server crashed under it (crash #$i)"
+			assert_eq "$(job_field "$job" phase)" completed \
+				"phase after a crash that followed a reported completion (crash #$i)"
+		elif [ "$(job_field "$job" phase)" != completed ]; then
+			assert_eq "$RUN_RC" 1 "exit of job run whose server crashed under it (crash #$i)"
 			CRASHES=$((CRASHES + 1))
 		fi
 		log "crash #$i: job $job at step $db_step after recovery (run exit $RUN_RC)"
 	done
 	((CRASHES >= 2)) || fail "only $CRASHES server crashes hit an unfinished job"
+}
+
+# finish_then_crash JOB: runs the job to its end with --synchronous-commit
+# off and crashes the server the moment `job run` has reported completion
+# (exit 0, "completed": true). The completion must survive: the completing
+# step (and a parent-deleting one) waited for its WAL flush, which also
+# made every earlier asynchronous step durable.
+finish_then_crash() {
+	local job=$1
+	start_run "$job" --synchronous-commit off
+	wait_run
+	assert_eq "$RUN_RC" 0 "exit of the finishing job run of job $job"
+	jq -e '.completed == true' "$RUN_OUT" >/dev/null || fail "the finishing run of job $job did not complete"
+	crash_server
+	assert_eq "$(job_field "$job" phase)" completed "phase of job $job after a crash right after its reported completion"
+	log "job $job: reported completed, then the server crashed: still completed"
 }
 
 q "SELECT cleanup.seed_demo(2, 2, ${CRASH_SERVER_ITEMS:-$(scaled 15000)})" >/dev/null
@@ -91,9 +105,8 @@ job=$(job_create prune "$lib")
 q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet job append "$job" >/dev/null
 "$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
 want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 4 = 0" -v lib="$lib")
-crash_rounds "$job" $((${CRASH_SERVER_ITEMS:-$(scaled 15000)} / 128 + 2))
-RUN_OPTS=(--synchronous-commit off)
-resume "$job"
+crash_rounds "$job" $((want_deleted / 128 + 2))
+finish_then_crash "$job"
 check_consistent "$job" "prune after resume"
 assert_eq "$(job_field "$job" "phase || ' ' || deleted || ' ' || kept || ' ' || (moved + absent + retained)")" \
 	"completed $want_deleted $seen 0" "prune phase, deleted, kept, moved + absent + retained"
@@ -105,14 +118,13 @@ assert_eq "$(q "SELECT count(*) FROM (
 	 SELECT id, library_id FROM inventory.items)) d" -v lib="$lib")" 0 \
 	"inventory differs from the ground truth after the prune"
 check_replay "$job"
-log "prune job $job exact after $CRASHES server crashes ($LOST_COMPLETIONS reported completions lost)"
+log "prune job $job exact after $CRASHES server crashes and one right after its completion"
 
 # --- remove-server of server 2 ---
 want=$(q "SELECT count(*) FROM crashtest.before WHERE server_id = :'s'" -v s="$s2")
 job=$(job_create remove-server "$s2")
 crash_rounds "$job" $((want / 128 + 5))
-RUN_OPTS=(--synchronous-commit off)
-resume "$job"
+finish_then_crash "$job"
 check_consistent "$job" "remove-server after resume"
 assert_eq "$(job_field "$job" "phase || ' ' || deleted || ' ' || libraries_deleted || ' ' || servers_deleted")" \
 	"completed $want 2 1" "remove-server phase, deleted, libraries_deleted, servers_deleted"
@@ -126,4 +138,4 @@ assert_eq "$(q "SELECT count(*) FROM (
 	 SELECT id, library_id FROM inventory.items)) d" -v lib="$lib" -v s="$s2")" 0 \
 	"inventory differs from the ground truth after removing server $s2"
 check_replay "$job"
-log "PASS: remove-server job $job exact after $CRASHES server crashes ($LOST_COMPLETIONS reported completions lost)"
+log "PASS: remove-server job $job exact after $CRASHES server crashes and one right after its completion"

@@ -25,13 +25,14 @@ q "SELECT external_id FROM crashtest.seen ORDER BY md5(external_id)" |
 "$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
 
 # Ground truth, from the snapshot and the manifest, before any step.
-read -r want_deleted want_kept want_visited < <(q "
+read -r want_deleted want_kept want_examined < <(q "
 	SELECT count(*) FILTER (WHERE s.external_id IS NULL), count(*) FILTER (WHERE s.external_id IS NOT NULL), count(*)
 	  FROM crashtest.before b LEFT JOIN crashtest.seen s USING (external_id)
 	 WHERE b.library_id = :'lib'" -v lib="$lib" | tr '|' ' ')
-log "job $job: $want_visited items, $want_deleted unseen, $want_kept seen"
+log "job $job: $want_examined items, $want_deleted unseen, $want_kept seen"
 
-kill9_rounds "$job" $((want_visited / 128 + 3))
+# A step visits up to 128 unseen items (examining up to 1024 rows).
+kill9_rounds "$job" $((want_deleted / 128 + 3))
 # Replay after the crashes, before resuming: recorded results, no change.
 check_replay "$job"
 resume "$job"
@@ -40,7 +41,8 @@ check_consistent "$job" "after resume"
 assert_eq "$(job_field "$job" phase)" completed "phase"
 assert_eq "$(job_field "$job" deleted)" "$want_deleted" "deleted"
 assert_eq "$(job_field "$job" kept)" "$want_kept" "kept"
-assert_eq "$(job_field "$job" visited)" "$want_visited" "visited"
+assert_eq "$(job_field "$job" examined)" "$want_examined" "examined"
+assert_eq "$(job_field "$job" visited)" "$want_deleted" "visited (candidates)"
 assert_eq "$(job_field "$job" "moved + absent + retained")" 0 "moved + absent + retained"
 # The target holds exactly its seen items; everything else is untouched.
 assert_eq "$(q "SELECT count(*) FROM (

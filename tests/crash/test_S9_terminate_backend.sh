@@ -24,7 +24,7 @@ q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet 
 "$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
 want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 3 = 0" -v lib="$lib")
 
-terminate_rounds "$job" $((${CRASH_TERMINATE_ITEMS:-$(scaled 25000)} / 128 + 2))
+terminate_rounds "$job" $((want_deleted / 128 + 2))
 check_replay "$job"
 resume "$job"
 check_consistent "$job" "prune after resume"

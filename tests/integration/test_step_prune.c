@@ -65,7 +65,9 @@ static void test_S6_S9_prune_counters_equal_ground_truth(void **state)
 	assert_string_equal(job_phase(c, job), "completed");
 	assert_int_equal(job_int(c, job, "deleted"), eligible);
 	assert_int_equal(job_int(c, job, "kept"), seen);
-	assert_int_equal(job_int(c, job, "visited"), 1000);
+	/* Every row examined once; only the candidates were visited (S1). */
+	assert_int_equal(job_int(c, job, "examined"), 1000);
+	assert_int_equal(job_int(c, job, "visited"), eligible);
 	assert_int_equal(job_int(c, job, "moved") + job_int(c, job, "absent") + job_int(c, job, "retained"), 0);
 	/* Every seen item is still there, nothing else is. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), seen);
@@ -525,23 +527,130 @@ static void test_S9_run_reconnects_after_terminated_backend(void **state)
 	assert_string_equal(job_phase(c, job), "completed");
 	assert_int_equal(job_int(c, job, "deleted"), 500);
 	assert_int_equal(job_int(c, job, "kept"), 500);
-	assert_int_equal(job_int(c, job, "visited"), 1000);
+	assert_int_equal(job_int(c, job, "examined"), 1000);
+	assert_int_equal(job_int(c, job, "visited"), 500);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 500);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
 	PQfinish(h);
 }
 
+/* The item numbers of test_S1_examined_rows_bound_and_candidate_budget
+ * that were NOT seen: two stray ones, a dense block of 300 and one more. */
+#define S1_UNSEEN "(g IN (1100, 1400, 2800) OR g BETWEEN 2001 AND 2300)"
+
+/* step_no's (examined, visited, kept, deleted, mutations) of job JOB as
+ * "e v k d m". */
+static char *step_counts(PGconn *c, int64_t job, int step_no)
+{
+	return pgtest_text(c,
+	                   "SELECT concat_ws(' ', examined, visited, kept, deleted, mutations) FROM cleanup.job_steps "
+	                   "WHERE job_id = %lld AND step_no = %d",
+	                   (long long)job, step_no);
+}
+
+/* S1 (seed 000: the budget bounds visited candidates and deleted rows, not
+ * rows examined): a step passes over seen rows without visiting them, up to
+ * 1024 rows of its range, and stops after its 128th candidate with the
+ * cursor on it. 3000 items, 303 unseen: a step of only seen rows (1024
+ * examined, nothing visited), one that hits the 1024 bound with 50
+ * candidates, one stopped by the 128th candidate after 128 rows, and the
+ * rest of the range. Every step stays within 128 visits, 128 mutations and
+ * 1024 rows examined; the counters equal the ground truth. The preview
+ * predicts the same batch. */
+static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
+{
+	PGconn *c = conn("s1-examined");
+	int64_t srv, lib, job, id2176;
+	char *out = NULL, *got;
+	int from;
+
+	(void)state;
+	srv = new_server(c, "s1x");
+	lib = new_library(c, srv, "s1x", 3000);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	for (from = 1; from <= 3000; from += 128)
+		pgtest_exec(c,
+		            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 's1x-' || g FROM generate_series(%d, %d) g "
+		            "WHERE NOT " S1_UNSEEN "))",
+		            (long long)job, from, from + 127 < 3000 ? from + 127 : 3000);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.manifest WHERE job_id = %lld", (long long)job), 2697);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 2697)", (long long)job);
+	id2176 = pgtest_int(c, "SELECT id FROM inventory.items WHERE external_id = 's1x-2176'");
+
+	/* The preview predicts step 1: 1024 rows passed over, nothing visited. */
+	assert_int_equal(ctl(&out, "--json job step %lld --preview", (long long)job), 0);
+	assert_non_null(strstr(out, "\"examined\": 1024"));
+	assert_non_null(strstr(out, "\"visited\": 0"));
+	assert_non_null(strstr(out, "\"kept\": 1024"));
+	free(out);
+
+	assert_int_equal(ctl(&out, "job step %lld --steps 3", (long long)job), 0);
+	assert_non_null(strstr(out, "examined 1024 rows"));
+	free(out);
+	/* Step 1: items 1..1024, all seen. Step 2: 1025..2048, the 1024 bound,
+	 * 50 candidates (1100, 1400, 2001..2048). Step 3: 2049..2176, stopped
+	 * after its 128th candidate; the cursor is on that candidate. */
+	assert_string_equal((got = step_counts(c, job, 1)), "1024 0 1024 0 0");
+	free(got);
+	assert_string_equal((got = step_counts(c, job, 2)), "1024 50 974 50 50");
+	free(got);
+	assert_string_equal((got = step_counts(c, job, 3)), "128 128 0 128 128");
+	free(got);
+	assert_int_equal(pgtest_int(c, "SELECT cursor_to FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 3",
+	                            (long long)job),
+	                 id2176);
+	assert_int_equal(job_int(c, job, "cursor_id"), id2176);
+	/* Nothing past the cursor was touched: 2177..2300 and 2800 remain. */
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld AND id > %lld",
+	                            (long long)lib, (long long)id2176),
+	                 824);
+
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	/* Step 4: the rest of the range, 2177..3000, 125 candidates. */
+	assert_string_equal((got = step_counts(c, job, 4)), "824 125 699 125 125");
+	free(got);
+	assert_int_equal(job_int(c, job, "examined"), 3000);
+	assert_int_equal(job_int(c, job, "visited"), 303);
+	assert_int_equal(job_int(c, job, "deleted"), 303);
+	assert_int_equal(job_int(c, job, "kept"), 2697);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM inventory.items WHERE library_id = %lld AND "
+	                            "substr(external_id, 5)::int IN (SELECT g FROM generate_series(1, 3000) g WHERE " S1_UNSEEN ")",
+	                            (long long)lib),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 2697);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+}
+
 /* S1: across everything this file ran, no recorded step visited more than
- * 128 rows or made more than 128 domain mutations. */
+ * 128 candidates, made more than 128 domain mutations or examined more than
+ * 1024 rows; steps did examine more rows than they visited. */
 static void test_S1_budget_of_every_step(void **state)
 {
 	PGconn *c = conn("s1");
 
 	(void)state;
 	assert_true(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps") > 20);
-	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE mutations > 128 OR visited > 128"), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps "
+	                               "WHERE mutations > 128 OR visited > 128 OR examined > 1024"),
+	                 0);
 	assert_in_range(pgtest_int(c, "SELECT max(mutations) FROM cleanup.job_steps"), 1, 128);
+	assert_int_equal(pgtest_int(c, "SELECT max(visited) FROM cleanup.job_steps"), 128);
+	assert_int_equal(pgtest_int(c, "SELECT max(examined) FROM cleanup.job_steps"), 1024);
+	/* The schema holds the bounds too: a step record beyond them is refused. */
+	assert_string_equal(pgtest_fail(c, NULL, 0,
+	                                "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, "
+	                                "deleted, phase_after, started_at) SELECT min(id), 999999, 'drain', 1, 129, 129, 129, "
+	                                "'draining', now() FROM cleanup.jobs"),
+	                    "23514");
+	assert_string_equal(pgtest_fail(c, NULL, 0,
+	                                "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, "
+	                                "kept, deleted, phase_after, started_at) SELECT min(id), 999999, 'drain', 1, 1025, 1, "
+	                                "1024, 1, 'draining', now() FROM cleanup.jobs"),
+	                    "23514");
 	PQfinish(c);
 }
 
@@ -559,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_L1_busy_exits_3_and_is_recorded),
 		cmocka_unit_test(test_S6_final_check_finds_survivor),
 		cmocka_unit_test(test_S9_run_reconnects_after_terminated_backend),
+		cmocka_unit_test(test_S1_examined_rows_bound_and_candidate_budget),
 		cmocka_unit_test(test_S1_budget_of_every_step),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -101,19 +101,21 @@ static __attribute__((unused)) const char *job_phase(PGconn *c, int64_t job)
 	return phase;
 }
 
-/* S1, S7: every recorded step of JOB stays within the budget, its visits
- * add up, the steps are numbered 1..step_no without gaps, and the job's
- * counters are the sums of its steps' counts. */
+/* S1, S7: every recorded step of JOB stays within the budget (at most 128
+ * candidates visited, 128 domain mutations and 1024 rows examined), its
+ * counts add up (every visited candidate has one verdict; every examined row
+ * was visited or kept), the steps are numbered 1..step_no without gaps, and
+ * the job's counters are the sums of its steps' counts. */
 static __attribute__((unused)) void assert_steps_consistent(PGconn *c, int64_t job)
 {
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action <> 'single-transaction' "
-	                            "AND (mutations > 128 OR visited > 128)",
+	                            "AND (mutations > 128 OR visited > 128 OR examined > 1024)",
 	                            (long long)job),
 	                 0);
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld "
-	                            "AND visited <> deleted + moved + absent + retained + kept",
+	                            "AND (visited <> deleted + moved + absent + retained OR examined <> visited + kept)",
 	                            (long long)job),
 	                 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job),
@@ -122,11 +124,13 @@ static __attribute__((unused)) void assert_steps_consistent(PGconn *c, int64_t j
 	                            (long long)job),
 	                 job_int(c, job, "step_no"));
 	assert_int_equal(pgtest_int(c,
-	                            "SELECT count(*) FROM cleanup.jobs j, LATERAL (SELECT sum(visited) v, sum(deleted) d, "
-	                            "sum(moved) m, sum(absent) a, sum(retained) r, sum(kept) k, sum(libraries_deleted) l, "
-	                            "sum(servers_deleted) s FROM cleanup.job_steps WHERE job_id = j.id) t "
-	                            "WHERE j.id = %lld AND (j.visited, j.deleted, j.moved, j.absent, j.retained, j.kept, "
-	                            "j.libraries_deleted, j.servers_deleted) = (t.v, t.d, t.m, t.a, t.r, t.k, t.l, t.s)",
+	                            "SELECT count(*) FROM cleanup.jobs j, LATERAL (SELECT sum(examined) e, sum(visited) v, "
+	                            "sum(deleted) d, sum(moved) m, sum(absent) a, sum(retained) r, sum(kept) k, "
+	                            "sum(libraries_deleted) l, sum(servers_deleted) s FROM cleanup.job_steps "
+	                            "WHERE job_id = j.id) t "
+	                            "WHERE j.id = %lld AND (j.examined, j.visited, j.deleted, j.moved, j.absent, j.retained, "
+	                            "j.kept, j.libraries_deleted, j.servers_deleted) = "
+	                            "(t.e, t.v, t.d, t.m, t.a, t.r, t.k, t.l, t.s)",
 	                            (long long)job),
 	                 1);
 }

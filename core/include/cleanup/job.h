@@ -31,6 +31,7 @@ typedef struct cleanup_job {
 	char phase[16];         /* collecting, paused, draining, finalizing, completed, cancelled */
 	int32_t step_no;
 	int32_t pass_no;
+	int64_t examined;       /* rows passed by its steps: visited + kept */
 	int64_t visited, deleted, moved, absent, retained, kept;
 	int32_t libraries_deleted, servers_deleted;
 	int64_t manifest_count;

@@ -2,9 +2,10 @@
  * run until done, and read back the recorded steps.
  *
  * A step is one transaction and one round trip (the server function
- * cleanup.job_step): ordered locks, at most 128 visited rows and 128 domain
- * mutations, the job's counters and cursor and the step's record committed
- * together (S1-S13 in ../shared/INVARIANTS.md).
+ * cleanup.job_step): ordered locks, the schema contract compared, at most
+ * 1024 rows of the range examined, 128 deletion candidates visited and 128
+ * domain mutations, the job's counters and cursor and the step's record
+ * committed together (S1-S13 in ../shared/INVARIANTS.md).
  */
 #ifndef CLEANUP_STEP_H
 #define CLEANUP_STEP_H
@@ -16,7 +17,8 @@
 #include "cleanup/error.h"
 #include "cleanup/job.h"
 
-#define CLEANUP_STEP_BUDGET 128 /* rows visited and domain mutations per step */
+#define CLEANUP_STEP_BUDGET 128   /* candidates visited and domain mutations per step */
+#define CLEANUP_STEP_EXAMINE 1024 /* rows of the range a step may examine (visited + kept) */
 
 /* One recorded step (a row of cleanup.job_steps), or a preview. */
 typedef struct cleanup_step_result {
@@ -26,7 +28,11 @@ typedef struct cleanup_step_result {
 	int32_t pass_no;
 	int64_t library_id;     /* -1 when none */
 	int64_t cursor_from, cursor_to;
-	int32_t visited, deleted, moved, absent, retained, kept;
+	int32_t examined;       /* rows of the range passed: visited + kept, <= CLEANUP_STEP_EXAMINE */
+	int32_t visited;        /* deletion candidates locked, re-read and compared, <= CLEANUP_STEP_BUDGET:
+	                         * deleted + moved + absent + retained */
+	int32_t deleted, moved, absent, retained;
+	int32_t kept;           /* examined rows passed over because they were seen (prune) */
 	int32_t libraries_deleted, servers_deleted;
 	int32_t mutations;      /* domain mutations, <= CLEANUP_STEP_BUDGET (except the
 	                         * single-transaction comparison mode) */
