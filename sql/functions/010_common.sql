@@ -10,6 +10,7 @@
 --   CU401  refused: the server already has an unfinished job          exit 4
 --   CU402  refused: seal count differs from the manifest              exit 4
 --   CU403  refused: schema contract drift                             exit 4
+--   CU404  refused: an unknown foreign key references what a job deletes  exit 4
 --   CUA01  admission: target library or server is draining            exit 4
 --   CUA02  admission: parent library or server does not exist         exit 4
 --   CUA03  admission: parent mismatch (server identity would change)  exit 4

@@ -96,6 +96,8 @@ BEGIN
     -- Lock order (L1): source table, coordinator, job row, libraries.
     LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE;
     PERFORM cleanup.lock_coordinator(v_server);
+    -- Plan phase (seed 004): unknown references refuse before any fence.
+    PERFORM cleanup.assert_known_references(p_kind);
 
     SELECT * INTO v_other FROM cleanup.jobs
      WHERE server_id = v_server AND phase NOT IN ('completed', 'cancelled');
@@ -255,6 +257,7 @@ BEGIN
 
     LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE;
     PERFORM cleanup.lock_coordinator(j.server_id);
+    PERFORM cleanup.assert_known_references(j.kind);
     j := cleanup.lock_job(p_job);
 
     IF j.kind <> 'prune' THEN
