@@ -21,8 +21,8 @@ LOGDIR=${TMPDIR:-/tmp}
 if [ -n "${CLEANUP_DEMO_DB:-}" ]; then
 	set -- --db "$CLEANUP_DEMO_DB"
 else
-	"$B" --quiet sandbox start >/dev/null
-	set --
+	# Always the sandbox's own database, even when PGHOST/PGDATABASE are set.
+	set -- --db "$("$B" --quiet sandbox start)"
 	LOGDIR=$("$B" --json sandbox status | jq -r '.logfile' | xargs dirname)
 fi
 "$B" "$@" install

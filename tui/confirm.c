@@ -61,6 +61,30 @@ confirm_kind confirm_required(const confirm_target *t)
 	}
 }
 
+/* A seal without a count: the typed confirmation is the expected count. */
+static bool typed_count(const confirm_state *c)
+{
+	return c->target.action == ACT_SEAL && c->target.seal_count < 0;
+}
+
+/* Parses the typed expected count into the target; false unless it is a
+ * plain non-negative integer. */
+static bool take_count(confirm_state *c)
+{
+	int64_t v = 0;
+	size_t i;
+
+	if (c->typed_len == 0 || c->typed_len > 18)
+		return false;
+	for (i = 0; i < c->typed_len; i++) {
+		if (c->typed[i] < '0' || c->typed[i] > '9')
+			return false;
+		v = v * 10 + (c->typed[i] - '0');
+	}
+	c->target.seal_count = v;
+	return true;
+}
+
 static void describe(confirm_state *c)
 {
 	const confirm_target *t = &c->target;
@@ -95,10 +119,16 @@ static void describe(confirm_state *c)
 		         t->job_id, t->phase);
 		break;
 	case ACT_SEAL:
-		snprintf(what, sizeof what,
-		         "Seal job %" PRId64 " with expected count %" PRId64 "? This states the traversal was complete, "
-		         "closes the library to writers and makes deletion possible.",
-		         t->job_id, t->seal_count);
+		if (t->seal_count < 0)
+			snprintf(what, sizeof what,
+			         "Seal job %" PRId64 " (its manifest holds %" PRId64 " IDs)? Sealing states the traversal was "
+			         "complete, closes the library to writers and makes deletion possible.",
+			         t->job_id, t->manifest_count);
+		else
+			snprintf(what, sizeof what,
+			         "Seal job %" PRId64 " with expected count %" PRId64 "? This states the traversal was complete, "
+			         "closes the library to writers and makes deletion possible.",
+			         t->job_id, t->seal_count);
 		break;
 	case ACT_REMOVE_LIBRARY:
 		snprintf(what, sizeof what,
@@ -116,7 +146,10 @@ static void describe(confirm_state *c)
 		snprintf(what, sizeof what, "%s job %" PRId64 "?", tui_action_name(t->action), t->job_id);
 		break;
 	}
-	if (c->kind == CONFIRM_TYPED)
+	if (c->kind == CONFIRM_TYPED && typed_count(c))
+		snprintf(c->question, sizeof c->question,
+		         "%s Type the expected unique count of the complete traversal to confirm, Esc to cancel.", what);
+	else if (c->kind == CONFIRM_TYPED)
 		snprintf(c->question, sizeof c->question, "%s Type %s to confirm, Esc to cancel.", what,
 		         t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER ? "its name" : "the job id");
 	else
@@ -133,6 +166,8 @@ confirm_result confirm_begin(confirm_state *c, const confirm_target *t)
 	if (c->kind == CONFIRM_TYPED) {
 		if (t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER)
 			snprintf(c->expect, sizeof c->expect, "%s", t->target_name);
+		else if (typed_count(c))
+			snprintf(c->expect, sizeof c->expect, "the expected count (digits)");
 		else
 			snprintf(c->expect, sizeof c->expect, "%" PRId64, t->job_id);
 	}
@@ -171,7 +206,10 @@ confirm_result confirm_key(confirm_state *c, int key)
 		if (key == 27) {
 			r = CONFIRM_DECLINED;
 		} else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
-			r = strcmp(c->typed, c->expect) == 0 ? CONFIRM_ACCEPTED : CONFIRM_MISMATCH;
+			if (typed_count(c))
+				r = take_count(c) ? CONFIRM_ACCEPTED : CONFIRM_MISMATCH;
+			else
+				r = strcmp(c->typed, c->expect) == 0 ? CONFIRM_ACCEPTED : CONFIRM_MISMATCH;
 		} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
 			backspace(c);
 		} else if (key == 0x15) { /* ^U */

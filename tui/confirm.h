@@ -5,7 +5,8 @@
  * actions (pause, resume, cancel of a collecting job, a step after deletion
  * has started) ask y/N with No as the default; irreversible ones (the first
  * deleting step, run, seal, creating remove-library or remove-server) need
- * the job id or the target's name typed. Typing something else does
+ * the job id or the target's name typed; a seal started without a count
+ * needs the expected unique count typed. Typing something else does
  * nothing. Before acting, the worker re-reads the job and refuses when it
  * moved on (confirm_check_binding); the engine refuses by phase as well.
  */
@@ -45,7 +46,10 @@ typedef struct confirm_target {
 	int32_t step_no;         /* the step number displayed */
 	int64_t target_id;       /* removal: library or server id; else the job's target */
 	char target_name[208];   /* removal: the name to type */
-	int64_t seal_count;      /* seal: the expected count to seal with */
+	int64_t seal_count;      /* seal: the expected count to seal with; -1: the
+	                          * operator types it as the confirmation (C3: the
+	                          * count is their statement, never the manifest's) */
+	int64_t manifest_count;  /* seal: what the manifest holds, for the question */
 } confirm_target;
 
 typedef enum confirm_kind {

@@ -229,7 +229,8 @@ bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_j
 	t->step_no = v->job.step_no;
 	t->target_id = strcmp(v->job.kind, "remove-server") == 0 ? v->job.server_id : v->job.library_id;
 	snprintf(t->target_name, sizeof t->target_name, "%s", v->job.target_name);
-	t->seal_count = v->job.manifest_count;
+	t->seal_count = -1; /* the operator types the expected count (C3) */
+	t->manifest_count = v->job.manifest_count;
 	return true;
 }
 

@@ -236,9 +236,44 @@ static void test_action_names(void **state)
 	assert_int_equal(tui_action_from_name(NULL), ACT_NONE);
 }
 
+/* C3 from the console: S asks for the expected count to be typed; it is
+ * the operator's statement, never copied from the manifest. */
+static void test_C3_seal_confirmation_is_the_typed_count(void **state)
+{
+	confirm_target t = job_target(ACT_SEAL, 3, "collecting", 0);
+	confirm_state c;
+
+	(void)state;
+	t.seal_count = -1;
+	t.manifest_count = 40;
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	assert_non_null(strstr(c.question, "holds 40 IDs"));
+	assert_non_null(strstr(c.question, "expected unique count"));
+	type(&c, "4O", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	assert_int_equal(c.target.seal_count, -1);
+
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH); /* nothing typed */
+
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "39", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_int_equal(c.target.seal_count, 39); /* the engine refuses 39 != 40 (CU402) */
+	assert_string_equal(confirm_audit_text(&c), "39");
+
+	/* :seal 3 40 carries its count: the job id is typed as usual. */
+	t.seal_count = 40;
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "3", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_int_equal(c.target.seal_count, 40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_C3_seal_confirmation_is_the_typed_count),
 		cmocka_unit_test(test_confirm_kinds),
 		cmocka_unit_test(test_confirm_yes_no_defaults_to_no),
 		cmocka_unit_test(test_confirm_typed_job_id),
