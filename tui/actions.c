@@ -15,6 +15,8 @@
 #include "cleanup/job.h"
 #include "cleanup/step.h"
 
+#define ACTION_TIMEOUT_MS (300 * 1000)
+
 #define RESULT_QUEUE 64
 
 struct tui_actions {
@@ -309,6 +311,14 @@ static void perform(tui_actions *a, const tui_request *q)
 		snprintf(r.message + strlen(r.message), sizeof r.message - strlen(r.message),
 		         " (nothing was done; no audit row could be written)");
 		post(a, &r);
+		return;
+	}
+	/* B1: no statement of an action waits without bound (as the CLI's
+	 * default --timeout); a step takes milliseconds. */
+	if (cleanup_engine_set_timeout(e, ACTION_TIMEOUT_MS, &err) != CLEANUP_OK) {
+		from_error(&r, tui_action_name(t->action), &err);
+		post(a, &r);
+		cleanup_engine_close(e);
 		return;
 	}
 	if (t->action == ACT_RUN && !q->audit_only) {
