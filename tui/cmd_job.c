@@ -297,12 +297,19 @@ const cli_command cmd_job_entry = {
 
 const char cmd_job_help[] =
 	"  job create prune --library ID           start collecting the seen-ID manifest\n"
-	"  job create remove-library --library ID  remove a library (admission closes now)\n"
+	"  job create remove-library --library ID [--mode single-transaction]\n"
+	"                                          remove a library (admission closes now);\n"
+	"                                          single-transaction: the old one-transaction\n"
+	"                                          cascade, for comparisons only\n"
 	"  job create remove-server --server ID    remove a server and its libraries\n"
 	"  job append JOB [EXTERNAL_ID...]         add IDs (at most 128), or one a line on stdin\n"
 	"  job seal JOB --expected N               seal with the traversal's unique count; fences\n"
 	"  job step JOB [--steps N] [--replay STEP_NO] [--preview]\n"
-	"  job run JOB [--max-steps N] [--deadline SECONDS]\n"
+	"           [--timeout SECONDS] [--synchronous-commit on|off]\n"
+	"  job run JOB [--max-steps N] [--deadline SECONDS] [--max-busy N]\n"
+	"          [--backoff-max MS] [--reconnect N] [--timeout SECONDS]\n"
+	"          [--synchronous-commit on|off] [--no-pipeline]\n"
+	"                                          options: docs/steps.md, Settings\n"
 	"  job pause|resume JOB                    collecting jobs only\n"
 	"  job cancel JOB                          collecting or paused jobs only\n"
 	"  job show JOB [--steps N]                the job and its recent steps\n";
