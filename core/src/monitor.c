@@ -315,7 +315,7 @@ static bool send_op(cleanup_monitor *m)
 
 	switch (op) {
 	case MON_OP_LISTEN:
-		ok = PQsendQuery(m->conn, "LISTEN cleanup_jobs; LISTEN cleanup_events");
+		ok = PQsendQuery(m->conn, sql_query_files[CLEANUP_Q_MON_LISTEN].text);
 		break;
 	case MON_OP_PREPARE: {
 		char name[32];

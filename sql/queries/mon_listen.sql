@@ -1,0 +1,3 @@
+-- The console's notification channels (sent with the simple protocol:
+-- two statements). Engine triggers NOTIFY them on job and event changes.
+LISTEN cleanup_jobs; LISTEN cleanup_events
