@@ -24,9 +24,26 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 		printf("{\"database\": ");
 		cli_json_string(stdout, cleanup_engine_dbname(e));
 		printf(", \"from_version\": %d, \"to_version\": %d, \"migrations_applied\": %d, "
-		       "\"functions_applied\": %s, \"changed\": %s}\n",
+		       "\"functions_applied\": %s, \"contract_repaired\": %s, \"contract_drift\": ",
 		       r.from_version, r.to_version, r.migrations_applied, r.functions_applied ? "true" : "false",
-		       r.migrations_applied || r.functions_applied ? "true" : "false");
+		       r.contract_repaired ? "true" : "false");
+		if (r.contract_repaired)
+			cli_json_string(stdout, r.drift);
+		else
+			printf("null");
+		printf(", \"contract_kept\": ");
+		if (r.contract_repaired)
+			cli_json_string(stdout, r.kept);
+		else
+			printf("null");
+		printf(", \"changed\": %s}\n", r.migrations_applied || r.functions_applied ? "true" : "false");
+	} else if (r.contract_repaired && !r.kept[0]) {
+		printf("schema contract drift in %s (%s) repaired: definitions applied again, contract recorded again\n",
+		       cleanup_engine_dbname(e), r.drift);
+	} else if (r.contract_repaired) {
+		printf("schema contract drift in %s (%s): definitions applied again; not undone by them and now recorded "
+		       "as the contract: %s (review it, e.g. cleanupctl deps)\n",
+		       cleanup_engine_dbname(e), r.drift, r.kept);
 	} else if (r.migrations_applied || r.functions_applied) {
 		printf("installed schema version %d into %s (was %d; %d migrations, definitions %s)\n", r.to_version,
 		       cleanup_engine_dbname(e), r.from_version, r.migrations_applied,

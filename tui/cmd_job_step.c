@@ -67,8 +67,8 @@ static void print_step_line(FILE *f, const cleanup_step_result *s)
 		fprintf(f, ", library %" PRId64, s->library_id);
 	fputc('\n', f);
 	if (strcmp(s->action, "final-check") == 0)
-		fprintf(f, "  checked %d rows (ids %" PRId64 "..%" PRId64 ") for eligible survivors\n", s->checked,
-		        s->cursor_from, s->cursor_to);
+		fprintf(f, "  checked %d rows (external IDs after \"%s\" up to \"%s\") for eligible survivors\n", s->checked,
+		        s->check_from, s->check_to);
 	else if (strcmp(s->action, "single-transaction") == 0)
 		fprintf(f, "  %s %d rows of the library in one transaction\n", s->preview ? "would delete" : "deleted",
 		        s->deleted);

@@ -67,12 +67,48 @@ static int read_version(int *version, char *sha, size_t shalen, cleanup_engine *
 	return CLEANUP_OK;
 }
 
+/* With the bundle unchanged: compares the recorded schema contract with
+ * the live schema. Sets OUT->drift (empty: none) and *RECORDED (malloc'd
+ * text of the recorded components, NULL when none) for the caller to
+ * report what a repair kept. */
+static int contract_drift(cleanup_install_result *out, char **recorded, cleanup_engine *e, cleanup_error *err)
+{
+	PGresult *res = NULL;
+	bool can_compare;
+	int rc;
+
+	*recorded = NULL;
+	out->drift[0] = '\0';
+	rc = engine_query(&res, e, CLEANUP_Q_INSTALL_CONTRACT_STATE, 0, NULL, "reading the schema contract", err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	can_compare = strcmp(col_text(res, 0, "can_compare"), "t") == 0;
+	if (!PQgetisnull(res, 0, PQfnumber(res, "recorded")) &&
+	    !(*recorded = engine_strdup(col_text(res, 0, "recorded"), err))) {
+		PQclear(res);
+		return CLEANUP_ENOMEM;
+	}
+	PQclear(res);
+	res = NULL;
+	if (!can_compare) {
+		/* The comparison itself is gone: a replaced or dropped engine function. */
+		snprintf(out->drift, sizeof out->drift, "functions");
+		return CLEANUP_OK;
+	}
+	rc = engine_query(&res, e, CLEANUP_Q_INSTALL_CONTRACT_DRIFT, 0, NULL, "comparing the schema contract", err);
+	if (rc == CLEANUP_OK)
+		col_copy(out->drift, sizeof out->drift, res, 0, "drift");
+	PQclear(res);
+	return rc;
+}
+
 int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_error *err)
 {
 	const char *db = cleanup_engine_dbname(e);
 	int target = cleanup_schema_version(), version = 0, rc, i;
 	char sha[80], ctx[160], verbuf[16];
 	const char *params[2];
+	char *recorded = NULL;
 	PGresult *res = NULL;
 	bool in_tx = false;
 
@@ -115,7 +151,14 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 			goto out;
 		out->migrations_applied++;
 	}
-	if (out->migrations_applied > 0 || strcmp(sha, sql_bundle_sha256) != 0) {
+	if (out->migrations_applied == 0 && strcmp(sha, sql_bundle_sha256) == 0) {
+		/* Same bundle: anything to repair? (seed 001: a drifted contract
+		 * stops every step until the installer records it again.) */
+		if ((rc = contract_drift(out, &recorded, e, err)))
+			goto out;
+		out->contract_repaired = out->drift[0] != '\0';
+	}
+	if (out->migrations_applied > 0 || strcmp(sha, sql_bundle_sha256) != 0 || out->contract_repaired) {
 		/* Definitions may refer to each other in any order across files
 		 * (as pg_dump output does): SQL function bodies are checked when
 		 * first run, not at CREATE. The tests run every one of them. */
@@ -134,14 +177,26 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 			goto out;
 		PQclear(res);
 		res = NULL;
+		if (out->contract_repaired) {
+			params[0] = recorded;
+			if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_CONTRACT_KEPT, 1, params,
+			                       "comparing the repaired schema contract", err)))
+				goto out;
+			col_copy(out->kept, sizeof out->kept, res, 0, "kept");
+			PQclear(res);
+			res = NULL;
+		}
 	}
 	out->to_version = target;
 	rc = engine_script(e, "COMMIT", "committing the install", err);
 	in_tx = false;
 out:
 	PQclear(res);
+	free(recorded);
 	if (in_tx)
 		engine_script(e, "ROLLBACK", "rolling back the install", NULL);
+	if (rc != CLEANUP_OK)
+		out->contract_repaired = false;
 	return rc;
 }
 

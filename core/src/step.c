@@ -63,6 +63,8 @@ static int step_from_row(cleanup_step_result *r, const PGresult *res, int row, b
 	r->servers_deleted = (int32_t)col_int64(res, row, "servers_deleted");
 	r->mutations = (int32_t)col_int64(res, row, "mutations");
 	r->checked = (int32_t)col_int64(res, row, "checked");
+	col_copy(r->check_from, sizeof r->check_from, res, row, "check_from");
+	col_copy(r->check_to, sizeof r->check_to, res, row, "check_to");
 	col_copy(r->phase_after, sizeof r->phase_after, res, row, "phase_after");
 	r->duration_ms = col_double(res, row, "duration_ms", 0);
 	r->lock_hold_ms = col_double(res, row, "lock_hold_ms", 0);

@@ -198,6 +198,36 @@ BEGIN
     END IF;
 END $$;
 
+-- One page of the final absence check (S6) of prune job P_JOB: the first
+-- 10,000 items of library P_LIB whose external ID sorts after P_AFTER (''
+-- from the start: external IDs are never empty), in external ID order,
+-- merged with the job's manifest in the same order (both are primary-key
+-- or unique-index ranges, so neither side is sorted and the manifest is not
+-- probed once per row). Returns how many items were read, the last external
+-- ID read, and the ids of eligible items (not in the manifest, id at or
+-- below P_HIGH_WATER), NULL when none. Only a merge join is allowed: with
+-- generic plans the planner would otherwise choose one probe per row,
+-- three times the cost (docs/steps.md).
+CREATE OR REPLACE FUNCTION cleanup.final_check_page(p_job bigint, p_lib bigint, p_high_water bigint, p_after text,
+                                                    OUT checked int, OUT last_key text, OUT eligible bigint[])
+LANGUAGE plpgsql STABLE
+SET enable_nestloop = off
+SET enable_hashjoin = off
+SET enable_sort = off
+SET plan_cache_mode = force_generic_plan
+AS $$
+BEGIN
+    SELECT count(*), max(p.external_id),
+           array_agg(p.id ORDER BY p.id) FILTER (WHERE m.external_id IS NULL AND p.id <= p_high_water)
+      INTO checked, last_key, eligible
+      FROM (SELECT i.id, i.external_id FROM inventory.items i
+             WHERE i.library_id = p_lib AND i.external_id > p_after
+             ORDER BY i.external_id LIMIT 10000) p
+      LEFT JOIN (SELECT x.external_id FROM cleanup.manifest x
+                  WHERE x.job_id = p_job AND x.external_id > p_after
+                  ORDER BY x.external_id) m ON m.external_id = p.external_id;
+END $$;
+
 -- The engine of one step, or with P_PREVIEW the prediction of the next one
 -- (no locks, no mutations). See cleanup.job_step for the contract.
 CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean)
@@ -492,24 +522,21 @@ BEGIN
         ---------------------------------------------------------------
         -- Final absence check (S6), while admission stays closed: no row
         -- of the library at or below the high-water id may be eligible.
-        -- Bounded pages in id order; the eligible set can only shrink
-        -- while the library is fenced, so pages checked in separate
-        -- transactions add up to one check (docs/steps.md).
+        -- Bounded pages in external ID order, merged with the manifest;
+        -- the eligible set can only shrink while the library is fenced,
+        -- so pages checked in separate transactions add up to one check
+        -- (docs/steps.md).
         ---------------------------------------------------------------
         s.action := 'final-check';
         s.library_id := j.library_id;
         IF NOT p_preview THEN
             PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
         END IF;
-        SELECT count(*), max(p.id),
-               array_agg(p.id ORDER BY p.id) FILTER (WHERE NOT EXISTS (
-                   SELECT 1 FROM cleanup.manifest m WHERE m.job_id = p_job AND m.external_id = p.external_id))
-          INTO v_n, v_next, v_ret
-          FROM (SELECT id, external_id FROM inventory.items
-                 WHERE (library_id, id) > (j.library_id, j.cursor_id)
-                   AND (library_id, id) <= (j.library_id, j.high_water_id)
-                 ORDER BY library_id, id LIMIT 10000) p;
+        s.check_from := coalesce(j.check_cursor, '');
+        SELECT f.checked, f.last_key, f.eligible INTO v_n, s.check_to, v_ret
+          FROM cleanup.final_check_page(p_job, j.library_id, j.high_water_id, s.check_from) f;
         s.checked := v_n;
+        s.check_to := coalesce(s.check_to, s.check_from);
         IF v_ret IS NOT NULL THEN
             -- Something eligible survived: never complete (S6). Retain what
             -- this page found and revisit it in another pass; the check
@@ -517,6 +544,7 @@ BEGIN
             j.phase := 'draining';
             j.pass_no := j.pass_no + 1;
             j.cursor_id := 0;
+            j.check_cursor := NULL;
             IF NOT p_preview THEN
                 INSERT INTO cleanup.job_retained (job_id, item_id)
                 SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
@@ -525,7 +553,7 @@ BEGIN
                            cardinality(v_ret), j.library_id, j.pass_no));
             END IF;
         ELSIF v_n = v_page THEN
-            j.cursor_id := v_next;
+            j.check_cursor := s.check_to;
         ELSE
             -- Exact: complete, and reopen admission in the same transaction.
             j.phase := 'completed';
@@ -536,7 +564,7 @@ BEGIN
                  WHERE library_id = j.library_id;
             END IF;
         END IF;
-        s.cursor_to := coalesce(v_next, s.cursor_from);
+        s.cursor_to := s.cursor_from;
 
     ELSE
         ---------------------------------------------------------------
@@ -672,6 +700,7 @@ BEGIN
         UPDATE cleanup.jobs
            SET step_no = s.step_no, phase = j.phase, pass_no = j.pass_no,
                cursor_library_id = j.cursor_library_id, cursor_id = j.cursor_id,
+               check_cursor = j.check_cursor,
                examined = examined + s.examined,
                visited = visited + s.visited, deleted = deleted + s.deleted, moved = moved + s.moved,
                absent = absent + s.absent, retained = retained + s.retained, kept = kept + s.kept,

@@ -5,10 +5,37 @@
 -- triggers (with their enabled state), rewrite rules and row-security flags;
 -- every foreign key that references an inventory table (an unknown incoming
 -- cascade would do uncounted work); and the definitions of the engine's own
--- functions. Only the installer records it (099_contract_record.sql); a
+-- functions. Only the installer records it (099_contract_record.sql;
+-- `cleanupctl install` also records it again after repairing drift); every
 -- step compares it before its domain mutations and stops on drift (CU403).
+-- The comparison is cheap while the DDL watch (event triggers below) is the
+-- one recorded with the contract and nothing marked it dirty; without a
+-- working watch every step compares in full.
 -- It includes database-local names: it is not a portable restore receipt.
 -- A correctness check, not authorization against a database owner.
+
+-- The DDL watch as the steps' fast path relies on it: both event triggers,
+-- enabled ALWAYS (so DDL under session_replication_role = replica marks the
+-- contract too), calling cleanup.contract_watch as written (the xmin of its
+-- catalog row changes whenever it is replaced). A short text, or NULL when
+-- the watch is not complete (no superuser at install, a trigger dropped or
+-- disabled): then every step compares the contract in full.
+-- Event triggers do not fire for DDL on event triggers, and a replaced
+-- watch function would not report its own replacement, hence this live
+-- look-up in every step (two catalog reads, a few microseconds). PL/pgSQL
+-- so that its plan is cached (a SQL function called from a cached plan is
+-- planned again on every call).
+CREATE OR REPLACE FUNCTION cleanup.contract_watch_state()
+RETURNS text LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+    RETURN (SELECT CASE WHEN count(*) = 2 AND bool_and(e.evtenabled = 'A')
+                             AND bool_and(p.pronamespace = 'cleanup'::regnamespace AND p.proname = 'contract_watch')
+                        THEN string_agg(format('%s %s %s %s:%s', e.evtname, e.evtevent, e.evtenabled, p.oid, p.xmin),
+                                        ' ' ORDER BY e.evtname) END
+              FROM pg_event_trigger e JOIN pg_proc p ON p.oid = e.evtfoid
+             WHERE e.evtname IN ('cleanup_contract_watch', 'cleanup_contract_watch_drop'));
+END $$;
 
 CREATE OR REPLACE FUNCTION cleanup.contract_components()
 RETURNS jsonb LANGUAGE sql STABLE
@@ -59,6 +86,36 @@ parts AS (
 SELECT jsonb_object_agg(part, encode(sha256(convert_to(coalesce(txt, ''), 'UTF8')), 'hex')) FROM parts
 $$;
 
+-- The installer's drift check: the components that differ between the
+-- recorded contract and the live schema, comma-separated, plus 'watch'
+-- when the DDL watch is not the recorded, complete one and this user could
+-- create it (a superuser); NULL when there is nothing to repair; 'contract'
+-- when none is recorded. Reads only.
+CREATE OR REPLACE FUNCTION cleanup.contract_drift()
+RETURNS text LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    rec   cleanup.schema_contract;
+    live  jsonb;
+    parts text;
+BEGIN
+    SELECT * INTO rec FROM cleanup.schema_contract;
+    IF NOT FOUND THEN
+        RETURN 'contract';
+    END IF;
+    live := cleanup.contract_components();
+    IF cleanup.contract_fingerprint(live) <> rec.fingerprint THEN
+        SELECT coalesce(string_agg(k, ', ' ORDER BY k), 'fingerprint') INTO parts
+          FROM jsonb_object_keys(live || rec.components) AS k
+         WHERE live->k IS DISTINCT FROM rec.components->k;
+    END IF;
+    IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+       AND (rec.watch_state IS NULL OR rec.watch_state IS DISTINCT FROM cleanup.contract_watch_state()) THEN
+        parts := concat_ws(', ', parts, 'watch');
+    END IF;
+    RETURN parts;
+END $$;
+
 CREATE OR REPLACE FUNCTION cleanup.contract_fingerprint(components jsonb)
 RETURNS text LANGUAGE sql IMMUTABLE
 AS $$ SELECT encode(sha256(convert_to(components::text, 'UTF8')), 'hex') $$;
@@ -71,17 +128,21 @@ DECLARE
     c jsonb := cleanup.contract_components();
     f text := cleanup.contract_fingerprint(c);
 BEGIN
-    INSERT INTO cleanup.schema_contract AS s (fingerprint, components)
-    VALUES (f, c)
+    INSERT INTO cleanup.schema_contract AS s (fingerprint, components, watch_state)
+    VALUES (f, c, cleanup.contract_watch_state())
     ON CONFLICT (singleton) DO UPDATE
        SET fingerprint = excluded.fingerprint, components = excluded.components,
+           watch_state = excluded.watch_state,
            recorded_at = now(), dirty = false, dirty_since = NULL, dirty_reason = NULL;
     RETURN f;
 END $$;
 
--- Compares the live schema with the recorded contract; cheap unless DDL has
--- marked it dirty since. Raises CU403 naming the changed components. A
--- clean comparison clears the mark (in the caller's transaction).
+-- Compares the live schema with the recorded contract. Fast path (every
+-- step): the contract is clean (no DDL marked it dirty) and the DDL watch
+-- is the one recorded and complete: one row read and one catalog look-up.
+-- Otherwise the full comparison (a few ms). Raises CU403 naming the changed
+-- components. A clean full comparison clears the dirty mark in the caller's
+-- transaction, unless another transaction holds the row (never waits).
 CREATE OR REPLACE FUNCTION cleanup.contract_assert()
 RETURNS void LANGUAGE plpgsql
 AS $$
@@ -90,19 +151,22 @@ DECLARE
     live    jsonb;
     changed text;
 BEGIN
+    IF EXISTS (SELECT 1 FROM cleanup.schema_contract c
+                WHERE NOT c.dirty AND c.watch_state = cleanup.contract_watch_state()) THEN
+        RETURN;
+    END IF;
     SELECT * INTO rec FROM cleanup.schema_contract;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'no schema contract is recorded' USING ERRCODE = 'CU403',
             HINT = 'run: cleanupctl install';
     END IF;
-    -- Without a working event trigger nothing marks drift: compare always.
-    IF NOT rec.dirty AND EXISTS (SELECT 1 FROM pg_event_trigger
-                                  WHERE evtname = 'cleanup_contract_watch' AND evtenabled <> 'D') THEN
-        RETURN;
-    END IF;
     live := cleanup.contract_components();
     IF cleanup.contract_fingerprint(live) = rec.fingerprint THEN
-        UPDATE cleanup.schema_contract SET dirty = false, dirty_since = NULL, dirty_reason = NULL;
+        IF rec.dirty THEN
+            UPDATE cleanup.schema_contract SET dirty = false, dirty_since = NULL, dirty_reason = NULL
+             WHERE singleton AND dirty
+               AND singleton = (SELECT singleton FROM cleanup.schema_contract FOR UPDATE SKIP LOCKED);
+        END IF;
         RETURN;
     END IF;
     SELECT string_agg(k, ', ' ORDER BY k) INTO changed
@@ -110,8 +174,11 @@ BEGIN
      WHERE live->k IS DISTINCT FROM rec.components->k;
     RAISE EXCEPTION 'schema contract drift: % changed since the installer recorded the contract; no step runs', changed
         USING ERRCODE = 'CU403',
-              DETAIL = format('last DDL: %s at %s', coalesce(rec.dirty_reason, '?'), rec.dirty_since),
-              HINT = 'review the change; cleanupctl install re-applies the guards and records the contract';
+              DETAIL = CASE WHEN rec.dirty
+                            THEN format('last DDL: %s at %s', coalesce(rec.dirty_reason, '?'), rec.dirty_since)
+                            ELSE 'no DDL was marked: the DDL watch is missing, disabled or changed' END,
+              HINT = 'review the change; cleanupctl install re-applies the definitions and guards and '
+                     'records the contract again';
 END $$;
 
 -- Event trigger: any DDL that is not only about temporary objects marks the
@@ -152,6 +219,9 @@ BEGIN
         DROP EVENT TRIGGER IF EXISTS cleanup_contract_watch_drop;
         CREATE EVENT TRIGGER cleanup_contract_watch_drop ON sql_drop
             EXECUTE FUNCTION cleanup.contract_watch();
+        -- Also for DDL run with session_replication_role = replica.
+        ALTER EVENT TRIGGER cleanup_contract_watch ENABLE ALWAYS;
+        ALTER EVENT TRIGGER cleanup_contract_watch_drop ENABLE ALWAYS;
     ELSE
         RAISE NOTICE 'not a superuser: no event trigger; steps compare the full contract';
     END IF;

@@ -40,3 +40,17 @@ ALTER TABLE cleanup.jobs
 -- are never deleted. The key's 128 row checks per append call cost about a
 -- quarter of the call's server time.
 ALTER TABLE cleanup.manifest DROP CONSTRAINT IF EXISTS manifest_job_id_fkey;
+
+-- The final absence check (S6) reads the library in pages in external ID
+-- order, merged with the manifest's primary key (docs/steps.md, "Final
+-- absence check"): its position is an external ID. NULL: from the start.
+ALTER TABLE cleanup.jobs ADD COLUMN check_cursor text;
+ALTER TABLE cleanup.job_steps
+    ADD COLUMN check_from text,
+    ADD COLUMN check_to text;
+
+-- The DDL watch (event triggers) as it was when the contract was recorded:
+-- every step trusts the dirty mark only while the live watch still matches
+-- this (sql/functions/095_contract.sql); NULL when there was no complete
+-- watch, and every step compares the contract in full.
+ALTER TABLE cleanup.schema_contract ADD COLUMN watch_state text;

@@ -1,6 +1,7 @@
 /* The installer (B2, issue 2 point 4): idempotent (a second run changes no
  * catalog row), an upgrade re-applies definitions, one transaction (a
- * failure leaves nothing behind), refuses non-allowlisted databases and
+ * failure leaves nothing behind), repairs drift from the recorded schema
+ * contract, refuses non-allowlisted databases and
  * newer schemas with exit 4 and no change, works from any directory, and
  * concurrent installers serialize. Through the real binary and the API. */
 #include <stdio.h>
@@ -113,6 +114,63 @@ static void test_upgrade_reapplies_definitions(void **state)
 	free(out);
 	assert_int_equal(cli(&out, conninfo, "status"), 0);
 	free(out);
+	PQfinish(c);
+	free(conninfo);
+}
+
+/* Same bundle, drifted schema (seed 001): install compares the recorded
+ * contract with the live schema, applies the definitions again (the
+ * disabled guard is enabled again, the replaced engine function restored),
+ * records the contract again and says so; what the definitions cannot undo
+ * (a new foreign key) is named as recorded. Without drift a second run
+ * changes nothing, also after harmless DDL. Through the binary and the API. */
+static void test_install_repairs_contract_drift(void **state)
+{
+	char *conninfo = pgtest_fresh_db("install_drift");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_install_result r;
+	cleanup_error err;
+	char *before, *after, *out = NULL, *src;
+
+	(void)state;
+	pgtest_exec(c, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
+	pgtest_exec(c, "CREATE OR REPLACE FUNCTION cleanup.job_label(j cleanup.jobs) RETURNS text "
+	               "LANGUAGE sql STABLE AS $$ SELECT 'sabotaged' $$");
+	assert_int_equal(cli(&out, conninfo, "install"), 0);
+	assert_non_null(strstr(out, "schema contract drift in cleanup_lab_t_install_drift (functions, triggers) repaired"));
+	free(out);
+	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
+	src = pgtest_text(c, "SELECT prosrc FROM pg_proc WHERE oid = 'cleanup.job_label(cleanup.jobs)'::regprocedure");
+	assert_null(strstr(src, "sabotaged"));
+	free(src);
+	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
+
+	/* Drift the definitions do not undo: recorded, and named. */
+	pgtest_exec(c, "CREATE TABLE public.claims (item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
+	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_OK);
+	assert_true(r.contract_repaired);
+	assert_true(r.functions_applied);
+	assert_int_equal(r.migrations_applied, 0);
+	assert_string_equal(r.drift, "incoming_foreign_keys");
+	assert_string_equal(r.kept, "incoming_foreign_keys");
+
+	/* No drift: nothing changes, harmless DDL included. */
+	pgtest_exec(c, "CREATE TABLE public.unrelated (id int)");
+	before = catalog_snapshot(c);
+	assert_int_equal(cli(&out, conninfo, "--json install"), 0);
+	assert_non_null(strstr(out, "\"changed\": false"));
+	assert_non_null(strstr(out, "\"contract_repaired\": false"));
+	assert_non_null(strstr(out, "\"contract_drift\": null"));
+	free(out);
+	assert_int_equal(cli(&out, conninfo, "install"), 0);
+	assert_non_null(strstr(out, "nothing changed"));
+	free(out);
+	after = catalog_snapshot(c);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	cleanup_engine_close(e);
 	PQfinish(c);
 	free(conninfo);
 }
@@ -233,6 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_install_twice_changes_nothing),
 		cmocka_unit_test(test_upgrade_reapplies_definitions),
+		cmocka_unit_test(test_install_repairs_contract_drift),
 		cmocka_unit_test(test_newer_schema_is_refused),
 		cmocka_unit_test(test_B2_install_refuses_non_allowlisted),
 		cmocka_unit_test(test_failed_install_leaves_nothing),

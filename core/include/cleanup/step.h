@@ -37,6 +37,8 @@ typedef struct cleanup_step_result {
 	int32_t mutations;      /* domain mutations, <= CLEANUP_STEP_BUDGET (except the
 	                         * single-transaction comparison mode) */
 	int32_t checked;        /* rows read by a final absence check (not visits) */
+	char check_from[264];   /* final check: the page's items follow this external ID ("" from the start) */
+	char check_to[264];     /* final check: the last external ID of the page */
 	char phase_after[16];
 	double duration_ms;
 	double lock_hold_ms;    /* job and library locks */

@@ -1,0 +1,221 @@
+/* The schema contract in every step (seed 001, "Bounded dependent work"):
+ * a step compares the recorded contract under its locks and before any
+ * domain mutation, and refuses on drift (CU403, exit 4) with nothing
+ * changed; `cleanupctl install` repairs the drift (applies the definitions
+ * again and records the contract again) and the job runs on, exactly.
+ * Drift here: a disabled admission trigger (also when disabled under
+ * session_replication_role = replica), a new ON DELETE CASCADE foreign key
+ * to inventory.items. Without a working DDL watch (disabled, or none at
+ * all) every step compares the contract in full: steps run, and drift that
+ * no event trigger marked stops them all the same. */
+#include "test_step_support.h"
+
+static int setup(void **state)
+{
+	(void)state;
+	ci = pgtest_fresh_db("step_contract");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(ci);
+	return 0;
+}
+
+/* `job step` and `job run` of JOB are refused with exit 4, naming the
+ * drifted COMPONENT, and change nothing. */
+static void expect_refused(PGconn *c, int64_t job, const char *component)
+{
+	char *before = pgtest_fingerprint(c), *after, *out = NULL;
+	int64_t step = job_int(c, job, "step_no");
+
+	assert_int_equal(ctl(&out, "job step %lld 2>&1", (long long)job), 4);
+	assert_non_null(strstr(out, "schema contract drift"));
+	assert_non_null(strstr(out, component));
+	assert_non_null(strstr(out, "cleanupctl install"));
+	free(out);
+	assert_int_equal(ctl(&out, "--json job run %lld", (long long)job), 4);
+	assert_non_null(strstr(out, "\"sqlstate\": \"CU403\""));
+	free(out);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	assert_int_equal(job_int(c, job, "step_no"), step);
+	free(before);
+	free(after);
+}
+
+/* A prune job of a new library NAME (2000 items, every second one seen),
+ * sealed, with its first step run. */
+static int64_t started_prune(PGconn *c, const char *name)
+{
+	int64_t lib = new_library(c, new_server(c, name), name, 2000);
+	int64_t job = sealed_prune(c, lib, name, 2000, 2);
+
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	return job;
+}
+
+/* The job completed exactly: 1000 unseen items deleted, 1000 seen kept. */
+static void expect_exact(PGconn *c, int64_t job)
+{
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(job_int(c, job, "deleted"), 1000);
+	assert_int_equal(job_int(c, job, "kept"), 1000);
+	assert_steps_consistent(c, job);
+}
+
+/* A disabled admission guard stops every step; install enables it again.
+ * Disabled under session_replication_role = replica, it is caught as well:
+ * the DDL watch fires ALWAYS. */
+static void test_contract_disabled_guard_refuses_until_install(void **state)
+{
+	PGconn *c = conn("guard"), *dba = conn("dba");
+	int64_t job;
+	char *out = NULL;
+
+	(void)state;
+	job = started_prune(c, "guard");
+	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
+	expect_refused(c, job, "triggers");
+
+	assert_int_equal(ctl(&out, "install"), 0);
+	assert_non_null(strstr(out, "schema contract drift"));
+	assert_non_null(strstr(out, "(triggers) repaired"));
+	free(out);
+	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+
+	/* The same DDL from a session that fires only replica triggers. */
+	pgtest_exec(dba, "SET session_replication_role = replica");
+	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
+	pgtest_exec(dba, "RESET session_replication_role");
+	expect_refused(c, job, "triggers");
+	assert_int_equal(ctl(&out, "--json install"), 0);
+	assert_non_null(strstr(out, "\"contract_repaired\": true"));
+	assert_non_null(strstr(out, "\"contract_drift\": \"triggers\""));
+	assert_non_null(strstr(out, "\"contract_kept\": \"\""));
+	free(out);
+	expect_exact(c, job);
+	PQfinish(c);
+	PQfinish(dba);
+}
+
+/* An unknown incoming cascade would do uncounted work: refused before any
+ * mutation. Install cannot undo it: it records it as the new contract (an
+ * operator's decision, said in its output), and the job runs on. */
+static void test_contract_new_cascade_refuses_until_install(void **state)
+{
+	PGconn *c = conn("cascade"), *dba = conn("dba");
+	int64_t job;
+	char *out = NULL;
+
+	(void)state;
+	job = started_prune(c, "cascade");
+	pgtest_exec(dba, "CREATE TABLE public.retries (id int, item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
+	expect_refused(c, job, "incoming_foreign_keys");
+
+	assert_int_equal(ctl(&out, "install"), 0);
+	assert_non_null(strstr(out, "(incoming_foreign_keys): definitions applied again"));
+	assert_non_null(strstr(out, "now recorded as the contract: incoming_foreign_keys"));
+	free(out);
+	expect_exact(c, job);
+
+	/* Dropping it again is drift too; a second install after the repair
+	 * changes nothing. */
+	pgtest_exec(dba, "DROP TABLE public.retries");
+	assert_int_equal(ctl(&out, "--json install"), 0);
+	assert_non_null(strstr(out, "\"contract_kept\": \"incoming_foreign_keys\""));
+	free(out);
+	assert_int_equal(ctl(&out, "--json install"), 0);
+	assert_non_null(strstr(out, "\"changed\": false"));
+	assert_non_null(strstr(out, "\"contract_repaired\": false"));
+	free(out);
+	PQfinish(c);
+	PQfinish(dba);
+}
+
+/* Without a working DDL watch the dirty mark proves nothing: a disabled
+ * event trigger (event triggers do not fire for DDL on event triggers, so
+ * each step looks the watch up itself) or none at all (as after an install
+ * by a non-superuser) makes every step compare the contract in full. Steps
+ * run; drift that nothing marked stops them all the same; install (as a
+ * superuser) creates the watch again. */
+static void test_contract_without_ddl_watch_compares_in_full(void **state)
+{
+	PGconn *c = conn("watch"), *dba = conn("dba");
+	int64_t job;
+	char *out = NULL;
+
+	(void)state;
+	job = started_prune(c, "watch");
+	pgtest_exec(dba, "ALTER EVENT TRIGGER cleanup_contract_watch DISABLE");
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	/* Not marked dirty (the watch is off); the full comparison finds it. */
+	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
+	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
+	expect_refused(c, job, "triggers");
+	assert_int_equal(ctl(&out, "install"), 0);
+	assert_non_null(strstr(out, "(triggers, watch) repaired"));
+	free(out);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'cleanup_contract_watch%%' "
+	                               "AND evtenabled = 'A'"),
+	                 2);
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+
+	/* No watch at all, recorded as such. */
+	pgtest_exec(dba, "DROP EVENT TRIGGER cleanup_contract_watch");
+	pgtest_exec(dba, "DROP EVENT TRIGGER cleanup_contract_watch_drop");
+	pgtest_exec(dba, "SELECT cleanup.contract_record()");
+	assert_null(pgtest_text(c, "SELECT watch_state FROM cleanup.schema_contract"));
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	pgtest_exec(dba, "CREATE TABLE public.retries (id int, item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
+	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
+	expect_refused(c, job, "incoming_foreign_keys");
+	pgtest_exec(dba, "DROP TABLE public.retries");
+
+	/* Install brings the watch back and the job finishes. */
+	assert_int_equal(ctl(&out, "install"), 0);
+	assert_non_null(strstr(out, "(watch) repaired"));
+	free(out);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'cleanup_contract_watch%%' "
+	                               "AND evtenabled = 'A'"),
+	                 2);
+	expect_exact(c, job);
+	PQfinish(c);
+	PQfinish(dba);
+}
+
+/* Harmless DDL marks the contract dirty; the next step compares in full,
+ * finds no drift, runs, and clears the mark; install has nothing to do. */
+static void test_contract_harmless_ddl_is_not_drift(void **state)
+{
+	PGconn *c = conn("harmless");
+	int64_t job;
+	char *out = NULL;
+
+	(void)state;
+	job = started_prune(c, "harmless");
+	pgtest_exec(c, "CREATE TABLE public.unrelated (id int)");
+	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 1);
+	assert_int_equal(ctl(&out, "--json install"), 0);
+	assert_non_null(strstr(out, "\"changed\": false"));
+	free(out);
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
+	expect_exact(c, job);
+	PQfinish(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_contract_disabled_guard_refuses_until_install),
+		cmocka_unit_test(test_contract_new_cascade_refuses_until_install),
+		cmocka_unit_test(test_contract_without_ddl_watch_compares_in_full),
+		cmocka_unit_test(test_contract_harmless_ddl_is_not_drift),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
