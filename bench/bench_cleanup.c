@@ -90,8 +90,8 @@ typedef struct lat_stats {
 
 /* Figures of job_steps for one job. */
 typedef struct step_stats {
-	int64_t steps, visited, deleted, max_mutations, parent_steps;
-	double lock_p50, lock_p99, lock_max, dur_p50, dur_p99, dur_max, parent_lock_max;
+	int64_t steps, examined, visited, deleted, max_mutations, max_visited, max_examined, parent_steps, check_steps;
+	double lock_p50, lock_p99, lock_max, dur_p50, dur_p99, dur_max, parent_lock_max, check_ms, check_lock_max;
 } step_stats;
 
 static double t_origin;
@@ -378,9 +378,15 @@ static void step_stats_of(step_stats *s, PGconn *c, int64_t job)
 	snprintf(jb, sizeof jb, "%" PRId64, job);
 	r = pg_run(c, "step_stats", 1, p);
 	s->steps = (int64_t)col_d(r, "steps");
+	s->examined = (int64_t)col_d(r, "examined");
 	s->visited = (int64_t)col_d(r, "visited");
 	s->deleted = (int64_t)col_d(r, "deleted");
 	s->max_mutations = (int64_t)col_d(r, "max_mutations");
+	s->max_visited = (int64_t)col_d(r, "max_visited");
+	s->max_examined = (int64_t)col_d(r, "max_examined");
+	s->check_steps = (int64_t)col_d(r, "check_steps");
+	s->check_ms = col_d(r, "check_ms");
+	s->check_lock_max = col_d(r, "check_lock_max");
 	s->parent_steps = (int64_t)col_d(r, "parent_steps");
 	s->lock_p50 = col_d(r, "lock_p50");
 	s->lock_p99 = col_d(r, "lock_p99");
@@ -394,13 +400,16 @@ static void step_stats_of(step_stats *s, PGconn *c, int64_t job)
 
 static void print_step_stats(const char *label, const step_stats *s)
 {
-	printf("  %s: %" PRId64 " steps, %" PRId64 " visited, %" PRId64 " deleted, max %" PRId64
-	       " mutations/step\n",
-	       label, s->steps, s->visited, s->deleted, s->max_mutations);
+	printf("  %s: %" PRId64 " steps, %" PRId64 " examined, %" PRId64 " visited, %" PRId64 " deleted; per step at most "
+	       "%" PRId64 " examined, %" PRId64 " visited, %" PRId64 " mutations\n",
+	       label, s->steps, s->examined, s->visited, s->deleted, s->max_examined, s->max_visited, s->max_mutations);
 	printf("    step lock hold (job + library locks): p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", s->lock_p50,
 	       s->lock_p99, s->lock_max);
 	printf("    step duration (server side):          p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", s->dur_p50,
 	       s->dur_p99, s->dur_max);
+	if (s->check_steps > 0)
+		printf("    final absence check: %" PRId64 " pages, %.1f ms in all, longest lock hold %.3f ms\n", s->check_steps,
+		       s->check_ms, s->check_lock_max);
 	if (s->parent_steps > 0)
 		printf("    parent row lock (finalize steps: %" PRId64 "): max %.3f ms\n", s->parent_steps,
 		       s->parent_lock_max);

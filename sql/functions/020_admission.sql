@@ -296,15 +296,19 @@ BEGIN
             USING ERRCODE = 'CUA05',
                   HINT = format('use: cleanupctl job create remove-library --library %s', OLD.id);
     END IF;
-    -- Emptiness under the parent's row lock, written as the step engine's
-    -- row range so that only index (library_id, id) can answer it, from the
-    -- library's first entry: statistics from before a drain (which still
-    -- give the library its old rows) can never turn it into a sequential
-    -- scan of inventory.items while writers queue on the parent row.
-    IF EXISTS (SELECT 1 FROM inventory.items
-                WHERE (library_id, id) >= (OLD.id, -9223372036854775808)
-                  AND (library_id, id) <= (OLD.id, 9223372036854775807)
-                ORDER BY library_id, id LIMIT 1) THEN
+    -- Emptiness under the parent's row lock, as the step engine writes it:
+    -- the first row of the library's range in index order. Only index
+    -- (library_id, id) yields that order, so statistics from before a
+    -- drain (which still give the library its old rows) cannot turn it
+    -- into a sequential scan of inventory.items while writers queue on the
+    -- parent row. (Not EXISTS: the planner drops ORDER BY and LIMIT inside
+    -- EXISTS, and with the old statistics a scan "finding a row at once"
+    -- looked cheapest: measured 55 ms over 1M items under the lock.)
+    PERFORM 1 FROM (SELECT id FROM inventory.items
+                     WHERE (library_id, id) >= (OLD.id, -9223372036854775808)
+                       AND (library_id, id) <= (OLD.id, 9223372036854775807)
+                     ORDER BY library_id, id LIMIT 1) first_item;
+    IF FOUND THEN
         RAISE EXCEPTION 'library % (%) still holds inventory; a parent delete never cascades', OLD.id, OLD.name
             USING ERRCODE = 'CUA05';
     END IF;

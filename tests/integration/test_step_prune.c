@@ -474,6 +474,86 @@ static void test_S6_final_check_finds_survivor(void **state)
 	PQfinish(w);
 }
 
+/* S6 over several pages: the final absence check reads the library in
+ * pages of 10,000 items in external ID order, merged with the manifest, and
+ * remembers where it stopped. An eligible row planted (triggers bypassed)
+ * in the second page after the first page was found clean is found: the
+ * job goes back to draining, a pass deletes the row, and the check starts
+ * again from the first page before the job completes. */
+static void test_S6_final_check_pages_find_late_survivor(void **state)
+{
+	PGconn *c = conn("s6p"), *w = conn("bypass");
+	int64_t srv, lib, job, hole;
+	int from, guard = 0;
+	char *got;
+
+	(void)state;
+	srv = new_server(c, "s6p");
+	lib = new_library(c, srv, "s6p", 10500);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	for (from = 1; from <= 10500; from += 128)
+		pgtest_exec(c,
+		            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 's6p-' || g FROM generate_series(%d, %d) g "
+		            "WHERE g <> 5))",
+		            (long long)job, from, from + 127 < 10500 ? from + 127 : 10500);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 10499)", (long long)job);
+	hole = pgtest_int(c, "SELECT id FROM inventory.items WHERE external_id = 's6p-5'");
+	while (strcmp(job_phase(c, job), "draining") == 0 && guard++ < 30)
+		assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "finalizing");
+	assert_int_equal(job_int(c, job, "deleted"), 1);
+
+	/* Page 1: the first 10,000 external IDs, clean; the position is kept. */
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "finalizing");
+	assert_string_equal((got = pgtest_text(c,
+	                                       "SELECT concat_ws(' ', action, checked, check_from = '', check_to = "
+	                                       "(SELECT external_id FROM inventory.items WHERE library_id = %lld "
+	                                       "ORDER BY external_id OFFSET 9999 LIMIT 1)) FROM cleanup.job_steps "
+	                                       "WHERE job_id = %lld ORDER BY step_no DESC LIMIT 1",
+	                                       (long long)lib, (long long)job)),
+	                    "final-check 10000 t t");
+	free(got);
+	assert_non_null(pgtest_text(c, "SELECT check_cursor FROM cleanup.jobs WHERE id = %lld", (long long)job));
+
+	/* A row that got past the guards, sorting after everything checked. */
+	pgtest_exec(w, "SET session_replication_role = replica");
+	pgtest_exec(w, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (%lld, %lld, 'zz-survivor')",
+	            (long long)hole, (long long)lib);
+	pgtest_exec(w, "RESET session_replication_role");
+
+	/* Page 2 finds it: no completion (S6), another pass. */
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "draining");
+	assert_int_equal(job_int(c, job, "pass_no"), 2);
+	assert_null(pgtest_text(c, "SELECT check_cursor FROM cleanup.jobs WHERE id = %lld", (long long)job));
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT checked FROM cleanup.job_steps WHERE job_id = %lld ORDER BY step_no DESC LIMIT 1",
+	                            (long long)job),
+	                 500);
+
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)hole), 0);
+	assert_int_equal(job_int(c, job, "deleted"), 2);
+	assert_int_equal(job_int(c, job, "kept"), 10499);
+	/* The check started over: two first pages, and it completed on a page
+	 * of the 499 items after the first 10,000. */
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'final-check' "
+	                            "AND check_from = ''",
+	                            (long long)job),
+	                 2);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT checked FROM cleanup.job_steps WHERE job_id = %lld AND phase_after = 'completed'",
+	                            (long long)job),
+	                 499);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 10499);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+	PQfinish(w);
+}
+
 /* The pid of a blocked backend named APP other than NOT_PID. */
 static int blocked_other_than(PGconn *c, const char *app, int not_pid)
 {
@@ -667,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_step_of_other_phase_exits_4),
 		cmocka_unit_test(test_L1_busy_exits_3_and_is_recorded),
 		cmocka_unit_test(test_S6_final_check_finds_survivor),
+		cmocka_unit_test(test_S6_final_check_pages_find_late_survivor),
 		cmocka_unit_test(test_S9_run_reconnects_after_terminated_backend),
 		cmocka_unit_test(test_S1_examined_rows_bound_and_candidate_budget),
 		cmocka_unit_test(test_S1_budget_of_every_step),
