@@ -163,7 +163,21 @@ static void test_contract_without_ddl_watch_compares_in_full(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'cleanup_contract_watch%%' "
 	                               "AND evtenabled = 'A'"),
 	                 2);
+	/* The fast path's inline look-up agrees with the recorded watch. */
+	assert_int_equal(pgtest_int(c, "SELECT (watch_state = cleanup.contract_watch_state())::int FROM cleanup.schema_contract"),
+	                 1);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+
+	/* Disabled and enabled again: DDL in between went unmarked, so the
+	 * watch counts as changed and the steps compare in full. */
+	pgtest_exec(dba, "ALTER EVENT TRIGGER cleanup_contract_watch DISABLE");
+	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_update");
+	pgtest_exec(dba, "ALTER EVENT TRIGGER cleanup_contract_watch ENABLE ALWAYS");
+	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
+	expect_refused(c, job, "triggers");
+	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_update");
+	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
+	assert_int_equal(ctl(NULL, "install"), 0);
 
 	/* No watch at all, recorded as such. */
 	pgtest_exec(dba, "DROP EVENT TRIGGER cleanup_contract_watch");
