@@ -228,6 +228,18 @@ BEGIN
                   ORDER BY x.external_id) m ON m.external_id = p.external_id;
 END $$;
 
+-- Where a new pass over cleanup.job_retained starts: just below the
+-- smallest retained id (of job P_JOB, and of P_MORE, rows about to be
+-- retained), and at 0 when every id is positive. Pass 1 walks from id 0,
+-- so a row given a zero or negative id explicitly is found only by the
+-- final check or the finalize check; its pass must reach it.
+CREATE OR REPLACE FUNCTION cleanup.pass_start(p_job bigint, p_more bigint[])
+RETURNS bigint LANGUAGE sql STABLE
+AS $$
+    SELECT least(0, coalesce(least((SELECT min(item_id) FROM cleanup.job_retained WHERE job_id = p_job),
+                                   (SELECT min(x) FROM unnest(p_more) AS x)), 1) - 1)
+$$;
+
 -- The engine of one step, or with P_PREVIEW the prediction of the next one
 -- (no locks, no mutations). See cleanup.job_step for the contract.
 CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean)
@@ -510,7 +522,7 @@ BEGIN
                                                             || coalesce(v_kept_ids, '{}'::bigint[]))))) THEN
                 -- Retained rows remain (S5): another pass revisits them.
                 j.pass_no := j.pass_no + 1;
-                j.cursor_id := 0;
+                j.cursor_id := cleanup.pass_start(p_job, NULL);
             ELSE
                 j.phase := 'finalizing';
                 j.cursor_id := 0;
@@ -543,7 +555,7 @@ BEGIN
             -- then starts again from the beginning.
             j.phase := 'draining';
             j.pass_no := j.pass_no + 1;
-            j.cursor_id := 0;
+            j.cursor_id := cleanup.pass_start(p_job, v_ret);
             j.check_cursor := NULL;
             IF NOT p_preview THEN
                 INSERT INTO cleanup.job_retained (job_id, item_id)
@@ -612,7 +624,7 @@ BEGIN
             -- remains in another pass, then finalize again.
             j.phase := 'draining';
             j.pass_no := j.pass_no + 1;
-            j.cursor_id := 0;
+            j.cursor_id := cleanup.pass_start(p_job, v_ret);
             s.checked := cardinality(v_ret);
             IF NOT p_preview THEN
                 INSERT INTO cleanup.job_retained (job_id, item_id)

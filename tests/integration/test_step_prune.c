@@ -554,6 +554,36 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 	PQfinish(w);
 }
 
+/* S6: an unseen item with a negative id (explicit ids are allowed) lies
+ * before the drain's starting cursor; the final check, which reads every
+ * item of the library, finds it, a pass deletes it, and a seen one with a
+ * negative id is kept. */
+static void test_S6_final_check_finds_nonpositive_id(void **state)
+{
+	PGconn *c = conn("s6n");
+	int64_t srv, lib, job;
+
+	(void)state;
+	srv = new_server(c, "s6n");
+	lib = new_library(c, srv, "s6n", 100);
+	pgtest_exec(c, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (-2001, %lld, 's6n-unseen'), "
+	               "(-2002, %lld, 's6n-seen')",
+	            (long long)lib, (long long)lib);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY['s6n-seen', 's6n-1'])", (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 2)", (long long)job);
+	assert_int_equal(ctl(NULL, "job run %lld --max-steps 20", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = -2001"), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = -2002"), 1);
+	assert_int_equal(job_int(c, job, "deleted"), 100);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'final-check'",
+	                            (long long)job),
+	                 1);
+	assert_steps_consistent(c, job);
+	PQfinish(c);
+}
+
 /* The pid of a blocked backend named APP other than NOT_PID. */
 static int blocked_other_than(PGconn *c, const char *app, int not_pid)
 {
@@ -748,6 +778,7 @@ int main(void)
 		cmocka_unit_test(test_L1_busy_exits_3_and_is_recorded),
 		cmocka_unit_test(test_S6_final_check_finds_survivor),
 		cmocka_unit_test(test_S6_final_check_pages_find_late_survivor),
+		cmocka_unit_test(test_S6_final_check_finds_nonpositive_id),
 		cmocka_unit_test(test_S9_run_reconnects_after_terminated_backend),
 		cmocka_unit_test(test_S1_examined_rows_bound_and_candidate_budget),
 		cmocka_unit_test(test_S1_budget_of_every_step),
