@@ -341,3 +341,31 @@ END $$;
 DROP TRIGGER IF EXISTS servers_guard_delete ON inventory.media_servers;
 CREATE TRIGGER servers_guard_delete BEFORE DELETE ON inventory.media_servers
     FOR EACH ROW EXECUTE FUNCTION cleanup.servers_before_delete();
+
+-- TRUNCATE skips row and statement triggers: it would empty inventory past
+-- the parent guards (S12) and leave the per-library counts wrong. Refused
+-- unless the session says `SET cleanup.allow_truncate = on` (an owner's
+-- explicit bypass in a disposable database, like disabling a trigger; the
+-- isolation specs' set-up uses it).
+CREATE OR REPLACE FUNCTION cleanup.inventory_truncate_guard()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF coalesce(current_setting('cleanup.allow_truncate', true), '') = 'on' THEN
+        RETURN NULL;
+    END IF;
+    RAISE EXCEPTION 'TRUNCATE of %.% bypasses the cleanup protocol (admission, parent guards, item counts)',
+        TG_TABLE_SCHEMA, TG_TABLE_NAME
+        USING ERRCODE = 'CUA05',
+              HINT = 'remove inventory with a cleanup job; in a disposable database an owner may SET cleanup.allow_truncate = on';
+END $$;
+
+DROP TRIGGER IF EXISTS items_guard_truncate ON inventory.items;
+CREATE TRIGGER items_guard_truncate BEFORE TRUNCATE ON inventory.items
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard();
+DROP TRIGGER IF EXISTS libraries_guard_truncate ON inventory.libraries;
+CREATE TRIGGER libraries_guard_truncate BEFORE TRUNCATE ON inventory.libraries
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard();
+DROP TRIGGER IF EXISTS servers_guard_truncate ON inventory.media_servers;
+CREATE TRIGGER servers_guard_truncate BEFORE TRUNCATE ON inventory.media_servers
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard();

@@ -256,6 +256,29 @@ static void test_A1_bulk_statement_is_all_or_nothing(void **state)
 	PQfinish(c);
 }
 
+/* S12: TRUNCATE skips the row and statement guards, so it is refused on
+ * every inventory table; an owner's explicit session setting bypasses it. */
+static void test_S12_truncate_is_refused(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "owner");
+	int64_t items = pgtest_int(c, "SELECT count(*) FROM inventory.items");
+	char msg[512];
+
+	(void)state;
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "TRUNCATE inventory.items"), "CUA05");
+	assert_non_null(strstr(msg, "inventory.items"));
+	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.libraries CASCADE"), "CUA05");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.media_servers CASCADE"), "CUA05");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), items);
+	pgtest_exec(c, "BEGIN");
+	pgtest_exec(c, "SET LOCAL cleanup.allow_truncate = on");
+	pgtest_exec(c, "TRUNCATE inventory.items");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), 0);
+	pgtest_exec(c, "ROLLBACK");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), items);
+	PQfinish(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +289,7 @@ int main(void)
 		cmocka_unit_test_setup(test_A2_writer_never_waits_behind_a_fence, reopen),
 		cmocka_unit_test_setup(test_A5_draining_server_admits_no_new_library, reopen),
 		cmocka_unit_test_setup(test_A1_bulk_statement_is_all_or_nothing, reopen),
+		cmocka_unit_test(test_S12_truncate_is_refused),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
