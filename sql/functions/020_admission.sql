@@ -134,8 +134,9 @@ END $$;
 
 -- A statement that deleted rows of one library (every cleanup step, most
 -- writer statements) updates that library's count row directly; one that
--- spans libraries goes through bump_counts (ascending order). Measured on a
--- 128-row step: 25-35 us instead of 60-70.
+-- spans libraries goes through bump_counts (ascending order). Measured on
+-- DELETEs of 128 rows: 129-147 us each instead of 148-162 (82 us without
+-- the trigger).
 CREATE OR REPLACE FUNCTION cleanup.items_after_delete()
 RETURNS trigger LANGUAGE plpgsql
 AS $$
