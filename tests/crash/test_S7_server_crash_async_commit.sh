@@ -97,14 +97,14 @@ read -r s1 s2 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
 snapshot before
 
-# --- prune: every fourth item unseen ---
-q "CREATE TABLE crashtest.seen AS SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND id % 4 <> 0" \
+# --- prune: three of four items unseen (a step deletes 128 of them) ---
+q "CREATE TABLE crashtest.seen AS SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND id % 4 = 0" \
 	-v lib="$lib"
 seen=$(q "SELECT count(*) FROM crashtest.seen")
 job=$(job_create prune "$lib")
 q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet job append "$job" >/dev/null
 "$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
-want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 4 = 0" -v lib="$lib")
+want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 4 <> 0" -v lib="$lib")
 crash_rounds "$job" $((want_deleted / 128 + 2))
 finish_then_crash "$job"
 check_consistent "$job" "prune after resume"
@@ -112,9 +112,9 @@ assert_eq "$(job_field "$job" "phase || ' ' || deleted || ' ' || kept || ' ' || 
 	"completed $want_deleted $seen 0" "prune phase, deleted, kept, moved + absent + retained"
 assert_eq "$(q "SELECT count(*) FROM (
 	(SELECT id, library_id FROM inventory.items EXCEPT
-	 SELECT id, library_id FROM crashtest.before WHERE NOT (library_id = :'lib' AND id % 4 = 0))
+	 SELECT id, library_id FROM crashtest.before WHERE NOT (library_id = :'lib' AND id % 4 <> 0))
 	UNION ALL
-	(SELECT id, library_id FROM crashtest.before WHERE NOT (library_id = :'lib' AND id % 4 = 0) EXCEPT
+	(SELECT id, library_id FROM crashtest.before WHERE NOT (library_id = :'lib' AND id % 4 <> 0) EXCEPT
 	 SELECT id, library_id FROM inventory.items)) d" -v lib="$lib")" 0 \
 	"inventory differs from the ground truth after the prune"
 check_replay "$job"
@@ -131,10 +131,10 @@ assert_eq "$(job_field "$job" "phase || ' ' || deleted || ' ' || libraries_delet
 assert_eq "$(q "SELECT count(*) FROM (
 	(SELECT id, library_id FROM inventory.items EXCEPT
 	 SELECT id, library_id FROM crashtest.before
-	  WHERE server_id <> :'s' AND NOT (library_id = :'lib' AND id % 4 = 0))
+	  WHERE server_id <> :'s' AND NOT (library_id = :'lib' AND id % 4 <> 0))
 	UNION ALL
 	(SELECT id, library_id FROM crashtest.before
-	  WHERE server_id <> :'s' AND NOT (library_id = :'lib' AND id % 4 = 0) EXCEPT
+	  WHERE server_id <> :'s' AND NOT (library_id = :'lib' AND id % 4 <> 0) EXCEPT
 	 SELECT id, library_id FROM inventory.items)) d" -v lib="$lib" -v s="$s2")" 0 \
 	"inventory differs from the ground truth after removing server $s2"
 check_replay "$job"
