@@ -215,7 +215,10 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 		o.callback = run_progress;
 		o.callback_arg = &ctx;
 		o.max_reconnects = 3;
-		rc = cleanup_job_run(&s, e, t->job_id, &o, &err);
+		/* As `job run`: asynchronous drain steps, durable completion. */
+		rc = cleanup_step_set_synchronous_commit(e, false, &err);
+		if (rc == CLEANUP_OK)
+			rc = cleanup_job_run(&s, e, t->job_id, &o, &err);
 		r->steps = s.steps;
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message,

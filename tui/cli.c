@@ -233,9 +233,9 @@ void cli_print_job_detail(FILE *f, const cleanup_job *job)
 	if (job->total_estimate >= 0)
 		fprintf(f, "  in scope      %s items when sealed\n", cli_count(a, sizeof a, job->total_estimate));
 	fprintf(f, "  cursor        library %" PRId64 ", id %" PRId64 "\n", job->cursor_library_id, job->cursor_id);
-	fprintf(f, "  counters      visited %" PRId64 ", deleted %" PRId64 ", moved %" PRId64 ", absent %" PRId64
-	           ", retained %" PRId64 ", kept %" PRId64 "\n",
-	        job->visited, job->deleted, job->moved, job->absent, job->retained, job->kept);
+	fprintf(f, "  counters      examined %" PRId64 ", visited %" PRId64 ", deleted %" PRId64 ", moved %" PRId64
+	           ", absent %" PRId64 ", retained %" PRId64 ", kept %" PRId64 "\n",
+	        job->examined, job->visited, job->deleted, job->moved, job->absent, job->retained, job->kept);
 	if (strcmp(job->kind, "prune") != 0)
 		fprintf(f, "  parents       %d libraries deleted, %d servers deleted\n", job->libraries_deleted,
 		        job->servers_deleted);

@@ -273,7 +273,11 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 {
 	int64_t id, max_steps = 0, reconnects = 0, timeout = 300, backoff_max = 1000, max_busy = 100;
 	double deadline = 0;
-	int sync = -1;
+	/* A run's drain steps commit asynchronously unless told otherwise: a
+	 * lost step is lost whole and runs again (S7), and completing and
+	 * parent-deleting steps always commit synchronously, so what a run
+	 * reports as done is durable (docs/steps.md, Settings). */
+	int sync = 0;
 	bool no_pipeline = false;
 	cleanup_run_opts opts;
 	cleanup_run_summary sum;

@@ -28,7 +28,7 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 		    (strcmp(j->kind, "prune") == 0 && !j->sealed_at[0]))
 			printf("manifest %s IDs\n", cli_count(a, sizeof a, j->manifest_count));
 		else
-			printf("visited %s of %s, deleted %s\n", cli_count(a, sizeof a, j->visited),
+			printf("examined %s of %s, deleted %s\n", cli_count(a, sizeof a, j->examined),
 			       j->total_estimate >= 0 ? cli_count(b, sizeof b, j->total_estimate) : "?",
 			       cli_count(c, sizeof c, j->deleted));
 	}

@@ -84,9 +84,9 @@ static void draw(console *c, tui_rect r, bool focused)
 	if (++y >= r.y + r.h)
 		return;
 	console_putf(y, r.x, r.w, ROLE_NORMAL,
-	             "visited %" PRId64 "  deleted %" PRId64 "  moved %" PRId64 "  absent %" PRId64 "  retained %" PRId64
-	             "  kept %" PRId64,
-	             j->visited, j->deleted, j->moved, j->absent, j->retained, j->kept);
+	             "examined %" PRId64 "  visited %" PRId64 "  deleted %" PRId64 "  moved %" PRId64 "  absent %" PRId64
+	             "  retained %" PRId64 "  kept %" PRId64,
+	             j->examined, j->visited, j->deleted, j->moved, j->absent, j->retained, j->kept);
 	if (strcmp(j->kind, "prune") != 0) {
 		if (++y >= r.y + r.h)
 			return;
@@ -103,9 +103,9 @@ static void draw(console *c, tui_rect r, bool focused)
 	x += console_putf(y, x, r.x + r.w - x, j->busy_retries ? ROLE_WARNING : ROLE_NORMAL, "busy retries %" PRId64 "  ",
 	                  j->busy_retries);
 	if ((strcmp(j->phase, "draining") == 0 || strcmp(j->phase, "finalizing") == 0) && v->rows_per_s > 0 &&
-	    v->last_step_age_s >= 0 && v->last_step_age_s <= 30 && j->total_estimate > j->visited)
+	    v->last_step_age_s >= 0 && v->last_step_age_s <= 30 && j->total_estimate > j->examined)
 		console_putf(y, x, r.x + r.w - x, ROLE_NORMAL, "ETA %s",
-		             console_eta(eta, sizeof eta, (double)(j->total_estimate - j->visited) / v->rows_per_s));
+		             console_eta(eta, sizeof eta, (double)(j->total_estimate - j->examined) / v->rows_per_s));
 	if (j->last_error[0]) {
 		if (++y >= r.y + r.h)
 			return;

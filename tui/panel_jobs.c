@@ -40,8 +40,8 @@ static const char *eta_text(char *buf, size_t len, const cleanup_mon_job *v)
 		return "idle";
 	if (j->total_estimate < 0)
 		return "?";
-	return console_eta(buf, len, j->total_estimate > j->visited
-	                                 ? (double)(j->total_estimate - j->visited) / v->rows_per_s
+	return console_eta(buf, len, j->total_estimate > j->examined
+	                                 ? (double)(j->total_estimate - j->examined) / v->rows_per_s
 	                                 : 0);
 }
 
@@ -95,9 +95,11 @@ static void draw(console *c, tui_rect r, bool focused)
 			int64_t total = j->total_estimate > 0 ? j->total_estimate : 0;
 
 			if (phase_is(j, "completed"))
-				total = j->visited > 0 ? j->visited : 1;
-			console_bar(y, x, 8, j->visited, total);
-			console_putf(y, x + 9, 13, base, "%s/%s", console_compact(a, sizeof a, j->visited),
+				total = j->examined > 0 ? j->examined : 1;
+			/* Progress: rows examined (visited candidates and kept seen
+			 * rows) of the rows in scope when the job was sealed. */
+			console_bar(y, x, 8, j->examined, total);
+			console_putf(y, x + 9, 13, base, "%s/%s", console_compact(a, sizeof a, j->examined),
 			             j->total_estimate >= 0 ? console_compact(b, sizeof b, j->total_estimate) : "?");
 		}
 		x += 23;

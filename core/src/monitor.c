@@ -497,6 +497,7 @@ static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 		col_copy(j->phase, sizeof j->phase, res, i, "phase");
 		j->step_no = (int32_t)col_int64(res, i, "step_no");
 		j->pass_no = (int32_t)col_int64(res, i, "pass_no");
+		j->examined = col_int64(res, i, "examined");
 		j->visited = col_int64(res, i, "visited");
 		j->deleted = col_int64(res, i, "deleted");
 		j->moved = col_int64(res, i, "moved");

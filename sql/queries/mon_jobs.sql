@@ -3,7 +3,7 @@
 -- read by the job_steps primary key) for the rate and the ETA. Job rows
 -- carry the progress; inventory is never scanned.
 SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, j.step_no, j.pass_no,
-       j.visited, j.deleted, j.moved, j.absent, j.retained, j.kept,
+       j.examined, j.visited, j.deleted, j.moved, j.absent, j.retained, j.kept,
        j.libraries_deleted, j.servers_deleted, j.manifest_count, j.expected_count,
        j.high_water_id, j.cursor_library_id, j.cursor_id, j.total_estimate, j.busy_retries,
        j.last_error, to_char(j.last_error_at, 'HH24:MI:SS') AS last_error_at,
@@ -23,9 +23,9 @@ SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, 
         UNION
         SELECT * FROM (SELECT * FROM cleanup.jobs ORDER BY id DESC LIMIT $1::int) recent) j
   LEFT JOIN LATERAL (
-        SELECT count(*) AS steps, sum(s.visited) AS rows, min(s.started_at) AS first_at,
+        SELECT count(*) AS steps, sum(s.examined) AS rows, min(s.started_at) AS first_at,
                max(s.started_at) AS last_at
-          FROM (SELECT visited, started_at FROM cleanup.job_steps
+          FROM (SELECT examined, started_at FROM cleanup.job_steps
                  WHERE job_id = j.id ORDER BY step_no DESC LIMIT 20) s
          WHERE s.started_at > clock_timestamp() - interval '5 minutes') r
        ON j.phase IN ('draining', 'finalizing')

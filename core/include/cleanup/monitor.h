@@ -50,7 +50,7 @@ typedef struct cleanup_mon_job {
 	cleanup_job job;
 	char last_error_at[16];  /* HH:MM:SS, "" when none */
 	int recent_steps;        /* steps of the last 5 minutes (at most 20) */
-	double rows_per_s;       /* visited rows per second over them, -1 when none */
+	double rows_per_s;       /* examined rows per second over them, -1 when none */
 	double steps_per_s;      /* -1 when none */
 	double last_step_age_s;  /* seconds since the last step, -1 when none */
 } cleanup_mon_job;
