@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cleanup/job.h"
 #include "engine_int.h"
+#include "job_int.h"
 
 void cleanup_job_reset(cleanup_job *job)
 {
@@ -21,8 +22,7 @@ int cleanup_job_phase_is_final(const char *phase)
 	return phase && (strcmp(phase, "completed") == 0 || strcmp(phase, "cancelled") == 0);
 }
 
-/* Fills JOB from row ROW of RES (columns of cleanup.jobs plus json). */
-static int job_from_row(cleanup_job *job, const PGresult *res, int row, cleanup_error *err)
+void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
 {
 	memset(job, 0, sizeof *job);
 	job->id = col_int64(res, row, "id");
@@ -55,6 +55,12 @@ static int job_from_row(cleanup_job *job, const PGresult *res, int row, cleanup_
 	col_copy(job->sealed_at, sizeof job->sealed_at, res, row, "sealed_at");
 	col_copy(job->updated_at, sizeof job->updated_at, res, row, "updated_at");
 	col_copy(job->finished_at, sizeof job->finished_at, res, row, "finished_at");
+}
+
+/* Fills JOB from row ROW of RES (columns of cleanup.jobs plus json). */
+static int job_from_row(cleanup_job *job, const PGresult *res, int row, cleanup_error *err)
+{
+	job_fields_from_row(job, res, row);
 	job->json = engine_strdup(col_text(res, row, "json"), err);
 	return job->json ? CLEANUP_OK : CLEANUP_ENOMEM;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include "engine_int.h"
 #include "locks_int.h"
+#include "job_int.h"
 #include "monitor_int.h"
 
 /* The named queries the monitor prepares on its connection. */
@@ -488,37 +489,7 @@ static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 		cleanup_mon_job *v = &s->jobs[i];
 		cleanup_job *j = &v->job;
 
-		j->id = col_int64(res, i, "id");
-		col_copy(j->kind, sizeof j->kind, res, i, "kind");
-		col_copy(j->mode, sizeof j->mode, res, i, "mode");
-		j->server_id = col_int64(res, i, "server_id");
-		j->library_id = col_int64(res, i, "library_id");
-		col_copy(j->target_name, sizeof j->target_name, res, i, "target_name");
-		col_copy(j->phase, sizeof j->phase, res, i, "phase");
-		j->step_no = (int32_t)col_int64(res, i, "step_no");
-		j->pass_no = (int32_t)col_int64(res, i, "pass_no");
-		j->examined = col_int64(res, i, "examined");
-		j->visited = col_int64(res, i, "visited");
-		j->deleted = col_int64(res, i, "deleted");
-		j->moved = col_int64(res, i, "moved");
-		j->absent = col_int64(res, i, "absent");
-		j->retained = col_int64(res, i, "retained");
-		j->kept = col_int64(res, i, "kept");
-		j->libraries_deleted = (int32_t)col_int64(res, i, "libraries_deleted");
-		j->servers_deleted = (int32_t)col_int64(res, i, "servers_deleted");
-		j->manifest_count = col_int64(res, i, "manifest_count");
-		j->expected_count = col_int64(res, i, "expected_count");
-		j->high_water_id = col_int64(res, i, "high_water_id");
-		j->cursor_library_id = col_int64(res, i, "cursor_library_id");
-		j->cursor_id = col_int64(res, i, "cursor_id");
-		j->total_estimate = col_int64(res, i, "total_estimate");
-		j->busy_retries = col_int64(res, i, "busy_retries");
-		col_copy(j->last_error, sizeof j->last_error, res, i, "last_error");
-		col_copy(j->created_at, sizeof j->created_at, res, i, "created_at");
-		col_copy(j->sealed_at, sizeof j->sealed_at, res, i, "sealed_at");
-		col_copy(j->updated_at, sizeof j->updated_at, res, i, "updated_at");
-		col_copy(j->finished_at, sizeof j->finished_at, res, i, "finished_at");
-		j->json = NULL;
+		job_fields_from_row(j, res, i);
 		col_copy(v->last_error_at, sizeof v->last_error_at, res, i, "last_error_at");
 		v->recent_steps = (int)col_double(res, i, "recent_steps", 0);
 		v->rows_per_s = col_double(res, i, "rows_per_s", -1);
