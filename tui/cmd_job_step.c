@@ -103,6 +103,25 @@ static void print_steps_json(const cleanup_job *job, const cleanup_step_result *
 	printf("]}\n");
 }
 
+/* Options that job step and job run share: --timeout SECONDS and
+ * --synchronous-commit on|off. Returns 1 when argv[*I] was one of them
+ * (consumed), 0 when it was not, -1 after a usage message. */
+static int common_option(cli_ctx *ctx, int argc, char **argv, int *i, int64_t *timeout, int *sync)
+{
+	bool missing = false;
+	const char *v;
+
+	if ((v = cli_opt(argc, argv, i, "--timeout", &missing)))
+		return cli_parse_int(ctx, "--timeout", v, 0, 86400, timeout) ? 1 : -1;
+	if (!missing && (v = cli_opt(argc, argv, i, "--synchronous-commit", &missing)))
+		return parse_sync(ctx, v, sync) ? 1 : -1;
+	if (missing) {
+		cli_usage(ctx, &cmd_job_entry, "%s needs a value", argv[*i]);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 {
 	int64_t id, nsteps = 1, replay = 0, timeout = 300;
@@ -123,18 +142,18 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		bool missing = false;
 		const char *v;
 
+		switch (common_option(ctx, argc, argv, &i, &timeout, &sync)) {
+		case -1:
+			return EXIT_USAGE;
+		case 1:
+			continue;
+		}
 		if ((v = cli_opt(argc, argv, &i, "--steps", &missing))) {
 			if (!cli_parse_int(ctx, "--steps", v, 1, 100000, &nsteps))
 				return EXIT_USAGE;
 			have_steps = true;
 		} else if ((v = cli_opt(argc, argv, &i, "--replay", &missing))) {
 			if (!cli_parse_int(ctx, "--replay", v, 1, INT32_MAX, &replay))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing))) {
-			if (!cli_parse_int(ctx, "--timeout", v, 0, 86400, &timeout))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--synchronous-commit", &missing))) {
-			if (!parse_sync(ctx, v, &sync))
 				return EXIT_USAGE;
 		} else if (!missing && strcmp(argv[i], "--preview") == 0) {
 			preview = true;
@@ -294,6 +313,12 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		bool missing = false;
 		const char *v;
 
+		switch (common_option(ctx, argc, argv, &i, &timeout, &sync)) {
+		case -1:
+			return EXIT_USAGE;
+		case 1:
+			continue;
+		}
 		if ((v = cli_opt(argc, argv, &i, "--max-steps", &missing))) {
 			if (!cli_parse_int(ctx, "--max-steps", v, 1, INT32_MAX, &max_steps))
 				return EXIT_USAGE;
@@ -312,12 +337,6 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 				return EXIT_USAGE;
 		} else if ((v = cli_opt(argc, argv, &i, "--backoff-max", &missing))) {
 			if (!cli_parse_int(ctx, "--backoff-max", v, 1, 60000, &backoff_max))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing))) {
-			if (!cli_parse_int(ctx, "--timeout", v, 0, 86400, &timeout))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--synchronous-commit", &missing))) {
-			if (!parse_sync(ctx, v, &sync))
 				return EXIT_USAGE;
 		} else if (!missing && strcmp(argv[i], "--no-pipeline") == 0) {
 			no_pipeline = true;

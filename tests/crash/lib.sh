@@ -86,6 +86,20 @@ assert_eq() {
 	[ "$actual" = "$expected" ] || fail "$what: got '$actual', expected '$expected'"
 }
 
+# assert_inventory_is PREDICATE MESSAGE [psql -v ...]: inventory.items holds
+# exactly the (id, library_id) rows of the ground truth crashtest.before
+# that satisfy PREDICATE, no more and no fewer.
+assert_inventory_is() {
+	local pred=$1 what=$2
+	shift 2
+	assert_eq "$(q "SELECT count(*) FROM (
+		(SELECT id, library_id FROM inventory.items
+		 EXCEPT SELECT id, library_id FROM crashtest.before WHERE $pred)
+		UNION ALL
+		(SELECT id, library_id FROM crashtest.before WHERE $pred
+		 EXCEPT SELECT id, library_id FROM inventory.items)) d" "$@")" 0 "$what"
+}
+
 assert_le() {
 	local actual=$1 bound=$2 what=$3
 	[ "$actual" -le "$bound" ] || fail "$what: got $actual, expected at most $bound"
