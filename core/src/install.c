@@ -188,6 +188,10 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 		}
 	}
 	out->to_version = target;
+	if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_FAILPOINT, 0, NULL, "before committing the install", err)))
+		goto out;
+	PQclear(res);
+	res = NULL;
 	rc = engine_script(e, "COMMIT", "committing the install", err);
 	in_tx = false;
 out:

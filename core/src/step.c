@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "failpoint_int.h"
 #include "cleanup/step.h"
 #include "engine_int.h"
 
@@ -104,12 +105,16 @@ static int step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, 
 {
 	char jbuf[24], sbuf[16], bbuf[16], ctx[80];
 	const char *params[3] = {jbuf, sbuf, bbuf};
+	int rc;
 
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(sbuf, sizeof sbuf, "%" PRId32, step_no);
 	snprintf(bbuf, sizeof bbuf, "%d", busy_seen > 0 ? busy_seen : 0);
 	snprintf(ctx, sizeof ctx, "running step %s of job %s", sbuf, jbuf);
-	return one_step(out, e, lean ? CLEANUP_Q_STEP_RUN_LEAN : CLEANUP_Q_STEP_RUN, 3, params, false, ctx, err);
+	rc = one_step(out, e, lean ? CLEANUP_Q_STEP_RUN_LEAN : CLEANUP_Q_STEP_RUN, 3, params, false, ctx, err);
+	if (rc == CLEANUP_OK)
+		failpoint("after_commit"); /* committed, the answer not yet acted on */
+	return rc;
 }
 
 int cleanup_job_step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t step_no,
@@ -403,6 +408,8 @@ static int recv_step(cleanup_step_result *out, run_state *st, cleanup_error *err
 	PQclear(res);
 	if (rc != CLEANUP_OK)
 		cleanup_step_result_reset(out);
+	else
+		failpoint("after_commit"); /* committed, the answer not yet acted on */
 	return rc;
 }
 

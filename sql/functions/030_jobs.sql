@@ -230,6 +230,9 @@ BEGIN
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS added = ROW_COUNT;
     duplicates := n - added;
+    IF cleanup.failpoints_on() THEN
+        PERFORM cleanup.failpoint('append');
+    END IF;
 
     UPDATE cleanup.jobs SET manifest_count = manifest_count + added, updated_at = now()
      WHERE id = p_job RETURNING * INTO job;
@@ -281,6 +284,9 @@ BEGIN
 
     PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
     PERFORM cleanup.fence_library(j.library_id, j.id);
+    IF cleanup.failpoints_on() THEN
+        PERFORM cleanup.failpoint('seal');
+    END IF;
 
     UPDATE cleanup.jobs
        SET phase = 'draining', expected_count = p_expected, manifest_count = actual,

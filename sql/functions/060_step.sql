@@ -23,11 +23,6 @@ DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigi
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigint[], xid[], text[], boolean, boolean);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean[], boolean, boolean);
 
--- Key of the advisory lock behind the test-only hook 'after_discovery'.
-CREATE OR REPLACE FUNCTION cleanup.test_hook_key()
-RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT cleanup.lock_key(9, 1) $$;
-
 -- Locks row P_ID of a parent (library or server) FOR UPDATE NOWAIT, or the
 -- admission row of that parent, with a message naming it. Finalize steps
 -- only (the EXCEPTION block is a subtransaction, acceptable there).
@@ -473,8 +468,8 @@ BEGIN
         IF v_n > 0 THEN
             -- Test-only fault injection (docs/steps.md): hold the step
             -- between discovery and the re-read until the test lets go.
-            IF NOT p_preview AND current_setting('cleanup.test_hook', true) = 'after_discovery' THEN
-                PERFORM pg_advisory_xact_lock(cleanup.test_hook_key());
+            IF NOT p_preview AND cleanup.failpoints_on() THEN
+                PERFORM cleanup.failpoint('step_after_discovery');
             END IF;
             IF NOT p_preview THEN
                 -- The count trigger of the coming DELETE updates these rows:
@@ -487,6 +482,9 @@ BEGIN
             END IF;
             r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids,
                                     j.pass_no > 1, p_preview);
+            IF NOT p_preview AND cleanup.failpoints_on() THEN
+                PERFORM cleanup.failpoint('step_after_delete');
+            END IF;
             s.visited := v_n;
             s.deleted := r.n_deleted;
             s.retained := r.n_retained;
@@ -549,6 +547,9 @@ BEGIN
           FROM cleanup.final_check_page(p_job, j.library_id, j.high_water_id, s.check_from) f;
         s.checked := v_n;
         s.check_to := coalesce(s.check_to, s.check_from);
+        IF NOT p_preview AND cleanup.failpoints_on() THEN
+            PERFORM cleanup.failpoint('final_check');
+        END IF;
         IF v_ret IS NOT NULL THEN
             -- Something eligible survived: never complete (S6). Retain what
             -- this page found and revisit it in another pass; the check
@@ -647,6 +648,9 @@ BEGIN
                 -- is the right plan.
                 PERFORM set_config('enable_seqscan', 'off', true);
                 PERFORM cleanup.lock_parent_row('library admission', v_next);
+                IF cleanup.failpoints_on() THEN
+                    PERFORM cleanup.failpoint('step_before_parent_delete');
+                END IF;
                 DELETE FROM cleanup.library_admission WHERE library_id = v_next;
                 DELETE FROM cleanup.library_stats WHERE library_id = v_next;
                 DELETE FROM inventory.libraries WHERE id = v_next;
@@ -665,6 +669,9 @@ BEGIN
             ELSIF cleanup.lock_parent_row('server', j.server_id) THEN
                 t_parent := clock_timestamp();
                 PERFORM cleanup.lock_parent_row('server admission', j.server_id);
+                IF cleanup.failpoints_on() THEN
+                    PERFORM cleanup.failpoint('step_before_parent_delete');
+                END IF;
                 DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
                 DELETE FROM inventory.media_servers WHERE id = j.server_id;
                 s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
@@ -734,6 +741,9 @@ BEGIN
     RETURNING * INTO s;
     IF s.job_id IS NULL THEN
         RAISE EXCEPTION 'step % of job %: the job row vanished', p_step_no, p_job;
+    END IF;
+    IF cleanup.failpoints_on() THEN
+        PERFORM cleanup.failpoint('step_before_commit');
     END IF;
     RETURN s;
 END $$;
