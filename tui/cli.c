@@ -2,12 +2,15 @@
  * error output and the human formats of a job. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cleanup/install.h"
 #include "cleanup/sandbox.h"
 #include "cli.h"
+#include "sanitize.h"
 
 const char *cli_opt(int argc, char **argv, int *i, const char *name, bool *missing)
 {
@@ -30,49 +33,58 @@ const char *cli_opt(int argc, char **argv, int *i, const char *name, bool *missi
 
 void cli_json_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n, i = 0;
 
+	s = s ? s : "";
+	n = strlen(s);
 	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
+	while (i < n) {
+		int32_t cp;
+		size_t l = tui_utf8_next(s + i, n - i, &cp);
+
+		if (cp < 0)
+			fputs("\\ufffd", f); /* not UTF-8: the replacement character */
+		else if (cp == '"')
 			fputs("\\\"", f);
-			break;
-		case '\\':
+		else if (cp == '\\')
 			fputs("\\\\", f);
-			break;
-		case '\n':
+		else if (cp == '\n')
 			fputs("\\n", f);
-			break;
-		case '\t':
+		else if (cp == '\t')
 			fputs("\\t", f);
-			break;
-		case '\r':
+		else if (cp == '\r')
 			fputs("\\r", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
+		else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029)
+			fprintf(f, "\\u%04x", (unsigned)cp); /* controls: escaped, so a terminal never sees them */
+		else
+			fwrite(s + i, 1, l, f);
+		i += l;
 	}
 	fputc('"', f);
 }
 
-int cli_fail(const cli_ctx *ctx, const cleanup_error *err)
+/* Prints ERR (see cli_fail) with exit code CODE and status name NAME. */
+static int fail_with(const cli_ctx *ctx, const cleanup_error *err, int code, const char *name)
 {
-	int code = cleanup_exit_code(err->status);
 
-	fprintf(stderr, "cleanupctl: %s%s%s\n", err->status == CLEANUP_EBUSY ? "busy, retry later: " : "",
-	        err->status == CLEANUP_EREFUSED ? "refused: " : "", err->message);
-	if (err->detail[0])
-		fprintf(stderr, "  detail: %s\n", err->detail);
-	if (err->hint[0])
-		fprintf(stderr, "  hint: %s\n", err->hint);
+	/* The message may quote server text or the user's value: sanitized. */
+	fprintf(stderr, "cleanupctl: %s%s", err->status == CLEANUP_EBUSY ? "busy, retry later: " : "",
+	        err->status == CLEANUP_EREFUSED ? "refused: " : "");
+	tui_fputs_safe(err->message, stderr);
+	fputc('\n', stderr);
+	if (err->detail[0]) {
+		fputs("  detail: ", stderr);
+		tui_fputs_safe(err->detail, stderr);
+		fputc('\n', stderr);
+	}
+	if (err->hint[0]) {
+		fputs("  hint: ", stderr);
+		tui_fputs_safe(err->hint, stderr);
+		fputc('\n', stderr);
+	}
 	if (ctx->json) {
 		printf("{\"error\": {\"status\": ");
-		cli_json_string(stdout, cleanup_status_name(err->status));
+		cli_json_string(stdout, name);
 		printf(", \"exit_code\": %d, \"sqlstate\": ", code);
 		cli_json_string(stdout, err->sqlstate);
 		printf(", \"message\": ");
@@ -86,6 +98,48 @@ int cli_fail(const cli_ctx *ctx, const cleanup_error *err)
 		printf("}}\n");
 	}
 	return code;
+}
+
+void cli_json_doc(FILE *f, const char *json)
+{
+	size_t n, i = 0;
+
+	json = json ? json : "null";
+	n = strlen(json);
+	while (i < n) {
+		int32_t cp;
+		size_t l = tui_utf8_next(json + i, n - i, &cp);
+
+		/* Outside strings valid JSON is ASCII; inside, \uXXXX means the same
+		 * character. Controls PostgreSQL leaves raw (DEL, C1, bidi) and bad
+		 * bytes (there should be none: the database is UTF-8) are escaped. */
+		if (cp < 0)
+			fputs("\\ufffd", f);
+		else if (cp != '\n' && (tui_unsafe_codepoint(cp) || cp == 0x2028 || cp == 0x2029))
+			fprintf(f, "\\u%04x", (unsigned)cp);
+		else
+			fwrite(json + i, 1, l, f);
+		i += l;
+	}
+}
+
+int cli_fail(const cli_ctx *ctx, const cleanup_error *err)
+{
+	return fail_with(ctx, err, cleanup_exit_code(err->status), cleanup_status_name(err->status));
+}
+
+int cli_fail_interrupted(const cli_ctx *ctx, const cleanup_error *cause, const char *what)
+{
+	cleanup_error e;
+
+	cleanup_error_clear(&e);
+	e.status = cause->status;
+	memcpy(e.sqlstate, cause->sqlstate, sizeof e.sqlstate);
+	snprintf(e.message, sizeof e.message, "interrupted: %s cancelled by Ctrl-C; its transaction rolled back", what);
+	snprintf(e.detail, sizeof e.detail, "%s", cause->message);
+	memcpy(e.hint, cause->hint, sizeof e.hint);
+	memcpy(e.context, cause->context, sizeof e.context);
+	return fail_with(ctx, &e, EXIT_INTERRUPTED, "interrupted");
 }
 
 int cli_usage(const cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
@@ -103,26 +157,125 @@ int cli_usage(const cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
 	return cli_fail(ctx, &err);
 }
 
+const char *cli_int_syntax(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	const char *p = s;
+	bool neg = false;
+	uint64_t v = 0, limit;
+
+	if (!s || !*s)
+		return "an empty value";
+	if (*p == '-' && min < 0) {
+		neg = true;
+		p++;
+	}
+	if (!*p)
+		return "no digits";
+	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; *p; p++) {
+		unsigned d;
+
+		if (*p < '0' || *p > '9')
+			return p == s && (*p == '+' || *p == '-' || *p == ' ' || *p == '\t')
+			           ? "digits only: no sign, space or prefix"
+			           : "digits only: no spaces, letters, prefixes or fractions";
+		d = (unsigned)(*p - '0');
+		if (v > (limit - d) / 10)
+			return "out of range";
+		v = v * 10 + d;
+	}
+	if (neg) {
+		int64_t r = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+
+		if (r < min)
+			return "out of range";
+		*out = r;
+		return NULL;
+	}
+	if ((int64_t)v < min || (int64_t)v > max)
+		return "out of range";
+	*out = (int64_t)v;
+	return NULL;
+}
+
 bool cli_parse_int(const cli_ctx *ctx, const char *opt, const char *s, int64_t min, int64_t max,
                    int64_t *out)
 {
-	char *end = NULL;
-	long long v;
+	int64_t v = 0;
+	const char *why = cli_int_syntax(s, min, max, &v);
 
-	errno = 0;
-	v = s ? strtoll(s, &end, 10) : 0;
-	if (!s || !*s || errno || *end || v < min || v > max) {
-		cli_usage(ctx, NULL, "%s must be an integer from %" PRId64 " to %" PRId64 ", not \"%s\"", opt, min,
-		          max, s ? s : "");
+	if (why) {
+		cli_usage(ctx, NULL, "%s must be an integer from %" PRId64 " to %" PRId64 ", not \"%s\": %s", opt, min,
+		          max, s ? s : "", why);
 		return false;
 	}
 	*out = v;
 	return true;
 }
 
+const char *cli_seconds_syntax(const char *s, double min, double max, double *out)
+{
+	const char *p = s;
+	char *end = NULL;
+	int digits = 0, frac = 0;
+	double v;
+
+	if (!s || !*s)
+		return "an empty value";
+	while (*p >= '0' && *p <= '9')
+		p++, digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			frac++;
+	if (*p || digits == 0 || (p[-1] == '.' && frac == 0) || digits > 9)
+		return digits > 9 && !*p ? "out of range"
+		                         : "a decimal number of seconds: digits with an optional fraction (no sign, "
+		                           "space, exponent or hex)";
+	v = strtod(s, &end);
+	if (!(v >= min && v <= max))
+		return "out of range";
+	*out = v;
+	return NULL;
+}
+
 bool cli_parse_id(const cli_ctx *ctx, const char *what, const char *s, int64_t *out)
 {
 	return cli_parse_int(ctx, what, s, 1, INT64_MAX, out);
+}
+
+/* The value given with option argv[I] ("--x=V" or "--x V"), or "". */
+static const char *opt_value(int argc, char **argv, int i)
+{
+	const char *eq = strchr(argv[i], '=');
+
+	if (eq)
+		return eq + 1;
+	if (i + 1 < argc && argv[i + 1][0] != '-')
+		return argv[i + 1];
+	return "";
+}
+
+bool cli_no_repeats(const cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, int first)
+{
+	int i, k;
+
+	for (i = first; i < argc; i++) {
+		size_t n;
+
+		if (strncmp(argv[i], "--", 2) != 0 || argv[i][2] == '\0' || argv[i][2] == '=')
+			continue;
+		n = strcspn(argv[i], "=");
+		for (k = first; k < i; k++) {
+			if (strncmp(argv[k], argv[i], n) == 0 && (argv[k][n] == '\0' || argv[k][n] == '=')) {
+				cli_usage(ctx, cmd,
+				          "%.*s given twice (\"%s\", then \"%s\"): an option is given once, it never "
+				          "silently wins",
+				          (int)n, argv[i], opt_value(argc, argv, k), opt_value(argc, argv, i));
+				return false;
+			}
+		}
+	}
+	return true;
 }
 
 /* Without --db and without a libpq environment naming a server, a running
@@ -204,21 +357,27 @@ static const char *target_word(const cleanup_job *job)
 
 void cli_print_job_line(FILE *f, const cleanup_job *job)
 {
-	fprintf(f, "job %" PRId64 ": %s of %s %" PRId64 " (%s), phase %s, step %d\n", job->id, job->kind,
-	        target_word(job), strcmp(job->kind, "remove-server") == 0 ? job->server_id : job->library_id,
-	        job->target_name, job->phase, job->step_no);
+	char kind[64], name[512], phase[64];
+
+	fprintf(f, "job %" PRId64 ": %s of %s %" PRId64 " (%s), phase %s, step %d\n", job->id,
+	        tui_sanitize(kind, sizeof kind, job->kind), target_word(job),
+	        strcmp(job->kind, "remove-server") == 0 ? job->server_id : job->library_id,
+	        tui_sanitize(name, sizeof name, job->target_name), tui_sanitize(phase, sizeof phase, job->phase),
+	        job->step_no);
 }
 
 void cli_print_job_detail(FILE *f, const cleanup_job *job)
 {
-	char a[32], b[32];
+	char a[32], b[32], t1[64], t2[64], name[512];
 
+	/* Every text field comes from the database: sanitized (sanitize.h). */
 	fprintf(f, "job %" PRId64 "\n", job->id);
-	fprintf(f, "  kind          %s (%s)\n", job->kind, job->mode);
+	fprintf(f, "  kind          %s (%s)\n", tui_sanitize(t1, sizeof t1, job->kind),
+	        tui_sanitize(t2, sizeof t2, job->mode));
 	fprintf(f, "  target        %s %" PRId64 " (%s) on server %" PRId64 "\n", target_word(job),
-	        strcmp(job->kind, "remove-server") == 0 ? job->server_id : job->library_id, job->target_name,
-	        job->server_id);
-	fprintf(f, "  phase         %s\n", job->phase);
+	        strcmp(job->kind, "remove-server") == 0 ? job->server_id : job->library_id,
+	        tui_sanitize(name, sizeof name, job->target_name), job->server_id);
+	fprintf(f, "  phase         %s\n", tui_sanitize(t1, sizeof t1, job->phase));
 	fprintf(f, "  step / pass   %d / %d\n", job->step_no, job->pass_no);
 	if (strcmp(job->kind, "prune") == 0) {
 		fprintf(f, "  manifest      %s IDs", cli_count(a, sizeof a, job->manifest_count));
@@ -240,12 +399,86 @@ void cli_print_job_detail(FILE *f, const cleanup_job *job)
 		fprintf(f, "  parents       %d libraries deleted, %d servers deleted\n", job->libraries_deleted,
 		        job->servers_deleted);
 	fprintf(f, "  busy retries  %" PRId64 "\n", job->busy_retries);
-	if (job->last_error[0])
-		fprintf(f, "  last error    %s\n", job->last_error);
-	fprintf(f, "  created       %s\n", job->created_at);
+	if (job->last_error[0]) {
+		fputs("  last error    ", f);
+		tui_fputs_safe(job->last_error, f);
+		fputc('\n', f);
+	}
+	fprintf(f, "  created       %s\n", tui_sanitize(t1, sizeof t1, job->created_at));
 	if (job->sealed_at[0])
-		fprintf(f, "  sealed        %s\n", job->sealed_at);
-	fprintf(f, "  updated       %s\n", job->updated_at);
+		fprintf(f, "  sealed        %s\n", tui_sanitize(t1, sizeof t1, job->sealed_at));
+	fprintf(f, "  updated       %s\n", tui_sanitize(t1, sizeof t1, job->updated_at));
 	if (job->finished_at[0])
-		fprintf(f, "  finished      %s\n", job->finished_at);
+		fprintf(f, "  finished      %s\n", tui_sanitize(t1, sizeof t1, job->finished_at));
+}
+
+/* --- Ctrl-C (see cli.h) --------------------------------------------------- */
+
+static volatile sig_atomic_t interrupt_count;
+static volatile sig_atomic_t interrupt_flag;
+static volatile sig_atomic_t interrupt_finish_first;
+
+/* write(2) of a constant message: async-signal-safe. */
+static void say(const char *msg)
+{
+	ssize_t r = write(STDERR_FILENO, msg, strlen(msg));
+
+	(void)r;
+}
+
+static void on_sigint(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (interrupt_count < 1000)
+		interrupt_count++;
+	interrupt_flag = 1;
+	if (interrupt_finish_first && interrupt_count == 1) {
+		say("\ncleanupctl: interrupted: finishing the current step or batch, then stopping "
+		    "(Ctrl-C again cancels it)\n");
+	} else if (cleanup_engine_cancel_armed()) {
+		say("\ncleanupctl: cancel request sent\n");
+	} else {
+		say("\ncleanupctl: could not send a cancel request\n");
+	}
+	errno = saved;
+}
+
+void cli_interrupt_begin(cleanup_engine *engine, bool finish_first)
+{
+	struct sigaction sa;
+
+	interrupt_count = 0;
+	interrupt_flag = 0;
+	interrupt_finish_first = finish_first;
+	cleanup_engine_cancel_arm(engine);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a read of stdin returns, so job append stops at once;
+	 * libpq retries its own interrupted waits. */
+	sa.sa_flags = 0;
+	sigaction(SIGINT, &sa, NULL);
+}
+
+void cli_interrupt_end(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	cleanup_engine_cancel_arm(NULL);
+}
+
+int cli_interrupts(void)
+{
+	return (int)interrupt_count;
+}
+
+volatile sig_atomic_t *cli_interrupt_flag(void)
+{
+	return &interrupt_flag;
 }

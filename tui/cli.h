@@ -4,6 +4,7 @@
 #ifndef CLEANUP_TUI_CLI_H
 #define CLEANUP_TUI_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,24 +50,85 @@ extern const char cmd_job_help[];
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv);
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv);
 
+struct cleanup_run_summary;
+
+/* The human summary of a `job run` of job ID (one line, no newline) into
+ * BUF: from SUM->job as the database has it (SUM->verified), with the
+ * acknowledged steps that a server crash lost, and FAILED telling whether
+ * the run ended on an error (then it says where the job resumes). Pure
+ * (cmd_job_step.c). Returns BUF. */
+const char *cli_run_summary_text(char *buf, size_t len, int64_t id, const struct cleanup_run_summary *sum,
+                                 bool failed);
+
 /* Exit codes (PRODUCT.md). */
 enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_BUSY = 3, EXIT_REFUSED = 4 };
+/* Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
+enum { EXIT_INTERRUPTED = 130 };
 
-/* Prints ERR to stderr (and, with --json, as {"error": {...}} on stdout)
- * and returns its exit code. */
+/* Prints ERR to stderr, sanitized (sanitize.h), and, with --json, as one
+ * document {"error": {"status", "exit_code", "sqlstate", "message",
+ * "detail", "hint", "context"}} on stdout, always valid UTF-8 JSON (bad
+ * bytes become U+FFFD); returns its exit code. Usage errors are EINVAL:
+ * exit_code 2. */
 int cli_fail(const cli_ctx *ctx, const cleanup_error *err);
+
+/* cli_fail() for WHAT ("install", "seed") cancelled by Ctrl-C: the message
+ * says so, CAUSE's message becomes the detail, the status is "interrupted"
+ * and the exit code EXIT_INTERRUPTED (130), which it returns. */
+int cli_fail_interrupted(const cli_ctx *ctx, const cleanup_error *cause, const char *what);
 
 /* Usage error: prints "cleanupctl: MESSAGE" and the usage of CMD; exit 2. */
 int cli_usage(const cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Parses a positive int64 ("job id", "library id" ...) from S; on failure
- * prints a message naming WHAT and the value and returns false. */
-bool cli_parse_id(const cli_ctx *ctx, const char *what, const char *s, int64_t *out);
+/* The one rule for numeric option values: S must be decimal digits only
+ * (a leading '-' only when MIN < 0): no sign, space, prefix ("0x"),
+ * fraction or trailing text, within [MIN, MAX] without overflow. Returns
+ * NULL and sets *OUT, or the rule S broke ("out of range", "digits only:
+ * ...") with *OUT untouched. Pure. */
+const char *cli_int_syntax(const char *s, int64_t min, int64_t max, int64_t *out);
 
-/* Parses an int64 in [MIN, MAX] for option OPT. */
+/* Parses an int64 in [MIN, MAX] for option OPT with cli_int_syntax(); on
+ * failure prints a usage error naming OPT, the range, the value and the
+ * rule, and returns false (exit 2). */
 bool cli_parse_int(const cli_ctx *ctx, const char *opt, const char *s, int64_t min, int64_t max,
                    int64_t *out);
+
+/* Parses a positive int64 ("job id", "--library" ...) from S: as
+ * cli_parse_int() from 1 to INT64_MAX. */
+bool cli_parse_id(const cli_ctx *ctx, const char *what, const char *s, int64_t *out);
+
+/* The rule for second counts (--deadline, --watch): decimal digits with an
+ * optional fraction ("2", "0.5"), no sign, space, exponent, hex, "inf" or
+ * "nan", within [MIN, MAX]. Returns NULL and sets *OUT, or the rule broken.
+ * Pure. */
+const char *cli_seconds_syntax(const char *s, double min, double max, double *out);
+
+/* Refuses an option given twice in argv[FIRST..ARGC) ("--library 1
+ * --library 2", "--steps=1 --steps 2"): a usage error naming the option
+ * and both values, and false. Every word starting with "--" counts as an
+ * option (commands whose arguments may start with "--", such as job
+ * append's IDs, do not call this). */
+bool cli_no_repeats(const cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, int first);
+
+/* Ctrl-C, after psql (src/bin/psql/common.c, cancel.c). A long command
+ * calls cli_interrupt_begin() once its connection is open: from then on a
+ * SIGINT does not kill the process. With FINISH_FIRST (job run, job append)
+ * the first Ctrl-C only sets a flag that the command checks at a safe point
+ * (after the current step, after the current batch) and prints a note; the
+ * second sends a cancel request for the query running on ENGINE (libpq's
+ * PQcancel, prepared before the query; the handler is async-signal-safe).
+ * Without FINISH_FIRST (install, seed: one transaction each) the first
+ * Ctrl-C cancels. A cancelled query rolls back; nothing it did stays.
+ * cli_interrupt_end() restores the default handler. */
+void cli_interrupt_begin(cleanup_engine *engine, bool finish_first);
+void cli_interrupt_end(void);
+
+/* How many Ctrl-Cs arrived since cli_interrupt_begin() (0: none). */
+int cli_interrupts(void);
+
+/* The flag the run loop polls (cleanup_run_opts.interrupt). */
+volatile sig_atomic_t *cli_interrupt_flag(void);
 
 /* Sets ctx->app_name to "cleanupctl:job:<JOB_ID>:<VERB>" (JOB_ID <= 0:
  * "cleanupctl:job:<VERB>"), so the console's lock view and
@@ -79,6 +141,12 @@ int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema);
 
 /* Prints S as a JSON string literal (quoted, escaped) to F. */
 void cli_json_string(FILE *f, const char *s);
+
+/* Prints the JSON document JSON (server-built; NULL: null) to F with every
+ * character a terminal would act on (DEL, C1, bidi controls, which JSON
+ * allows raw) and any invalid byte written as a \u escape: the same
+ * document, safe to show. No newline. */
+void cli_json_doc(FILE *f, const char *json);
 
 /* Prints a one-line summary of JOB for humans. */
 void cli_print_job_line(FILE *f, const cleanup_job *job);

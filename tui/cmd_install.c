@@ -15,8 +15,12 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, &cmd_install_entry, "unexpected argument \"%s\"", argv[1]);
 	if ((rc = cli_connect(ctx, &e, false)))
 		return rc;
-	if (cleanup_install(&r, e, &err) != CLEANUP_OK) {
-		rc = cli_fail(ctx, &err);
+	/* One transaction: Ctrl-C cancels it and the database is unchanged. */
+	cli_interrupt_begin(e, false);
+	rc = cleanup_install(&r, e, &err);
+	cli_interrupt_end();
+	if (rc != CLEANUP_OK) {
+		rc = cli_interrupts() > 0 ? cli_fail_interrupted(ctx, &err, "install") : cli_fail(ctx, &err);
 		cleanup_engine_close(e);
 		return rc;
 	}

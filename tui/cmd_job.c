@@ -17,7 +17,8 @@ static int finish_job(cli_ctx *ctx, cleanup_engine *e, int rc, cleanup_job *job,
 	if (rc != CLEANUP_OK) {
 		code = cli_fail(ctx, err);
 	} else if (ctx->json) {
-		printf("%s\n", job->json);
+		cli_json_doc(stdout, job->json);
+		putchar('\n');
 	} else {
 		if (verb)
 			printf("%s ", verb);
@@ -42,6 +43,8 @@ static int job_create(cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, &cmd_job_entry, "job create needs prune, remove-library or remove-server, not \"%s\"",
 		                 kind ? kind : "");
 	want = strcmp(kind, "remove-server") == 0 ? "--server" : "--library";
+	if (!cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
+		return EXIT_USAGE;
 	for (i = 2; i < argc; i++) {
 		bool missing = false;
 		const char *v;
@@ -113,6 +116,7 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 	size_t n = 0, i, line_no = 0, cap = 0;
 	bool eof = false;
 	int64_t id;
+	size_t unsent = 0;
 	int rc = CLEANUP_OK, code;
 
 	if (argc < 2)
@@ -128,6 +132,10 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
 	cleanup_error_clear(&err);
+	/* Ctrl-C: the first finishes the batch being sent and stops (what was
+	 * read and not sent is dropped: appends are idempotent, run it again);
+	 * the second cancels the batch being sent (it rolls back). */
+	cli_interrupt_begin(e, true);
 	if (argc > 2) {
 		rc = cleanup_job_append_many(&t, e, id, (const char *const *)argv + 2, (size_t)(argc - 2), &err);
 	} else {
@@ -138,13 +146,16 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 		chunk = calloc(CHUNK, sizeof *chunk);
 		if (!chunk)
 			rc = cleanup_error_set(&err, CLEANUP_ENOMEM, "out of memory");
-		while (rc == CLEANUP_OK && !eof) {
+		while (rc == CLEANUP_OK && !eof && !*cli_interrupt_flag()) {
 			int rrc = read_chunk(chunk, CHUNK, &n, &line_no, &eof, &linebuf, &cap, &err);
 
 			/* Send what was read before a bad line? No: its chunk is
-			 * dropped whole, so the stop is at a call boundary. */
+			 * dropped whole, so the stop is at a call boundary. The same
+			 * after a Ctrl-C during the read (getline fails with EINTR). */
 			if (rrc != CLEANUP_OK)
 				rc = rrc;
+			else if (*cli_interrupt_flag())
+				unsent = n;
 			else if (n > 0 || t.calls == 0)
 				rc = cleanup_job_append_many(&t, e, id, (const char *const *)chunk, n, &err);
 			for (i = 0; i < n; i++)
@@ -159,18 +170,22 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 			         "call changed nothing; appends are idempotent, so fix the input and run it again",
 			         t.calls, t.added);
 	}
+	cli_interrupt_end();
 	if (rc != CLEANUP_OK) {
-		code = cli_fail(ctx, &err);
+		code = cli_interrupts() > 0 ? cli_fail_interrupted(ctx, &err, "the append call being sent") : cli_fail(ctx, &err);
 	} else {
-		code = EXIT_DONE;
+		code = cli_interrupts() > 0 ? EXIT_INTERRUPTED : EXIT_DONE;
 		if (ctx->json)
 			printf("{\"id\": %" PRId64 ", \"added\": %" PRId64 ", \"duplicates\": %" PRId64 ", \"calls\": %" PRId64
-			       ", \"manifest_count\": %" PRId64 "}\n",
-			       id, t.added, t.duplicates, t.calls, t.manifest_count);
+			       ", \"manifest_count\": %" PRId64 ", \"interrupted\": %s}\n",
+			       id, t.added, t.duplicates, t.calls, t.manifest_count, cli_interrupts() > 0 ? "true" : "false");
 		else
 			printf("job %" PRId64 ": %" PRId64 " new, %" PRId64 " duplicate in %" PRId64
-			       " call%s; manifest holds %" PRId64 " IDs\n",
-			       id, t.added, t.duplicates, t.calls, t.calls == 1 ? "" : "s", t.manifest_count);
+			       " call%s; manifest holds %" PRId64 " IDs%s\n",
+			       id, t.added, t.duplicates, t.calls, t.calls == 1 ? "" : "s", t.manifest_count,
+			       cli_interrupts() > 0 ? "; interrupted by Ctrl-C: the rest of the input was not read" : "");
+		if (cli_interrupts() > 0 && unsent > 0 && !ctx->json)
+			fprintf(stderr, "cleanupctl: %zu IDs read after the last call were not sent\n", unsent);
 	}
 	cleanup_engine_close(e);
 	return code;
@@ -186,6 +201,8 @@ static int job_seal(cli_ctx *ctx, int argc, char **argv)
 
 	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
 		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job seal needs a job id and --expected N") : EXIT_USAGE;
+	if (!cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
+		return EXIT_USAGE;
 	for (i = 2; i < argc; i++) {
 		bool missing = false;
 		const char *v = cli_opt(argc, argv, &i, "--expected", &missing);
@@ -237,6 +254,8 @@ static int job_show(cli_ctx *ctx, int argc, char **argv)
 
 	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
 		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job show needs a job id") : EXIT_USAGE;
+	if (!cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
+		return EXIT_USAGE;
 	for (i = 2; i < argc; i++) {
 		bool missing = false;
 		const char *v = cli_opt(argc, argv, &i, "--steps", &missing);
@@ -252,8 +271,10 @@ static int job_show(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (ctx->json) {
 		rc = cleanup_job_show_json(&json, e, id, (int)steps, &err);
-		if (rc == CLEANUP_OK)
-			printf("%s\n", json);
+		if (rc == CLEANUP_OK) {
+			cli_json_doc(stdout, json);
+			putchar('\n');
+		}
 		free(json);
 	} else {
 		rc = cleanup_job_get(&job, e, id, &err);

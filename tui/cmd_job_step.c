@@ -10,6 +10,7 @@
 #include "cleanup/job.h"
 #include "cleanup/step.h"
 #include "cli.h"
+#include "sanitize.h"
 
 /* application_name, so the console's lock panel maps backends to jobs. */
 static char app_name[64];
@@ -56,19 +57,24 @@ static int apply_sync(cli_ctx *ctx, cleanup_engine *e, int sync)
 
 static void print_step_line(FILE *f, const cleanup_step_result *s)
 {
+	/* Actions, phases and external IDs come from the database: sanitized. */
+	char action[64], from[600], to[600], phase[64];
+
+	tui_sanitize(action, sizeof action, s->action);
+	tui_sanitize(phase, sizeof phase, s->phase_after);
 	if (s->preview)
 		fprintf(f, "preview of step %d", s->step_no);
 	else if (s->replayed)
 		fprintf(f, "step %d (recorded, replayed; nothing was done)", s->step_no);
 	else
 		fprintf(f, "step %d", s->step_no);
-	fprintf(f, ": %s, pass %d", s->action, s->pass_no);
+	fprintf(f, ": %s, pass %d", action, s->pass_no);
 	if (s->library_id > 0)
 		fprintf(f, ", library %" PRId64, s->library_id);
 	fputc('\n', f);
 	if (strcmp(s->action, "final-check") == 0)
 		fprintf(f, "  checked %d rows (external IDs after \"%s\" up to \"%s\") for eligible survivors\n", s->checked,
-		        s->check_from, s->check_to);
+		        tui_sanitize(from, sizeof from, s->check_from), tui_sanitize(to, sizeof to, s->check_to));
 	else if (strcmp(s->action, "single-transaction") == 0)
 		fprintf(f, "  %s %d rows of the library in one transaction\n", s->preview ? "would delete" : "deleted",
 		        s->deleted);
@@ -89,7 +95,7 @@ static void print_step_line(FILE *f, const cleanup_step_result *s)
 			fprintf(f, ", parent row lock %.3f ms", s->parent_lock_ms);
 		fputc('\n', f);
 	}
-	fprintf(f, "  phase after: %s\n", s->phase_after);
+	fprintf(f, "  phase after: %s\n", phase);
 }
 
 /* {"job": JOB, "steps": [STEP...]}: one document for every form of job step. */
@@ -97,9 +103,13 @@ static void print_steps_json(const cleanup_job *job, const cleanup_step_result *
 {
 	int i;
 
-	printf("{\"job\": %s, \"steps\": [", job && job->json ? job->json : "null");
-	for (i = 0; i < n; i++)
-		printf("%s%s", i ? ", " : "", steps[i].json ? steps[i].json : "null");
+	printf("{\"job\": ");
+	cli_json_doc(stdout, job && job->json ? job->json : "null");
+	printf(", \"steps\": [");
+	for (i = 0; i < n; i++) {
+		printf("%s", i ? ", " : "");
+		cli_json_doc(stdout, steps[i].json ? steps[i].json : "null");
+	}
 	printf("]}\n");
 }
 
@@ -136,7 +146,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 	memset(&job, 0, sizeof job);
 	if (argc < 2)
 		return cli_usage(ctx, &cmd_job_entry, "job step needs a job id");
-	if (!cli_parse_id(ctx, "job id", argv[1], &id))
+	if (!cli_parse_id(ctx, "job id", argv[1], &id) || !cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
 		return EXIT_USAGE;
 	for (i = 2; i < argc; i++) {
 		bool missing = false;
@@ -303,11 +313,12 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	run_view view;
+	bool interrupted;
 	int i, rc, code;
 
 	if (argc < 2)
 		return cli_usage(ctx, &cmd_job_entry, "job run needs a job id");
-	if (!cli_parse_id(ctx, "job id", argv[1], &id))
+	if (!cli_parse_id(ctx, "job id", argv[1], &id) || !cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
 		return EXIT_USAGE;
 	for (i = 2; i < argc; i++) {
 		bool missing = false;
@@ -323,12 +334,14 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 			if (!cli_parse_int(ctx, "--max-steps", v, 1, INT32_MAX, &max_steps))
 				return EXIT_USAGE;
 		} else if ((v = cli_opt(argc, argv, &i, "--deadline", &missing))) {
-			char *end = NULL;
+			const char *why = cli_seconds_syntax(v, 0, 7 * 86400.0, &deadline);
 
-			deadline = strtod(v, &end);
-			if (!*v || *end || !(deadline > 0) || deadline > 7 * 86400.0)
+			if (!why && !(deadline > 0))
+				why = "out of range";
+			if (why)
 				return cli_usage(ctx, &cmd_job_entry,
-				                 "--deadline must be a number of seconds above 0 and at most 604800, not \"%s\"", v);
+				                 "--deadline must be a number of seconds above 0 and at most 604800, not \"%s\": %s",
+				                 v, why);
 		} else if ((v = cli_opt(argc, argv, &i, "--reconnect", &missing))) {
 			if (!cli_parse_int(ctx, "--reconnect", v, 0, 1000, &reconnects))
 				return EXIT_USAGE;
@@ -376,7 +389,15 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	opts.callback = run_callback;
 	opts.callback_arg = &view;
 
+	opts.interrupt = cli_interrupt_flag();
+
+	/* Ctrl-C: the first finishes the current step and stops; the second
+	 * cancels the step running (it rolls back). */
+	cli_interrupt_begin(e, true);
 	rc = cleanup_job_run(&sum, e, id, &opts, &err);
+	cli_interrupt_end();
+	/* A Ctrl-C during the step that completed the job stops nothing. */
+	interrupted = cli_interrupts() > 0 && !sum.completed;
 	if (view.tty && !view.quiet && sum.steps > 0) {
 		cleanup_run_progress p;
 
@@ -390,15 +411,19 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 
 	if (ctx->json) {
 		/* One document: the summary, with the error when the run failed. */
-		printf("{\"job\": %s, \"steps\": %d, \"busy_retries\": %d, \"reconnects\": %d, \"replayed\": %d, "
+		printf("{\"job\": ");
+		cli_json_doc(stdout, sum.job.json && *sum.job.json ? sum.job.json : "null");
+		printf(", \"steps\": %d, \"busy_retries\": %d, \"reconnects\": %d, \"replayed\": %d, "
+		       "\"lost_steps\": %d, \"verified\": %s, \"interrupted\": %s, "
 		       "\"elapsed_s\": %.3f, \"completed\": %s, \"stopped\": %s, \"stop_reason\": ",
-		       sum.job.json && *sum.job.json ? sum.job.json : "null", sum.steps, sum.busy_retries, sum.reconnects,
-		       sum.replayed, sum.elapsed_s, sum.completed ? "true" : "false", sum.stopped ? "true" : "false");
+		       sum.steps, sum.busy_retries, sum.reconnects,
+		       sum.replayed, sum.lost_steps, sum.verified ? "true" : "false", interrupted ? "true" : "false",
+		       sum.elapsed_s, sum.completed ? "true" : "false", sum.stopped ? "true" : "false");
 		cli_json_string(stdout, sum.stop_reason);
 		if (rc != CLEANUP_OK) {
 			printf(", \"error\": {\"status\": ");
 			cli_json_string(stdout, cleanup_status_name(err.status));
-			printf(", \"exit_code\": %d, \"sqlstate\": ", cleanup_exit_code(err.status));
+			printf(", \"exit_code\": %d, \"sqlstate\": ", interrupted ? EXIT_INTERRUPTED : cleanup_exit_code(err.status));
 			cli_json_string(stdout, err.sqlstate);
 			printf(", \"message\": ");
 			cli_json_string(stdout, err.message);
@@ -410,30 +435,63 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	}
 	if (rc != CLEANUP_OK) {
 		bool json = ctx->json;
+		char line[512];
 
 		ctx->json = false; /* the document above already carries the error */
 		code = cli_fail(ctx, &err);
 		ctx->json = json;
-		if (sum.steps > 0)
-			fprintf(stderr, "cleanupctl: %d step%s of job %" PRId64 " committed before this; it resumes from step %d\n",
-			        sum.steps, sum.steps == 1 ? "" : "s", id, sum.job.step_no + 1);
+		fprintf(stderr, "cleanupctl: %s\n", cli_run_summary_text(line, sizeof line, id, &sum, true));
+		if (interrupted)
+			code = EXIT_INTERRUPTED;
 	} else {
-		code = EXIT_DONE;
-		if (!ctx->json && !ctx->quiet) {
-			char a[32];
+		code = interrupted ? EXIT_INTERRUPTED : EXIT_DONE;
+		if (!ctx->json && (!ctx->quiet || interrupted)) {
+			char line[512];
 
-			if (sum.completed && sum.steps == 0)
-				printf("job %" PRId64 " is already completed\n", id);
-			else
-				printf("job %" PRId64 ": %d step%s in %.2f s, %s; phase %s, step %d, %s deleted in all\n", id,
-				       sum.steps, sum.steps == 1 ? "" : "s", sum.elapsed_s,
-				       sum.completed ? "completed" : sum.stop_reason, sum.job.phase, sum.job.step_no,
-				       cli_count(a, sizeof a, sum.job.deleted));
+			printf("%s\n", cli_run_summary_text(line, sizeof line, id, &sum, false));
 		}
 	}
 	cleanup_job_reset(&sum.job);
 	cleanup_engine_close(e);
 	return code;
+}
+
+const char *cli_run_summary_text(char *buf, size_t len, int64_t id, const cleanup_run_summary *sum, bool failed)
+{
+	char a[32], phase[64], lost[200] = "";
+	size_t o;
+
+	if (sum->lost_steps > 0)
+		snprintf(lost, sizeof lost,
+		         "; %d acknowledged step%s did not survive (asynchronous commit, server crash): %s again", sum->lost_steps,
+		         sum->lost_steps == 1 ? "" : "s", sum->lost_steps == 1 ? "it runs" : "they run");
+	tui_sanitize(phase, sizeof phase, sum->job.phase);
+	if (failed && !sum->verified) {
+		snprintf(buf, len,
+		         "job %" PRId64 ": %d step%s acknowledged by this run, up to step %d, not confirmed: the database "
+		         "could not be reached (an asynchronous commit may lose acknowledged steps in a server crash)%s; "
+		         "check with: cleanupctl job show %" PRId64,
+		         id, sum->steps, sum->steps == 1 ? "" : "s", (int)sum->acked_step_no, lost, id);
+		return buf;
+	}
+	if (failed) {
+		snprintf(buf, len,
+		         "job %" PRId64 " is at step %d as the database has it (%d step%s acknowledged by this run%s); it "
+		         "resumes from step %d",
+		         id, sum->job.step_no, sum->steps, sum->steps == 1 ? "" : "s", lost, sum->job.step_no + 1);
+		return buf;
+	}
+	if (sum->completed && sum->steps == 0 && sum->lost_steps == 0) {
+		snprintf(buf, len, "job %" PRId64 " is already completed", id);
+		return buf;
+	}
+	snprintf(buf, len, "job %" PRId64 ": %d step%s in %.2f s, %s; phase %s, step %d, %s deleted in all%s", id,
+	         sum->steps, sum->steps == 1 ? "" : "s", sum->elapsed_s, sum->completed ? "completed" : sum->stop_reason,
+	         phase, sum->job.step_no, cli_count(a, sizeof a, sum->job.deleted), lost);
+	o = strlen(buf);
+	if (!sum->verified && o < len)
+		snprintf(buf + o, len - o, " (not confirmed: the database could not be reached)");
+	return buf;
 }
 
 /* --- job show's recent steps ---------------------------------------------- */
@@ -447,7 +505,9 @@ void cli_print_job_steps(FILE *f, cleanup_engine *engine, int64_t job_id, int n)
 	if (n <= 0)
 		return;
 	if (cleanup_job_steps_list(&steps, &count, engine, job_id, n, &err) != CLEANUP_OK) {
-		fprintf(f, "  (steps unavailable: %s)\n", err.message);
+		fputs("  (steps unavailable: ", f);
+		tui_fputs_safe(err.message, f);
+		fputs(")\n", f);
 		return;
 	}
 	if (count == 0) {
@@ -460,15 +520,16 @@ void cli_print_job_steps(FILE *f, cleanup_engine *engine, int64_t job_id, int n)
 	        "parent ms", "after");
 	for (i = 0; i < count; i++) {
 		const cleanup_step_result *s = &steps[i];
-		char parent[16];
+		char parent[16], action[64], phase[64];
 
 		if (s->parent_lock_ms >= 0)
 			snprintf(parent, sizeof parent, "%.3f", s->parent_lock_ms);
 		else
 			snprintf(parent, sizeof parent, "-");
-		fprintf(f, "  %6d %-18s %4d %8d %7d %7d %5d %6d %8d %6d %4d %9.3f %9.3f %9s  %s\n", s->step_no, s->action,
+		fprintf(f, "  %6d %s %4d %8d %7d %7d %5d %6d %8d %6d %4d %9.3f %9.3f %9s  %s\n", s->step_no,
+		        tui_sanitize_cell(action, sizeof action, s->action, 18),
 		        s->pass_no, s->examined, s->visited, s->deleted, s->moved, s->absent, s->retained, s->kept, s->mutations,
-		        s->duration_ms, s->lock_hold_ms, parent, s->phase_after);
+		        s->duration_ms, s->lock_hold_ms, parent, tui_sanitize(phase, sizeof phase, s->phase_after));
 	}
 out:
 	cleanup_step_results_free(steps, count);

@@ -13,6 +13,8 @@ static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 	int64_t v;
 	int i, rc;
 
+	if (!cli_no_repeats(ctx, &cmd_seed_entry, argc, argv, 1))
+		return EXIT_USAGE;
 	for (i = 1; i < argc; i++) {
 		bool missing = false;
 		const char *val;
@@ -36,8 +38,12 @@ static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
-	if (cleanup_seed(&r, e, &spec, &err) != CLEANUP_OK) {
-		rc = cli_fail(ctx, &err);
+	/* One statement, one transaction: Ctrl-C cancels it, nothing stays. */
+	cli_interrupt_begin(e, false);
+	rc = cleanup_seed(&r, e, &spec, &err);
+	cli_interrupt_end();
+	if (rc != CLEANUP_OK) {
+		rc = cli_interrupts() > 0 ? cli_fail_interrupted(ctx, &err, "seed") : cli_fail(ctx, &err);
 		cleanup_engine_close(e);
 		return rc;
 	}

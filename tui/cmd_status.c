@@ -7,6 +7,7 @@
 #include <time.h>
 #include "cleanup/report.h"
 #include "cli.h"
+#include "sanitize.h"
 
 static void print_jobs_table(const cleanup_job *jobs, size_t n)
 {
@@ -17,13 +18,15 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 	       "PROGRESS");
 	for (i = 0; i < n; i++) {
 		const cleanup_job *j = &jobs[i];
-		char target[40];
+		char target[160], name[160], kind[64], phase[64];
 
-		snprintf(target, sizeof target, "%s %" PRId64 " %.16s",
-		         strcmp(j->kind, "remove-server") == 0 ? "srv" : "lib",
-		         strcmp(j->kind, "remove-server") == 0 ? j->server_id : j->library_id, j->target_name);
-		printf("%-6" PRId64 " %-15s %-8" PRId64 " %-24s %-11s %6d  ", j->id, j->kind, j->server_id, target,
-		       j->phase, j->step_no);
+		/* Names come from any writer: sanitized, cut by characters. */
+		snprintf(target, sizeof target, "%s %" PRId64 " %s", strcmp(j->kind, "remove-server") == 0 ? "srv" : "lib",
+		         strcmp(j->kind, "remove-server") == 0 ? j->server_id : j->library_id,
+		         tui_sanitize_cell(name, sizeof name, j->target_name, 16));
+		printf("%-6" PRId64 " %s %-8" PRId64 " %s %s %6d  ", j->id, tui_sanitize_cell(kind, sizeof kind, j->kind, 15),
+		       j->server_id, tui_sanitize_cell(name, sizeof name, target, 24),
+		       tui_sanitize_cell(phase, sizeof phase, j->phase, 11), j->step_no);
 		if (strcmp(j->phase, "collecting") == 0 || strcmp(j->phase, "paused") == 0 ||
 		    (strcmp(j->kind, "prune") == 0 && !j->sealed_at[0]))
 			printf("manifest %s IDs\n", cli_count(a, sizeof a, j->manifest_count));
@@ -44,35 +47,40 @@ static int print_status(cli_ctx *ctx, cleanup_engine *e, cleanup_error *err)
 	cleanup_job *jobs = NULL;
 	size_t ns = 0, nl = 0, nj = 0, i, k;
 	char *json = NULL;
-	char a[32];
+	char a[32], name[160], adm[64];
 	int rc;
 
 	if (ctx->json) {
-		if ((rc = cleanup_status_json(&json, e, err)) == CLEANUP_OK)
-			printf("%s\n", json);
+		if ((rc = cleanup_status_json(&json, e, err)) == CLEANUP_OK) {
+			cli_json_doc(stdout, json);
+			putchar('\n');
+		}
 		free(json);
 		return rc;
 	}
 	if ((rc = cleanup_status_rows(&sv, &ns, &lb, &nl, e, err)) != CLEANUP_OK ||
 	    (rc = cleanup_jobs_list(&jobs, &nj, e, 10, err)) != CLEANUP_OK)
 		goto out;
-	printf("database %s\n\n", cleanup_engine_dbname(e));
+	printf("database %s\n\n", tui_sanitize(name, sizeof name, cleanup_engine_dbname(e)));
 	printf("%-7s %-24s %-10s %5s %12s  %s\n", "SERVER", "NAME", "ADMISSION", "LIBS", "ITEMS", "JOB");
 	for (i = 0; i < ns; i++) {
 		char job[24] = "-";
 
 		if (sv[i].job_id > 0)
 			snprintf(job, sizeof job, "%" PRId64, sv[i].job_id);
-		printf("%-7" PRId64 " %-24.24s %-10s %5d %12s  %s\n", sv[i].id, sv[i].name, sv[i].admission,
-		       sv[i].library_count, cli_count(a, sizeof a, sv[i].item_count), job);
+		printf("%-7" PRId64 " %s %s %5d %12s  %s\n", sv[i].id, tui_sanitize_cell(name, sizeof name, sv[i].name, 24),
+		       tui_sanitize_cell(adm, sizeof adm, sv[i].admission, 10), sv[i].library_count,
+		       cli_count(a, sizeof a, sv[i].item_count), job);
 		for (k = 0; k < nl; k++) {
 			if (lb[k].server_id != sv[i].id)
 				continue;
 			snprintf(job, sizeof job, "-");
 			if (lb[k].job_id > 0)
 				snprintf(job, sizeof job, "%" PRId64, lb[k].job_id);
-			printf("  lib %-4" PRId64 "%-23.23s %-10s %5s %12s  %s\n", lb[k].id, lb[k].name, lb[k].admission,
-			       "", cli_count(a, sizeof a, lb[k].item_count), job);
+			printf("  lib %-4" PRId64 "%s %s %5s %12s  %s\n", lb[k].id,
+			       tui_sanitize_cell(name, sizeof name, lb[k].name, 23),
+			       tui_sanitize_cell(adm, sizeof adm, lb[k].admission, 10), "",
+			       cli_count(a, sizeof a, lb[k].item_count), job);
 		}
 	}
 	if (ns == 0)
@@ -141,22 +149,21 @@ static int exec_status(cli_ctx *ctx, int argc, char **argv)
 	bool watch = false;
 	int rc, i;
 
+	if (!cli_no_repeats(ctx, &cmd_status_entry, argc, argv, 1))
+		return EXIT_USAGE;
 	for (i = 1; i < argc; i++) {
 		bool missing = false;
 		const char *v;
 
 		if (strcmp(argv[i], "--watch") == 0 || strncmp(argv[i], "--watch=", 8) == 0) {
-			char *end = NULL;
+			const char *why;
 
 			watch = true;
 			interval = 2;
 			v = argv[i][7] == '=' ? argv[i] + 8 : (i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL);
-			if (v) {
-				interval = strtod(v, &end);
-				if (!*v || *end || !(interval >= 0.1 && interval <= 86400))
-					return cli_usage(ctx, &cmd_status_entry,
-					                 "--watch takes seconds from 0.1 to 86400, not \"%s\"", v);
-			}
+			if (v && (why = cli_seconds_syntax(v, 0.1, 86400, &interval)))
+				return cli_usage(ctx, &cmd_status_entry, "--watch takes seconds from 0.1 to 86400, not \"%s\": %s", v,
+				                 why);
 		} else if ((v = cli_opt(argc, argv, &i, "--count", &missing))) {
 			if (!cli_parse_int(ctx, "--count", v, 1, INT64_MAX, &count))
 				return EXIT_USAGE;
@@ -192,6 +199,8 @@ static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
 	int64_t limit = 50;
 	int rc, i;
 
+	if (!cli_no_repeats(ctx, &cmd_jobs_entry, argc, argv, 1))
+		return EXIT_USAGE;
 	for (i = 1; i < argc; i++) {
 		bool missing;
 		const char *v = cli_opt(argc, argv, &i, "--limit", &missing);
@@ -211,10 +220,12 @@ static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
 	if (rc != CLEANUP_OK) {
 		rc = cli_fail(ctx, &err);
 	} else {
-		if (json)
-			printf("%s\n", json);
-		else
+		if (json) {
+			cli_json_doc(stdout, json);
+			putchar('\n');
+		} else {
 			print_jobs_table(jobs, n);
+		}
 		rc = EXIT_DONE;
 	}
 	free(json);

@@ -13,6 +13,7 @@
 #include "cmdline.h"
 #include "cli.h"
 #include "console.h"
+#include "sanitize.h"
 
 theme_role console_phase_role(const char *phase)
 {
@@ -31,27 +32,26 @@ theme_role console_phase_role(const char *phase)
 	return ROLE_NORMAL;
 }
 
-/* Decodes one character of S (N bytes left); *WIDTH gets its display
- * width (control characters and bad bytes count as one '?'). Returns its
- * length in bytes (>= 1). */
+/* Decodes one character of S (N bytes left) with the shared sanitizer's
+ * rule (sanitize.h); *WIDTH gets its display width. Unsafe characters
+ * (controls, bidi overrides) and bad bytes are *BAD, drawn as one '?'; so
+ * is any non-ASCII character when the locale cannot show UTF-8. Returns
+ * its length in bytes (>= 1). */
 static size_t next_char(const char *s, size_t n, int *width, bool *bad)
 {
-	mbstate_t st;
-	wchar_t wc;
-	size_t l;
+	int32_t cp;
+	size_t l = tui_utf8_next(s, n, &cp);
 
-	memset(&st, 0, sizeof st);
-	l = mbrtowc(&wc, s, n, &st);
-	*bad = false;
-	if (l == (size_t)-1 || l == (size_t)-2 || l == 0) {
-		*width = 1;
-		*bad = true;
-		return 1;
-	}
-	*width = wcwidth(wc);
-	if (*width < 0) {
-		*width = 1;
-		*bad = true;
+	*width = 1;
+	*bad = tui_unsafe_codepoint(cp) || (cp >= 0x80 && MB_CUR_MAX == 1);
+	if (*bad)
+		return l;
+	if (cp >= 0x80) {
+		*width = wcwidth((wchar_t)cp);
+		if (*width < 0) {
+			*width = 1;
+			*bad = true;
+		}
 	}
 	return l;
 }

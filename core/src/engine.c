@@ -60,6 +60,39 @@ static int connect_now(cleanup_engine *e, cleanup_error *err)
 	return CLEANUP_OK;
 }
 
+/* The armed cancel key (see cleanup_engine_cancel_arm). A signal handler
+ * reads armed_cancel; the main flow sets it to NULL before freeing the old
+ * key, so the handler sees NULL or a live key, never freed memory (the
+ * process is single-threaded where this is used, as in psql). */
+static PGcancel *volatile armed_cancel;
+static cleanup_engine *armed_engine;
+
+/* Replaces the armed key with one for E's connection (none for NULL). */
+static void cancel_retake(cleanup_engine *e)
+{
+	PGcancel *old = armed_cancel;
+
+	armed_cancel = NULL;
+	PQfreeCancel(old);
+	if (e && e->conn)
+		armed_cancel = PQgetCancel(e->conn);
+}
+
+int cleanup_engine_cancel_arm(cleanup_engine *e)
+{
+	armed_engine = e;
+	cancel_retake(e);
+	return !e || armed_cancel ? CLEANUP_OK : CLEANUP_ERROR;
+}
+
+bool cleanup_engine_cancel_armed(void)
+{
+	PGcancel *c = armed_cancel;
+	char errbuf[256];
+
+	return c && PQcancel(c, errbuf, (int)sizeof errbuf) == 1;
+}
+
 static void quiet_notices(void *arg, const char *message)
 {
 	(void)arg;
@@ -100,6 +133,8 @@ void cleanup_engine_close(cleanup_engine *e)
 {
 	if (!e)
 		return;
+	if (armed_engine == e)
+		cleanup_engine_cancel_arm(NULL);
 	if (e->conn)
 		PQfinish(e->conn);
 	free(e->conninfo);
@@ -111,11 +146,15 @@ int cleanup_engine_reconnect(cleanup_engine *e, cleanup_error *err)
 {
 	int rc;
 
+	if (armed_engine == e)
+		cancel_retake(NULL);
 	if (e->conn)
 		PQfinish(e->conn);
 	e->conn = NULL;
 	rc = connect_now(e, err);
 	if (rc == CLEANUP_OK) {
+		if (armed_engine == e)
+			cancel_retake(e);
 		PQsetNoticeProcessor(e->conn, quiet_notices, NULL);
 		if (e->timeout_ms > 0)
 			rc = cleanup_engine_set_timeout(e, e->timeout_ms, err);

@@ -244,7 +244,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void sleep_ms(double ms)
+/* Sleeps MS milliseconds; a signal that sets INTERRUPT (may be NULL) ends
+ * the sleep early. */
+static void sleep_ms(double ms, volatile sig_atomic_t *interrupt)
 {
 	struct timespec ts;
 
@@ -252,8 +254,21 @@ static void sleep_ms(double ms)
 		return;
 	ts.tv_sec = (time_t)(ms / 1000);
 	ts.tv_nsec = (long)((ms - (double)ts.tv_sec * 1000) * 1e6);
-	while (nanosleep(&ts, &ts) != 0)
+	while (nanosleep(&ts, &ts) != 0 && !(interrupt && *interrupt))
 		;
+}
+
+int cleanup_run_reconcile(cleanup_run_summary *out, cleanup_job *db)
+{
+	int lost = out->acked_step_no > db->step_no ? (int)(out->acked_step_no - db->step_no) : 0;
+
+	out->lost_steps += lost;
+	out->acked_step_no = db->step_no;
+	cleanup_job_reset(&out->job);
+	out->job = *db;
+	memset(db, 0, sizeof *db);
+	out->verified = true;
+	return lost;
 }
 
 /* Adds step S's counts to the local copy of the job, so the run loop needs
@@ -299,6 +314,13 @@ typedef struct run_state {
  * already sent; sets the stop reason when they do not. */
 static bool may_start(run_state *st, int inflight)
 {
+	if (st->o->interrupt && *st->o->interrupt) {
+		if (inflight == 0) {
+			st->out->stopped = true;
+			snprintf(st->out->stop_reason, sizeof st->out->stop_reason, "interrupted");
+		}
+		return false;
+	}
 	if (st->o->max_steps > 0 && st->out->steps + inflight >= st->o->max_steps) {
 		if (inflight == 0) {
 			st->out->stopped = true;
@@ -328,6 +350,8 @@ static bool took_step(run_state *st, const cleanup_step_result *s)
 	else
 		st->unrecorded_busy = 0;
 	st->out->steps++;
+	if (s->step_no > st->out->acked_step_no)
+		st->out->acked_step_no = s->step_no;
 	job_apply_step(&st->out->job, s);
 	st->next = s->step_no + 1;
 	if (strcmp(s->phase_after, "completed") == 0) {
@@ -508,6 +532,8 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 		return CLEANUP_OK;
 	}
 	st.next = out->job.step_no + 1;
+	out->acked_step_no = out->job.step_no;
+	out->verified = true;
 
 	while (!st.done) {
 		if (!may_start(&st, 0))
@@ -555,7 +581,7 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 			}
 			if (st.o->deadline_s > 0 && wait > (st.o->deadline_s - (now_s() - st.t0)) * 1000)
 				wait = (st.o->deadline_s - (now_s() - st.t0)) * 1000;
-			sleep_ms(wait);
+			sleep_ms(wait, st.o->interrupt);
 			st.backoff = st.backoff * 2 > st.backoff_max ? st.backoff_max : st.backoff * 2;
 			continue;
 		}
@@ -566,17 +592,18 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 			consecutive_lost++;
 			st.prepared = false;
 			if (cleanup_engine_reconnect(e, &rerr) != CLEANUP_OK) {
-				sleep_ms(st.backoff);
+				sleep_ms(st.backoff, st.o->interrupt);
 				st.backoff = st.backoff * 2 > st.backoff_max ? st.backoff_max : st.backoff * 2;
 				continue;
 			}
 			out->reconnects++;
 			/* The lost step either committed or rolled back; the durable
 			 * step number says which (with asynchronous commit a server
-			 * crash may even have lost earlier steps: they run again). */
+			 * crash may even have lost earlier acknowledged steps: they are
+			 * counted as lost and run again). */
 			if (cleanup_job_get(&now, e, job_id, &rerr) == CLEANUP_OK) {
 				st.next = now.step_no + 1;
-				cleanup_job_reset(&now);
+				cleanup_run_reconcile(out, &now);
 			}
 			continue;
 		}
@@ -588,7 +615,7 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 		consecutive_lost = 0;
 		if (st.stalled) {
 			/* Every visited row is held by a writer: give it time. */
-			sleep_ms(st.backoff);
+			sleep_ms(st.backoff, st.o->interrupt);
 			st.backoff = st.backoff * 2 > st.backoff_max ? st.backoff_max : st.backoff * 2;
 			st.stalled = false;
 		} else {
@@ -598,15 +625,18 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 	cleanup_step_result_reset(&step);
 	out->elapsed_s = now_s() - st.t0;
 
-	/* The job as the database has it now (the local copy lacks cursors). */
-	if (cleanup_engine_ok(e)) {
+	/* The job as the database has it now, never the acknowledged view:
+	 * with asynchronous commit a server crash may have undone acknowledged
+	 * steps, and the summary must say so. A lost connection is re-opened
+	 * once, only to read the row. */
+	out->verified = false;
+	{
 		cleanup_job fresh;
 		cleanup_error ferr;
 
-		if (cleanup_job_get(&fresh, e, job_id, &ferr) == CLEANUP_OK) {
-			cleanup_job_reset(&out->job);
-			out->job = fresh;
-		}
+		if ((cleanup_engine_ok(e) || cleanup_engine_reconnect(e, &ferr) == CLEANUP_OK) &&
+		    cleanup_job_get(&fresh, e, job_id, &ferr) == CLEANUP_OK)
+			cleanup_run_reconcile(out, &fresh);
 	}
 	return rc;
 }

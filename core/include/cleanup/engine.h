@@ -44,6 +44,20 @@ int cleanup_engine_set_timeout(cleanup_engine *engine, int timeout_ms, cleanup_e
  * of interest (e.g. "LISTEN cleanup_jobs"). */
 int cleanup_engine_exec(cleanup_engine *engine, const char *text, cleanup_error *err);
 
+/* Ctrl-C support (psql's cancel token): arms cancellation of the queries
+ * of ENGINE (NULL disarms). One engine per process is armed at a time; the
+ * engine keeps its cancel key current across cleanup_engine_reconnect() and
+ * disarms itself in cleanup_engine_close(). Returns CLEANUP_OK, or
+ * CLEANUP_ERROR when libpq could not make a cancel key. Call from the main
+ * flow of the program, never from a signal handler. */
+int cleanup_engine_cancel_arm(cleanup_engine *engine);
+
+/* Asks the server to cancel the query now running on the armed engine's
+ * connection (PQcancel). Async-signal-safe: for a SIGINT handler. Returns
+ * true when the request was sent (the server may still finish the query
+ * first), false when nothing is armed or the request failed. */
+bool cleanup_engine_cancel_armed(void);
+
 /* The underlying libpq connection, as void* so that this header does not
  * pull in libpq. For the console's asynchronous loop and for tests. */
 void *cleanup_engine_pgconn(cleanup_engine *engine);

@@ -10,6 +10,7 @@
 #ifndef CLEANUP_STEP_H
 #define CLEANUP_STEP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -124,6 +125,10 @@ typedef struct cleanup_run_opts {
 	                          * so one step already sent still runs after a stop */
 	cleanup_run_callback callback; /* may be NULL */
 	void *callback_arg;
+	volatile sig_atomic_t *interrupt; /* may be NULL; when it becomes non-zero (a
+	                          * signal handler sets it: Ctrl-C) no further step is
+	                          * started: the step running (and one already sent)
+	                          * finishes, and the run stops with "interrupted" */
 } cleanup_run_opts;
 
 typedef struct cleanup_run_summary {
@@ -131,12 +136,28 @@ typedef struct cleanup_run_summary {
 	int busy_retries;
 	double elapsed_s;
 	bool completed;          /* the job reached completed */
-	bool stopped;            /* max_steps, deadline or the callback stopped it */
-	char stop_reason[24];    /* "completed", "max-steps", "deadline", "callback", "busy", "error" */
+	bool stopped;            /* max_steps, deadline, the callback or the interrupt stopped it */
+	char stop_reason[24];    /* "completed", "max-steps", "deadline", "callback", "interrupted",
+	                          * "busy", "error" */
 	int reconnects;          /* connections re-opened after a loss */
 	int replayed;            /* steps returned as already committed (after a reconnect) */
+	int32_t acked_step_no;   /* the highest step number the server acknowledged as
+	                          * committed since the job row was last read */
+	int lost_steps;          /* acknowledged steps that the job row, read again after a
+	                          * reconnect or at the end, does not hold: an asynchronous
+	                          * commit lost in a server crash (they run again) */
+	bool verified;           /* job was read from the database at the end; false when it
+	                          * could not be reached: job is then the run's own view of
+	                          * acknowledged steps, which a crash may have undone */
 	cleanup_job job;         /* the job at the end; release with cleanup_job_reset */
 } cleanup_run_summary;
+
+/* Reconciles OUT with DB, the job row as the database has it now (after a
+ * reconnect, at the end of a run): acknowledged steps beyond DB->step_no
+ * were lost (OUT->lost_steps grows by their number, which is returned);
+ * OUT->job becomes DB (ownership of DB's json moves to OUT; *DB is zeroed),
+ * OUT->acked_step_no becomes DB->step_no and OUT->verified true. Pure. */
+int cleanup_run_reconcile(cleanup_run_summary *out, cleanup_job *db);
 
 /* Sets the step commit mode of this connection (docs/steps.md, "Settings"):
  * SYNCHRONOUS true (the default) waits for each step's WAL flush; false sets
@@ -147,7 +168,11 @@ int cleanup_step_set_synchronous_commit(cleanup_engine *engine, bool synchronous
 /* Steps JOB_ID until it completes or OPTS stops it, retrying busy steps with
  * bounded exponential backoff. Returns CLEANUP_OK when the job completed or
  * was stopped by OPTS; EBUSY when max_busy_retries consecutive steps were
- * busy; another status on error (OUT still describes the progress made). */
+ * busy; another status on error (OUT still describes the progress made).
+ * After every reconnect and at the end the job row is read again and
+ * reconciled (cleanup_run_reconcile), so OUT->job.step_no is what the
+ * database holds, not what was acknowledged; at the end a lost connection
+ * is re-opened once just to read it (OUT->verified false when that fails). */
 int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *engine, int64_t job_id,
                     const cleanup_run_opts *opts, cleanup_error *err);
 
