@@ -1,10 +1,13 @@
 /* cleanupctl console: the dashboard (console.c). Needs a terminal on stdin
  * and stdout; otherwise it refuses with exit 2 and points at
- * `status --json` / `status --watch`, which are made for scripts. */
+ * `status --json` / `status --watch`, which are made for scripts. With
+ * --readonly the action keys are hidden and every connection is read-only
+ * at the server (cleanup_conninfo_readonly()). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cleanup/install.h"
 #include "cli.h"
 #include "console.h"
 
@@ -13,7 +16,8 @@ static int exec_console(cli_ctx *ctx, int argc, char **argv)
 	console_opts o;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	char dbname[128];
+	char dbname[128], *ro = NULL;
+	const char *db_given = ctx->db;
 	int i, rc;
 
 	memset(&o, 0, sizeof o);
@@ -46,19 +50,40 @@ static int exec_console(cli_ctx *ctx, int argc, char **argv)
 		                         "cleanupctl status --watch (refreshing plain text)");
 		return cli_fail(ctx, &err);
 	}
+	ctx->app_name = "cleanupctl:console";
+	if (o.readonly) {
+		/* Every connection of a read-only console (this check, the
+		 * monitor's, the action worker's) is read-only at the server:
+		 * default_transaction_read_only in its startup options. Without
+		 * --db, cli_connect() first resolves what to connect to (the
+		 * sandbox or the libpq environment); that connection runs no
+		 * query. */
+		if (!ctx->db) {
+			if ((rc = cli_connect(ctx, &e, false)))
+				return rc;
+			cleanup_engine_close(e);
+			e = NULL;
+		}
+		if (cleanup_conninfo_readonly(&ro, ctx->db, &err) != CLEANUP_OK)
+			return cli_fail(ctx, &err);
+		ctx->db = ro;
+	}
 	/* Check the connection and the schema once, before taking the screen:
 	 * a wrong --db is a clear message, not a dashboard that keeps retrying. */
-	ctx->app_name = "cleanupctl:console";
 	if ((rc = cli_connect(ctx, &e, true)))
-		return rc;
+		goto out;
 	snprintf(dbname, sizeof dbname, "%s", cleanup_engine_dbname(e));
 	cleanup_engine_close(e);
 	o.conninfo = ctx->db;
 	o.dbname = dbname;
 	rc = console_run(&o, &err);
-	if (rc != 0)
-		return cli_fail(ctx, &err);
-	return EXIT_DONE;
+	rc = rc != 0 ? cli_fail(ctx, &err) : EXIT_DONE;
+out:
+	if (ro) {
+		ctx->db = db_given;
+		free(ro);
+	}
+	return rc;
 }
 
 const cli_command cmd_console_entry = {

@@ -1,5 +1,7 @@
 /* The installer: applies the embedded migrations and definitions in one
- * transaction, only to allowlisted databases (B2). */
+ * transaction, only to allowlisted databases (B2); the definitions end
+ * with the privilege model (098_privileges.sql), whose read-only
+ * connection string for the console is built here too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,4 +231,119 @@ int cleanup_schema_check(cleanup_engine *e, cleanup_error *err)
 		return rc;
 	}
 	return CLEANUP_OK;
+}
+
+/* A growing string for cleanup_conninfo_readonly(). */
+typedef struct strbuf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+} strbuf;
+
+static void sb_add(strbuf *b, const char *s, size_t n)
+{
+	char *np;
+
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+
+		if (!(np = realloc(b->p, cap))) {
+			b->failed = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* Appends " KEY='VALUE'" with ' and \ escaped (libpq's conninfo quoting). */
+static void sb_keyval(strbuf *b, const char *key, const char *val)
+{
+	const char *s;
+
+	if (b->len)
+		sb_add(b, " ", 1);
+	sb_add(b, key, strlen(key));
+	sb_add(b, "='", 2);
+	for (s = val; *s; s++) {
+		if (*s == '\'' || *s == '\\')
+			sb_add(b, "\\", 1);
+		sb_add(b, s, 1);
+	}
+	sb_add(b, "'", 1);
+}
+
+/* True when libpq reads S as a connection string (key=value or a URI),
+ * not as a bare database name (libpq's recognized_connection_string()). */
+static bool is_conninfo_string(const char *s)
+{
+	return strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0 || strchr(s, '=') != NULL;
+}
+
+#define READONLY_OPTION "-c default_transaction_read_only=on"
+
+int cleanup_conninfo_readonly(char **out, const char *conninfo, cleanup_error *err)
+{
+	PQconninfoOption *opts = NULL, *o;
+	const char *options = NULL;
+	char *perr = NULL;
+	strbuf b = {NULL, 0, 0, false};
+	int rc = CLEANUP_OK;
+
+	*out = NULL;
+	cleanup_error_clear(err);
+	if (conninfo && *conninfo && is_conninfo_string(conninfo)) {
+		opts = PQconninfoParse(conninfo, &perr);
+		if (!opts) {
+			size_t l = perr ? strlen(perr) : 0;
+
+			while (l > 0 && (perr[l - 1] == '\n' || perr[l - 1] == ' '))
+				perr[--l] = '\0';
+			rc = cleanup_error_set(err, perr ? CLEANUP_EINVAL : CLEANUP_ENOMEM, "conninfo \"%s\" cannot be parsed: %s",
+			                       conninfo, perr ? perr : "out of memory");
+			goto out;
+		}
+		for (o = opts; o->keyword; o++) {
+			if (!o->val)
+				continue;
+			if (strcmp(o->keyword, "options") == 0)
+				options = o->val;
+			else
+				sb_keyval(&b, o->keyword, o->val);
+		}
+	} else if (conninfo && *conninfo) {
+		sb_keyval(&b, "dbname", conninfo);
+	}
+	if (!options)
+		options = getenv("PGOPTIONS");
+	if (options && *options) {
+		size_t n = strlen(options);
+		char *merged = malloc(n + sizeof READONLY_OPTION + 1);
+
+		if (!merged) {
+			b.failed = true;
+		} else {
+			snprintf(merged, n + sizeof READONLY_OPTION + 1, "%s " READONLY_OPTION, options);
+			sb_keyval(&b, "options", merged);
+			free(merged);
+		}
+	} else {
+		sb_keyval(&b, "options", READONLY_OPTION);
+	}
+	if (b.failed) {
+		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory building a read-only conninfo");
+		goto out;
+	}
+	*out = b.p;
+	b.p = NULL;
+out:
+	free(b.p);
+	PQfreemem(perr);
+	PQconninfoFree(opts);
+	return rc;
 }

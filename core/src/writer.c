@@ -1,7 +1,9 @@
 /* The simulated sync writer (see writer.h): plain inserts, updates and
  * moves through the named queries writer_*.sql, one short autocommit
  * transaction each, paced at a rate; refusals are counted per SQLSTATE and
- * logged to cleanup.events in their own transaction. */
+ * logged to cleanup.events in their own transaction when the writer's role
+ * may (a role in cleanup_writer has no access to schema cleanup at all:
+ * docs/roles.md; its rejections are only counted and reported). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cleanup/install.h"
 #include "cleanup/writer.h"
 #include "engine_int.h"
 
@@ -26,6 +29,7 @@ struct cleanup_writer {
 	writer_library *libs;
 	size_t nlibs;
 	bool need_refresh;
+	bool can_log;        /* the role may log rejections (writer_access.sql) */
 	uint64_t rng;
 	uint64_t counter;
 	char id_prefix[48];  /* makes external IDs unique across runs and writers */
@@ -115,6 +119,31 @@ static int setup_session(cleanup_writer *w, cleanup_error *err)
 	return rc;
 }
 
+/* What the writer's role may do in schema cleanup. A role that may use it
+ * (the owner, a superuser, the demo's writers) gets the schema version
+ * checked and logs its rejections; a sync writer under the privilege model
+ * (cleanup_writer: no USAGE on cleanup) skips both, since it cannot read
+ * the version and needs nothing of that schema: the admission triggers
+ * guard its writes as they guard any client's. A missing schema is
+ * reported by the check (run install). */
+static int check_access(cleanup_writer *w, cleanup_error *err)
+{
+	PGresult *res = NULL;
+	bool present, usage;
+	int rc;
+
+	rc = engine_query(&res, w->e, CLEANUP_Q_WRITER_ACCESS, 0, NULL, "reading the writer's privileges", err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	present = strcmp(col_text(res, 0, "present"), "t") == 0;
+	usage = strcmp(col_text(res, 0, "usage"), "t") == 0;
+	w->can_log = strcmp(col_text(res, 0, "can_log"), "t") == 0;
+	PQclear(res);
+	if (!present || usage)
+		rc = cleanup_schema_check(w->e, err);
+	return rc;
+}
+
 int cleanup_writer_refresh(cleanup_writer *w, cleanup_error *err)
 {
 	char server[32];
@@ -183,6 +212,8 @@ int cleanup_writer_new(cleanup_writer **out, cleanup_engine *e, const cleanup_wr
 	         (uint64_t)(wall_now() * 1000.0));
 
 	if ((rc = setup_session(w, err)) != CLEANUP_OK)
+		goto out;
+	if ((rc = check_access(w, err)) != CLEANUP_OK)
 		goto out;
 	if (w->opts.server_id > 0) {
 		char server[32];
@@ -385,7 +416,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 	/* A vanished library or server: list the libraries again. */
 	if (strcmp(qerr.sqlstate, "CUA02") == 0 || strcmp(qerr.sqlstate, "23503") == 0)
 		w->need_refresh = true;
-	if (!w->opts.no_log)
+	if (!w->opts.no_log && w->can_log)
 		log_rejection(w, ev);
 	return CLEANUP_OK;
 }

@@ -49,4 +49,25 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *engine, cleanup
  * a hint to run `cleanupctl install` when it does not. */
 int cleanup_schema_check(cleanup_engine *engine, cleanup_error *err);
 
+/* The privilege model the installer sets up (sql/functions/098_privileges.sql,
+ * docs/roles.md): four NOLOGIN roles, cluster-wide; login roles are made
+ * members of them. */
+#define CLEANUP_ROLE_OWNER "cleanup_owner"     /* owns schemas cleanup and inventory */
+#define CLEANUP_ROLE_RUNNER "cleanup_runner"   /* the job API and what reports read */
+#define CLEANUP_ROLE_WRITER "cleanup_writer"   /* a sync writer: inventory only */
+#define CLEANUP_ROLE_CONSOLE "cleanup_console" /* read-only: reports and the console */
+
+/* Builds in *OUT a conninfo string that connects like CONNINFO (NULL or "":
+ * libpq's environment; a bare word is a database name; key=value strings
+ * and postgresql:// URIs are parsed) but makes every transaction of the
+ * session read-only at the server: "-c default_transaction_read_only=on"
+ * is appended to the options the connection would otherwise have (those
+ * of CONNINFO, else PGOPTIONS), after them, so it wins over a setting of
+ * its own there. (Options a service file would supply are not merged.)
+ * A client can still switch it off in its session: it guards against
+ * accidents, the cleanup_console role is the boundary. On success *OUT is
+ * malloc'd (the caller frees it); EINVAL names a conninfo libpq cannot
+ * parse, with libpq's reason. */
+int cleanup_conninfo_readonly(char **out, const char *conninfo, cleanup_error *err);
+
 #endif

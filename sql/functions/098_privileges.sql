@@ -1,0 +1,287 @@
+-- 098_privileges: the privilege model (issue 9, defect 4; docs/roles.md).
+--
+-- Runs after every definition (CREATE OR REPLACE FUNCTION resets SECURITY
+-- DEFINER and SET clauses, so they are applied here, each time the
+-- definitions are) and before the schema contract is recorded (099), which
+-- then includes them (prosecdef is part of the "functions" component).
+--
+-- Four roles, NOLOGIN, cluster-wide (login roles are made members):
+--   cleanup_owner    owns schemas cleanup and inventory and everything in them
+--   cleanup_runner   runs jobs: EXECUTE on the job API, SELECT on what reports read
+--   cleanup_writer   a sync writer: SELECT/INSERT/UPDATE on inventory, nothing in cleanup
+--   cleanup_console  reads: SELECT on what the console and status read, read-only functions
+--
+-- The guards (admission and parent triggers) and the engine's entry points
+-- are SECURITY DEFINER, owned by cleanup_owner, with search_path fixed to
+-- pg_catalog, pg_temp: they do the cleanup.* work for a writer or a runner
+-- that has no privilege on those tables, and they cannot be redirected by
+-- the caller's search_path. Every name in their bodies, and in the helpers
+-- they call (which run with the definer's search_path), is schema-qualified
+-- or a pg_catalog built-in. Small helpers called per row (job_json,
+-- step_json, lock keys, ...) stay plain: a SET clause prevents inlining and
+-- costs a GUC save and restore per call.
+--
+-- The installer owns the ACLs of schema cleanup: privileges granted there
+-- by hand to any other role (say, UPDATE on cleanup.library_admission for a
+-- writer, the way defect 4 was exploited) are revoked here. Grants on
+-- inventory to roles of the site's own are left alone.
+--
+-- What this does not protect against: superusers, members of cleanup_owner
+-- and the database owner (docs/security.md).
+
+-- 1. The roles. CREATE ROLE is cluster-wide and not transactional with
+-- respect to other databases: two installs into two databases at once both
+-- see the role missing; the second one's insert waits for the first's
+-- commit and then fails with unique_violation (or duplicate_object when the
+-- first had committed before the check). Either means "exists": fine.
+DO $$
+DECLARE
+    r text;
+BEGIN
+    FOREACH r IN ARRAY ARRAY['cleanup_owner', 'cleanup_runner', 'cleanup_writer', 'cleanup_console'] LOOP
+        CONTINUE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = r);
+        BEGIN
+            EXECUTE format('CREATE ROLE %I NOLOGIN', r);
+        EXCEPTION
+            WHEN duplicate_object OR unique_violation THEN
+                NULL;
+            WHEN insufficient_privilege THEN
+                RAISE EXCEPTION 'role % does not exist and % may not create it', r, current_user
+                    USING ERRCODE = '42501',
+                          HINT = 'install as a superuser once, or have one run: CREATE ROLE cleanup_owner NOLOGIN; '
+                                 'CREATE ROLE cleanup_runner NOLOGIN; CREATE ROLE cleanup_writer NOLOGIN; '
+                                 'CREATE ROLE cleanup_console NOLOGIN (docs/roles.md)';
+        END;
+    END LOOP;
+END $$;
+
+-- 2. Ownership: schemas, relations (indexes and identity sequences follow
+-- their tables), functions and free-standing types of cleanup and
+-- inventory belong to cleanup_owner, so that the SECURITY DEFINER functions
+-- run as that NOLOGIN role and never as the superuser who installed them.
+-- Only objects owned by someone else are altered (ALTER TABLE ... OWNER
+-- takes an ACCESS EXCLUSIVE lock). Event triggers stay with the superuser
+-- (PostgreSQL requires it).
+DO $$
+DECLARE
+    o    oid := (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = 'cleanup_owner');
+    x    record;
+BEGIN
+    FOR x IN SELECT n.nspname FROM pg_catalog.pg_namespace n
+              WHERE n.nspname IN ('cleanup', 'inventory') AND n.nspowner <> o ORDER BY n.nspname LOOP
+        EXECUTE format('ALTER SCHEMA %I OWNER TO cleanup_owner', x.nspname);
+    END LOOP;
+    FOR x IN SELECT n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c
+               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+              WHERE n.nspname IN ('cleanup', 'inventory') AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+                AND c.relowner <> o
+              ORDER BY n.nspname, c.relname LOOP
+        EXECUTE format('ALTER %s %I.%I OWNER TO cleanup_owner',
+                       CASE x.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+                                      WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END,
+                       x.nspname, x.relname);
+    END LOOP;
+    -- Sequences not owned through a table column (identity sequences moved
+    -- with their tables above).
+    FOR x IN SELECT n.nspname, c.relname FROM pg_catalog.pg_class c
+               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+              WHERE n.nspname IN ('cleanup', 'inventory') AND c.relkind = 'S' AND c.relowner <> o
+                AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
+                                 WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = c.oid
+                                   AND d.deptype IN ('a', 'i'))
+              ORDER BY n.nspname, c.relname LOOP
+        EXECUTE format('ALTER SEQUENCE %I.%I OWNER TO cleanup_owner', x.nspname, x.relname);
+    END LOOP;
+    FOR x IN SELECT n.nspname, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid) AS args, p.prokind
+               FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+              WHERE n.nspname IN ('cleanup', 'inventory') AND p.proowner <> o
+              ORDER BY n.nspname, p.proname LOOP
+        EXECUTE format('ALTER %s %I.%I(%s) OWNER TO cleanup_owner',
+                       CASE x.prokind WHEN 'a' THEN 'AGGREGATE' ELSE 'ROUTINE' END,
+                       x.nspname, x.proname, x.args);
+    END LOOP;
+    -- Free-standing types (enums, domains, composite types); row types and
+    -- array types follow their table or element type.
+    FOR x IN SELECT n.nspname, t.typname FROM pg_catalog.pg_type t
+               JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+              WHERE n.nspname IN ('cleanup', 'inventory') AND t.typowner <> o
+                AND (t.typrelid = 0 OR (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = t.typrelid) = 'c')
+                AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_type e WHERE e.typarray = t.oid)
+              ORDER BY n.nspname, t.typname LOOP
+        EXECUTE format('ALTER TYPE %I.%I OWNER TO cleanup_owner', x.nspname, x.typname);
+    END LOOP;
+EXCEPTION WHEN insufficient_privilege THEN
+    RAISE EXCEPTION 'cannot hand the cleanup and inventory objects to cleanup_owner: %', SQLERRM
+        USING ERRCODE = '42501',
+              HINT = format('install as a superuser, as cleanup_owner, or as a member of it: GRANT cleanup_owner TO %I',
+                            current_user);
+END $$;
+
+-- 3. SECURITY DEFINER with a fixed search_path, for a fixed list: every
+-- trigger function that guards inventory (a writer has no privilege on
+-- the cleanup.* rows they read and write), the DDL watch (it fires for
+-- DDL of any role and updates cleanup.schema_contract), and every entry
+-- point a runner or the console calls. Not listed, on purpose:
+--   jobs_notify         fires only for writes to cleanup.jobs, which only
+--                       the owner (inside the functions below) can make
+--   locks_tree, dependency_edges, dependency_evidence
+--                       catalog and statistics views only: they show what
+--                       the caller may see, not what cleanup_owner may
+--   job_json, step_json, lock_key, coordinator_key, library_key, job_label,
+--   external_id_problem, and every helper called only from the functions
+--   below (admit_libraries, bump_counts, fence_*, lock_*, step_exec,
+--   step_drain, final_check_page, contract_*, failpoint*, log_event, ...):
+--                       they run as cleanup_owner already when called from
+--                       a definer function, and are not granted to anyone
+--   contract_drift, contract_record: the installer's, run as the installer
+-- A listed name that does not exist stops the install: the list is kept
+-- exact, not silently shortened.
+DO $$
+DECLARE
+    fn   text;
+    x    record;
+    n    int;
+BEGIN
+    FOREACH fn IN ARRAY ARRAY[
+        -- guards: triggers on inventory
+        'items_after_insert', 'items_after_update', 'items_after_delete', 'items_immutable',
+        'servers_after_insert', 'servers_before_update', 'servers_before_delete',
+        'libraries_before_insert', 'libraries_after_insert', 'libraries_before_update',
+        'libraries_before_delete', 'inventory_truncate_guard',
+        -- the DDL watch (event trigger)
+        'contract_watch',
+        -- the job API (cleanup_runner)
+        'job_create', 'job_append', 'job_seal', 'job_transition', 'job_step', 'job_step_preview',
+        'job_note_busy', 'job_step_replay', 'audit_record',
+        -- reports (cleanup_runner, cleanup_console)
+        'job_show_json', 'jobs_json', 'status_json',
+        -- demo data (owner only; definer so that it runs as the owner whoever calls it)
+        'seed_demo'] LOOP
+        n := 0;
+        FOR x IN SELECT p.oid, pg_catalog.pg_get_function_identity_arguments(p.oid) AS args
+                   FROM pg_catalog.pg_proc p
+                  WHERE p.pronamespace = 'cleanup'::regnamespace AND p.proname = fn LOOP
+            EXECUTE format('ALTER FUNCTION cleanup.%I(%s) SECURITY DEFINER SET search_path = pg_catalog, pg_temp',
+                           fn, x.args);
+            n := n + 1;
+        END LOOP;
+        IF n = 0 THEN
+            RAISE EXCEPTION 'privilege model: function cleanup.% is listed in 098_privileges.sql but does not exist', fn
+                USING HINT = 'update the list in sql/functions/098_privileges.sql and docs/roles.md';
+        END IF;
+    END LOOP;
+END $$;
+
+-- 4. Privileges. Everything is revoked first and granted again, so that a
+-- grant removed from this file is removed from the database on upgrade.
+DO $$
+DECLARE
+    x    record;
+BEGIN
+    -- Hand-made grants on schema cleanup to roles other than ours.
+    FOR x IN SELECT DISTINCT a.grantee
+               FROM pg_catalog.pg_class c
+               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace,
+                    LATERAL pg_catalog.aclexplode(c.relacl) a
+              WHERE n.nspname = 'cleanup' AND a.grantee <> 0 AND a.grantee <> c.relowner
+                AND a.grantee NOT IN (SELECT oid FROM pg_catalog.pg_roles
+                                       WHERE rolname IN ('cleanup_owner', 'cleanup_runner', 'cleanup_console'))
+    LOOP
+        RAISE NOTICE 'revoking the privileges of role % on the tables of schema cleanup (the installer manages them)',
+            x.grantee::regrole;
+        EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA cleanup FROM %s', x.grantee::regrole);
+        EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA cleanup FROM %s', x.grantee::regrole);
+    END LOOP;
+    FOR x IN SELECT DISTINCT a.grantee
+               FROM pg_catalog.pg_proc p, LATERAL pg_catalog.aclexplode(p.proacl) a
+              WHERE p.pronamespace = 'cleanup'::regnamespace AND a.grantee <> 0 AND a.grantee <> p.proowner
+                AND a.grantee NOT IN (SELECT oid FROM pg_catalog.pg_roles
+                                       WHERE rolname IN ('cleanup_owner', 'cleanup_runner', 'cleanup_console'))
+    LOOP
+        RAISE NOTICE 'revoking EXECUTE of role % on the functions of schema cleanup (the installer manages them)',
+            x.grantee::regrole;
+        EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cleanup FROM %s', x.grantee::regrole);
+    END LOOP;
+    FOR x IN SELECT DISTINCT a.grantee
+               FROM pg_catalog.pg_namespace n, LATERAL pg_catalog.aclexplode(n.nspacl) a
+              WHERE n.nspname = 'cleanup' AND a.grantee <> 0 AND a.grantee <> n.nspowner
+                AND a.grantee NOT IN (SELECT oid FROM pg_catalog.pg_roles
+                                       WHERE rolname IN ('cleanup_owner', 'cleanup_runner', 'cleanup_console'))
+    LOOP
+        RAISE NOTICE 'revoking the privileges of role % on schema cleanup (the installer manages them)',
+            x.grantee::regrole;
+        EXECUTE format('REVOKE ALL ON SCHEMA cleanup FROM %s', x.grantee::regrole);
+    END LOOP;
+END $$;
+
+REVOKE ALL ON SCHEMA cleanup FROM PUBLIC, cleanup_runner, cleanup_writer, cleanup_console;
+REVOKE ALL ON SCHEMA inventory FROM PUBLIC, cleanup_runner, cleanup_writer, cleanup_console;
+REVOKE ALL ON ALL TABLES IN SCHEMA cleanup FROM PUBLIC, cleanup_runner, cleanup_writer, cleanup_console;
+REVOKE ALL ON ALL TABLES IN SCHEMA inventory FROM PUBLIC, cleanup_runner, cleanup_writer, cleanup_console;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA cleanup FROM PUBLIC, cleanup_runner, cleanup_writer, cleanup_console;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA inventory FROM PUBLIC, cleanup_runner, cleanup_writer, cleanup_console;
+-- Functions are executable by PUBLIC when created; none of ours is.
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cleanup FROM PUBLIC, cleanup_runner, cleanup_writer, cleanup_console;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA inventory FROM PUBLIC, cleanup_runner, cleanup_writer, cleanup_console;
+
+-- cleanup_writer: the inventory, nothing else. Its inserts and updates
+-- pass through the admission triggers, which do the cleanup.* work as
+-- cleanup_owner. No DELETE (docs/roles.md): removal is a cleanup job's
+-- (bounded, fenced, counted); a writer's DELETE is not admission-checked
+-- and would bypass the manifest and the ledger. No TRUNCATE, no TRIGGER,
+-- no REFERENCES (an incoming foreign key would stop every job, CU404).
+GRANT USAGE ON SCHEMA inventory TO cleanup_writer;
+GRANT SELECT, INSERT, UPDATE ON inventory.media_servers, inventory.libraries, inventory.items TO cleanup_writer;
+-- Identity columns take their values without this; clients that call
+-- currval()/nextval() on pg_get_serial_sequence() need it.
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA inventory TO cleanup_writer;
+-- Functions that the inventory tables' own CHECK constraints and column
+-- defaults call (the external ID rule, one definition for both sides:
+-- defect 3) run as the writer whose row they check: EXECUTE, found from
+-- the catalog's dependencies. Without USAGE on schema cleanup the writer
+-- still cannot call them by name.
+DO $$
+DECLARE
+    x record;
+BEGIN
+    FOR x IN SELECT DISTINCT p.oid::regprocedure AS fn
+               FROM pg_catalog.pg_depend d
+               JOIN pg_catalog.pg_proc p ON p.oid = d.refobjid AND d.refclassid = 'pg_catalog.pg_proc'::regclass
+              WHERE p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace)
+                AND ((d.classid = 'pg_catalog.pg_constraint'::regclass
+                      AND d.objid IN (SELECT c.oid FROM pg_catalog.pg_constraint c
+                                       WHERE c.conrelid IN ('inventory.media_servers'::regclass,
+                                                            'inventory.libraries'::regclass,
+                                                            'inventory.items'::regclass)))
+                  OR (d.classid = 'pg_catalog.pg_attrdef'::regclass
+                      AND d.objid IN (SELECT a.oid FROM pg_catalog.pg_attrdef a
+                                       WHERE a.adrelid IN ('inventory.media_servers'::regclass,
+                                                           'inventory.libraries'::regclass,
+                                                           'inventory.items'::regclass))))
+    LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO cleanup_writer', x.fn);
+    END LOOP;
+END $$;
+
+-- cleanup_runner and cleanup_console: what status, jobs, job show, locks,
+-- deps and the console read. No inventory.items, no manifest, no
+-- schema_contract; no INSERT, UPDATE or DELETE anywhere.
+GRANT USAGE ON SCHEMA cleanup, inventory TO cleanup_runner, cleanup_console;
+GRANT SELECT ON cleanup.schema_info, cleanup.jobs, cleanup.job_steps, cleanup.events, cleanup.audit,
+                cleanup.library_admission, cleanup.server_admission, cleanup.library_stats,
+                inventory.media_servers, inventory.libraries
+   TO cleanup_runner, cleanup_console;
+-- Read-only functions: reports (definer), their per-row helpers, the lock
+-- and dependency views (invoker), and the replay of a recorded step.
+GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(cleanup.job_steps),
+                          cleanup.job_show_json(bigint, int), cleanup.jobs_json(int), cleanup.status_json(),
+                          cleanup.locks_tree(), cleanup.dependency_edges(int, int),
+                          cleanup.dependency_evidence(int, int), cleanup.job_step_replay(bigint, int)
+   TO cleanup_runner, cleanup_console;
+-- The job API: every change a runner makes goes through these.
+GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_append(bigint, text[]),
+                          cleanup.job_seal(bigint, bigint), cleanup.job_transition(bigint, text),
+                          cleanup.job_step(bigint, int, int), cleanup.job_step_preview(bigint),
+                          cleanup.job_note_busy(bigint, text),
+                          cleanup.audit_record(text, text, bigint, text, text)
+   TO cleanup_runner;

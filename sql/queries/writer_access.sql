@@ -1,0 +1,16 @@
+-- What the writer's role may do in the engine's schema (docs/roles.md): a
+-- sync writer under the privilege model (cleanup_writer) has no USAGE on
+-- schema cleanup, so it neither checks the schema version nor logs its
+-- rejections to cleanup.events; the admission triggers guard it all the
+-- same. present: schema cleanup exists; usage: this role may use it;
+-- can_log: writer_log_rejection.sql would be allowed.
+SELECT n.oid IS NOT NULL AS present,
+       coalesce(has_schema_privilege(n.oid, 'USAGE'), false) AS usage,
+       coalesce(has_schema_privilege(n.oid, 'USAGE')
+                AND (SELECT bool_and(has_function_privilege(p.oid, 'EXECUTE'))
+                       FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = 'log_event')
+                AND (SELECT has_table_privilege(c.oid, 'SELECT')
+                       FROM pg_class c WHERE c.relnamespace = n.oid AND c.relname = 'library_admission'),
+                false) AS can_log
+  FROM (SELECT 1) AS one
+  LEFT JOIN pg_namespace n ON n.nspname = 'cleanup'

@@ -1,0 +1,425 @@
+/* The privilege model (issue 9, defect 4; docs/roles.md): the sync writer,
+ * the cleanup runner and the console run as login roles in cleanup_writer,
+ * cleanup_runner and cleanup_console, and each is shown what it can and
+ * cannot do. Before the fix a writer that had been granted UPDATE on the
+ * admission tables (the triggers needed it) reopened a fenced library and
+ * had its write deleted by the removal; now the guards are SECURITY
+ * DEFINER functions of cleanup_owner and a writer has no access to schema
+ * cleanup at all. Also: `console --readonly`'s connections refuse writes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/install.h"
+#include "pgtest.h"
+
+#define WRITER "t_priv_writer"
+#define RUNNER "t_priv_runner"
+#define CONSOLE "t_priv_console"
+
+static char *conninfo;      /* as postgres (superuser) */
+static char *as_writer;     /* the same database as t_priv_writer */
+static char *as_runner;
+static char *as_console;
+
+static char *with_user(const char *ci, const char *user)
+{
+	size_t n = strlen(ci) + strlen(user) + 8;
+	char *s = malloc(n);
+
+	assert_non_null(s);
+	snprintf(s, n, "%s user=%s", ci, user);
+	return s;
+}
+
+/* Login roles of the test, members of the installer's roles. Roles are
+ * cluster-wide and other test programs run at the same time: creating one
+ * that another session creates concurrently is not an error. */
+static void login_role(PGconn *c, const char *name, const char *group)
+{
+	pgtest_exec(c,
+	            "DO $$ BEGIN "
+	            "  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '%s') THEN "
+	            "    BEGIN CREATE ROLE %s LOGIN; "
+	            "    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
+	            "  END IF; END $$",
+	            name, name);
+	pgtest_exec(c, "GRANT %s TO %s", group, name);
+}
+
+static int setup(void **state)
+{
+	PGconn *c;
+
+	(void)state;
+	/* 3 servers x 2 libraries x 10 items: server 1 = libraries 1, 2;
+	 * server 2 = 3, 4; server 3 = 5, 6. */
+	conninfo = pgtest_seeded_db("privileges", 3, 2, 10);
+	c = pgtest_connect(conninfo, "setup");
+	login_role(c, WRITER, CLEANUP_ROLE_WRITER);
+	login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
+	login_role(c, CONSOLE, CLEANUP_ROLE_CONSOLE);
+	PQfinish(c);
+	as_writer = with_user(conninfo, WRITER);
+	as_runner = with_user(conninfo, RUNNER);
+	as_console = with_user(conninfo, CONSOLE);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(conninfo);
+	free(as_writer);
+	free(as_runner);
+	free(as_console);
+	return 0;
+}
+
+/* Runs cleanupctl with --db CI and ARGS; returns the exit status, stdout
+ * (and stderr) in *OUT. */
+static int cli(char **out, const char *ci, const char *args)
+{
+	return pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), ci, args);
+}
+
+/* The installer created the four roles without LOGIN, gave every object
+ * of cleanup and inventory to cleanup_owner, and left nothing executable
+ * or readable by PUBLIC. */
+static void test_install_creates_roles_and_hands_objects_to_the_owner(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "check");
+
+	(void)state;
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_roles WHERE rolname IN ('cleanup_owner', "
+	                               "'cleanup_runner', 'cleanup_writer', 'cleanup_console') AND NOT rolcanlogin"),
+	                 4);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_namespace WHERE nspname IN ('cleanup', 'inventory') "
+	                               "AND nspowner <> 'cleanup_owner'::regrole"),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_class WHERE relnamespace IN "
+	                               "('cleanup'::regnamespace, 'inventory'::regnamespace) "
+	                               "AND relowner <> 'cleanup_owner'::regrole"),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'cleanup'::regnamespace "
+	                               "AND proowner <> 'cleanup_owner'::regrole"),
+	                 0);
+	/* No function of the engine is executable by PUBLIC. */
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_proc p, aclexplode(coalesce(p.proacl, "
+	                               "acldefault('f', p.proowner))) a "
+	                               "WHERE p.pronamespace = 'cleanup'::regnamespace AND a.grantee = 0"),
+	                 0);
+	/* A second install with the same bundle changes nothing and fails nothing. */
+	{
+		cleanup_engine *e = pgtest_engine(conninfo);
+		cleanup_install_result r;
+		cleanup_error err;
+
+		assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_OK);
+		cleanup_engine_close(e);
+	}
+	PQfinish(c);
+}
+
+/* Every trigger function on the inventory tables (the admission and
+ * parent guards) is SECURITY DEFINER with search_path fixed to
+ * pg_catalog, pg_temp: it does the cleanup.* work for a writer that has
+ * no privilege there, and the caller's search_path cannot redirect it. */
+static void test_guards_are_security_definer_with_fixed_search_path(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "check");
+	char *bad;
+
+	(void)state;
+	bad = pgtest_text(c, "SELECT string_agg(DISTINCT p.proname, ', ') FROM pg_trigger t "
+	                     "JOIN pg_proc p ON p.oid = t.tgfoid "
+	                     "WHERE t.tgrelid IN ('inventory.items'::regclass, 'inventory.libraries'::regclass, "
+	                     "'inventory.media_servers'::regclass) AND NOT t.tgisinternal "
+	                     "AND NOT (p.prosecdef AND 'search_path=pg_catalog, pg_temp' = ANY (p.proconfig))");
+	if (bad)
+		fprintf(stderr, "guards without SECURITY DEFINER / search_path: %s\n", bad);
+	assert_null(bad);
+	/* The job API too. */
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'cleanup'::regnamespace "
+	                               "AND proname IN ('job_create', 'job_append', 'job_seal', 'job_transition', "
+	                               "'job_step', 'job_step_preview', 'job_note_busy', 'job_step_replay', "
+	                               "'status_json', 'jobs_json', 'job_show_json', 'audit_record', 'contract_watch') "
+	                               "AND prosecdef AND 'search_path=pg_catalog, pg_temp' = ANY (proconfig)"),
+	                 13);
+	PQfinish(c);
+}
+
+/* Defect 4, the exploit: a writer tried to reopen a library fenced by a
+ * removal (UPDATE cleanup.library_admission SET state = 'open') and then
+ * to write into it. Now the UPDATE is refused (no access to schema
+ * cleanup), the library stays fenced, the write stays rejected (CUA01),
+ * and the removal completes with nothing of the writer's lost. */
+static void test_A1_writer_cannot_reopen_fenced_library(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	PGconn *w = pgtest_connect(as_writer, "sync-writer");
+	char *out = NULL, args[64];
+	int64_t job;
+	int rc;
+
+	(void)state;
+	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('remove-library', 2)");
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-1')"),
+	                    "CUA01");
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "UPDATE cleanup.library_admission SET state = 'open', job_id = NULL "
+	                                "WHERE library_id = 2"),
+	                    "42501");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE cleanup.server_admission SET state = 'open'"), "42501");
+	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 2"),
+	                    "draining");
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-2')"),
+	                    "CUA01");
+	/* Moving an item into the fenced library is refused as before. */
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "UPDATE inventory.items SET library_id = 2 WHERE external_id = 'ext-1-1'"),
+	                    "CUA01");
+
+	snprintf(args, sizeof args, "job run %lld", (long long)job);
+	rc = cli(&out, as_runner, args);
+	if (rc != 0)
+		fprintf(stderr, "%s\n", out);
+	assert_int_equal(rc, 0);
+	free(out);
+	assert_string_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	                    "completed");
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE external_id LIKE 'late-%%'"), 0);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.libraries WHERE id = 2"), 0);
+	/* The item the writer tried to move in is still in library 1. */
+	assert_int_equal(pgtest_int(o, "SELECT library_id FROM inventory.items WHERE external_id = 'ext-1-1'"), 1);
+	PQfinish(w);
+	PQfinish(o);
+}
+
+/* The writer's ordinary work passes through the guards, which do the
+ * cleanup.* bookkeeping (admission locks, counts, admission rows) as
+ * cleanup_owner: inserts, updates and moves in open libraries, new
+ * servers and libraries. It may not delete or truncate inventory. */
+static void test_writer_writes_inventory_through_the_guards(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	PGconn *w = pgtest_connect(as_writer, "sync-writer");
+	int64_t before3, before4, lib, srv;
+
+	(void)state;
+	before3 = pgtest_int(o, "SELECT item_count FROM cleanup.library_stats WHERE library_id = 3");
+	before4 = pgtest_int(o, "SELECT item_count FROM cleanup.library_stats WHERE library_id = 4");
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id, title) VALUES (3, 'w-new', 'New')");
+	pgtest_exec(w, "UPDATE inventory.items SET title = 'Retitled' WHERE library_id = 3 AND external_id = 'w-new'");
+	pgtest_exec(w, "UPDATE inventory.items SET library_id = 4 WHERE library_id = 3 AND external_id = 'ext-3-1'");
+	assert_int_equal(pgtest_int(o, "SELECT item_count FROM cleanup.library_stats WHERE library_id = 3"), before3);
+	assert_int_equal(pgtest_int(o, "SELECT item_count FROM cleanup.library_stats WHERE library_id = 4"),
+	                 before4 + 1);
+	srv = pgtest_int(w, "INSERT INTO inventory.media_servers (name) VALUES ('writer-server') RETURNING id");
+	lib = pgtest_int(w, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'Writer') RETURNING id",
+	                 (long long)srv);
+	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
+	                                (long long)lib),
+	                    "open");
+	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.server_admission WHERE server_id = %lld",
+	                                (long long)srv),
+	                    "open");
+	/* The immutability guard still answers with its own SQLSTATE. */
+	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET external_id = 'x' "
+	                                            "WHERE external_id = 'w-new'"),
+	                    "CUA04");
+	/* Removal is a cleanup job's: no DELETE, no TRUNCATE for a writer. */
+	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.items WHERE external_id = 'w-new'"),
+	                    "42501");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "TRUNCATE inventory.items"), "42501");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib),
+	                    "42501");
+	/* DDL of any role fires the contract's DDL watch, which must not need
+	 * the caller's access to schema cleanup. */
+	pgtest_exec(w, "CREATE TEMP TABLE writer_scratch (a int)");
+	PQfinish(w);
+	PQfinish(o);
+}
+
+/* A writer has no access at all to schema cleanup: not its tables, not
+ * its functions, not even USAGE. */
+static void test_writer_has_no_access_to_cleanup(void **state)
+{
+	PGconn *w = pgtest_connect(as_writer, "sync-writer");
+
+	(void)state;
+	assert_int_equal(pgtest_int(w, "SELECT has_schema_privilege('cleanup', 'USAGE')::int"), 0);
+	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT * FROM cleanup.jobs"), "42501");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT * FROM cleanup.library_admission"), "42501");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.job_create('prune', 5)"), "42501");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.log_event(NULL, 'x', 'y')"), "42501");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.admit_libraries(ARRAY[5]::bigint[])"), "42501");
+	PQfinish(w);
+}
+
+/* The runner creates, appends to, seals and runs a prune job end to end
+ * through cleanupctl, and the job records the login role that created it
+ * (session_user, not the definer). */
+static void test_runner_runs_prune_end_to_end(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	char *out = NULL, *id;
+	int rc;
+
+	(void)state;
+	rc = cli(&out, as_runner, "--json job create prune --library 5");
+	if (rc != 0)
+		fprintf(stderr, "%s\n", out);
+	assert_int_equal(rc, 0);
+	free(out);
+	id = pgtest_text(o, "SELECT max(id)::text FROM cleanup.jobs WHERE library_id = 5");
+	assert_non_null(id);
+	assert_string_equal(pgtest_text(o, "SELECT created_by FROM cleanup.jobs WHERE id = %s", id), RUNNER);
+	rc = pgtest_sh(&out, "printf 'ext-5-%%s\\n' 1 2 3 4 5 6 7 | '%s' --db \"%s\" job append %s 2>&1",
+	               pgtest_cleanupctl(), as_runner, id);
+	assert_int_equal(rc, 0);
+	free(out);
+	rc = pgtest_sh(&out, "'%s' --db \"%s\" job seal %s --expected 7 2>&1", pgtest_cleanupctl(), as_runner, id);
+	assert_int_equal(rc, 0);
+	free(out);
+	rc = pgtest_sh(&out, "'%s' --db \"%s\" job step %s --preview 2>&1", pgtest_cleanupctl(), as_runner, id);
+	assert_int_equal(rc, 0);
+	free(out);
+	rc = pgtest_sh(&out, "'%s' --db \"%s\" job run %s 2>&1", pgtest_cleanupctl(), as_runner, id);
+	if (rc != 0)
+		fprintf(stderr, "%s\n", out);
+	assert_int_equal(rc, 0);
+	free(out);
+	assert_string_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %s", id), "completed");
+	assert_int_equal(pgtest_int(o, "SELECT deleted FROM cleanup.jobs WHERE id = %s", id), 3);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 5"), 7);
+	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 5"), "open");
+	rc = pgtest_sh(&out, "'%s' --db \"%s\" --json job show %s 2>&1", pgtest_cleanupctl(), as_runner, id);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"completed\""));
+	free(out);
+	free(id);
+	PQfinish(o);
+}
+
+/* The runner changes nothing except through the job API: no direct
+ * writes to cleanup.* or inventory.*, no engine internals, no reading of
+ * the items or the manifest. */
+static void test_runner_cannot_write_directly(void **state)
+{
+	PGconn *r = pgtest_connect(as_runner, "runner");
+
+	(void)state;
+	assert_string_equal(pgtest_fail(r, NULL, 0, "UPDATE cleanup.jobs SET phase = 'completed'"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "UPDATE cleanup.library_admission SET state = 'open'"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "INSERT INTO cleanup.manifest VALUES (1, 'x')"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "DELETE FROM cleanup.events"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "DELETE FROM inventory.items WHERE library_id = 6"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) "
+	                                            "VALUES (6, 'r')"),
+	                    "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT count(*) FROM inventory.items"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.step_exec(1, 1, 0, false)"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.fence_library(6, 1)"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.seed_demo(1, 1, 1)"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.contract_record()"), "42501");
+	/* What the reports read, it reads. */
+	assert_true(pgtest_int(r, "SELECT count(*) FROM cleanup.jobs") >= 0);
+	PQfinish(r);
+}
+
+/* The console role reads status, jobs and a job's steps, listens, and
+ * cannot create, step or change any job. */
+static void test_console_reads_but_cannot_act(void **state)
+{
+	PGconn *c = pgtest_connect(as_console, "console");
+	char *out = NULL;
+	int rc;
+
+	(void)state;
+	rc = cli(&out, as_console, "--json status");
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"servers\""));
+	free(out);
+	rc = cli(&out, as_console, "--json jobs");
+	assert_int_equal(rc, 0);
+	free(out);
+	rc = cli(&out, as_console, "--json job show 1");
+	assert_int_equal(rc, 0);
+	free(out);
+	rc = cli(&out, as_console, "locks");
+	assert_int_equal(rc, 0);
+	free(out);
+	rc = cli(&out, as_console, "job create prune --library 6");
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, "permission denied"));
+	free(out);
+	pgtest_exec(c, "LISTEN cleanup_jobs");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_create('prune', 6)"), "42501");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_transition(1, 'pause')"), "42501");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_step(1, 1)"), "42501");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.audit_record('u', 'step', 1, '', 'x')"), "42501");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "UPDATE cleanup.jobs SET phase = 'cancelled'"), "42501");
+	PQfinish(c);
+}
+
+/* console --readonly: the connection string it uses makes every
+ * transaction read-only at the server, even for a superuser, whatever
+ * options the given conninfo carries, which it keeps. */
+static void test_readonly_console_connection_refuses_writes(void **state)
+{
+	cleanup_error err;
+	char *ro = NULL, *given;
+	PGconn *c;
+
+	(void)state;
+	assert_int_equal(cleanup_conninfo_readonly(&ro, conninfo, &err), CLEANUP_OK);
+	c = pgtest_connect(ro, "console-readonly");
+	assert_string_equal(pgtest_text(c, "SHOW default_transaction_read_only"), "on");
+	assert_string_equal(pgtest_text(c, "SELECT current_user"), "postgres");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) "
+	                                            "VALUES (6, 'ro')"),
+	                    "25006");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_create('prune', 6)"), "25006");
+	pgtest_exec(c, "LISTEN cleanup_jobs");
+	PQfinish(c);
+	free(ro);
+
+	/* Options of the given conninfo are kept; ours come last and win. */
+	given = malloc(strlen(conninfo) + 128);
+	assert_non_null(given);
+	sprintf(given, "%s options='-c cleanup.failpoints=seal -c default_transaction_read_only=off'", conninfo);
+	assert_int_equal(cleanup_conninfo_readonly(&ro, given, &err), CLEANUP_OK);
+	c = pgtest_connect(ro, "console-readonly");
+	assert_string_equal(pgtest_text(c, "SHOW default_transaction_read_only"), "on");
+	assert_string_equal(pgtest_text(c, "SHOW cleanup.failpoints"), "seal");
+	PQfinish(c);
+	free(ro);
+	free(given);
+
+	/* A conninfo libpq cannot parse is bad input, named. */
+	assert_int_equal(cleanup_conninfo_readonly(&ro, "host='unterminated", &err), CLEANUP_EINVAL);
+	assert_null(ro);
+	assert_non_null(strstr(err.message, "unterminated"));
+	/* A bare word is a database name. */
+	assert_int_equal(cleanup_conninfo_readonly(&ro, "cleanup_lab_x", &err), CLEANUP_OK);
+	assert_non_null(strstr(ro, "dbname='cleanup_lab_x'"));
+	free(ro);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_install_creates_roles_and_hands_objects_to_the_owner),
+		cmocka_unit_test(test_guards_are_security_definer_with_fixed_search_path),
+		cmocka_unit_test(test_A1_writer_cannot_reopen_fenced_library),
+		cmocka_unit_test(test_writer_writes_inventory_through_the_guards),
+		cmocka_unit_test(test_writer_has_no_access_to_cleanup),
+		cmocka_unit_test(test_runner_runs_prune_end_to_end),
+		cmocka_unit_test(test_runner_cannot_write_directly),
+		cmocka_unit_test(test_console_reads_but_cannot_act),
+		cmocka_unit_test(test_readonly_console_connection_refuses_writes),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
