@@ -13,6 +13,8 @@ static void print_json(const cleanup_sandbox *sb, const char *conninfo)
 	cli_json_string(stdout, conninfo);
 	printf(", \"dir\": ");
 	cli_json_string(stdout, sb->dir);
+	printf(", \"base\": ");
+	cli_json_string(stdout, sb->base);
 	printf(", \"datadir\": ");
 	cli_json_string(stdout, sb->datadir);
 	printf(", \"socket_dir\": ");
@@ -71,12 +73,18 @@ static int exec_sandbox(cli_ctx *ctx, int argc, char **argv)
 		if (sb.initialized)
 			printf("sandbox stopped (data kept in %s)\n", sb.datadir);
 		else
-			printf("sandbox stopped (no cluster in %s)\n", sb.datadir);
+			printf("sandbox stopped (no cluster in %s)\n", sb.datadir[0] ? sb.datadir : sb.dir);
 	} else {
 		printf("sandbox %s", sb.running ? "running" : sb.initialized ? "stopped" : "not initialized");
 		if (sb.running)
 			printf(" (pid %d, user %s)\nconninfo: %s", sb.pid, sb.run_as, conninfo);
-		printf("\ndata: %s\nlog:  %s\n", sb.datadir, sb.logfile);
+		/* Before the first start of a DIR the server's user cannot enter,
+		 * the data has no place yet: start makes a private one. */
+		if (sb.datadir[0])
+			printf("\ndata: %s\nlog:  %s\n", sb.datadir, sb.logfile);
+		else
+			printf("\ndata: none yet (start makes a private directory under /tmp; %s cannot enter %s)\n",
+			       sb.run_as, sb.dir);
 	}
 	if (strcmp(action, "status") == 0 && !sb.running)
 		return EXIT_ERROR;

@@ -4,8 +4,10 @@
 # server runs unprivileged, start and stop are idempotent, a kill -9 of the
 # server leaves a stale postmaster.pid that the next start handles, the
 # 107-byte socket path limit (long --dir), a directory the server's user
-# cannot enter (data falls back to /tmp/cleanupctl-<hash>), missing
-# binaries, and the server stopped in the middle of a command.
+# cannot enter (data falls back to a private /tmp/cleanupctl-XXXXXX made by
+# mkdtemp and recorded in DIR's state file), missing binaries, and the
+# server stopped in the middle of a command. test_sandbox_trust.sh covers
+# planted paths, test_sandbox_quote.sh quoting and bad directories.
 . "$(dirname "$0")/lib_foundation.sh"
 B=$CLEANUPCTL
 root=$(mktemp -d /tmp/cleanupctl-sbtest.XXXXXX)
@@ -16,11 +18,11 @@ cleanup() {
 	for d in "${SANDBOXES[@]}"; do
 		info=$("$B" --json sandbox status --dir "$d" 2>/dev/null)
 		"$B" sandbox stop --dir "$d" >/dev/null 2>&1
-		case "$(jq -r .datadir <<<"$info" 2>/dev/null)" in
-		/tmp/cleanupctl-*/data) rm -rf "$(dirname "$(jq -r .datadir <<<"$info")")" ;;
+		case "$(jq -r .base <<<"$info" 2>/dev/null)" in
+		/tmp/cleanupctl-??????) rm -rf "$(jq -r .base <<<"$info")" ;;
 		esac
 		case "$(jq -r .socket_dir <<<"$info" 2>/dev/null)" in
-		/tmp/cleanupctl-sock-*) rm -rf "$(jq -r .socket_dir <<<"$info")" ;;
+		/tmp/cleanupctl-sock-??????) rm -rf "$(jq -r .socket_dir <<<"$info")" ;;
 		esac
 	done
 	rm -rf "$root" "$TMPD"
@@ -158,15 +160,13 @@ sb status --dir "$D"
 expect 1 "sandbox stopped"
 same "$("$B" --json sandbox status --dir "$D" | jq -c '[.running, .initialized]')" "[false,true]" "status after stop"
 
-CURRENT="long --dir: the socket moves under /tmp (107-byte limit)"
+CURRENT="long --dir: the socket moves to a private directory under /tmp (107-byte limit)"
 L="$root/$(printf 'long-directory-name-%.0s' 1 2 3 4 5 6)/sb"
 SANDBOXES+=("$L")
 sb start --dir "$L"
 expect 0
-case "$OUT" in
-*"host='/tmp/cleanupctl-sock-"*) ;;
-*) fail "socket directory of a long --dir is not under /tmp" ;;
-esac
+[[ "$OUT" =~ ^host=\'/tmp/cleanupctl-sock-[A-Za-z0-9]{6}\'\  ]] ||
+	fail "socket directory of a long --dir is not a private directory under /tmp"
 same "$(psql -X -t -A "$OUT" -c 'SELECT 1')" "1" "psql through the /tmp socket"
 same "$(jq -r .datadir <<<"$("$B" --json sandbox status --dir "$L")")" "$L/data" "data stays in the long --dir"
 sb stop --dir "$L"
@@ -174,20 +174,18 @@ expect 0
 
 CURRENT="--dir too long for PostgreSQL"
 sb status --dir "/$(printf 'x%.0s' $(seq 1 950))"
-expect 2 "sandbox directory is 951 bytes long; the limit is 900"
+expect 2 "sandbox directory is 951 bytes long; the limit is 900 bytes"
 
 if [ "$(id -u)" -eq 0 ]; then
-	CURRENT="a --dir the server's user cannot enter: data under /tmp/cleanupctl-<hash>"
+	CURRENT="a --dir the server's user cannot enter: data in a private /tmp/cleanupctl-XXXXXX"
 	mkdir -m 700 "$root/private"
 	P="$root/private/checkout/.sandbox"
 	SANDBOXES+=("$P")
 	sb start --dir "$P"
 	expect 0
 	info=$("$B" --json sandbox status --dir "$P")
-	case "$(jq -r .datadir <<<"$info")" in
-	/tmp/cleanupctl-*/data) ;;
-	*) fail "datadir of an unreachable --dir: $(jq -r .datadir <<<"$info")" ;;
-	esac
+	[[ "$(jq -r .datadir <<<"$info")" =~ ^/tmp/cleanupctl-[A-Za-z0-9]{6}/data$ ]] ||
+		fail "datadir of an unreachable --dir: $(jq -r .datadir <<<"$info")"
 	same "$(jq -r .dir <<<"$info")" "$P" "the chosen dir is still reported"
 	same "$(psql -X -t -A "$OUT" -c 'SELECT 1')" "1" "psql to the fallback sandbox"
 	sb stop --dir "$P"
