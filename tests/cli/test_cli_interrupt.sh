@@ -1,0 +1,126 @@
+#!/bin/bash
+# Ctrl-C, after psql (issue 9, defect 6): the first SIGINT to `job run`
+# finishes the step running, stops, prints the summary ("interrupted") and
+# exits 130, and the summary's step is the job's step_no in the database;
+# a second SIGINT cancels the step running (it rolls back); Ctrl-C cancels
+# `install`, whose one transaction leaves nothing behind. Every wait is on
+# an observed state (a backend waiting on a failpoint's lock, a process
+# stopped at a failpoint, a message printed), never on time.
+. "$(dirname "$0")/lib_foundation.sh"
+
+# wait_for DESCRIPTION COMMAND...: polls COMMAND until it succeeds (60 s).
+wait_for() {
+	local what=$1 n=0
+	shift
+	until "$@"; do
+		n=$((n + 1))
+		[ "$n" -lt 3000 ] || { echo "FAIL: timed out waiting for $what"; FAILS=$((FAILS + 1)); return 1; }
+		sleep 0.02
+	done
+}
+
+# hold_start KEY: a session of its own holds advisory lock KEY in $DB.
+hold_start() {
+	rm -f "$TMPD/hold"
+	mkfifo "$TMPD/hold"
+	psql -X -q "$DB" <"$TMPD/hold" >/dev/null 2>&1 &
+	HOLDER=$!
+	exec 7>"$TMPD/hold"
+	echo "SELECT pg_advisory_lock($1);" >&7
+	wait_for "the lock holder" lock_granted "$1"
+}
+lock_granted() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
+lock_waited() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
+hold_end() {
+	echo '\q' >&7
+	exec 7>&-
+	wait "$HOLDER" 2>/dev/null
+}
+stopped() { [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = "T" ]; }
+said() { grep -q "$2" "$1" 2>/dev/null; }
+
+# A prune with one seen item: 2,000 eligible, about 16 steps of 128.
+new_job() {
+	db_fresh "$1"
+	sql "SELECT cleanup.seed_demo(1, 1, 2000)" >/dev/null
+	J=$(sql "SELECT id FROM cleanup.job_create('prune', 1)")
+	sql "SELECT cleanup.job_append($J, ARRAY['ext-1-1'])" >/dev/null
+	sql "SELECT cleanup.job_seal($J, 1)" >/dev/null
+}
+
+# collect PID: waits for the runner; sets RC, OUT, ERR.
+collect() {
+	wait "$1"
+	RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+
+CURRENT="job run: Ctrl-C after step 1 committed (runner stopped at after_commit)"
+new_job cleanup_lab_t_cli_intr1
+CLEANUP_FAILPOINTS=after_commit "$CLEANUPCTL" --db "$DB" job run "$J" --synchronous-commit on \
+	>"$TMPD/out" 2>"$TMPD/err" </dev/null &
+PID=$!
+wait_for "the runner to stop after step 1" stopped "$PID"
+same "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" "1" "step 1 committed before the Ctrl-C"
+kill -INT "$PID"
+kill -CONT "$PID"
+collect "$PID"
+expect 130 "interrupted" "job $J: 1 step in" "step 1,"
+DBSTEP=$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")
+same "$DBSTEP" "1" "the job stopped after the step running"
+grep -q "step $DBSTEP, " <<<"$OUT" || fail "summary does not say step $DBSTEP"
+
+CURRENT="job run: Ctrl-C during step 1 finishes it, then stops"
+new_job cleanup_lab_t_cli_intr2
+KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
+hold_start "$KEY"
+PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" job run "$J" \
+	>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
+PID=$!
+wait_for "step 1 at its failpoint" lock_waited "$KEY"
+kill -INT "$PID"
+wait_for "the first Ctrl-C noted" said "$TMPD/err" "finishing the current step"
+hold_end
+collect "$PID"
+expect 130 "interrupted" "job $J: 1 step in"
+same "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" "1" "the step running finished and nothing after it"
+grep -q "step 1, " <<<"$OUT" || fail "summary does not say step 1"
+
+CURRENT="job run: a second Ctrl-C cancels the step running"
+new_job cleanup_lab_t_cli_intr3
+KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
+hold_start "$KEY"
+PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" --json job run "$J" \
+	>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
+PID=$!
+wait_for "step 1 at its failpoint" lock_waited "$KEY"
+kill -INT "$PID"
+wait_for "the first Ctrl-C noted" said "$TMPD/err" "finishing the current step"
+kill -INT "$PID"
+collect "$PID"
+hold_end
+expect 130 "cancel request sent" "is at step 0 as the database has it" "resumes from step 1"
+same "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" "0" "the cancelled step rolled back"
+same "$(jq -c '[.interrupted, .verified, .job.step_no, .error.exit_code]' <<<"$OUT")" "[true,true,0,130]" \
+	"run --json after a cancel"
+
+CURRENT="install: Ctrl-C cancels it and nothing changes"
+psql -X -q "$ADMIN" -c "DROP DATABASE IF EXISTS cleanup_lab_t_cli_intr4 WITH (FORCE)" \
+	-c "CREATE DATABASE cleanup_lab_t_cli_intr4" 2>/dev/null
+KEY=$(sql "SELECT cleanup.failpoint_key('install')") # from the installed $DB: an immutable number
+DB="host=$SOCK port=$PORT dbname=cleanup_lab_t_cli_intr4 user=postgres"
+hold_start "$KEY"
+PGOPTIONS='-c cleanup.failpoints=install' "$CLEANUPCTL" --db "$DB" install >"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
+PID=$!
+wait_for "install at its failpoint" lock_waited "$KEY"
+kill -INT "$PID"
+collect "$PID"
+hold_end
+expect 130 "interrupted: install cancelled by Ctrl-C" "cancel request sent"
+same "$(sql "SELECT count(*) FROM pg_namespace WHERE nspname IN ('cleanup', 'inventory')")" "0" \
+	"schemas after a cancelled install"
+run install
+expect 0 "installed schema version"
+
+finish
