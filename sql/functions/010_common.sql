@@ -17,8 +17,10 @@
 --   CUA04  admission: immutable column changed (id, external_id, server)
 --   CUA05  parent guard: delete outside the cleanup protocol          exit 4
 
--- Advisory lock namespaces. Keys are bigint: namespace in the high bits, the
--- object id in the low 40 bits, so pg_locks shows them as classid/objid.
+-- Engine lock keys: namespace in the high bits, the object id in the low
+-- 40 bits. Since schema 006 the keys name rows of cleanup.engine_locks,
+-- locked FOR UPDATE (not advisory locks, which any login role could take
+-- and so block cleanup, or forge for a parent guard: issue 9).
 CREATE OR REPLACE FUNCTION cleanup.lock_key(ns int, obj bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT ((ns::bigint) << 40) | obj $$;
@@ -32,13 +34,34 @@ CREATE OR REPLACE FUNCTION cleanup.library_key(library bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT cleanup.lock_key(2, library) $$;
 
+-- Takes engine lock KEY for this transaction without waiting (its row of
+-- cleanup.engine_locks FOR UPDATE SKIP LOCKED: no subtransaction, no
+-- wait). Returns false when another transaction holds it. A missing row
+-- (an object created before its trigger existed) is created first.
+CREATE OR REPLACE FUNCTION cleanup.try_engine_lock(p_key bigint)
+RETURNS boolean LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM 1 FROM cleanup.engine_locks WHERE key = p_key FOR UPDATE SKIP LOCKED;
+    IF FOUND THEN
+        RETURN true;
+    END IF;
+    PERFORM 1 FROM cleanup.engine_locks WHERE key = p_key;
+    IF FOUND THEN
+        RETURN false;                       -- held by another transaction
+    END IF;
+    INSERT INTO cleanup.engine_locks (key) VALUES (p_key) ON CONFLICT DO NOTHING;
+    PERFORM 1 FROM cleanup.engine_locks WHERE key = p_key FOR UPDATE SKIP LOCKED;
+    RETURN FOUND;
+END $$;
+
 -- Takes the server's coordinator lock for this transaction without waiting;
 -- raises 55P03 when another cleanup transaction holds it.
 CREATE OR REPLACE FUNCTION cleanup.lock_coordinator(server bigint)
 RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF NOT pg_try_advisory_xact_lock(cleanup.coordinator_key(server)) THEN
+    IF NOT cleanup.try_engine_lock(cleanup.coordinator_key(server)) THEN
         RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', server
             USING ERRCODE = '55P03', HINT = 'busy: retry later';
     END IF;
@@ -52,22 +75,25 @@ DECLARE
     l bigint;
 BEGIN
     FOR l IN SELECT DISTINCT x FROM unnest(libs) AS x ORDER BY x LOOP
-        IF NOT pg_try_advisory_xact_lock(cleanup.library_key(l)) THEN
+        IF NOT cleanup.try_engine_lock(cleanup.library_key(l)) THEN
             RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', l
                 USING ERRCODE = '55P03', HINT = 'busy: retry later';
         END IF;
     END LOOP;
 END $$;
 
--- True when this backend holds the exclusive advisory lock KEY.
+-- True when this transaction (not a subtransaction of it) holds engine
+-- lock KEY: its row's xmax is this transaction's id, which only a lock
+-- taken (or a change made) by this transaction can put there. The parent
+-- guards ask this; a role without access to cleanup.engine_locks cannot
+-- arrange it.
 CREATE OR REPLACE FUNCTION cleanup.holds_lock(key bigint)
 RETURNS boolean LANGUAGE sql STABLE
 AS $$
     SELECT EXISTS (
-        SELECT 1 FROM pg_locks
-         WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
-           AND mode = 'ExclusiveLock' AND objsubid = 1
-           AND classid::bigint = (key >> 32) AND objid::bigint = (key & 4294967295))
+        SELECT 1 FROM cleanup.engine_locks l
+         WHERE l.key = holds_lock.key
+           AND l.xmax = pg_current_xact_id_if_assigned()::xid)
 $$;
 
 -- The job row, locked FOR UPDATE NOWAIT; CU001 when it does not exist,

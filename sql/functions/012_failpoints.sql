@@ -57,6 +57,8 @@ DECLARE
 BEGIN
     IF (p_name = 'step_after_discovery' AND current_setting('cleanup.test_hook', true) = 'after_discovery')
        OR (v_on <> '' AND p_name = ANY (string_to_array(replace(v_on, ' ', ''), ','))) THEN
+        -- A test's wait, not the engine's: no lock_timeout ends it.
+        PERFORM set_config('lock_timeout', '0', true);
         PERFORM pg_advisory_xact_lock(cleanup.failpoint_key(p_name));
     END IF;
 END $$;

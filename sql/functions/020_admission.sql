@@ -11,15 +11,17 @@
 -- boundary: a database owner can disable triggers or bypass the protocol.
 
 -- Locks the admission rows of LIBS (ascending) and their servers FOR SHARE
--- NOWAIT and rejects missing or draining parents.
-CREATE OR REPLACE FUNCTION cleanup.admit_libraries(libs bigint[])
-RETURNS void LANGUAGE plpgsql
+-- NOWAIT and rejects missing or draining parents. Returns whether a prune
+-- job collects for one of LIBS (C9: the caller then protects its rows).
+CREATE OR REPLACE FUNCTION cleanup.admit_writes(libs bigint[])
+RETURNS boolean LANGUAGE plpgsql
 AS $$
 DECLARE
-    l        bigint;
-    la       cleanup.library_admission;
-    sa       cleanup.server_admission;
-    libname  text;
+    l          bigint;
+    la         cleanup.library_admission;
+    sa         cleanup.server_admission;
+    libname    text;
+    collecting boolean := false;
 BEGIN
     FOR l IN SELECT DISTINCT x FROM unnest(libs) AS x ORDER BY x LOOP
         BEGIN
@@ -49,7 +51,36 @@ BEGIN
                 USING ERRCODE = 'CUA01',
                       HINT = 'moves out of a draining library into an open one are allowed';
         END IF;
+        collecting := collecting OR la.collecting_job IS NOT NULL;
     END LOOP;
+    RETURN collecting;
+END $$;
+
+CREATE OR REPLACE FUNCTION cleanup.admit_libraries(libs bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$ BEGIN PERFORM cleanup.admit_writes(libs); END $$;
+
+-- C9 (a strengthening of seed 000): the external IDs of ROWS (a statement's
+-- inserted or updated rows, as (library_id, external_id) arrays) that are
+-- now in a library a prune job collects for enter that job's manifest as
+-- protected: the job keeps them, and seal counts them apart. A write the
+-- database accepted while the job collected cannot be in a traversal that
+-- began earlier, so it must not be pruned. An ID already seen stays seen.
+-- Called with the admission rows share-locked (admit_writes), so the
+-- collecting job cannot be sealed or cancelled under this statement.
+-- Ascending (job, ID) order, as job_append inserts, so two inserting
+-- transactions cannot deadlock on the manifest's key.
+CREATE OR REPLACE FUNCTION cleanup.protect_written(libs bigint[], ids text[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    INSERT INTO cleanup.manifest (job_id, external_id, protected)
+    SELECT DISTINCT a.collecting_job, w.external_id, true
+      FROM unnest(libs, ids) AS w(library_id, external_id)
+      JOIN cleanup.library_admission a ON a.library_id = w.library_id
+     WHERE a.collecting_job IS NOT NULL
+     ORDER BY 1, 2
+    ON CONFLICT DO NOTHING;
 END $$;
 
 -- Adds DELTAS (library_id, delta) to the per-library item counts, in
@@ -81,7 +112,10 @@ BEGIN
     IF libs IS NULL THEN
         RETURN NULL;
     END IF;
-    PERFORM cleanup.admit_libraries(libs);
+    IF cleanup.admit_writes(libs) THEN
+        PERFORM cleanup.protect_written(array_agg(n.library_id), array_agg(n.external_id))
+           FROM new_rows n;
+    END IF;
     PERFORM cleanup.bump_counts(libs, counts);
     RETURN NULL;
 END $$;
@@ -102,7 +136,11 @@ BEGIN
     IF libs IS NULL THEN
         RETURN NULL;
     END IF;
-    PERFORM cleanup.admit_libraries(libs);
+    IF cleanup.admit_writes(libs) THEN
+        -- Updates of rows in a collecting library and moves into it (C9).
+        PERFORM cleanup.protect_written(array_agg(n.library_id), array_agg(n.external_id))
+           FROM new_rows n;
+    END IF;
 
     -- Server identity is immutable (A4): a move stays within its server.
     SELECT o.id, o.library_id AS old_lib, n.library_id AS new_lib INTO moved
@@ -200,6 +238,7 @@ RETURNS trigger LANGUAGE plpgsql
 AS $$
 BEGIN
     INSERT INTO cleanup.server_admission (server_id) VALUES (NEW.id);
+    INSERT INTO cleanup.engine_locks (key) VALUES (cleanup.coordinator_key(NEW.id)) ON CONFLICT DO NOTHING;
     RETURN NULL;
 END $$;
 
@@ -256,6 +295,7 @@ AS $$
 BEGIN
     INSERT INTO cleanup.library_admission (library_id, server_id) VALUES (NEW.id, NEW.server_id);
     INSERT INTO cleanup.library_stats (library_id) VALUES (NEW.id) ON CONFLICT DO NOTHING;
+    INSERT INTO cleanup.engine_locks (key) VALUES (cleanup.library_key(NEW.id)) ON CONFLICT DO NOTHING;
     RETURN NULL;
 END $$;
 

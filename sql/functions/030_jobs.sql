@@ -32,7 +32,30 @@ BEGIN
         RAISE EXCEPTION 'library % has no admission row', p_lib USING ERRCODE = 'CU001';
     END IF;
     UPDATE cleanup.library_admission
-       SET state = 'draining', job_id = p_job, changed_at = now()
+       SET state = 'draining', job_id = p_job, collecting_job = NULL, changed_at = now()
+     WHERE library_id = p_lib;
+END $$;
+
+-- C9: marks library P_LIB as collected for prune job P_JOB, so that from
+-- this transaction's commit on, every write the admission triggers accept
+-- into it is protected (cleanup.protect_written). The admission row is
+-- taken FOR UPDATE NOWAIT like a fence: a sync write admitted before this
+-- moment and still in flight would commit unprotected, so its presence is
+-- busy (55P03, nothing changed, retry later), never a wait.
+CREATE OR REPLACE FUNCTION cleanup.mark_collecting(p_lib bigint, p_job bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    BEGIN
+        PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_lib FOR UPDATE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'library % has an admitted sync write in flight; collecting cannot begin under it; nothing changed, retry later', p_lib
+            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'library % has no admission row', p_lib USING ERRCODE = 'CU001';
+    END IF;
+    UPDATE cleanup.library_admission SET collecting_job = p_job, changed_at = now()
      WHERE library_id = p_lib;
 END $$;
 
@@ -113,7 +136,9 @@ BEGIN
             CASE WHEN p_kind = 'prune' THEN 'collecting' ELSE 'draining' END)
     RETURNING * INTO j;
 
-    IF p_kind <> 'prune' THEN
+    IF p_kind = 'prune' THEN
+        PERFORM cleanup.mark_collecting(v_library, j.id);
+    ELSE
         -- Parent removal closes admission immediately.
         IF p_kind = 'remove-server' THEN
             PERFORM cleanup.fence_server(v_server, j.id);
@@ -155,18 +180,8 @@ EXCEPTION WHEN unique_violation THEN
               HINT = format('finish or cancel job %s first', coalesce(v_other.id::text, '(in flight)'));
 END $$;
 
--- Validates one external ID; returns NULL when good, else the rule it breaks.
-CREATE OR REPLACE FUNCTION cleanup.external_id_problem(x text)
-RETURNS text LANGUAGE sql IMMUTABLE
-AS $$
-    SELECT CASE
-        WHEN x IS NULL THEN 'must not be null'
-        WHEN x = '' THEN 'must not be empty'
-        WHEN octet_length(x) > 256 THEN format('is %s bytes long; the limit is 256', octet_length(x))
-        WHEN x ~ '[\x01-\x1f\x7f-\x9f]' THEN 'contains a control character'
-        ELSE NULL
-    END
-$$;
+-- cleanup.external_id_problem, the one external-ID rule, is defined in
+-- sql/schema/006_trust.sql (the inventory's CHECK constraint needs it).
 
 -- Appends at most 128 validated external IDs to a collecting prune job's
 -- manifest (C1, C2). All or nothing. Returns the job, the number of new IDs
@@ -225,9 +240,12 @@ BEGIN
             cleanup.job_label(job) USING ERRCODE = 'CU400';
     END IF;
 
-    INSERT INTO cleanup.manifest (job_id, external_id)
-    SELECT p_job, x FROM unnest(p_ids) AS x
-    ON CONFLICT DO NOTHING;
+    -- A new ID, or one only protected so far (written into the library
+    -- while collecting, C9), becomes seen; ascending order, as the
+    -- admission triggers insert protected IDs (no deadlock between them).
+    INSERT INTO cleanup.manifest AS m (job_id, external_id)
+    SELECT DISTINCT p_job, x FROM unnest(p_ids) AS x ORDER BY 2
+    ON CONFLICT (job_id, external_id) DO UPDATE SET protected = false WHERE m.protected;
     GET DIAGNOSTICS added = ROW_COUNT;
     duplicates := n - added;
     IF cleanup.failpoints_on() THEN
@@ -246,8 +264,9 @@ RETURNS cleanup.jobs LANGUAGE plpgsql
 SET lock_timeout = '10s'
 AS $$
 DECLARE
-    j      cleanup.jobs;
-    actual bigint;
+    j           cleanup.jobs;
+    actual      bigint;
+    n_protected bigint;
 BEGIN
     IF p_expected IS NULL OR p_expected < 0 THEN
         RAISE EXCEPTION 'expected count % is not valid: give the unique count of the complete traversal (0 or more)',
@@ -274,7 +293,10 @@ BEGIN
             USING ERRCODE = 'CU400';
     END IF;
 
-    SELECT count(*) INTO actual FROM cleanup.manifest WHERE job_id = p_job;
+    -- Protected IDs (C9) are the database's, not the traversal's: the
+    -- expected count is compared with the seen ones.
+    SELECT count(*) FILTER (WHERE NOT protected), count(*) FILTER (WHERE protected)
+      INTO actual, n_protected FROM cleanup.manifest WHERE job_id = p_job;
     IF actual <> p_expected THEN
         RAISE EXCEPTION 'seal refused: expected % unique IDs but the manifest of job % holds %; nothing changed',
             p_expected, p_job, actual
@@ -289,7 +311,7 @@ BEGIN
     END IF;
 
     UPDATE cleanup.jobs
-       SET phase = 'draining', expected_count = p_expected, manifest_count = actual,
+       SET phase = 'draining', expected_count = p_expected, manifest_count = actual, protected = n_protected,
            high_water_id = (SELECT coalesce(max(id), 0) FROM inventory.items WHERE library_id = j.library_id),
            total_estimate = (SELECT coalesce(item_count, 0) FROM cleanup.library_stats WHERE library_id = j.library_id),
            cursor_library_id = j.library_id, cursor_id = 0, pass_no = 1,
@@ -297,8 +319,8 @@ BEGIN
      WHERE id = p_job
     RETURNING * INTO j;
     PERFORM cleanup.log_event(j.id, 'sealed',
-        format('sealed job %s with %s IDs; library %s fenced, high-water id %s',
-               j.id, actual, j.library_id, j.high_water_id));
+        format('sealed job %s with %s IDs (%s more protected: written while collecting); library %s fenced, high-water id %s',
+               j.id, actual, n_protected, j.library_id, j.high_water_id));
     RETURN j;
 END $$;
 
@@ -343,6 +365,10 @@ BEGIN
         END IF;
         UPDATE cleanup.jobs SET phase = 'cancelled', updated_at = now(), finished_at = now()
          WHERE id = p_job RETURNING * INTO j;
+        -- Writes into the library are no longer protected for this job
+        -- (waits for admitted writes in flight, within lock_timeout).
+        UPDATE cleanup.library_admission SET collecting_job = NULL, changed_at = now()
+         WHERE library_id = j.library_id AND collecting_job = j.id;
     ELSE
         RAISE EXCEPTION 'unknown action %', p_action USING ERRCODE = 'CU101';
     END IF;

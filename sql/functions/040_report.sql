@@ -10,7 +10,7 @@ AS $$
         'server_id', j.server_id, 'library_id', j.library_id, 'target_name', j.target_name,
         'phase', j.phase, 'step_no', j.step_no, 'pass_no', j.pass_no,
         'examined', j.examined, 'visited', j.visited, 'deleted', j.deleted, 'moved', j.moved, 'absent', j.absent,
-        'retained', j.retained, 'kept', j.kept,
+        'retained', j.retained, 'kept', j.kept, 'protected', j.protected,
         'libraries_deleted', j.libraries_deleted, 'servers_deleted', j.servers_deleted,
         'manifest_count', j.manifest_count, 'expected_count', j.expected_count,
         'high_water_id', j.high_water_id, 'cursor_library_id', j.cursor_library_id,

@@ -291,7 +291,7 @@ BEGIN
     ELSE
         -- L1: source table, coordinator, job row; library locks follow.
         LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE NOWAIT;
-        IF NOT pg_try_advisory_xact_lock(cleanup.coordinator_key(v_server)) THEN
+        IF NOT cleanup.try_engine_lock(cleanup.coordinator_key(v_server)) THEN
             RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', v_server
                 USING ERRCODE = '55P03', HINT = 'busy: retry later';
         END IF;
@@ -366,6 +366,7 @@ BEGIN
             DELETE FROM cleanup.library_admission WHERE library_id = j.library_id;
             DELETE FROM cleanup.library_stats WHERE library_id = j.library_id;
             DELETE FROM inventory.libraries WHERE id = j.library_id;
+            DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(j.library_id);
             s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
         END IF;
         s.examined := v_n; s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
@@ -383,7 +384,7 @@ BEGIN
             v_scope := j.cursor_library_id;
             IF j.cursor_library_id IS NOT NULL THEN
                 IF NOT p_preview THEN
-                    IF NOT pg_try_advisory_xact_lock(cleanup.library_key(j.cursor_library_id)) THEN
+                    IF NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
                         RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
                             j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
                     END IF;
@@ -654,6 +655,7 @@ BEGIN
                 DELETE FROM cleanup.library_admission WHERE library_id = v_next;
                 DELETE FROM cleanup.library_stats WHERE library_id = v_next;
                 DELETE FROM inventory.libraries WHERE id = v_next;
+                DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(v_next);
                 s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
             END IF;
             s.libraries_deleted := 1;
@@ -674,6 +676,7 @@ BEGIN
                 END IF;
                 DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
                 DELETE FROM inventory.media_servers WHERE id = j.server_id;
+                DELETE FROM cleanup.engine_locks WHERE key = cleanup.coordinator_key(j.server_id);
                 s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
                 s.servers_deleted := 1;
             END IF;
@@ -754,8 +757,15 @@ END $$;
 -- xact_id tells the caller). The next step runs. Any other number: CU101.
 -- P_BUSY busy answers the caller saw and could not record are added to the
 -- job's busy_retries. 55P03 on contention, CU400 for a job in another phase.
+-- Bounded whoever calls it (B1; the CLI also sets statement_timeout): every
+-- lock the step takes is NOWAIT or SKIP LOCKED, its work is bounded by the
+-- budget, and any other wait (a relation lock queued behind DDL) ends
+-- after lock_timeout with 55P03. (A function cannot bound its own call
+-- with statement_timeout: PostgreSQL arms that timer when the calling
+-- statement starts.)
 CREATE OR REPLACE FUNCTION cleanup.job_step(p_job bigint, p_step_no int, p_busy int DEFAULT 0)
 RETURNS cleanup.job_steps LANGUAGE plpgsql
+SET lock_timeout = '5s'
 AS $$ BEGIN RETURN cleanup.step_exec(p_job, p_step_no, p_busy, false); END $$;
 
 -- What the next step of P_JOB would do, computed without locks or

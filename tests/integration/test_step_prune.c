@@ -409,8 +409,9 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 	srv = new_server(c, "busy");
 	lib = new_library(c, srv, "busy", 50);
 	job = sealed_prune(c, lib, "busy", 50, 5);
+	/* Another cleanup transaction: the coordinator's row lock. */
 	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(%lld))", (long long)srv);
+	pgtest_exec(o, "SELECT cleanup.lock_coordinator(%lld)", (long long)srv);
 
 	before = pgtest_fingerprint(c);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 3);
