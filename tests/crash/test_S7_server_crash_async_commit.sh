@@ -15,38 +15,21 @@
 #
 # The crashes need a server of their own: this test starts a private
 # sandbox (the shared test server keeps running for the other tests).
+# make soak only (exit 77, skipped, unless CLEANUP_CRASH_ROUNDS is set): the
+# kills fall at random moments; test_FP_*.sh hit the same invariants at
+# named failpoints, deterministically, in make test.
 . "$(dirname "$0")/lib.sh"
+soak_only
 
-CLEANUP_TEST_SANDBOX="${CLEANUP_BINARY_DIR:-$CRASH_TMP}/crash-immediate-sandbox"
-stop_private() {
-	"$CLEANUPCTL" --quiet sandbox stop --dir "$CLEANUP_TEST_SANDBOX" >/dev/null 2>&1 || true
-	rm -rf "$CLEANUP_TEST_SANDBOX"
-	crash_cleanup
-}
-trap stop_private EXIT
-"$CLEANUPCTL" --quiet sandbox start --dir "$CLEANUP_TEST_SANDBOX" >/dev/null
-info=$("$CLEANUPCTL" --json sandbox status --dir "$CLEANUP_TEST_SANDBOX")
-PG_CTL="$(jq -r .bindir <<<"$info")/pg_ctl"
-PGDATA_DIR=$(jq -r .datadir <<<"$info")
-RUN_AS=$(jq -r .run_as <<<"$info")
+private_sandbox immediate
 crash_init server_crash
-
-# crash_server: pg_ctl stop -m immediate (as the server's user), then start
-# again: the start runs crash recovery.
-crash_server() {
-	if [ "$(id -u)" -eq 0 ]; then
-		su "$RUN_AS" -s /bin/sh -c "$(printf '%q ' "$PG_CTL" -D "$PGDATA_DIR" -w stop -m immediate)" >/dev/null
-	else
-		"$PG_CTL" -D "$PGDATA_DIR" -w stop -m immediate >/dev/null
-	fi
-	"$CLEANUPCTL" --quiet sandbox start --dir "$CLEANUP_TEST_SANDBOX" >/dev/null
-}
 
 # crash_rounds JOB STEPS: about ROUNDS / 2 (at least 3) times, runs the job
 # with --synchronous-commit off, crashes the server after a random delay
 # spread over the job's STEPS, restarts it, and checks that the job is at a
 # consistent last committed step and that the run exited non-zero, or
-# reported a completion that the crash did not take back.
+# reported a completion that the crash did not take back. How many crashes
+# hit the job unfinished depends on the machine; it is reported, not required.
 crash_rounds() {
 	local job=$1 steps=$2 rounds=$((ROUNDS / 2 > 3 ? ROUNDS / 2 : 3)) i max db_step
 	CRASHES=0
@@ -73,7 +56,7 @@ crash_rounds() {
 		fi
 		log "crash #$i: job $job at step $db_step after recovery (run exit $RUN_RC)"
 	done
-	((CRASHES >= 2)) || fail "only $CRASHES server crashes hit an unfinished job"
+	log "job $job: $CRASHES server crashes hit it unfinished (reported, not required)"
 }
 
 # finish_then_crash JOB: runs the job to its end with --synchronous-commit
