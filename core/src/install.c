@@ -104,6 +104,26 @@ static int contract_drift(cleanup_install_result *out, char **recorded, cleanup_
 	return rc;
 }
 
+/* With the bundle unchanged: privileges on schema cleanup that the
+ * privilege model did not grant (say, UPDATE on the admission rows given
+ * by hand to a writer: defect 4), or objects no longer owned by
+ * cleanup_owner. Appends "privileges" to OUT->drift when there are any;
+ * applying the definitions again (098_privileges.sql) revokes them. */
+static int privileges_drift(cleanup_install_result *out, cleanup_engine *e, cleanup_error *err)
+{
+	PGresult *res = NULL;
+	size_t l;
+	int rc;
+
+	rc = engine_query(&res, e, CLEANUP_Q_INSTALL_PRIVILEGES_DRIFT, 0, NULL, "comparing the privileges", err);
+	if (rc == CLEANUP_OK && !PQgetisnull(res, 0, 0)) {
+		l = strlen(out->drift);
+		snprintf(out->drift + l, sizeof out->drift - l, "%sprivileges", l ? ", " : "");
+	}
+	PQclear(res);
+	return rc;
+}
+
 int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_error *err)
 {
 	const char *db = cleanup_engine_dbname(e);
@@ -157,6 +177,8 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 		/* Same bundle: anything to repair? (seed 001: a drifted contract
 		 * stops every step until the installer records it again.) */
 		if ((rc = contract_drift(out, &recorded, e, err)))
+			goto out;
+		if ((rc = privileges_drift(out, e, err)))
 			goto out;
 		out->contract_repaired = out->drift[0] != '\0';
 	}

@@ -408,6 +408,44 @@ static void test_readonly_console_connection_refuses_writes(void **state)
 	free(ro);
 }
 
+/* A grant made by hand on schema cleanup (the set-up defect 4 was
+ * exploited with: UPDATE on the admission rows for a writer) is drift: a
+ * second install with the same bundle names it and revokes it. */
+static void test_install_revokes_hand_made_grants_on_cleanup(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	PGconn *w;
+	cleanup_engine *e;
+	cleanup_install_result r;
+	cleanup_error err;
+
+	(void)state;
+	pgtest_exec(o, "GRANT USAGE ON SCHEMA cleanup TO %s", WRITER);
+	pgtest_exec(o, "GRANT SELECT, UPDATE ON cleanup.library_admission TO %s", WRITER);
+	w = pgtest_connect(as_writer, "sync-writer");
+	pgtest_exec(w, "UPDATE cleanup.library_admission SET changed_at = now() WHERE library_id = 6");
+	PQfinish(w);
+
+	e = pgtest_engine(conninfo);
+	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_OK);
+	cleanup_engine_close(e);
+	assert_true(r.contract_repaired);
+	assert_non_null(strstr(r.drift, "privileges"));
+
+	w = pgtest_connect(as_writer, "sync-writer");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE cleanup.library_admission SET state = 'open' "
+	                                            "WHERE library_id = 6"),
+	                    "42501");
+	PQfinish(w);
+	assert_int_equal(pgtest_int(o, "SELECT has_schema_privilege('%s', 'cleanup', 'USAGE')::int", WRITER), 0);
+	/* And the next install finds nothing to repair. */
+	e = pgtest_engine(conninfo);
+	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_OK);
+	cleanup_engine_close(e);
+	assert_false(r.contract_repaired);
+	PQfinish(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_runner_cannot_write_directly),
 		cmocka_unit_test(test_console_reads_but_cannot_act),
 		cmocka_unit_test(test_readonly_console_connection_refuses_writes),
+		cmocka_unit_test(test_install_revokes_hand_made_grants_on_cleanup),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -30,7 +30,9 @@ typedef struct cleanup_install_result {
 	bool functions_applied; /* definitions (re)applied: bundle changed, or contract drift */
 	bool contract_repaired; /* the bundle was unchanged but the live schema had drifted from
 	                         * the recorded contract: definitions applied, contract recorded */
-	char drift[256];        /* the components that had drifted (when contract_repaired) */
+	char drift[256];        /* the components that had drifted (when contract_repaired),
+	                         * "privileges" among them when schema cleanup carried grants
+	                         * the privilege model did not make (docs/roles.md) */
 	char kept[256];         /* of those, the ones re-applying the definitions did not undo:
 	                         * recorded as the new contract ("" when all were undone) */
 } cleanup_install_result;
@@ -40,7 +42,11 @@ typedef struct cleanup_install_result {
  * compares the recorded schema contract with the live schema and, on
  * drift, applies the definitions again (restoring guards such as a
  * disabled trigger) and records the contract again (accepting what the
- * definitions do not undo, such as a new foreign key). EREFUSED (exit 4)
+ * definitions do not undo, such as a new foreign key); privileges on
+ * schema cleanup granted by hand count as drift and are revoked. The
+ * definitions end with the privilege model (roles created when missing,
+ * objects owned by cleanup_owner: a superuser, cleanup_owner or a member
+ * of it installs). EREFUSED (exit 4)
  * when the database name is not allowlisted, with a message naming it and
  * the rule; nothing is changed. */
 int cleanup_install(cleanup_install_result *out, cleanup_engine *engine, cleanup_error *err);
