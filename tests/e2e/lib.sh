@@ -4,25 +4,89 @@
 # capture-pane. Waiting for screen content polls capture-pane for the
 # expected text with a timeout: that is observing, not sleeping as
 # synchronisation.
+#
+# Under load and on broken machines: every tmux call is bounded (10 s); the
+# library first checks that tmux runs and can start a session on a
+# pseudo-terminal, and fails within seconds naming what is missing; a test
+# whose tmux server died stops at once; the time limits of the waits are
+# multiplied by E2E_WAIT_SCALE (default 3: a wait that succeeds returns as
+# soon as it sees its text, so only a failing one takes longer), and after
+# E2E_DEADLINE seconds (default 420, below ctest's 600) every further wait
+# fails at once, so a broken test reports its failures instead of being
+# killed by the timeout.
 : "${CLEANUPCTL:?run through ctest}" "${CLEANUPCTL_NORL:?run through ctest}" "${CLEANUP_TEST_SANDBOX:?run through ctest}"
 set -uo pipefail
 
-info=$("$CLEANUPCTL" --json sandbox status --dir "$CLEANUP_TEST_SANDBOX")
-SOCK=$(jq -r .socket_dir <<<"$info")
-PORT=$(jq -r .port <<<"$info")
-ADMIN="host=$SOCK port=$PORT dbname=postgres user=postgres"
+E2E_WAIT_SCALE=${E2E_WAIT_SCALE:-3}
+E2E_DEADLINE=${E2E_DEADLINE:-420}
 FAILS=0
 E2E_TMP=$(mktemp -d /tmp/cleanupctl-e2e.XXXXXX)
 # One tmux server per console started (a fresh socket each time: a server
 # being killed can still accept a new-session and then exit under it).
 TMUX_N=0
 TMUX_SOCKET="cleanupctl-e2e-$$-0"
-T() { tmux -L "$TMUX_SOCKET" "$@"; }
+T() { timeout 10 tmux -L "$TMUX_SOCKET" "$@"; }
+E2E_TMUX_BROKEN=0
 e2e_cleanup() {
-	T kill-server 2>/dev/null
+	((E2E_TMUX_BROKEN)) || timeout 5 tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null
 	rm -rf "$E2E_TMP"
 }
 trap e2e_cleanup EXIT
+
+# e2e_abort REASON: the test cannot go on (no tmux, no terminal, tmux died):
+# says why and exits 1 at once.
+e2e_abort() {
+	E2E_TMUX_BROKEN=1
+	echo "FAIL: $*"
+	echo "(an end-to-end test needs tmux and a pseudo-terminal; see docs/testing.md)"
+	exit 1
+}
+
+# e2e_probe: tmux runs (tmux -V) and starts a session on a pseudo-terminal
+# of a test socket of its own whose pane shows a command's output, within
+# seconds; otherwise aborts with the reason.
+e2e_probe() {
+	local out i rc=0 version sock=$TMUX_SOCKET
+	command -v tmux >/dev/null 2>&1 || e2e_abort "tmux is not installed (make deps installs it)"
+	version=$(timeout 5 tmux -V 2>&1) || rc=$?
+	((rc == 0)) || e2e_abort "tmux -V failed (exit $rc$( ((rc == 124)) && echo ": no answer in 5 s")): $version"
+	[ -e /dev/ptmx ] || e2e_abort "no pseudo-terminal: /dev/ptmx does not exist"
+	TMUX_SOCKET="cleanupctl-e2e-$$-probe"
+	out=$(T -f /dev/null new-session -d -x 80 -y 24 "echo e2e-pty-ok; sleep 60" 2>&1) || rc=$?
+	((rc == 0)) || e2e_abort "$version cannot start a session on a pseudo-terminal (exit $rc$( ((rc == 124)) &&
+		echo ": no answer in 10 s")): ${out:-no message}"
+	for ((i = 0; i < 100; i++)); do
+		T capture-pane -p 2>/dev/null | grep -q e2e-pty-ok && break
+		sleep 0.05
+	done
+	((i < 100)) || e2e_abort "tmux started a session, but its pane showed nothing within 5 s: $(T capture-pane -p 2>&1 | head -3)"
+	T kill-server 2>/dev/null
+	TMUX_SOCKET=$sock
+}
+e2e_probe
+
+info=$("$CLEANUPCTL" --json sandbox status --dir "$CLEANUP_TEST_SANDBOX") ||
+	e2e_abort "cleanupctl sandbox status failed for $CLEANUP_TEST_SANDBOX"
+SOCK=$(jq -r .socket_dir <<<"$info")
+PORT=$(jq -r .port <<<"$info")
+ADMIN="host=$SOCK port=$PORT dbname=postgres user=postgres"
+# psql from the server's bindir, not Debian's Perl wrapper (~100 ms a call
+# on a busy machine; wait_sql polls it).
+if [ -x "$(jq -r .bindir <<<"$info")/psql" ]; then
+	E2E_PSQL="$(jq -r .bindir <<<"$info")/psql"
+	psql() { "$E2E_PSQL" "$@"; }
+fi
+
+# wait_limit SECONDS: SECONDS scaled by E2E_WAIT_SCALE, or 0 past the
+# deadline (the wait then looks once).
+wait_limit() {
+	if ((SECONDS >= E2E_DEADLINE)); then
+		echo "(past the ${E2E_DEADLINE}s deadline of this test: not waiting)" >&2
+		echo 0
+	else
+		echo $(($1 * E2E_WAIT_SCALE))
+	fi
+}
 
 # The binaries under test: readline and the built-in line editor.
 BINARIES=("$CLEANUPCTL" "$CLEANUPCTL_NORL")
@@ -68,7 +132,8 @@ start() {
 	TMUX_SOCKET="cleanupctl-e2e-$$-$TMUX_N"
 	T -f /dev/null new-session -d -x "${COLS:-120}" -y "${ROWS:-40}" \
 		"env LANG=C.UTF-8 XDG_STATE_HOME='$E2E_TMP/state' XDG_CONFIG_HOME='$E2E_TMP/config' ${E2E_ENV:-} \
-		 '$bin' --db '$DB' console $* ; echo CONSOLE-EXIT=\$?; sleep 600"
+		 '$bin' --db '$DB' console $* ; echo CONSOLE-EXIT=\$?; sleep 600" ||
+		e2e_abort "tmux new-session failed (exit $?) starting the console"
 }
 
 # start_cmd COMMAND: like start, for any shell command line.
@@ -77,7 +142,19 @@ start_cmd() {
 	TMUX_N=$((TMUX_N + 1))
 	TMUX_SOCKET="cleanupctl-e2e-$$-$TMUX_N"
 	T -f /dev/null new-session -d -x "${COLS:-120}" -y "${ROWS:-40}" \
-		"env LANG=C.UTF-8 XDG_STATE_HOME='$E2E_TMP/state' XDG_CONFIG_HOME='$E2E_TMP/config' $1 ; echo CONSOLE-EXIT=\$?; sleep 600"
+		"env LANG=C.UTF-8 XDG_STATE_HOME='$E2E_TMP/state' XDG_CONFIG_HOME='$E2E_TMP/config' $1 ; echo CONSOLE-EXIT=\$?; sleep 600" ||
+		e2e_abort "tmux new-session failed (exit $?) starting: $1"
+}
+
+# grab: the pane's text into SCREEN (and FLAT: as one line, so a message
+# wrapped over two rows matches). Aborts the test when tmux cannot show it
+# (its server died or hangs): every wait after that would only time out.
+# Runs in the calling shell (not in a pipeline), so that the abort exits.
+grab() {
+	local rc=0
+	SCREEN=$(T capture-pane -p 2>&1) || rc=$?
+	((rc == 0)) || e2e_abort "tmux capture-pane failed (exit $rc; 124: no answer in 10 s): $SCREEN"
+	FLAT=$(tr '\n' ' ' <<<"$SCREEN")
 }
 
 screen() { T capture-pane -p; }
@@ -85,62 +162,57 @@ screen() { T capture-pane -p; }
 # flat: the screen as one line (a message wrapped over two rows matches).
 flat() { screen | tr '\n' ' '; }
 
+# until_seen LIMIT TEST...: grabs the screen until `TEST...` succeeds, for
+# at most LIMIT seconds (scaled, see wait_limit); 0 when it did.
+until_seen() {
+	local end
+	end=$((SECONDS + $(wait_limit "$1")))
+	shift
+	while :; do
+		grab
+		"$@" && return 0
+		((SECONDS < end)) || return 1
+		sleep 0.05
+	done
+}
+seen_text() { grep -qF -- "$1" <<<"$SCREEN" || grep -qF -- "$1" <<<"$FLAT"; }
+seen_re() { grep -qE -- "$1" <<<"$SCREEN"; }
+gone_text() { ! grep -qF -- "$1" <<<"$SCREEN"; }
+
 # wait_for TEXT [SECONDS]: until the screen shows TEXT (fixed string; may
 # be wrapped over rows).
 wait_for() {
-	local text=$1 limit=${2:-10} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if screen | grep -qF -- "$text" || flat | grep -qF -- "$text"; then
-			return 0
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	echo "--- screen (waited ${limit}s for \"$text\") ---"
-	screen
-	echo "---"
+	until_seen "${2:-10}" seen_text "$1" && return 0
+	echo "--- screen (waited $(wait_limit "${2:-10}" 2>/dev/null)s for \"$1\") ---"
+	printf '%s\n---\n' "$SCREEN"
 	return 1
 }
 
 # wait_re REGEX [SECONDS]: until a row of the screen matches REGEX (ERE).
 wait_re() {
-	local re=$1 limit=${2:-10} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if screen | grep -qE -- "$re"; then
-			return 0
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	echo "--- screen (waited ${limit}s for /$re/) ---"
-	screen
-	echo "---"
+	until_seen "${2:-10}" seen_re "$1" && return 0
+	echo "--- screen (waited $(wait_limit "${2:-10}" 2>/dev/null)s for /$1/) ---"
+	printf '%s\n---\n' "$SCREEN"
 	return 1
 }
 
 # wait_gone TEXT [SECONDS]: until the screen no longer shows TEXT.
 wait_gone() {
-	local text=$1 limit=${2:-10} i=0
-	while [ "$i" -lt $((limit * 20)) ]; do
-		if ! screen | grep -qF -- "$text"; then
-			return 0
-		fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	echo "--- screen (waited ${limit}s for \"$text\" to go) ---"
-	screen
+	until_seen "${2:-10}" gone_text "$1" && return 0
+	echo "--- screen (waited $(wait_limit "${2:-10}" 2>/dev/null)s for \"$1\" to go) ---"
+	printf '%s\n' "$SCREEN"
 	return 1
 }
 
 # wait_sql QUERY EXPECTED [SECONDS]: until QUERY returns EXPECTED.
 wait_sql() {
-	local limit=${3:-10} i=0 v=""
-	while [ "$i" -lt $((limit * 20)) ]; do
+	local end v=""
+	end=$((SECONDS + $(wait_limit "${3:-10}")))
+	while :; do
 		v=$(sql "$1")
 		[ "$v" = "$2" ] && return 0
+		((SECONDS < end)) || break
 		sleep 0.05
-		i=$((i + 1))
 	done
 	echo "wait_sql: \"$1\" gave \"$v\", expected \"$2\""
 	return 1
