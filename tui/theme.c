@@ -4,10 +4,12 @@
  * without colour. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "theme.h"
@@ -167,12 +169,87 @@ static int parse_attr(const char *s, unsigned *bits)
 	return 0;
 }
 
+/* Error messages never quote the file: a theme path may name any file the
+ * user can read (--theme /etc/shadow), and its text must not reach the
+ * screen or a log. They name the line, the word's position and the rule,
+ * and may suggest the nearest word of our own vocabulary. */
+
+/* Edit distance of A and B (case-insensitive), capped at 9. */
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int row[33], prev, tmp;
+
+	if (la > 32 || lb > 32)
+		return 9;
+	for (j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = (int)i;
+		for (j = 1; j <= lb; j++) {
+			int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+
+			tmp = row[j];
+			row[j] = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+			if (prev + cost < row[j])
+				row[j] = prev + cost;
+			prev = tmp;
+		}
+	}
+	return row[lb] > 9 ? 9 : row[lb];
+}
+
+/* "; did you mean \"WORD\"?" for the nearest of WORDS (N of them) within
+ * two edits of TOK, into BUF; "" when none is that near. */
+static const char *suggest(char *buf, size_t len, const char *tok, const char *const *words, size_t n)
+{
+	size_t i, best = n;
+	int bestd = 3;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		int d = distance(tok, words[i]);
+
+		if (d < bestd) {
+			bestd = d;
+			best = i;
+		}
+	}
+	if (best < n)
+		snprintf(buf, len, "; did you mean \"%s\"?", words[best]);
+	return buf;
+}
+
+static const char *suggest_colour(char *buf, size_t len, const char *tok)
+{
+	static const char *const words[] = {"default",      "black",       "red",          "green",
+	                                    "yellow",       "blue",        "magenta",      "cyan",
+	                                    "white",        "gray",        "grey",         "bright-black",
+	                                    "bright-red",   "bright-green", "bright-yellow", "bright-blue",
+	                                    "bright-magenta", "bright-cyan", "bright-white"};
+
+	return suggest(buf, len, tok, words, sizeof words / sizeof words[0]);
+}
+
+static const char *suggest_attr(char *buf, size_t len, const char *tok)
+{
+	static const char *const words[] = {"bold", "dim", "underline", "reverse", "standout", "italic", "normal"};
+
+	return suggest(buf, len, tok, words, sizeof words / sizeof words[0]);
+}
+
+#define COLOURS_RULE "colours: default, black, red, green, yellow, blue, magenta, cyan, white, bright-*, gray, 0-255"
+#define ATTRS_RULE "attributes: bold, dim, underline, reverse, standout, italic, normal"
+
 /* Parses the value of one role (tokens separated by blanks, NUL-terminated
- * and writable). Returns 0, or -1 with the problem in WHY. */
+ * and writable). Returns 0, or -1 with the problem in WHY (never the text
+ * of the value: see above). */
 static int parse_value(theme_style *st, char *v, char *why, size_t whylen)
 {
 	bool have_fg = false, have_bg = false, any = false, want_bg = false;
-	char *tok, *save = NULL;
+	char *tok, *save = NULL, hint[64];
+	int word = 0;
 
 	st->fg = st->bg = THEME_DEFAULT_COLOUR;
 	st->attrs = 0;
@@ -180,14 +257,16 @@ static int parse_value(theme_style *st, char *v, char *why, size_t whylen)
 		short c;
 		int r;
 
+		word++;
 		if (want_bg) {
 			r = parse_colour(tok, &c);
 			if (r < 0) {
-				snprintf(why, whylen, "colour %s is out of range 0-255", tok);
+				snprintf(why, whylen, "word %d: a colour number out of range 0-255", word);
 				return -1;
 			}
 			if (r == 0) {
-				snprintf(why, whylen, "unknown colour \"%s\"", tok);
+				snprintf(why, whylen, "word %d after \"on\" is not a colour (" COLOURS_RULE ")%s", word,
+				         suggest_colour(hint, sizeof hint, tok));
 				return -1;
 			}
 			st->bg = c;
@@ -206,16 +285,16 @@ static int parse_value(theme_style *st, char *v, char *why, size_t whylen)
 		}
 		r = parse_colour(tok, &c);
 		if (r < 0) {
-			snprintf(why, whylen, "colour %s is out of range 0-255", tok);
+			snprintf(why, whylen, "word %d: a colour number out of range 0-255", word);
 			return -1;
 		}
 		if (r > 0) {
 			if (have_fg) {
-				snprintf(why, whylen, "a second foreground colour \"%s\" (write FG on BG)", tok);
+				snprintf(why, whylen, "word %d is a second foreground colour (write FG on BG)", word);
 				return -1;
 			}
 			if (have_bg) {
-				snprintf(why, whylen, "foreground colour \"%s\" after the background (write FG on BG)", tok);
+				snprintf(why, whylen, "word %d is a foreground colour after the background (write FG on BG)", word);
 				return -1;
 			}
 			st->fg = c;
@@ -229,10 +308,11 @@ static int parse_value(theme_style *st, char *v, char *why, size_t whylen)
 		}
 		/* The first word is where a colour goes; later ones are attributes. */
 		if (!any)
-			snprintf(why, whylen, "unknown colour \"%s\"", tok);
+			snprintf(why, whylen, "word %d is not a colour (" COLOURS_RULE ")%s", word,
+			         suggest_colour(hint, sizeof hint, tok));
 		else
-			snprintf(why, whylen, "unknown attribute \"%s\" (bold, dim, underline, reverse, standout, italic)",
-			         tok);
+			snprintf(why, whylen, "word %d is not an attribute (" ATTRS_RULE ")%s", word,
+			         suggest_attr(hint, sizeof hint, tok));
 		return -1;
 	}
 	if (want_bg) {
@@ -264,7 +344,7 @@ int theme_parse(theme *out, const char *text, char *err, size_t errlen)
 	int set_on[ROLE__COUNT] = {0};
 	const char *p = text;
 	int line_no = 0, i;
-	char why[160];
+	char why[320], hint[64];
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -297,8 +377,8 @@ int theme_parse(theme *out, const char *text, char *err, size_t errlen)
 			continue;
 		eq = strchr(key, '=');
 		if (!eq) {
-			snprintf(err, errlen, "line %d: expected \"ROLE = [FG] [on BG] [ATTR ...]\", got \"%.60s\"", line_no,
-			         key);
+			snprintf(err, errlen, "line %d: expected \"ROLE = [FG] [on BG] [ATTR ...]\" (no \"=\" on the line)",
+			         line_no);
 			return -1;
 		}
 		*eq = '\0';
@@ -310,7 +390,8 @@ int theme_parse(theme *out, const char *text, char *err, size_t errlen)
 		}
 		role = theme_role_from_name(key);
 		if (role < 0) {
-			snprintf(err, errlen, "line %d: unknown role \"%.60s\"", line_no, key);
+			snprintf(err, errlen, "line %d: unknown role before \"=\" (roles: normal, header, title, ..., see "
+			         "themes/dark.theme)%s", line_no, suggest(hint, sizeof hint, key, role_names, ROLE__COUNT));
 			return -1;
 		}
 		if (set_on[role]) {
@@ -359,9 +440,9 @@ void theme_monochrome(theme *out)
 	builtin(out, builtin_monochrome, "monochrome");
 }
 
-int theme_load_file(theme *out, const char *path, char *err, size_t errlen)
+/* Reads and parses the open file F (named PATH in messages; closed here). */
+static int load_stream(theme *out, const char *path, FILE *f, char *err, size_t errlen)
 {
-	FILE *f = NULL;
 	char *text = NULL, why[400];
 	const char *base, *dot;
 	size_t n;
@@ -378,10 +459,14 @@ int theme_load_file(theme *out, const char *path, char *err, size_t errlen)
 	memcpy(t.name, base, n);
 	t.name[n] = '\0';
 
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "theme %s: %s", path, strerror(errno));
-		goto out;
+	{
+		struct stat sb;
+
+		/* What was opened, not what the path names now. */
+		if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+			snprintf(err, errlen, "theme %s: not a regular file", path);
+			goto out;
+		}
 	}
 	text = malloc(THEME_FILE_MAX + 2);
 	if (!text) {
@@ -415,6 +500,17 @@ out:
 	return rc;
 }
 
+int theme_load_file(theme *out, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		snprintf(err, errlen, "theme %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return load_stream(out, path, f, err, errlen);
+}
+
 static bool valid_name(const char *name)
 {
 	const char *p;
@@ -427,6 +523,44 @@ static bool valid_name(const char *name)
 	return true;
 }
 
+/* A theme given as a path (--theme PATH, or a path in the config file):
+ * only a readable regular file whose name ends in ".theme", owned by the
+ * user or by root, so that --theme cannot be used to read (and have
+ * reported) any other file. Checked on the opened file, then loaded. */
+static int load_path(theme *out, const char *path, char *err, size_t errlen)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+	struct stat sb;
+	FILE *f;
+	int fd;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n <= 6 || strcmp(base + n - 6, ".theme") != 0) {
+		snprintf(err, errlen, "theme %s: not read: a theme path must name a file ending in \".theme\"", path);
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "theme %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (sb.st_uid != getuid() && sb.st_uid != 0)) {
+		snprintf(err, errlen, "theme %s: not read: a theme path must be a regular file owned by you or by root",
+		         path);
+		close(fd);
+		return -1;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(err, errlen, "theme %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return load_stream(out, path, f, err, errlen); /* the file checked, not the path again */
+}
+
 int theme_load_named_in(theme *out, const char *name, const char *const *dirs, char *err, size_t errlen)
 {
 	char path[4096], tried[1024] = "";
@@ -437,7 +571,7 @@ int theme_load_named_in(theme *out, const char *name, const char *const *dirs, c
 		return -1;
 	}
 	if (strchr(name, '/'))
-		return theme_load_file(out, name, err, errlen);
+		return load_path(out, name, err, errlen);
 	if (!valid_name(name)) {
 		snprintf(err, errlen, "theme name \"%.80s\" is not valid: use letters, digits, '-' and '_', or a path",
 		         name);
