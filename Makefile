@@ -3,6 +3,7 @@
 #   make test    install what is missing, build, start PostgreSQL, run ctest
 #   make bench   benchmark programs (not part of make test)
 #   make soak    the crash tests with many more kills and more data
+#   make fuzz    every fuzz target, a million runs each (fuzz/README.md)
 BUILD      ?= build
 SANITIZERS ?= OFF
 READLINE   ?= ON
@@ -13,7 +14,7 @@ CTEST_ARGS ?=
 DEB_PACKAGES = build-essential cmake pkg-config libpq-dev postgresql-15 postgresql-client-15 \
                libncurses-dev libreadline-dev libcmocka-dev tmux jq procps
 
-.PHONY: all deps configure build test demo bench soak clean
+.PHONY: all deps configure build test demo bench soak fuzz clean
 
 all: build
 
@@ -39,6 +40,22 @@ bench: build
 # CLEANUP_CRASH_ROUNDS scales the kills and the data (default in make test: 12).
 soak: build
 	@cd $(BUILD) && CLEANUP_CRASH_ROUNDS=$${CLEANUP_CRASH_ROUNDS:-100} ctest --output-on-failure -j$(JOBS) -R '^(pg_|crash_)'
+
+# clang's libFuzzer when it installs (Debian 12: clang 14), else gcc and the
+# built-in driver; AddressSanitizer and UBSan either way. FUZZ_RUNS runs per
+# target (default 1000000), FUZZ_SEED (default 1; 0 = from the clock);
+# FUZZ_CC=gcc forces the built-in driver (in a new FUZZ_BUILD directory).
+FUZZ_BUILD    ?= build-fuzz
+FUZZ_RUNS     ?= 1000000
+FUZZ_CC       ?=
+FUZZ_PACKAGES  = clang libclang-rt-14-dev
+fuzz: deps
+	@sh scripts/install-deps.sh $(FUZZ_PACKAGES) || echo "fuzz: no clang/libFuzzer; gcc and the built-in driver" >&2
+	@cc=$(FUZZ_CC); [ -n "$$cc" ] || cc=$$(command -v clang >/dev/null 2>&1 && echo clang || echo gcc); \
+	  [ -f $(FUZZ_BUILD)/CMakeCache.txt ] || export CC=$$cc; \
+	  cmake -S . -B $(FUZZ_BUILD) -DENABLE_FUZZ=ON -DENABLE_SANITIZERS=ON -DWITH_READLINE=OFF -DBUILD_TESTING=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) --target fuzz_targets -j$(JOBS)
+	@bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_RUNS) $(JOBS)
 
 clean:
 	rm -rf $(BUILD)
