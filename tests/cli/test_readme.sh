@@ -52,8 +52,12 @@ for cmd in $("$CLEANUPCTL" --help | awk '/^commands:/ { on = 1; next } on && NF 
 	*) grep -q "cleanupctl[^|]* $cmd\b" "$work"/block*.sh || fail "no README example runs \"cleanupctl $cmd\"" ;;
 	esac
 done
-grep -q 'is not on the allowlist' <<<"$(bash "$work/block03.sh" 2>&1)" ||
+allow=$(grep -l 'dbname=postgres" install' "$work"/block*.sh)
+grep -q 'is not on the allowlist' <<<"$(bash "$allow" 2>&1)" ||
 	fail "the allowlist example does not print the refusal it shows"
+roles=$(grep -l 'IN ROLE cleanup_writer' "$work"/block*.sh)
+grep -q 'permission denied for schema cleanup' <<<"$(bash "$roles" 2>&1)" ||
+	fail "the roles example does not print the refusal it shows"
 
 CURRENT="console off a terminal"
 "$CLEANUPCTL" console </dev/null >"$TMPD/out" 2>"$TMPD/err"
