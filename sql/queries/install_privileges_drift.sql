@@ -18,6 +18,12 @@ WITH ours AS (
       FROM pg_proc p, aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
      WHERE p.pronamespace = 'cleanup'::regnamespace AND a.grantee <> p.proowner
        AND a.grantee NOT IN (SELECT oid FROM ours)
+       -- The writer's EXECUTE on functions that constraints call (the
+       -- external-ID rule of inventory.items) is the model's own grant.
+       AND NOT (a.grantee IN (SELECT oid FROM pg_roles WHERE rolname = 'cleanup_writer')
+                AND p.oid IN (SELECT d.refobjid FROM pg_depend d
+                               WHERE d.classid = 'pg_constraint'::regclass
+                                 AND d.refclassid = 'pg_proc'::regclass))
     UNION
     SELECT format('%s on schema cleanup', CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END)
       FROM pg_namespace n, aclexplode(n.nspacl) a
