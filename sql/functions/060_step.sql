@@ -235,6 +235,418 @@ AS $$
                                    (SELECT min(x) FROM unnest(p_more) AS x)), 1) - 1)
 $$;
 
+-- Step modes. cleanup.step_exec takes the step's locks, checks the job and
+-- the contract, then hands the job row J (its cursor and phase, changed
+-- here) and the step record S (its counts, filled here) to the function of
+-- the job's mode; it records both afterwards (S7). Each runs inside
+-- step_exec's transaction and settings (plan_cache_mode), and with
+-- P_PREVIEW computes without locks or mutations.
+
+-- Mode single-transaction (issue 3, item 8): the old behaviour, one
+-- unbounded transaction holding the library row lock throughout.
+CREATE OR REPLACE FUNCTION cleanup.step_mode_single(p_job bigint, p_preview boolean,
+                                          INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    t_parent  timestamptz;
+    v_n       int;
+BEGIN
+    ---------------------------------------------------------------
+    -- Comparison mode (issue 3, item 8): the old behaviour, one
+    -- unbounded transaction holding the library row lock throughout.
+    ---------------------------------------------------------------
+    s.action := 'single-transaction';
+    s.library_id := j.library_id;
+    IF p_preview THEN
+        SELECT count(*) INTO v_n FROM inventory.items WHERE library_id = j.library_id;
+    ELSE
+        PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
+        PERFORM cleanup.lock_parent_row('library', j.library_id);
+        t_parent := clock_timestamp();
+        UPDATE cleanup.jobs SET phase = 'finalizing' WHERE id = p_job;   -- the parent guard's condition
+        PERFORM cleanup.lock_parent_row('library admission', j.library_id);
+        PERFORM 1 FROM cleanup.library_stats WHERE library_id = j.library_id FOR UPDATE NOWAIT;
+        DELETE FROM inventory.items WHERE library_id = j.library_id;
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        DELETE FROM cleanup.library_admission WHERE library_id = j.library_id;
+        DELETE FROM cleanup.library_stats WHERE library_id = j.library_id;
+        DELETE FROM inventory.libraries WHERE id = j.library_id;
+        DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(j.library_id);
+        s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
+    END IF;
+    s.examined := v_n; s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
+    j.phase := 'completed';
+END $$;
+
+-- Mode drain and pass (S1-S5): pass 1 walks the cursor to the high-water
+-- id (for remove-server, library by library in ascending id); every later
+-- pass visits the rows in cleanup.job_retained in id order. Then the
+-- candidates get their verdicts (cleanup.step_drain) and the range moves
+-- on: next library, next pass, or finalizing.
+CREATE OR REPLACE FUNCTION cleanup.step_mode_drain(p_job bigint, p_preview boolean,
+                                          INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_lib     bigint := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
+    v_scope   bigint;          -- the library a visited row must still be in (NULL: the server's)
+    v_ids     bigint[];
+    v_xmins   xid[];
+    v_ctids   tid[];
+    v_prune   boolean := j.kind = 'prune';
+    v_examined int := 0;       -- rows of the range the batch passed (visited + kept)
+    v_kept    int := 0;
+    v_kept_ids bigint[];       -- pass steps: retained rows found seen (kept)
+    v_libs    bigint[];
+    v_n       int;
+    v_max     bigint;
+    v_more    boolean;
+    v_next    bigint;
+    r         record;
+BEGIN
+    ---------------------------------------------------------------
+    -- Drain. Pass 1 walks the cursor to the high-water id (for
+    -- remove-server, library by library in ascending id); every later
+    -- pass visits the rows in cleanup.job_retained in id order.
+    ---------------------------------------------------------------
+    IF j.pass_no = 1 THEN
+        s.action := 'drain';
+        s.library_id := j.cursor_library_id;
+        v_scope := j.cursor_library_id;
+        IF j.cursor_library_id IS NOT NULL THEN
+            IF NOT p_preview THEN
+                IF NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
+                    RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
+                        j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
+                END IF;
+            END IF;
+            -- Discovery, one statement: the range from the cursor in id
+            -- order, at most 1024 rows examined (the literal LIMIT),
+            -- stopping after the 128th deletion candidate (S1, seed
+            -- 000: the budget bounds visited candidates, not rows
+            -- examined). A row is seen when its external ID is in the
+            -- manifest (prune: one primary-key probe per row; removal:
+            -- never). "before" counts the candidates ahead of a row; it
+            -- only grows, so PostgreSQL stops the scan at the first row
+            -- with 128 candidates before it (a WindowAgg run
+            -- condition): that row is read and probed but not taken,
+            -- and the cursor ends on the last row taken.
+            -- The row comparisons make index (library_id, id) the only
+            -- index that yields this order (a generic plan would
+            -- otherwise walk items_pkey across other libraries' rows),
+            -- starting exactly at the cursor. The candidate arrays are
+            -- parallel; their order does not matter.
+            SELECT array_agg(c.id) FILTER (WHERE NOT c.seen),
+                   array_agg(c.xmin) FILTER (WHERE NOT c.seen),
+                   array_agg(c.ctid) FILTER (WHERE NOT c.seen),
+                   count(*), count(*) FILTER (WHERE c.seen), max(c.id)
+              INTO v_ids, v_xmins, v_ctids, v_examined, v_kept, v_max
+              FROM (SELECT b.id, b.xmin, b.ctid, b.seen,
+                           count(*) FILTER (WHERE NOT b.seen)
+                               OVER (ORDER BY b.library_id, b.id
+                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+                      FROM (SELECT i.library_id, i.id, i.xmin, i.ctid,
+                                   v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
+                                                        WHERE m.job_id = p_job
+                                                          AND m.external_id = i.external_id) AS seen
+                              FROM inventory.items i
+                             WHERE (i.library_id, i.id) > (j.cursor_library_id, j.cursor_id)
+                               AND (i.library_id, i.id) <= (j.cursor_library_id, j.high_water_id)
+                             ORDER BY i.library_id, i.id LIMIT 1024) b) c
+             WHERE c.before < 128;
+        END IF;
+        v_n := coalesce(cardinality(v_ids), 0);
+        -- A batch that took 128 candidates or examined 1024 rows may
+        -- have more behind it; a shorter one ends the range (a range
+        -- ending exactly at such a batch costs one empty step).
+        v_more := v_n = 128 OR v_examined = 1024;
+    ELSE
+        s.action := 'pass';
+        v_scope := v_lib;
+        -- The retained rows from the pass cursor, 128 at most: all of
+        -- them are candidates (a retained row was one), unless its
+        -- external ID is now in the manifest, which only a writer
+        -- bypassing the guards could arrange (kept, and resolved).
+        SELECT array_agg(q.item_id) FILTER (WHERE NOT q.seen), array_agg(q.xmin) FILTER (WHERE NOT q.seen),
+               array_agg(q.ctid) FILTER (WHERE NOT q.seen), array_agg(q.item_id) FILTER (WHERE q.seen),
+               array_agg(DISTINCT q.library_id) FILTER (WHERE q.library_id IS NOT NULL),
+               count(*), count(*) FILTER (WHERE q.seen), max(q.item_id)
+          INTO v_ids, v_xmins, v_ctids, v_kept_ids, v_libs, v_examined, v_kept, v_max
+          FROM (SELECT q.item_id, i.xmin, i.ctid, i.library_id,
+                       coalesce(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
+                                                     WHERE m.job_id = p_job AND m.external_id = i.external_id),
+                                false) AS seen
+                  FROM (SELECT item_id FROM cleanup.job_retained
+                         WHERE job_id = p_job AND item_id > j.cursor_id
+                         ORDER BY item_id LIMIT 128) q
+                  LEFT JOIN inventory.items i ON i.id = q.item_id) q;
+        IF v_lib IS NOT NULL THEN
+            v_libs := ARRAY[v_lib];
+        END IF;
+        s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
+        IF NOT p_preview AND v_libs IS NOT NULL THEN
+            PERFORM cleanup.lock_libraries(v_libs);
+        END IF;
+        IF NOT p_preview AND v_kept_ids IS NOT NULL THEN
+            DELETE FROM cleanup.job_retained WHERE job_id = p_job AND item_id = ANY (v_kept_ids);
+        END IF;
+        v_n := coalesce(cardinality(v_ids), 0);
+        v_more := v_examined = 128;
+    END IF;
+    v_examined := coalesce(v_examined, 0);
+    s.examined := v_examined;
+    s.kept := coalesce(v_kept, 0);
+
+    IF v_n > 0 THEN
+        -- Test-only fault injection (docs/steps.md): hold the step
+        -- between discovery and the re-read until the test lets go.
+        IF NOT p_preview AND cleanup.failpoints_on() THEN
+            PERFORM cleanup.failpoint('step_after_discovery');
+        END IF;
+        IF NOT p_preview THEN
+            -- The count trigger of the coming DELETE updates these rows:
+            -- take them now without waiting (a writer moving a row out
+            -- holds one until it commits: busy, retry), never inside
+            -- the DELETE. Held from here to commit only.
+            PERFORM 1 FROM cleanup.library_stats
+              WHERE library_id = ANY (coalesce(v_libs, ARRAY[j.cursor_library_id]))
+              ORDER BY library_id FOR UPDATE NOWAIT;
+        END IF;
+        r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids,
+                                j.pass_no > 1, p_preview);
+        IF NOT p_preview AND cleanup.failpoints_on() THEN
+            PERFORM cleanup.failpoint('step_after_delete');
+        END IF;
+        s.visited := v_n;
+        s.deleted := r.n_deleted;
+        s.retained := r.n_retained;
+        s.moved := r.n_moved;
+        s.absent := r.n_absent;
+        s.mutations := r.n_deleted;
+        IF s.visited <> s.deleted + s.retained + s.moved + s.absent THEN
+            -- Cannot happen: every visited candidate gets one verdict.
+            RAISE EXCEPTION 'step % of job %: % visited but % accounted for', s.step_no, p_job,
+                s.visited, s.deleted + s.retained + s.moved + s.absent;
+        END IF;
+    END IF;
+    IF v_examined > 0 THEN
+        j.cursor_id := v_max;
+    END IF;
+    s.cursor_to := j.cursor_id;
+
+    IF NOT v_more THEN
+        -- This range is exhausted: next library, next pass, or finalize.
+        v_next := NULL;
+        IF j.pass_no = 1 AND j.kind = 'remove-server' AND j.cursor_library_id IS NOT NULL THEN
+            SELECT min(id) INTO v_next FROM inventory.libraries
+             WHERE server_id = j.server_id AND id > j.cursor_library_id;
+        END IF;
+        IF v_next IS NOT NULL THEN
+            j.cursor_library_id := v_next;
+            j.cursor_id := 0;
+        ELSIF s.retained > 0
+              OR EXISTS (SELECT 1 FROM cleanup.job_retained
+                          WHERE job_id = p_job
+                            AND (NOT p_preview OR j.pass_no = 1
+                                 OR NOT (item_id = ANY (coalesce(v_ids, '{}'::bigint[])
+                                                        || coalesce(v_kept_ids, '{}'::bigint[]))))) THEN
+            -- Retained rows remain (S5): another pass revisits them.
+            j.pass_no := j.pass_no + 1;
+            j.cursor_id := cleanup.pass_start(p_job, NULL);
+        ELSE
+            j.phase := 'finalizing';
+            j.cursor_id := 0;
+            j.cursor_library_id := v_lib;
+        END IF;
+    END IF;
+END $$;
+
+-- Mode final check (S6) of a prune, while admission stays closed.
+CREATE OR REPLACE FUNCTION cleanup.step_mode_final_check(p_job bigint, p_preview boolean,
+                                          INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_n       int;
+    v_ret     bigint[];
+    -- Pages of the final check: 10,000 rows (see final_check_page).
+    v_page    constant int := 10000;
+BEGIN
+    ---------------------------------------------------------------
+    -- Final absence check (S6), while admission stays closed: no row
+    -- of the library at or below the high-water id may be eligible.
+    -- Bounded pages in external ID order, merged with the manifest;
+    -- the eligible set can only shrink while the library is fenced,
+    -- so pages checked in separate transactions add up to one check
+    -- (docs/steps.md).
+    ---------------------------------------------------------------
+    s.action := 'final-check';
+    s.library_id := j.library_id;
+    IF NOT p_preview THEN
+        PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
+    END IF;
+    s.check_from := coalesce(j.check_cursor, '');
+    SELECT f.checked, f.last_key, f.eligible INTO v_n, s.check_to, v_ret
+      FROM cleanup.final_check_page(p_job, j.library_id, j.high_water_id, s.check_from) f;
+    s.checked := v_n;
+    s.check_to := coalesce(s.check_to, s.check_from);
+    IF NOT p_preview AND cleanup.failpoints_on() THEN
+        PERFORM cleanup.failpoint('final_check');
+    END IF;
+    IF v_ret IS NOT NULL THEN
+        -- Something eligible survived: never complete (S6). Retain what
+        -- this page found and revisit it in another pass; the check
+        -- then starts again from the beginning.
+        j.phase := 'draining';
+        j.pass_no := j.pass_no + 1;
+        j.cursor_id := cleanup.pass_start(p_job, v_ret);
+        j.check_cursor := NULL;
+        IF NOT p_preview THEN
+            INSERT INTO cleanup.job_retained (job_id, item_id)
+            SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
+            PERFORM cleanup.log_event(p_job, 'final-check',
+                format('final check found %s eligible rows in library %s; pass %s revisits them',
+                       cardinality(v_ret), j.library_id, j.pass_no));
+        END IF;
+    ELSIF v_n = v_page THEN
+        j.check_cursor := s.check_to;
+    ELSE
+        -- Exact: complete, and reopen admission in the same transaction.
+        j.phase := 'completed';
+        IF NOT p_preview THEN
+            PERFORM cleanup.lock_parent_row('library admission', j.library_id);
+            UPDATE cleanup.library_admission
+               SET state = 'open', job_id = NULL, changed_at = now()
+             WHERE library_id = j.library_id;
+        END IF;
+    END IF;
+    s.cursor_to := s.cursor_from;
+END $$;
+
+-- Mode finalize of a removal (S10, S11, S13): one parent per step, under
+-- its row lock, after re-checking emptiness under that lock.
+CREATE OR REPLACE FUNCTION cleanup.step_mode_finalize(p_job bigint, p_preview boolean,
+                                          INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    t_parent  timestamptz;
+    v_next    bigint;
+    v_ret     bigint[];
+BEGIN
+    ---------------------------------------------------------------
+    -- Finalize a removal (S10, S11, S13): one parent per step, under
+    -- its row lock, after re-checking emptiness under that lock.
+    ---------------------------------------------------------------
+    IF j.kind = 'remove-library' THEN
+        v_next := j.library_id;
+    ELSE
+        SELECT min(id) INTO v_next FROM inventory.libraries WHERE server_id = j.server_id;
+    END IF;
+    IF v_next IS NOT NULL THEN
+        s.action := 'delete-library';
+        s.library_id := v_next;
+        IF NOT p_preview THEN
+            PERFORM cleanup.lock_libraries(ARRAY[v_next]);
+        END IF;
+        -- Emptiness, first without the parent row lock: the first scan
+        -- of a freshly drained library walks (and marks) the dead index
+        -- entries of every deleted row, tens of ms for 500k rows; that
+        -- must not happen while writers' foreign-key checks queue on
+        -- the parent row (benchmark finding, docs/benchmarks.md).
+        SELECT array_agg(id) INTO v_ret
+          FROM (SELECT id FROM inventory.items
+                 WHERE (library_id, id) >= (v_next, -9223372036854775808)
+                   AND (library_id, id) <= (v_next, 9223372036854775807)
+                 ORDER BY library_id, id LIMIT 10000) q;
+        -- S11 under the parent row lock is the BEFORE DELETE guard's
+        -- check (020_admission.sql) inside the DELETE below, with the
+        -- RESTRICT foreign key behind it: a row that slipped in between
+        -- this check and the lock fails the step whole (CUA05), and the
+        -- next step's check sends it to another pass. Each scan of the
+        -- drained range costs ms while its dead entries remain, so the
+        -- lock is held for those two only.
+        IF v_ret IS NULL AND NOT p_preview THEN
+            IF cleanup.lock_parent_row('library', v_next) THEN
+                t_parent := clock_timestamp();
+            ELSE
+                v_next := NULL;     -- already gone: only possible around the guards
+            END IF;
+        END IF;
+    END IF;
+    IF v_ret IS NOT NULL THEN
+        -- Not empty under the lock: never cascade (S11). Revisit what
+        -- remains in another pass, then finalize again.
+        j.phase := 'draining';
+        j.pass_no := j.pass_no + 1;
+        j.cursor_id := cleanup.pass_start(p_job, v_ret);
+        s.checked := cardinality(v_ret);
+        IF NOT p_preview THEN
+            INSERT INTO cleanup.job_retained (job_id, item_id)
+            SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
+            PERFORM cleanup.log_event(p_job, 'finalize',
+                format('library %s still holds inventory under its row lock; pass %s drains it',
+                       v_next, j.pass_no));
+        END IF;
+    ELSIF v_next IS NOT NULL THEN
+        IF NOT p_preview THEN
+            -- The library delete fires the guard's emptiness check (an
+            -- index range, 020_admission.sql) and PostgreSQL's RESTRICT
+            -- foreign-key check of inventory.items (WHERE library_id =
+            -- $1, planned in this backend on first use). Statistics from
+            -- before the drain still give the library its old rows, and
+            -- with them the foreign-key check scans the whole items table
+            -- under the parent row lock (measured on a just-drained 500k
+            -- library of 1M items: 36-51 ms held instead of 7-10 ms;
+            -- 825 ms over 12.7M items). For an empty library the index
+            -- is the right plan.
+            PERFORM set_config('enable_seqscan', 'off', true);
+            PERFORM cleanup.lock_parent_row('library admission', v_next);
+            IF cleanup.failpoints_on() THEN
+                PERFORM cleanup.failpoint('step_before_parent_delete');
+            END IF;
+            DELETE FROM cleanup.library_admission WHERE library_id = v_next;
+            DELETE FROM cleanup.library_stats WHERE library_id = v_next;
+            DELETE FROM inventory.libraries WHERE id = v_next;
+            DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(v_next);
+            s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
+        END IF;
+        s.libraries_deleted := 1;
+        s.mutations := 1;
+        IF j.kind = 'remove-library' THEN
+            j.phase := 'completed';
+        END IF;
+    ELSIF j.kind = 'remove-server' THEN
+        s.action := 'delete-server';
+        s.library_id := NULL;
+        IF p_preview THEN
+            s.servers_deleted := 1;
+        ELSIF cleanup.lock_parent_row('server', j.server_id) THEN
+            t_parent := clock_timestamp();
+            PERFORM cleanup.lock_parent_row('server admission', j.server_id);
+            IF cleanup.failpoints_on() THEN
+                PERFORM cleanup.failpoint('step_before_parent_delete');
+            END IF;
+            DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
+            DELETE FROM inventory.media_servers WHERE id = j.server_id;
+            DELETE FROM cleanup.engine_locks WHERE key = cleanup.coordinator_key(j.server_id);
+            s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
+            s.servers_deleted := 1;
+        END IF;
+        s.mutations := s.servers_deleted;
+        j.phase := 'completed';
+    ELSE
+        -- remove-library whose library is already gone.
+        s.action := 'delete-library';
+        j.phase := 'completed';
+        IF NOT p_preview THEN
+            PERFORM cleanup.log_event(p_job, 'finalize',
+                format('library %s was already gone at finalize', j.library_id));
+        END IF;
+    END IF;
+END $$;
+
 -- The engine of one step, or with P_PREVIEW the prediction of the next one
 -- (no locks, no mutations). See cleanup.job_step for the contract.
 CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean)
@@ -246,31 +658,11 @@ AS $$
 DECLARE
     t0        timestamptz := clock_timestamp();
     t_locked  timestamptz;
-    t_parent  timestamptz;
     j         cleanup.jobs;
     s         cleanup.job_steps;
     v_server  bigint;
     v_last    int;
-    v_lib     bigint;          -- the job's library (NULL for remove-server)
-    v_scope   bigint;          -- the library a visited row must still be in (NULL: the server's)
-    v_ids     bigint[];
-    v_xmins   xid[];
-    v_ctids   tid[];
-    v_prune   boolean;
-    v_examined int := 0;       -- rows of the range the batch passed (visited + kept)
-    v_kept    int := 0;
-    v_kept_ids bigint[];       -- pass steps: retained rows found seen (kept)
-    v_libs    bigint[];
-    v_ret     bigint[];
-    v_n       int;
-    v_max     bigint;
-    v_more    boolean;
-    v_next    bigint;
     r         record;
-    -- Pages of the final check and of the finalize re-check: 10,000 rows,
-    -- written as a literal LIMIT (docs/steps.md): with a parameter the
-    -- generic plan assumed a large fraction and scanned the whole library.
-    v_page    constant int := 10000;
     v_sync    text;            -- synchronous_commit before the step changed it
 BEGIN
     IF p_step_no < 1 THEN
@@ -342,356 +734,18 @@ BEGIN
     s.libraries_deleted := 0; s.servers_deleted := 0; s.mutations := 0; s.checked := 0;
     s.started_at := t0;
     s.cursor_from := j.cursor_id;
-    v_lib := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
-    v_prune := j.kind = 'prune';
 
     IF j.mode = 'single-transaction' THEN
-        ---------------------------------------------------------------
-        -- Comparison mode (issue 3, item 8): the old behaviour, one
-        -- unbounded transaction holding the library row lock throughout.
-        ---------------------------------------------------------------
-        s.action := 'single-transaction';
-        s.library_id := j.library_id;
-        IF p_preview THEN
-            SELECT count(*) INTO v_n FROM inventory.items WHERE library_id = j.library_id;
-        ELSE
-            PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
-            PERFORM cleanup.lock_parent_row('library', j.library_id);
-            t_parent := clock_timestamp();
-            UPDATE cleanup.jobs SET phase = 'finalizing' WHERE id = p_job;   -- the parent guard's condition
-            PERFORM cleanup.lock_parent_row('library admission', j.library_id);
-            PERFORM 1 FROM cleanup.library_stats WHERE library_id = j.library_id FOR UPDATE NOWAIT;
-            DELETE FROM inventory.items WHERE library_id = j.library_id;
-            GET DIAGNOSTICS v_n = ROW_COUNT;
-            DELETE FROM cleanup.library_admission WHERE library_id = j.library_id;
-            DELETE FROM cleanup.library_stats WHERE library_id = j.library_id;
-            DELETE FROM inventory.libraries WHERE id = j.library_id;
-            DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(j.library_id);
-            s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
-        END IF;
-        s.examined := v_n; s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
-        j.phase := 'completed';
-
+        r := cleanup.step_mode_single(p_job, p_preview, j, s);
     ELSIF j.phase = 'draining' THEN
-        ---------------------------------------------------------------
-        -- Drain. Pass 1 walks the cursor to the high-water id (for
-        -- remove-server, library by library in ascending id); every later
-        -- pass visits the rows in cleanup.job_retained in id order.
-        ---------------------------------------------------------------
-        IF j.pass_no = 1 THEN
-            s.action := 'drain';
-            s.library_id := j.cursor_library_id;
-            v_scope := j.cursor_library_id;
-            IF j.cursor_library_id IS NOT NULL THEN
-                IF NOT p_preview THEN
-                    IF NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
-                        RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
-                            j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
-                    END IF;
-                END IF;
-                -- Discovery, one statement: the range from the cursor in id
-                -- order, at most 1024 rows examined (the literal LIMIT),
-                -- stopping after the 128th deletion candidate (S1, seed
-                -- 000: the budget bounds visited candidates, not rows
-                -- examined). A row is seen when its external ID is in the
-                -- manifest (prune: one primary-key probe per row; removal:
-                -- never). "before" counts the candidates ahead of a row; it
-                -- only grows, so PostgreSQL stops the scan at the first row
-                -- with 128 candidates before it (a WindowAgg run
-                -- condition): that row is read and probed but not taken,
-                -- and the cursor ends on the last row taken.
-                -- The row comparisons make index (library_id, id) the only
-                -- index that yields this order (a generic plan would
-                -- otherwise walk items_pkey across other libraries' rows),
-                -- starting exactly at the cursor. The candidate arrays are
-                -- parallel; their order does not matter.
-                SELECT array_agg(c.id) FILTER (WHERE NOT c.seen),
-                       array_agg(c.xmin) FILTER (WHERE NOT c.seen),
-                       array_agg(c.ctid) FILTER (WHERE NOT c.seen),
-                       count(*), count(*) FILTER (WHERE c.seen), max(c.id)
-                  INTO v_ids, v_xmins, v_ctids, v_examined, v_kept, v_max
-                  FROM (SELECT b.id, b.xmin, b.ctid, b.seen,
-                               count(*) FILTER (WHERE NOT b.seen)
-                                   OVER (ORDER BY b.library_id, b.id
-                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
-                          FROM (SELECT i.library_id, i.id, i.xmin, i.ctid,
-                                       v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
-                                                            WHERE m.job_id = p_job
-                                                              AND m.external_id = i.external_id) AS seen
-                                  FROM inventory.items i
-                                 WHERE (i.library_id, i.id) > (j.cursor_library_id, j.cursor_id)
-                                   AND (i.library_id, i.id) <= (j.cursor_library_id, j.high_water_id)
-                                 ORDER BY i.library_id, i.id LIMIT 1024) b) c
-                 WHERE c.before < 128;
-            END IF;
-            v_n := coalesce(cardinality(v_ids), 0);
-            -- A batch that took 128 candidates or examined 1024 rows may
-            -- have more behind it; a shorter one ends the range (a range
-            -- ending exactly at such a batch costs one empty step).
-            v_more := v_n = 128 OR v_examined = 1024;
-        ELSE
-            s.action := 'pass';
-            v_scope := v_lib;
-            -- The retained rows from the pass cursor, 128 at most: all of
-            -- them are candidates (a retained row was one), unless its
-            -- external ID is now in the manifest, which only a writer
-            -- bypassing the guards could arrange (kept, and resolved).
-            SELECT array_agg(q.item_id) FILTER (WHERE NOT q.seen), array_agg(q.xmin) FILTER (WHERE NOT q.seen),
-                   array_agg(q.ctid) FILTER (WHERE NOT q.seen), array_agg(q.item_id) FILTER (WHERE q.seen),
-                   array_agg(DISTINCT q.library_id) FILTER (WHERE q.library_id IS NOT NULL),
-                   count(*), count(*) FILTER (WHERE q.seen), max(q.item_id)
-              INTO v_ids, v_xmins, v_ctids, v_kept_ids, v_libs, v_examined, v_kept, v_max
-              FROM (SELECT q.item_id, i.xmin, i.ctid, i.library_id,
-                           coalesce(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
-                                                         WHERE m.job_id = p_job AND m.external_id = i.external_id),
-                                    false) AS seen
-                      FROM (SELECT item_id FROM cleanup.job_retained
-                             WHERE job_id = p_job AND item_id > j.cursor_id
-                             ORDER BY item_id LIMIT 128) q
-                      LEFT JOIN inventory.items i ON i.id = q.item_id) q;
-            IF v_lib IS NOT NULL THEN
-                v_libs := ARRAY[v_lib];
-            END IF;
-            s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
-            IF NOT p_preview AND v_libs IS NOT NULL THEN
-                PERFORM cleanup.lock_libraries(v_libs);
-            END IF;
-            IF NOT p_preview AND v_kept_ids IS NOT NULL THEN
-                DELETE FROM cleanup.job_retained WHERE job_id = p_job AND item_id = ANY (v_kept_ids);
-            END IF;
-            v_n := coalesce(cardinality(v_ids), 0);
-            v_more := v_examined = 128;
-        END IF;
-        v_examined := coalesce(v_examined, 0);
-        s.examined := v_examined;
-        s.kept := coalesce(v_kept, 0);
-
-        IF v_n > 0 THEN
-            -- Test-only fault injection (docs/steps.md): hold the step
-            -- between discovery and the re-read until the test lets go.
-            IF NOT p_preview AND cleanup.failpoints_on() THEN
-                PERFORM cleanup.failpoint('step_after_discovery');
-            END IF;
-            IF NOT p_preview THEN
-                -- The count trigger of the coming DELETE updates these rows:
-                -- take them now without waiting (a writer moving a row out
-                -- holds one until it commits: busy, retry), never inside
-                -- the DELETE. Held from here to commit only.
-                PERFORM 1 FROM cleanup.library_stats
-                  WHERE library_id = ANY (coalesce(v_libs, ARRAY[j.cursor_library_id]))
-                  ORDER BY library_id FOR UPDATE NOWAIT;
-            END IF;
-            r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids,
-                                    j.pass_no > 1, p_preview);
-            IF NOT p_preview AND cleanup.failpoints_on() THEN
-                PERFORM cleanup.failpoint('step_after_delete');
-            END IF;
-            s.visited := v_n;
-            s.deleted := r.n_deleted;
-            s.retained := r.n_retained;
-            s.moved := r.n_moved;
-            s.absent := r.n_absent;
-            s.mutations := r.n_deleted;
-            IF s.visited <> s.deleted + s.retained + s.moved + s.absent THEN
-                -- Cannot happen: every visited candidate gets one verdict.
-                RAISE EXCEPTION 'step % of job %: % visited but % accounted for', s.step_no, p_job,
-                    s.visited, s.deleted + s.retained + s.moved + s.absent;
-            END IF;
-        END IF;
-        IF v_examined > 0 THEN
-            j.cursor_id := v_max;
-        END IF;
-        s.cursor_to := j.cursor_id;
-
-        IF NOT v_more THEN
-            -- This range is exhausted: next library, next pass, or finalize.
-            v_next := NULL;
-            IF j.pass_no = 1 AND j.kind = 'remove-server' AND j.cursor_library_id IS NOT NULL THEN
-                SELECT min(id) INTO v_next FROM inventory.libraries
-                 WHERE server_id = j.server_id AND id > j.cursor_library_id;
-            END IF;
-            IF v_next IS NOT NULL THEN
-                j.cursor_library_id := v_next;
-                j.cursor_id := 0;
-            ELSIF s.retained > 0
-                  OR EXISTS (SELECT 1 FROM cleanup.job_retained
-                              WHERE job_id = p_job
-                                AND (NOT p_preview OR j.pass_no = 1
-                                     OR NOT (item_id = ANY (coalesce(v_ids, '{}'::bigint[])
-                                                            || coalesce(v_kept_ids, '{}'::bigint[]))))) THEN
-                -- Retained rows remain (S5): another pass revisits them.
-                j.pass_no := j.pass_no + 1;
-                j.cursor_id := cleanup.pass_start(p_job, NULL);
-            ELSE
-                j.phase := 'finalizing';
-                j.cursor_id := 0;
-                j.cursor_library_id := v_lib;
-            END IF;
-        END IF;
-
+        r := cleanup.step_mode_drain(p_job, p_preview, j, s);
     ELSIF j.kind = 'prune' THEN
-        ---------------------------------------------------------------
-        -- Final absence check (S6), while admission stays closed: no row
-        -- of the library at or below the high-water id may be eligible.
-        -- Bounded pages in external ID order, merged with the manifest;
-        -- the eligible set can only shrink while the library is fenced,
-        -- so pages checked in separate transactions add up to one check
-        -- (docs/steps.md).
-        ---------------------------------------------------------------
-        s.action := 'final-check';
-        s.library_id := j.library_id;
-        IF NOT p_preview THEN
-            PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
-        END IF;
-        s.check_from := coalesce(j.check_cursor, '');
-        SELECT f.checked, f.last_key, f.eligible INTO v_n, s.check_to, v_ret
-          FROM cleanup.final_check_page(p_job, j.library_id, j.high_water_id, s.check_from) f;
-        s.checked := v_n;
-        s.check_to := coalesce(s.check_to, s.check_from);
-        IF NOT p_preview AND cleanup.failpoints_on() THEN
-            PERFORM cleanup.failpoint('final_check');
-        END IF;
-        IF v_ret IS NOT NULL THEN
-            -- Something eligible survived: never complete (S6). Retain what
-            -- this page found and revisit it in another pass; the check
-            -- then starts again from the beginning.
-            j.phase := 'draining';
-            j.pass_no := j.pass_no + 1;
-            j.cursor_id := cleanup.pass_start(p_job, v_ret);
-            j.check_cursor := NULL;
-            IF NOT p_preview THEN
-                INSERT INTO cleanup.job_retained (job_id, item_id)
-                SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
-                PERFORM cleanup.log_event(p_job, 'final-check',
-                    format('final check found %s eligible rows in library %s; pass %s revisits them',
-                           cardinality(v_ret), j.library_id, j.pass_no));
-            END IF;
-        ELSIF v_n = v_page THEN
-            j.check_cursor := s.check_to;
-        ELSE
-            -- Exact: complete, and reopen admission in the same transaction.
-            j.phase := 'completed';
-            IF NOT p_preview THEN
-                PERFORM cleanup.lock_parent_row('library admission', j.library_id);
-                UPDATE cleanup.library_admission
-                   SET state = 'open', job_id = NULL, changed_at = now()
-                 WHERE library_id = j.library_id;
-            END IF;
-        END IF;
-        s.cursor_to := s.cursor_from;
-
+        r := cleanup.step_mode_final_check(p_job, p_preview, j, s);
     ELSE
-        ---------------------------------------------------------------
-        -- Finalize a removal (S10, S11, S13): one parent per step, under
-        -- its row lock, after re-checking emptiness under that lock.
-        ---------------------------------------------------------------
-        IF j.kind = 'remove-library' THEN
-            v_next := j.library_id;
-        ELSE
-            SELECT min(id) INTO v_next FROM inventory.libraries WHERE server_id = j.server_id;
-        END IF;
-        IF v_next IS NOT NULL THEN
-            s.action := 'delete-library';
-            s.library_id := v_next;
-            IF NOT p_preview THEN
-                PERFORM cleanup.lock_libraries(ARRAY[v_next]);
-            END IF;
-            -- Emptiness, first without the parent row lock: the first scan
-            -- of a freshly drained library walks (and marks) the dead index
-            -- entries of every deleted row, tens of ms for 500k rows; that
-            -- must not happen while writers' foreign-key checks queue on
-            -- the parent row (benchmark finding, docs/benchmarks.md).
-            SELECT array_agg(id) INTO v_ret
-              FROM (SELECT id FROM inventory.items
-                     WHERE (library_id, id) >= (v_next, -9223372036854775808)
-                       AND (library_id, id) <= (v_next, 9223372036854775807)
-                     ORDER BY library_id, id LIMIT 10000) q;
-            -- S11 under the parent row lock is the BEFORE DELETE guard's
-            -- check (020_admission.sql) inside the DELETE below, with the
-            -- RESTRICT foreign key behind it: a row that slipped in between
-            -- this check and the lock fails the step whole (CUA05), and the
-            -- next step's check sends it to another pass. Each scan of the
-            -- drained range costs ms while its dead entries remain, so the
-            -- lock is held for those two only.
-            IF v_ret IS NULL AND NOT p_preview THEN
-                IF cleanup.lock_parent_row('library', v_next) THEN
-                    t_parent := clock_timestamp();
-                ELSE
-                    v_next := NULL;     -- already gone: only possible around the guards
-                END IF;
-            END IF;
-        END IF;
-        IF v_ret IS NOT NULL THEN
-            -- Not empty under the lock: never cascade (S11). Revisit what
-            -- remains in another pass, then finalize again.
-            j.phase := 'draining';
-            j.pass_no := j.pass_no + 1;
-            j.cursor_id := cleanup.pass_start(p_job, v_ret);
-            s.checked := cardinality(v_ret);
-            IF NOT p_preview THEN
-                INSERT INTO cleanup.job_retained (job_id, item_id)
-                SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
-                PERFORM cleanup.log_event(p_job, 'finalize',
-                    format('library %s still holds inventory under its row lock; pass %s drains it',
-                           v_next, j.pass_no));
-            END IF;
-        ELSIF v_next IS NOT NULL THEN
-            IF NOT p_preview THEN
-                -- The library delete fires the guard's emptiness check (an
-                -- index range, 020_admission.sql) and PostgreSQL's RESTRICT
-                -- foreign-key check of inventory.items (WHERE library_id =
-                -- $1, planned in this backend on first use). Statistics from
-                -- before the drain still give the library its old rows, and
-                -- with them the foreign-key check scans the whole items table
-                -- under the parent row lock (measured on a just-drained 500k
-                -- library of 1M items: 36-51 ms held instead of 7-10 ms;
-                -- 825 ms over 12.7M items). For an empty library the index
-                -- is the right plan.
-                PERFORM set_config('enable_seqscan', 'off', true);
-                PERFORM cleanup.lock_parent_row('library admission', v_next);
-                IF cleanup.failpoints_on() THEN
-                    PERFORM cleanup.failpoint('step_before_parent_delete');
-                END IF;
-                DELETE FROM cleanup.library_admission WHERE library_id = v_next;
-                DELETE FROM cleanup.library_stats WHERE library_id = v_next;
-                DELETE FROM inventory.libraries WHERE id = v_next;
-                DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(v_next);
-                s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
-            END IF;
-            s.libraries_deleted := 1;
-            s.mutations := 1;
-            IF j.kind = 'remove-library' THEN
-                j.phase := 'completed';
-            END IF;
-        ELSIF j.kind = 'remove-server' THEN
-            s.action := 'delete-server';
-            s.library_id := NULL;
-            IF p_preview THEN
-                s.servers_deleted := 1;
-            ELSIF cleanup.lock_parent_row('server', j.server_id) THEN
-                t_parent := clock_timestamp();
-                PERFORM cleanup.lock_parent_row('server admission', j.server_id);
-                IF cleanup.failpoints_on() THEN
-                    PERFORM cleanup.failpoint('step_before_parent_delete');
-                END IF;
-                DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
-                DELETE FROM inventory.media_servers WHERE id = j.server_id;
-                DELETE FROM cleanup.engine_locks WHERE key = cleanup.coordinator_key(j.server_id);
-                s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
-                s.servers_deleted := 1;
-            END IF;
-            s.mutations := s.servers_deleted;
-            j.phase := 'completed';
-        ELSE
-            -- remove-library whose library is already gone.
-            s.action := 'delete-library';
-            j.phase := 'completed';
-            IF NOT p_preview THEN
-                PERFORM cleanup.log_event(p_job, 'finalize',
-                    format('library %s was already gone at finalize', j.library_id));
-            END IF;
-        END IF;
+        r := cleanup.step_mode_finalize(p_job, p_preview, j, s);
     END IF;
+    j := r.j;
+    s := r.s;
 
     s.phase_after := j.phase;
     s.cursor_to := coalesce(s.cursor_to, j.cursor_id);
