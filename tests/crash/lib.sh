@@ -457,18 +457,47 @@ outside_unchanged() {
 # comes last; each parent step deleted exactly one parent (S10, S13).
 parents_after_drain() {
 	local job=$1
-	assert_eq "$(q "SELECT count(*) FROM cleanup.job_steps p
-	                 WHERE p.job_id = :'job' AND p.action = 'delete-library'
+	assert_eq "$(q "SELECT count(*) FILTER (WHERE p.action = 'delete-library'
 	                   AND (p.libraries_deleted <> 1 OR p.parent_lock_ms IS NULL OR EXISTS (
 	                        SELECT 1 FROM cleanup.job_steps d
 	                         WHERE d.job_id = p.job_id AND d.library_id = p.library_id
-	                           AND d.visited > 0 AND d.step_no > p.step_no))" -v job="$job")" 0 \
-		"delete-library steps before their library's drain ended, or deleting other than one library"
-	assert_eq "$(q "SELECT count(*) FROM cleanup.job_steps p
-	                 WHERE p.job_id = :'job' AND p.action = 'delete-server'
+	                           AND d.visited > 0 AND d.step_no > p.step_no)))
+	                 || ' ' || count(*) FILTER (WHERE p.action = 'delete-server'
 	                   AND (p.servers_deleted <> 1 OR p.step_no <> (SELECT max(step_no) FROM cleanup.job_steps
-	                                                                 WHERE job_id = p.job_id))" -v job="$job")" 0 \
-		"delete-server step not last or deleting other than one server"
+	                                                                 WHERE job_id = p.job_id)))
+	                 FROM cleanup.job_steps p WHERE p.job_id = :'job'" -v job="$job")" "0 0" \
+		"delete-library steps before their library's drain ended or deleting other than one library; delete-server steps not last or deleting other than one server"
+}
+
+# check_replay_engine JOB: S8 through the engine's own retry path, in one
+# session: cleanup.job_step(JOB, N) of every committed step N (what a
+# runner whose answer got lost sends) returns the recorded row unchanged,
+# and the job row, its steps and the inventory are the same before and
+# after; then `job step JOB --replay LAST` (the CLI's path) returns the
+# recorded counts of the last step, marked replayed. (check_replay replays
+# every step through the CLI: the soak tests.)
+check_replay_engine() {
+	local job=$1 n r
+	r=$(q "CREATE TEMP TABLE h AS SELECT 1 AS k, md5(j::text) || ':' || (SELECT count(*) FROM inventory.items) || ':' ||
+	          (SELECT md5(string_agg(s::text, ',' ORDER BY step_no)) FROM cleanup.job_steps s WHERE job_id = j.id) AS v
+	         FROM cleanup.jobs j WHERE id = :'job';
+	       SELECT count(*) || ' ' || count(*) FILTER (WHERE r IS NOT DISTINCT FROM s)
+	         FROM cleanup.job_steps s, LATERAL cleanup.job_step(s.job_id, s.step_no) r WHERE s.job_id = :'job';
+	       INSERT INTO h SELECT 2, md5(j::text) || ':' || (SELECT count(*) FROM inventory.items) || ':' ||
+	          (SELECT md5(string_agg(s::text, ',' ORDER BY step_no)) FROM cleanup.job_steps s WHERE job_id = j.id)
+	         FROM cleanup.jobs j WHERE id = :'job';
+	       SELECT count(DISTINCT v) FROM h" -v job="$job" | tr '\n' ' ')
+	n=$(job_field "$job" step_no)
+	assert_eq "$r" "$n $n 1 " \
+		"replays of the $n committed steps of job $job (steps, identical to the record; distinct states before/after)"
+	"$CLEANUPCTL" --db "$CONN" --json job step "$job" --replay "$n" >"$CRASH_TMP/replay.json" ||
+		fail "job step $job --replay $n exited $?"
+	assert_eq "$(jq -c '.steps[0] | [.replayed, .step_no, .action, .examined, .visited, .deleted, .moved, .absent,
+	                                 .retained, .kept, .libraries_deleted, .servers_deleted]' "$CRASH_TMP/replay.json")" \
+		"$(q "SELECT json_build_array(true, step_no, action, examined, visited, deleted, moved, absent, retained, kept,
+		                              libraries_deleted, servers_deleted)
+		        FROM cleanup.job_steps WHERE job_id = :'job' AND step_no = :'n'" -v job="$job" -v n="$n" | jq -c .)" \
+		"job step $job --replay $n against the record"
 }
 
 # inventory_hash: the whole inventory (id, library) as one value, to show
@@ -503,6 +532,13 @@ private_sandbox() {
 	PG_CTL="$(jq -r .bindir <<<"$info")/pg_ctl"
 	PGDATA_DIR=$(jq -r .datadir <<<"$info")
 	RUN_AS=$(jq -r .run_as <<<"$info")
+	# The WAL writer flushes asynchronous commits every 10 s instead of
+	# every 200 ms: what a crash may lose (the tests allow it) then is lost
+	# in most crashes, instead of in a few.
+	"$(jq -r .bindir <<<"$info")/psql" -X -q -v ON_ERROR_STOP=1 \
+		"host=$(jq -r .socket_dir <<<"$info") port=$(jq -r .port <<<"$info") dbname=postgres user=postgres" \
+		-c "ALTER SYSTEM SET wal_writer_delay = '10s'" -c "SELECT pg_reload_conf()" >/dev/null ||
+		fail "cannot set wal_writer_delay on the private sandbox"
 }
 
 # server_stop_immediate: pg_ctl stop -m immediate of the private sandbox (as
@@ -522,6 +558,15 @@ server_stop_immediate() {
 server_start() {
 	"$CLEANUPCTL" --quiet sandbox start --dir "$CLEANUP_TEST_SANDBOX" >/dev/null ||
 		fail "restarting the server after pg_ctl stop -m immediate"
+}
+
+# checkpoint_before_crash: a CHECKPOINT of the private server, so that the
+# recovery after the coming crash replays only the WAL written after it
+# (seconds less per crash on a busy machine). Taken while nothing under
+# test runs: during a run it would make asynchronous commits durable and
+# hide what a crash may lose.
+checkpoint_before_crash() {
+	[ -z "$PRIVATE_SANDBOX" ] || q "CHECKPOINT" >/dev/null
 }
 
 # crash_server: pg_ctl stop -m immediate, then start again.

@@ -78,6 +78,7 @@ seal_cell() {
 	"$CLEANUPCTL" --db "$CONN" --quiet job append "$JOB" <"$CRASH_TMP/seen.$JOB" >/dev/null || fail "append $JOB"
 	jh=$(job_hash "$JOB")
 	ah=$(admission_hash "$TARGET")
+	[ "$kill" != immediate ] || checkpoint_before_crash
 	fp_hold seal
 	PGOPTIONS=$(fp_opts seal "$kill") fp_start "$CLEANUPCTL" --db "$CONN" --quiet job seal "$JOB" --expected "$SEEN"
 	pid=$(fp_waiter "$RUN_PID" "job seal $JOB" seal)
@@ -114,6 +115,7 @@ append_cell() {
 		fail "append $JOB"
 	tail -n 100 "$CRASH_TMP/seen.$JOB" >"$CRASH_TMP/rest.$JOB"
 	jh=$(job_hash "$JOB")
+	[ "$kill" != immediate ] || checkpoint_before_crash
 	fp_hold append
 	PGOPTIONS=$(fp_opts append "$kill") FP_STDIN=$CRASH_TMP/rest.$JOB \
 		fp_start "$CLEANUPCTL" --db "$CONN" --quiet job append "$JOB"
@@ -143,6 +145,7 @@ install_cell() {
 	iconn=${CONN/dbname=$DB /dbname=$idb }
 	PGOPTIONS='-c client_min_messages=warning' psql -X -q "$ADMIN" -v ON_ERROR_STOP=1 \
 		-c "DROP DATABASE IF EXISTS $idb WITH (FORCE)" -c "CREATE DATABASE $idb" >/dev/null
+	[ "$kill" != immediate ] || checkpoint_before_crash
 	fp_hold install "$idb"
 	PGOPTIONS=$(fp_opts install "$kill") fp_start "$CLEANUPCTL" --db "$iconn" --quiet install
 	pid=$(fp_waiter "$RUN_PID" "install into $idb" install)
