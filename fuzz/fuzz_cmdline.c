@@ -1,16 +1,20 @@
 /* Fuzz target: the command lines. The first byte of the input picks one:
  *
- *   0, 1 (mod 4)  the console's `:` command line (cmdline.h, built-in
- *                 backend as in cleanupctl-norl): the rest is keys, coded
- *                 as in fuzz_lineedit.c (00..F7 a key, F8 K a curses key,
- *                 FF B the bytes F8..FF) plus F9 W: draw it W % 100
- *                 columns wide; FA: open it again; FB: close it.
+ *   0, 1, 5, 6, 7 (mod 8)  the console's `:` command line (cmdline.h,
+ *                 built-in backend as in cleanupctl-norl): the rest is
+ *                 keys, coded as in fuzz_lineedit.c (00..F7 a key, F8 K a
+ *                 curses key, FF B the bytes F8..FF) plus F9 W: draw it
+ *                 W % 100 columns wide; FA: open it again; FB: close it.
  *   2             cleanupctl's option parsing (cli.h): the rest is argv,
  *                 arguments separated by NUL bytes, parsed as a command
  *                 parses its options: cli_opt() for --library, --max-steps,
- *                 --db and --deadline, cli_parse_id()/cli_parse_int() on the
- *                 values.
+ *                 --max-busy, --offset, --db and --deadline;
+ *                 cli_parse_id(), cli_parse_int() and cli_int_syntax() on
+ *                 the values, cli_seconds_syntax() on --deadline; other
+ *                 words as ids, signed values and seconds.
  *   3             cli_json_string(): the rest (cut at a NUL) as a string.
+ *   4             tui_sanitize_cell() and tui_is_safe() (sanitize.h): byte
+ *                 1 the width, byte 2 the buffer size, the rest the text.
  *
  * Properties. Console: every answer is one of CMDLINE_*; the text is clean
  * UTF-8 below LINEEDIT_MAX with the cursor within it; Enter submits
@@ -19,9 +23,12 @@
  * field. Options: cli_opt() finds a value exactly where the "--name VALUE"
  * / "--name=VALUE" rule says, advances the index only over a separate
  * value, and reports a missing one; an integer is accepted exactly when it
- * is [-]DIGITS within the range, with that value. JSON: the output is one
- * JSON string literal (RFC 8259) that decodes to the input; invalid UTF-8
- * passed through is a known bug (reported, not failed).
+ * is DIGITS (a '-' only where the range goes below 0) within the range,
+ * with that value; seconds exactly when DIGITS[.DIGITS] within the range.
+ * JSON: the output is one RFC 8259 string literal with nothing a terminal
+ * acts on written raw, and it decodes to the input (bytes that are not
+ * UTF-8 as U+FFFD). Terminal-safe text: exactly the documented
+ * replacements, whole characters, within the buffer and the width.
  */
 #define _GNU_SOURCE 1
 #include <curses.h>
@@ -35,6 +42,7 @@
 #include "cli.h"
 #include "cmdline.h"
 #include "fuzz.h"
+#include "sanitize.h"
 
 static const int special[] = {KEY_LEFT, KEY_RIGHT, KEY_HOME,  KEY_END,    KEY_BACKSPACE, KEY_DC,   KEY_UP,
                               KEY_DOWN, KEY_ENTER, KEY_RESIZE, KEY_F(1),  KEY_NPAGE,     KEY_BTAB, 0x100,
@@ -197,10 +205,11 @@ static void console_line(const uint8_t *d, size_t n)
 
 /* ---- cleanupctl's option parsing ---------------------------------- */
 
-/* The integer rule: [-]DIGITS, in [MIN, MAX]. Returns true with *OUT. */
+/* The integer rule (cli.h): decimal digits only, a leading '-' only when
+ * MIN < 0, within [MIN, MAX] without overflow. Returns true with *OUT. */
 static bool ref_int(const char *s, int64_t min, int64_t max, int64_t *out)
 {
-	bool neg = *s == '-';
+	bool neg = *s == '-' && min < 0;
 	const char *p = s + neg;
 	int64_t v = 0;
 
@@ -228,41 +237,67 @@ static bool ref_int(const char *s, int64_t min, int64_t max, int64_t *out)
 	return true;
 }
 
-/* What strtoll() also takes before the digits: blanks and a sign. */
-static bool lenient_prefix(const char *s)
-{
-	return *s == ' ' || *s == '\t' || *s == '\n' || *s == '\v' || *s == '\f' || *s == '\r' || *s == '+';
-}
-
 static void check_int(const char *opt, const char *value, int64_t min, int64_t max, bool id)
 {
 	cli_ctx ctx = {0};
-	int64_t got = -7, want = 0;
+	int64_t got = -7, want = 0, raw = -7;
+	const char *why;
 	bool ok, ref;
 
 	ok = id ? cli_parse_id(&ctx, opt, value, &got) : cli_parse_int(&ctx, opt, value, min, max, &got);
 	ref = ref_int(value, min, max, &want);
 	if (ok && ref && got != want)
 		fuzz_fail("%s \"%s\" parsed as %" PRId64 ", not %" PRId64, opt, value, got, want);
-	if (ok && !ref) {
-		const char *p = value;
-		int64_t lenient;
-
-		while (lenient_prefix(p) && *p != '+')
-			p++;
-		if (*p == '+')
-			p++;
-		if (p != value && ref_int(p, min, max, &lenient) && lenient == got)
-			fuzz_known_bug("cli-int-lenient", "%s \"%s\" is accepted as %" PRId64
-			                                  " (blanks or '+' before the digits)", opt, value, got);
-		else
-			fuzz_fail("%s \"%s\" accepted as %" PRId64 "; the rule is [-]DIGITS in %" PRId64 "..%" PRId64, opt,
-			          value, got, min, max);
-	}
+	if (ok && !ref)
+		fuzz_fail("%s \"%s\" accepted as %" PRId64 "; the rule is DIGITS in %" PRId64 "..%" PRId64, opt, value, got,
+		          min, max);
 	if (!ok && ref)
 		fuzz_fail("%s \"%s\" refused; it is an integer in %" PRId64 "..%" PRId64, opt, value, min, max);
 	if (!ok && got != -7)
 		fuzz_fail("%s \"%s\" refused but the output was written", opt, value);
+	/* The rule itself, pure, with the rule named on refusal. */
+	why = cli_int_syntax(value, min, max, &raw);
+	if ((why == NULL) != ok || (ok && raw != got) || (!ok && raw != -7) || (why && !*why))
+		fuzz_fail("cli_int_syntax(\"%s\") disagrees with cli_parse_int", value);
+}
+
+/* The seconds rule (cli.h): DIGITS[.DIGITS], no sign, space, exponent,
+ * hex, inf or nan, at most 9 digits before the point, within [MIN, MAX]. */
+static bool ref_seconds(const char *s, double min, double max, double *out)
+{
+	const char *p = s;
+	size_t digits = 0, frac = 0;
+	double v;
+
+	while (*p >= '0' && *p <= '9')
+		p++, digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			frac++;
+	if (*p || digits == 0 || digits > 9 || (p[-1] == '.' && frac == 0))
+		return false;
+	v = strtod(s, NULL);
+	if (!(v >= min && v <= max))
+		return false;
+	*out = v;
+	return true;
+}
+
+static void check_seconds(const char *value, uint8_t pick)
+{
+	static const double ranges[][2] = {{0.001, 604800}, {0.1, 60}, {0, 1e9}, {1, 1}};
+	const double *r = ranges[pick % 4];
+	double got = -7, want = 0;
+	const char *why = cli_seconds_syntax(value, r[0], r[1], &got);
+	bool ref = ref_seconds(value, r[0], r[1], &want);
+
+	if ((why == NULL) != ref)
+		fuzz_fail("seconds \"%s\" in [%g, %g]: %s; the rule says %s", value, r[0], r[1], why ? why : "accepted",
+		          ref ? "accept" : "refuse");
+	if (!why && got != want)
+		fuzz_fail("seconds \"%s\" parsed as %g, not %g", value, got, want);
+	if (why && (got != -7 || !*why))
+		fuzz_fail("seconds \"%s\" refused without a rule, or with the output written", value);
 }
 
 static void options(const uint8_t *d, size_t n)
@@ -275,6 +310,7 @@ static void options(const uint8_t *d, size_t n)
 		{"--library", 1, INT64_MAX, true, true},
 		{"--max-steps", 1, 1000000, false, true},
 		{"--max-busy", 0, 1000, false, true},
+		{"--offset", -1000, 1000, false, true},
 		{"--db", 0, 0, false, false},
 		{"--deadline", 0, 0, false, false},
 	};
@@ -321,13 +357,18 @@ static void options(const uint8_t *d, size_t n)
 				matched = true;
 				if (opts[o].numeric)
 					check_int(name, v, opts[o].min, opts[o].max, opts[o].id);
+				else if (strcmp(name, "--deadline") == 0)
+					check_seconds(v, (uint8_t)i);
 				i = j;
 			} else if (missing) {
 				matched = true;
 			}
 		}
-		if (!matched)
+		if (!matched) {
 			check_int("job id", argv[i], 1, INT64_MAX, true);
+			check_int("a signed value", argv[i], INT64_MIN, INT64_MAX, false);
+			check_seconds(argv[i], (uint8_t)i);
+		}
 	}
 	free(buf);
 }
@@ -345,10 +386,53 @@ static int hexval(char c)
 	return -1;
 }
 
+static size_t put_utf8(uint32_t cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* Four hex digits at S as a number, or -1. */
+static long hex4(const char *s)
+{
+	long v = 0;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		int h = hexval(s[k]);
+
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+/* cli_json_string(): one RFC 8259 string literal, nothing a terminal acts
+ * on written raw (C0, DEL, C1, U+2028, U+2029), decoding to the input with
+ * each byte that is not UTF-8 as U+FFFD. */
 static void json(const uint8_t *d, size_t n)
 {
-	char *in = malloc(n + 1), *out = NULL, *back = NULL;
-	size_t outlen = 0, i, o = 0, inlen;
+	char *in = malloc(n + 1), *out = NULL, *back = NULL, *want = NULL;
+	size_t outlen = 0, i, o = 0, inlen, w = 0;
 	FILE *f;
 
 	if (!in)
@@ -361,25 +445,47 @@ static void json(const uint8_t *d, size_t n)
 		fuzz_fail("open_memstream: %s", strerror(errno));
 	cli_json_string(f, in);
 	fclose(f);
-	back = malloc(outlen + 1);
-	if (!back)
+	back = malloc(outlen + 4);
+	want = malloc(3 * inlen + 1);
+	if (!back || !want)
 		fuzz_fail("out of memory");
+	for (i = 0; i < inlen;) {
+		uint32_t cp;
+		size_t k = fuzz_utf8_char((const uint8_t *)in + i, inlen - i, &cp);
+
+		if (k == 0) {
+			memcpy(want + w, "\xEF\xBF\xBD", 3);
+			w += 3;
+			i++;
+		} else {
+			memcpy(want + w, in + i, k);
+			w += k;
+			i += k;
+		}
+	}
 	if (outlen < 2 || out[0] != '"' || out[outlen - 1] != '"')
 		fuzz_fail("cli_json_string: not in quotes: %s", out);
-	/* RFC 8259 section 7, decoded as we go. */
 	for (i = 1; i < outlen - 1;) {
 		unsigned char c = (unsigned char)out[i];
+		uint32_t cp;
+		long u, lo;
+		size_t k;
 
-		if (c < 0x20 || c == '"')
-			fuzz_fail("cli_json_string: raw byte 0x%02x inside the string", c);
+		if (c == '"')
+			fuzz_fail("cli_json_string: a raw quote inside the string");
 		if (c != '\\') {
-			back[o++] = (char)c;
-			i++;
+			k = fuzz_utf8_char((const uint8_t *)out + i, outlen - 1 - i, &cp);
+			if (k == 0 || fuzz_is_control(cp) || cp == 0x2028 || cp == 0x2029)
+				fuzz_fail("cli_json_string: raw byte 0x%02x (not UTF-8, or a control) in the output", c);
+			memcpy(back + o, out + i, k);
+			o += k;
+			i += k;
 			continue;
 		}
 		if (i + 1 >= outlen - 1)
 			fuzz_fail("cli_json_string: a backslash at the end");
-		switch (out[i + 1]) {
+		i += 2;
+		switch (out[i - 1]) {
 		case '"': back[o++] = '"'; break;
 		case '\\': back[o++] = '\\'; break;
 		case '/': back[o++] = '/'; break;
@@ -388,47 +494,97 @@ static void json(const uint8_t *d, size_t n)
 		case 'n': back[o++] = '\n'; break;
 		case 'r': back[o++] = '\r'; break;
 		case 't': back[o++] = '\t'; break;
-		case 'u': {
-			int h[4], k;
-
-			if (i + 5 >= outlen - 1)
-				fuzz_fail("cli_json_string: a short \\u escape");
-			for (k = 0; k < 4; k++)
-				if ((h[k] = hexval(out[i + 2 + k])) < 0)
-					fuzz_fail("cli_json_string: a bad \\u escape");
-			if (h[0] || h[1] || h[2] > 1)
-				fuzz_fail("cli_json_string: \\u escape beyond the C0 range, which the input cannot need");
-			back[o++] = (char)(h[2] * 16 + h[3]);
+		case 'u':
+			if (i + 4 > outlen - 1 || (u = hex4(out + i)) < 0)
+				fuzz_fail("cli_json_string: a bad \\u escape");
 			i += 4;
-			break;
-		}
-		default:
-			fuzz_fail("cli_json_string: unknown escape \\%c", out[i + 1]);
-		}
-		i += 2;
-	}
-	if (o != inlen || memcmp(back, in, inlen) != 0)
-		fuzz_fail("cli_json_string: the literal does not decode to the input");
-	if (!fuzz_clean_utf8((const uint8_t *)in, inlen)) {
-		/* JSON text is UTF-8 (RFC 8259 8.1); control characters are escaped,
-		 * so only invalid UTF-8 is at issue here. */
-		size_t p = 0;
-
-		while (p < inlen) {
-			uint32_t cp;
-			size_t k = fuzz_utf8_char((const uint8_t *)in + p, inlen - p, &cp);
-
-			if (k == 0) {
-				fuzz_known_bug("json-invalid-utf8",
-				               "cli_json_string passes bytes that are not UTF-8 into the JSON document");
-				break;
+			if (u >= 0xDC00 && u <= 0xDFFF)
+				fuzz_fail("cli_json_string: a lone low surrogate escape");
+			if (u >= 0xD800 && u <= 0xDBFF) {
+				if (i + 6 > outlen - 1 || out[i] != '\\' || out[i + 1] != 'u' || (lo = hex4(out + i + 2)) < 0xDC00 ||
+				    lo > 0xDFFF)
+					fuzz_fail("cli_json_string: a high surrogate escape without its pair");
+				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+				i += 6;
 			}
-			p += k;
+			o += put_utf8((uint32_t)u, back + o);
+			break;
+		default:
+			fuzz_fail("cli_json_string: unknown escape \\%c", out[i - 1]);
 		}
 	}
+	if (o != w || memcmp(back, want, w) != 0)
+		fuzz_fail("cli_json_string: the literal does not decode to the input (bad bytes as U+FFFD)");
 	free(in);
 	free(out);
 	free(back);
+	free(want);
+}
+
+/* ---- terminal-safe text --------------------------------------------- */
+
+/* The characters that must not reach a terminal (sanitize.h's list). */
+static bool unsafe(uint32_t cp)
+{
+	return fuzz_is_control(cp) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
+	       cp == 0x2028 || cp == 0x2029;
+}
+
+/* tui_sanitize_cell() against the rule: each unsafe character, and each
+ * byte that is not UTF-8, becomes '?'; at most WIDTH characters, padded
+ * with spaces to WIDTH; whole characters only, as many as fit in LEN. */
+static void sanitize(const uint8_t *d, size_t n)
+{
+	size_t width = n > 0 ? d[0] % 24 : 0, len = n > 1 ? 1 + d[1] % 96 : 64, i = 0, o = 0, chars = 0, inlen;
+	char *in = malloc(n + 1), *buf = NULL, *want = NULL;
+	bool safe = true;
+
+	if (!in)
+		fuzz_fail("out of memory");
+	memcpy(in, d, n);
+	in[n] = '\0';
+	inlen = strlen(in);
+	buf = malloc(len);
+	want = malloc(len);
+	if (!buf || !want)
+		fuzz_fail("out of memory");
+	while (i < inlen && (width == 0 || chars < width)) {
+		uint32_t cp = 0;
+		size_t k = fuzz_utf8_char((const uint8_t *)in + i, inlen - i, &cp);
+		bool bad = k == 0 || unsafe(cp);
+
+		if (o + (bad ? 1 : k) >= len)
+			break;
+		if (bad)
+			want[o++] = '?';
+		else
+			memcpy(want + o, in + i, k), o += k;
+		i += k ? k : 1;
+		chars++;
+	}
+	while (width > 0 && chars < width && o + 1 < len)
+		want[o++] = ' ', chars++;
+	want[o] = '\0';
+	tui_sanitize_cell(buf, len, in, width);
+	if (strnlen(buf, len) >= len || strcmp(buf, want) != 0)
+		fuzz_fail("tui_sanitize_cell(len %zu, width %zu) wrote \"%.*s\", the rule says \"%s\"", len, width,
+		          (int)strnlen(buf, len), buf, want);
+	/* Whole text: tui_is_safe() is true exactly when nothing is replaced. */
+	for (i = 0; i < inlen;) {
+		uint32_t cp = 0;
+		size_t k = fuzz_utf8_char((const uint8_t *)in + i, inlen - i, &cp);
+
+		if (k == 0 || unsafe(cp)) {
+			safe = false;
+			break;
+		}
+		i += k;
+	}
+	if (tui_is_safe(in) != safe)
+		fuzz_fail("tui_is_safe() says %d, the rule says %d", tui_is_safe(in), safe);
+	free(in);
+	free(buf);
+	free(want);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -436,12 +592,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_set_input(data, size);
 	if (size == 0)
 		return 0;
-	switch (data[0] % 4) {
+	switch (data[0] % 8) {
 	case 2:
 		options(data + 1, size - 1);
 		break;
 	case 3:
 		json(data + 1, size - 1);
+		break;
+	case 4:
+		sanitize(data + 1, size - 1);
 		break;
 	default:
 		console_line(data + 1, size - 1);
