@@ -29,7 +29,9 @@ static int exec_console(cli_ctx *ctx, int argc, char **argv)
 			o.readonly = true;
 		} else if ((v = cli_opt(argc, argv, &i, "--theme", &missing)) || missing) {
 			if (missing)
-				return cli_usage(ctx, &cmd_console_entry, "--theme needs a name (dark, light, high-contrast, monochrome)");
+				return cli_usage(ctx, &cmd_console_entry,
+				                 "--theme needs a theme name (dark, light, high-contrast, monochrome) or a "
+				                 "path to a FILE.theme");
 			o.theme_name = v;
 		} else if ((v = cli_opt(argc, argv, &i, "--refresh", &missing)) || missing) {
 			int64_t ms;
@@ -89,3 +91,12 @@ out:
 const cli_command cmd_console_entry = {
 	"console", "[--readonly] [--theme NAME] [--refresh MS]", "the dashboard", exec_console,
 };
+
+/* More lines for `cleanupctl console --help` (main.c). */
+const char cmd_console_help[] =
+	"  --readonly               no action keys; every connection is read-only at the server\n"
+	"  --theme NAME|FILE.theme  a theme name (~/.config/cleanupctl/themes, themes/) or a\n"
+	"                           regular file ending in .theme owned by you or root (a path\n"
+	"                           holds a '/', e.g. ./mine.theme); errors name the line and\n"
+	"                           rule, never the file's text\n"
+	"  --refresh MS             how often the panels are read, 100 to 60000 ms (default 1000)\n";

@@ -73,7 +73,10 @@ static int job_create(cli_ctx *ctx, int argc, char **argv)
 
 /* Reads up to MAX lines of stdin into IDS (malloc'd strings), validating
  * each: a bad line stops the read with EINVAL naming its line number, so
- * nothing of its chunk is sent. *LINE_NO counts lines read so far. */
+ * nothing of its chunk is sent. *LINE_NO counts lines read so far. A UTF-8
+ * byte-order mark at the start of line 1 (an editor's, not the writer's)
+ * is such a bad line: kept, it would become part of the first ID, which
+ * then matches no item and protects nothing. */
 static int read_chunk(char **ids, size_t max, size_t *n, size_t *line_no, bool *eof, char **linebuf,
                       size_t *cap, cleanup_error *err)
 {
@@ -91,6 +94,14 @@ static int read_chunk(char **ids, size_t max, size_t *n, size_t *line_no, bool *
 		(*line_no)++;
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
+		if (*line_no == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+			int rc = cleanup_error_set(err, CLEANUP_EINVAL,
+			                           "line 1 of stdin starts with a UTF-8 byte-order mark (EF BB BF): a "
+			                           "byte-order mark is not part of an external ID; save the file without BOM");
+
+			cleanup_error_hint(err, "e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE; nothing was appended");
+			return rc;
+		}
 		if (cleanup_external_id_check(line, (size_t)len, why, sizeof why) != CLEANUP_OK) {
 			int rc = cleanup_error_set(err, CLEANUP_EINVAL, "line %zu of stdin: external ID %s %s", *line_no,
 			                           cleanup_quote_id(shown, sizeof shown, line, (size_t)len), why);

@@ -98,8 +98,10 @@ static void print_step_line(FILE *f, const cleanup_step_result *s)
 	fprintf(f, "  phase after: %s\n", phase);
 }
 
-/* {"job": JOB, "steps": [STEP...]}: one document for every form of job step. */
-static void print_steps_json(const cleanup_job *job, const cleanup_step_result *steps, int n)
+/* {"job": JOB, "steps": [STEP...], "interrupted": BOOL}: one document for
+ * every form of job step; INTERRUPTED tells that a Ctrl-C stopped a
+ * --steps loop after the steps listed. */
+static void print_steps_json(const cleanup_job *job, const cleanup_step_result *steps, int n, bool interrupted)
 {
 	int i;
 
@@ -110,7 +112,7 @@ static void print_steps_json(const cleanup_job *job, const cleanup_step_result *
 		printf("%s", i ? ", " : "");
 		cli_json_doc(stdout, steps[i].json ? steps[i].json : "null");
 	}
-	printf("]}\n");
+	printf("], \"interrupted\": %s}\n", interrupted ? "true" : "false");
 }
 
 /* Options that job step and job run share: --timeout SECONDS and
@@ -132,6 +134,29 @@ static int common_option(cli_ctx *ctx, int argc, char **argv, int *i, int64_t *t
 	return 0;
 }
 
+/* After a Ctrl-C stopped `job step --steps N` (human output only): how
+ * many steps this command committed (N) and the job's step as the
+ * database has it, on F (stdout after a finished step, stderr after a
+ * cancelled one), even with --quiet. */
+static void print_interrupted_steps(FILE *f, const cli_ctx *ctx, cleanup_engine *e, int64_t id, int n)
+{
+	cleanup_job j;
+	cleanup_error err;
+
+	if (ctx->json)
+		return;
+	memset(&j, 0, sizeof j);
+	if (cleanup_job_get(&j, e, id, &err) == CLEANUP_OK)
+		fprintf(f,
+		        "job %" PRId64 ": interrupted by Ctrl-C after %d step%s of this command; the job is at step %d as "
+		        "the database has it; cleanupctl job step %" PRId64 " continues\n",
+		        id, n, n == 1 ? "" : "s", j.step_no, id);
+	else
+		fprintf(f, "job %" PRId64 ": interrupted by Ctrl-C after %d step%s of this command\n", id, n,
+		        n == 1 ? "" : "s");
+	cleanup_job_reset(&j);
+}
+
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 {
 	int64_t id, nsteps = 1, replay = 0, timeout = 300;
@@ -141,6 +166,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
+	bool interrupted = false;
 	int i, n = 0, rc = CLEANUP_OK, code;
 
 	memset(&job, 0, sizeof job);
@@ -196,9 +222,13 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		rc = cleanup_job_step_preview(&steps[0], e, id, &err);
 		n = rc == CLEANUP_OK;
 	} else {
-		/* The job's last committed step, then exactly the next ones. */
+		/* The job's last committed step, then exactly the next ones.
+		 * Ctrl-C as in job run: the first lets the step running commit and
+		 * stops before the next; the second cancels the step running (it
+		 * rolls back). */
 		rc = cleanup_job_get(&job, e, id, &err);
-		for (i = 0; rc == CLEANUP_OK && i < nsteps; i++) {
+		cli_interrupt_begin(e, true);
+		for (i = 0; rc == CLEANUP_OK && i < nsteps && !*cli_interrupt_flag(); i++) {
 			rc = cleanup_job_step_at(&steps[n], e, id, job.step_no + 1, 0, &err);
 			if (rc != CLEANUP_OK)
 				break;
@@ -209,6 +239,12 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 			if (strcmp(steps[n - 1].phase_after, "completed") == 0)
 				break;
 		}
+		cli_interrupt_end();
+		/* A Ctrl-C during the last step asked for (or the one that
+		 * completed the job) stopped nothing: the loop was ending anyway. */
+		if (cli_interrupts() > 0)
+			interrupted = rc != CLEANUP_OK ||
+			              (n < nsteps && !(n > 0 && strcmp(steps[n - 1].phase_after, "completed") == 0));
 		if (rc != CLEANUP_OK && n > 0 && !ctx->json)
 			fprintf(stderr, "cleanupctl: %d step%s committed before this failure\n", n, n == 1 ? "" : "s");
 	}
@@ -216,16 +252,20 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		print_step_line(stdout, &steps[0]);
 
 	if (rc != CLEANUP_OK) {
-		code = cli_fail(ctx, &err);
+		code = interrupted ? cli_fail_interrupted(ctx, &err, "the step running") : cli_fail(ctx, &err);
+		if (interrupted)
+			print_interrupted_steps(stderr, ctx, e, id, n);
 	} else {
-		code = EXIT_DONE;
+		code = interrupted ? EXIT_INTERRUPTED : EXIT_DONE;
 		if (ctx->json) {
 			cleanup_job_reset(&job);
 			rc = cleanup_job_get(&job, e, id, &err);
 			if (rc != CLEANUP_OK)
 				code = cli_fail(ctx, &err);
 			else
-				print_steps_json(&job, steps, n);
+				print_steps_json(&job, steps, n, interrupted);
+		} else if (interrupted) {
+			print_interrupted_steps(stdout, ctx, e, id, n);
 		}
 	}
 	cleanup_step_results_free(steps, (size_t)(replay || preview ? 1 : nsteps));
@@ -362,7 +402,9 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	set_app_name(ctx, id, "run");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
-	if ((code = apply_timeout(ctx, e, timeout)) || (code = apply_sync(ctx, e, sync))) {
+	/* The step commit mode is the run's (opts.step_commit below): set at
+	 * its start and again on every reconnect's new session. */
+	if ((code = apply_timeout(ctx, e, timeout))) {
 		cleanup_engine_close(e);
 		return code;
 	}
@@ -386,6 +428,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	opts.max_busy_retries = (int)max_busy;
 	opts.max_reconnects = (int)reconnects;
 	opts.no_pipeline = no_pipeline;
+	opts.step_commit = sync == 1 ? CLEANUP_STEP_COMMIT_SYNC : CLEANUP_STEP_COMMIT_ASYNC;
 	opts.callback = run_callback;
 	opts.callback_arg = &view;
 

@@ -1,13 +1,17 @@
 /* cleanupctl locks: lock contention now, as a blocking tree (each blocker,
  * then indented the backends it blocks) of the backends that are blocked
  * or blocking plus every cleanupctl backend of the database. --json prints
- * the document PostgreSQL builds (cleanup_locks_json). */
+ * the document PostgreSQL builds (cleanup_locks_json), with what a terminal
+ * would act on escaped (cli_json_doc). Any login role sets its own
+ * application_name and runs its own query text, so every text column is
+ * sanitized (sanitize.h) before it reaches the terminal. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cleanup/locks.h"
 #include "cli.h"
+#include "sanitize.h"
 
 /* The statement_timeout of the lock query: it reads only catalog views. */
 #define LOCKS_TIMEOUT_MS 5000
@@ -25,29 +29,40 @@ static const char *ms_text(char *buf, size_t len, double ms)
 	return buf;
 }
 
-/* Prints at most WIDTH bytes of S without splitting a UTF-8 character,
- * padded to WIDTH when PAD. */
-static void put_cut(const char *s, int width, int pad)
+/* Prints S sanitized, at most WIDTH characters, padded to WIDTH when PAD.
+ * Runs of ASCII white space (a query's line breaks and indentation) become
+ * one space first, so a multi-line query stays one readable line. */
+static void put_cut(const char *s, size_t width, bool pad)
 {
-	int n = (int)strlen(s);
+	char folded[512], cell[2048];
+	size_t i = 0, n;
 
-	if (n > width) {
-		n = width;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
+	for (; *s && i + 1 < sizeof folded; s++) {
+		bool space = *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v';
+
+		if (space && (i == 0 || folded[i - 1] == ' '))
+			continue;
+		folded[i++] = space ? ' ' : *s;
 	}
-	printf("%.*s", n, s);
-	if (pad)
-		printf("%*s", width - n, "");
+	folded[i] = '\0';
+	tui_sanitize_cell(cell, sizeof cell, folded, width);
+	if (!pad) {
+		n = strlen(cell);
+		while (n > 0 && cell[n - 1] == ' ')
+			cell[--n] = '\0';
+	}
+	fputs(cell, stdout);
 }
 
 static void print_tree(const cleanup_lock_row *rows, size_t n, const char *db)
 {
 	size_t *order = NULL, i, blocked;
 	int *depth = NULL;
+	char dbname[256];
 
 	if (n == 0) {
-		printf("database %s: no backend is blocked or blocking, and no cleanupctl backend is connected\n", db);
+		printf("database %s: no backend is blocked or blocking, and no cleanupctl backend is connected\n",
+		       tui_sanitize(dbname, sizeof dbname, db));
 		return;
 	}
 	order = malloc(n * sizeof *order);
@@ -59,11 +74,12 @@ static void print_tree(const cleanup_lock_row *rows, size_t n, const char *db)
 		return;
 	}
 	blocked = cleanup_locks_tree(order, depth, rows, n);
-	printf("database %s: %zu backend%s, %zu blocked\n\n", db, n, n == 1 ? "" : "s", blocked);
+	printf("database %s: %zu backend%s, %zu blocked\n\n", tui_sanitize(dbname, sizeof dbname, db), n,
+	       n == 1 ? "" : "s", blocked);
 	printf("%-16s %-34s %-19s %7s  %-54s %s\n", "PID", "APPLICATION", "STATE", "XACT", "WAITING FOR", "QUERY");
 	for (i = 0; i < n; i++) {
 		const cleanup_lock_row *r = &rows[order[i]];
-		char pid[64], app[96], xact[16], wait[16], what[160];
+		char pid[64], app[96], xact[16], wait[16], what[256];
 		int d = depth[i] > 6 ? 6 : depth[i], pad;
 
 		if (d == 0)
@@ -84,11 +100,13 @@ static void print_tree(const cleanup_lock_row *rows, size_t n, const char *db)
 		/* The tree characters take 2 columns but 6 bytes: pad by hand. */
 		pad = 16 - ((int)strlen(pid) - (d > 0 ? 4 : 0));
 		printf("%s%*s ", pid, pad > 0 ? pad : 0, "");
-		put_cut(app, 34, 1);
-		printf(" %-19.19s %7s  ", r->state[0] ? r->state : "-", ms_text(xact, sizeof xact, r->xact_age_ms));
-		put_cut(what, 54, 1);
-		printf(" ");
-		put_cut(r->query, 60, 0);
+		put_cut(app, 34, true);
+		putchar(' ');
+		put_cut(r->state[0] ? r->state : "-", 19, true);
+		printf(" %7s  ", ms_text(xact, sizeof xact, r->xact_age_ms));
+		put_cut(what, 54, true);
+		putchar(' ');
+		put_cut(r->query, 60, false);
 		printf("\n");
 		if (r->nblocked_by > 1) {
 			int b;
@@ -124,7 +142,8 @@ static int exec_locks(cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		if (cleanup_locks_json(&json, e, &err) != CLEANUP_OK)
 			goto fail;
-		printf("%s\n", json);
+		cli_json_doc(stdout, json);
+		putchar('\n');
 		free(json);
 	} else {
 		if (cleanup_locks_snapshot(&rows, &n, e, &err) != CLEANUP_OK)

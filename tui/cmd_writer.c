@@ -4,7 +4,6 @@
  * end (--json: one summary document on stdout; rejections then go to
  * stderr). Stops cleanly on SIGINT and SIGTERM. application_name
  * "cleanupctl:writer:<server|all>". */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 #include "cleanup/writer.h"
 #include "cli.h"
+#include "sanitize.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -28,10 +28,13 @@ typedef struct report_ctx {
 	FILE *out;  /* where rejections go; NULL: nowhere */
 } report_ctx;
 
+/* Prints one rejection or lost connection of the writer to ARG's stream.
+ * The SQLSTATE and the message come from the server (a trigger's text may
+ * quote library names any writer wrote): sanitized. */
 static void report(const cleanup_writer_event *ev, void *arg)
 {
 	report_ctx *rc = arg;
-	char when[32], job[40] = "";
+	char when[32], job[40] = "", state[16], msg[1024];
 	struct tm tm;
 	time_t secs;
 
@@ -42,17 +45,19 @@ static void report(const cleanup_writer_event *ev, void *arg)
 	strftime(when, sizeof when, "%H:%M:%S", &tm);
 	if (ev->job_id > 0)
 		snprintf(job, sizeof job, " [job %" PRId64 "]", ev->job_id);
+	tui_sanitize(state, sizeof state, ev->sqlstate);
+	tui_sanitize(msg, sizeof msg, ev->message);
 	if (ev->outcome == CLEANUP_WRITER_LOST) {
 		fprintf(rc->out, "%s.%03d connection lost during %s; reconnecting: %s\n", when,
-		        (int)((ev->at - floor(ev->at)) * 1000), cleanup_writer_op_name(ev->op), ev->message);
+		        (int)((ev->at - floor(ev->at)) * 1000), cleanup_writer_op_name(ev->op), msg);
 	} else if (ev->op == CLEANUP_WRITER_MOVE) {
 		fprintf(rc->out, "%s.%03d rejected move from library %" PRId64 " to library %" PRId64 "%s: %s %s\n", when,
-		        (int)((ev->at - floor(ev->at)) * 1000), ev->library_id, ev->to_library_id, job, ev->sqlstate,
-		        ev->message);
+		        (int)((ev->at - floor(ev->at)) * 1000), ev->library_id, ev->to_library_id, job, state,
+		        msg);
 	} else {
 		fprintf(rc->out, "%s.%03d rejected %s %s library %" PRId64 "%s: %s %s\n", when,
 		        (int)((ev->at - floor(ev->at)) * 1000), cleanup_writer_op_name(ev->op),
-		        ev->op == CLEANUP_WRITER_INSERT ? "into" : "in", ev->library_id, job, ev->sqlstate, ev->message);
+		        ev->op == CLEANUP_WRITER_INSERT ? "into" : "in", ev->library_id, job, state, msg);
 	}
 	fflush(rc->out);
 }
@@ -98,8 +103,12 @@ static void print_summary(const cleanup_writer_stats *s)
 	       s->moved, s->noop, s->rejected);
 	if (s->nrejections) {
 		printf(" (");
-		for (i = 0; i < s->nrejections; i++)
-			printf("%s%s %" PRId64, i ? ", " : "", s->rejections[i].sqlstate, s->rejections[i].n);
+		for (i = 0; i < s->nrejections; i++) {
+			char state[16];
+
+			printf("%s%s %" PRId64, i ? ", " : "", tui_sanitize(state, sizeof state, s->rejections[i].sqlstate),
+			       s->rejections[i].n);
+		}
 		printf(")");
 	}
 	printf("; %" PRId64 " logged to cleanup.events", s->logged);
@@ -109,18 +118,23 @@ static void print_summary(const cleanup_writer_stats *s)
 	       s->max_ms);
 }
 
+/* Parses --rate S into *OUT: operations per second from 0 (as fast as
+ * possible) to 100000, decimal digits with an optional fraction
+ * (cli_seconds_syntax()'s rule: no sign, space, exponent, hex, "inf" or
+ * "nan"). Returns false after a usage error naming the value and the rule. */
 static bool parse_rate(cli_ctx *ctx, const char *s, double *out)
 {
-	char *end = NULL;
-	double v;
+	double v = 0;
+	const char *why = cli_seconds_syntax(s, 0, 100000, &v);
 
-	errno = 0;
-	v = s ? strtod(s, &end) : 0;
-	if (!s || !*s || errno || *end || !(v >= 0 && v <= 100000)) {
+	if (why) {
 		cli_usage(ctx, &cmd_writer_entry,
 		          "--rate must be a number of operations per second from 0 (as fast as possible) to 100000, "
-		          "not \"%s\"",
-		          s ? s : "");
+		          "not \"%s\": %s",
+		          s ? s : "",
+		          strcmp(why, "out of range") == 0 || strcmp(why, "an empty value") == 0
+		              ? why
+		              : "digits with an optional fraction (no sign, space, exponent or hex)");
 		return false;
 	}
 	*out = v;
@@ -140,6 +154,8 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 	int64_t v;
 	int i, rc;
 
+	if (!cli_no_repeats(ctx, &cmd_writer_entry, argc, argv, 1))
+		return EXIT_USAGE;
 	for (i = 1; i < argc; i++) {
 		bool missing = false;
 		const char *val;

@@ -13,6 +13,10 @@ static const cli_command *const commands[] = {
 	&cmd_console_entry, &cmd_writer_entry,  &cmd_demo_entry,  NULL,
 };
 
+/* More lines for `cleanupctl console --help` (cmd_console.c); belongs in
+ * cli.h beside cmd_job_help. */
+extern const char cmd_console_help[];
+
 static void print_help(FILE *f)
 {
 	int i;
@@ -27,14 +31,20 @@ static void print_help(FILE *f)
 	           "state or a guard.\n");
 }
 
+/* Main: global options first (--json is looked for before anything else,
+ * so that every usage error, a missing --db value included, is one JSON
+ * document with --json), then the command. Returns the exit code. */
 int main(int argc, char **argv)
 {
 	cli_ctx ctx = {0};
 	char **rest;
-	int nrest = 0, i;
+	int nrest = 0, i, rc;
 	bool help = false;
 
 	ctx.argv0 = "cleanupctl";
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			ctx.json = true;
 	rest = calloc((size_t)argc + 1, sizeof *rest);
 	if (!rest)
 		return EXIT_ERROR;
@@ -49,9 +59,15 @@ int main(int argc, char **argv)
 		}
 		if ((v = cli_opt(argc, argv, &i, "--db", &missing)) || missing) {
 			if (missing) {
-				fprintf(stderr, "cleanupctl: --db needs a conninfo, e.g. --db 'host=/tmp dbname=cleanup_lab'\n");
-				free(rest);
-				return EXIT_USAGE;
+				rc = cli_usage(&ctx, NULL, "--db needs a conninfo, e.g. --db 'host=/tmp dbname=cleanup_lab'");
+				goto out;
+			}
+			if (ctx.db) {
+				rc = cli_usage(&ctx, NULL,
+				               "--db given twice (\"%s\", then \"%s\"): an option is given once, it never "
+				               "silently wins",
+				               ctx.db, v);
+				goto out;
 			}
 			ctx.db = v;
 		} else if (strcmp(argv[i], "--json") == 0) {
@@ -62,36 +78,46 @@ int main(int argc, char **argv)
 			help = true;
 		} else if (strcmp(argv[i], "--version") == 0) {
 			printf("cleanupctl %s\n", CLEANUP_VERSION);
-			free(rest);
-			return EXIT_DONE;
+			rc = EXIT_DONE;
+			goto out;
 		} else {
 			rest[nrest++] = argv[i];
 		}
 	}
 	if (nrest == 0) {
-		print_help(help ? stdout : stderr);
-		free(rest);
-		return help ? EXIT_DONE : EXIT_USAGE;
+		if (help) {
+			print_help(stdout);
+			rc = EXIT_DONE;
+		} else if (ctx.json) {
+			rc = cli_usage(&ctx, NULL, "no command given; cleanupctl --help lists them");
+		} else {
+			print_help(stderr);
+			rc = EXIT_USAGE;
+		}
+		goto out;
 	}
 	for (i = 0; commands[i]; i++) {
 		if (strcmp(commands[i]->name, rest[0]) == 0) {
-			int rc;
-
 			if (help) {
 				printf("usage: cleanupctl %s %s\n  %s\n", commands[i]->name, commands[i]->usage,
 				       commands[i]->summary);
 				if (commands[i] == &cmd_job_entry)
 					printf("\n%s", cmd_job_help);
-				free(rest);
-				return EXIT_DONE;
+				else if (commands[i] == &cmd_console_entry)
+					printf("\n%s", cmd_console_help);
+				rc = EXIT_DONE;
+				goto out;
 			}
 			rc = commands[i]->exec(&ctx, nrest, rest);
-			free(rest);
-			return rc;
+			goto out;
 		}
 	}
-	fprintf(stderr, "cleanupctl: unknown command \"%s\"\n\n", rest[0]);
-	print_help(stderr);
+	rc = cli_usage(&ctx, NULL, "unknown command \"%s\"", rest[0]);
+	if (!ctx.json) {
+		fputc('\n', stderr);
+		print_help(stderr);
+	}
+out:
 	free(rest);
-	return EXIT_USAGE;
+	return rc;
 }

@@ -14,8 +14,11 @@
  * number 0-255. Attributes: bold, dim, underline, reverse, standout,
  * italic, normal (none). Roles that a file does not set look like
  * `normal`. A file is parsed whole or not at all: the first problem is
- * reported with its line number (`line 7: unknown colour "blu"`) and the
- * caller keeps the default theme.
+ * reported with its line number, the role, the word's position and the
+ * rule, with a suggestion from the theme vocabulary (`line 7: header: word
+ * 1 is not a colour (colours: default, black, ..., 0-255); did you mean
+ * "blue"?`), never quoting the file's text, and the caller keeps the
+ * default theme.
  *
  * Monochrome: when NO_COLOR is set (to anything non-empty) or the terminal
  * has no colours, theme_apply() ignores colours and uses the attributes of
@@ -100,10 +103,13 @@ int theme_parse(theme *out, const char *text, char *err, size_t errlen);
  * without ".theme". Returns 0 or -1 with ERR naming the file (and line). */
 int theme_load_file(theme *out, const char *path, char *err, size_t errlen);
 
-/* Finds theme NAME (letters, digits, '-', '_'; or a path containing '/')
- * as NAME.theme in the directories DIRS (NULL-terminated, NULL entries
- * skipped), in order, and loads the first found. Returns 0, or -1 with ERR
- * (not found, or the file's problem). */
+/* Finds theme NAME (letters, digits, '-', '_') as NAME.theme in the
+ * directories DIRS (NULL-terminated, NULL entries skipped), in order, and
+ * loads the first found. A NAME containing '/' is a path instead: read
+ * only when it names a regular file ending in ".theme" owned by the user
+ * or by root (checked on the opened file), so that a theme option cannot
+ * be used to read other files. Returns 0, or -1 with ERR (not found, not a
+ * theme path, or the file's problem). */
 int theme_load_named_in(theme *out, const char *name, const char *const *dirs, char *err, size_t errlen);
 
 /* theme_load_named_in() with the standard directories:

@@ -236,6 +236,15 @@ int cleanup_step_set_synchronous_commit(cleanup_engine *e, bool synchronous, cle
 
 /* --- the run loop -------------------------------------------------------- */
 
+/* Sets MODE (a CLEANUP_STEP_COMMIT_* value) on E's session; nothing for
+ * CLEANUP_STEP_COMMIT_SESSION. Returns the status of the SET. */
+static int apply_step_commit(cleanup_engine *e, int mode, cleanup_error *err)
+{
+	if (mode != CLEANUP_STEP_COMMIT_SYNC && mode != CLEANUP_STEP_COMMIT_ASYNC)
+		return CLEANUP_OK;
+	return cleanup_step_set_synchronous_commit(e, mode == CLEANUP_STEP_COMMIT_SYNC, err);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -534,6 +543,10 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 	st.next = out->job.step_no + 1;
 	out->acked_step_no = out->job.step_no;
 	out->verified = true;
+	if ((rc = apply_step_commit(e, st.o->step_commit, err)) != CLEANUP_OK) {
+		snprintf(out->stop_reason, sizeof out->stop_reason, "error");
+		return rc;
+	}
 
 	while (!st.done) {
 		if (!may_start(&st, 0))
@@ -597,6 +610,19 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 				continue;
 			}
 			out->reconnects++;
+			/* A new session: the run's step commit mode again, or steps
+			 * that were meant to commit asynchronously (or synchronously)
+			 * would silently change mode. Failing on a session that is
+			 * still up ends the run; on one lost again, the next step
+			 * finds out and reconnects. */
+			if ((rc = apply_step_commit(e, st.o->step_commit, &rerr)) != CLEANUP_OK) {
+				if (cleanup_engine_ok(e)) {
+					*err = rerr;
+					snprintf(out->stop_reason, sizeof out->stop_reason, "error");
+					break;
+				}
+				continue;
+			}
 			/* The lost step either committed or rolled back; the durable
 			 * step number says which (with asynchronous commit a server
 			 * crash may even have lost earlier acknowledged steps: they are

@@ -92,17 +92,40 @@ expect 2 "--library must be an integer"
 printf '%s' "$ERR" >"$TMPD/err1"
 same "$(raw_controls "$TMPD/err1")" "0" "raw bytes in a usage message"
 
-# The unknown-command check lives in main.c (the dispatcher): enabled once
-# main.c routes it through cli_usage (see H2's report).
-if [ -n "${CLEANUP_TEST_MAIN_JSON:-}" ] || grep -q 'cli_usage(&ctx, NULL, "unknown command' "$CLEANUP_SOURCE_DIR/tui/main.c"; then
-	CURRENT="--json unknown command"
-	run --json frobnicate
-	expect 2
-	valid_json
-	same "$(jq -r .error.exit_code <<<"$OUT")" "2" "unknown command exit_code"
-else
-	echo "SKIP: --json unknown command (main.c not yet routed through cli_usage)"
-fi
+CURRENT="--json unknown command"
+run --json frobnicate
+expect 2 'unknown command \"frobnicate\"'
+valid_json
+same "$(jq -r .error.exit_code <<<"$OUT")" "2" "unknown command exit_code"
+run frobnicate
+expect 2 'unknown command "frobnicate"' 'usage: cleanupctl'
+[ -z "$OUT" ] || fail "human unknown command printed on stdout ($CURRENT)"
+
+# The global options, parsed before any command: --json is found first, so
+# their usage errors are JSON documents too (and they go before --db, which
+# `run` adds).
+CURRENT="--json with --db missing its value"
+"$CLEANUPCTL" --json --db >"$TMPD/out" 2>"$TMPD/err" </dev/null
+RC=$?
+OUT=$(cat "$TMPD/out")
+ERR=$(cat "$TMPD/err")
+expect 2 '--db needs a conninfo'
+valid_json
+same "$(jq -c '.error | [.status, .exit_code]' <<<"$OUT")" '["invalid",2]' "missing --db value as JSON"
+CURRENT="--json with --db given twice"
+run --json --db "host=/nonexistent dbname=elsewhere" status
+expect 2 '--db given twice' 'host=/nonexistent dbname=elsewhere'
+valid_json
+same "$(jq -c '.error | [.status, .exit_code]' <<<"$OUT")" '["invalid",2]' "repeated --db as JSON"
+run --db="$DB" jobs
+expect 2 '--db given twice'
+CURRENT="--json without a command"
+"$CLEANUPCTL" --json >"$TMPD/out" 2>"$TMPD/err" </dev/null
+RC=$?
+OUT=$(cat "$TMPD/out")
+ERR=$(cat "$TMPD/err")
+expect 2 'no command given'
+valid_json
 unchanged "$before"
 
 CURRENT="strict numeric options"

@@ -111,6 +111,13 @@ typedef struct cleanup_run_progress {
 /* Returns false to stop the run after this step. */
 typedef bool (*cleanup_run_callback)(const cleanup_run_progress *p, void *arg);
 
+/* The step commit mode a run keeps on its connection (cleanup_run_opts.step_commit). */
+enum {
+	CLEANUP_STEP_COMMIT_SESSION = 0, /* leave the session's setting alone */
+	CLEANUP_STEP_COMMIT_SYNC = 1,    /* cleanup.step_synchronous_commit = on */
+	CLEANUP_STEP_COMMIT_ASYNC = 2,   /* cleanup.step_synchronous_commit = off */
+};
+
 typedef struct cleanup_run_opts {
 	int max_steps;           /* 0: no limit */
 	double deadline_s;       /* 0: none; an option of the caller, never an engine constant */
@@ -129,6 +136,12 @@ typedef struct cleanup_run_opts {
 	                          * signal handler sets it: Ctrl-C) no further step is
 	                          * started: the step running (and one already sent)
 	                          * finishes, and the run stops with "interrupted" */
+	int step_commit;         /* CLEANUP_STEP_COMMIT_SYNC / _ASYNC: the run sets this
+	                          * mode (cleanup_step_set_synchronous_commit) at its start
+	                          * and again after every reconnect, whose new session has
+	                          * none of the old one's settings; SESSION (0): the run
+	                          * leaves the setting alone, and a mode set beforehand on
+	                          * the connection is lost at the first reconnect */
 } cleanup_run_opts;
 
 typedef struct cleanup_run_summary {
@@ -162,7 +175,9 @@ int cleanup_run_reconcile(cleanup_run_summary *out, cleanup_job *db);
 /* Sets the step commit mode of this connection (docs/steps.md, "Settings"):
  * SYNCHRONOUS true (the default) waits for each step's WAL flush; false sets
  * cleanup.step_synchronous_commit = off, so steps commit without waiting
- * (a server crash may lose the last steps whole; they run again). */
+ * (a server crash may lose the last steps whole; they run again). A session
+ * setting: cleanup_engine_reconnect() does not carry it over, so a run
+ * that may reconnect sets cleanup_run_opts.step_commit instead. */
 int cleanup_step_set_synchronous_commit(cleanup_engine *engine, bool synchronous, cleanup_error *err);
 
 /* Steps JOB_ID until it completes or OPTS stops it, retrying busy steps with
