@@ -5,17 +5,21 @@
  * the --json document is printed with cli_json_doc. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cleanup/deps.h"
 #include "cli.h"
 #include "sanitize.h"
 
 static int exec_deps(cli_ctx *ctx, int argc, char **argv)
 {
-	cleanup_dep_edge *edges = NULL;
+	cleanup_dep_report r = {0};
+	cleanup_dep_edge *edges;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	char fingerprint[65] = "", *json = NULL;
-	int64_t depth = 16, tables = 64;
+	cleanup_dep_limits lim = CLEANUP_DEP_LIMITS_DEFAULT;
+	int64_t depth = 16, tables = 64, maxedges = 4096, maxms = 2000;
+	const char *sql_dir = NULL;
+	bool offline = false;
 	size_t n = 0, i, unresolved = 0;
 	int rc;
 
@@ -31,23 +35,51 @@ static int exec_deps(cli_ctx *ctx, int argc, char **argv)
 		} else if ((v = cli_opt(argc, argv, &a, "--max-tables", &missing))) {
 			if (!cli_parse_int(ctx, "--max-tables", v, 1, 1024, &tables))
 				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &a, "--max-edges", &missing))) {
+			if (!cli_parse_int(ctx, "--max-edges", v, 1, 100000, &maxedges))
+				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &a, "--max-ms", &missing))) {
+			if (!cli_parse_int(ctx, "--max-ms", v, 1, 600000, &maxms))
+				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &a, "--sql-dir", &missing))) {
+			sql_dir = v;
+		} else if (strcmp(argv[a], "--offline") == 0) {
+			offline = true;
 		} else {
 			return cli_usage(ctx, &cmd_deps_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
 			                 argv[a]);
 		}
 	}
-	if ((rc = cli_connect(ctx, &e, true)))
-		return rc;
-	rc = cleanup_deps(&edges, &n, ctx->json ? &json : NULL, fingerprint, e, (int)depth, (int)tables, &err);
+	if (sql_dir && !offline)
+		return cli_usage(ctx, &cmd_deps_entry, "--sql-dir needs --offline (the catalog report reads the database)");
+	lim.max_depth = (int)depth;
+	lim.max_tables = (int)tables;
+	lim.max_edges = (int)maxedges;
+	lim.max_ms = (int)maxms;
+	if (offline) {
+		rc = cleanup_deps_offline(&r, sql_dir, &lim, &err);
+	} else {
+		if ((rc = cli_connect(ctx, &e, true)))
+			return rc;
+		rc = cleanup_deps_read(&r, e, &lim, &err);
+	}
 	if (rc != CLEANUP_OK) {
 		rc = cli_fail(ctx, &err);
 		goto out;
 	}
+	edges = r.edges;
+	n = r.n;
 	if (ctx->json) {
-		cli_json_doc(stdout, json);
+		cli_json_doc(stdout, r.json);
 		putchar('\n');
 		rc = EXIT_DONE;
 		goto out;
+	}
+	if (offline) {
+		printf("Offline snapshot of ");
+		tui_fputs_safe(r.source, stdout);
+		printf("\n(no database read: columns as declared; validation, enforcement, indexes, triggers and row "
+		       "security not assessed)\n\n");
 	}
 	printf("%-5s %-38s %-32s %-12s %-5s %s\n", "DEPTH", "REFERENCING", "REFERENCES", "ON DELETE", "INDEX",
 	       "DISPOSITION");
@@ -58,23 +90,43 @@ static int exec_deps(cli_ctx *ctx, int argc, char **argv)
 		snprintf(to, sizeof to, "%s(%s)", edges[i].referenced, edges[i].referenced_columns);
 		printf("%-5d %s %s %s %-5s %s%s\n", edges[i].depth, tui_sanitize_cell(cfrom, sizeof cfrom, from, 38),
 		       tui_sanitize_cell(cto, sizeof cto, to, 32), tui_sanitize_cell(del, sizeof del, edges[i].on_delete, 12),
-		       edges[i].has_index ? "yes" : "NO", tui_sanitize(disp, sizeof disp, edges[i].disposition),
-		       edges[i].cycle ? " [cycle]" : "");
+		       offline ? "-" : edges[i].has_index ? "yes" : strcmp(edges[i].index_status, "absent") == 0 ? "NO" : "?",
+		       tui_sanitize(disp, sizeof disp, edges[i].disposition), edges[i].cycle ? " [cycle]" : "");
+		if (!offline && (!edges[i].validated || !edges[i].enforced || edges[i].row_security)) {
+			char ri[512];
+
+			printf("      %s%s%s%s\n", edges[i].validated ? "" : "[not validated] ",
+			       edges[i].enforced ? "" : "[not enforced: RI triggers ",
+			       edges[i].enforced ? "" : tui_sanitize(ri, sizeof ri, edges[i].ri_triggers),
+			       edges[i].enforced ? (edges[i].row_security ? "[row security]" : "")
+			                         : (edges[i].row_security ? "] [row security]" : "]"));
+		}
 		if (edges[i].disposition[0] == 'u')
 			unresolved++;
 	}
-	printf("\n%zu edges, %zu unresolved; fingerprint ", n, unresolved);
-	tui_fputs_safe(fingerprint, stdout);
+	for (i = 0; i < r.ngaps; i++) {
+		char gap[1400];
+
+		printf("%sgap: %s\n", i ? "" : "\n", tui_sanitize(gap, sizeof gap, r.gaps[i].summary));
+	}
+	printf("\n%zu edges, %zu unresolved, %zu gap(s); limits: depth %d, tables %d, edges %d, %d ms; walked in "
+	       "%.1f ms\nfingerprint ", n, unresolved, r.ngaps, lim.max_depth, lim.max_tables, lim.max_edges, lim.max_ms,
+	       r.elapsed_ms);
+	tui_fputs_safe(r.fingerprint, stdout);
 	putchar('\n');
+	if (offline)
+		for (i = 0; cleanup_deps_parser_limits[i]; i++)
+			printf("%s%s\n", i ? "  - " : "Parser limits:\n  - ", cleanup_deps_parser_limits[i]);
 	printf("Evidence only: a matching fingerprint authorizes no deletion.\n");
 	rc = EXIT_DONE;
 out:
-	free(edges);
-	free(json);
+	cleanup_deps_report_free(&r);
 	cleanup_engine_close(e);
 	return rc;
 }
 
 const cli_command cmd_deps_entry = {
-	"deps", "[--max-depth N] [--max-tables N]", "foreign-key dependency evidence", exec_deps,
+	"deps", "[--max-depth N] [--max-tables N] [--max-edges N] [--max-ms MS] [--offline [--sql-dir DIR]]",
+	"foreign-key dependency evidence, walked with a visited set; gaps name what limits and cycles left out",
+	exec_deps,
 };

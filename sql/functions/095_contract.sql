@@ -4,8 +4,9 @@
 -- monitored tables' columns and default expressions, constraints, indexes,
 -- triggers (with their enabled state), rewrite rules and row-security flags;
 -- every foreign key that references an inventory table (an unknown incoming
--- cascade would do uncounted work); and the definitions of the engine's own
--- functions. Only the installer records it (099_contract_record.sql;
+-- cascade would do uncounted work); the enabled state of the RI triggers of
+-- those keys and of the monitored tables' constraints; and the definitions
+-- of the engine's own functions. Only the installer records it (099_contract_record.sql;
 -- `cleanupctl install` also records it again after repairing drift); every
 -- step compares it before its domain mutations and stops on drift (CU403).
 -- The comparison is cheap while the DDL watch (event triggers below) is the
@@ -35,6 +36,22 @@ BEGIN
                AND e.evtenabled = 'A' AND e.evtfoid = to_regprocedure('cleanup.contract_watch()'));
 END $$;
 
+-- The enabled state of a constraint's RI triggers (internal, so not in the
+-- 'triggers' component): ALTER TABLE ... DISABLE TRIGGER ALL, or one RI
+-- trigger disabled by name, switches a foreign key off without changing
+-- pg_constraint. Named by table and function, not by the trigger's
+-- oid-derived name; '' for a constraint without triggers. Part of the
+-- 'constraints' and 'incoming_foreign_keys' components.
+CREATE OR REPLACE FUNCTION cleanup.contract_ri_state(p_con oid)
+RETURNS text LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(' [' || string_agg(format('%s %s %s', t.tgrelid::regclass::text, p.proname, t.tgenabled), ', '
+                                        ORDER BY t.tgrelid::regclass::text, p.proname, t.tgenabled) || ']', '')
+      FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+     WHERE t.tgconstraint = p_con AND t.tgisinternal
+$$;
+
 CREATE OR REPLACE FUNCTION cleanup.contract_components()
 RETURNS jsonb LANGUAGE sql STABLE
 AS $$
@@ -51,7 +68,8 @@ parts AS (
       FROM monitored m JOIN pg_attribute a ON a.attrelid = m.rel AND a.attnum > 0 AND NOT a.attisdropped
       LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
     UNION ALL
-    SELECT 'constraints', string_agg(format('%s %s %s', m.rel::text, c.conname, pg_get_constraintdef(c.oid)),
+    SELECT 'constraints', string_agg(format('%s %s %s%s', m.rel::text, c.conname, pg_get_constraintdef(c.oid),
+                                            cleanup.contract_ri_state(c.oid)),
                                      E'\n' ORDER BY m.rel::text, c.conname)
       FROM monitored m JOIN pg_constraint c ON c.conrelid = m.rel
     UNION ALL
@@ -70,8 +88,9 @@ parts AS (
                                       E'\n' ORDER BY m.rel::text)
       FROM monitored m JOIN pg_class c ON c.oid = m.rel
     UNION ALL
-    SELECT 'incoming_foreign_keys', coalesce(string_agg(format('%s %s %s', c.conrelid::regclass::text, c.conname,
-                                                               pg_get_constraintdef(c.oid)),
+    SELECT 'incoming_foreign_keys', coalesce(string_agg(format('%s %s %s%s', c.conrelid::regclass::text, c.conname,
+                                                               pg_get_constraintdef(c.oid),
+                                                               cleanup.contract_ri_state(c.oid)),
                                                         E'\n' ORDER BY c.conrelid::regclass::text, c.conname), '')
       FROM pg_constraint c
      WHERE c.contype = 'f'

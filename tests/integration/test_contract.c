@@ -63,10 +63,51 @@ static void test_contract_drift_stops_and_harmless_ddl_passes(void **state)
 	PQfinish(c);
 }
 
+/* Defect: ALTER TABLE ... DISABLE TRIGGER ALL (or one RI trigger by name)
+ * switched a foreign key off without changing the contract: the RI
+ * triggers are internal, and 'triggers' lists only the others. Their
+ * state is now part of 'constraints' and 'incoming_foreign_keys'. */
+static void test_contract_disabled_ri_triggers_are_drift(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "ddl");
+	char msg[512];
+	char *ri;
+
+	(void)state;
+	/* A known reference, recorded by the installer's function. */
+	pgtest_exec(c, "CREATE TABLE public.previews (id int, item_id bigint REFERENCES inventory.items)");
+	pgtest_exec(c, "SELECT cleanup.contract_record()");
+	pgtest_exec(c, "SELECT cleanup.contract_assert()");
+
+	pgtest_exec(c, "ALTER TABLE public.previews DISABLE TRIGGER ALL");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.contract_assert()"), "CU403");
+	assert_non_null(strstr(msg, "incoming_foreign_keys"));
+	pgtest_exec(c, "ALTER TABLE public.previews ENABLE TRIGGER ALL");
+	pgtest_exec(c, "SELECT cleanup.contract_assert()");
+
+	/* One RI trigger of items -> libraries, by its generated name: the
+	 * user triggers are unchanged, the key is not enforced. */
+	ri = pgtest_text(c, "SELECT tgname FROM pg_trigger WHERE tgrelid = 'inventory.items'::regclass"
+	                    " AND tgisinternal AND tgconstraint = (SELECT oid FROM pg_constraint"
+	                    " WHERE conname = 'items_library_id_fkey') ORDER BY tgname LIMIT 1");
+	assert_non_null(ri);
+	pgtest_exec(c, "ALTER TABLE inventory.items DISABLE TRIGGER \"%s\"", ri);
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.contract_assert()"), "CU403");
+	assert_non_null(strstr(msg, "constraints"));
+	assert_null(strstr(msg, " triggers"));
+	pgtest_exec(c, "ALTER TABLE inventory.items ENABLE TRIGGER \"%s\"", ri);
+	pgtest_exec(c, "SELECT cleanup.contract_assert()");
+	free(ri);
+	pgtest_exec(c, "DROP TABLE public.previews");
+	pgtest_exec(c, "SELECT cleanup.contract_record()");
+	PQfinish(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_contract_drift_stops_and_harmless_ddl_passes),
+		cmocka_unit_test(test_contract_disabled_ri_triggers_are_drift),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,8 +1,12 @@
 /* Foreign-key dependency evidence (seed 001): transitive references,
- * actions, referencing indexes, cycles, limits and the fingerprint. */
+ * actions, referencing indexes, cycles, limits and the fingerprint; the
+ * bounded walk (a 13-table chain with 3 keys per level: linear in edges,
+ * gaps named), enforcement (disabled RI triggers), index evidence
+ * (present / unproven / absent), row security, and the offline report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "cleanup/deps.h"
 #include "pgtest.h"
 
@@ -96,10 +100,275 @@ static void test_deps_graph_and_fingerprint(void **state)
 	cleanup_engine_close(e);
 }
 
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1000.0 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static const cleanup_dep_gap *find_gap(const cleanup_dep_report *r, const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < r->ngaps; i++)
+		if (strcmp(r->gaps[i].kind, kind) == 0)
+			return &r->gaps[i];
+	return NULL;
+}
+
+static size_t count_between(const cleanup_dep_report *r, const char *from, const char *to)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < r->n; i++)
+		k += strcmp(r->edges[i].referencing, from) == 0 && strcmp(r->edges[i].referenced, to) == 0;
+	return k;
+}
+
+/* Defect: the old walk enumerated paths (82 s at depth 16 on this graph,
+ * no gap recorded). The walk visits each table once: under a second with
+ * the default limits, every parallel key an edge, the loop named as a
+ * cycle gap, and each limit reached a gap naming what it left out. */
+static void test_deps_13x3_chain_depth16_under_a_second_names_gaps(void **state)
+{
+	char *db = pgtest_fresh_db("deps_chain");
+	PGconn *c = pgtest_connect(db, "ddl");
+	cleanup_engine *e = pgtest_engine(db);
+	cleanup_dep_limits lim = CLEANUP_DEP_LIMITS_DEFAULT;
+	cleanup_dep_report r;
+	const cleanup_dep_gap *g;
+	cleanup_error err;
+	struct timespec t0;
+	double ms;
+
+	(void)state;
+	pgtest_exec(c, "DO $$ DECLARE k int; prev text := 'inventory.items'; BEGIN FOR k IN 1..13 LOOP"
+	               " EXECUTE format('CREATE TABLE public.chain_%%s (id bigint PRIMARY KEY, a bigint REFERENCES %%s,"
+	               " b bigint REFERENCES %%s, c bigint REFERENCES %%s)', lpad(k::text, 2, '0'), prev, prev, prev);"
+	               " prev := format('public.chain_%%s', lpad(k::text, 2, '0')); END LOOP; END $$");
+	/* A loop back from the end of the chain to its start. */
+	pgtest_exec(c, "ALTER TABLE public.chain_01 ADD COLUMN z bigint REFERENCES public.chain_13");
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	ms = ms_since(&t0);
+	printf("bench: deps on the 13x3 chain, depth 16, default limits: %.1f ms (server walk %.1f ms), %zu edges\n",
+	       ms, r.elapsed_ms, r.n);
+	assert_true(ms < 1000.0);
+	assert_int_equal(r.n, 3 * 13 + 1 + 4); /* 39 chain keys, the loop, 4 inventory/engine keys */
+	assert_int_equal(count_between(&r, "public.chain_02", "public.chain_01"), 3);
+	assert_int_equal(count_between(&r, "public.chain_13", "public.chain_12"), 3);
+	g = find_gap(&r, "cycle");
+	assert_non_null(g);
+	assert_non_null(strstr(g->summary, "public.chain_01 -> public.chain_02"));
+	assert_non_null(strstr(g->summary, "chain_01_z_fkey"));
+	assert_null(find_gap(&r, "table-limit"));
+	assert_non_null(strstr(r.json, "\"gaps\": [{"));
+	cleanup_deps_report_free(&r);
+
+	/* Each limit is a gap naming what it left out. */
+	lim.max_tables = 8;
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	g = find_gap(&r, "table-limit");
+	assert_non_null(g);
+	assert_non_null(strstr(g->summary, "public.chain_"));
+	assert_non_null(strstr(r.json, "\"constraints_total\""));
+	cleanup_deps_report_free(&r);
+	lim.max_tables = 64;
+	lim.max_depth = 5;
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	g = find_gap(&r, "depth-limit");
+	assert_non_null(g);
+	assert_non_null(strstr(g->summary, "public.chain_06.chain_06_a_fkey"));
+	cleanup_deps_report_free(&r);
+	lim.max_depth = 16;
+	lim.max_edges = 10;
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	assert_int_equal(r.n, 10);
+	g = find_gap(&r, "edge-limit");
+	assert_non_null(g);
+	assert_non_null(strstr(g->summary, "public.chain_"));
+	cleanup_deps_report_free(&r);
+	lim.max_edges = 0;
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_EINVAL);
+	assert_non_null(strstr(err.message, "max edges 0"));
+	cleanup_deps_report_free(&r);
+
+	PQfinish(c);
+	cleanup_engine_close(e);
+	free(db);
+}
+
+/* Defect: ALTER TABLE ... DISABLE TRIGGER ALL switched a key off without
+ * changing the evidence or its fingerprint. Also: index evidence is
+ * present / unproven / absent, and row security is evidence. */
+static void test_deps_disabled_ri_triggers_change_evidence_and_fingerprint(void **state)
+{
+	char *db = pgtest_fresh_db("deps_enforce");
+	PGconn *c = pgtest_connect(db, "ddl");
+	cleanup_engine *e = pgtest_engine(db);
+	cleanup_dep_limits lim = CLEANUP_DEP_LIMITS_DEFAULT;
+	cleanup_dep_report r;
+	const cleanup_dep_edge *d;
+	char fp0[65], fp1[65];
+	cleanup_error err;
+
+	(void)state;
+	pgtest_exec(c, "CREATE TABLE public.previews (id int PRIMARY KEY, item_id bigint REFERENCES inventory.items)");
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	d = find(r.edges, r.n, "previews_item_id_fkey");
+	assert_non_null(d);
+	assert_true(d->enforced);
+	assert_true(d->validated);
+	assert_string_equal(d->index_status, "absent");
+	assert_false(d->row_security);
+	assert_non_null(strstr(d->ri_triggers, "public.previews RI_FKey_check_ins enabled"));
+	assert_non_null(strstr(d->ri_triggers, "inventory.items RI_FKey_noaction_del enabled"));
+	memcpy(fp0, r.fingerprint, sizeof fp0);
+	cleanup_deps_report_free(&r);
+
+	pgtest_exec(c, "ALTER TABLE public.previews DISABLE TRIGGER ALL");
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	d = find(r.edges, r.n, "previews_item_id_fkey");
+	assert_false(d->enforced);
+	assert_non_null(strstr(d->ri_triggers, "public.previews RI_FKey_check_ins disabled"));
+	assert_string_not_equal(r.fingerprint, fp0);
+	cleanup_deps_report_free(&r);
+	pgtest_exec(c, "ALTER TABLE public.previews ENABLE TRIGGER ALL");
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	assert_string_equal(r.fingerprint, fp0);
+	cleanup_deps_report_free(&r);
+
+	/* Only the referenced side's action trigger, replica-only: not enforced. */
+	pgtest_exec(c, "DO $$ DECLARE t text; BEGIN SELECT tgname INTO t FROM pg_trigger"
+	               " WHERE tgconstraint = (SELECT oid FROM pg_constraint WHERE conname = 'previews_item_id_fkey')"
+	               " AND tgrelid = 'inventory.items'::regclass AND tgtype & 8 = 8;"
+	               " EXECUTE format('ALTER TABLE inventory.items ENABLE REPLICA TRIGGER %%I', t); END $$");
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	d = find(r.edges, r.n, "previews_item_id_fkey");
+	assert_false(d->enforced);
+	assert_non_null(strstr(d->ri_triggers, "replica-only"));
+	assert_string_not_equal(r.fingerprint, fp0);
+	cleanup_deps_report_free(&r);
+
+	/* A hash index is another strategy: unproven, not absent. */
+	pgtest_exec(c, "CREATE INDEX previews_hash ON public.previews USING hash (item_id)");
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	d = find(r.edges, r.n, "previews_item_id_fkey");
+	assert_string_equal(d->index_status, "unproven");
+	assert_false(d->has_index);
+	memcpy(fp1, r.fingerprint, sizeof fp1);
+	cleanup_deps_report_free(&r);
+	pgtest_exec(c, "CREATE INDEX previews_item ON public.previews (item_id) WHERE item_id > 0");
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	assert_string_equal(find(r.edges, r.n, "previews_item_id_fkey")->index_status, "unproven");
+	cleanup_deps_report_free(&r);
+	pgtest_exec(c, "CREATE INDEX previews_item_full ON public.previews (item_id, id)");
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	d = find(r.edges, r.n, "previews_item_id_fkey");
+	assert_string_equal(d->index_status, "present");
+	assert_string_equal(d->index_name, "public.previews_item_full");
+	cleanup_deps_report_free(&r);
+
+	/* Row security is evidence too. */
+	pgtest_exec(c, "ALTER TABLE public.previews ENABLE ROW LEVEL SECURITY");
+	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	d = find(r.edges, r.n, "previews_item_id_fkey");
+	assert_true(d->row_security);
+	assert_false(d->force_row_security);
+	assert_string_not_equal(r.fingerprint, fp1);
+	cleanup_deps_report_free(&r);
+
+	PQfinish(c);
+	cleanup_engine_close(e);
+	free(db);
+}
+
+/* The offline report: the project's own sql/ without a database, with
+ * its parser's limits; the parser on composite, named, ALTER TABLE and
+ * quoted keys, skipping strings and function bodies. */
+static void test_deps_offline_reads_sql_without_a_database(void **state)
+{
+	static const char sql[] =
+		"-- CREATE TABLE in a comment: public.fake (x int REFERENCES inventory.items)\n"
+		"CREATE TABLE IF NOT EXISTS lab.retries (id int PRIMARY KEY,\n"
+		"  item_id bigint NOT NULL CONSTRAINT retries_item REFERENCES inventory.items (id) ON DELETE CASCADE,\n"
+		"  note text DEFAULT 'REFERENCES inventory.libraries',\n"
+		"  a int, b int, FOREIGN KEY (a, b) REFERENCES lab.pairs (x, y) ON UPDATE CASCADE ON DELETE SET NULL);\n"
+		"CREATE FUNCTION f() RETURNS void LANGUAGE sql AS $f$ CREATE TABLE x.y (i int REFERENCES inventory.items) $f$;\n"
+		"ALTER TABLE ONLY lab.pairs ADD CONSTRAINT \"Pairs Lib\" FOREIGN KEY (lib) REFERENCES inventory.libraries,\n"
+		"  ADD COLUMN srv bigint REFERENCES inventory.media_servers ON DELETE RESTRICT;\n";
+	cleanup_dep_edge *edges = NULL;
+	cleanup_dep_limits lim = CLEANUP_DEP_LIMITS_DEFAULT;
+	cleanup_dep_report r;
+	const cleanup_dep_edge *d;
+	cleanup_error err;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(cleanup_deps_parse_sql(&edges, &n, "t.sql", sql, &err), CLEANUP_OK);
+	assert_int_equal(n, 4);
+	d = find(edges, n, "retries_item");
+	assert_non_null(d);
+	assert_string_equal(d->referencing, "lab.retries");
+	assert_string_equal(d->referenced, "inventory.items");
+	assert_string_equal(d->on_delete, "cascade");
+	d = find(edges, n, "retries_a_b_fkey");
+	assert_non_null(d);
+	assert_string_equal(d->referencing_columns, "a, b");
+	assert_string_equal(d->referenced_columns, "x, y");
+	assert_string_equal(d->on_delete, "set null");
+	d = find(edges, n, "Pairs Lib");
+	assert_non_null(d);
+	assert_string_equal(d->referencing, "lab.pairs");
+	assert_string_equal(d->referenced_columns, "(primary key)");
+	d = find(edges, n, "pairs_srv_fkey");
+	assert_non_null(d);
+	assert_string_equal(d->on_delete, "restrict");
+	free(edges);
+
+	/* The embedded bundle: the inventory's own keys, no database. */
+	assert_int_equal(cleanup_deps_offline(&r, NULL, &lim, &err), CLEANUP_OK);
+	assert_true(r.offline);
+	d = find(r.edges, r.n, "items_library_id_fkey");
+	assert_non_null(d);
+	assert_string_equal(d->referencing, "inventory.items");
+	assert_string_equal(d->referenced, "inventory.libraries");
+	assert_string_equal(d->on_delete, "restrict");
+	assert_string_equal(d->index_status, "not assessed");
+	assert_non_null(strstr(r.json, "\"parser_limits\""));
+	assert_non_null(strstr(r.json, "\"source\": \"offline\""));
+	assert_int_equal(strlen(r.fingerprint), 64);
+	cleanup_deps_report_free(&r);
+
+	/* The source tree's sql/, when the tests know where it is. */
+	if (getenv("CLEANUP_SOURCE_DIR")) {
+		char dir[4096];
+		char fp[65];
+
+		snprintf(dir, sizeof dir, "%s/sql", getenv("CLEANUP_SOURCE_DIR"));
+		assert_int_equal(cleanup_deps_offline(&r, dir, &lim, &err), CLEANUP_OK);
+		assert_non_null(find(r.edges, r.n, "items_library_id_fkey"));
+		memcpy(fp, r.fingerprint, sizeof fp);
+		cleanup_deps_report_free(&r);
+		assert_int_equal(cleanup_deps_offline(&r, dir, &lim, &err), CLEANUP_OK);
+		assert_string_equal(r.fingerprint, fp); /* no capture time in it */
+		cleanup_deps_report_free(&r);
+	}
+	assert_int_equal(cleanup_deps_offline(&r, "/nonexistent/sql", &lim, &err), CLEANUP_EINVAL);
+	assert_non_null(strstr(err.message, "/nonexistent/sql"));
+	cleanup_deps_report_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deps_graph_and_fingerprint),
+		cmocka_unit_test(test_deps_13x3_chain_depth16_under_a_second_names_gaps),
+		cmocka_unit_test(test_deps_disabled_ri_triggers_change_evidence_and_fingerprint),
+		cmocka_unit_test(test_deps_offline_reads_sql_without_a_database),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
