@@ -437,7 +437,7 @@ static void references(parser *ps, cleanup_dep_edge *e)
 	if (!qname(ps, e->referenced, sizeof e->referenced))
 		snprintf(e->referenced, sizeof e->referenced, "?");
 	if (!column_list(ps, e->referenced_columns, sizeof e->referenced_columns))
-		snprintf(e->referenced_columns, sizeof e->referenced_columns, "(primary key)");
+		snprintf(e->referenced_columns, sizeof e->referenced_columns, "primary key");
 	for (;;) {
 		if (accept(ps, "match")) {
 			next(ps);

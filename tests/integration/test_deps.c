@@ -323,7 +323,7 @@ static void test_deps_offline_reads_sql_without_a_database(void **state)
 	d = find(edges, n, "Pairs Lib");
 	assert_non_null(d);
 	assert_string_equal(d->referencing, "lab.pairs");
-	assert_string_equal(d->referenced_columns, "(primary key)");
+	assert_string_equal(d->referenced_columns, "primary key");
 	d = find(edges, n, "pairs_srv_fkey");
 	assert_non_null(d);
 	assert_string_equal(d->on_delete, "restrict");
