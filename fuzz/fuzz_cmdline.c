@@ -196,7 +196,6 @@ static void console_line(const uint8_t *d, size_t n)
 			fuzz_fail("a result \"%s\" without a submit", cmdline_result());
 		check_line("a key");
 	}
-	render(40);
 	if (cmdline_history_count() > LINEEDIT_HISTORY_MAX)
 		fuzz_fail("history of %zu entries", cmdline_history_count());
 	/* Each input starts from nothing: no history carried over. */

@@ -30,7 +30,7 @@ max_len() {
 	case $1 in
 	external_id) echo 600 ;;
 	theme) echo 2048 ;;
-	cmdline) echo 384 ;;
+	cmdline) echo 320 ;;
 	lineedit) echo 256 ;;
 	*) echo 1024 ;;
 	esac
