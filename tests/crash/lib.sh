@@ -437,6 +437,20 @@ terminate_rounds() {
 	log "job $job: $TERMS backends terminated, now at step $(job_field "$job" step_no), phase $(job_field "$job" phase)"
 }
 
+# cont_until_exit PID WHAT: lets a process that stops at a C failpoint
+# (after each commit) go on (SIGCONT) every time it stops, until it exits
+# (at most 60 s); then wait_run collects its status.
+cont_until_exit() {
+	local t0=$SECONDS st
+	while ((SECONDS - t0 < 60)); do
+		st=$(proc_state "$1")
+		[ -n "$st" ] && [ "$st" != Z ] || return 0
+		[ "$st" != T ] || kill -CONT "$1" 2>/dev/null || true
+		sleep 0.01
+	done
+	fail "$2 did not exit within 60 s of being continued"
+}
+
 # --- shared ground-truth checks ---
 
 # outside_unchanged LIB SERVER: the rows outside library LIB and server
@@ -657,14 +671,18 @@ backend_gone() {
 # when it is gone.
 proc_state() { sed -E 's/^[0-9]+ \(.*\) ([A-Za-z]) .*/\1/' "/proc/$1/stat" 2>/dev/null || true; }
 
-# wait_stopped PID WHAT: waits (at most 60 s) until process PID is stopped
-# (state T: it reached a C failpoint, which raises SIGSTOP). Fails when it
-# ends first.
+# wait_stopped PID WHAT [N ERRFILE]: waits (at most 60 s) until process PID
+# is stopped (state T: it reached a C failpoint, which raises SIGSTOP), and
+# with N and ERRFILE, until its stderr ERRFILE says it reached a failpoint
+# N times (it stops at each; SIGCONT lets it go on to the next). Fails when
+# it ends first.
 wait_stopped() {
 	local t0=$SECONDS st
 	while ((SECONDS - t0 < 60)); do
 		st=$(proc_state "$1")
-		[ "$st" = T ] && return 0
+		if [ "$st" = T ] && { [ -z "${3:-}" ] || [ "$(grep -c 'failpoint .* reached' "$4")" -ge "$3" ]; }; then
+			return 0
+		fi
 		[ -n "$st" ] && [ "$st" != Z ] || fail "$2 ended without reaching its C failpoint"
 		sleep 0.01
 	done

@@ -345,27 +345,32 @@ runner_backend() {
 # fp_after_commit_cell KIND KILL: the runner's C failpoint after_commit
 # (CLEANUP_FAILPOINTS): `job run` with its defaults (asynchronous commit,
 # two steps in flight) stops itself (SIGSTOP, observed as state T) right
-# after it was told that its first step committed, before it acts on the
-# answer; its backend finishes what was sent (the next step, pipelined) and
-# goes idle (observed). Then:
+# after it was told that a step committed, before it acts on the answer. It
+# stops after each commit: the test lets it go on once (SIGCONT), so that it
+# stops after its second step, when the pipeline is full; its backend
+# finishes what was sent (the next step, if any) and goes idle (observed).
+# Then:
 #   kill9      the stopped runner is killed: exactly the steps its backend
 #              committed remain;
 #   terminate  its backend is terminated, the runner continued (SIGCONT):
-#              it exits 1 and nothing more is committed;
+#              it exits 1 (0 when the answer it had received completed the
+#              job) and nothing more is committed;
 #   immediate  the server crashes and restarts, the runner continued: it
-#              exits 1; steps it was told were committed (asynchronously) may
-#              be lost, whole, never beyond the last synchronous one.
+#              exits 1 (or 0, as above: the completion survives); steps it
+#              was told were committed (asynchronously) may be lost, whole,
+#              never beyond the last synchronous one.
 # A new process resumes; the end state is exact.
 fp_after_commit_cell() {
 	local kind=$1 kill=$2 base told db now bpid
 	fp_job "$kind"
-	fp_advance "$JOB" 1
 	base=$(job_field "$JOB" step_no)
-	told=$((base + 1))
+	told=$((base + 2))
 	[ "$kill" != immediate ] || checkpoint_before_crash
 	CLEANUP_FAILPOINTS=after_commit start_run "$JOB"
 	CRASH_BG_PIDS+=("$RUN_PID")
-	wait_stopped "$RUN_PID" "job run $JOB"
+	wait_stopped "$RUN_PID" "job run $JOB" 1 "$RUN_ERR"
+	kill -CONT "$RUN_PID"
+	wait_stopped "$RUN_PID" "job run $JOB" 2 "$RUN_ERR"
 	wait_for "SELECT count(*) FROM crashtest.activity
 	           WHERE application_name = 'cleanupctl:job:' || :'job' || ':run' AND state = 'idle'" 1 \
 		"the stopped runner's backend to go idle" -v job="$JOB"
@@ -384,17 +389,17 @@ fp_after_commit_cell() {
 	terminate)
 		q "SELECT pg_terminate_backend(:'pid')" -v pid="$bpid" >/dev/null
 		backend_gone "$bpid" "the terminated backend to end"
-		kill -CONT "$RUN_PID"
+		cont_until_exit "$RUN_PID" "job run $JOB"
 		wait_run
-		assert_eq "$RUN_RC" 1 "exit of job run $JOB continued after its backend was terminated"
+		fp_continued_exit "after its backend was terminated"
 		assert_eq "$(job_field "$JOB" step_no)" "$db" "step_no of job $JOB after its backend was terminated"
 		;;
 	immediate)
 		server_stop_immediate
 		server_start
-		kill -CONT "$RUN_PID"
+		cont_until_exit "$RUN_PID" "job run $JOB"
 		wait_run
-		assert_eq "$RUN_RC" 1 "exit of job run $JOB continued after the server crashed"
+		fp_continued_exit "after the server crashed"
 		now=$(job_field "$JOB" step_no)
 		((now >= base && now <= db)) ||
 			fail "job $JOB at step $now after the crash; expected $base (synchronous) to $db (committed before it)"
@@ -410,6 +415,21 @@ fp_after_commit_cell() {
 	resume "$JOB"
 	fp_job_exact "$kind" "$JOB" "$TARGET"
 	log "cell after_commit x $kill x $kind: job $JOB, runner told step $told, backend at $db, exact after resume"
+}
+
+# fp_continued_exit WHEN: the exit of a stopped runner continued after its
+# connection was lost (WHEN): 1, or 0 when the answer it read last (already
+# received) completed the job, which must then be completed (a completing
+# step commits synchronously: a crash cannot take it back).
+fp_continued_exit() {
+	if [ "$RUN_RC" = 0 ]; then
+		jq -e '.completed == true' "$RUN_OUT" >/dev/null ||
+			fail "job run $JOB exited 0 $1 without reporting a completion"
+		assert_eq "$(job_field "$JOB" phase)" completed "phase of job $JOB whose runner reported completion $1"
+		log "job $JOB: its runner read the completing answer before the loss and reported it"
+	else
+		assert_eq "$RUN_RC" 1 "exit of job run $JOB continued $1"
+	fi
 }
 
 # fp_sync_commit_cell KIND: a step that deletes a parent commits
