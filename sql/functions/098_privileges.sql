@@ -272,11 +272,14 @@ GRANT SELECT ON cleanup.schema_info, cleanup.jobs, cleanup.job_steps, cleanup.ev
                 inventory.media_servers, inventory.libraries
    TO cleanup_runner, cleanup_console;
 -- Read-only functions: reports (definer), their per-row helpers, the lock
--- and dependency views (invoker), and the replay of a recorded step.
+-- and dependency views (invoker; `cleanupctl deps` calls the four-limit
+-- dependency_evidence, the two-limit form and dependency_edges wrap it),
+-- and the replay of a recorded step.
 GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(cleanup.job_steps),
                           cleanup.job_show_json(bigint, int), cleanup.jobs_json(int), cleanup.status_json(),
                           cleanup.locks_tree(), cleanup.dependency_edges(int, int),
-                          cleanup.dependency_evidence(int, int), cleanup.job_step_replay(bigint, int)
+                          cleanup.dependency_evidence(int, int),
+                          cleanup.dependency_evidence(int, int, int, int), cleanup.job_step_replay(bigint, int)
    TO cleanup_runner, cleanup_console;
 -- The job API: every change a runner makes goes through these.
 GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_append(bigint, text[]),

@@ -92,6 +92,28 @@ expect 1 "permission denied"
 same "$(DB=$BASE fingerprint)" "$before" "data changed by the console role"
 DB=$BASE
 
+CURRENT="runner and console roles: deps (dependency evidence)"
+# cleanupctl deps calls cleanup.dependency_evidence(int, int, int, int):
+# both read-only roles may run it (docs/roles.md), in text and --json, and
+# see the same evidence as the owner.
+owner_fp=$(psql -X -q -t -A "$BASE" -c "SELECT cleanup.dependency_evidence(16, 64, 4096, 2000)->>'fingerprint'")
+[ ${#owner_fp} -eq 64 ] || fail "owner's fingerprint: $owner_fp"
+for who in RUNNER CONSOLE; do
+	DB=${!who}
+	CURRENT="$who: deps"
+	run deps
+	expect 0 "items"
+	CURRENT="$who: deps --json"
+	run --json deps
+	expect 0
+	same "$(jq -r '.fingerprint' <<<"$OUT" 2>/dev/null)" "$owner_fp" "$who: deps --json fingerprint (as the owner's)"
+	CURRENT="$who: deps --max-depth 2 --json"
+	run --json deps --max-depth 2 --max-tables 8
+	expect 0
+	jq -e '.edges | type == "array"' <<<"$OUT" >/dev/null || fail "$who: deps --json has no edges array"
+done
+DB=$BASE
+
 CURRENT="install: two databases at once"
 psql -X -q "$ADMIN" -c "DROP DATABASE IF EXISTS cleanup_lab_t_cli_roles_a WITH (FORCE)" \
 	-c "DROP DATABASE IF EXISTS cleanup_lab_t_cli_roles_b WITH (FORCE)" \
