@@ -42,7 +42,7 @@ expect 0
 jq -e . <<<"$OUT" >/dev/null || fail "writer --json is not one JSON document"
 same "$(jq -r '[.server_id, .rate, .seed, .duration_s, .stopped_by] | @csv' <<<"$OUT")" '1,40,11,1,"duration"' \
 	"writer summary: options"
-jq -e '.ops > 0 and .ops <= 41 and .elapsed_s >= 1' <<<"$OUT" >/dev/null || fail "writer --duration 1 --rate 40: ops or elapsed"
+jq -e '.ops <= 41 and .elapsed_s >= 1' <<<"$OUT" >/dev/null || fail "writer --duration 1 --rate 40: more than 41 ops or under 1 s (ops > 0 is not asserted here: a loaded machine may not get one op in; the --ops runs below assert exact counts)"
 jq -e '.ops == .inserted + .updated + .moved + .noop + .rejected + .lost' <<<"$OUT" >/dev/null ||
 	fail "writer summary: operations do not add up"
 jq -e '.rejected == ([.rejections[]] | add // 0) and .logged == .rejected' <<<"$OUT" >/dev/null ||

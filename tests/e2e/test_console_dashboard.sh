@@ -4,6 +4,16 @@
 # display (header clock still running) and + / - work. Both builds.
 . "$(dirname "$0")/lib.sh"
 
+# header_clock: the HH:MM:SS of the grabbed screen's header row.
+header_clock() { head -1 <<<"$SCREEN" | grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2}'; }
+# clock_moved_while_paused: the header shows a time other than $clock, and
+# PAUSED (a test for until_seen).
+clock_moved_while_paused() {
+	local now
+	now=$(header_clock)
+	[ -n "$now" ] && [ "$now" != "$clock" ] && head -1 <<<"$SCREEN" | grep -q PAUSED
+}
+
 for BIN in "${BINARIES[@]}"; do
 	name=$(bin_name "$BIN")
 	db_fresh "dash_$name"
@@ -34,13 +44,13 @@ for BIN in "${BINARIES[@]}"; do
 	keys p
 	wait_for "PAUSED" || fail "$name: PAUSED badge"
 	sql "SELECT cleanup.job_transition($J2, 'resume')" >/dev/null
-	clock=$(screen | head -1 | grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2}')
-	for _ in $(seq 100); do
-		[ "$(screen | head -1 | grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2}')" != "$clock" ] && break
-		sleep 0.05
-	done
-	[ "$(screen | head -1 | grep -oE '[0-9]{2}:[0-9]{2}:[0-9]{2}')" != "$clock" ] && screen | head -1 | grep -q PAUSED &&
-		ok "$name: clock runs while paused" || fail "$name: clock stopped"
+	grab
+	clock=$(header_clock)
+	[ -n "$clock" ] || fail "$name: no clock in the header: $(head -1 <<<"$SCREEN")"
+	# A bounded wait (wall clock, scaled for loaded machines) for the header
+	# to show another time while still PAUSED: no fixed number of polls.
+	until_seen 10 clock_moved_while_paused && ok "$name: clock runs while paused" ||
+		fail "$name: clock stopped (header still \"$(head -1 <<<"$SCREEN")\")"
 	screen | grep -qE "lib 3 Movies +paused" && ok "$name: paused display keeps the old snapshot" ||
 		fail "$name: paused display changed"
 	keys p
