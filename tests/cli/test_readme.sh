@@ -59,6 +59,17 @@ roles=$(grep -l 'IN ROLE cleanup_writer' "$work"/block*.sh)
 grep -q 'permission denied for schema cleanup' <<<"$(bash "$roles" 2>&1)" ||
 	fail "the roles example does not print the refusal it shows"
 
+# The command table shows each command's usage exactly as its --help does
+# (job's subcommands are rows of their own, compared with `job --help`).
+CURRENT="README usage lines"
+for cmd in $("$CLEANUPCTL" --help | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
+	[ "$cmd" = job ] && continue
+	usage=$("$CLEANUPCTL" "$cmd" --help 2>&1 | sed -n 's/^usage: cleanupctl //p' | head -1 | sed 's/ *$//')
+	[ -n "$usage" ] || { fail "cleanupctl $cmd --help prints no usage line"; continue; }
+	row="| \`$(sed 's/|/\\|/g' <<<"$usage")\` |"
+	grep -qF -- "$row" "$readme" || fail "README's command table lacks the row $row (cleanupctl $cmd --help)"
+done
+
 CURRENT="console off a terminal"
 "$CLEANUPCTL" console </dev/null >"$TMPD/out" 2>"$TMPD/err"
 RC=$?
