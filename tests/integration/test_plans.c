@@ -1,0 +1,541 @@
+/* Issue 10, item 1: the plans of every statement a step runs are bounded by
+ * the step's budget whatever the statistics say. Real steps run on real data
+ * (three servers, nine libraries, item ids interleaved across libraries,
+ * a prune with a writer holding rows in flight, a remove-library, a
+ * remove-server) in a session with auto_explain loaded; every plan, nested
+ * ones included, arrives as a notice in JSON with its actual row counts.
+ * The server itself walks each plan (jsonb_path_query) and this test fails
+ * on:
+ *   - a Seq Scan on inventory.items or cleanup.manifest;
+ *   - a hashed SubPlan over inventory.items, cleanup.manifest or
+ *     cleanup.job_retained (it reads its whole input once, e.g. a job's
+ *     whole manifest; one over the few libraries of a server is bounded
+ *     by the rows rule);
+ *   - a node that reads more rows (Actual Rows plus rows removed by filters,
+ *     times Actual Loops) than the step may read. Bounds and their reasons:
+ *       drain and pass steps  1,024: a step examines at most 1,024 rows of
+ *                             its range (S1, docs/steps.md "Budget");
+ *                             everything else it does handles at most its
+ *                             128 candidates;
+ *       final-check pages    10,001: a page reads 10,000 items in external
+ *                             ID order and the manifest entries of that key
+ *                             range, one past its end for the merge;
+ *       finalize steps       10,000: the emptiness check reads at most
+ *                             10,000 leftover ids (and after a drain none);
+ *       console refreshes     2,000: the events window (the 2,000 newest
+ *                             events) is the largest read of a refresh;
+ *                             everything else reads job rows, libraries
+ *                             and step records by key.
+ * Once on data that was never analyzed (autovacuum off for the test tables,
+ * and checked afterwards in pg_stat_user_tables), once after ANALYZE. The
+ * console's refresh queries (sql/queries/mon_*.sql) run in the same
+ * databases, mid-job and afterwards, with custom and generic plans.
+ *
+ * Known failures: statements of sql/functions/060_step.sql whose plans are
+ * left to the statistics today (the discovery statement's manifest EXISTS
+ * becomes a hashed subplan over the job's manifest on unanalyzed data).
+ * They are listed in known_060[] and reported as KNOWN; they fail the test
+ * only with CLEANUP_PLANS_STRICT=1, until the plan fix of 060 lands (then
+ * make strict the default and empty the list). Every other violation fails
+ * the test always. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pgtest.h"
+
+#define BOUND_STEP     1024
+#define BOUND_PAGE     10001
+#define BOUND_FINALIZE 10000
+#define BOUND_CONSOLE  2000
+
+/* Sizes: library 1 (the prune's) holds BIG_ITEMS, three final-check pages;
+ * the eight others SMALL_ITEMS each, ids interleaved with library 1's. */
+#define BIG_ITEMS   30000
+#define SMALL_ITEMS 5000
+
+/* Fragments of the 060 statements whose plans are known to go wrong until
+ * the lead's plan fix (issue 10): the drain's discovery, the pass's
+ * discovery, the final check's page. */
+static const char *const known_060[] = {
+	"FILTER (WHERE NOT c.seen)",
+	"FILTER (WHERE NOT q.seen)",
+	"ORDER BY i.external_id LIMIT 10000",
+	NULL,
+};
+
+/* Plans received as notices: JSON documents, malloc'd. */
+typedef struct plan_docs {
+	char **doc;
+	size_t n, cap;
+} plan_docs;
+
+/* What one scenario found. */
+typedef struct findings {
+	const char *scenario;
+	bool strict;
+	int statements;       /* plans checked */
+	int drains;           /* drain steps whose plans read inventory.items (not vacuous) */
+	int pages;            /* final-check steps run */
+	int console;          /* console plans checked */
+	int known, unknown;   /* violations */
+	double max_drain;     /* most rows one node on inventory.items read in a drain step */
+} findings;
+
+static void on_notice(void *arg, const PGresult *res)
+{
+	plan_docs *p = arg;
+	const char *m = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	const char *brace;
+
+	if (!m || strncmp(m, "duration:", 9) != 0 || !(brace = strchr(m, '{')))
+		return;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->doc = realloc(p->doc, p->cap * sizeof *p->doc);
+		assert_non_null(p->doc);
+	}
+	p->doc[p->n] = strdup(brace);
+	assert_non_null(p->doc[p->n]);
+	p->n++;
+}
+
+static void docs_clear(plan_docs *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		free(p->doc[i]);
+	p->n = 0;
+}
+
+static bool strict_mode(void)
+{
+	const char *v = getenv("CLEANUP_PLANS_STRICT");
+
+	return v && strcmp(v, "1") == 0;
+}
+
+static bool is_known(const char *query)
+{
+	int i;
+
+	for (i = 0; known_060[i]; i++)
+		if (strstr(query, known_060[i]))
+			return true;
+	return false;
+}
+
+/* One line of query text: whitespace runs squashed, at most 110 chars. */
+static void squash(char *out, size_t outlen, const char *q)
+{
+	size_t o = 0;
+	bool space = false;
+
+	for (; *q && o + 4 < outlen; q++) {
+		if (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r') {
+			space = o > 0;
+			continue;
+		}
+		if (space)
+			out[o++] = ' ';
+		space = false;
+		out[o++] = *q;
+		if (o >= 110) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* The server walks the plans in P: one row per violating node (query text,
+ * node, relation, rows read, reason; hashed subplans over growing tables),
+ * and the most rows any node on inventory.items read. */
+static const char check_sql[] =
+	"WITH docs AS (SELECT d, ord FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(d, ord)), "
+	"nodes AS (SELECT ord, d->>'Query Text' AS q, n "
+	"            FROM docs, jsonb_path_query(d->'Plan', 'strict $.**') AS n "
+	"           WHERE jsonb_typeof(n) = 'object' AND n ? 'Node Type'), "
+	"r AS (SELECT ord, q, n, n->>'Node Type' AS node, "
+	"             coalesce(n->>'Schema', '') || CASE WHEN n ? 'Relation Name' THEN '.' || (n->>'Relation Name') "
+	"                                              ELSE '' END AS rel, "
+	"             ((n->>'Actual Rows')::numeric + coalesce((n->>'Rows Removed by Filter')::numeric, 0) "
+	"              + coalesce((n->>'Rows Removed by Index Recheck')::numeric, 0) "
+	"              + coalesce((n->>'Rows Removed by Join Filter')::numeric, 0)) "
+	"             * (n->>'Actual Loops')::numeric AS rows_read "
+	"        FROM nodes), "
+	/* A hashed subplan shows as "hashed SubPlan N" in its parent's
+	 * expressions (log_verbose); its node carries "Subplan Name". */
+	"hashed AS (SELECT DISTINCT ord, m[1] AS name "
+	"             FROM docs, regexp_matches((d->'Plan')::text, 'hashed (SubPlan [0-9]+)', 'g') AS m), "
+	"hashed_rels AS (SELECT h.ord, min(r.q) AS q, h.name, "
+	"                       string_agg(DISTINCT (s->>'Schema') || '.' || (s->>'Relation Name'), ', ') AS rels "
+	"                  FROM hashed h JOIN r ON r.ord = h.ord AND r.n->>'Subplan Name' = h.name, "
+	"                       jsonb_path_query(r.n, 'strict $.**') AS s "
+	"                 WHERE jsonb_typeof(s) = 'object' AND s ? 'Relation Name' "
+	"                 GROUP BY h.ord, h.name) "
+	"SELECT 'v', q, node, rel, round(rows_read)::text, "
+	"       CASE WHEN node = 'Seq Scan' AND rel IN ('inventory.items', 'cleanup.manifest') "
+	"            THEN 'sequential scan' ELSE 'rows over the bound' END "
+	"  FROM r "
+	" WHERE (node = 'Seq Scan' AND rel IN ('inventory.items', 'cleanup.manifest')) "
+	"    OR rows_read > $2::numeric "
+	"UNION ALL "
+	"SELECT 'h', q, name, rels, '', 'hashed subplan' FROM hashed_rels "
+	" WHERE rels ~ '(inventory[.]items|cleanup[.]manifest|cleanup[.]job_retained)' "
+	"UNION ALL "
+	"SELECT 'd', '', '', '', coalesce(max(round(rows_read)), 0)::text, '' FROM r "
+	" WHERE rel = 'inventory.items'";
+
+/* Checks the plans collected in P against BOUND; WHAT names them, ACTION
+ * the step's action ("" for the console). Known violations are printed the
+ * first few times, unknown ones always. */
+static void check_plans(findings *f, PGconn *checker, plan_docs *p, long bound, const char *what,
+                        const char *action)
+{
+	bool drain = strcmp(action, "drain") == 0, reads_items = false;
+	size_t i, len = 2;
+	char *arr, *o, bbuf[24], line[160];
+	const char *params[2];
+	PGresult *res;
+	int r;
+
+	for (i = 0; i < p->n; i++) {
+		len += strlen(p->doc[i]) + 1;
+		if (strstr(p->doc[i], "\"Schema\": \"inventory\"") && strstr(p->doc[i], "\"Relation Name\": \"items\""))
+			reads_items = true;
+	}
+	if (drain && reads_items)
+		f->drains++;
+	if (strcmp(action, "final-check") == 0)
+		f->pages++;
+	arr = malloc(len + 1);
+	assert_non_null(arr);
+	o = arr;
+	*o++ = '[';
+	for (i = 0; i < p->n; i++) {
+		if (i)
+			*o++ = ',';
+		memcpy(o, p->doc[i], strlen(p->doc[i]));
+		o += strlen(p->doc[i]);
+	}
+	*o++ = ']';
+	*o = '\0';
+	snprintf(bbuf, sizeof bbuf, "%ld", bound);
+	params[0] = arr;
+	params[1] = bbuf;
+	res = PQexecParams(checker, check_sql, 2, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		fail_msg("checking the plans of %s: %s", what, PQerrorMessage(checker));
+	f->statements += (int)p->n;
+	for (r = 0; r < PQntuples(res); r++) {
+		const char *kind = PQgetvalue(res, r, 0), *q = PQgetvalue(res, r, 1);
+		bool known;
+
+		if (kind[0] == 'd') {
+			double v = atof(PQgetvalue(res, r, 4));
+
+			if (drain && v > f->max_drain)
+				f->max_drain = v;
+			continue;
+		}
+		known = is_known(q);
+		if (known)
+			f->known++;
+		else
+			f->unknown++;
+		if (known && f->known > 12) {
+			if (f->known == 13)
+				printf("KNOWN (060) %s: ... (further known violations counted, not printed)\n", f->scenario);
+			continue;
+		}
+		squash(line, sizeof line, q);
+		if (kind[0] == 'h')
+			printf("%s %s: hashed %s over %s in: %s\n", known ? "KNOWN (060)" : "VIOLATION", what,
+			       PQgetvalue(res, r, 2), PQgetvalue(res, r, 3), line);
+		else
+			printf("%s %s: %s %s read %s rows (bound %ld): %s in: %s\n", known ? "KNOWN (060)" : "VIOLATION",
+			       what, PQgetvalue(res, r, 2), PQgetvalue(res, r, 3), PQgetvalue(res, r, 4), bound,
+			       PQgetvalue(res, r, 5), line);
+	}
+	PQclear(res);
+	free(arr);
+	docs_clear(p);
+}
+
+/* A session that sends every plan, nested ones included, as a notice. */
+static PGconn *explain_session(const char *ci, plan_docs *docs)
+{
+	PGconn *c = pgtest_connect(ci, "plans");
+
+	/* The schema contract is computed once after DDL (the reloptions
+	 * below): let that happen before plans are collected, it is catalog
+	 * work outside any step's budget. */
+	pgtest_exec(c, "SELECT cleanup.contract_assert()");
+	pgtest_exec(c, "LOAD 'auto_explain'");
+	pgtest_exec(c, "SET auto_explain.log_min_duration = 0");
+	pgtest_exec(c, "SET auto_explain.log_nested_statements = on");
+	pgtest_exec(c, "SET auto_explain.log_format = 'json'");
+	pgtest_exec(c, "SET auto_explain.log_level = 'notice'");
+	pgtest_exec(c, "SET auto_explain.log_analyze = on");
+	pgtest_exec(c, "SET auto_explain.log_timing = off");
+	pgtest_exec(c, "SET auto_explain.log_verbose = on");
+	pgtest_exec(c, "SET client_min_messages = notice");
+	PQsetNoticeReceiver(c, on_notice, docs);
+	return c;
+}
+
+/* Three servers of three libraries, library ids interleaved across servers
+ * (1, 4, 7 on server 1; 2, 5, 8 on server 2; 3, 6, 9 on server 3), item ids
+ * interleaved across libraries; autovacuum off for the engine's and the
+ * inventory's tables. */
+static char *make_db(const char *name)
+{
+	char *ci = pgtest_fresh_db(name);
+	PGconn *c = pgtest_connect(ci, "setup");
+
+	pgtest_exec(c, "DO $$ DECLARE r record; BEGIN "
+	               "FOR r IN SELECT c.oid::regclass AS t FROM pg_class c "
+	               "          WHERE c.relnamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace) "
+	               "            AND c.relkind = 'r' LOOP "
+	               "  EXECUTE format('ALTER TABLE %%s SET (autovacuum_enabled = off)', r.t); "
+	               "END LOOP; END $$");
+	pgtest_exec(c, "INSERT INTO inventory.media_servers (name) SELECT 'srv-' || g FROM generate_series(1, 3) g");
+	pgtest_exec(c, "INSERT INTO inventory.libraries (server_id, name) "
+	               "SELECT s, format('lib-%%s-%%s', s, k) FROM generate_series(1, 3) k, generate_series(1, 3) s "
+	               "ORDER BY k, s");
+	pgtest_exec(c,
+	            "INSERT INTO inventory.items (library_id, external_id, title) "
+	            "SELECT l.id, format('ext-%%s-%%s', l.id, g), 'T' "
+	            "  FROM generate_series(1, %d) g "
+	            "  JOIN inventory.libraries l ON g <= CASE WHEN l.id = 1 THEN %d ELSE %d END "
+	            " ORDER BY g, l.id",
+	            BIG_ITEMS, BIG_ITEMS, SMALL_ITEMS);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), BIG_ITEMS + 8 * SMALL_ITEMS);
+	PQfinish(c);
+	return ci;
+}
+
+/* Runs every mon_*.sql refresh query of the console with custom and with
+ * generic plans and checks them. */
+static void check_console(findings *f, PGconn *x, PGconn *checker, plan_docs *docs, int64_t job,
+                          const char *when)
+{
+	static const char *const files[] = {"mon_contention", "mon_events", "mon_jobs", "mon_libraries",
+	                                    "mon_servers", "mon_steps", NULL};
+	const char *src = getenv("CLEANUP_SOURCE_DIR");
+	char path[4096], what[96], jbuf[24];
+	int i, generic;
+
+	assert_non_null(src);
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
+	for (i = 0; files[i]; i++) {
+		FILE *fp;
+		long len;
+		char *sql;
+
+		snprintf(path, sizeof path, "%s/sql/queries/%s.sql", src, files[i]);
+		fp = fopen(path, "rb");
+		assert_non_null(fp);
+		assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+		len = ftell(fp);
+		assert_true(len > 0);
+		rewind(fp);
+		sql = calloc(1, (size_t)len + 1);
+		assert_non_null(sql);
+		assert_int_equal(fread(sql, 1, (size_t)len, fp), (size_t)len);
+		fclose(fp);
+		for (generic = 0; generic < 2; generic++) {
+			const char *params[2];
+			int n = strcmp(files[i], "mon_steps") == 0 ? 2 : 1;
+			PGresult *res;
+
+			params[0] = n == 2 ? jbuf : "200";
+			params[1] = "120";
+			pgtest_exec(x, "SET plan_cache_mode = %s", generic ? "force_generic_plan" : "auto");
+			docs_clear(docs);
+			res = PQprepare(x, "mon", sql, n, NULL);
+			assert_int_equal(PQresultStatus(res), PGRES_COMMAND_OK);
+			PQclear(res);
+			res = PQexecPrepared(x, "mon", n, params, NULL, NULL, 0);
+			if (PQresultStatus(res) != PGRES_TUPLES_OK)
+				fail_msg("%s: %s", files[i], PQerrorMessage(x));
+			PQclear(res);
+			pgtest_exec(x, "DEALLOCATE mon");
+			snprintf(what, sizeof what, "%s console %s (%s, %s plan)", f->scenario, files[i], when,
+			         generic ? "generic" : "custom");
+			f->console += (int)docs->n;
+			check_plans(f, checker, docs, BOUND_CONSOLE, what, "");
+		}
+		free(sql);
+	}
+	pgtest_exec(x, "SET plan_cache_mode = auto");
+}
+
+/* Runs job JOB step by step in session X, checking each step's plans. With
+ * LOCKER (a writer holding rows of the library in flight), lets it commit
+ * once the job reaches its second pass. With CONSOLE_AT, checks the
+ * console's queries before that step. Returns the number of steps. */
+static int run_job(findings *f, PGconn *x, PGconn *checker, plan_docs *docs, int64_t job, PGconn **locker,
+                   int console_at)
+{
+	char what[96];
+	int step;
+
+	for (step = 1; step < 5000; step++) {
+		char *state = pgtest_text(checker, "SELECT phase || ' ' || pass_no FROM cleanup.jobs WHERE id = %" PRId64,
+		                          job);
+		char *res, action[32] = "";
+		long bound;
+
+		if (strncmp(state, "completed", 9) == 0) {
+			free(state);
+			return step - 1;
+		}
+		if (locker && *locker && atoi(strchr(state, ' ') + 1) > 1) {
+			pgtest_exec(*locker, "COMMIT");
+			PQfinish(*locker);
+			*locker = NULL;
+		}
+		free(state);
+		if (step == console_at)
+			check_console(f, x, checker, docs, job, "mid-job");
+		docs_clear(docs);
+		res = pgtest_text(x, "SELECT action FROM cleanup.job_step(%" PRId64 ", %d)", job, step);
+		snprintf(action, sizeof action, "%s", res);
+		free(res);
+		bound = strcmp(action, "final-check") == 0                                        ? BOUND_PAGE
+		        : strcmp(action, "drain") == 0 || strcmp(action, "pass") == 0 ? BOUND_STEP
+		                                                                         : BOUND_FINALIZE;
+		snprintf(what, sizeof what, "%s job %" PRId64 " step %d (%s)", f->scenario, job, step, action);
+		check_plans(f, checker, docs, bound, what, action);
+	}
+	fail_msg("job %" PRId64 " did not complete in 5000 steps", job);
+	return -1;
+}
+
+/* The whole scenario on database NAME, ANALYZEd after loading when ANALYZED. */
+static void scenario(const char *name, bool analyzed)
+{
+	findings f = {analyzed ? "analyzed" : "unanalyzed", strict_mode(), 0, 0, 0, 0, 0, 0, 0};
+	char *ci = make_db(name);
+	PGconn *setup = pgtest_connect(ci, "setup"), *checker = pgtest_connect(ci, "checker"), *locker, *x;
+	plan_docs docs = {NULL, 0, 0};
+	int64_t prune, remove_lib, remove_srv;
+	int steps;
+
+	/* The prune of library 1 (server 1): every second item seen, plus 1,000
+	 * IDs that match no item (sorted among the real ones), 128 a call. */
+	prune = pgtest_int(setup, "SELECT (cleanup.job_create('prune', 1, 'bounded')).id");
+	pgtest_exec(setup,
+	            "SELECT count(cleanup.job_append(%" PRId64 ", ids)) FROM ("
+	            "  SELECT array_agg(x ORDER BY x) AS ids FROM ("
+	            "    SELECT x, row_number() OVER (ORDER BY x) AS rn FROM ("
+	            "      SELECT external_id AS x FROM inventory.items WHERE library_id = 1 AND id %% 2 = 0"
+	            "      UNION ALL SELECT format('ext-1-%%s-gone', g) FROM generate_series(1, 1000) g) s) t"
+	            "  GROUP BY (rn - 1) / 128) q",
+	            prune);
+	pgtest_exec(setup,
+	            "SELECT cleanup.job_seal(%" PRId64 ", (SELECT count(*) FROM cleanup.manifest WHERE job_id = %" PRId64
+	            "))",
+	            prune, prune);
+	/* Events for the console's window: more than it reads. */
+	pgtest_exec(setup, "INSERT INTO cleanup.events (job_id, kind, message) "
+	                   "SELECT NULL, (ARRAY['busy', 'rejected', 'note'])[1 + g %% 3], 'event ' || g "
+	                   "  FROM generate_series(1, 50000) g");
+	if (analyzed)
+		pgtest_exec(setup, "ANALYZE");
+
+	/* A writer in flight: 40 unseen rows of library 1 locked until the job
+	 * reaches its second pass; the first pass retains them. */
+	locker = pgtest_connect(ci, "writer");
+	pgtest_exec(locker, "BEGIN");
+	pgtest_exec(locker, "SELECT 1 FROM (SELECT id FROM inventory.items WHERE library_id = 1 AND id %% 2 = 1 "
+	                    "ORDER BY id OFFSET 6000 LIMIT 40) q JOIN inventory.items i USING (id) FOR UPDATE OF i");
+
+	x = explain_session(ci, &docs);
+	steps = run_job(&f, x, checker, &docs, prune, &locker, 20);
+	assert_null(locker);
+	assert_int_equal(pgtest_int(checker, "SELECT deleted FROM cleanup.jobs WHERE id = %" PRId64, prune),
+	                 BIG_ITEMS / 2);
+	assert_true(pgtest_int(checker, "SELECT max(pass_no) FROM cleanup.job_steps WHERE job_id = %" PRId64, prune) >
+	            1);
+	printf("%s: prune of library 1 in %d steps\n", f.scenario, steps);
+
+	/* A remove-library of library 5 (server 2): drain, then finalize. */
+	remove_lib = pgtest_int(setup, "SELECT (cleanup.job_create('remove-library', 5, 'bounded')).id");
+	steps = run_job(&f, x, checker, &docs, remove_lib, NULL, 0);
+	assert_int_equal(pgtest_int(checker, "SELECT count(*) FROM inventory.libraries WHERE id = 5"), 0);
+	printf("%s: remove-library 5 in %d steps\n", f.scenario, steps);
+
+	/* A remove-server of server 3: three libraries, then the server. */
+	remove_srv = pgtest_int(setup, "SELECT (cleanup.job_create('remove-server', 3, 'bounded')).id");
+	steps = run_job(&f, x, checker, &docs, remove_srv, NULL, 10);
+	assert_int_equal(pgtest_int(checker, "SELECT count(*) FROM inventory.media_servers WHERE id = 3"), 0);
+	printf("%s: remove-server 3 in %d steps\n", f.scenario, steps);
+
+	check_console(&f, x, checker, &docs, prune, "after the jobs");
+
+	if (!analyzed) {
+		/* Nothing analyzed these tables meanwhile: the plans above were
+		 * made without statistics. */
+		assert_int_equal(pgtest_int(checker,
+		                            "SELECT count(*) FROM pg_stat_user_tables "
+		                            " WHERE relid IN ('inventory.items'::regclass, 'cleanup.manifest'::regclass) "
+		                            "   AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)"),
+		                 0);
+		assert_int_equal(pgtest_int(checker, "SELECT count(*) FROM pg_class WHERE oid IN ('inventory.items'::regclass, "
+		                                     "'cleanup.manifest'::regclass) AND reltuples >= 0"),
+		                 0);
+	}
+
+	printf("%s: %d plans checked (%d console), %d drain steps reading inventory.items, %d final-check pages; "
+	       "a drain step's node on inventory.items read at most %.0f rows (bound %d); violations: %d known (060), "
+	       "%d other\n",
+	       f.scenario, f.statements, f.console, f.drains, f.pages, f.max_drain, BOUND_STEP, f.known, f.unknown);
+	fflush(stdout);
+	/* The test saw what it claims to check. */
+	assert_true(f.drains > 100);
+	assert_true(f.pages >= 2);
+	assert_true(f.console >= 12);
+	docs_clear(&docs);
+	free(docs.doc);
+	PQfinish(x);
+	PQfinish(checker);
+	PQfinish(setup);
+	free(ci);
+	assert_int_equal(f.unknown, 0);
+	if (f.known > 0) {
+		if (f.strict)
+			fail_msg("%d plan violations in 060 statements (CLEANUP_PLANS_STRICT=1)", f.known);
+		printf("%s: %d KNOWN violations in 060 statements not enforced: set CLEANUP_PLANS_STRICT=1 to enforce "
+		       "them (they await the plan fix of 060_step.sql)\n",
+		       f.scenario, f.known);
+	}
+}
+
+static void test_B1_step_plans_bounded_on_unanalyzed_data(void **state)
+{
+	(void)state;
+	scenario("plans_fresh", false);
+}
+
+static void test_B1_step_plans_bounded_on_analyzed_data(void **state)
+{
+	(void)state;
+	scenario("plans_analyzed", true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_B1_step_plans_bounded_on_unanalyzed_data),
+		cmocka_unit_test(test_B1_step_plans_bounded_on_analyzed_data),
+	};
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
