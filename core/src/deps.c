@@ -841,6 +841,21 @@ static void list_add(char *buf, size_t len, int *count, const char *name)
 	(*count)++;
 }
 
+/* Prepends "NAME -> " to the loop path PATH (LEN bytes). Returns false and
+ * leaves PATH unchanged when the result would not fit: a loop path is cut
+ * at a name, never inside one. */
+static bool path_prepend(char *path, size_t len, const char *name)
+{
+	size_t a = strlen(name), b = strlen(path);
+
+	if (a + 4 + b >= len)
+		return false;
+	memmove(path + a + 4, path, b + 1);
+	memcpy(path, name, a);
+	memcpy(path + a, " -> ", 4);
+	return true;
+}
+
 /* Walks ALL (parsed, depth -1) breadth-first from the roots under L: the
  * walked edges go to R->edges in walk order, cycles and limits to
  * R->gaps. Same rules as cleanup.dependency_evidence(). */
@@ -982,6 +997,7 @@ static int walk_offline(cleanup_dep_report *r, cleanup_dep_edge *all, size_t nal
 		 * one gap per child, parallel closing keys counted on it. */
 		int more = 0;
 		size_t closer = 0;
+		bool cut = false;
 
 		for (j = i; j < r->n; j++) {
 			int p, z;
@@ -1002,13 +1018,13 @@ static int walk_offline(cleanup_dep_report *r, cleanup_dep_edge *all, size_t nal
 			closer = j;
 			snprintf(path, sizeof path, "%s", visited[p]);
 			while (z > 0) {
-				char tmp[600];
-
 				r->edges[qe[z]].cycle = true;
 				z = qp[z];
-				snprintf(tmp, sizeof tmp, "%s -> %s", visited[q[z]], path);
-				memcpy(path, tmp, sizeof path);
+				if (!cut && !path_prepend(path, sizeof path, visited[q[z]]))
+					cut = true;
 			}
+			if (cut)
+				path_prepend(path, sizeof path, "...");
 		}
 		if (path[0] &&
 		    (rc = add_gap(r, &gcap, "cycle",
