@@ -1,6 +1,7 @@
 /* cleanupctl writer: a simulated sync writer (core/src/writer.c) that
  * inserts, updates and moves items across the libraries of one server (or
- * all) at a rate, prints each rejection as it happens and a summary at the
+ * all) at a rate, through the count cache's mutation gateway when its role
+ * may (else plain SQL), prints each rejection as it happens and a summary at the
  * end (--json: one summary document on stdout; rejections then go to
  * stderr). Stops cleanly on SIGINT and SIGTERM. application_name
  * "cleanupctl:writer:<server|all>". */
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cleanup/count_cache.h"
 #include "cleanup/writer.h"
 #include "cli.h"
 #include "sanitize.h"
@@ -62,7 +64,7 @@ static void report(const cleanup_writer_event *ev, void *arg)
 	fflush(rc->out);
 }
 
-static void print_summary_json(const cleanup_writer_stats *s, const cleanup_writer_opts *o)
+static void print_summary_json(const cleanup_writer_stats *s, const cleanup_writer_opts *o, bool gateway)
 {
 	size_t i;
 
@@ -87,10 +89,10 @@ static void print_summary_json(const cleanup_writer_stats *s, const cleanup_writ
 		cli_json_string(stdout, s->rejections[i].sqlstate);
 		printf(": %" PRId64, s->rejections[i].n);
 	}
-	printf("}, \"logged\": %" PRId64 ", \"log_failures\": %" PRId64 ", \"lost\": %" PRId64
+	printf("}, \"gateway\": %s, \"logged\": %" PRId64 ", \"log_failures\": %" PRId64 ", \"lost\": %" PRId64
 	       ", \"reconnects\": %" PRId64 ", \"avg_ms\": %.3f, \"max_ms\": %.3f}\n",
-	       s->logged, s->log_failures, s->lost, s->reconnects, s->ops ? s->total_ms / (double)s->ops : 0.0,
-	       s->max_ms);
+	       gateway ? "true" : "false", s->logged, s->log_failures, s->lost, s->reconnects,
+	       s->ops ? s->total_ms / (double)s->ops : 0.0, s->max_ms);
 }
 
 static void print_summary(const cleanup_writer_stats *s)
@@ -224,8 +226,9 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 			snprintf(pace, sizeof pace, "%g operations per second", opts.rate);
 		else
 			snprintf(pace, sizeof pace, "as fast as possible");
-		printf("writer %s: %zu libraries, %s, seed %" PRIu64 "; Ctrl-C stops\n", app_name,
-		       cleanup_writer_library_count(w), pace, opts.seed);
+		printf("writer %s: %zu libraries, %s, %s, seed %" PRIu64 "; Ctrl-C stops\n", app_name,
+		       cleanup_writer_library_count(w), pace,
+		       cleanup_writer_uses_gateway(w) ? "through the mutation gateway" : "plain SQL", opts.seed);
 		fflush(stdout);
 	}
 	rc = cleanup_writer_run(w, &stop_requested, report, &rep, &err);
@@ -235,7 +238,7 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 		rc = cli_fail(ctx, &err);
 	} else {
 		if (ctx->json)
-			print_summary_json(cleanup_writer_get_stats(w), &opts);
+			print_summary_json(cleanup_writer_get_stats(w), &opts, cleanup_writer_uses_gateway(w));
 		else
 			print_summary(cleanup_writer_get_stats(w));
 		rc = EXIT_DONE;

@@ -1,6 +1,10 @@
-/* The simulated sync writer (see writer.h): plain inserts, updates and
- * moves through the named queries writer_*.sql, one short autocommit
- * transaction each, paced at a rate; refusals are counted per SQLSTATE and
+/* The simulated sync writer (see writer.h): inserts, updates and moves,
+ * one short autocommit transaction each, paced at a rate. When its role
+ * may, every write goes through the count cache's mutation gateway
+ * (cleanup.write_items, seed 002: declared library locks, expected
+ * membership; writer_gateway_*.sql), which watched libraries require;
+ * otherwise plain SQL (writer_insert.sql, writer_change.sql), which the
+ * database guards check the same way. Refusals are counted per SQLSTATE and
  * logged to cleanup.events in their own transaction when the writer's role
  * may (a role in cleanup_writer has no access to schema cleanup at all:
  * docs/roles.md; its rejections are only counted and reported). */
@@ -11,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cleanup/count_cache.h"
 #include "cleanup/install.h"
 #include "cleanup/writer.h"
 #include "engine_int.h"
@@ -30,6 +35,7 @@ struct cleanup_writer {
 	size_t nlibs;
 	bool need_refresh;
 	bool can_log;        /* the role may log rejections (writer_access.sql) */
+	bool gateway;        /* the role may write through cleanup.write_items */
 	uint64_t rng;
 	uint64_t counter;
 	char id_prefix[48];  /* makes external IDs unique across runs and writers */
@@ -138,6 +144,7 @@ static int check_access(cleanup_writer *w, cleanup_error *err)
 	present = strcmp(col_text(res, 0, "present"), "t") == 0;
 	usage = strcmp(col_text(res, 0, "usage"), "t") == 0;
 	w->can_log = strcmp(col_text(res, 0, "can_log"), "t") == 0;
+	w->gateway = strcmp(col_text(res, 0, "gateway"), "t") == 0;
 	PQclear(res);
 	if (!present || usage)
 		rc = cleanup_schema_check(w->e, err);
@@ -256,6 +263,11 @@ void cleanup_writer_free(cleanup_writer *w)
 	free(w);
 }
 
+bool cleanup_writer_uses_gateway(const cleanup_writer *w)
+{
+	return w->gateway;
+}
+
 const cleanup_writer_stats *cleanup_writer_get_stats(const cleanup_writer *w)
 {
 	return &w->stats;
@@ -344,7 +356,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 	snprintf(point, sizeof point, "%.6f", random_unit(w));
 	switch (op) {
 	case CLEANUP_WRITER_INSERT:
-		q = CLEANUP_Q_WRITER_INSERT;
+		q = w->gateway ? CLEANUP_Q_WRITER_GATEWAY_INSERT : CLEANUP_Q_WRITER_INSERT;
 		snprintf(ext, sizeof ext, "%s-%" PRIu64, w->id_prefix, w->counter);
 		snprintf(title, sizeof title, "Synced %" PRIu64, w->counter);
 		params[0] = lib;
@@ -352,7 +364,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 		params[2] = title;
 		break;
 	case CLEANUP_WRITER_UPDATE:
-		q = CLEANUP_Q_WRITER_CHANGE;
+		q = w->gateway ? CLEANUP_Q_WRITER_GATEWAY_CHANGE : CLEANUP_Q_WRITER_CHANGE;
 		snprintf(title, sizeof title, "Retitled %" PRIu64, w->counter);
 		params[0] = lib;
 		params[1] = point;
@@ -360,7 +372,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 		n = 4;
 		break;
 	case CLEANUP_WRITER_MOVE:
-		q = CLEANUP_Q_WRITER_CHANGE;
+		q = w->gateway ? CLEANUP_Q_WRITER_GATEWAY_CHANGE : CLEANUP_Q_WRITER_CHANGE;
 		snprintf(to, sizeof to, "%" PRId64, to_library_id);
 		params[0] = lib;
 		params[1] = point;

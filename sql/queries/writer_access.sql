@@ -3,7 +3,9 @@
 -- schema cleanup, so it neither checks the schema version nor logs its
 -- rejections to cleanup.events; the admission triggers guard it all the
 -- same. present: schema cleanup exists; usage: this role may use it;
--- can_log: writer_log_rejection.sql would be allowed.
+-- can_log: writer_log_rejection.sql would be allowed; gateway: this role
+-- may write through the mutation gateway cleanup.write_items (seed 002),
+-- which the writer then uses for every write (writer_gateway_*.sql).
 SELECT n.oid IS NOT NULL AS present,
        coalesce(has_schema_privilege(n.oid, 'USAGE'), false) AS usage,
        coalesce(has_schema_privilege(n.oid, 'USAGE')
@@ -11,6 +13,10 @@ SELECT n.oid IS NOT NULL AS present,
                        FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = 'log_event')
                 AND (SELECT has_table_privilege(c.oid, 'SELECT')
                        FROM pg_class c WHERE c.relnamespace = n.oid AND c.relname = 'library_admission'),
-                false) AS can_log
+                false) AS can_log,
+       coalesce(has_schema_privilege(n.oid, 'USAGE')
+                AND (SELECT bool_and(has_function_privilege(p.oid, 'EXECUTE'))
+                       FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = 'write_items'),
+                false) AS gateway
   FROM (SELECT 1) AS one
   LEFT JOIN pg_namespace n ON n.nspname = 'cleanup'

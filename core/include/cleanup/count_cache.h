@@ -9,6 +9,7 @@
 #ifndef CLEANUP_COUNT_CACHE_H
 #define CLEANUP_COUNT_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "cleanup/engine.h"
@@ -67,5 +68,11 @@ int cleanup_count_settle(cleanup_count_visit *out, int *visits, cleanup_engine *
  * and id order. *OUT is malloc'd (free() it), *N its length. */
 int cleanup_count_report(cleanup_count_row **out, size_t *n, cleanup_engine *engine, const char *now,
                          cleanup_error *err);
+
+/* Whether writer W writes through the mutation gateway cleanup.write_items
+ * (its role may execute it) rather than plain SQL. Declared here beside
+ * the gateway's other users until writer.h carries it. */
+struct cleanup_writer;
+bool cleanup_writer_uses_gateway(const struct cleanup_writer *w);
 
 #endif
