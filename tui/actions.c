@@ -13,7 +13,9 @@
 #include "cleanup/audit.h"
 #include "cleanup/engine.h"
 #include "cleanup/job.h"
+#include "cleanup/runner.h"
 #include "cleanup/step.h"
+#include "progress.h"
 
 #define ACTION_TIMEOUT_MS (300 * 1000)
 
@@ -92,7 +94,7 @@ bool actions_poll(tui_actions *a, tui_result *out)
 static void from_error(tui_result *r, const char *what, const cleanup_error *err)
 {
 	const char *prefix = err->status == CLEANUP_EREFUSED ? "refused: "
-	                     : err->status == CLEANUP_EBUSY  ? "busy, retry later: "
+	                     : err->status == CLEANUP_EBUSY  ? TUI_BUSY_PREFIX
 	                     : err->status == CLEANUP_ECONN  ? "connection lost: "
 	                                                     : "failed: ";
 
@@ -118,6 +120,8 @@ static void describe_step(char *buf, size_t len, const char *prefix, const clean
 typedef struct run_ctx {
 	tui_actions *a;
 	int64_t job_id;
+	int64_t deleted;   /* rows this run deleted (its steps', not the job's total) */
+	int64_t settled;   /* rows this run settled (progress.h) */
 } run_ctx;
 
 static bool run_progress(const cleanup_run_progress *p, void *arg)
@@ -131,6 +135,10 @@ static bool run_progress(const cleanup_run_progress *p, void *arg)
 	r.status = CLEANUP_OK;
 	r.final = false;
 	r.steps = p->steps_done;
+	if (p->step) {
+		rc->deleted += p->step->deleted;
+		rc->settled += p->step->deleted + p->step->moved + p->step->absent + p->step->kept;
+	}
 	if (p->step)
 		snprintf(r.message, sizeof r.message,
 		         "running job %" PRId64 ": %d steps, last step %d deleted %d, phase %s (press t to stop)",
@@ -186,8 +194,21 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	}
 
 	switch (t->action) {
-	case ACT_STEP:
-		rc = cleanup_job_step_at(&step, e, t->job_id, job.step_no + 1, 0, &err);
+	case ACT_STEP: {
+		bool claimed = false;
+		cleanup_runner_holder holder;
+
+		/* Not beside a runner: the step would take its step number. */
+		rc = cleanup_job_runner_claim(&claimed, &holder, e, t->job_id, &err);
+		if (rc == CLEANUP_OK && !claimed)
+			rc = cleanup_runner_busy_error(&err, t->job_id, &holder);
+		if (rc == CLEANUP_OK) {
+			cleanup_error rel;
+
+			rc = cleanup_job_step_at(&step, e, t->job_id, job.step_no + 1, 0, &err);
+			if (cleanup_engine_ok(e))
+				cleanup_job_runner_release(e, t->job_id, &rel);
+		}
 		if (rc == CLEANUP_OK) {
 			char prefix[64];
 
@@ -196,6 +217,7 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 			r->steps = step.replayed ? 0 : 1;
 		}
 		break;
+	}
 	case ACT_PREVIEW:
 		rc = cleanup_job_step_preview(&step, e, t->job_id, &err);
 		if (rc == CLEANUP_OK)
@@ -208,23 +230,26 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	case ACT_RUN: {
 		cleanup_run_opts o;
 		cleanup_run_summary s;
-		run_ctx ctx = {a, t->job_id};
+		run_ctx ctx = {a, t->job_id, 0, 0};
 
 		memset(&o, 0, sizeof o);
 		memset(&s, 0, sizeof s);
 		o.callback = run_progress;
 		o.callback_arg = &ctx;
 		o.max_reconnects = 3;
-		/* As `job run`: asynchronous drain steps, durable completion. */
-		rc = cleanup_step_set_synchronous_commit(e, false, &err);
-		if (rc == CLEANUP_OK)
-			rc = cleanup_job_run(&s, e, t->job_id, &o, &err);
+		/* As `job run`: asynchronous drain steps, durable completion; an
+		 * option of the run, so that it is set again after a reconnect
+		 * (a session setting made here would be lost with the session). */
+		o.step_commit = CLEANUP_STEP_COMMIT_ASYNC;
+		rc = cleanup_job_run(&s, e, t->job_id, &o, &err);
 		r->steps = s.steps;
+		/* The run's own deletions (issue 11, bug 7), the job's total beside. */
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message,
-			         "run of job %" PRId64 " %s after %d steps in %.2f s (%d busy retries); phase %s, deleted %" PRId64,
+			         "run of job %" PRId64 " %s after %d steps in %.2f s (%d busy retries): this run deleted %" PRId64
+			         " and settled %" PRId64 " rows; phase %s, job total deleted %" PRId64,
 			         t->job_id, s.completed ? "completed" : s.stopped ? "stopped by the operator" : "ended", s.steps,
-			         s.elapsed_s, s.busy_retries, s.job.phase, s.job.deleted);
+			         s.elapsed_s, s.busy_retries, ctx.deleted, ctx.settled, s.job.phase, s.job.deleted);
 		cleanup_job_reset(&s.job);
 		break;
 	}
@@ -305,10 +330,7 @@ static void perform(tui_actions *a, const tui_request *q)
 	r.action = t->action;
 	r.job_id = t->job_id;
 	r.final = true;
-	if (t->job_id >= 0)
-		snprintf(app, sizeof app, "cleanupctl:job:%" PRId64 ":console", t->job_id);
-	else
-		snprintf(app, sizeof app, "cleanupctl:console");
+	tui_job_app_name(app, sizeof app, t->job_id, "console");
 	if (cleanup_engine_open(&e, a->conninfo, app, &err) != CLEANUP_OK) {
 		from_error(&r, tui_action_name(t->action), &err);
 		snprintf(r.message + strlen(r.message), sizeof r.message - strlen(r.message),

@@ -61,6 +61,20 @@ confirm_kind confirm_required(const confirm_target *t)
 	}
 }
 
+bool confirm_precheck(const confirm_target *t, char *why, size_t whylen)
+{
+	if (t->action == ACT_SEAL && t->seal_count < 0 && !is(t->phase, "collecting")) {
+		if (is(t->phase, "paused"))
+			snprintf(why, whylen, "job %" PRId64 " is paused: only a collecting job can be sealed (P resumes it)",
+			         t->job_id);
+		else
+			snprintf(why, whylen, "job %" PRId64 " is %s: only a collecting job can be sealed, and it is past that",
+			         t->job_id, t->phase);
+		return false;
+	}
+	return true;
+}
+
 /* A seal without a count: the typed confirmation is the expected count. */
 static bool typed_count(const confirm_state *c)
 {

@@ -98,6 +98,14 @@ confirm_result confirm_key(confirm_state *c, int key);
 bool confirm_check_binding(const confirm_target *t, const char *phase, int32_t step_no, char *why,
                            size_t whylen);
 
+/* Refuses, before any dialog, an action that cannot mean anything in the
+ * displayed phase and would only fail on a bad argument: a seal without a
+ * count of a job that is not collecting (issue 11, bug 3: S on a paused or
+ * completed job failed with "expected count -1 is not valid", and that
+ * failure was audited). Returns true when the action may go on; else
+ * writes the reason, naming the job and its phase, to WHY. Pure. */
+bool confirm_precheck(const confirm_target *t, char *why, size_t whylen);
+
 /* The confirmation text to record in the audit trail for a finished dialog:
  * "y", the typed text, or "" when none was needed. */
 const char *confirm_audit_text(const confirm_state *c);

@@ -261,11 +261,19 @@ void console_request_action(console *c, const confirm_target *t)
 {
 	tui_action busy_what = ACT_NONE;
 	int64_t busy_job = -1;
+	char why[256];
 
 	if (c->opts.readonly) {
 		console_message(c, ROLE_WARNING, "read-only console: %s is not available", tui_action_name(t->action));
 		return;
 	}
+	if (!confirm_precheck(t, why, sizeof why)) {
+		/* Nothing the engine could do: no dialog, no audit row. */
+		console_message(c, ROLE_WARNING, "%s not done: %s", tui_action_name(t->action), why);
+		return;
+	}
+	if (console_refuse_second_runner(c, t))
+		return;
 	if (actions_busy(c->act, &busy_what, &busy_job)) {
 		if (busy_what == ACT_RUN)
 			console_message(c, ROLE_WARNING, "job %" PRId64 " is running; press t to stop it first", busy_job);
@@ -317,23 +325,71 @@ static void job_action(console *c, tui_action a)
 	console_request_action(c, &t);
 }
 
+bool console_refuse_second_runner(console *c, const confirm_target *t)
+{
+	const cleanup_mon_job *v;
+
+	if (t->action != ACT_STEP && t->action != ACT_RUN)
+		return false;
+	v = console_find_job(c, t->job_id);
+	if (!v || v->runner_pid <= 0)
+		return false;
+	console_message(c, ROLE_WARNING,
+	                "%s not done: job %" PRId64 " is already being run by backend %d (%s, from %s, since %s); one runner "
+	                "per job: stop that runner first",
+	                tui_action_name(t->action), t->job_id, v->runner_pid, v->runner_app[0] ? v->runner_app : "?",
+	                v->runner_client[0] ? v->runner_client : "?", v->runner_since[0] ? v->runner_since : "?");
+	return true;
+}
+
+void console_stop_run(console *c)
+{
+	tui_action what = ACT_NONE;
+
+	if (actions_busy(c->act, &what, NULL) && what == ACT_RUN) {
+		actions_stop_run(c->act);
+		console_message(c, ROLE_INFO, "stopping the run after its current step...");
+	} else {
+		console_message(c, ROLE_INFO, "no run in progress in this console");
+	}
+}
+
+bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_target *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof *t);
+	t->action = a;
+	t->job_id = -1;
+	t->target_id = id;
+	if (a == ACT_REMOVE_LIBRARY) {
+		for (i = 0; i < c->snap->nlibraries; i++)
+			if (c->snap->libraries[i].row.id == id) {
+				snprintf(t->target_name, sizeof t->target_name, "%s", c->snap->libraries[i].row.name);
+				return true;
+			}
+		console_message(c, ROLE_WARNING, "library %" PRId64 " is not on the dashboard; nothing done", id);
+	} else {
+		for (i = 0; i < c->snap->nservers; i++)
+			if (c->snap->servers[i].row.id == id) {
+				snprintf(t->target_name, sizeof t->target_name, "%s", c->snap->servers[i].row.name);
+				return true;
+			}
+		console_message(c, ROLE_WARNING, "server %" PRId64 " is not on the dashboard; nothing done", id);
+	}
+	return false;
+}
+
 static void remove_action(console *c)
 {
 	confirm_target t;
-	int k;
 
-	memset(&t, 0, sizeof t);
-	t.job_id = -1;
 	if (c->focus == PANEL_LIBRARIES && c->snap->nlibraries > 0) {
-		k = c->sel[PANEL_LIBRARIES];
-		t.action = ACT_REMOVE_LIBRARY;
-		t.target_id = c->snap->libraries[k].row.id;
-		snprintf(t.target_name, sizeof t.target_name, "%s", c->snap->libraries[k].row.name);
+		if (!console_fill_remove_target(c, ACT_REMOVE_LIBRARY, c->snap->libraries[c->sel[PANEL_LIBRARIES]].row.id, &t))
+			return;
 	} else if (c->focus == PANEL_SERVERS && c->snap->nservers > 0) {
-		k = c->sel[PANEL_SERVERS];
-		t.action = ACT_REMOVE_SERVER;
-		t.target_id = c->snap->servers[k].row.id;
-		snprintf(t.target_name, sizeof t.target_name, "%s", c->snap->servers[k].row.name);
+		if (!console_fill_remove_target(c, ACT_REMOVE_SERVER, c->snap->servers[c->sel[PANEL_SERVERS]].row.id, &t))
+			return;
 	} else {
 		console_message(c, ROLE_WARNING, "D removes the selected library or server: Tab to that panel first");
 		return;
@@ -348,6 +404,7 @@ static void take_results(console *c)
 	while (actions_poll(c->act, &r)) {
 		if (!r.final) {
 			snprintf(c->run_status, sizeof c->run_status, "%.500s", r.message);
+			c->run_status_at = cleanup_monitor_now();
 			continue;
 		}
 		c->run_status[0] = '\0';
@@ -478,6 +535,7 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		break;
 	case CMD_HELP:
 		c->help = true;
+		c->help_top = 0;
 		break;
 	case CMD_PAUSE_DISPLAY:
 		set_paused(c, !c->paused);
@@ -501,17 +559,9 @@ static void handle_cmd(console *c, tui_cmd cmd)
 	case CMD_RUN:
 		job_action(c, ACT_RUN);
 		break;
-	case CMD_STOP_RUN: {
-		tui_action what = ACT_NONE;
-
-		if (actions_busy(c->act, &what, NULL) && what == ACT_RUN) {
-			actions_stop_run(c->act);
-			console_message(c, ROLE_INFO, "stopping the run after its current step...");
-		} else {
-			console_message(c, ROLE_INFO, "no run in progress");
-		}
+	case CMD_STOP_RUN:
+		console_stop_run(c);
 		break;
-	}
 	case CMD_PAUSE_JOB:
 		job_action(c, ACT_PAUSE);
 		break;
@@ -546,8 +596,18 @@ static void handle_key(console *c, int key)
 		console_cmdline_key(c, key);
 		return;
 	}
-	if (c->help) { /* any key closes the help, and does nothing else */
-		c->help = false;
+	if (c->help) { /* scroll keys scroll it; any other key closes it, and does nothing else */
+		tui_cmd h = keys_dispatch(key, true);
+
+		if (h == CMD_DOWN || h == CMD_UP || h == CMD_PAGE_DOWN || h == CMD_PAGE_UP || h == CMD_HOME || h == CMD_END) {
+			int page = c->layout.rows - 8 > 1 ? c->layout.rows - 8 : 1;
+
+			c->help_top += h == CMD_DOWN ? 1 : h == CMD_UP ? -1 : h == CMD_PAGE_DOWN ? page : h == CMD_PAGE_UP ? -page
+			               : h == CMD_HOME ? -100000 : 100000;
+			/* console_draw clamps help_top to what there is */
+		} else {
+			c->help = false;
+		}
 		return;
 	}
 	handle_cmd(c, keys_dispatch(key, c->opts.readonly));

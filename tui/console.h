@@ -85,6 +85,8 @@ struct console {
 	console_note notes[CONSOLE_NOTES];
 	int nnotes, note_head;
 	char run_status[512];             /* progress of a run in progress, "" when none */
+	double run_status_at;             /* monotonic: when it last changed */
+	int help_top;                     /* first row of the help shown (it scrolls) */
 	theme t;
 	char theme_msg[256];
 	int wake[2];                      /* the self-pipe */
@@ -101,6 +103,21 @@ void console_relayout(console *c);
 const cleanup_mon_job *console_find_job(const console *c, int64_t id);
 void console_select_job(console *c, int64_t id);
 bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_job *j, confirm_target *t);
+/* Fills T for creating a removal (ACT_REMOVE_LIBRARY / _SERVER) of ID as
+ * the dashboard shows it; false (and a message) when it does not. */
+bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_target *t);
+/* Asks this console's run to stop after its current step (t, :stop). */
+void console_stop_run(console *c);
+/* True (with a message naming the holder) when T is a step or a run of a
+ * job that the snapshot shows another session running. */
+bool console_refuse_second_runner(console *c, const confirm_target *t);
+
+/* panel_jobs.c: the pace of V's recent steps in settled rows per second
+ * (progress.h), -1 when unknown. */
+double console_job_pace(const cleanup_mon_job *v);
+/* "NO RUNNER for 2m10s: library 4 "Movies" closed to writers" for a
+ * draining or finalizing job nobody runs, into BUF. */
+const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v);
 
 /* console_cmd.c */
 void console_cmdline_open(console *c);

@@ -183,7 +183,6 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 {
 	int64_t id = 0, count = 0;
 	confirm_target t;
-	size_t i;
 
 	if (c->opts.readonly && is_action(cmd)) {
 		console_message(c, ROLE_WARNING, "read-only console: %s is not available", cmd->name);
@@ -224,28 +223,8 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 	}
 
 	if (cmd->action == ACT_REMOVE_LIBRARY || cmd->action == ACT_REMOVE_SERVER) {
-		memset(&t, 0, sizeof t);
-		t.action = cmd->action;
-		t.job_id = -1;
-		t.target_id = id;
-		if (cmd->action == ACT_REMOVE_LIBRARY) {
-			for (i = 0; i < c->snap->nlibraries && c->snap->libraries[i].row.id != id; i++)
-				;
-			if (i == c->snap->nlibraries) {
-				console_message(c, ROLE_WARNING, "library %" PRId64 " is not on the dashboard; nothing done", id);
-				return;
-			}
-			snprintf(t.target_name, sizeof t.target_name, "%s", c->snap->libraries[i].row.name);
-		} else {
-			for (i = 0; i < c->snap->nservers && c->snap->servers[i].row.id != id; i++)
-				;
-			if (i == c->snap->nservers) {
-				console_message(c, ROLE_WARNING, "server %" PRId64 " is not on the dashboard; nothing done", id);
-				return;
-			}
-			snprintf(t.target_name, sizeof t.target_name, "%s", c->snap->servers[i].row.name);
-		}
-		console_request_action(c, &t);
+		if (console_fill_remove_target(c, cmd->action, id, &t))
+			console_request_action(c, &t);
 		return;
 	}
 	if (cmd->action != ACT_NONE || strcmp(cmd->name, "show") == 0) {
@@ -270,14 +249,7 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 		return;
 	}
 	if (strcmp(cmd->name, "stop") == 0) {
-		tui_action what = ACT_NONE;
-
-		if (actions_busy(c->act, &what, NULL) && what == ACT_RUN) {
-			actions_stop_run(c->act);
-			console_message(c, ROLE_INFO, "stopping the run after its current step...");
-		} else {
-			console_message(c, ROLE_INFO, "no run in progress");
-		}
+		console_stop_run(c);
 	} else if (strcmp(cmd->name, "theme") == 0) {
 		theme t2;
 		char err[256];
@@ -313,6 +285,7 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 		console_message(c, ROLE_INFO, "refresh every %g s", cleanup_monitor_interval(c->mon) / 1000.0);
 	} else if (strcmp(cmd->name, "help") == 0) {
 		c->help = true;
+		c->help_top = 0;
 	} else if (strcmp(cmd->name, "quit") == 0) {
 		c->quit = true;
 	}

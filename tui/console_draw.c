@@ -242,17 +242,41 @@ static int badge(int y, int x, int maxx, theme_role role, const char *text)
 	return x + 1;
 }
 
-/* The header: the badges (PAUSED, READ-ONLY, RUNNING, stale since ...)
- * come first in priority; the database, clock and refresh text is cut to
- * leave them room, and the command-line backend shows when there is space. */
+/* Shortens "user@/a/long/socket/dir:5432/db" to "user@…/socket/dir:5432/db"
+ * (a host that is a path keeps its last two components). */
+static void where_short(char *where, size_t len)
+{
+	char *at = strchr(where, '@'), *colon, *p, *cut = NULL, out[300];
+	int slashes = 0;
+
+	if (!at || at[1] != '/')
+		return;
+	colon = strchr(at, ':');
+	if (!colon)
+		return;
+	for (p = colon - 1; p > at; p--)
+		if (*p == '/' && ++slashes == 2) {
+			cut = p + 1;
+			break;
+		}
+	if (!cut)
+		return;
+	snprintf(out, sizeof out, "%.*s\xe2\x80\xa6/%s", (int)(at + 1 - where), where, cut);
+	snprintf(where, len, "%s", out);
+}
+
+/* The header: the clock, refresh interval and query time, the badges
+ * (PAUSED, READ-ONLY, RUNNING, stale since ...), the command-line backend
+ * on the right when there is space, and where the console is connected
+ * in what is left between them. */
 static void draw_header(console *c, double now)
 {
 	const tui_rect *r = &c->layout.header;
 	const cleanup_mon_snapshot *s = c->snap;
-	char clock[16], stale[64], buf[256], badges[5][128];
+	char clock[16], stale[64], buf[640], badges[5][128], where[300], version[40];
 	theme_role roles[5];
 	double since;
-	int x, nb = 0, i, bw = 0, maxx = r->x + r->w;
+	int x, nb = 0, i, bw = 0, maxx = r->x + r->w, right;
 	cleanup_monitor_state st = cleanup_monitor_get_state(c->mon);
 
 	if (c->paused) {
@@ -288,21 +312,41 @@ static void draw_header(console *c, double now)
 	mvhline(r->y, r->x, ' ', r->w);
 	clock_text(clock, sizeof clock, now);
 	if (s->seq > 0)
-		snprintf(buf, sizeof buf, " cleanupctl console  %s  %s  refresh %gs  db %.1f ms",
-		         c->opts.dbname ? c->opts.dbname : "", clock, cleanup_monitor_interval(c->mon) / 1000.0, s->db_ms);
+		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs  db %.1f ms", clock,
+		         cleanup_monitor_interval(c->mon) / 1000.0, s->db_ms);
 	else
-		snprintf(buf, sizeof buf, " cleanupctl console  %s  %s  refresh %gs", c->opts.dbname ? c->opts.dbname : "",
-		         clock, cleanup_monitor_interval(c->mon) / 1000.0);
+		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs", clock, cleanup_monitor_interval(c->mon) / 1000.0);
 	x = r->x + console_put(r->y, r->x, r->w - bw - 3 > 20 ? r->w - bw - 3 : 20, ROLE_HEADER, buf);
 	x += 2;
 	for (i = 0; i < nb; i++)
 		x = badge(r->y, x, maxx, roles[i], badges[i]);
 	snprintf(buf, sizeof buf, "cmdline: %s", cmdline_backend());
-	if (x + console_width(buf) + 1 < maxx)
-		console_put(r->y, maxx - console_width(buf) - 1, console_width(buf), ROLE_HEADER, buf);
+	right = console_width(buf) + 1;
+	if (x + right < maxx)
+		console_put(r->y, maxx - right, right - 1, ROLE_HEADER, buf);
+	else
+		right = 0;
+	/* Where: user@host:port/db and the server's version, as pg_activity
+	 * shows them (issue 11, item 11); two sandboxes on one port differ by
+	 * their socket directory. A long socket path keeps its last two
+	 * components when the row is short; the configured name until the
+	 * first connection. */
+	cleanup_monitor_server(c->mon, where, sizeof where, version, sizeof version);
+	if (where[0]) {
+		snprintf(buf, sizeof buf, "%s%s%s", where, version[0] ? "  PostgreSQL " : "", version);
+		if (x + console_width(buf) + right + 2 > maxx) {
+			where_short(where, sizeof where);
+			snprintf(buf, sizeof buf, "%s%s%s", where, version[0] ? "  PG " : "", version);
+		}
+	} else {
+		snprintf(buf, sizeof buf, "%s", c->opts.dbname ? c->opts.dbname : "");
+	}
+	if (maxx - right - 2 - x > 8)
+		console_put(r->y, x, maxx - right - 2 - x, ROLE_HEADER, buf);
 }
 
 static int wrap(const char *text, int w, int y, int x, int maxlines, theme_role role);
+static int wrap_skip(const char *text, int w, int skip, int y, int x, int maxlines, theme_role role);
 
 static void draw_footer(console *c, double mono)
 {
@@ -315,7 +359,12 @@ static void draw_footer(console *c, double mono)
 		cmdline_render(stdscr, r->y, r->x, r->w);
 		return;
 	}
-	if (c->message[0] && (mono - c->message_at < 15.0 || c->message_role == ROLE_DANGER)) {
+	/* A run's progress takes the footer as soon as it is newer than the
+	 * message (issue 11, bug 4: "run job N..." hid it for 15 s); a warning
+	 * keeps it for 3 s, a danger until replaced. */
+	if (c->message[0] && (mono - c->message_at < 15.0 || c->message_role == ROLE_DANGER) &&
+	    (!c->run_status[0] || c->message_at >= c->run_status_at || c->message_role == ROLE_DANGER ||
+	     (c->message_role == ROLE_WARNING && mono - c->message_at < 3.0))) {
 		/* A long message (an engine's explanation) takes the row above too. */
 		if (console_width(c->message) > r->w) {
 			attrset(theme_attr(ROLE_NORMAL));
@@ -331,32 +380,46 @@ static void draw_footer(console *c, double mono)
 		return;
 	}
 	{
-		static const char *const hints[][2] = {
-			{"q", "quit"}, {"?", "help"}, {"Tab", "panel"}, {"Enter", "open"}, {"p", "pause"},
-			{":", "command"}, {"s", "step"}, {"r", "run"}, {"P", "pause/resume job"}, {"x", "cancel"},
-			{"S", "seal"}, {"v", "preview"}, {"D", "remove"},
+		/* The keys, long labels when they all fit, else short ones (80
+		 * columns, the documented minimum, shows every action key; issue
+		 * 11, bug 8). */
+		static const char *const hints[][3] = {
+			{"q", "quit", "quit"},       {"?", "help", "help"},         {"Tab", "panel", "panel"},
+			{"Enter", "open", "open"},   {"p", "pause", "freeze"},      {":", "command", "cmd"},
+			{"s", "step", "step"},       {"r", "run", "run"},           {"t", "stop run", "stop"},
+			{"P", "pause/resume job", "pause"}, {"x", "cancel", "cancel"}, {"S", "seal", "seal"},
+			{"v", "preview", "preview"}, {"D", "remove", "remove"},
 		};
-		size_t i;
+		size_t i, n = sizeof hints / sizeof hints[0], first_action = 6;
+		int need = 0, label;
 
-		for (i = 0; i < sizeof hints / sizeof hints[0]; i++) {
-			if (c->opts.readonly && i >= 6)
+		for (i = 0; i < n; i++)
+			if (!c->opts.readonly || i < first_action)
+				need += console_width(hints[i][0]) + console_width(hints[i][1]) + 3;
+		label = need <= r->w ? 1 : 2;
+		for (i = 0; i < n; i++) {
+			if (c->opts.readonly && i >= first_action)
 				break;
-			if (x + console_width(hints[i][0]) + console_width(hints[i][1]) + 3 > r->x + r->w)
+			if (label == 2 && (i == 2 || i == 3)) /* Tab and Enter: in the help */
+				continue;
+			if (x + console_width(hints[i][0]) + console_width(hints[i][label]) + 2 > r->x + r->w)
 				break;
 			x += console_put(r->y, x, r->w - x, ROLE_KEY, hints[i][0]);
 			x += 1;
-			x += console_put(r->y, x, r->w - x, ROLE_DIM, hints[i][1]);
-			x += 2;
+			x += console_put(r->y, x, r->w - x, ROLE_DIM, hints[i][label]);
+			x += label == 1 ? 2 : 1;
 		}
 	}
 }
 
-/* Wraps TEXT into lines of at most W columns (breaking at spaces); calls
- * LINE for each. Returns the number of lines. */
-static int wrap(const char *text, int w, int y, int x, int maxlines, theme_role role)
+/* Wraps TEXT into lines of at most W columns (breaking at spaces), skips
+ * the first SKIP of them and draws at most MAXLINES from row Y (Y < 0:
+ * draws nothing). Returns the number of lines drawn (or, with Y < 0,
+ * counted). */
+static int wrap_skip(const char *text, int w, int skip, int y, int x, int maxlines, theme_role role)
 {
 	char buf[1200];
-	int n = 0;
+	int n = 0, k = 0;
 	const char *p = text;
 
 	while (*p && n < maxlines) {
@@ -377,18 +440,27 @@ static int wrap(const char *text, int w, int y, int x, int maxlines, theme_role 
 			cols += cw;
 			i += l;
 		}
+		if (cut == 0)
+			cut = len < 1 ? len : 1;
 		if (cut > sizeof buf - 1)
 			cut = sizeof buf - 1;
-		memcpy(buf, p, cut);
-		buf[cut] = '\0';
-		if (y >= 0)
-			console_put(y + n, x, w, role, buf);
-		n++;
+		if (k++ >= skip) {
+			memcpy(buf, p, cut);
+			buf[cut] = '\0';
+			if (y >= 0)
+				console_put(y + n, x, w, role, buf);
+			n++;
+		}
 		p += cut;
 		while (*p == ' ')
 			p++;
 	}
 	return n;
+}
+
+static int wrap(const char *text, int w, int y, int x, int maxlines, theme_role role)
+{
+	return wrap_skip(text, w, 0, y, x, maxlines, role);
 }
 
 static void clear_rect(int y, int x, int h, int w)
@@ -426,31 +498,56 @@ static void draw_confirm(console *c)
 	}
 }
 
+/* The help overlay: one row per key, then the commands; it scrolls
+ * (j/k, arrows, PgUp/PgDn, Home/End) when the terminal is too short for it
+ * (issue 11, bug 8: at 80x24 it lost t/P/x/S/v/D). */
 static void draw_help(console *c)
 {
 	const key_help *t;
 	size_t n, i;
 	int w = c->layout.cols - 8 < 86 ? c->layout.cols - 8 : 86;
-	int h = c->layout.rows - 4, y = 2, x = (c->layout.cols - w) / 2, row;
+	int h = c->layout.rows - 4, y = 2, x = (c->layout.cols - w) / 2, row, visible = h - 2, total = 0, shown = 0;
+	const char *cmds = c->opts.readonly
+	                       ? "commands: show N, theme NAME, refresh SECONDS, help, quit (read-only: no actions)"
+	                       : "commands: step N, run N, stop, pause N, resume N, cancel N, seal N COUNT, preview N, "
+	                         "remove-library ID, remove-server ID, show N, theme NAME, refresh SECONDS, help, quit";
+	int cmd_lines = wrap(cmds, w - 4, -1, 0, 8, ROLE_DIM);
+	const key_help *rowsv[64];
+	char title[96];
 	tui_rect r = {y, x, h, w};
 
-	clear_rect(y, x, h, w);
-	console_box(r, "keys (any key closes)", true);
 	t = keys_help_table(&n);
+	for (i = 0; i < n && total < 64; i++)
+		if (!(c->opts.readonly && keys_is_action(t[i].cmd)))
+			rowsv[total++] = &t[i];
+	/* rows: the keys, a blank row, the commands */
+	if (c->help_top > total + 1 + cmd_lines - visible)
+		c->help_top = total + 1 + cmd_lines - visible;
+	if (c->help_top < 0)
+		c->help_top = 0;
+	clear_rect(y, x, h, w);
+	if (total + 1 + cmd_lines > visible)
+		snprintf(title, sizeof title, "keys %d-%d/%d (j/k PgUp/PgDn scroll; other keys close)", c->help_top + 1,
+		         c->help_top + visible < total + 1 + cmd_lines ? c->help_top + visible : total + 1 + cmd_lines,
+		         total + 1 + cmd_lines);
+	else
+		snprintf(title, sizeof title, "keys (any key closes)");
+	console_box(r, title, true);
 	row = y + 1;
-	for (i = 0; i < n && row < y + h - 4; i++) {
-		if (c->opts.readonly && keys_is_action(t[i].cmd))
-			continue;
-		console_put(row, x + 2, 14, ROLE_KEY, t[i].keys);
-		console_put(row, x + 17, w - 19, ROLE_NORMAL, t[i].what);
+	for (i = (size_t)c->help_top; (int)i < total && shown < visible; i++, shown++) {
+		console_put(row, x + 2, 14, ROLE_KEY, rowsv[i]->keys);
+		console_put(row, x + 17, w - 19, ROLE_NORMAL, rowsv[i]->what);
 		row++;
 	}
-	if (row < y + h - 2)
-		wrap(c->opts.readonly
-		         ? "commands: show N, theme NAME, refresh SECONDS, help, quit (read-only: no actions)"
-		         : "commands: step N, run N, stop, pause N, resume N, cancel N, seal N COUNT, preview N, "
-		           "remove-library ID, remove-server ID, show N, theme NAME, refresh SECONDS, help, quit",
-		     w - 4, row + 1, x + 2, y + h - row - 2, ROLE_DIM);
+	if (shown < visible && c->help_top <= total) {
+		row++; /* the blank row */
+		shown++;
+	}
+	if (shown < visible) {
+		int skip = c->help_top > total + 1 ? c->help_top - total - 1 : 0;
+
+		wrap_skip(cmds, w - 4, skip, row, x + 2, visible - shown, ROLE_DIM);
+	}
 }
 
 void console_draw(console *c, double now)

@@ -12,7 +12,7 @@ static const key_help table[] = {
 	{"Tab / S-Tab", "next / previous panel", CMD_NEXT_PANEL},
 	{"Enter", "open: job detail (jobs), its job (servers, libraries)", CMD_OPEN},
 	{"Esc", "close the detail or this help", CMD_CLOSE},
-	{"?", "this help", CMD_HELP},
+	{"?", "this help (j/k, PgUp/PgDn scroll it; other keys close it)", CMD_HELP},
 	{"p", "pause the display (PAUSED; header and clock go on)", CMD_PAUSE_DISPLAY},
 	{"+ / -", "refresh less / more often", CMD_SLOWER},
 	{"^L", "redraw and refresh now", CMD_REDRAW},

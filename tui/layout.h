@@ -11,7 +11,9 @@
 
 #define TUI_MIN_COLS 80
 #define TUI_MIN_ROWS 24
-#define TUI_WIDE_COLS 160 /* from here on: two columns */
+#define TUI_WIDE_COLS 200 /* from here on: two columns (the jobs panel keeps at least
+                           * the 120 columns it has at 120: a wider terminal never
+                           * shows less; issue 11, bug 8) */
 
 typedef struct tui_rect {
 	int y, x, h, w; /* h == 0 or w == 0: not shown */

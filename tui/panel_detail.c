@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "console.h"
+#include "progress.h"
 #include "sparkline.h"
 
 static bool have_steps(const console *c)
@@ -50,13 +51,34 @@ static void sparks(console *c, tui_rect r, int y)
 	console_putf(y + 1, r.x + 12 + w, r.w - 12 - w, ROLE_DIM, "max %.2f ms, last %d steps", max, n < w ? n : w);
 }
 
+/* The runner line: who holds the job's runner lock, or, loudly, that
+ * nobody does while the job keeps its target closed to writers. */
+static void draw_runner(const cleanup_mon_job *v, tui_rect r, int y)
+{
+	const cleanup_job *j = &v->job;
+	char age[16], last[16], text[400];
+
+	if (v->runner_pid > 0) {
+		snprintf(text, sizeof text, "runner: backend %d  %s  from %s  since %s (%s)  last step %s ago", v->runner_pid,
+		         v->runner_app[0] ? v->runner_app : "(application not visible)",
+		         v->runner_client[0] ? v->runner_client : "?", v->runner_since[0] ? v->runner_since : "?",
+		         tui_duration_text(age, sizeof age, v->runner_age_s),
+		         v->last_step_age_s >= 0 ? tui_duration_text(last, sizeof last, v->last_step_age_s) : "-");
+		console_put(y, r.x, r.w, ROLE_OK, text);
+		return;
+	}
+	console_put(y, r.x, r.w, ROLE_DANGER, console_unattended_text(text, sizeof text, v));
+	(void)j;
+}
+
 static void draw(console *c, tui_rect r, bool focused)
 {
 	const cleanup_mon_job *v = console_selected_job(c);
 	const cleanup_job *j;
 	char a[32], b[32], d[32], eta[16];
 	int y = r.y, i, n, x;
-	bool dur;
+	bool dur, active;
+	double pace;
 
 	if (!v) {
 		console_put(y, r.x, r.w, ROLE_DIM, c->snap->njobs ? "no job selected: choose one in the jobs panel"
@@ -64,6 +86,7 @@ static void draw(console *c, tui_rect r, bool focused)
 		return;
 	}
 	j = &v->job;
+	active = strcmp(j->phase, "draining") == 0 || strcmp(j->phase, "finalizing") == 0;
 	x = r.x + console_putf(y, r.x, r.w, ROLE_TITLE, "job %" PRId64 "  %s of %s %" PRId64 " \"%s\"  ", j->id, j->kind,
 	                       strcmp(j->kind, "remove-server") == 0 ? "server" : "lib",
 	                       strcmp(j->kind, "remove-server") == 0 ? j->server_id : j->library_id, j->target_name);
@@ -95,17 +118,22 @@ static void draw(console *c, tui_rect r, bool focused)
 	}
 	if (++y >= r.y + r.h)
 		return;
-	x = r.x + console_putf(y, r.x, r.w, ROLE_NORMAL, "in scope %s  cursor lib %" PRId64 " id %" PRId64 "  ",
+	x = r.x + console_putf(y, r.x, r.w, ROLE_NORMAL, "in scope %s  settled %s  cursor lib %" PRId64 " id %" PRId64 "  ",
 	                       j->total_estimate >= 0 ? console_count(a, sizeof a, j->total_estimate) : "?",
-	                       j->cursor_library_id, j->cursor_id);
-	if (v->rows_per_s > 0)
-		x += console_putf(y, x, r.x + r.w - x, ROLE_NORMAL, "pace %.0f rows/s  ", v->rows_per_s);
+	                       console_count(b, sizeof b, tui_progress_done(j)), j->cursor_library_id, j->cursor_id);
+	pace = console_job_pace(v);
+	if (pace > 0)
+		x += console_putf(y, x, r.x + r.w - x, ROLE_NORMAL, "pace %.0f rows/s  ", pace);
 	x += console_putf(y, x, r.x + r.w - x, j->busy_retries ? ROLE_WARNING : ROLE_NORMAL, "busy retries %" PRId64 "  ",
 	                  j->busy_retries);
-	if ((strcmp(j->phase, "draining") == 0 || strcmp(j->phase, "finalizing") == 0) && v->rows_per_s > 0 &&
-	    v->last_step_age_s >= 0 && v->last_step_age_s <= 30 && j->total_estimate > j->examined)
+	if (active)
 		console_putf(y, x, r.x + r.w - x, ROLE_NORMAL, "ETA %s",
-		             console_eta(eta, sizeof eta, (double)(j->total_estimate - j->examined) / v->rows_per_s));
+		             tui_eta_text(eta, sizeof eta, j, pace, v->runner_pid > 0));
+	if (active || v->runner_pid > 0) {
+		if (++y >= r.y + r.h)
+			return;
+		draw_runner(v, r, y);
+	}
 	if (j->last_error[0]) {
 		if (++y >= r.y + r.h)
 			return;

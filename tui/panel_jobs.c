@@ -1,11 +1,12 @@
 /* The jobs panel: kind, target, phase (always a word), a progress bar with
- * done of total and ETA, counters, step number, busy retries and the last
+ * done of total and ETA ("no runner" when nobody runs a draining job), counters, step number, busy retries and the last
  * error. Columns drop from the right as the panel narrows; the detail panel
  * always has them all. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "console.h"
+#include "progress.h"
 
 static int rows(const console *c)
 {
@@ -28,21 +29,24 @@ static bool phase_is(const cleanup_job *j, const char *p)
 	return strcmp(j->phase, p) == 0;
 }
 
-/* The ETA of a draining job from the pace of its recent steps; "idle" when
- * nobody has stepped it for half a minute. */
-static const char *eta_text(char *buf, size_t len, const cleanup_mon_job *v)
+/* The pace of V's recent steps (progress.h), -1 when unknown. */
+double console_job_pace(const cleanup_mon_job *v)
+{
+	tui_pace_window w = {v->window_steps, v->window_rows, v->window_first_start, v->window_last_end};
+
+	return tui_pace_rows_per_s(&w);
+}
+
+const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v)
 {
 	const cleanup_job *j = &v->job;
+	char age[16];
+	bool server = strcmp(j->kind, "remove-server") == 0;
 
-	if (!phase_is(j, "draining") && !phase_is(j, "finalizing"))
-		return "-";
-	if (v->rows_per_s <= 0 || v->last_step_age_s < 0 || v->last_step_age_s > 30)
-		return "idle";
-	if (j->total_estimate < 0)
-		return "?";
-	return console_eta(buf, len, j->total_estimate > j->examined
-	                                 ? (double)(j->total_estimate - j->examined) / v->rows_per_s
-	                                 : 0);
+	snprintf(buf, len, "NO RUNNER for %s: %s %" PRId64 " \"%.60s\" closed to writers (r runs it; or cleanupctl job run %" PRId64 ")",
+	         tui_duration_text(age, sizeof age, v->unattended_s), server ? "server" : "library",
+	         server ? j->server_id : j->library_id, j->target_name, j->id);
+	return buf;
 }
 
 static void draw(console *c, tui_rect r, bool focused)
@@ -51,8 +55,9 @@ static void draw(console *c, tui_rect r, bool focused)
 	bool narrow = r.w < 150;
 	int kw = narrow ? 6 : 14, n = rows(c), i;
 	/* marker, id, kind, target (tw), phase, step, progress, ETA; then the
-	 * counters and busy retries (45 columns) when the target keeps 12. */
-	int fixed = 6 + (kw + 1) + 1 + 11 + 6 + 23 + 6;
+	 * counters and busy retries (45 columns) when the target keeps 12 (at
+	 * 120 columns, and so at every width from there on). */
+	int fixed = 6 + (kw + 1) + 1 + 11 + 6 + 21 + 9;
 	bool counters = r.w - fixed - 45 >= 12;
 	int tw = r.w - fixed - (counters ? 45 : 0);
 	char a[32], b[32];
@@ -61,7 +66,7 @@ static void draw(console *c, tui_rect r, bool focused)
 		tw = 28;
 	if (tw < 8)
 		tw = 8;
-	console_putf(r.y, r.x, r.w, ROLE_DIM, " %4s %-*s %-*s %-10s %5s %-22s %6s%s", "JOB", kw, "KIND", tw, "TARGET",
+	console_putf(r.y, r.x, r.w, ROLE_DIM, " %4s %-*s %-*s %-10s %5s %-20s %9s%s", "JOB", kw, "KIND", tw, "TARGET",
 	             "PHASE", "STEP", "PROGRESS", "ETA",
 	             counters ? " VISITED DELETED  MOVED ABSENT RETAIN  BUSY  LAST ERROR" : "");
 	console_scroll(c, PANEL_JOBS, n, r.h - 1);
@@ -88,22 +93,22 @@ static void draw(console *c, tui_rect r, bool focused)
 		x += 11;
 		x += console_putf(y, x, right - x, base, "%5d ", j->step_no);
 		if (phase_is(j, "collecting") || phase_is(j, "paused")) {
-			console_putf(y, x, 22, sel ? base : ROLE_DIM, "manifest %s IDs", console_count(a, sizeof a, j->manifest_count));
+			console_putf(y, x, 20, sel ? base : ROLE_DIM, "manifest %s IDs", console_count(a, sizeof a, j->manifest_count));
 		} else if (phase_is(j, "cancelled")) {
-			console_put(y, x, 22, sel ? base : ROLE_DIM, "cancelled, none deleted");
+			console_put(y, x, 20, sel ? base : ROLE_DIM, "cancelled, 0 deleted");
 		} else {
-			int64_t total = j->total_estimate > 0 ? j->total_estimate : 0;
+			int64_t total = tui_progress_total(j), done = tui_progress_done(j);
 
-			if (phase_is(j, "completed"))
-				total = j->examined > 0 ? j->examined : 1;
-			/* Progress: rows examined (visited candidates and kept seen
-			 * rows) of the rows in scope when the job was sealed. */
-			console_bar(y, x, 8, j->examined, total);
-			console_putf(y, x + 9, 13, base, "%s/%s", console_compact(a, sizeof a, j->examined),
-			             j->total_estimate >= 0 ? console_compact(b, sizeof b, j->total_estimate) : "?");
+			/* Progress (progress.h): rows settled of the rows in scope
+			 * when the job was sealed, as `job run` shows it. */
+			console_bar(y, x, 7, done, total > 0 ? total : 0);
+			console_putf(y, x + 8, 12, base, "%s/%s", console_compact(a, sizeof a, done),
+			             total >= 0 ? console_compact(b, sizeof b, total) : "?");
 		}
-		x += 23;
-		x += console_putf(y, x, right - x, base, "%6s", eta_text(eta, sizeof eta, v));
+		x += 21;
+		tui_eta_text(eta, sizeof eta, j, console_job_pace(v), v->runner_pid > 0);
+		x += console_putf(y, x, right - x,
+		                  sel ? base : strcmp(eta, "no runner") == 0 ? ROLE_DANGER : ROLE_NORMAL, "%9s", eta);
 		if (counters) {
 			x += console_putf(y, x, right - x, base, " %7s %7s %6s %6s %6s ", console_compact(n1, sizeof n1, j->visited),
 			                  console_compact(n2, sizeof n2, j->deleted), console_compact(n3, sizeof n3, j->moved),

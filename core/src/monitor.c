@@ -17,7 +17,7 @@
 /* The named queries the monitor prepares on its connection. */
 static const enum sql_query_id mon_queries[] = {
 	CLEANUP_Q_MON_SERVERS, CLEANUP_Q_MON_LIBRARIES, CLEANUP_Q_MON_JOBS,   CLEANUP_Q_MON_STEPS,
-	CLEANUP_Q_MON_EVENTS,  CLEANUP_Q_MON_CONTENTION, CLEANUP_Q_LOCKS_TREE,
+	CLEANUP_Q_MON_EVENTS,  CLEANUP_Q_MON_CONTENTION, CLEANUP_Q_LOCKS_TREE, CLEANUP_Q_MON_STEP_RATE,
 };
 #define N_MON_QUERIES ((int)(sizeof mon_queries / sizeof mon_queries[0]))
 
@@ -60,6 +60,7 @@ static void snapshot_clear(cleanup_mon_snapshot *s)
 	free(s->locks);
 	memset(s, 0, sizeof *s);
 	s->detail_job_id = -1;
+	s->rate_job_id = -1;
 }
 
 void cleanup_mon_snapshot_free(cleanup_mon_snapshot *s)
@@ -343,6 +344,11 @@ static bool send_op(cleanup_monitor *m)
 		snprintf(p2, sizeof p2, "%d", m->steps_limit);
 		ok = send_prepared(m, CLEANUP_Q_MON_STEPS, 2, params);
 		break;
+	case MON_OP_STEP_RATE:
+		snprintf(p1, sizeof p1, "%" PRId64, m->pending->detail_job_id);
+		snprintf(p2, sizeof p2, "%" PRId64, m->rate_last_step);
+		ok = send_prepared(m, CLEANUP_Q_MON_STEP_RATE, 2, params);
+		break;
 	case MON_OP_EVENTS:
 		snprintf(p1, sizeof p1, "%d", m->events_limit);
 		ok = send_prepared(m, CLEANUP_Q_MON_EVENTS, 1, params);
@@ -394,11 +400,18 @@ static void begin_setup(cleanup_monitor *m, double now)
 
 static void begin_refresh(cleanup_monitor *m, double now)
 {
-	static const mon_op ops[] = {MON_OP_SERVERS, MON_OP_LIBRARIES, MON_OP_JOBS, MON_OP_STEPS,
-	                             MON_OP_EVENTS,  MON_OP_CONTENTION, MON_OP_REFRESH_DONE};
+	static const mon_op ops[] = {MON_OP_SERVERS, MON_OP_LIBRARIES,  MON_OP_JOBS,         MON_OP_STEPS,
+	                             MON_OP_STEP_RATE, MON_OP_EVENTS, MON_OP_CONTENTION, MON_OP_REFRESH_DONE};
 
 	snapshot_clear(m->pending);
 	m->pending->detail_job_id = m->detail_job_id;
+	if (m->rate_job_id != m->detail_job_id) {
+		/* Another job: its rate is counted from scratch. */
+		m->rate_job_id = m->detail_job_id;
+		m->rate_last_step = -1;
+		m->rate_head = 0;
+		memset(m->rate, 0, sizeof m->rate);
+	}
 	m->last_refresh_start = now;
 	m->refresh_due = now + m->refresh_ms / 1000.0;
 	begin_cycle(m, ops, (int)(sizeof ops / sizeof ops[0]), now);
@@ -491,10 +504,17 @@ static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 
 		job_fields_from_row(j, res, i);
 		col_copy(v->last_error_at, sizeof v->last_error_at, res, i, "last_error_at");
-		v->recent_steps = (int)col_double(res, i, "recent_steps", 0);
-		v->rows_per_s = col_double(res, i, "rows_per_s", -1);
-		v->steps_per_s = col_double(res, i, "steps_per_s", -1);
+		v->window_steps = (int)col_double(res, i, "window_steps", 0);
+		v->window_rows = col_int64(res, i, "window_rows");
+		v->window_first_start = col_double(res, i, "window_first_start", -1);
+		v->window_last_end = col_double(res, i, "window_last_end", -1);
 		v->last_step_age_s = col_double(res, i, "last_step_age_s", -1);
+		v->unattended_s = col_double(res, i, "unattended_s", -1);
+		v->runner_pid = (int)col_double(res, i, "runner_pid", 0);
+		col_copy(v->runner_app, sizeof v->runner_app, res, i, "runner_app");
+		col_copy(v->runner_client, sizeof v->runner_client, res, i, "runner_client");
+		col_copy(v->runner_since, sizeof v->runner_since, res, i, "runner_since");
+		v->runner_age_s = col_double(res, i, "runner_age_s", -1);
 	}
 	s->njobs = (size_t)n;
 	return CLEANUP_OK;
@@ -532,6 +552,57 @@ static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res)
 	}
 	s->nsteps = (size_t)n;
 	return CLEANUP_OK;
+}
+
+/* Moves the step-rate ring's newest second to SEC, zeroing the seconds
+ * it passes. */
+static void rate_advance(cleanup_monitor *m, int64_t sec)
+{
+	int64_t t;
+
+	if (sec <= m->rate_head)
+		return;
+	if (sec - m->rate_head >= CLEANUP_MON_RATE_SECONDS)
+		memset(m->rate, 0, sizeof m->rate);
+	else
+		for (t = m->rate_head + 1; t <= sec; t++)
+			m->rate[t % CLEANUP_MON_RATE_SECONDS] = 0;
+	m->rate_head = sec;
+}
+
+/* New step records of the detail job: counted once each into the ring. */
+static int parse_step_rate(cleanup_monitor *m, const PGresult *res)
+{
+	int n = PQntuples(res), i;
+
+	rate_advance(m, (int64_t)wall_now());
+	for (i = 0; i < n; i++) {
+		int64_t no = col_int64(res, i, "step_no");
+		int64_t sec = (int64_t)col_double(res, i, "started_epoch", 0);
+
+		if (no > m->rate_last_step)
+			m->rate_last_step = no;
+		rate_advance(m, sec); /* a server clock ahead of ours */
+		if (sec > m->rate_head - CLEANUP_MON_RATE_SECONDS && sec <= m->rate_head)
+			m->rate[sec % CLEANUP_MON_RATE_SECONDS]++;
+	}
+	return CLEANUP_OK;
+}
+
+/* Copies the ring into snapshot S, oldest second first. */
+static void rate_publish(cleanup_monitor *m, cleanup_mon_snapshot *s)
+{
+	int i;
+
+	if (s->detail_job_id < 0 || m->rate_job_id != s->detail_job_id) {
+		s->rate_job_id = -1;
+		return;
+	}
+	rate_advance(m, (int64_t)wall_now());
+	s->rate_job_id = m->rate_job_id;
+	s->rate_end_epoch = (double)m->rate_head;
+	for (i = 0; i < CLEANUP_MON_RATE_SECONDS; i++)
+		s->rate[i] = m->rate[(m->rate_head - (CLEANUP_MON_RATE_SECONDS - 1) + i) % CLEANUP_MON_RATE_SECONDS];
 }
 
 static int parse_events(cleanup_mon_snapshot *s, const PGresult *res)
@@ -620,6 +691,9 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 	case MON_OP_STEPS:
 		rc = parse_steps(m->pending, res);
 		break;
+	case MON_OP_STEP_RATE:
+		rc = parse_step_rate(m, res);
+		break;
 	case MON_OP_EVENTS:
 		rc = parse_events(m->pending, res);
 		break;
@@ -658,6 +732,7 @@ static void publish_refresh(cleanup_monitor *m, double now)
 	memcpy(m->pending->locks_error, old->locks_error, sizeof old->locks_error);
 	old->locks = NULL;
 	old->nlocks = 0;
+	rate_publish(m, m->pending);
 	m->pending->seq = old->seq + 1;
 	m->pending->taken_at = wall_now();
 	m->pending->db_ms = (now - m->cycle_started) * 1000.0;
@@ -704,7 +779,7 @@ static int advance(cleanup_monitor *m, double now)
 			return bits;
 		}
 		op = m->ops[m->opi];
-		if (op == MON_OP_STEPS && m->pending->detail_job_id < 0)
+		if ((op == MON_OP_STEPS || op == MON_OP_STEP_RATE) && m->pending->detail_job_id < 0)
 			continue;
 		if (op == MON_OP_REFRESH_DONE) {
 			publish_refresh(m, now);
@@ -802,6 +877,14 @@ static int service_connecting(cleanup_monitor *m, double now)
 		return CLEANUP_MON_STATE;
 	}
 	m->state = CLEANUP_MON_READY;
+	{
+		const char *v = PQparameterStatus(m->conn, "server_version");
+
+		snprintf(m->where, sizeof m->where, "%s@%s:%s/%s", PQuser(m->conn), PQhost(m->conn) ? PQhost(m->conn) : "",
+		         PQport(m->conn) ? PQport(m->conn) : "", PQdb(m->conn));
+		/* "15.18", without a packager's suffix ("15.18 (Debian 15.18-0+deb12u1)") */
+		snprintf(m->server_version, sizeof m->server_version, "%.*s", v ? (int)strcspn(v, " ") : 0, v ? v : "");
+	}
 	m->attempts = 0;
 	m->backoff_ms = 0;
 	m->refresh_due = now;
@@ -931,6 +1014,12 @@ int cleanup_monitor_attempts(const cleanup_monitor *m)
 int cleanup_monitor_backend_pid(const cleanup_monitor *m)
 {
 	return m->conn && m->state == CLEANUP_MON_READY ? PQbackendPID(m->conn) : 0;
+}
+
+void cleanup_monitor_server(const cleanup_monitor *m, char *buf, size_t len, char *version, size_t vlen)
+{
+	snprintf(buf, len, "%s", m->where);
+	snprintf(version, vlen, "%s", m->server_version);
 }
 
 uint64_t cleanup_monitor_notifications(const cleanup_monitor *m)

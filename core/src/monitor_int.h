@@ -22,6 +22,7 @@ typedef enum mon_op {
 	MON_OP_LIBRARIES,
 	MON_OP_JOBS,
 	MON_OP_STEPS,
+	MON_OP_STEP_RATE,    /* new step records of the detail job, for its step-rate ring */
 	MON_OP_EVENTS,
 	MON_OP_CONTENTION,
 	MON_OP_REFRESH_DONE, /* marker: the refresh cycle is complete */
@@ -69,6 +70,18 @@ struct cleanup_monitor {
 
 	int64_t detail_job_id;
 	uint64_t notifications;
+
+	/* Where we are connected (kept while reconnecting). */
+	char where[256];
+	char server_version[32];
+
+	/* The detail job's step-rate ring: steps started per epoch second,
+	 * rate[sec % CLEANUP_MON_RATE_SECONDS] for the seconds up to
+	 * rate_head; fed with the steps after rate_last_step. */
+	int64_t rate_job_id;
+	int64_t rate_last_step;              /* -1: nothing read yet */
+	int64_t rate_head;                   /* newest second the ring holds */
+	uint32_t rate[CLEANUP_MON_RATE_SECONDS];
 
 	cleanup_mon_snapshot *pending;       /* being filled by a refresh cycle */
 	cleanup_mon_snapshot *current;       /* what the console shows */

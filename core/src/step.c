@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "failpoint_int.h"
+#include "cleanup/runner.h"
 #include "cleanup/step.h"
 #include "engine_int.h"
 
@@ -234,6 +235,73 @@ int cleanup_step_set_synchronous_commit(cleanup_engine *e, bool synchronous, cle
 	                     "setting the step commit mode", err);
 }
 
+/* --- the runner lock (cleanup/runner.h) ----------------------------------- */
+
+/* How long a run waits for the runner lock of a job before it refuses: a
+ * killed runner's backend may still be finishing its (bounded) step, and a
+ * terminated one may not have ended yet, when the next runner starts. */
+#define RUNNER_CLAIM_GRACE_S 2.0
+
+int cleanup_job_runner_claim(bool *claimed, cleanup_runner_holder *holder, cleanup_engine *e, int64_t job_id,
+                             cleanup_error *err)
+{
+	char jbuf[24];
+	const char *params[1] = {jbuf};
+	PGresult *res = NULL;
+	int rc;
+
+	*claimed = false;
+	if (holder)
+		memset(holder, 0, sizeof *holder);
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	rc = engine_query(&res, e, CLEANUP_Q_RUNNER_CLAIM, 1, params, "taking the runner lock", err);
+	if (rc != CLEANUP_OK)
+		goto out;
+	if (PQntuples(res) != 1) {
+		rc = cleanup_error_set(err, CLEANUP_ERROR, "taking the runner lock of job %" PRId64 ": no answer", job_id);
+		goto out;
+	}
+	*claimed = strcmp(col_text(res, 0, "claimed"), "t") == 0;
+	if (!*claimed && holder) {
+		int64_t pid = col_int64(res, 0, "holder_pid");
+
+		holder->pid = pid > 0 ? (int)pid : 0;
+		col_copy(holder->app, sizeof holder->app, res, 0, "holder_app");
+		col_copy(holder->client, sizeof holder->client, res, 0, "holder_client");
+		col_copy(holder->since, sizeof holder->since, res, 0, "holder_since");
+	}
+out:
+	PQclear(res);
+	return rc;
+}
+
+int cleanup_job_runner_release(cleanup_engine *e, int64_t job_id, cleanup_error *err)
+{
+	char jbuf[24];
+	const char *params[1] = {jbuf};
+	PGresult *res = NULL;
+	int rc;
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	rc = engine_query(&res, e, CLEANUP_Q_RUNNER_RELEASE, 1, params, "releasing the runner lock", err);
+	PQclear(res);
+	return rc;
+}
+
+int cleanup_runner_busy_error(cleanup_error *err, int64_t job_id, const cleanup_runner_holder *h)
+{
+	char who[200];
+
+	if (h && h->pid > 0)
+		snprintf(who, sizeof who, "backend %d (%s%s%s%s%s)", h->pid, h->app[0] ? h->app : "application not visible",
+		         h->client[0] ? ", from " : "", h->client, h->since[0] ? ", connected since " : "", h->since);
+	else
+		snprintf(who, sizeof who, "another session (it ended meanwhile, or is not visible to this role)");
+	cleanup_error_set(err, CLEANUP_EBUSY, "job %" PRId64 " is already being run by %s", job_id, who);
+	cleanup_error_hint(err, "one runner per job: stop that runner first (Ctrl-C, or t in its console), or wait for it to end");
+	return CLEANUP_EBUSY;
+}
+
 /* --- the run loop -------------------------------------------------------- */
 
 /* Sets MODE (a CLEANUP_STEP_COMMIT_* value) on E's session; nothing for
@@ -265,6 +333,26 @@ static void sleep_ms(double ms, volatile sig_atomic_t *interrupt)
 	ts.tv_nsec = (long)((ms - (double)ts.tv_sec * 1000) * 1e6);
 	while (nanosleep(&ts, &ts) != 0 && !(interrupt && *interrupt))
 		;
+}
+
+/* Takes the runner lock of ST's job, retrying for RUNNER_CLAIM_GRACE_S;
+ * EBUSY naming the holder when it stays taken. */
+static int claim_runner(cleanup_engine *e, int64_t job_id, volatile sig_atomic_t *interrupt, cleanup_error *err)
+{
+	cleanup_runner_holder holder;
+	double t0 = now_s(), wait = 10;
+	bool claimed = false;
+	int rc;
+
+	for (;;) {
+		rc = cleanup_job_runner_claim(&claimed, &holder, e, job_id, err);
+		if (rc != CLEANUP_OK || claimed)
+			return rc;
+		if (now_s() - t0 >= RUNNER_CLAIM_GRACE_S || (interrupt && *interrupt))
+			return cleanup_runner_busy_error(err, job_id, &holder);
+		sleep_ms(wait, interrupt);
+		wait = wait * 2 > 250 ? 250 : wait * 2;
+	}
 }
 
 int cleanup_run_reconcile(cleanup_run_summary *out, cleanup_job *db)
@@ -543,9 +631,15 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 	st.next = out->job.step_no + 1;
 	out->acked_step_no = out->job.step_no;
 	out->verified = true;
+	/* One runner per job (issue 11, item 10): two would compete for every
+	 * step number. */
+	if ((rc = claim_runner(e, job_id, st.o->interrupt, err)) != CLEANUP_OK) {
+		snprintf(out->stop_reason, sizeof out->stop_reason, rc == CLEANUP_EBUSY ? "busy" : "error");
+		return rc;
+	}
 	if ((rc = apply_step_commit(e, st.o->step_commit, err)) != CLEANUP_OK) {
 		snprintf(out->stop_reason, sizeof out->stop_reason, "error");
-		return rc;
+		goto release;
 	}
 
 	while (!st.done) {
@@ -610,6 +704,16 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 				continue;
 			}
 			out->reconnects++;
+			/* A new session holds no lock: claim the job again, or stop if
+			 * another runner took it over during the gap. */
+			if ((rc = claim_runner(e, job_id, st.o->interrupt, &rerr)) != CLEANUP_OK) {
+				if (rc == CLEANUP_EBUSY || cleanup_engine_ok(e)) {
+					*err = rerr;
+					snprintf(out->stop_reason, sizeof out->stop_reason, rc == CLEANUP_EBUSY ? "busy" : "error");
+					break;
+				}
+				continue;
+			}
 			/* A new session: the run's step commit mode again, or steps
 			 * that were meant to commit asynchronously (or synchronously)
 			 * would silently change mode. Failing on a session that is
@@ -663,6 +767,14 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 		if ((cleanup_engine_ok(e) || cleanup_engine_reconnect(e, &ferr) == CLEANUP_OK) &&
 		    cleanup_job_get(&fresh, e, job_id, &ferr) == CLEANUP_OK)
 			cleanup_run_reconcile(out, &fresh);
+	}
+release:
+	/* The runner lock goes with the run (a reconnected session that could
+	 * not claim it holds none: the release is then a no-op). */
+	if (cleanup_engine_ok(e)) {
+		cleanup_error rel_err;
+
+		cleanup_job_runner_release(e, job_id, &rel_err);
 	}
 	return rc;
 }

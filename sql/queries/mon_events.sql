@@ -1,10 +1,15 @@
 -- Console: the event and audit log, newest first, at most $1 rows. Writers'
--- rejections are counted by mon_contention instead of flooding the log; the
--- scan is bounded to the 2000 newest events whatever their kinds.
+-- rejections are counted by mon_contention instead of flooding the log, and
+-- they are left out BEFORE the limit (issue 11, bug 1: taking the 2000
+-- newest events first and dropping rejections afterwards lost "created" and
+-- "completed" under a rejection storm). The scan walks the events' primary
+-- key from the newest id and stops after $1 engine events; its cost grows
+-- with the rejections newer than them (a partial index on
+-- cleanup.events (id DESC) WHERE kind <> 'rejected' makes it flat).
 SELECT x.origin, x.id, x.at_epoch, x.at_text, x.job_id, x.kind, x.source, x.message
   FROM ((SELECT 'event' AS origin, e.id, extract(epoch FROM e.at) AS at_epoch,
                 to_char(e.at, 'HH24:MI:SS') AS at_text, e.job_id, e.kind, e.source, e.message
-           FROM (SELECT * FROM cleanup.events ORDER BY id DESC LIMIT 2000) e
+           FROM cleanup.events e
           WHERE e.kind <> 'rejected'
           ORDER BY e.id DESC LIMIT $1::int)
         UNION ALL

@@ -1,7 +1,17 @@
--- Console: unfinished jobs and the $1 most recent ones, newest first, with
--- the pace of their recent steps (at most 20 steps of the last 5 minutes,
--- read by the job_steps primary key) for the rate and the ETA. Job rows
--- carry the progress; inventory is never scanned.
+-- Console: unfinished jobs and the $1 most recent ones, newest first. Job
+-- rows carry the progress; inventory is never scanned. For a draining or
+-- finalizing job also:
+--  * its pace window: the steps that started in the last 60 seconds (among
+--    its 2000 newest, read by the job_steps primary key), their settled rows
+--    (deleted + moved + absent + kept) and the span from the first one's
+--    start to the last one's end (tui/progress.h turns these into the pace
+--    and the ETA; issue 11, bug 2);
+--  * the end of its newest step (however old);
+--  * its runner: the backend holding the job's runner lock, a session-level
+--    advisory lock (classid 1668050546, objid the job id modulo 2^31,
+--    objsubid 2: the two-key form) that cleanup_job_run() holds while it
+--    steps the job (sql/queries/runner_claim.sql); host, application and
+--    connection time from pg_stat_activity.
 SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, j.step_no, j.pass_no,
        j.examined, j.visited, j.deleted, j.moved, j.absent, j.retained, j.kept,
        j.libraries_deleted, j.servers_deleted, j.manifest_count, j.expected_count,
@@ -11,22 +21,37 @@ SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, 
        to_char(j.sealed_at, 'YYYY-MM-DD HH24:MI:SS') AS sealed_at,
        to_char(j.updated_at, 'YYYY-MM-DD HH24:MI:SS') AS updated_at,
        to_char(j.finished_at, 'YYYY-MM-DD HH24:MI:SS') AS finished_at,
-       r.steps AS recent_steps,
-       CASE WHEN r.steps > 0
-            THEN r.rows / greatest(extract(epoch FROM clock_timestamp() - r.first_at), 1.0) END
-           AS rows_per_s,
-       CASE WHEN r.steps > 0
-            THEN r.steps / greatest(extract(epoch FROM clock_timestamp() - r.first_at), 1.0) END
-           AS steps_per_s,
-       extract(epoch FROM clock_timestamp() - r.last_at) AS last_step_age_s
+       coalesce(w.steps, 0) AS window_steps, coalesce(w.rows, 0) AS window_rows,
+       extract(epoch FROM w.first_start) AS window_first_start,
+       extract(epoch FROM w.last_end) AS window_last_end,
+       extract(epoch FROM clock_timestamp() - ls.end_at) AS last_step_age_s,
+       extract(epoch FROM clock_timestamp() - coalesce(ls.end_at, j.sealed_at, j.created_at)) AS unattended_s,
+       rn.pid AS runner_pid, rn.application_name AS runner_app, rn.client AS runner_client,
+       to_char(rn.backend_start, 'HH24:MI:SS') AS runner_since,
+       extract(epoch FROM clock_timestamp() - rn.backend_start) AS runner_age_s
   FROM (SELECT * FROM cleanup.jobs WHERE phase NOT IN ('completed', 'cancelled')
         UNION
         SELECT * FROM (SELECT * FROM cleanup.jobs ORDER BY id DESC LIMIT $1::int) recent) j
   LEFT JOIN LATERAL (
-        SELECT count(*) AS steps, sum(s.examined) AS rows, min(s.started_at) AS first_at,
-               max(s.started_at) AS last_at
-          FROM (SELECT examined, started_at FROM cleanup.job_steps
-                 WHERE job_id = j.id ORDER BY step_no DESC LIMIT 20) s
-         WHERE s.started_at > clock_timestamp() - interval '5 minutes') r
+        SELECT count(*) AS steps, sum(s.deleted + s.moved + s.absent + s.kept) AS rows,
+               min(s.started_at) AS first_start,
+               max(s.started_at + s.duration_ms * interval '1 millisecond') AS last_end
+          FROM (SELECT deleted, moved, absent, kept, started_at, duration_ms FROM cleanup.job_steps
+                 WHERE job_id = j.id ORDER BY step_no DESC LIMIT 2000) s
+         WHERE s.started_at > clock_timestamp() - interval '60 seconds') w
        ON j.phase IN ('draining', 'finalizing')
+  LEFT JOIN LATERAL (
+        SELECT s.started_at + s.duration_ms * interval '1 millisecond' AS end_at
+          FROM cleanup.job_steps s WHERE s.job_id = j.id ORDER BY s.step_no DESC LIMIT 1) ls
+       ON j.phase IN ('draining', 'finalizing')
+  LEFT JOIN LATERAL (
+        SELECT l.pid, a.application_name, a.backend_start,
+               coalesce(a.client_hostname, host(a.client_addr), 'local') AS client
+          FROM pg_catalog.pg_locks l
+          LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+         WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_catalog.pg_database
+                                                                        WHERE datname = current_database())
+           AND l.classid = 1668050546::oid AND l.objid = (j.id % 2147483648)::oid AND l.objsubid = 2
+         LIMIT 1) rn
+       ON j.phase NOT IN ('completed', 'cancelled')
  ORDER BY j.id DESC

@@ -270,6 +270,36 @@ static void test_C3_seal_confirmation_is_the_typed_count(void **state)
 	assert_int_equal(c.target.seal_count, 40);
 }
 
+/* Issue 11, bug 3: S (a seal without a count) on a paused or completed
+ * job is refused before any dialog, naming the job and its phase; it used
+ * to reach the engine as "expected count -1 is not valid" (and that was
+ * audited). A collecting job, or a seal that carries a count, goes on. */
+static void test_C3_seal_without_count_needs_a_collecting_job(void **state)
+{
+	static const char *const phases[] = {"paused", "completed", "draining", "cancelled"};
+	confirm_target t;
+	char why[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+		t = job_target(ACT_SEAL, 7, phases[i], 0);
+		t.seal_count = -1;
+		why[0] = '\0';
+		assert_false(confirm_precheck(&t, why, sizeof why));
+		assert_non_null(strstr(why, "job 7 is "));
+		assert_non_null(strstr(why, phases[i]));
+		assert_null(strstr(why, "-1"));
+	}
+	t = job_target(ACT_SEAL, 7, "collecting", 0);
+	t.seal_count = -1;
+	assert_true(confirm_precheck(&t, why, sizeof why));
+	t = job_target(ACT_SEAL, 7, "paused", 0); /* :seal 7 40 -- the engine explains */
+	assert_true(confirm_precheck(&t, why, sizeof why));
+	t = job_target(ACT_STEP, 7, "paused", 0);
+	assert_true(confirm_precheck(&t, why, sizeof why));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_confirm_no_dialog_when_engine_refuses),
 		cmocka_unit_test(test_confirm_binding_refuses_when_phase_moved),
 		cmocka_unit_test(test_action_names),
+		cmocka_unit_test(test_C3_seal_without_count_needs_a_collecting_job),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

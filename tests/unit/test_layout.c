@@ -120,6 +120,26 @@ static void test_layout_monotonic_in_height(void **state)
 		}
 }
 
+/* Issue 11, bug 8: a wider terminal never shows less. From 120 columns on
+ * the jobs panel keeps at least the 120 columns it has at 120 (where its
+ * counters fit); at 160 the two-column layout used to leave it 96, and the
+ * counters disappeared. */
+static void test_wider_terminal_never_narrows_the_jobs_panel(void **state)
+{
+	int cols, rows;
+
+	(void)state;
+	for (rows = TUI_MIN_ROWS; rows <= 60; rows += 12)
+		for (cols = 120; cols <= 320; cols++) {
+			tui_layout l;
+
+			tui_layout_compute(&l, cols, rows, false);
+			if (l.panels[PANEL_JOBS].w < 120)
+				fail_msg("at %dx%d the jobs panel is %d columns wide, less than at 120", cols, rows,
+				         l.panels[PANEL_JOBS].w);
+		}
+}
+
 static void test_panel_names(void **state)
 {
 	(void)state;
@@ -134,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_layout_many_sizes),
 		cmocka_unit_test(test_layout_too_small),
 		cmocka_unit_test(test_layout_monotonic_in_height),
+		cmocka_unit_test(test_wider_terminal_never_narrows_the_jobs_panel),
 		cmocka_unit_test(test_panel_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

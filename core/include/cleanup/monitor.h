@@ -45,14 +45,27 @@ typedef struct cleanup_mon_library {
 	char job_phase[16];
 } cleanup_mon_library;
 
-/* A job row (json is always NULL here) plus the pace of its recent steps. */
+/* A job row (json is always NULL here) plus its pace window and its runner
+ * (tui/progress.h turns the window into a pace and an ETA). */
 typedef struct cleanup_mon_job {
 	cleanup_job job;
 	char last_error_at[16];  /* HH:MM:SS, "" when none */
-	int recent_steps;        /* steps of the last 5 minutes (at most 20) */
-	double rows_per_s;       /* examined rows per second over them, -1 when none */
-	double steps_per_s;      /* -1 when none */
-	double last_step_age_s;  /* seconds since the last step, -1 when none */
+	/* Draining or finalizing: the steps that started in the last 60 s (at
+	 * most the 2000 newest). */
+	int window_steps;
+	int64_t window_rows;     /* their settled rows: deleted + moved + absent + kept */
+	double window_first_start; /* epoch seconds: start of the oldest of them, -1 when none */
+	double window_last_end;  /* epoch seconds: end of the newest of them, -1 when none */
+	double last_step_age_s;  /* seconds since the end of the newest step, -1 when none */
+	double unattended_s;     /* seconds since the newest step ended (else since the job was
+	                          * sealed or created): how long it has had no runner, when it has
+	                          * none; -1 unless draining or finalizing */
+	/* The session holding the job's runner lock (cleanup/runner.h), if any. */
+	int runner_pid;          /* its backend pid, 0 when nobody runs the job */
+	char runner_app[64];     /* its application_name */
+	char runner_client[64];  /* client host or address, "local" for a Unix socket */
+	char runner_since[16];   /* HH:MM:SS of its connection */
+	double runner_age_s;     /* seconds since its connection, -1 when not visible */
 } cleanup_mon_job;
 
 /* One recorded step of the detail job. */
@@ -107,6 +120,13 @@ typedef struct cleanup_mon_snapshot {
 	int64_t detail_job_id;             /* the job whose steps are below, -1 when none */
 	cleanup_mon_step *steps;           /* newest first */
 	size_t nsteps;
+	/* Steps of the detail job started per second over the last
+	 * CLEANUP_MON_RATE_SECONDS seconds, oldest first; rate[last] is the
+	 * second that starts at rate_end_epoch. Counted from every step record
+	 * (read incrementally), not from the listed steps. */
+	int64_t rate_job_id;               /* -1 when none */
+	double rate_end_epoch;
+	uint32_t rate[120];
 	cleanup_mon_event *events;         /* newest first */
 	size_t nevents;
 	cleanup_mon_contention *contention;
@@ -120,6 +140,8 @@ typedef struct cleanup_mon_snapshot {
 	char locks_error[160];             /* "" when the last lock query succeeded, else
 	                                    * e.g. "locks: timed out" */
 } cleanup_mon_snapshot;
+
+#define CLEANUP_MON_RATE_SECONDS 120
 
 typedef struct cleanup_monitor_opts {
 	const char *conninfo;    /* NULL or "": libpq environment */
@@ -197,6 +219,12 @@ int cleanup_monitor_attempts(const cleanup_monitor *m);
 
 /* The server process id of the monitor's connection (0 when none). */
 int cleanup_monitor_backend_pid(const cleanup_monitor *m);
+
+/* Where the monitor is connected, for the console's header: "user@host:port/db"
+ * into BUF (host is the socket directory for a Unix socket) and the server's
+ * version ("15.4") into VERSION; both "" before the first connection. The
+ * last connection's values are kept while reconnecting. */
+void cleanup_monitor_server(const cleanup_monitor *m, char *buf, size_t len, char *version, size_t vlen);
 
 /* NOTIFY messages received since the monitor was opened. */
 uint64_t cleanup_monitor_notifications(const cleanup_monitor *m);

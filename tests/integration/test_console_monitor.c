@@ -1,0 +1,408 @@
+/* What the console shows, through its monitor (cleanup/monitor.h) against
+ * the real PostgreSQL (issue 11): the log keeps engine events under a
+ * rejection storm, the "last 60 s" contention list holds only the last 60
+ * seconds, the step rate counts every step, the pace window of a draining
+ * job, the runner of a job (and a second runner refused, naming it, by the
+ * engine and by `job run` with exit 3), and where the console is connected. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/monitor.h"
+#include "cleanup/runner.h"
+#include "cleanup/step.h"
+#include "pgtest.h"
+
+static char *conninfo;
+
+static int setup(void **state)
+{
+	(void)state;
+	conninfo = pgtest_seeded_db("console_monitor", 2, 2, 600);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(conninfo);
+	return 0;
+}
+
+static cleanup_monitor *open_monitor(void)
+{
+	cleanup_monitor_opts o = {0};
+	cleanup_monitor *m = NULL;
+	cleanup_error err;
+
+	o.conninfo = conninfo;
+	o.refresh_ms = 100;
+	o.locks_ms = -1;
+	assert_int_equal(cleanup_monitor_open(&m, &o, &err), CLEANUP_OK);
+	return m;
+}
+
+typedef bool (*snap_pred)(const cleanup_mon_snapshot *s, void *arg);
+
+/* Drives M until PRED holds for a snapshot newer than the one at the call
+ * (fails the test after TIMEOUT_MS). */
+static const cleanup_mon_snapshot *drive_until(cleanup_monitor *m, snap_pred pred, void *arg, int timeout_ms,
+                                               const char *what)
+{
+	double start = cleanup_monitor_now(), now = start;
+	uint64_t seq0 = cleanup_monitor_snapshot(m)->seq;
+
+	cleanup_monitor_refresh_now(m);
+	for (;;) {
+		struct pollfd p;
+		short ev = 0;
+		int fd, t;
+		const cleanup_mon_snapshot *s;
+
+		cleanup_monitor_service(m, now);
+		now = cleanup_monitor_now();
+		s = cleanup_monitor_snapshot(m);
+		if (s->seq > seq0 && pred(s, arg))
+			return s;
+		if ((now - start) * 1000.0 > timeout_ms) {
+			fprintf(stderr, "timed out after %d ms waiting for %s (error \"%s\")\n", timeout_ms, what,
+			        cleanup_monitor_last_error(m));
+			fail();
+		}
+		fd = cleanup_monitor_fd(m, &ev);
+		t = cleanup_monitor_timeout_ms(m, now);
+		if (t > 50)
+			t = 50;
+		p.fd = fd;
+		p.events = ev;
+		p.revents = 0;
+		poll(&p, fd >= 0 ? 1 : 0, t);
+		now = cleanup_monitor_now();
+	}
+}
+
+static bool any(const cleanup_mon_snapshot *s, void *arg)
+{
+	(void)s;
+	(void)arg;
+	return true;
+}
+
+static const cleanup_mon_job *find_job(const cleanup_mon_snapshot *s, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].job.id == id)
+			return &s->jobs[i];
+	return NULL;
+}
+
+/* A sealed prune of library LIB with an empty manifest: draining. */
+static int64_t draining_job(PGconn *o, int64_t lib)
+{
+	int64_t job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+
+	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
+	return job;
+}
+
+/* Issue 11, bug 1: with 3,000 rejections newer than them, "created job N"
+ * and the other engine events are still in the log (the log took the 2,000
+ * newest events and only then dropped rejections). */
+static void test_log_keeps_engine_events_under_a_rejection_storm(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_monitor *m = open_monitor();
+	const cleanup_mon_snapshot *s;
+	int64_t job;
+	size_t i;
+	bool created = false, rejected = false;
+
+	(void)state;
+	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 3)");
+	pgtest_exec(o, "INSERT INTO cleanup.events (kind, source, message) SELECT 'rejected', 'cleanupctl:writer:1', "
+	               "'insert into library 3 refused' FROM generate_series(1, 3000)");
+	s = drive_until(m, any, NULL, 10000, "a snapshot");
+	for (i = 0; i < s->nevents; i++) {
+		if (!s->events[i].audit && s->events[i].job_id == job && strcmp(s->events[i].kind, "created") == 0)
+			created = true;
+		if (strcmp(s->events[i].kind, "rejected") == 0)
+			rejected = true;
+	}
+	assert_true(created);
+	assert_false(rejected); /* they are counted by the contention panel instead */
+	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
+/* Issue 11, bug 6: "rejections and busy retries, last 60 s" lists only
+ * entries of the last 60 seconds, like its counts. */
+static void test_contention_list_holds_only_the_last_60_seconds(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_monitor *m = open_monitor();
+	const cleanup_mon_snapshot *s;
+	size_t i;
+	bool fresh = false;
+
+	(void)state;
+	pgtest_exec(o, "INSERT INTO cleanup.events (at, kind, source, message) VALUES "
+	               "(clock_timestamp() - interval '8 minutes', 'rejected', 'cleanupctl:writer:9', 'eight minutes old'), "
+	               "(clock_timestamp(), 'busy', 'cleanupctl:job:1:run', 'just now')");
+	s = drive_until(m, any, NULL, 10000, "a snapshot");
+	for (i = 0; i < s->ncontention; i++) {
+		assert_null(strstr(s->contention[i].message, "eight minutes old"));
+		assert_string_not_equal(s->contention[i].source, "cleanupctl:writer:9");
+		if (!s->contention[i].count && strcmp(s->contention[i].message, "just now") == 0)
+			fresh = true;
+	}
+	assert_true(fresh);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
+struct rate_wait {
+	int64_t job;
+	uint32_t want;
+};
+
+static bool rate_counted(const cleanup_mon_snapshot *s, void *arg)
+{
+	const struct rate_wait *w = arg;
+	uint32_t sum = 0;
+	int i;
+
+	if (s->rate_job_id != w->job)
+		return false;
+	for (i = 0; i < CLEANUP_MON_RATE_SECONDS; i++)
+		sum += s->rate[i];
+	return sum >= w->want;
+}
+
+/* Issue 11, bug 5: the step-rate sparkline counts every step of the last
+ * two minutes, not the 60 listed ones (1,118 steps in 14 s showed as one
+ * bar "max 54/s"). 300 steps in 3 s: 300 counted, and steps added later
+ * are counted once each. */
+static void test_step_rate_counts_every_step(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_monitor *m = open_monitor();
+	const cleanup_mon_snapshot *s;
+	struct rate_wait w;
+	uint32_t sum = 0, max = 0;
+	int64_t job;
+	int i;
+
+	(void)state;
+	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 4)");
+	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
+	               "phase_after, started_at, duration_ms, lock_hold_ms) "
+	               "SELECT %lld, g, 'drain', 1, 1, 1, 1, 0, 'draining', clock_timestamp() - (300 - g) * interval '10 ms', "
+	               "1, 1 FROM generate_series(1, 300) g",
+	            (long long)job);
+	cleanup_monitor_set_detail_job(m, job);
+	w.job = job;
+	w.want = 300;
+	s = drive_until(m, rate_counted, &w, 10000, "300 steps in the rate");
+	assert_int_equal(s->nsteps, 60);
+	for (i = 0; i < CLEANUP_MON_RATE_SECONDS; i++) {
+		sum += s->rate[i];
+		if (s->rate[i] > max)
+			max = s->rate[i];
+	}
+	assert_int_equal(sum, 300);
+	assert_true(max >= 75); /* 100 a second, at most split over two seconds */
+	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
+	               "phase_after, started_at, duration_ms, lock_hold_ms) "
+	               "SELECT %lld, g, 'drain', 1, 1, 1, 1, 0, 'draining', clock_timestamp(), 1, 1 "
+	               "FROM generate_series(301, 310) g",
+	            (long long)job);
+	w.want = 310;
+	s = drive_until(m, rate_counted, &w, 10000, "310 steps in the rate");
+	for (sum = 0, i = 0; i < CLEANUP_MON_RATE_SECONDS; i++)
+		sum += s->rate[i];
+	assert_int_equal(sum, 310);
+	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
+struct job_wait {
+	int64_t job;
+	int steps;
+	int runner;  /* 1: a runner, 0: none, -1: either */
+};
+
+static bool job_seen(const cleanup_mon_snapshot *s, void *arg)
+{
+	const struct job_wait *w = arg;
+	const cleanup_mon_job *v = find_job(s, w->job);
+
+	return v && v->job.step_no >= w->steps && (w->runner < 0 || (v->runner_pid > 0) == (w->runner == 1));
+}
+
+/* Issue 11, bug 2: a draining job's pace window holds its recent steps and
+ * their settled rows, read from the step records (not capped at 20). */
+static void test_pace_window_of_a_draining_job(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_monitor *m = open_monitor();
+	const cleanup_mon_snapshot *s;
+	const cleanup_mon_job *v;
+	cleanup_run_opts opts;
+	cleanup_run_summary sum;
+	cleanup_error err;
+	struct job_wait w;
+	int64_t job, settled;
+
+	(void)state;
+	job = draining_job(o, 1);
+	memset(&opts, 0, sizeof opts);
+	opts.max_steps = 4;
+	assert_int_equal(cleanup_job_run(&sum, e, job, &opts, &err), CLEANUP_OK);
+	cleanup_job_reset(&sum.job);
+	w.job = job;
+	w.steps = 4;
+	w.runner = 0;
+	s = drive_until(m, job_seen, &w, 10000, "the job after 4 steps");
+	v = find_job(s, job);
+	settled = pgtest_int(o, "SELECT sum(deleted + moved + absent + kept) FROM cleanup.job_steps WHERE job_id = %lld",
+	                     (long long)job);
+	assert_int_equal(v->window_steps, 4);
+	assert_int_equal(v->window_rows, settled);
+	assert_true(settled > 0);
+	assert_true(v->window_first_start > 0 && v->window_last_end > v->window_first_start);
+	assert_true(v->last_step_age_s >= 0 && v->last_step_age_s < 60);
+	assert_int_equal(v->runner_pid, 0); /* the run ended: nobody runs it now */
+	assert_true(v->unattended_s >= 0);
+	cleanup_engine_close(e);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
+/* Issue 11, item 10: the session holding a job's runner lock is its
+ * runner, shown with its backend pid and application; a second run of the
+ * job is refused (EBUSY) naming it, and so is `cleanupctl job run` (exit
+ * 3, busy); when the holder's session ends the job has no runner. */
+static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_engine *holder = NULL, *second = pgtest_engine(conninfo);
+	cleanup_monitor *m = open_monitor();
+	const cleanup_mon_snapshot *s;
+	const cleanup_mon_job *v;
+	cleanup_run_summary sum;
+	cleanup_error err;
+	struct job_wait w;
+	char needle[64], *out = NULL;
+	bool claimed = false;
+	int64_t job;
+	int pid, rc;
+
+	(void)state;
+	job = draining_job(o, 3); /* server 2: server 1 has the job of the pace test */
+	assert_int_equal(cleanup_engine_open(&holder, conninfo, "cleanupctl:job:99:run", &err), CLEANUP_OK);
+	assert_int_equal(cleanup_job_runner_claim(&claimed, NULL, holder, job, &err), CLEANUP_OK);
+	assert_true(claimed);
+	pid = cleanup_engine_backend_pid(holder);
+	w.job = job;
+	w.steps = 0;
+	w.runner = 1;
+	s = drive_until(m, job_seen, &w, 10000, "the job's runner");
+	v = find_job(s, job);
+	assert_int_equal(v->runner_pid, pid);
+	assert_string_equal(v->runner_app, "cleanupctl:job:99:run");
+	assert_true(v->runner_client[0] != '\0');
+	assert_true(v->runner_since[0] != '\0');
+
+	/* The engine refuses a second runner and names the first. */
+	snprintf(needle, sizeof needle, "already being run by backend %d", pid);
+	assert_int_equal(cleanup_job_run(&sum, second, job, NULL, &err), CLEANUP_EBUSY);
+	assert_non_null(strstr(err.message, needle));
+	assert_non_null(strstr(err.message, "cleanupctl:job:99:run"));
+	assert_int_equal(sum.steps, 0);
+	cleanup_job_reset(&sum.job);
+	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 0);
+
+	/* So does the CLI: exit 3 (busy), the holder named. */
+	rc = pgtest_sh(&out, "'%s' --db '%s' job run %lld 2>&1", pgtest_cleanupctl(), conninfo, (long long)job);
+	assert_int_equal(rc, 3);
+	assert_non_null(out);
+	assert_non_null(strstr(out, needle));
+	free(out);
+	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 0);
+
+	/* The holder's session ends: no runner, and the job can be run. */
+	cleanup_engine_close(holder);
+	w.runner = 0;
+	s = drive_until(m, job_seen, &w, 10000, "no runner");
+	v = find_job(s, job);
+	assert_int_equal(v->runner_pid, 0);
+	assert_true(v->unattended_s >= 0);
+	memset(&sum, 0, sizeof sum);
+	{
+		cleanup_run_opts opts;
+
+		memset(&opts, 0, sizeof opts);
+		opts.max_steps = 1;
+		assert_int_equal(cleanup_job_run(&sum, second, job, &opts, &err), CLEANUP_OK);
+		assert_int_equal(sum.steps, 1);
+		cleanup_job_reset(&sum.job);
+	}
+	/* The run released its lock: another session may claim it now. */
+	assert_int_equal(cleanup_engine_open(&holder, conninfo, "observer2", &err), CLEANUP_OK);
+	assert_int_equal(cleanup_job_runner_claim(&claimed, NULL, holder, job, &err), CLEANUP_OK);
+	assert_true(claimed);
+	assert_int_equal(cleanup_job_runner_release(holder, job, &err), CLEANUP_OK);
+	cleanup_engine_close(holder);
+	cleanup_engine_close(second);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
+/* Issue 11, item 11: where the console is: user@host:port/db and the
+ * server's version. */
+static void test_monitor_says_where_it_is_connected(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_monitor *m = open_monitor();
+	char where[300], version[40], *db, *user, *port, want[200];
+
+	(void)state;
+	cleanup_monitor_server(m, where, sizeof where, version, sizeof version);
+	assert_string_equal(where, "");
+	drive_until(m, any, NULL, 10000, "a snapshot");
+	cleanup_monitor_server(m, where, sizeof where, version, sizeof version);
+	db = pgtest_text(o, "SELECT current_database()");
+	user = pgtest_text(o, "SELECT current_user");
+	port = pgtest_text(o, "SELECT current_setting('port')");
+	snprintf(want, sizeof want, "%s@", user);
+	assert_true(strncmp(where, want, strlen(want)) == 0);
+	snprintf(want, sizeof want, ":%s/%s", port, db);
+	assert_non_null(strstr(where, want));
+	assert_true(strncmp(version, "15", 2) == 0);
+	free(db);
+	free(user);
+	free(port);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log_keeps_engine_events_under_a_rejection_storm),
+		cmocka_unit_test(test_contention_list_holds_only_the_last_60_seconds),
+		cmocka_unit_test(test_step_rate_counts_every_step),
+		cmocka_unit_test(test_pace_window_of_a_draining_job),
+		cmocka_unit_test(test_runner_shown_and_second_runner_refused_naming_it),
+		cmocka_unit_test(test_monitor_says_where_it_is_connected),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
