@@ -23,6 +23,10 @@ static const enum sql_query_id mon_queries[] = {
 
 #define CONNECT_TIMEOUT_S 5.0
 
+/* Engine events are read again this many ids back from the newest seen,
+ * for transactions that committed after a newer id was visible. */
+#define EVENTS_MARGIN 1000
+
 double cleanup_monitor_now(void)
 {
 	struct timespec ts;
@@ -242,6 +246,7 @@ void cleanup_monitor_close(cleanup_monitor *m)
 		PQfinish(m->conn);
 	cleanup_mon_snapshot_free(m->current);
 	cleanup_mon_snapshot_free(m->pending);
+	free(m->ecache);
 	free(m->pending_locks);
 	free(m->conninfo);
 	free(m->app_name);
@@ -351,7 +356,9 @@ static bool send_op(cleanup_monitor *m)
 		break;
 	case MON_OP_EVENTS:
 		snprintf(p1, sizeof p1, "%d", m->events_limit);
-		ok = send_prepared(m, CLEANUP_Q_MON_EVENTS, 1, params);
+		snprintf(p2, sizeof p2, "%" PRId64,
+		         m->events_seen > EVENTS_MARGIN ? m->events_seen - EVENTS_MARGIN : (int64_t)0);
+		ok = send_prepared(m, CLEANUP_Q_MON_EVENTS, 2, params);
 		break;
 	case MON_OP_CONTENTION:
 		snprintf(p1, sizeof p1, "%d", 8);
@@ -605,27 +612,88 @@ static void rate_publish(cleanup_monitor *m, cleanup_mon_snapshot *s)
 		s->rate[i] = m->rate[(m->rate_head - (CLEANUP_MON_RATE_SECONDS - 1) + i) % CLEANUP_MON_RATE_SECONDS];
 }
 
-static int parse_events(cleanup_mon_snapshot *s, const PGresult *res)
+static void event_from_row(cleanup_mon_event *v, const PGresult *res, int i)
+{
+	v->audit = strcmp(col_text(res, i, "origin"), "audit") == 0;
+	v->id = col_int64(res, i, "id");
+	v->at_epoch = col_double(res, i, "at_epoch", 0);
+	col_copy(v->at, sizeof v->at, res, i, "at_text");
+	v->job_id = col_int64(res, i, "job_id");
+	col_copy(v->kind, sizeof v->kind, res, i, "kind");
+	col_copy(v->source, sizeof v->source, res, i, "source");
+	col_copy(v->message, sizeof v->message, res, i, "message");
+}
+
+/* Newest first: by time, then by id (audit rows and events interleave). */
+static int event_newer_first(const void *a, const void *b)
+{
+	const cleanup_mon_event *x = a, *y = b;
+
+	if (x->at_epoch != y->at_epoch)
+		return x->at_epoch > y->at_epoch ? -1 : 1;
+	if (x->id != y->id)
+		return x->id > y->id ? -1 : 1;
+	return 0;
+}
+
+/* The log: new engine events (after events_seen less the margin) merged
+ * into the cache, the newest audit rows, and a 'mark' row with the newest
+ * event id; the snapshot gets the newest events_limit of cache and audit. */
+static int parse_events(cleanup_monitor *m, cleanup_mon_snapshot *s, const PGresult *res)
 {
 	int n = PQntuples(res), i;
+	size_t lim = (size_t)m->events_limit, ncache = 0, nall = 0, k;
+	cleanup_mon_event *cache = NULL, *all = NULL;
+	int rc = CLEANUP_OK;
 
-	s->events = alloc_rows(n, sizeof *s->events);
-	if (!s->events)
-		return CLEANUP_ENOMEM;
-	for (i = 0; i < n; i++) {
-		cleanup_mon_event *v = &s->events[i];
-
-		v->audit = strcmp(col_text(res, i, "origin"), "audit") == 0;
-		v->id = col_int64(res, i, "id");
-		v->at_epoch = col_double(res, i, "at_epoch", 0);
-		col_copy(v->at, sizeof v->at, res, i, "at_text");
-		v->job_id = col_int64(res, i, "job_id");
-		col_copy(v->kind, sizeof v->kind, res, i, "kind");
-		col_copy(v->source, sizeof v->source, res, i, "source");
-		col_copy(v->message, sizeof v->message, res, i, "message");
+	cache = calloc(lim + (size_t)n + 1, sizeof *cache);
+	all = calloc(lim + (size_t)n + 1, sizeof *all);
+	if (!cache || !all) {
+		rc = CLEANUP_ENOMEM;
+		goto out;
 	}
-	s->nevents = (size_t)n;
-	return CLEANUP_OK;
+	for (i = 0; i < n; i++) {
+		const char *origin = col_text(res, i, "origin");
+
+		if (strcmp(origin, "mark") == 0) {
+			int64_t id = col_int64(res, i, "id");
+
+			if (id > m->events_seen)
+				m->events_seen = id;
+		} else if (strcmp(origin, "audit") == 0) {
+			event_from_row(&all[nall++], res, i);
+		} else {
+			cleanup_mon_event *v = &cache[ncache];
+
+			event_from_row(v, res, i);
+			for (k = 0; k < m->necache && m->ecache[k].id != v->id; k++)
+				;
+			if (k == m->necache) /* not read before */
+				ncache++;
+		}
+	}
+	for (k = 0; k < m->necache; k++)
+		cache[ncache++] = m->ecache[k];
+	qsort(cache, ncache, sizeof *cache, event_newer_first);
+	if (ncache > lim)
+		ncache = lim;
+	for (k = 0; k < ncache; k++)
+		all[nall++] = cache[k];
+	qsort(all, nall, sizeof *all, event_newer_first);
+	if (nall > lim)
+		nall = lim;
+	free(m->ecache);
+	m->ecache = cache;
+	m->necache = ncache;
+	cache = NULL;
+	s->events = nall > 0 ? all : NULL;
+	s->nevents = nall;
+	if (nall > 0)
+		all = NULL;
+out:
+	free(cache);
+	free(all);
+	return rc;
 }
 
 static int parse_contention(cleanup_mon_snapshot *s, const PGresult *res)
@@ -695,7 +763,7 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 		rc = parse_step_rate(m, res);
 		break;
 	case MON_OP_EVENTS:
-		rc = parse_events(m->pending, res);
+		rc = parse_events(m, m->pending, res);
 		break;
 	case MON_OP_CONTENTION:
 		rc = parse_contention(m->pending, res);

@@ -75,6 +75,14 @@ struct cleanup_monitor {
 	char where[256];
 	char server_version[32];
 
+	/* Engine events read so far (newest first, at most events_limit), so
+	 * that each refresh reads only the events after events_seen (less a
+	 * margin for transactions that commit out of id order): a rejection
+	 * storm costs a refresh only its new rows. */
+	cleanup_mon_event *ecache;
+	size_t necache;
+	int64_t events_seen;                 /* the newest event id seen, 0: none yet */
+
 	/* The detail job's step-rate ring: steps started per epoch second,
 	 * rate[sec % CLEANUP_MON_RATE_SECONDS] for the seconds up to
 	 * rate_head; fed with the steps after rate_last_step. */

@@ -1,16 +1,20 @@
--- Console: the event and audit log, newest first, at most $1 rows. Writers'
--- rejections are counted by mon_contention instead of flooding the log, and
--- they are left out BEFORE the limit (issue 11, bug 1: taking the 2000
--- newest events first and dropping rejections afterwards lost "created" and
--- "completed" under a rejection storm). The scan walks the events' primary
--- key from the newest id and stops after $1 engine events; its cost grows
--- with the rejections newer than them (a partial index on
--- cleanup.events (id DESC) WHERE kind <> 'rejected' makes it flat).
+-- Console: the event and audit log, at most $1 rows of each, newest first.
+-- Writers' rejections are counted by mon_contention instead of flooding the
+-- log, and they are left out BEFORE the limit (issue 11, bug 1: taking the
+-- 2000 newest events first and dropping rejections afterwards lost
+-- "created" and "completed" under a rejection storm).
+--
+-- Engine events are read incrementally: only those with an id above $2
+-- (the newest id the monitor has seen, less a margin; 0 the first time),
+-- walking the primary key down from the newest, so a refresh during a
+-- storm of rejections reads the rows written since the last one, not the
+-- whole storm. The monitor keeps the events it has read; the 'mark' row
+-- carries the newest event id for the next $2.
 SELECT x.origin, x.id, x.at_epoch, x.at_text, x.job_id, x.kind, x.source, x.message
   FROM ((SELECT 'event' AS origin, e.id, extract(epoch FROM e.at) AS at_epoch,
                 to_char(e.at, 'HH24:MI:SS') AS at_text, e.job_id, e.kind, e.source, e.message
            FROM cleanup.events e
-          WHERE e.kind <> 'rejected'
+          WHERE e.id > $2::bigint AND e.kind <> 'rejected'
           ORDER BY e.id DESC LIMIT $1::int)
         UNION ALL
         (SELECT 'audit', a.id, extract(epoch FROM a.at), to_char(a.at, 'HH24:MI:SS'), a.job_id,
@@ -19,6 +23,7 @@ SELECT x.origin, x.id, x.at_epoch, x.at_text, x.job_id, x.kind, x.source, x.mess
                        CASE WHEN a.confirmation IS NOT NULL AND a.confirmation <> ''
                             THEN format(' (typed %L)', a.confirmation) ELSE '' END,
                        a.outcome)
-           FROM cleanup.audit a ORDER BY a.id DESC LIMIT $1::int)) x
+           FROM cleanup.audit a ORDER BY a.id DESC LIMIT $1::int)
+        UNION ALL
+        SELECT 'mark', coalesce(max(m.id), 0), 0, '', NULL, '', '', '' FROM cleanup.events m) x
  ORDER BY x.at_epoch DESC, x.id DESC
- LIMIT $1::int

@@ -134,7 +134,29 @@ static void test_log_keeps_engine_events_under_a_rejection_storm(void **state)
 	}
 	assert_true(created);
 	assert_false(rejected); /* they are counted by the contention panel instead */
+
+	/* Read incrementally: a new engine event after more rejections shows,
+	 * and the events read before stay. */
 	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
+	pgtest_exec(o, "INSERT INTO cleanup.events (kind, source, message) SELECT 'rejected', 'cleanupctl:writer:1', "
+	               "'insert into library 3 refused' FROM generate_series(1, 3000)");
+	s = drive_until(m, any, NULL, 10000, "a snapshot");
+	created = false;
+	{
+		int cancelled = 0;
+
+		for (i = 0; i < s->nevents; i++) {
+			if (s->events[i].audit || s->events[i].job_id != job)
+				continue;
+			if (strcmp(s->events[i].kind, "created") == 0)
+				created = true;
+			else if (strstr(s->events[i].message, "cancel"))
+				cancelled++;
+			assert_string_not_equal(s->events[i].kind, "rejected");
+		}
+		assert_true(created);
+		assert_int_equal(cancelled, 1); /* once, though read within the margin twice */
+	}
 	cleanup_monitor_close(m);
 	PQfinish(o);
 }
