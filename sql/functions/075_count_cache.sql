@@ -288,6 +288,21 @@ CREATE TRIGGER items_count_cache_delete AFTER DELETE ON inventory.items
 DROP TRIGGER IF EXISTS items_count_cache_truncate ON inventory.items;
 CREATE TRIGGER items_count_cache_truncate AFTER TRUNCATE ON inventory.items
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_truncate();
+-- TRUNCATE of inventory.libraries (with the owner's bypass; it cascades
+-- to the items, whose trigger restarts every watch) removes every library:
+-- every watch ends, so a library created later with a reused id is not
+-- taken for the old one.
+CREATE OR REPLACE FUNCTION cleanup.count_libraries_truncated()
+RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id IS NOT NULL;
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS libraries_count_cache_truncate ON inventory.libraries;
+CREATE TRIGGER libraries_count_cache_truncate AFTER TRUNCATE ON inventory.libraries
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_libraries_truncated();
 DROP TRIGGER IF EXISTS libraries_count_cache_delete ON inventory.libraries;
 CREATE TRIGGER libraries_count_cache_delete AFTER DELETE ON inventory.libraries
     FOR EACH ROW EXECUTE FUNCTION cleanup.count_library_deleted();
