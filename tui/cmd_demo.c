@@ -160,13 +160,15 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
 		goto fail;
 	if (ns == 0) {
-		cleanup_seed_spec spec = {3, 3, 20000};
+		/* About 3 dependent records per item (issue 7): the console shows
+		 * dependents and claims from the first job on. */
+		cleanup_seed_spec spec = {3, 3, 20000, 3};
 		cleanup_seed_result sr;
 
 		if (cleanup_seed(&sr, e, &spec, &err) != CLEANUP_OK)
 			goto fail;
-		fprintf(stderr, "demo: seeded %d servers, %d libraries, %" PRId64 " items\n", sr.servers, sr.libraries,
-		        sr.items);
+		fprintf(stderr, "demo: seeded %d servers, %d libraries, %" PRId64 " items, %" PRId64 " dependent records\n",
+		        sr.servers, sr.libraries, sr.items, sr.dependents);
 		free(sv);
 		free(lb);
 		sv = NULL;

@@ -85,6 +85,16 @@ static void print_step_line(FILE *f, const cleanup_step_result *s)
 		        s->preview ? "would examine" : "examined", s->examined, s->cursor_from, s->cursor_to, s->kept,
 		        s->preview ? "would visit" : "visited", s->visited, s->preview ? "would delete" : "deleted",
 		        s->deleted, s->moved, s->absent, s->retained);
+	if (s->claimed || s->released || s->claims_in_flight)
+		fprintf(f, "  claims: %d new, %d items deleted with their dependents, %d in flight\n", s->claimed,
+		        s->released, s->claims_in_flight);
+	if (s->retries_deleted || s->previews_deleted)
+		fprintf(f, "  dependents %s: %d item retries, %d identity review previews\n",
+		        s->preview ? "would go" : "deleted", s->retries_deleted, s->previews_deleted);
+	if (s->collections_deleted || s->sync_status_deleted || s->history_detached)
+		fprintf(f, "  library dependents: %s %d collections, %d sync status; %s %d history records\n",
+		        s->preview ? "would delete" : "deleted", s->collections_deleted, s->sync_status_deleted,
+		        s->preview ? "would detach" : "detached", s->history_detached);
 	if (s->libraries_deleted || s->servers_deleted)
 		fprintf(f, "  %s %d %s, %d %s\n", s->preview ? "would delete" : "deleted", s->libraries_deleted,
 		        s->libraries_deleted == 1 ? "library" : "libraries", s->servers_deleted,

@@ -6,7 +6,7 @@
 
 static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 {
-	cleanup_seed_spec spec = {3, 3, 1000};
+	cleanup_seed_spec spec = {3, 3, 1000, 0};
 	cleanup_seed_result r;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
@@ -31,6 +31,10 @@ static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 			if (!cli_parse_int(ctx, "--items", val, 0, 100000000, &v))
 				return EXIT_USAGE;
 			spec.items = v;
+		} else if ((val = cli_opt(argc, argv, &i, "--dependents", &missing))) {
+			if (!cli_parse_int(ctx, "--dependents", val, 0, 50, &v))
+				return EXIT_USAGE;
+			spec.dependents = (int)v;
 		} else {
 			return cli_usage(ctx, &cmd_seed_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
 			                 argv[i]);
@@ -48,16 +52,18 @@ static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	}
 	if (ctx->json)
-		printf("{\"servers\": %d, \"libraries\": %d, \"items\": %" PRId64 ", \"seconds\": %.3f}\n", r.servers,
-		       r.libraries, r.items, r.seconds);
+		printf("{\"servers\": %d, \"libraries\": %d, \"items\": %" PRId64 ", \"dependents\": %" PRId64
+		       ", \"seconds\": %.3f}\n",
+		       r.servers, r.libraries, r.items, r.dependents, r.seconds);
 	else
-		printf("seeded %d servers, %d libraries, %" PRId64 " items in %.2f s\n", r.servers, r.libraries,
-		       r.items, r.seconds);
+		printf("seeded %d servers, %d libraries, %" PRId64 " items, %" PRId64 " dependent records in %.2f s\n",
+		       r.servers, r.libraries, r.items, r.dependents, r.seconds);
 	cleanup_engine_close(e);
 	return EXIT_DONE;
 }
 
 const cli_command cmd_seed_entry = {
-	"seed", "[--servers N] [--libraries N] [--items N]",
-	"demo data: N servers, libraries per server, items per library", exec_seed,
+	"seed", "[--servers N] [--libraries N] [--items N] [--dependents N]",
+	"demo data: N servers, libraries per server, items per library, dependent records per item (0-50)",
+	exec_seed,
 };

@@ -65,6 +65,14 @@ static int step_from_row(cleanup_step_result *r, const PGresult *res, int row, b
 	r->servers_deleted = (int32_t)col_int64(res, row, "servers_deleted");
 	r->mutations = (int32_t)col_int64(res, row, "mutations");
 	r->checked = (int32_t)col_int64(res, row, "checked");
+	r->claimed = (int32_t)col_int64(res, row, "claimed");
+	r->released = (int32_t)col_int64(res, row, "released");
+	r->claims_in_flight = (int32_t)col_int64(res, row, "claims_in_flight");
+	r->retries_deleted = (int32_t)col_int64(res, row, "retries_deleted");
+	r->previews_deleted = (int32_t)col_int64(res, row, "previews_deleted");
+	r->collections_deleted = (int32_t)col_int64(res, row, "collections_deleted");
+	r->sync_status_deleted = (int32_t)col_int64(res, row, "sync_status_deleted");
+	r->history_detached = (int32_t)col_int64(res, row, "history_detached");
 	col_copy(r->check_from, sizeof r->check_from, res, row, "check_from");
 	col_copy(r->check_to, sizeof r->check_to, res, row, "check_to");
 	col_copy(r->phase_after, sizeof r->phase_after, res, row, "phase_after");

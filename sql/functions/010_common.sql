@@ -16,6 +16,9 @@
 --   CUA03  admission: parent mismatch (server identity would change)  exit 4
 --   CUA04  admission: immutable column changed (id, external_id, server)
 --   CUA05  parent guard: delete outside the cleanup protocol          exit 4
+--   CUA10  a write to a claimed item or its dependents (D4)           exit 4
+--   CUA11  a dependent write into a draining library or server (D5)  exit 4
+--   CU102  a disposition that cannot be recorded                      exit 2
 
 -- Engine lock keys: namespace in the high bits, the object id in the low
 -- 40 bits. Since schema 006 the keys name rows of cleanup.engine_locks,

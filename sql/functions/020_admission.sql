@@ -136,6 +136,11 @@ BEGIN
     IF libs IS NULL THEN
         RETURN NULL;
     END IF;
+    -- The engine's own update: a step claiming items (055_dependents.sql)
+    -- under the library locks it holds; it changes claimed_by only.
+    IF NOT EXISTS (SELECT 1 FROM unnest(libs) l WHERE NOT cleanup.holds_lock(cleanup.library_key(l))) THEN
+        RETURN NULL;
+    END IF;
     IF cleanup.admit_writes(libs) THEN
         -- Updates of rows in a collecting library and moves into it (C9).
         PERFORM cleanup.protect_written(array_agg(n.library_id), array_agg(n.external_id))

@@ -10,7 +10,7 @@
 -- References created after the installer recorded the schema contract are
 -- also caught by every step's contract check (095_contract.sql).
 
--- Foreign keys referencing TABLES other than the protocol's own, one line
+-- Foreign keys referencing TABLES without a recorded disposition, one line
 -- each ("public.lib_notes(library_id) -> inventory.libraries ON DELETE no
 -- action"), or NULL when there are none.
 CREATE OR REPLACE FUNCTION cleanup.unknown_references(p_tables regclass[])
@@ -32,11 +32,10 @@ AS $$
       FROM pg_constraint c
      WHERE c.contype = 'f'
        AND c.confrelid = ANY (p_tables)
-       AND (c.conrelid, c.confrelid) NOT IN (
-               ('inventory.items'::regclass, 'inventory.libraries'::regclass),
-               ('cleanup.library_admission'::regclass, 'inventory.libraries'::regclass),
-               ('inventory.libraries'::regclass, 'inventory.media_servers'::regclass),
-               ('cleanup.server_admission'::regclass, 'inventory.media_servers'::regclass))
+       -- Known: a disposition recorded by the installer for this very
+       -- constraint (055_dependents.sql), still NO ACTION or RESTRICT.
+       AND (c.confdeltype NOT IN ('a', 'r')
+            OR NOT EXISTS (SELECT 1 FROM cleanup.reference_dispositions d WHERE d.constraint_oid = c.oid))
 $$;
 
 -- Refuses (CU404) a job of KIND whose steps would delete from a table
@@ -53,10 +52,30 @@ BEGIN
         ELSE ARRAY['inventory.items'::regclass, 'inventory.libraries'::regclass,
                    'inventory.media_servers'::regclass] END);
     IF found IS NOT NULL THEN
-        RAISE EXCEPTION '% job refused: % has references the cleanup protocol does not drain: %',
+        RAISE EXCEPTION '% job refused: % has references without a disposition the cleanup engine carries out: %',
             p_kind, CASE p_kind WHEN 'prune' THEN 'inventory.items' ELSE 'the inventory it deletes' END, found
             USING ERRCODE = 'CU404',
-                  DETAIL = 'a cascade would do work outside the 128-mutation budget; a restricting reference would fail the parent delete after the drain',
-                  HINT = 'see cleanupctl deps; resolve the dependency, then create the job again';
+                  DETAIL = 'a cascade would do work outside the 128-mutation budget; an unknown restricting reference would fail the delete after the drain',
+                  HINT = 'see cleanupctl deps and docs/data-model.md ("Dependents"); resolve the dependency (and run cleanupctl install), then retry';
+    END IF;
+END $$;
+
+-- The installer's check (099_contract_record.sql), after recording the
+-- dispositions: a contract that contains a reference into the inventory
+-- without a disposition is not recorded; the install fails (CU404, exit 4)
+-- naming it, and nothing of the install is committed.
+CREATE OR REPLACE FUNCTION cleanup.assert_install_references()
+RETURNS void LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    found text := cleanup.unknown_references(ARRAY['inventory.items'::regclass, 'inventory.libraries'::regclass,
+                                                   'inventory.media_servers'::regclass]);
+BEGIN
+    IF found IS NOT NULL THEN
+        RAISE EXCEPTION 'install refused: references into the inventory without a disposition: %', found
+            USING ERRCODE = 'CU404',
+                  DETAIL = 'the cleanup engine drains a fixed list of references, each NO ACTION or RESTRICT; '
+                           'recording a contract with another would let it approve drift',
+                  HINT = 'drop the constraint or make it one the engine knows (docs/data-model.md, "Dependents"), then install again';
     END IF;
 END $$;

@@ -18,7 +18,16 @@ AS $$
         'busy_retries', j.busy_retries, 'last_error', j.last_error,
         'last_error_at', j.last_error_at, 'created_by', j.created_by,
         'created_at', j.created_at, 'sealed_at', j.sealed_at,
-        'updated_at', j.updated_at, 'finished_at', j.finished_at)
+        'updated_at', j.updated_at, 'finished_at', j.finished_at,
+        -- Issue 7: domain mutations by kind and the item claims.
+        'mutations_by_kind', jsonb_build_object(
+            'items', j.deleted, 'item_retries', j.retries_deleted,
+            'identity_review_previews', j.previews_deleted,
+            'library_collections', j.collections_deleted, 'library_sync_status', j.sync_status_deleted,
+            'classification_history_detached', j.history_detached,
+            'libraries', j.libraries_deleted, 'servers', j.servers_deleted),
+        'claims', jsonb_build_object('claimed', j.claimed, 'released', j.released,
+                                     'in_flight', j.claimed - j.released))
 $$;
 
 CREATE OR REPLACE FUNCTION cleanup.step_json(s cleanup.job_steps)
@@ -35,7 +44,15 @@ AS $$
         'started_at', s.started_at,
         'duration_ms', round(s.duration_ms::numeric, 3),
         'lock_hold_ms', round(s.lock_hold_ms::numeric, 3),
-        'parent_lock_ms', round(s.parent_lock_ms::numeric, 3))
+        'parent_lock_ms', round(s.parent_lock_ms::numeric, 3),
+        'mutations_by_kind', jsonb_build_object(
+            'items', s.deleted, 'item_retries', s.retries_deleted,
+            'identity_review_previews', s.previews_deleted,
+            'library_collections', s.collections_deleted, 'library_sync_status', s.sync_status_deleted,
+            'classification_history_detached', s.history_detached,
+            'libraries', s.libraries_deleted, 'servers', s.servers_deleted),
+        'claims', jsonb_build_object('claimed', s.claimed, 'released', s.released,
+                                     'in_flight', s.claims_in_flight))
 $$;
 
 -- One job with its recent steps (newest first, at most P_STEPS).

@@ -22,6 +22,7 @@ DROP FUNCTION IF EXISTS cleanup.ms_since(timestamptz);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigint[], xid[], boolean, boolean);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigint[], xid[], text[], boolean, boolean);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean[], boolean, boolean);
+DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean, boolean);
 
 -- Locks row P_ID of a parent (library or server) FOR UPDATE NOWAIT, or the
 -- admission row of that parent, with a message naming it. Finalize steps
@@ -99,8 +100,11 @@ END $$;
 -- ctid. Unless P_PREVIEW, one statement classifies and mutates: every
 -- candidate is locked FOR UPDATE SKIP LOCKED by its ctid (a TID scan: no
 -- index descents) and re-read:
---     locked, out of scope: moved; xmin changed: retained; else deleted
---     (by ctid: the tuple version this step locked and compared);
+--     locked, out of scope: moved; xmin changed: retained; with
+--     dependents (item_retries, identity_review_previews): claimed (its
+--     claimed_by set to the job, D3/D4: the claims drain deletes its
+--     dependents, then it, under the same budget); else deleted (by ctid:
+--     the tuple version this step locked and compared);
 --     not locked: looked up by id at the statement's snapshot: gone:
 --     absent; out of scope: moved; else retained (a concurrent writer holds
 --     it; a skipped row is never treated as done, seed 000).
@@ -113,11 +117,12 @@ CREATE OR REPLACE FUNCTION cleanup.step_drain(
     p_job bigint, p_lib bigint, p_server bigint,
     v_ids bigint[], v_xmins xid[], v_ctids tid[],
     p_retained_pass boolean, p_preview boolean,
-    OUT n_deleted int, OUT n_retained int, OUT n_moved int, OUT n_absent int)
+    OUT n_deleted int, OUT n_retained int, OUT n_moved int, OUT n_absent int, OUT n_claimed int)
 LANGUAGE plpgsql
 AS $$
 DECLARE
     v_expected int;
+    v_claims   int;
 BEGIN
     IF NOT p_preview THEN
         WITH d AS MATERIALIZED (
@@ -137,6 +142,9 @@ BEGIN
                                                       WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
                            THEN 'moved'
                          WHEN d.x IS NULL OR NOT (l.x = d.x) THEN 'retained'
+                         WHEN EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = l.id)
+                           OR EXISTS (SELECT 1 FROM inventory.identity_review_previews r WHERE r.item_id = l.id)
+                           THEN 'claim'
                          ELSE 'delete'
                        END
                      ELSE coalesce((
@@ -151,6 +159,10 @@ BEGIN
             DELETE FROM inventory.items i
              WHERE i.ctid = ANY (ARRAY(SELECT v.t FROM v WHERE v.verdict = 'delete'))
             RETURNING 1),
+        cl AS (
+            UPDATE inventory.items i SET claimed_by = p_job
+             WHERE i.ctid = ANY (ARRAY(SELECT v.t FROM v WHERE v.verdict = 'claim'))
+            RETURNING 1),
         ret AS (
             INSERT INTO cleanup.job_retained (job_id, item_id)
             SELECT p_job, v.id FROM v WHERE v.verdict = 'retained' AND NOT p_retained_pass
@@ -163,10 +175,11 @@ BEGIN
         SELECT (SELECT count(*) FROM del), count(*) FILTER (WHERE v.verdict = 'delete'),
                count(*) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
-               count(*) FILTER (WHERE v.verdict = 'absent')
-          INTO n_deleted, v_expected, n_retained, n_moved, n_absent
+               count(*) FILTER (WHERE v.verdict = 'absent'),
+               (SELECT count(*) FROM cl), count(*) FILTER (WHERE v.verdict = 'claim')
+          INTO n_deleted, v_expected, n_retained, n_moved, n_absent, n_claimed, v_claims
           FROM v;
-        IF n_deleted <> v_expected THEN
+        IF n_deleted <> v_expected OR n_claimed <> v_claims THEN
             -- Cannot happen: this step holds the locks of the rows it deletes.
             RAISE EXCEPTION 'step of job %: deleted % rows, expected %', p_job, n_deleted, v_expected;
         END IF;
@@ -180,6 +193,9 @@ BEGIN
                                                   WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
                        THEN 'moved'
                      WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
+                     WHEN EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = l.id)
+                       OR EXISTS (SELECT 1 FROM inventory.identity_review_previews r WHERE r.item_id = l.id)
+                       THEN 'claim'
                      ELSE 'delete'
                    END AS verdict
               FROM unnest(v_ids, v_xmins) AS d(id, x)
@@ -187,8 +203,9 @@ BEGIN
         SELECT count(*) FILTER (WHERE v.verdict = 'delete'),
                count(*) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
-               count(*) FILTER (WHERE v.verdict = 'absent')
-          INTO n_deleted, n_retained, n_moved, n_absent
+               count(*) FILTER (WHERE v.verdict = 'absent'),
+               count(*) FILTER (WHERE v.verdict = 'claim')
+          INTO n_deleted, n_retained, n_moved, n_absent, n_claimed
           FROM v;
     END IF;
 END $$;
@@ -251,6 +268,8 @@ AS $$
 DECLARE
     t_parent  timestamptz;
     v_n       int;
+    v_d       int;
+    r         record;
 BEGIN
     ---------------------------------------------------------------
     -- Comparison mode (issue 3, item 8): the old behaviour, one
@@ -267,23 +286,47 @@ BEGIN
         UPDATE cleanup.jobs SET phase = 'finalizing' WHERE id = p_job;   -- the parent guard's condition
         PERFORM cleanup.lock_parent_row('library admission', j.library_id);
         PERFORM 1 FROM cleanup.library_stats WHERE library_id = j.library_id FOR UPDATE NOWAIT;
+        -- Dependents first (the lab's foreign keys restrict): the old
+        -- behaviour had no budget, so neither has this.
+        DELETE FROM inventory.item_retries x USING inventory.items i
+         WHERE x.item_id = i.id AND i.library_id = j.library_id;
+        GET DIAGNOSTICS v_d = ROW_COUNT;
+        s.retries_deleted := v_d;
+        DELETE FROM inventory.identity_review_previews x USING inventory.items i
+         WHERE x.item_id = i.id AND i.library_id = j.library_id;
+        GET DIAGNOSTICS v_d = ROW_COUNT;
+        s.previews_deleted := v_d;
         DELETE FROM inventory.items WHERE library_id = j.library_id;
         GET DIAGNOSTICS v_n = ROW_COUNT;
+        DELETE FROM inventory.library_collections WHERE library_id = j.library_id;
+        GET DIAGNOSTICS v_d = ROW_COUNT;
+        s.collections_deleted := v_d;
+        DELETE FROM inventory.library_sync_status WHERE library_id = j.library_id;
+        GET DIAGNOSTICS v_d = ROW_COUNT;
+        s.sync_status_deleted := v_d;
+        r := cleanup.library_dependents_drain(j.library_id, 2147483647, false);
+        s.history_detached := r.n_history;
         DELETE FROM cleanup.library_admission WHERE library_id = j.library_id;
         DELETE FROM cleanup.library_stats WHERE library_id = j.library_id;
         DELETE FROM inventory.libraries WHERE id = j.library_id;
         DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(j.library_id);
         s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
     END IF;
-    s.examined := v_n; s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1; s.mutations := v_n + 1;
+    s.examined := v_n; s.visited := v_n; s.deleted := v_n; s.libraries_deleted := 1;
+    s.mutations := v_n + 1 + s.retries_deleted + s.previews_deleted + s.collections_deleted
+                   + s.sync_status_deleted + s.history_detached;
     j.phase := 'completed';
 END $$;
 
 -- Mode drain and pass (S1-S5): pass 1 walks the cursor to the high-water
 -- id (for remove-server, library by library in ascending id); every later
--- pass visits the rows in cleanup.job_retained in id order. Then the
--- candidates get their verdicts (cleanup.step_drain) and the range moves
--- on: next library, next pass, or finalizing.
+-- pass visits the rows in cleanup.job_retained in id order. Claims in
+-- flight come first (D2: one budget of 128 domain mutations for the claims'
+-- dependents and items, then new candidates); while claims remain after
+-- that, the step discovers nothing new. Then the candidates get their
+-- verdicts (cleanup.step_drain), new claims are drained with what is left
+-- of the budget, and the range moves on (next library, next pass, or
+-- finalizing) only when no claim is in flight.
 CREATE OR REPLACE FUNCTION cleanup.step_mode_drain(p_job bigint, p_preview boolean,
                                           INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
 LANGUAGE plpgsql
@@ -303,8 +346,39 @@ DECLARE
     v_max     bigint;
     v_more    boolean;
     v_next    bigint;
+    v_budget  int := 128;      -- domain mutations left in this step (D2)
+    v_inflight int := 0;       -- claims of the job in flight after this step
     r         record;
+    cd        record;          -- a claims drain's result
 BEGIN
+    ---------------------------------------------------------------
+    -- Claims in flight (D3, D4): their dependents, then the items.
+    ---------------------------------------------------------------
+    IF EXISTS (SELECT 1 FROM inventory.items WHERE claimed_by = p_job) THEN
+        v_libs := ARRAY(SELECT DISTINCT library_id FROM inventory.items WHERE claimed_by = p_job ORDER BY 1);
+        IF NOT p_preview THEN
+            PERFORM cleanup.lock_libraries(v_libs);
+            PERFORM 1 FROM cleanup.library_stats WHERE library_id = ANY (v_libs)
+              ORDER BY library_id FOR UPDATE NOWAIT;
+        END IF;
+        cd := cleanup.claims_drain(p_job, v_budget, p_preview);
+        s.action := 'drain-claims';
+        s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
+        s.deleted := cd.n_items;
+        s.released := cd.n_items;
+        s.retries_deleted := cd.n_retries;
+        s.previews_deleted := cd.n_previews;
+        v_budget := v_budget - cd.n_items - cd.n_retries - cd.n_previews;
+        v_inflight := cd.n_left;
+        v_libs := NULL;
+        IF v_inflight > 0 OR v_budget = 0 THEN
+            s.claims_in_flight := v_inflight;
+            s.mutations := s.deleted + s.retries_deleted + s.previews_deleted;
+            s.cursor_to := j.cursor_id;
+            RETURN;
+        END IF;
+    END IF;
+
     ---------------------------------------------------------------
     -- Drain. Pass 1 walks the cursor to the high-water id (for
     -- remove-server, library by library in ascending id); every later
@@ -323,14 +397,17 @@ BEGIN
             END IF;
             -- Discovery, one statement: the range from the cursor in id
             -- order, at most 1024 rows examined (the literal LIMIT),
-            -- stopping after the 128th deletion candidate (S1, seed
-            -- 000: the budget bounds visited candidates, not rows
-            -- examined). A row is seen when its external ID is in the
-            -- manifest (prune: one primary-key probe per row; removal:
-            -- never). "before" counts the candidates ahead of a row; it
-            -- only grows, so PostgreSQL stops the scan at the first row
-            -- with 128 candidates before it (a WindowAgg run
-            -- condition): that row is read and probed but not taken,
+            -- stopping after the last deletion candidate the budget
+            -- allows (S1, seed 000: the budget bounds visited candidates,
+            -- not rows examined). A row is seen when its external ID is
+            -- in the manifest (prune: one primary-key probe per row, a
+            -- LATERAL subquery with LIMIT 1, which the planner can only
+            -- run as a probe by key: never a hashed subplan over the
+            -- whole manifest, whatever the statistics say, issue 10;
+            -- removal: never probed). "before" counts the candidates ahead
+            -- of a row; it only grows, so PostgreSQL stops the scan at the
+            -- first row with v_budget candidates before it (a WindowAgg
+            -- run condition): that row is read and probed but not taken,
             -- and the cursor ends on the last row taken.
             -- The row comparisons make index (library_id, id) the only
             -- index that yields this order (a generic plan would
@@ -346,41 +423,44 @@ BEGIN
                            count(*) FILTER (WHERE NOT b.seen)
                                OVER (ORDER BY b.library_id, b.id
                                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
-                      FROM (SELECT i.library_id, i.id, i.xmin, i.ctid,
-                                   v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
-                                                        WHERE m.job_id = p_job
-                                                          AND m.external_id = i.external_id) AS seen
-                              FROM inventory.items i
-                             WHERE (i.library_id, i.id) > (j.cursor_library_id, j.cursor_id)
-                               AND (i.library_id, i.id) <= (j.cursor_library_id, j.high_water_id)
-                             ORDER BY i.library_id, i.id LIMIT 1024) b) c
-             WHERE c.before < 128;
+                      FROM (SELECT i.library_id, i.id, i.xmin, i.ctid, m.hit IS NOT NULL AS seen
+                              FROM (SELECT i.library_id, i.id, i.xmin, i.ctid, i.external_id
+                                      FROM inventory.items i
+                                     WHERE (i.library_id, i.id) > (j.cursor_library_id, j.cursor_id)
+                                       AND (i.library_id, i.id) <= (j.cursor_library_id, j.high_water_id)
+                                     ORDER BY i.library_id, i.id LIMIT 1024) i
+                              LEFT JOIN LATERAL (SELECT true AS hit FROM cleanup.manifest m
+                                                  WHERE v_prune AND m.job_id = p_job
+                                                    AND m.external_id = i.external_id
+                                                  LIMIT 1) m ON true) b) c
+             WHERE c.before < v_budget;
         END IF;
         v_n := coalesce(cardinality(v_ids), 0);
-        -- A batch that took 128 candidates or examined 1024 rows may
-        -- have more behind it; a shorter one ends the range (a range
-        -- ending exactly at such a batch costs one empty step).
-        v_more := v_n = 128 OR v_examined = 1024;
+        -- A batch that took all the candidates the budget allows or
+        -- examined 1024 rows may have more behind it; a shorter one ends
+        -- the range (a range ending exactly at such a batch costs one
+        -- empty step).
+        v_more := v_n = v_budget OR v_examined = 1024;
     ELSE
         s.action := 'pass';
         v_scope := v_lib;
-        -- The retained rows from the pass cursor, 128 at most: all of
-        -- them are candidates (a retained row was one), unless its
-        -- external ID is now in the manifest, which only a writer
-        -- bypassing the guards could arrange (kept, and resolved).
+        -- The retained rows from the pass cursor, as many as the budget
+        -- allows: all of them are candidates (a retained row was one),
+        -- unless its external ID is now in the manifest, which only a
+        -- writer bypassing the guards could arrange (kept, and resolved).
         SELECT array_agg(q.item_id) FILTER (WHERE NOT q.seen), array_agg(q.xmin) FILTER (WHERE NOT q.seen),
                array_agg(q.ctid) FILTER (WHERE NOT q.seen), array_agg(q.item_id) FILTER (WHERE q.seen),
                array_agg(DISTINCT q.library_id) FILTER (WHERE q.library_id IS NOT NULL),
                count(*), count(*) FILTER (WHERE q.seen), max(q.item_id)
           INTO v_ids, v_xmins, v_ctids, v_kept_ids, v_libs, v_examined, v_kept, v_max
-          FROM (SELECT q.item_id, i.xmin, i.ctid, i.library_id,
-                       coalesce(v_prune AND EXISTS (SELECT 1 FROM cleanup.manifest m
-                                                     WHERE m.job_id = p_job AND m.external_id = i.external_id),
-                                false) AS seen
+          FROM (SELECT q.item_id, i.xmin, i.ctid, i.library_id, m.hit IS NOT NULL AS seen
                   FROM (SELECT item_id FROM cleanup.job_retained
                          WHERE job_id = p_job AND item_id > j.cursor_id
-                         ORDER BY item_id LIMIT 128) q
-                  LEFT JOIN inventory.items i ON i.id = q.item_id) q;
+                         ORDER BY item_id LIMIT v_budget) q
+                  LEFT JOIN inventory.items i ON i.id = q.item_id
+                  LEFT JOIN LATERAL (SELECT true AS hit FROM cleanup.manifest m
+                                      WHERE v_prune AND m.job_id = p_job AND m.external_id = i.external_id
+                                      LIMIT 1) m ON true) q;
         IF v_lib IS NOT NULL THEN
             v_libs := ARRAY[v_lib];
         END IF;
@@ -392,7 +472,7 @@ BEGIN
             DELETE FROM cleanup.job_retained WHERE job_id = p_job AND item_id = ANY (v_kept_ids);
         END IF;
         v_n := coalesce(cardinality(v_ids), 0);
-        v_more := v_examined = 128;
+        v_more := v_examined = v_budget;
     END IF;
     v_examined := coalesce(v_examined, 0);
     s.examined := v_examined;
@@ -419,23 +499,40 @@ BEGIN
             PERFORM cleanup.failpoint('step_after_delete');
         END IF;
         s.visited := v_n;
-        s.deleted := r.n_deleted;
+        s.deleted := s.deleted + r.n_deleted;
         s.retained := r.n_retained;
         s.moved := r.n_moved;
         s.absent := r.n_absent;
-        s.mutations := r.n_deleted;
-        IF s.visited <> s.deleted + s.retained + s.moved + s.absent THEN
+        s.claimed := r.n_claimed;
+        v_budget := v_budget - r.n_deleted;
+        IF s.visited <> r.n_deleted + s.retained + s.moved + s.absent + s.claimed THEN
             -- Cannot happen: every visited candidate gets one verdict.
             RAISE EXCEPTION 'step % of job %: % visited but % accounted for', s.step_no, p_job,
-                s.visited, s.deleted + s.retained + s.moved + s.absent;
+                s.visited, r.n_deleted + s.retained + s.moved + s.absent + s.claimed;
+        END IF;
+        IF r.n_claimed > 0 THEN
+            -- The new claims' dependents (and, when they fit, the items)
+            -- with what is left of the budget; the rest in later steps.
+            IF v_budget > 0 THEN
+                cd := cleanup.claims_drain(p_job, v_budget, p_preview);
+                s.deleted := s.deleted + cd.n_items;
+                s.released := s.released + cd.n_items;
+                s.retries_deleted := s.retries_deleted + cd.n_retries;
+                s.previews_deleted := s.previews_deleted + cd.n_previews;
+                v_inflight := cd.n_left;
+            ELSE
+                v_inflight := r.n_claimed;
+            END IF;
         END IF;
     END IF;
+    s.mutations := s.deleted + s.retries_deleted + s.previews_deleted;
+    s.claims_in_flight := v_inflight;
     IF v_examined > 0 THEN
         j.cursor_id := v_max;
     END IF;
     s.cursor_to := j.cursor_id;
 
-    IF NOT v_more THEN
+    IF NOT v_more AND v_inflight = 0 THEN
         -- This range is exhausted: next library, next pass, or finalize.
         v_next := NULL;
         IF j.pass_no = 1 AND j.kind = 'remove-server' AND j.cursor_library_id IS NOT NULL THEN
@@ -534,6 +631,7 @@ DECLARE
     t_parent  timestamptz;
     v_next    bigint;
     v_ret     bigint[];
+    d         record;
 BEGIN
     ---------------------------------------------------------------
     -- Finalize a removal (S10, S11, S13): one parent per step, under
@@ -567,6 +665,22 @@ BEGIN
         -- next step's check sends it to another pass. Each scan of the
         -- drained range costs ms while its dead entries remain, so the
         -- lock is held for those two only.
+        IF v_ret IS NULL THEN
+            -- Item 6: the library's own dependents before its parent
+            -- delete, under the same budget: collections, sync status,
+            -- then history detachment (D6). Admission is closed, so none
+            -- can be added behind this drain (D5); the parent delete
+            -- comes in a later step, once none is left.
+            d := cleanup.library_dependents_drain(v_next, 128, p_preview);
+            IF d.n_collections + d.n_sync + d.n_history > 0 THEN
+                s.action := 'drain-library-dependents';
+                s.collections_deleted := d.n_collections;
+                s.sync_status_deleted := d.n_sync;
+                s.history_detached := d.n_history;
+                s.mutations := d.n_collections + d.n_sync + d.n_history;
+                RETURN;
+            END IF;
+        END IF;
         IF v_ret IS NULL AND NOT p_preview THEN
             IF cleanup.lock_parent_row('library', v_next) THEN
                 t_parent := clock_timestamp();
@@ -662,6 +776,7 @@ DECLARE
     s         cleanup.job_steps;
     v_server  bigint;
     v_last    int;
+    v_kind    text;
     r         record;
     v_sync    text;            -- synchronous_commit before the step changed it
 BEGIN
@@ -669,7 +784,7 @@ BEGIN
         RAISE EXCEPTION 'step number % is not valid: steps are numbered from 1', p_step_no
             USING ERRCODE = 'CU101';
     END IF;
-    SELECT server_id, step_no INTO v_server, v_last FROM cleanup.jobs WHERE id = p_job;
+    SELECT server_id, step_no, kind INTO v_server, v_last, v_kind FROM cleanup.jobs WHERE id = p_job;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
     END IF;
@@ -683,6 +798,14 @@ BEGIN
     ELSE
         -- L1: source table, coordinator, job row; library locks follow.
         LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE NOWAIT;
+        -- A removal deletes parents too: no foreign key can be added to
+        -- them between this step's reference check and its deletes.
+        IF v_kind <> 'prune' THEN
+            LOCK TABLE inventory.libraries IN ROW EXCLUSIVE MODE NOWAIT;
+            IF v_kind = 'remove-server' THEN
+                LOCK TABLE inventory.media_servers IN ROW EXCLUSIVE MODE NOWAIT;
+            END IF;
+        END IF;
         IF NOT cleanup.try_engine_lock(cleanup.coordinator_key(v_server)) THEN
             RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', v_server
                 USING ERRCODE = '55P03', HINT = 'busy: retry later';
@@ -725,6 +848,16 @@ BEGIN
         -- (CU403, exit 4) before it changes anything. One row read and one
         -- catalog look-up while the contract is clean (docs/data-model.md).
         PERFORM cleanup.contract_assert();
+        -- D1, issue 7: and no foreign key into what this job deletes lacks
+        -- a recorded disposition (install may have recorded drift, so the
+        -- contract alone is not enough). CU404 before any domain mutation.
+        IF cleanup.has_unknown_references(CASE j.kind
+               WHEN 'prune' THEN ARRAY['inventory.items'::regclass]
+               WHEN 'remove-library' THEN ARRAY['inventory.items'::regclass, 'inventory.libraries'::regclass]
+               ELSE ARRAY['inventory.items'::regclass, 'inventory.libraries'::regclass,
+                          'inventory.media_servers'::regclass] END) THEN
+            PERFORM cleanup.assert_known_references(j.kind);
+        END IF;
     END IF;
 
     s.job_id := p_job;
@@ -732,6 +865,9 @@ BEGIN
     s.pass_no := j.pass_no;
     s.examined := 0; s.visited := 0; s.deleted := 0; s.moved := 0; s.absent := 0; s.retained := 0; s.kept := 0;
     s.libraries_deleted := 0; s.servers_deleted := 0; s.mutations := 0; s.checked := 0;
+    s.claimed := 0; s.released := 0; s.claims_in_flight := 0;
+    s.retries_deleted := 0; s.previews_deleted := 0; s.collections_deleted := 0;
+    s.sync_status_deleted := 0; s.history_detached := 0;
     s.started_at := t0;
     s.cursor_from := j.cursor_id;
 
@@ -783,6 +919,12 @@ BEGIN
                examined = examined + s.examined,
                visited = visited + s.visited, deleted = deleted + s.deleted, moved = moved + s.moved,
                absent = absent + s.absent, retained = retained + s.retained, kept = kept + s.kept,
+               claimed = claimed + s.claimed, released = released + s.released,
+               retries_deleted = retries_deleted + s.retries_deleted,
+               previews_deleted = previews_deleted + s.previews_deleted,
+               collections_deleted = collections_deleted + s.collections_deleted,
+               sync_status_deleted = sync_status_deleted + s.sync_status_deleted,
+               history_detached = history_detached + s.history_detached,
                libraries_deleted = libraries_deleted + s.libraries_deleted,
                servers_deleted = servers_deleted + s.servers_deleted,
                busy_retries = busy_retries + greatest(coalesce(p_busy, 0), 0),

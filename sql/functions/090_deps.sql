@@ -314,6 +314,12 @@ BEGIN
                rc.relforcerowsecurity AS force_row_security,
                u.cycle,
                CASE
+                   -- Recorded by the installer (055_dependents.sql): what
+                   -- the engine does with it, still NO ACTION / RESTRICT.
+                   WHEN c.confdeltype IN ('a', 'r') AND EXISTS (
+                            SELECT 1 FROM cleanup.reference_dispositions d WHERE d.constraint_oid = c.oid)
+                       THEN 'recorded: ' || (SELECT replace(d.disposition, '-', ' ')
+                                               FROM cleanup.reference_dispositions d WHERE d.constraint_oid = c.oid)
                    WHEN c.conrelid = ANY (roots) THEN 'inventory: drained by cleanup steps'
                    WHEN rc.relnamespace = 'cleanup'::regnamespace
                        THEN 'engine bookkeeping: removed with its parent by the finalize step'

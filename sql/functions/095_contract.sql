@@ -59,7 +59,9 @@ WITH monitored(rel) AS (
     SELECT to_regclass(r) FROM unnest(ARRAY[
         'inventory.media_servers', 'inventory.libraries', 'inventory.items',
         'cleanup.jobs', 'cleanup.manifest', 'cleanup.job_steps', 'cleanup.job_retained',
-        'cleanup.server_admission', 'cleanup.library_admission', 'cleanup.library_stats']) AS r
+        'cleanup.server_admission', 'cleanup.library_admission', 'cleanup.library_stats',
+        'cleanup.reference_dispositions', 'inventory.item_retries', 'inventory.identity_review_previews',
+        'inventory.library_collections', 'inventory.library_sync_status', 'inventory.classification_history']) AS r
      WHERE to_regclass(r) IS NOT NULL),
 parts AS (
     SELECT 'columns' AS part, string_agg(format('%s.%s %s %s %s', m.rel::text, a.attname,
@@ -95,6 +97,12 @@ parts AS (
       FROM pg_constraint c
      WHERE c.contype = 'f'
        AND c.confrelid IN (SELECT rel FROM monitored WHERE rel::text LIKE 'inventory.%')
+    UNION ALL
+    -- What the engine will do with each known reference (055_dependents.sql).
+    SELECT 'dispositions', coalesce(string_agg(format('%s %s(%s) -> %s %s', d.constraint_oid, d.table_name, d.columns,
+                                                      d.referenced_table, d.disposition),
+                                               E'\n' ORDER BY d.table_name, d.constraint_name), '')
+      FROM cleanup.reference_dispositions d
     UNION ALL
     SELECT 'functions', string_agg(format('%s(%s) %s %s %s', p.proname, pg_get_function_identity_arguments(p.oid),
                                           md5(p.prosrc), p.provolatile, p.prosecdef),

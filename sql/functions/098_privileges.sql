@@ -148,6 +148,9 @@ BEGIN
         'servers_after_insert', 'servers_before_update', 'servers_before_delete',
         'libraries_before_insert', 'libraries_after_insert', 'libraries_before_update',
         'libraries_before_delete', 'inventory_truncate_guard',
+        -- guards: claims and dependent admission (055_dependents.sql)
+        'items_claim_guard', 'item_dependents_guard', 'item_dependents_delete_guard',
+        'library_dependents_guard',
         -- the DDL watch (event trigger)
         'contract_watch',
         -- the job API (cleanup_runner)
@@ -232,6 +235,13 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA inventory FROM PUBLIC, cleanup_runner, cle
 -- no REFERENCES (an incoming foreign key would stop every job, CU404).
 GRANT USAGE ON SCHEMA inventory TO cleanup_writer;
 GRANT SELECT, INSERT, UPDATE ON inventory.media_servers, inventory.libraries, inventory.items TO cleanup_writer;
+-- Dependents (issue 7): a sync writer also maintains these, deletes
+-- included (a retry queue is consumed); the dependent guards refuse what a
+-- claim or a draining library forbids (055_dependents.sql).
+GRANT SELECT, INSERT, UPDATE, DELETE ON inventory.item_retries, inventory.identity_review_previews,
+                                        inventory.library_collections, inventory.library_sync_status,
+                                        inventory.classification_history
+   TO cleanup_writer;
 -- Identity columns take their values without this; clients that call
 -- currval()/nextval() on pg_get_serial_sequence() need it.
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA inventory TO cleanup_writer;
@@ -281,6 +291,8 @@ GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(clea
                           cleanup.dependency_evidence(int, int),
                           cleanup.dependency_evidence(int, int, int, int), cleanup.job_step_replay(bigint, int)
    TO cleanup_runner, cleanup_console;
+-- What `cleanupctl deps` reads of the dispositions (issue 7).
+GRANT SELECT ON cleanup.reference_dispositions TO cleanup_runner, cleanup_console;
 -- The job API: every change a runner makes goes through these.
 GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_append(bigint, text[]),
                           cleanup.job_seal(bigint, bigint), cleanup.job_transition(bigint, text),

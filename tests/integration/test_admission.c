@@ -265,14 +265,19 @@ static void test_S12_truncate_is_refused(void **state)
 	char msg[512];
 
 	(void)state;
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "TRUNCATE inventory.items"), "CUA05");
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "TRUNCATE inventory.items CASCADE"), "CUA05");
 	assert_non_null(strstr(msg, "inventory.items"));
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.libraries CASCADE"), "CUA05");
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.media_servers CASCADE"), "CUA05");
+	/* The dependent tables too (issue 7): their guards are row and
+	 * statement triggers as well. */
+	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.item_retries"), "CUA05");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.library_collections"), "CUA05");
+	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.classification_history"), "CUA05");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), items);
 	pgtest_exec(c, "BEGIN");
 	pgtest_exec(c, "SET LOCAL cleanup.allow_truncate = on");
-	pgtest_exec(c, "TRUNCATE inventory.items");
+	pgtest_exec(c, "TRUNCATE inventory.items CASCADE");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), 0);
 	pgtest_exec(c, "ROLLBACK");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), items);

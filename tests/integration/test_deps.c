@@ -19,9 +19,9 @@ static int setup(void **state)
 	(void)state;
 	conninfo = pgtest_fresh_db("deps");
 	c = pgtest_connect(conninfo, "setup");
-	pgtest_exec(c, "CREATE TABLE public.item_retries (id serial PRIMARY KEY,"
+	pgtest_exec(c, "CREATE TABLE public.ext_retries (id serial PRIMARY KEY,"
 	               " item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
-	pgtest_exec(c, "CREATE TABLE public.retry_notes (id serial PRIMARY KEY, retry_id int REFERENCES item_retries)");
+	pgtest_exec(c, "CREATE TABLE public.retry_notes (id serial PRIMARY KEY, retry_id int REFERENCES ext_retries)");
 	pgtest_exec(c, "CREATE TABLE public.cyc_a (id int PRIMARY KEY, b_id int,"
 	               " lib bigint REFERENCES inventory.libraries ON DELETE SET NULL)");
 	pgtest_exec(c, "CREATE TABLE public.cyc_b (id int PRIMARY KEY, a_id int REFERENCES cyc_a)");
@@ -59,7 +59,7 @@ static void test_deps_graph_and_fingerprint(void **state)
 
 	(void)state;
 	assert_int_equal(cleanup_deps(&edges, &n, &json, fp1, e, 16, 64, &err), CLEANUP_OK);
-	d = find(edges, n, "item_retries_item_id_fkey");
+	d = find(edges, n, "ext_retries_item_id_fkey");
 	assert_non_null(d);
 	assert_string_equal(d->on_delete, "cascade");
 	assert_false(d->has_index);
@@ -82,10 +82,10 @@ static void test_deps_graph_and_fingerprint(void **state)
 	assert_int_equal(cleanup_deps(&edges, &n, NULL, fp2, e, 16, 64, &err), CLEANUP_OK);
 	free(edges);
 	assert_string_equal(fp1, fp2);
-	pgtest_exec(c, "CREATE INDEX item_retries_item ON item_retries (item_id)");
+	pgtest_exec(c, "CREATE INDEX ext_retries_item ON ext_retries (item_id)");
 	assert_int_equal(cleanup_deps(&edges, &n, NULL, fp3, e, 16, 64, &err), CLEANUP_OK);
 	assert_string_not_equal(fp1, fp3);
-	assert_true(find(edges, n, "item_retries_item_id_fkey")->has_index);
+	assert_true(find(edges, n, "ext_retries_item_id_fkey")->has_index);
 	free(edges);
 
 	/* A depth limit is a recorded gap, not a silent truncation. */
@@ -157,7 +157,7 @@ static void test_deps_13x3_chain_depth16_under_a_second_names_gaps(void **state)
 	printf("bench: deps on the 13x3 chain, depth 16, default limits: %.1f ms (server walk %.1f ms), %zu edges\n",
 	       ms, r.elapsed_ms, r.n);
 	assert_true(ms < 1000.0);
-	assert_int_equal(r.n, 3 * 13 + 1 + 4); /* 39 chain keys, the loop, 4 inventory/engine keys */
+	assert_int_equal(r.n, 3 * 13 + 1 + 9); /* 39 chain keys, the loop, 4 inventory/engine keys, 5 dependents */
 	assert_int_equal(count_between(&r, "public.chain_02", "public.chain_01"), 3);
 	assert_int_equal(count_between(&r, "public.chain_13", "public.chain_12"), 3);
 	g = find_gap(&r, "cycle");

@@ -146,14 +146,31 @@ static void test_install_repairs_contract_drift(void **state)
 	free(src);
 	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
 
-	/* Drift the definitions do not undo: recorded, and named. */
+	/* D1 (issue 7): drift that adds a reference into the inventory with
+	 * no disposition is never recorded: install refuses, exit 4, naming
+	 * the constraint, and nothing of it is committed. */
 	pgtest_exec(c, "CREATE TABLE public.claims (item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
+	before = pgtest_text(c, "SELECT fingerprint || recorded_at::text FROM cleanup.schema_contract");
+	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_EREFUSED);
+	assert_string_equal(err.sqlstate, "CU404");
+	assert_non_null(strstr(err.message, "public.claims(item_id) -> inventory.items ON DELETE cascade"));
+	assert_int_equal(cli(&out, conninfo, "install"), 4);
+	assert_non_null(strstr(out, "claims_item_id_fkey"));
+	free(out);
+	after = pgtest_text(c, "SELECT fingerprint || recorded_at::text FROM cleanup.schema_contract");
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	pgtest_exec(c, "DROP TABLE public.claims");
+
+	/* Drift the definitions do not undo: recorded, and named. */
+	pgtest_exec(c, "ALTER TABLE inventory.items ADD COLUMN note text");
 	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_OK);
 	assert_true(r.contract_repaired);
 	assert_true(r.functions_applied);
 	assert_int_equal(r.migrations_applied, 0);
-	assert_string_equal(r.drift, "incoming_foreign_keys");
-	assert_string_equal(r.kept, "incoming_foreign_keys");
+	assert_string_equal(r.drift, "columns");
+	assert_string_equal(r.kept, "columns");
 
 	/* No drift: nothing changes, harmless DDL included. */
 	pgtest_exec(c, "CREATE TABLE public.unrelated (id int)");

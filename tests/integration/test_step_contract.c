@@ -5,7 +5,8 @@
  * again and records the contract again) and the job runs on, exactly.
  * Drift here: a disabled admission trigger (also when disabled under
  * session_replication_role = replica), a new ON DELETE CASCADE foreign key
- * to inventory.items. Without a working DDL watch (disabled, or none at
+ * to inventory.items (refused by install as well, and by every step even
+ * when a contract with it was recorded: D1). Without a working DDL watch (disabled, or none at
  * all) every step compares the contract in full: steps run, and drift that
  * no event trigger marked stops them all the same. */
 #include "test_step_support.h"
@@ -103,36 +104,59 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	PQfinish(dba);
 }
 
-/* An unknown incoming cascade would do uncounted work: refused before any
- * mutation. Install cannot undo it: it records it as the new contract (an
- * operator's decision, said in its output), and the job runs on. */
-static void test_contract_new_cascade_refuses_until_install(void **state)
+/* D1, issue 7 defect 1: an unknown incoming cascade would do uncounted
+ * work. Refused before any mutation: first as drift (CU403); install then
+ * refuses to record it (exit 4, naming the constraint: drift never approves
+ * itself); and a contract recorded with it anyway (bypassing the
+ * installer) still leaves every step refusing (CU404), because each step
+ * checks the references' dispositions itself. Dropped again, install
+ * repairs and the job runs on, exactly. */
+static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 {
 	PGconn *c = conn("cascade"), *dba = conn("dba");
-	int64_t job;
-	char *out = NULL;
+	int64_t job, step;
+	char *out = NULL, *before, *after;
 
 	(void)state;
 	job = started_prune(c, "cascade");
 	pgtest_exec(dba, "CREATE TABLE public.retries (id int, item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
+	pgtest_exec(dba, "INSERT INTO public.retries SELECT g, i.id FROM inventory.items i, generate_series(1, 3) g");
 	expect_refused(c, job, "incoming_foreign_keys");
 
-	assert_int_equal(ctl(&out, "install"), 0);
-	assert_non_null(strstr(out, "(incoming_foreign_keys): definitions applied again"));
-	assert_non_null(strstr(out, "now recorded as the contract: incoming_foreign_keys"));
+	assert_int_equal(ctl(&out, "install 2>&1"), 4);
+	assert_non_null(strstr(out, "public.retries(item_id) -> inventory.items ON DELETE cascade (constraint retries_item_id_fkey)"));
 	free(out);
-	expect_exact(c, job);
+	expect_refused(c, job, "incoming_foreign_keys");
 
-	/* Dropping it again is drift too; a second install after the repair
-	 * changes nothing. */
+	/* The contract alone is not enough: recorded behind the installer's
+	 * back, the step still refuses, CU404, nothing changed. */
+	pgtest_exec(dba, "SELECT cleanup.contract_record()");
+	before = pgtest_fingerprint(c);
+	step = job_int(c, job, "step_no");
+	assert_int_equal(ctl(&out, "job step %lld 2>&1", (long long)job), 4);
+	assert_non_null(strstr(out, "public.retries(item_id) -> inventory.items ON DELETE cascade"));
+	free(out);
+	assert_int_equal(ctl(&out, "--json job run %lld", (long long)job), 4);
+	assert_non_null(strstr(out, "\"sqlstate\": \"CU404\""));
+	free(out);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	assert_int_equal(job_int(c, job, "step_no"), step);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM public.retries"),
+	                 3 * pgtest_int(c, "SELECT count(*) FROM inventory.items"));
+	free(before);
+	free(after);
+
+	/* Dropped: drift again, repaired by install; the job runs on. */
 	pgtest_exec(dba, "DROP TABLE public.retries");
 	assert_int_equal(ctl(&out, "--json install"), 0);
-	assert_non_null(strstr(out, "\"contract_kept\": \"incoming_foreign_keys\""));
+	assert_non_null(strstr(out, "\"contract_repaired\": true"));
 	free(out);
 	assert_int_equal(ctl(&out, "--json install"), 0);
 	assert_non_null(strstr(out, "\"changed\": false"));
 	assert_non_null(strstr(out, "\"contract_repaired\": false"));
 	free(out);
+	expect_exact(c, job);
 	PQfinish(c);
 	PQfinish(dba);
 }
@@ -227,7 +251,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_contract_disabled_guard_refuses_until_install),
-		cmocka_unit_test(test_contract_new_cascade_refuses_until_install),
+		cmocka_unit_test(test_D1_new_cascade_refuses_with_and_without_install),
 		cmocka_unit_test(test_contract_without_ddl_watch_compares_in_full),
 		cmocka_unit_test(test_contract_harmless_ddl_is_not_drift),
 	};

@@ -101,10 +101,11 @@ static __attribute__((unused)) const char *job_phase(PGconn *c, int64_t job)
 	return phase;
 }
 
-/* S1, S7: every recorded step of JOB stays within the budget (at most 128
- * candidates visited, 128 domain mutations and 1024 rows examined), its
- * counts add up (every visited candidate has one verdict; every examined row
- * was visited or kept), the steps are numbered 1..step_no without gaps, and
+/* S1, S7, D2: every recorded step of JOB stays within the budget (at most
+ * 128 candidates visited, 128 domain mutations and 1024 rows examined), its
+ * counts add up (every visited candidate has one verdict, a claim among
+ * them; every released claim ended in a deletion; every examined row was
+ * visited or kept; the mutations are the sum of the kinds), the steps are numbered 1..step_no without gaps, and
  * the job's counters are the sums of its steps' counts. */
 static __attribute__((unused)) void assert_steps_consistent(PGconn *c, int64_t job)
 {
@@ -115,7 +116,10 @@ static __attribute__((unused)) void assert_steps_consistent(PGconn *c, int64_t j
 	                 0);
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld "
-	                            "AND (visited <> deleted + moved + absent + retained OR examined <> visited + kept)",
+	                            "AND (visited + released <> deleted + moved + absent + retained + claimed "
+	                            "OR examined <> visited + kept OR (action <> 'single-transaction' AND mutations <> "
+	                            "deleted + retries_deleted + previews_deleted + collections_deleted + "
+	                            "sync_status_deleted + history_detached + libraries_deleted + servers_deleted))",
 	                            (long long)job),
 	                 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job),
@@ -126,11 +130,14 @@ static __attribute__((unused)) void assert_steps_consistent(PGconn *c, int64_t j
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.jobs j, LATERAL (SELECT sum(examined) e, sum(visited) v, "
 	                            "sum(deleted) d, sum(moved) m, sum(absent) a, sum(retained) r, sum(kept) k, "
-	                            "sum(libraries_deleted) l, sum(servers_deleted) s FROM cleanup.job_steps "
+	                            "sum(libraries_deleted) l, sum(servers_deleted) s, sum(claimed) c, sum(released) rl, "
+	                            "sum(retries_deleted) rd, sum(previews_deleted) pd, sum(collections_deleted) cd, "
+	                            "sum(sync_status_deleted) sd, sum(history_detached) hd FROM cleanup.job_steps "
 	                            "WHERE job_id = j.id) t "
 	                            "WHERE j.id = %lld AND (j.examined, j.visited, j.deleted, j.moved, j.absent, j.retained, "
-	                            "j.kept, j.libraries_deleted, j.servers_deleted) = "
-	                            "(t.e, t.v, t.d, t.m, t.a, t.r, t.k, t.l, t.s)",
+	                            "j.kept, j.libraries_deleted, j.servers_deleted, j.claimed, j.released, j.retries_deleted, "
+	                            "j.previews_deleted, j.collections_deleted, j.sync_status_deleted, j.history_detached) = "
+	                            "(t.e, t.v, t.d, t.m, t.a, t.r, t.k, t.l, t.s, t.c, t.rl, t.rd, t.pd, t.cd, t.sd, t.hd)",
 	                            (long long)job),
 	                 1);
 }

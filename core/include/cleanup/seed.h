@@ -10,12 +10,14 @@ typedef struct cleanup_seed_spec {
 	int servers;            /* new servers */
 	int libraries;          /* libraries per server */
 	int64_t items;          /* items per library */
+	int dependents;         /* dependent records per item, on average (0-50; issue 7) */
 } cleanup_seed_spec;
 
 typedef struct cleanup_seed_result {
 	int servers;
 	int libraries;
 	int64_t items;
+	int64_t dependents;     /* dependent records of every kind */
 	double seconds;
 } cleanup_seed_result;
 

@@ -25,7 +25,8 @@
 typedef struct cleanup_step_result {
 	int64_t job_id;
 	int32_t step_no;
-	char action[24];        /* drain, pass, final-check, delete-library, delete-server, ... */
+	char action[32];        /* drain, pass, drain-claims, drain-library-dependents, final-check,
+	                         * delete-library, delete-server, single-transaction */
 	int32_t pass_no;
 	int64_t library_id;     /* -1 when none */
 	int64_t cursor_from, cursor_to;
@@ -38,6 +39,11 @@ typedef struct cleanup_step_result {
 	int32_t mutations;      /* domain mutations, <= CLEANUP_STEP_BUDGET (except the
 	                         * single-transaction comparison mode) */
 	int32_t checked;        /* rows read by a final absence check (not visits) */
+	/* Issue 7: claims (visited candidates with dependents, claimed instead
+	 * of deleted; released when the job deletes them) and the domain
+	 * mutations by kind (the budget counts them all). */
+	int32_t claimed, released, claims_in_flight;
+	int32_t retries_deleted, previews_deleted, collections_deleted, sync_status_deleted, history_detached;
 	char check_from[264];   /* final check: the page's items follow this external ID ("" from the start) */
 	char check_to[264];     /* final check: the last external ID of the page */
 	char phase_after[16];

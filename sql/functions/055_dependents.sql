@@ -1,0 +1,459 @@
+-- 055_dependents: dependent records (issue 7, seed 001): dispositions,
+-- dependent admission, claims, and the bounded drains the step engine
+-- calls (060_step.sql). docs/steps.md ("Dependents and claims") and
+-- docs/data-model.md ("Dependents") explain them.
+--
+-- SQLSTATEs added here (010_common.sql lists them all):
+--   CUA10  a write to a claimed item (update, move, delete, or a write of
+--          one of its dependents): rejected until the job deletes it
+--   CUA11  a dependent write into a draining library or server
+--   CU102  a disposition that cannot be recorded (bad input)
+
+-- The references the engine knows how to carry out: a fixed internal list
+-- (the engine's drain SQL is written for exactly these; nothing is ever
+-- generated from the graph). One row per (referencing table, columns,
+-- referenced table). The protocol's own parent references come first.
+CREATE OR REPLACE FUNCTION cleanup.known_references(
+    OUT table_name text, OUT columns text, OUT referenced_table text, OUT disposition text)
+RETURNS SETOF record LANGUAGE sql IMMUTABLE
+AS $$
+    VALUES ('inventory.items', 'library_id', 'inventory.libraries', 'delete-with-parent'),
+           ('inventory.libraries', 'server_id', 'inventory.media_servers', 'delete-with-parent'),
+           ('cleanup.library_admission', 'library_id', 'inventory.libraries', 'delete-with-parent'),
+           ('cleanup.server_admission', 'server_id', 'inventory.media_servers', 'delete-with-parent'),
+           ('inventory.item_retries', 'item_id', 'inventory.items', 'delete-with-item'),
+           ('inventory.identity_review_previews', 'item_id', 'inventory.items', 'delete-with-item'),
+           ('inventory.library_collections', 'library_id', 'inventory.libraries', 'delete-with-parent'),
+           ('inventory.library_sync_status', 'library_id', 'inventory.libraries', 'delete-with-parent'),
+           ('inventory.classification_history', 'library_id', 'inventory.libraries', 'detach-and-keep')
+$$;
+
+-- Records the disposition of foreign key P_CONSTRAINT of table P_TABLE
+-- (schema-qualified). Refused (CU102, nothing recorded) when the table or
+-- the constraint does not exist, when it is not a foreign key into the
+-- inventory, when its ON DELETE is not NO ACTION or RESTRICT (D1: a
+-- cascade would do uncounted work), or when the engine does not carry out
+-- that disposition for that reference (cleanup.known_references). Only
+-- the installer records dispositions (cleanup.record_dispositions).
+CREATE OR REPLACE FUNCTION cleanup.record_disposition(p_table text, p_constraint text, p_disposition text)
+RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel   regclass := to_regclass(p_table);
+    c     pg_constraint;
+    cols  text;
+    ref   text;
+BEGIN
+    IF rel IS NULL OR p_table !~ '^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$' THEN
+        RAISE EXCEPTION 'disposition for table "%" refused: no such table (write it schema-qualified, e.g. inventory.item_retries)',
+            p_table USING ERRCODE = 'CU102';
+    END IF;
+    SELECT * INTO c FROM pg_constraint WHERE conrelid = rel AND conname = p_constraint;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'disposition for %.% refused: table % has no constraint "%"', p_table, p_constraint,
+            p_table, p_constraint USING ERRCODE = 'CU102';
+    END IF;
+    ref := c.confrelid::regclass::text;
+    IF c.contype <> 'f' OR ref NOT IN ('inventory.items', 'inventory.libraries', 'inventory.media_servers') THEN
+        RAISE EXCEPTION 'disposition for %.% refused: it is not a foreign key into the inventory', p_table, p_constraint
+            USING ERRCODE = 'CU102';
+    END IF;
+    IF c.confdeltype NOT IN ('a', 'r') THEN
+        RAISE EXCEPTION 'disposition for %.% refused: ON DELETE % would delete or change rows outside the step budget',
+            p_table, p_constraint,
+            CASE c.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END
+            USING ERRCODE = 'CU102', HINT = 'every reference into the inventory must be NO ACTION or RESTRICT (D1)';
+    END IF;
+    SELECT string_agg(a.attname::text, ', ' ORDER BY k.n) INTO cols
+      FROM unnest(c.conkey) WITH ORDINALITY AS k(att, n)
+      JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.att;
+    IF NOT EXISTS (SELECT 1 FROM cleanup.known_references() k
+                    WHERE k.table_name = p_table AND k.columns = cols AND k.referenced_table = ref
+                      AND k.disposition = p_disposition) THEN
+        RAISE EXCEPTION 'disposition "%" for %(%) -> % refused: the cleanup engine does not carry it out',
+            p_disposition, p_table, cols, ref
+            USING ERRCODE = 'CU102',
+                  HINT = 'the engine drains a fixed list of references (docs/data-model.md, "Dependents")';
+    END IF;
+    INSERT INTO cleanup.reference_dispositions AS d
+           (constraint_oid, constraint_name, table_name, columns, referenced_table, disposition)
+    VALUES (c.oid, c.conname, p_table, cols, ref, p_disposition)
+    ON CONFLICT (constraint_oid) DO UPDATE
+       SET constraint_name = excluded.constraint_name, table_name = excluded.table_name,
+           columns = excluded.columns, referenced_table = excluded.referenced_table,
+           disposition = excluded.disposition, recorded_at = now(), recorded_by = current_user
+     WHERE (d.constraint_name, d.table_name, d.columns, d.referenced_table, d.disposition)
+           IS DISTINCT FROM (excluded.constraint_name, excluded.table_name, excluded.columns,
+                             excluded.referenced_table, excluded.disposition);
+END $$;
+
+-- The installer's record: every foreign key that matches a known reference
+-- (same table, columns and referenced table, NO ACTION or RESTRICT) gets
+-- its disposition; rows of constraints that no longer exist, or no longer
+-- match, go. A reference the list does not know stays unknown: install
+-- then refuses to record the contract (CU404), and jobs and steps refuse.
+CREATE OR REPLACE FUNCTION cleanup.record_dispositions()
+RETURNS int LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    x  record;
+    n  int := 0;
+BEGIN
+    DELETE FROM cleanup.reference_dispositions d
+     WHERE NOT EXISTS (SELECT 1 FROM pg_constraint c
+                        WHERE c.oid = d.constraint_oid AND c.contype = 'f' AND c.confdeltype IN ('a', 'r')
+                          AND c.conrelid::regclass::text = d.table_name);
+    FOR x IN SELECT c.conrelid::regclass::text AS t, c.conname, k.disposition
+               FROM pg_constraint c
+               JOIN cleanup.known_references() k
+                 ON k.table_name = c.conrelid::regclass::text
+                AND k.referenced_table = c.confrelid::regclass::text
+                AND k.columns = (SELECT string_agg(a.attname::text, ', ' ORDER BY u.n)
+                                   FROM unnest(c.conkey) WITH ORDINALITY AS u(att, n)
+                                   JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = u.att)
+              WHERE c.contype = 'f' AND c.confdeltype IN ('a', 'r')
+              ORDER BY 1, 2 LOOP
+        PERFORM cleanup.record_disposition(x.t, x.conname, x.disposition);
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END $$;
+
+-- True when some foreign key into TABLES has no recorded disposition (or
+-- is no longer NO ACTION / RESTRICT). Every step asks this under its locks
+-- (the source table lock keeps DDL on inventory.items out until commit):
+-- one scan of pg_constraint, tens of microseconds. The schema contract is
+-- not enough on its own: install may have recorded drift (issue 7).
+CREATE OR REPLACE FUNCTION cleanup.has_unknown_references(p_tables regclass[])
+RETURNS boolean LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN EXISTS (
+        SELECT 1 FROM pg_constraint c
+         WHERE c.contype = 'f' AND c.confrelid = ANY (p_tables)
+           AND (c.confdeltype NOT IN ('a', 'r')
+                OR NOT EXISTS (SELECT 1 FROM cleanup.reference_dispositions d WHERE d.constraint_oid = c.oid)));
+END $$;
+
+---------------------------------------------------------------------------
+-- Dependent admission (D5). Statement triggers, like the items' guards:
+-- the parent rows a statement's dependents point at are locked FOR SHARE
+-- NOWAIT in ascending order (a cleanup step holding one FOR UPDATE makes
+-- the writer busy, 55P03, never a waiter), then checked.
+---------------------------------------------------------------------------
+
+-- Admits dependents of items IDS (table P_WHAT): each item exists, is not
+-- claimed (CUA10) and its library and server admit writes (CUA11).
+CREATE OR REPLACE FUNCTION cleanup.admit_item_dependents(p_what text, ids bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    r      record;
+    libs   bigint[];
+BEGIN
+    BEGIN
+        SELECT array_agg(DISTINCT i.library_id) INTO libs
+          FROM (SELECT i.id, i.library_id, i.claimed_by FROM inventory.items i
+                 WHERE i.id = ANY (ids) ORDER BY i.id FOR SHARE NOWAIT) i;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'an item these % rows point at is locked by a cleanup step; retry later', p_what
+            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
+    SELECT i.id, i.claimed_by INTO r FROM inventory.items i
+     WHERE i.id = ANY (ids) AND i.claimed_by IS NOT NULL ORDER BY i.id LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'item % is claimed by cleanup job %: no % rows for it until the job deletes it',
+            r.id, r.claimed_by, p_what
+            USING ERRCODE = 'CUA10', HINT = 'the item is being deleted with its dependents';
+    END IF;
+    IF libs IS NOT NULL THEN
+        PERFORM cleanup.admit_dependent_libraries(p_what, libs);
+    END IF;
+END $$;
+
+-- Admits dependents of libraries LIBS (table P_WHAT): the library rows
+-- FOR SHARE NOWAIT, then their admission rows (cleanup.admit_writes);
+-- a draining library or server refuses with CUA11.
+CREATE OR REPLACE FUNCTION cleanup.admit_dependent_libraries(p_what text, libs bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    BEGIN
+        PERFORM 1 FROM inventory.libraries WHERE id = ANY (libs) ORDER BY id FOR SHARE NOWAIT;
+        PERFORM cleanup.admit_writes(libs);
+    EXCEPTION
+        WHEN lock_not_available THEN
+            RAISE EXCEPTION 'a library these % rows belong to is locked by a cleanup step; retry later', p_what
+                USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        WHEN SQLSTATE 'CUA01' THEN
+            RAISE EXCEPTION '%: no new or changed % rows there', SQLERRM, p_what
+                USING ERRCODE = 'CUA11', HINT = 'the library is being cleaned; its dependents are drained with it';
+    END;
+END $$;
+
+-- Trigger: item dependents (item_retries, identity_review_previews),
+-- inserts and updates. An update that re-points a row also needs the old
+-- item to be unclaimed.
+CREATE OR REPLACE FUNCTION cleanup.item_dependents_guard()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+DECLARE
+    ids bigint[];
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        SELECT array_agg(DISTINCT item_id) INTO ids FROM new_rows;
+    ELSE
+        SELECT array_agg(DISTINCT x) INTO ids
+          FROM (SELECT item_id AS x FROM new_rows UNION SELECT item_id FROM old_rows) s;
+    END IF;
+    IF ids IS NOT NULL THEN
+        PERFORM cleanup.admit_item_dependents(TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, ids);
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- Trigger: deletes of item dependents. Free, except for a claimed item:
+-- its dependents are the job's to delete (one transaction of the engine
+-- holds the item's library lock).
+CREATE OR REPLACE FUNCTION cleanup.item_dependents_delete_guard()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+DECLARE
+    r record;
+BEGIN
+    SELECT i.id, i.claimed_by, i.library_id INTO r
+      FROM old_rows o JOIN inventory.items i ON i.id = o.item_id
+     WHERE i.claimed_by IS NOT NULL AND NOT cleanup.holds_lock(cleanup.library_key(i.library_id))
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'item % is claimed by cleanup job %: its % rows are deleted by the job',
+            r.id, r.claimed_by, TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME
+            USING ERRCODE = 'CUA10';
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- Trigger: library dependents (library_collections, library_sync_status,
+-- classification_history), every write. Rows of a draining library change
+-- only in the cleanup transaction that holds its library lock (the step's
+-- drain and the history detachment, D6); everything else is refused there.
+CREATE OR REPLACE FUNCTION cleanup.library_dependents_guard()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+DECLARE
+    libs bigint[];
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        SELECT array_agg(DISTINCT library_id) INTO libs FROM new_rows WHERE library_id IS NOT NULL;
+    ELSIF TG_OP = 'DELETE' THEN
+        SELECT array_agg(DISTINCT library_id) INTO libs FROM old_rows WHERE library_id IS NOT NULL;
+    ELSE
+        SELECT array_agg(DISTINCT x) INTO libs
+          FROM (SELECT library_id AS x FROM new_rows UNION SELECT library_id FROM old_rows) s
+         WHERE x IS NOT NULL;
+    END IF;
+    IF libs IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- The engine's own drain (it holds every library lock involved).
+    IF NOT EXISTS (SELECT 1 FROM unnest(libs) l WHERE NOT cleanup.holds_lock(cleanup.library_key(l))) THEN
+        RETURN NULL;
+    END IF;
+    PERFORM cleanup.admit_dependent_libraries(TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, libs);
+    RETURN NULL;
+END $$;
+
+-- Trigger: a claimed item cannot be updated, moved or deleted except by
+-- the job that claimed it, deleting it (D4). Row trigger, fired only for
+-- claimed rows (WHEN), so unclaimed writes pay nothing.
+CREATE OR REPLACE FUNCTION cleanup.items_claim_guard()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF TG_OP = 'DELETE' AND cleanup.holds_lock(cleanup.library_key(OLD.library_id)) THEN
+        RETURN OLD;
+    END IF;
+    RAISE EXCEPTION 'item % is claimed by cleanup job %: it cannot be % until the job deletes it',
+        OLD.id, OLD.claimed_by, CASE TG_OP WHEN 'DELETE' THEN 'deleted' ELSE 'changed or moved' END
+        USING ERRCODE = 'CUA10', HINT = 'the item is being deleted with its dependents';
+END $$;
+
+DROP TRIGGER IF EXISTS items_claim_guard ON inventory.items;
+CREATE TRIGGER items_claim_guard BEFORE UPDATE OR DELETE ON inventory.items
+    FOR EACH ROW WHEN (OLD.claimed_by IS NOT NULL)
+    EXECUTE FUNCTION cleanup.items_claim_guard();
+
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['item_retries', 'identity_review_previews'] LOOP
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_insert', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON inventory.%I REFERENCING NEW TABLE AS new_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.item_dependents_guard()', t || '_admit_insert', t);
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_update', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON inventory.%I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.item_dependents_guard()', t || '_admit_update', t);
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_delete', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON inventory.%I REFERENCING OLD TABLE AS old_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.item_dependents_delete_guard()', t || '_guard_delete', t);
+    END LOOP;
+    -- TRUNCATE skips the guards: refused like on the inventory tables
+    -- (020_admission.sql, cleanup.inventory_truncate_guard).
+    FOREACH t IN ARRAY ARRAY['item_retries', 'identity_review_previews', 'library_collections',
+                             'library_sync_status', 'classification_history'] LOOP
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_truncate', t);
+        EXECUTE format('CREATE TRIGGER %I BEFORE TRUNCATE ON inventory.%I '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard()', t || '_guard_truncate', t);
+    END LOOP;
+    FOREACH t IN ARRAY ARRAY['library_collections', 'library_sync_status', 'classification_history'] LOOP
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_insert', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON inventory.%I REFERENCING NEW TABLE AS new_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.library_dependents_guard()', t || '_admit_insert', t);
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_update', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON inventory.%I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.library_dependents_guard()', t || '_admit_update', t);
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_delete', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON inventory.%I REFERENCING OLD TABLE AS old_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.library_dependents_guard()', t || '_guard_delete', t);
+    END LOOP;
+END $$;
+
+---------------------------------------------------------------------------
+-- Bounded drains, called by the step engine under its locks (060_step.sql).
+---------------------------------------------------------------------------
+
+-- Claims in flight of job P_JOB: the claimed items, at most P_BUDGET of
+-- them in id order, locked FOR UPDATE SKIP LOCKED (a skipped one stays
+-- claimed for a later step); their dependents are deleted, retries first,
+-- then previews, at most P_BUDGET rows together; then the claimed items
+-- left without dependents are deleted within what remains of P_BUDGET
+-- (an item is deleted last, D2). N_ABSENT claims whose item is gone are
+-- released. N_LEFT: claims still in flight after this. With P_PREVIEW
+-- nothing is locked or changed and the counts are predictions.
+CREATE OR REPLACE FUNCTION cleanup.claims_drain(p_job bigint, p_budget int, p_preview boolean,
+    OUT n_items int, OUT n_retries int, OUT n_previews int, OUT n_left int)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_ids  bigint[];
+    v_n    int := p_budget;
+    v_gone bigint[];
+BEGIN
+    n_items := 0; n_retries := 0; n_previews := 0;
+    IF p_preview THEN
+        v_ids := ARRAY(SELECT id FROM inventory.items WHERE claimed_by = p_job ORDER BY claimed_by, id LIMIT p_budget);
+    ELSE
+        v_ids := ARRAY(SELECT id FROM inventory.items WHERE claimed_by = p_job ORDER BY claimed_by, id
+                        LIMIT p_budget FOR UPDATE SKIP LOCKED);
+    END IF;
+    IF cardinality(v_ids) > 0 AND v_n > 0 THEN
+        IF p_preview THEN
+            SELECT count(*) INTO n_retries FROM (
+                SELECT 1 FROM unnest(v_ids) WITH ORDINALITY u(x, o)
+                 CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r WHERE r.item_id = u.x) r
+                 LIMIT v_n) q;
+            v_n := v_n - n_retries;
+            SELECT count(*) INTO n_previews FROM (
+                SELECT 1 FROM unnest(v_ids) WITH ORDINALITY u(x, o)
+                 CROSS JOIN LATERAL (SELECT r.id FROM inventory.identity_review_previews r WHERE r.item_id = u.x) r
+                 LIMIT v_n) q;
+            v_n := v_n - n_previews;
+            IF v_n > 0 AND n_retries = 0 AND n_previews = 0 THEN
+                n_items := least(cardinality(v_ids), v_n);
+            END IF;
+        ELSE
+            -- The walk follows v_ids' order and stops at the budget (the
+            -- LIMIT ends the nested loop): index (item_id, id) probes only.
+            DELETE FROM inventory.item_retries
+             WHERE id = ANY (ARRAY(SELECT r.id FROM unnest(v_ids) WITH ORDINALITY u(x, o)
+                                    CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r
+                                                         WHERE r.item_id = u.x ORDER BY r.item_id, r.id) r
+                                    LIMIT v_n));
+            GET DIAGNOSTICS n_retries = ROW_COUNT;
+            v_n := v_n - n_retries;
+            IF v_n > 0 THEN
+                DELETE FROM inventory.identity_review_previews
+                 WHERE id = ANY (ARRAY(SELECT r.id FROM unnest(v_ids) WITH ORDINALITY u(x, o)
+                                        CROSS JOIN LATERAL (SELECT r.id FROM inventory.identity_review_previews r
+                                                             WHERE r.item_id = u.x ORDER BY r.item_id, r.id) r
+                                        LIMIT v_n));
+                GET DIAGNOSTICS n_previews = ROW_COUNT;
+                v_n := v_n - n_previews;
+            END IF;
+            IF v_n > 0 THEN
+                DELETE FROM inventory.items i
+                 WHERE i.id = ANY (ARRAY(
+                           SELECT u.x FROM unnest(v_ids) WITH ORDINALITY u(x, o)
+                            WHERE NOT EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = u.x)
+                              AND NOT EXISTS (SELECT 1 FROM inventory.identity_review_previews r WHERE r.item_id = u.x)
+                            ORDER BY u.o LIMIT v_n))
+                   AND i.claimed_by = p_job;
+                GET DIAGNOSTICS n_items = ROW_COUNT;
+            END IF;
+        END IF;
+    END IF;
+    SELECT count(*) - CASE WHEN p_preview THEN n_items ELSE 0 END INTO n_left
+      FROM inventory.items WHERE claimed_by = p_job;
+END $$;
+
+-- Library dependents of library P_LIB before its parent delete (item 6):
+-- collections, then sync status, then history detachment (D6), at most
+-- P_BUDGET mutations together. N_LEFT: whether any remain (0/1).
+CREATE OR REPLACE FUNCTION cleanup.library_dependents_drain(p_lib bigint, p_budget int, p_preview boolean,
+    OUT n_collections int, OUT n_sync int, OUT n_history int, OUT n_left int)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_n     int := p_budget;
+    v_name  text;
+BEGIN
+    n_collections := 0; n_sync := 0; n_history := 0;
+    IF p_preview THEN
+        SELECT count(*) INTO n_collections FROM (SELECT 1 FROM inventory.library_collections
+                                                  WHERE library_id = p_lib LIMIT v_n) q;
+        v_n := v_n - n_collections;
+        SELECT count(*) INTO n_sync FROM (SELECT 1 FROM inventory.library_sync_status
+                                           WHERE library_id = p_lib LIMIT v_n) q;
+        v_n := v_n - n_sync;
+        SELECT count(*) INTO n_history FROM (SELECT 1 FROM inventory.classification_history
+                                              WHERE library_id = p_lib LIMIT v_n) q;
+    ELSE
+        DELETE FROM inventory.library_collections
+         WHERE id = ANY (ARRAY(SELECT id FROM inventory.library_collections
+                                WHERE library_id = p_lib ORDER BY library_id, id LIMIT v_n));
+        GET DIAGNOSTICS n_collections = ROW_COUNT;
+        v_n := v_n - n_collections;
+        IF v_n > 0 THEN
+            DELETE FROM inventory.library_sync_status WHERE library_id = p_lib;
+            GET DIAGNOSTICS n_sync = ROW_COUNT;
+            v_n := v_n - n_sync;
+        END IF;
+        IF v_n > 0 THEN
+            -- D6: the one narrow operation that changes history of a
+            -- draining library (the guard lets it through because this
+            -- transaction holds the library lock).
+            SELECT name INTO v_name FROM inventory.libraries WHERE id = p_lib;
+            UPDATE inventory.classification_history h
+               SET library_id = NULL,
+                   library_name = coalesce(h.library_name, v_name),
+                   status_before_detach = h.status,
+                   status = CASE WHEN h.status = 'failed' THEN h.status ELSE 'failed' END,
+                   error = coalesce(h.error, 'library deleted'),
+                   detached_at = now()
+             WHERE h.id = ANY (ARRAY(SELECT id FROM inventory.classification_history
+                                      WHERE library_id = p_lib ORDER BY library_id, id LIMIT v_n));
+            GET DIAGNOSTICS n_history = ROW_COUNT;
+        END IF;
+    END IF;
+    n_left := CASE WHEN EXISTS (SELECT 1 FROM inventory.library_collections WHERE library_id = p_lib)
+                     OR EXISTS (SELECT 1 FROM inventory.library_sync_status WHERE library_id = p_lib)
+                     OR EXISTS (SELECT 1 FROM inventory.classification_history WHERE library_id = p_lib)
+                   THEN 1 ELSE 0 END;
+    IF p_preview THEN
+        n_left := CASE WHEN n_collections + n_sync + n_history < p_budget THEN 0 ELSE n_left END;
+    END IF;
+END $$;
