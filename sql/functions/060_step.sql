@@ -362,6 +362,11 @@ BEGIN
               ORDER BY library_id FOR UPDATE NOWAIT;
         END IF;
         cd := cleanup.claims_drain(p_job, v_budget, p_preview);
+        IF NOT p_preview AND cleanup.failpoints_on() THEN
+            -- Claims drained (dependents, maybe items deleted), nothing
+            -- recorded yet: the same point as after a drain's deletes.
+            PERFORM cleanup.failpoint('step_after_delete');
+        END IF;
         s.action := 'drain-claims';
         s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
         s.deleted := cd.n_items;
