@@ -342,9 +342,10 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 	conn = e->conn;
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(ctx, sizeof ctx, "appending to job %s", jbuf);
-	if ((rc = engine_prepare(e, CLEANUP_Q_JOB_APPEND, 2, ctx, err)) != CLEANUP_OK)
+	/* The lean statement: counts, no JSON document per call. */
+	if ((rc = engine_prepare(e, CLEANUP_Q_JOB_APPEND_LEAN, 2, ctx, err)) != CLEANUP_OK)
 		return rc;
-	engine_statement_name(name, sizeof name, CLEANUP_Q_JOB_APPEND);
+	engine_statement_name(name, sizeof name, CLEANUP_Q_JOB_APPEND_LEAN);
 	if (!PQenterPipelineMode(conn))
 		return engine_error_from_result(err, e, NULL, ctx);
 	while (done < sent || (first == CLEANUP_OK && sent < ncalls)) {
