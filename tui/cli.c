@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cleanup/install.h"
 #include "cleanup/sandbox.h"
@@ -63,6 +64,23 @@ void cli_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void cli_json_error(FILE *f, const cleanup_error *err, int code, const char *status)
+{
+	fprintf(f, "{\"status\": ");
+	cli_json_string(f, status ? status : cleanup_status_name(err->status));
+	fprintf(f, ", \"exit_code\": %d, \"sqlstate\": ", code);
+	cli_json_string(f, err->sqlstate);
+	fprintf(f, ", \"message\": ");
+	cli_json_string(f, err->message);
+	fprintf(f, ", \"detail\": ");
+	cli_json_string(f, err->detail);
+	fprintf(f, ", \"hint\": ");
+	cli_json_string(f, err->hint);
+	fprintf(f, ", \"context\": ");
+	cli_json_string(f, err->context);
+	fputc('}', f);
+}
+
 /* Prints ERR (see cli_fail) with exit code CODE and status name NAME. */
 static int fail_with(const cli_ctx *ctx, const cleanup_error *err, int code, const char *name)
 {
@@ -83,19 +101,9 @@ static int fail_with(const cli_ctx *ctx, const cleanup_error *err, int code, con
 		fputc('\n', stderr);
 	}
 	if (ctx->json) {
-		printf("{\"error\": {\"status\": ");
-		cli_json_string(stdout, name);
-		printf(", \"exit_code\": %d, \"sqlstate\": ", code);
-		cli_json_string(stdout, err->sqlstate);
-		printf(", \"message\": ");
-		cli_json_string(stdout, err->message);
-		printf(", \"detail\": ");
-		cli_json_string(stdout, err->detail);
-		printf(", \"hint\": ");
-		cli_json_string(stdout, err->hint);
-		printf(", \"context\": ");
-		cli_json_string(stdout, err->context);
-		printf("}}\n");
+		printf("{\"error\": ");
+		cli_json_error(stdout, err, code, name);
+		printf("}\n");
 	}
 	return code;
 }
@@ -481,4 +489,128 @@ int cli_interrupts(void)
 volatile sig_atomic_t *cli_interrupt_flag(void)
 {
 	return &interrupt_flag;
+}
+
+/* --- Command and option tables (cli.h) ------------------------------------ */
+
+const cli_option *cli_option_find(const cli_option *opts, const char *name)
+{
+	size_t n = strcspn(name, "=");
+	int k;
+
+	for (k = 0; opts && opts[k].name; k++)
+		if (strlen(opts[k].name) == n && strncmp(opts[k].name, name, n) == 0)
+			return &opts[k];
+	return NULL;
+}
+
+bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_option *opts, int argc, char **argv,
+                       int first, const char **values, const char **pos, int maxpos, int *npos)
+{
+	int i;
+
+	*npos = 0;
+	if (!cli_no_repeats(ctx, cmd, argc, argv, first))
+		return false;
+	for (i = first; i < argc; i++) {
+		const cli_option *o = strncmp(argv[i], "--", 2) == 0 ? cli_option_find(opts, argv[i]) : NULL;
+		bool missing = false;
+		const char *v;
+
+		if (!o) {
+			if (strncmp(argv[i], "--", 2) == 0 || *npos >= maxpos) {
+				cli_usage(ctx, cmd, "unexpected argument \"%s\"", argv[i]);
+				return false;
+			}
+			pos[(*npos)++] = argv[i];
+			continue;
+		}
+		if (!o->arg) {
+			if (strcmp(argv[i], o->name) != 0) {
+				cli_usage(ctx, cmd, "%s takes no value, not \"%s\"", o->name, argv[i]);
+				return false;
+			}
+			v = o->name;
+		} else if (!(v = cli_opt(argc, argv, &i, o->name, &missing))) {
+			cli_usage(ctx, cmd, "%s needs a value", argv[i]);
+			return false;
+		}
+		values[o - opts] = v;
+	}
+	return true;
+}
+
+void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs)
+{
+	int i;
+
+	/* "  job NAME USAGE" wrapped at 78 columns under the first argument,
+	 * then the summary, indented. */
+	for (i = 0; subs[i].name; i++) {
+		const char *p = subs[i].usage;
+		int indent = fprintf(f, "  %s %s", cmd, subs[i].name), col = indent;
+
+		while (*p) {
+			size_t w;
+
+			while (*p == ' ')
+				p++;
+			w = strcspn(p, " ");
+			if (w == 0)
+				break;
+			if (col > indent && col + 1 + (int)w > 78)
+				col = fprintf(f, "\n%*s", indent, "") - 1;
+			col += fprintf(f, " %.*s", (int)w, p);
+			p += w;
+		}
+		fprintf(f, "\n      %s\n", subs[i].summary);
+	}
+}
+
+/* --- --wait (cli.h) ---------------------------------------------------------- */
+
+/* Seconds on the monotonic clock. */
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void cli_wait_begin(cli_wait *w, double seconds)
+{
+	w->seconds = seconds;
+	w->deadline = mono_now() + seconds;
+	w->attempts = 1;
+	w->delay_ms = CLI_WAIT_FIRST_MS;
+}
+
+bool cli_wait_again(cli_wait *w, cleanup_error *err)
+{
+	double left, ms;
+	struct timespec ts;
+
+	if (err->status != CLEANUP_EBUSY || w->seconds <= 0)
+		return false;
+	left = w->deadline - mono_now();
+	if (left <= 0) {
+		char note[160];
+
+		snprintf(note, sizeof note, "still busy after --wait %g s (%d attempts)", w->seconds, w->attempts);
+		if (err->detail[0])
+			snprintf(err->detail + strlen(err->detail), sizeof err->detail - strlen(err->detail), "; %s", note);
+		else
+			snprintf(err->detail, sizeof err->detail, "%s", note);
+		return false;
+	}
+	ms = w->delay_ms < left * 1000 ? w->delay_ms : left * 1000;
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)((ms - (double)ts.tv_sec * 1000) * 1e6);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	w->delay_ms = w->delay_ms * 2 > CLI_WAIT_MAX_MS ? CLI_WAIT_MAX_MS : w->delay_ms * 2;
+	w->attempts++;
+	cleanup_error_clear(err);
+	return true;
 }

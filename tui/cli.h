@@ -30,6 +30,58 @@ typedef struct cli_command {
 	int (*exec)(cli_ctx *ctx, int argc, char **argv); /* argv[0] is the command name */
 } cli_command;
 
+/* One option of a command or subcommand: what the parser accepts, what
+ * --help, the man page and the shell completions show (man/gendoc.c
+ * generates those from these tables at build time). */
+typedef struct cli_option {
+	const char *name;     /* "--library" */
+	const char *arg;      /* its value as shown ("ID"); NULL: a flag */
+	const char *help;     /* one line */
+	const char *complete; /* completion of the value: NULL nothing; "@file", "@dir",
+	                       * "@theme"; else the words ("on off") */
+} cli_option;
+
+typedef struct cli_subcommand {
+	const char *name;          /* "create" */
+	const char *usage;         /* what follows "job create" */
+	const char *summary;       /* one line */
+	const cli_option *options; /* {NULL}-terminated */
+	int (*exec)(cli_ctx *ctx, int argc, char **argv); /* argv[0] is the subcommand */
+} cli_subcommand;
+
+/* A command with its tables: options, subcommands, positional words. */
+typedef struct cli_command_doc {
+	const cli_command *cmd;
+	const cli_option *options;         /* {NULL}-terminated, or NULL */
+	const cli_subcommand *subcommands; /* {NULL}-terminated, or NULL */
+	const char *words;                 /* positional words to complete ("start stop status"), or NULL */
+} cli_command_doc;
+
+/* The global options (--db, --json, ...), {NULL}-terminated. */
+extern const cli_option cli_global_options[];
+
+/* Every command in --help order, {NULL}-terminated (cli_commands.c). main.c
+ * dispatches through it; man/gendoc.c documents it. */
+extern const cli_command_doc cli_commands[];
+
+/* The subcommands of `job` and their options (cmd_job.c). */
+extern const cli_subcommand cmd_job_subcommands[];
+
+/* The option named NAME ("--x", or "--x=V": the part before '=') in
+ * OPTS, or NULL. Pure. */
+const cli_option *cli_option_find(const cli_option *opts, const char *name);
+
+/* Parses argv[FIRST..ARGC) against OPTS: VALUES[k] (an array as long as
+ * OPTS) gets the value of OPTS[k] ("--x V" or "--x=V"; a flag's value is
+ * its name), POS[0..*NPOS) the words that are not options, at most MAXPOS.
+ * An option given twice, an unknown option or too many words is a usage
+ * error naming it (printed, with CMD's usage); returns false then. */
+bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_option *opts, int argc, char **argv,
+                       int first, const char **values, const char **pos, int maxpos, int *npos);
+
+/* Prints the subcommands SUBS as `cleanupctl job --help` lists them. */
+void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs);
+
 /* The commands (cmd_*.c). */
 extern const cli_command cmd_sandbox_entry;
 extern const cli_command cmd_install_entry;
@@ -42,9 +94,12 @@ extern const cli_command cmd_deps_entry;
 extern const cli_command cmd_console_entry;
 extern const cli_command cmd_writer_entry;
 extern const cli_command cmd_demo_entry;
+extern const cli_command cmd_counts_entry;
+/* Options tables that live beside their command (cmd_counts.c). */
+extern const cli_option cmd_counts_options[];
 
-/* More lines for `cleanupctl job --help`: every job subcommand. */
-extern const char cmd_job_help[];
+/* More lines for `cleanupctl console --help` (cmd_console.c). */
+extern const char cmd_console_help[];
 
 /* `job step` and `job run` (cmd_job_step.c); argv[0] is "step" / "run". */
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv);
@@ -60,10 +115,21 @@ struct cleanup_run_summary;
 const char *cli_run_summary_text(char *buf, size_t len, int64_t id, const struct cleanup_run_summary *sum,
                                  bool failed);
 
+/* The version of the JSON documents' shapes (docs/json.md): raised when a
+ * key is removed, renamed or changes type; adding keys keeps it. */
+enum { CLI_JSON_VERSION = 1 };
+
 /* Exit codes (PRODUCT.md). */
 enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_BUSY = 3, EXIT_REFUSED = 4 };
 /* Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
 enum { EXIT_INTERRUPTED = 130 };
+
+/* Prints ERR as the JSON error object {"status", "exit_code", "sqlstate",
+ * "message", "detail", "hint", "context"} (no newline) to F, with exit
+ * code CODE and status name STATUS (NULL: ERR's). The one shape of every
+ * error in a JSON document (docs/json.md); valid UTF-8, bad bytes as
+ * U+FFFD. */
+void cli_json_error(FILE *f, const cleanup_error *err, int code, const char *status);
 
 /* Prints ERR to stderr, sanitized (sanitize.h), and, with --json, as one
  * document {"error": {"status", "exit_code", "sqlstate", "message",
@@ -110,6 +176,32 @@ const char *cli_seconds_syntax(const char *s, double min, double max, double *ou
  * option (commands whose arguments may start with "--", such as job
  * append's IDs, do not call this). */
 bool cli_no_repeats(const cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, int first);
+
+/* --wait SECONDS on the commands that can answer busy (55P03: job create,
+ * seal, pause, resume, cancel, step): after a busy answer, wait and try
+ * again, the waits doubling from CLI_WAIT_FIRST_MS up to CLI_WAIT_MAX_MS,
+ * none past the deadline; at the deadline the busy error stands (exit 3).
+ * Usage:
+ *     cli_wait_begin(&w, seconds);
+ *     do rc = call(..., &err); while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
+ */
+enum { CLI_WAIT_FIRST_MS = 50, CLI_WAIT_MAX_MS = 2000 };
+typedef struct cli_wait {
+	double seconds;  /* --wait's value; 0: no retry */
+	double deadline; /* monotonic seconds */
+	int attempts;
+	int delay_ms;    /* the next wait */
+} cli_wait;
+
+/* Starts the clock for --wait SECONDS (0: one attempt). */
+void cli_wait_begin(cli_wait *w, double seconds);
+
+/* After a failed attempt with ERR: when ERR is busy and the deadline has
+ * not passed, sleeps the next backoff (at most up to the deadline), clears
+ * ERR and returns true (try again). Otherwise returns false, ERR kept;
+ * when --wait ran out, ERR's detail says after how long and how many
+ * attempts. */
+bool cli_wait_again(cli_wait *w, cleanup_error *err);
 
 /* Ctrl-C, after psql (src/bin/psql/common.c, cancel.c). A long command
  * calls cli_interrupt_begin() once its connection is open: from then on a

@@ -1,5 +1,8 @@
 /* cleanupctl job SUBCOMMAND: create, append, seal, pause, resume, cancel,
- * show (here) and step, run (cmd_job_step.c). */
+ * show (here) and step, run (cmd_job_step.c). Each subcommand is a
+ * descriptor with its option table (cmd_job_subcommands, at the end): the
+ * dispatcher, `job --help`, the man page and the shell completions all
+ * read it. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,45 +32,68 @@ static int finish_job(cli_ctx *ctx, cleanup_engine *e, int rc, cleanup_job *job,
 	return code;
 }
 
+static const cli_option create_options[] = {
+	{"--library", "ID", "prune, remove-library: the library", NULL},
+	{"--server", "ID", "remove-server: the server", NULL},
+	{"--mode", "MODE", "remove-library: bounded (default) or single-transaction, the old one-transaction "
+	                   "cascade, for comparisons only", "bounded single-transaction"},
+	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
+	{NULL, NULL, NULL, NULL},
+};
+enum { CREATE_LIBRARY, CREATE_SERVER, CREATE_MODE, CREATE_WAIT, CREATE__N };
+
+/* Parses --wait SECONDS (V, NULL: no wait) into *OUT; false after a usage
+ * error. */
+static bool parse_wait(const cli_ctx *ctx, const char *v, double *out)
+{
+	const char *why;
+
+	*out = 0;
+	if (v && (why = cli_seconds_syntax(v, 0, 86400, out))) {
+		cli_usage(ctx, &cmd_job_entry, "--wait takes seconds from 0 to 86400, not \"%s\": %s", v, why);
+		return false;
+	}
+	return true;
+}
+
 static int job_create(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *kind = argc > 1 ? argv[1] : NULL, *mode = NULL, *want;
+	const char *kind = argc > 1 ? argv[1] : NULL, *want, *values[CREATE__N] = {0}, *pos[1];
 	int64_t target = 0;
-	bool have = false;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
-	int i, rc;
+	cli_wait w;
+	double wait_s;
+	int npos, rc, k;
 
 	if (!kind || (strcmp(kind, "prune") && strcmp(kind, "remove-library") && strcmp(kind, "remove-server")))
 		return cli_usage(ctx, &cmd_job_entry, "job create needs prune, remove-library or remove-server, not \"%s\"",
 		                 kind ? kind : "");
-	want = strcmp(kind, "remove-server") == 0 ? "--server" : "--library";
-	if (!cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
+	k = strcmp(kind, "remove-server") == 0 ? CREATE_SERVER : CREATE_LIBRARY;
+	want = create_options[k].name;
+	if (!cli_parse_options(ctx, &cmd_job_entry, create_options, argc, argv, 2, values, pos, 0, &npos))
 		return EXIT_USAGE;
-	for (i = 2; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-
-		if ((v = cli_opt(argc, argv, &i, want, &missing))) {
-			if (!cli_parse_id(ctx, want, v, &target))
-				return EXIT_USAGE;
-			have = true;
-		} else if ((v = cli_opt(argc, argv, &i, "--mode", &missing))) {
-			if (strcmp(v, "bounded") && strcmp(v, "single-transaction"))
-				return cli_usage(ctx, &cmd_job_entry, "--mode must be bounded or single-transaction, not \"%s\"", v);
-			mode = v;
-		} else {
-			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		}
-	}
-	if (!have)
+	if (values[k == CREATE_SERVER ? CREATE_LIBRARY : CREATE_SERVER])
+		return cli_usage(ctx, &cmd_job_entry, "unexpected argument \"%s\"",
+		                 create_options[k == CREATE_SERVER ? CREATE_LIBRARY : CREATE_SERVER].name);
+	if (values[k] && !cli_parse_id(ctx, want, values[k], &target))
+		return EXIT_USAGE;
+	if (values[CREATE_MODE] && strcmp(values[CREATE_MODE], "bounded") &&
+	    strcmp(values[CREATE_MODE], "single-transaction"))
+		return cli_usage(ctx, &cmd_job_entry, "--mode must be bounded or single-transaction, not \"%s\"",
+		                 values[CREATE_MODE]);
+	if (!parse_wait(ctx, values[CREATE_WAIT], &wait_s))
+		return EXIT_USAGE;
+	if (!values[k])
 		return cli_usage(ctx, &cmd_job_entry, "job create %s needs %s ID", kind, want);
 	cli_job_app_name(ctx, 0, "create");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
-	rc = cleanup_job_create(&job, e, kind, target, mode, &err);
+	cli_wait_begin(&w, wait_s);
+	do
+		rc = cleanup_job_create(&job, e, kind, target, values[CREATE_MODE], &err);
+	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
 	return finish_job(ctx, e, rc, &job, &err, "created");
 }
 
@@ -202,81 +228,102 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 	return code;
 }
 
+static const cli_option seal_options[] = {
+	{"--expected", "N", "the unique count of the complete traversal (required)", NULL},
+	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
+	{NULL, NULL, NULL, NULL},
+};
+
 static int job_seal(cli_ctx *ctx, int argc, char **argv)
 {
 	int64_t id, expected = -1;
+	const char *values[2] = {0}, *pos[1];
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
-	int i, rc;
+	cli_wait w;
+	double wait_s;
+	int npos, rc;
 
 	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
 		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job seal needs a job id and --expected N") : EXIT_USAGE;
-	if (!cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
+	if (!cli_parse_options(ctx, &cmd_job_entry, seal_options, argc, argv, 2, values, pos, 0, &npos))
 		return EXIT_USAGE;
-	for (i = 2; i < argc; i++) {
-		bool missing = false;
-		const char *v = cli_opt(argc, argv, &i, "--expected", &missing);
-
-		if (!v)
-			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		if (!cli_parse_int(ctx, "--expected", v, 0, INT64_MAX, &expected))
-			return EXIT_USAGE;
-	}
+	if (values[0] && !cli_parse_int(ctx, "--expected", values[0], 0, INT64_MAX, &expected))
+		return EXIT_USAGE;
+	if (!parse_wait(ctx, values[1], &wait_s))
+		return EXIT_USAGE;
 	if (expected < 0)
 		return cli_usage(ctx, &cmd_job_entry,
 		                 "job seal needs --expected N: the unique count of the complete traversal");
 	cli_job_app_name(ctx, id, "seal");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
-	rc = cleanup_job_seal(&job, e, id, expected, &err);
+	cli_wait_begin(&w, wait_s);
+	do
+		rc = cleanup_job_seal(&job, e, id, expected, &err);
+	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
 	return finish_job(ctx, e, rc, &job, &err, "sealed");
 }
 
+static const cli_option transition_options[] = {
+	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
+	{NULL, NULL, NULL, NULL},
+};
+
 static int job_transition(cli_ctx *ctx, int argc, char **argv)
 {
+	const char *values[1] = {0}, *pos[1];
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
+	cli_wait w;
+	double wait_s;
 	int64_t id;
-	int rc;
+	int npos, rc;
 
-	if (argc != 2)
+	if (argc < 2)
 		return cli_usage(ctx, &cmd_job_entry, "job %s needs exactly one job id", argv[0]);
-	if (!cli_parse_id(ctx, "job id", argv[1], &id))
+	if (!cli_parse_options(ctx, &cmd_job_entry, transition_options, argc, argv, 1, values, pos, 1, &npos))
+		return EXIT_USAGE;
+	if (npos != 1)
+		return cli_usage(ctx, &cmd_job_entry, "job %s needs exactly one job id", argv[0]);
+	if (!cli_parse_id(ctx, "job id", pos[0], &id))
+		return EXIT_USAGE;
+	if (!parse_wait(ctx, values[0], &wait_s))
 		return EXIT_USAGE;
 	cli_job_app_name(ctx, id, argv[0]);
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
-	rc = cleanup_job_transition(&job, e, id, argv[0], &err);
+	cli_wait_begin(&w, wait_s);
+	do
+		rc = cleanup_job_transition(&job, e, id, argv[0], &err);
+	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
 	return finish_job(ctx, e, rc, &job, &err,
 	                  strcmp(argv[0], "pause") == 0 ? "paused" : strcmp(argv[0], "resume") == 0 ? "resumed" : "cancelled");
 }
 
+static const cli_option show_options[] = {
+	{"--steps", "N", "show the N most recent steps (0 to 1000, default 10)", NULL},
+	{NULL, NULL, NULL, NULL},
+};
+
 static int job_show(cli_ctx *ctx, int argc, char **argv)
 {
+	const char *values[1] = {0}, *pos[1];
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
 	char *json = NULL;
 	int64_t id, steps = 10;
-	int i, rc;
+	int npos, rc;
 
 	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
 		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job show needs a job id") : EXIT_USAGE;
-	if (!cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
+	if (!cli_parse_options(ctx, &cmd_job_entry, show_options, argc, argv, 2, values, pos, 0, &npos))
 		return EXIT_USAGE;
-	for (i = 2; i < argc; i++) {
-		bool missing = false;
-		const char *v = cli_opt(argc, argv, &i, "--steps", &missing);
-
-		if (!v)
-			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		if (!cli_parse_int(ctx, "--steps", v, 0, 1000, &steps))
-			return EXIT_USAGE;
-	}
+	if (values[0] && !cli_parse_int(ctx, "--steps", values[0], 0, 1000, &steps))
+		return EXIT_USAGE;
 	cli_job_app_name(ctx, id, "show");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
@@ -299,24 +346,61 @@ static int job_show(cli_ctx *ctx, int argc, char **argv)
 	return rc == CLEANUP_OK ? EXIT_DONE : cli_fail(ctx, &err);
 }
 
+/* `job step` and `job run` parse their own options (cmd_job_step.c);
+ * their tables are here, with the other subcommands', for --help, the
+ * man page and the completions. */
+static const cli_option step_options[] = {
+	{"--steps", "N", "take up to N steps in a row", NULL},
+	{"--replay", "STEP_NO", "show the recorded result of step STEP_NO again (changes nothing)", NULL},
+	{"--preview", NULL, "what the next step would do, rolled back (changes nothing)", NULL},
+	{"--timeout", "SECONDS", "statement timeout of each step", NULL},
+	{"--synchronous-commit", "on|off", "the step transactions' synchronous_commit", "on off"},
+	{NULL, NULL, NULL, NULL},
+};
+
+static const cli_option run_options[] = {
+	{"--max-steps", "N", "stop after N steps", NULL},
+	{"--deadline", "SECONDS", "stop after SECONDS (after the current step)", NULL},
+	{"--max-busy", "N", "give up after N busy retries in a row (exit 3)", NULL},
+	{"--backoff-max", "MS", "the longest wait between busy retries", NULL},
+	{"--reconnect", "N", "reconnect at most N times after a lost connection", NULL},
+	{"--timeout", "SECONDS", "statement timeout of each step", NULL},
+	{"--synchronous-commit", "on|off", "the step transactions' synchronous_commit", "on off"},
+	{"--no-pipeline", NULL, "one round trip per step, no pipelining", NULL},
+	{NULL, NULL, NULL, NULL},
+};
+
+static const cli_option no_options[] = {
+	{NULL, NULL, NULL, NULL},
+};
+
+const cli_subcommand cmd_job_subcommands[] = {
+	{"create", "prune|remove-library|remove-server --library ID|--server ID [--mode MODE] [--wait SECONDS]",
+	 "create a job: prune collects the seen-ID manifest; a removal closes admission now", create_options,
+	 job_create},
+	{"append", "JOB [EXTERNAL_ID...]", "add IDs (at most 128), or one a line on stdin", no_options, job_append},
+	{"seal", "JOB --expected N [--wait SECONDS]", "seal with the traversal's unique count; fences", seal_options,
+	 job_seal},
+	{"step", "JOB [--steps N] [--replay STEP_NO] [--preview] [--timeout SECONDS] [--synchronous-commit on|off]",
+	 "take one bounded step (or N)", step_options, cmd_job_step},
+	{"run", "JOB [--max-steps N] [--deadline SECONDS] [--max-busy N] [--backoff-max MS] [--reconnect N] "
+	        "[--timeout SECONDS] [--synchronous-commit on|off] [--no-pipeline]",
+	 "step until done, stopped or out of budget; options: docs/steps.md, Settings", run_options, cmd_job_run},
+	{"pause", "JOB [--wait SECONDS]", "pause a collecting job", transition_options, job_transition},
+	{"resume", "JOB [--wait SECONDS]", "resume a paused job", transition_options, job_transition},
+	{"cancel", "JOB [--wait SECONDS]", "cancel a collecting or paused job", transition_options, job_transition},
+	{"show", "JOB [--steps N]", "the job and its recent steps", show_options, job_show},
+	{NULL, NULL, NULL, NULL, NULL},
+};
+
 static int exec_job(cli_ctx *ctx, int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : "";
+	int i;
 
-	if (strcmp(sub, "create") == 0)
-		return job_create(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "append") == 0)
-		return job_append(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "seal") == 0)
-		return job_seal(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "pause") == 0 || strcmp(sub, "resume") == 0 || strcmp(sub, "cancel") == 0)
-		return job_transition(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "show") == 0)
-		return job_show(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "step") == 0)
-		return cmd_job_step(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "run") == 0)
-		return cmd_job_run(ctx, argc - 1, argv + 1);
+	for (i = 0; cmd_job_subcommands[i].name; i++)
+		if (strcmp(sub, cmd_job_subcommands[i].name) == 0)
+			return cmd_job_subcommands[i].exec(ctx, argc - 1, argv + 1);
 	return cli_usage(ctx, &cmd_job_entry, "unknown job subcommand \"%s\"", sub);
 }
 
@@ -326,22 +410,3 @@ const cli_command cmd_job_entry = {
 	"drive one cleanup job (see README: The CLI)",
 	exec_job,
 };
-
-const char cmd_job_help[] =
-	"  job create prune --library ID           start collecting the seen-ID manifest\n"
-	"  job create remove-library --library ID [--mode single-transaction]\n"
-	"                                          remove a library (admission closes now);\n"
-	"                                          single-transaction: the old one-transaction\n"
-	"                                          cascade, for comparisons only\n"
-	"  job create remove-server --server ID    remove a server and its libraries\n"
-	"  job append JOB [EXTERNAL_ID...]         add IDs (at most 128), or one a line on stdin\n"
-	"  job seal JOB --expected N               seal with the traversal's unique count; fences\n"
-	"  job step JOB [--steps N] [--replay STEP_NO] [--preview]\n"
-	"           [--timeout SECONDS] [--synchronous-commit on|off]\n"
-	"  job run JOB [--max-steps N] [--deadline SECONDS] [--max-busy N]\n"
-	"          [--backoff-max MS] [--reconnect N] [--timeout SECONDS]\n"
-	"          [--synchronous-commit on|off] [--no-pipeline]\n"
-	"                                          options: docs/steps.md, Settings\n"
-	"  job pause|resume JOB                    collecting jobs only\n"
-	"  job cancel JOB                          collecting or paused jobs only\n"
-	"  job show JOB [--steps N]                the job and its recent steps\n";

@@ -1,22 +1,17 @@
 /* cleanupctl: the one binary. Parses the global options (--db, --json,
- * --quiet, --help) wherever they appear, then dispatches to a command from
- * the table below. */
+ * --quiet, --help, --version) wherever they appear, then dispatches to a
+ * command from the table in cli.c (cli_commands). libpq is included only
+ * for PQlibVersion() in --version. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libpq-fe.h>
+#include "cleanup/install.h"
 #include "cli.h"
 #include "config.h"
 
-static const cli_command *const commands[] = {
-	&cmd_sandbox_entry, &cmd_install_entry, &cmd_seed_entry, &cmd_status_entry,
-	&cmd_jobs_entry,    &cmd_job_entry,     &cmd_locks_entry, &cmd_deps_entry,
-	&cmd_console_entry, &cmd_writer_entry,  &cmd_demo_entry,  NULL,
-};
-
-/* More lines for `cleanupctl console --help` (cmd_console.c); belongs in
- * cli.h beside cmd_job_help. */
-extern const char cmd_console_help[];
-
+/* The --help text: the global options and every command, from the tables
+ * in cli.c (the man page and completions come from the same tables). */
 static void print_help(FILE *f)
 {
 	int i;
@@ -24,11 +19,28 @@ static void print_help(FILE *f)
 	fprintf(f, "usage: cleanupctl [--db CONNINFO] [--json] [--quiet] COMMAND [ARGS]\n\n"
 	           "Bounded, fenced, resumable cleanup of media inventory in PostgreSQL.\n\n"
 	           "commands:\n");
-	for (i = 0; commands[i]; i++)
-		fprintf(f, "  %-9s %-44s %s\n", commands[i]->name, commands[i]->usage, commands[i]->summary);
+	for (i = 0; cli_commands[i].cmd; i++)
+		fprintf(f, "  %-9s %-44s %s\n", cli_commands[i].cmd->name, cli_commands[i].cmd->usage,
+		        cli_commands[i].cmd->summary);
 	fprintf(f, "\nConnection: --db CONNINFO, else PGHOST, PGPORT, PGDATABASE, PGUSER, PGSERVICE.\n"
 	           "Exit codes: 0 done, 1 error, 2 usage, 3 busy (retry later), 4 refused by a job's\n"
 	           "state or a guard.\n");
+}
+
+/* --version: the program, the schema it carries and the libpq it runs
+ * with (PQlibVersion: MAJOR * 10000 + MINOR since PostgreSQL 10). */
+static int print_version(const cli_ctx *ctx)
+{
+	int lib = PQlibVersion();
+
+	if (ctx->json)
+		printf("{\"program\": \"cleanupctl\", \"version\": \"%s\", \"schema_version\": %d, "
+		       "\"libpq_version\": \"%d.%d\", \"json_version\": %d}\n",
+		       CLEANUP_VERSION, cleanup_schema_version(), lib / 10000, lib % 10000, CLI_JSON_VERSION);
+	else
+		printf("cleanupctl %s\nschema %d\nlibpq %d.%d\n", CLEANUP_VERSION, cleanup_schema_version(), lib / 10000,
+		       lib % 10000);
+	return EXIT_DONE;
 }
 
 /* Main: global options first (--json is looked for before anything else,
@@ -77,8 +89,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			help = true;
 		} else if (strcmp(argv[i], "--version") == 0) {
-			printf("cleanupctl %s\n", CLEANUP_VERSION);
-			rc = EXIT_DONE;
+			rc = print_version(&ctx);
 			goto out;
 		} else {
 			rest[nrest++] = argv[i];
@@ -96,19 +107,22 @@ int main(int argc, char **argv)
 		}
 		goto out;
 	}
-	for (i = 0; commands[i]; i++) {
-		if (strcmp(commands[i]->name, rest[0]) == 0) {
+	for (i = 0; cli_commands[i].cmd; i++) {
+		const cli_command *cmd = cli_commands[i].cmd;
+
+		if (strcmp(cmd->name, rest[0]) == 0) {
 			if (help) {
-				printf("usage: cleanupctl %s %s\n  %s\n", commands[i]->name, commands[i]->usage,
-				       commands[i]->summary);
-				if (commands[i] == &cmd_job_entry)
-					printf("\n%s", cmd_job_help);
-				else if (commands[i] == &cmd_console_entry)
+				printf("usage: cleanupctl %s %s\n  %s\n", cmd->name, cmd->usage, cmd->summary);
+				if (cli_commands[i].subcommands) {
+					putchar('\n');
+					cli_print_subcommands(stdout, cmd->name, cli_commands[i].subcommands);
+				} else if (cmd == &cmd_console_entry) {
 					printf("\n%s", cmd_console_help);
+				}
 				rc = EXIT_DONE;
 				goto out;
 			}
-			rc = commands[i]->exec(&ctx, nrest, rest);
+			rc = cmd->exec(&ctx, nrest, rest);
 			goto out;
 		}
 	}

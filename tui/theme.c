@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -621,6 +622,58 @@ static bool config_home(char *buf, size_t len)
 		return false;
 	snprintf(buf, len, "%s/.config", home);
 	return true;
+}
+
+static char data_dir[4096];
+static pthread_once_t data_dir_once = PTHREAD_ONCE_INIT;
+
+/* True when PATH is a directory. */
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Fills data_dir once (see tui_theme_data_dir): the checkout's themes/
+ * when <program dir>/../CLEANUP_CHECKOUT_FILE names a source tree that
+ * still has them, else <program dir>/CLEANUP_REL_THEME_DIR, else
+ * CLEANUP_INSTALL_THEME_DIR. */
+static void find_data_dir(void)
+{
+	char exe[2048], path[2200], line[2048] = "", *slash;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(data_dir, sizeof data_dir, "%s", CLEANUP_INSTALL_THEME_DIR);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0 || (size_t)n >= sizeof exe - 1)
+		return;
+	exe[n] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return;
+	*slash = '\0';
+	snprintf(path, sizeof path, "%s/../%s", exe, CLEANUP_CHECKOUT_FILE);
+	if ((f = fopen(path, "r")) != NULL) {
+		bool ok = fgets(line, sizeof line, f) != NULL;
+
+		fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, sizeof path, "%s/themes", line);
+		if (ok && line[0] == '/' && is_dir(path)) {
+			snprintf(data_dir, sizeof data_dir, "%s", path);
+			return;
+		}
+	}
+	snprintf(path, sizeof path, "%s/%s", exe, CLEANUP_REL_THEME_DIR);
+	if (is_dir(path))
+		snprintf(data_dir, sizeof data_dir, "%s", path);
+}
+
+const char *tui_theme_data_dir(void)
+{
+	pthread_once(&data_dir_once, find_data_dir);
+	return data_dir;
 }
 
 int theme_load_named(theme *out, const char *name, char *err, size_t errlen)

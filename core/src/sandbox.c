@@ -36,14 +36,74 @@
 #include "config.h"
 #include "engine_int.h"
 
+/* The source tree this binary was built from, when it runs from that
+ * build tree (a checkout): CMake writes the source directory into
+ * <build>/CLEANUP_CHECKOUT_FILE, the parent of every build-tree program's
+ * directory; an installed binary has no such file there. Sets BUF and
+ * returns true when the file is found and names a directory that still
+ * exists; nothing about the source tree is compiled into the binary. */
+static bool checkout_source_dir(char *buf, size_t len)
+{
+	char exe[CLEANUP_PATH_MAX], line[CLEANUP_PATH_MAX], *slash;
+	struct stat st;
+	ssize_t n;
+	FILE *f;
+	bool found = false;
+
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0 || (size_t)n >= sizeof exe - 1)
+		return false;
+	exe[n] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return false;
+	*slash = '\0'; /* the program's directory */
+	if (!(slash = strrchr(exe, '/')))
+		return false;
+	*slash = '\0'; /* its parent: the build directory in a build tree */
+	if (strlen(exe) + sizeof "/" CLEANUP_CHECKOUT_FILE > sizeof line)
+		return false;
+	snprintf(line, sizeof line, "%s/%s", exe, CLEANUP_CHECKOUT_FILE);
+	f = fopen(line, "r");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = line[0] == '/' && stat(line, &st) == 0 && S_ISDIR(st.st_mode);
+	}
+	fclose(f);
+	if (found)
+		snprintf(buf, len, "%s", line);
+	return found;
+}
+
 void cleanup_sandbox_default_dir(char *buf, size_t len)
 {
-	const char *env = getenv("CLEANUP_SANDBOX_DIR");
+	const char *env = getenv("CLEANUP_SANDBOX_DIR"), *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char src[CLEANUP_PATH_MAX];
 
-	if (env && *env)
+	if (env && *env) {
 		snprintf(buf, len, "%s", env);
+		return;
+	}
+	if (checkout_source_dir(src, sizeof src)) {
+		snprintf(buf, len, "%s/.sandbox", src);
+		return;
+	}
+	/* Installed: the XDG state directory (relative values are ignored, as
+	 * the XDG spec says). */
+	if (state && state[0] == '/') {
+		snprintf(buf, len, "%s/cleanupctl/sandbox", state);
+		return;
+	}
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
+	}
+	if (home)
+		snprintf(buf, len, "%s/.local/state/cleanupctl/sandbox", home);
 	else
-		snprintf(buf, len, "%s/.sandbox", CLEANUP_SOURCE_DIR);
+		snprintf(buf, len, ".sandbox"); /* no home: the current directory */
 }
 
 static bool is_exec(const char *dir, const char *prog)
@@ -767,7 +827,7 @@ int cleanup_sandbox_init(cleanup_sandbox *sb, const char *dir, cleanup_error *er
 	} else if (env && *env) {
 		given = env;
 	} else {
-		snprintf(deflt, sizeof deflt, "%s/.sandbox", CLEANUP_SOURCE_DIR);
+		cleanup_sandbox_default_dir(deflt, sizeof deflt);
 		given = deflt;
 	}
 	/* Lengths are measured on what was given, never on a truncated copy. */
