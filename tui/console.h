@@ -115,6 +115,9 @@ bool console_refuse_second_runner(console *c, const confirm_target *t);
 /* panel_jobs.c: the pace of V's recent steps in settled rows per second
  * (progress.h), -1 when unknown. */
 double console_job_pace(const cleanup_mon_job *v);
+/* The ETA column's text (progress.h's tui_eta_text), or "stalled" when a
+ * runner holds the job but has not committed a step for 30 s. */
+const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
 /* "NO RUNNER for 2m10s: library 4 "Movies" closed to writers" for a
  * draining or finalizing job nobody runs, into BUF. */
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v);

@@ -59,11 +59,11 @@ static void draw_runner(const cleanup_mon_job *v, tui_rect r, int y)
 	char age[16], last[16], text[400];
 
 	if (v->runner_pid > 0) {
-		snprintf(text, sizeof text, "runner: backend %d  %s  from %s  since %s (%s)  last step %s ago", v->runner_pid,
+		snprintf(text, sizeof text, "runner: backend %d  last step %s ago  %s  from %s  since %s (%s)", v->runner_pid,
+		         v->last_step_age_s >= 0 ? tui_duration_text(last, sizeof last, v->last_step_age_s) : "-",
 		         v->runner_app[0] ? v->runner_app : "(application not visible)",
 		         v->runner_client[0] ? v->runner_client : "?", v->runner_since[0] ? v->runner_since : "?",
-		         tui_duration_text(age, sizeof age, v->runner_age_s),
-		         v->last_step_age_s >= 0 ? tui_duration_text(last, sizeof last, v->last_step_age_s) : "-");
+		         tui_duration_text(age, sizeof age, v->runner_age_s));
 		console_put(y, r.x, r.w, ROLE_OK, text);
 		return;
 	}
@@ -127,8 +127,7 @@ static void draw(console *c, tui_rect r, bool focused)
 	x += console_putf(y, x, r.x + r.w - x, j->busy_retries ? ROLE_WARNING : ROLE_NORMAL, "busy retries %" PRId64 "  ",
 	                  j->busy_retries);
 	if (active)
-		console_putf(y, x, r.x + r.w - x, ROLE_NORMAL, "ETA %s",
-		             tui_eta_text(eta, sizeof eta, j, pace, v->runner_pid > 0));
+		console_putf(y, x, r.x + r.w - x, ROLE_NORMAL, "ETA %s", console_job_eta(eta, sizeof eta, v));
 	if (active || v->runner_pid > 0) {
 		if (++y >= r.y + r.h)
 			return;

@@ -29,12 +29,27 @@ static bool phase_is(const cleanup_job *j, const char *p)
 	return strcmp(j->phase, p) == 0;
 }
 
-/* The pace of V's recent steps (progress.h), -1 when unknown. */
 double console_job_pace(const cleanup_mon_job *v)
 {
 	tui_pace_window w = {v->window_steps, v->window_rows, v->window_first_start, v->window_last_end};
 
+	/* While a runner holds the job the window ends now (the server's now:
+	 * the newest step's end plus its age), so a runner that stopped
+	 * getting anywhere (busy, stuck) slows the pace down instead of
+	 * keeping the pace of its last good steps. */
+	if (v->runner_pid > 0 && v->last_step_age_s > 0 && w.last_end > 0)
+		w.last_end += v->last_step_age_s;
 	return tui_pace_rows_per_s(&w);
+}
+
+const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v)
+{
+	if (v->runner_pid > 0 && v->last_step_age_s > 30 &&
+	    (strcmp(v->job.phase, "draining") == 0 || strcmp(v->job.phase, "finalizing") == 0)) {
+		snprintf(buf, len, "stalled");
+		return buf;
+	}
+	return tui_eta_text(buf, len, &v->job, console_job_pace(v), v->runner_pid > 0);
 }
 
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v)
@@ -101,14 +116,16 @@ static void draw(console *c, tui_rect r, bool focused)
 
 			/* Progress (progress.h): rows settled of the rows in scope
 			 * when the job was sealed, as `job run` shows it. */
-			console_bar(y, x, 7, done, total > 0 ? total : 0);
-			console_putf(y, x + 8, 12, base, "%s/%s", console_compact(a, sizeof a, done),
+			console_bar(y, x, 6, done, total > 0 ? total : 0);
+			console_putf(y, x + 7, 13, base, "%s/%s", console_compact(a, sizeof a, done),
 			             total >= 0 ? console_compact(b, sizeof b, total) : "?");
 		}
 		x += 21;
-		tui_eta_text(eta, sizeof eta, j, console_job_pace(v), v->runner_pid > 0);
+		console_job_eta(eta, sizeof eta, v);
 		x += console_putf(y, x, right - x,
-		                  sel ? base : strcmp(eta, "no runner") == 0 ? ROLE_DANGER : ROLE_NORMAL, "%9s", eta);
+		                  sel ? base : strcmp(eta, "no runner") == 0 ? ROLE_DANGER
+		                             : strcmp(eta, "stalled") == 0 ? ROLE_WARNING : ROLE_NORMAL,
+		                  "%9s", eta);
 		if (counters) {
 			x += console_putf(y, x, right - x, base, " %7s %7s %6s %6s %6s ", console_compact(n1, sizeof n1, j->visited),
 			                  console_compact(n2, sizeof n2, j->deleted), console_compact(n3, sizeof n3, j->moved),

@@ -56,7 +56,7 @@ wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
            WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = $J AND l.granted
              AND a.application_name = 'cleanupctl:job:$J:run'" 1 || fail "job run did not take the runner lock"
 RBP=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:job:$J:run'")
-wait_for "runner: backend $RBP  cleanupctl:job:$J:run  from " && ok "the runner is shown (backend $RBP, its application)" ||
+wait_re "runner: backend $RBP  last step [^ ]+ ago  cleanupctl:job:$J:run  from " && ok "the runner is shown (backend $RBP, its application)" ||
 	fail "runner not shown"
 wait_gone "NO RUNNER for" 2 || fail "NO RUNNER still shown while the job has a runner"
 

@@ -223,7 +223,7 @@ static void test_step_rate_counts_every_step(void **state)
 	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 4)");
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
 	               "phase_after, started_at, duration_ms, lock_hold_ms) "
-	               "SELECT %lld, g, 'drain', 1, 1, 1, 1, 0, 'draining', clock_timestamp() - (300 - g) * interval '10 ms', "
+	               "SELECT %lld, g, 'drain', 1, 1, 0, 0, 1, 'draining', clock_timestamp() - (300 - g) * interval '10 ms', "
 	               "1, 1 FROM generate_series(1, 300) g",
 	            (long long)job);
 	cleanup_monitor_set_detail_job(m, job);
@@ -240,7 +240,7 @@ static void test_step_rate_counts_every_step(void **state)
 	assert_true(max >= 75); /* 100 a second, at most split over two seconds */
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
 	               "phase_after, started_at, duration_ms, lock_hold_ms) "
-	               "SELECT %lld, g, 'drain', 1, 1, 1, 1, 0, 'draining', clock_timestamp(), 1, 1 "
+	               "SELECT %lld, g, 'drain', 1, 1, 0, 0, 1, 'draining', clock_timestamp(), 1, 1 "
 	               "FROM generate_series(301, 310) g",
 	            (long long)job);
 	w.want = 310;
