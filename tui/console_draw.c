@@ -400,7 +400,7 @@ static void draw_footer(console *c, double mono)
 		for (i = 0; i < n; i++) {
 			if (c->opts.readonly && i >= first_action)
 				break;
-			if (label == 2 && (i == 2 || i == 3)) /* Tab and Enter: in the help */
+			if (label == 2 && i >= 2 && i < first_action) /* Tab, Enter, p, ':': in the help */
 				continue;
 			if (x + console_width(hints[i][0]) + console_width(hints[i][label]) + 2 > r->x + r->w)
 				break;
