@@ -33,9 +33,11 @@ test: build
 demo: build
 	@sh scripts/demo.sh $(BUILD)
 
+# BENCH_QUICK=1: the shape matrix's skewed library at 500,000 items instead
+# of 5,000,000 (bench_shapes --quick; docs/benchmarks.md says which was run).
 bench: build
 	@cmake --build $(BUILD) --target bench -j$(JOBS)
-	@sh scripts/bench.sh $(BUILD)
+	@BENCH_ARGS_bench_shapes="$(if $(BENCH_QUICK),--quick )$${BENCH_ARGS_bench_shapes:-}" sh scripts/bench.sh $(BUILD)
 
 # CLEANUP_CRASH_ROUNDS scales the kills and the data (default in make test: 12).
 soak: build

@@ -1,0 +1,448 @@
+/* bench_shapes: the shape matrix of issue 10, item 2. One prune, the same
+ * kind of work (every second item of the pruned library seen), on data of
+ * several shapes; each shape differs from the favourable one in one way:
+ *
+ *   favourable   one server, one library, vacuumed and analyzed
+ *   fresh        the same, never analyzed (autovacuum off; as a new user's
+ *                first prune after `cleanupctl seed`)
+ *   servers      four servers of three libraries each, contiguous ids
+ *   interleaved  six libraries on three servers, ids interleaved across
+ *                libraries (libraries synced at the same time)
+ *   skewed       the pruned library beside one of --skew-items (5,000,000;
+ *                --quick: 500,000) and two small ones
+ *   unmatched    a manifest holding four IDs that match no item for each
+ *                seen one (80% of the manifest matches nothing)
+ *   retained     writers in flight: a writer holds every tenth item of the
+ *                library locked until the first pass ends, so a fifth of
+ *                the unseen rows are retained and revisited (S5)
+ *
+ * All but fresh are vacuumed and analyzed after loading. Each shape: a
+ * template database, then per round a fresh copy for one DELETE ... WHERE
+ * NOT EXISTS (manifest) of the same rows and a fresh copy for the bounded
+ * prune (cleanup_job_run, steps committed asynchronously as `job run` does),
+ * in alternating order. Reported: steps, step duration inside the server
+ * p50/p99/max (drain and pass steps; final-check pages apart), the prune's
+ * wall time, the DELETE's, their ratio, and each shape's p99 against the
+ * favourable one's. Each run is checked exact. */
+#include <pthread.h>
+#include "bench_common.h"
+#include "cleanup/install.h"
+#include "cleanup/job.h"
+#include "cleanup/step.h"
+
+#define DB_TPL "cleanup_lab_bench_shape_tpl"
+#define DB_RUN "cleanup_lab_bench_shape_run"
+static const char *const dbs[] = {DB_TPL, DB_RUN, NULL};
+
+typedef struct shape {
+	const char *name;
+	const char *what;
+	int servers, libraries;  /* libraries per server */
+	bool interleave;
+	bool analyzed;
+	int others_div;          /* every other library holds the target's items / this */
+	bool skew;               /* one other library holds --skew-items */
+	int gone_per_seen;
+	int lock_every;          /* a writer locks items with id % N = 1 (0: none) */
+} shape;
+
+static const shape shapes[] = {
+	{"favourable", "one library, analyzed", 1, 1, false, true, 4, false, 0, 0},
+	{"fresh", "one library, never analyzed", 1, 1, false, false, 4, false, 0, 0},
+	{"servers", "4 servers x 3 libraries", 4, 3, false, true, 4, false, 0, 0},
+	{"interleaved", "6 libraries, ids interleaved", 3, 2, true, true, 1, false, 0, 0},
+	{"skewed", "beside one huge library", 1, 4, false, true, 4, true, 0, 0},
+	{"unmatched", "80% of the manifest matches no item", 1, 1, false, true, 4, false, 4, 0},
+	{"retained", "a writer holds 10% of the items", 1, 1, false, true, 4, false, 0, 10},
+};
+#define N_SHAPES (sizeof shapes / sizeof shapes[0])
+
+typedef struct opts {
+	const char *db;
+	int64_t items;       /* items of the pruned library */
+	int64_t skew_items;
+	int rounds;
+	const char *only;    /* comma-separated shape names, NULL: all */
+	bool quick;
+} opts;
+
+typedef struct result {
+	bool ran;
+	int64_t total_items, manifest, deleted, locked;
+	double prune_s, delete_s, ratio;
+	int steps, pass_steps, pages;
+	double p50, p99, max, page_max;
+	bool exact;
+} result;
+
+/* The template of shape S: target library id, job id, high-water id,
+ * unseen rows to delete. */
+typedef struct built {
+	int64_t library, job, high_water, unseen, total;
+} built;
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_shapes --db CONNINFO [--items N (100000)] [--skew-items N (5000000)] [--quick]\n"
+	                "                    [--rounds N (1)] [--shapes name,name,...]\n");
+	exit(2);
+}
+
+static char *i64(char *buf, int64_t v)
+{
+	snprintf(buf, 24, "%" PRId64, v);
+	return buf;
+}
+
+/* A bigint[] literal of V[0..N). */
+static void array_lit(char *buf, size_t len, const int64_t *v, int n)
+{
+	size_t o = 0;
+	int i;
+
+	o += (size_t)snprintf(buf + o, len - o, "{");
+	for (i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%" PRId64, i ? "," : "", v[i]);
+	if (o < len)
+		snprintf(buf + o, len - o, "}");
+}
+
+/* Builds shape S as DB_TPL: servers, libraries, items, a sealed prune job
+ * of the first library of the first server with every second item seen. */
+static void build(built *b, const opts *o, const shape *s)
+{
+	char ci[4096], a1[4096], a2[4096], x[4][24];
+	int64_t libs[64], sizes[64], srv[16];
+	const char *p[4];
+	cleanup_install_result ir;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	cleanup_job job;
+	PGconn *c;
+	PGresult *r;
+	int nl, ns, i;
+
+	bench_admin(o->db, "db_drop", DB_RUN, NULL);
+	bench_admin(o->db, "db_drop", DB_TPL, NULL);
+	bench_admin(o->db, "db_create", DB_TPL, NULL);
+	bench_conninfo(ci, sizeof ci, o->db, DB_TPL);
+	if (cleanup_engine_open(&e, ci, "bench:shapes", &err) != CLEANUP_OK)
+		bench_fatal_err("connecting", &err);
+	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
+		bench_fatal_err("install", &err);
+	c = bench_open(o->db, DB_TPL, "bench:shapes");
+	PQclear(bench_run(c, "shape_autovacuum_off", 0, NULL));
+
+	p[0] = i64(x[0], s->servers);
+	r = bench_run(c, "shape_servers", 1, p);
+	ns = PQntuples(r);
+	for (i = 0; i < ns && i < 16; i++)
+		srv[i] = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+	PQclear(r);
+	array_lit(a1, sizeof a1, srv, ns);
+	p[0] = a1;
+	p[1] = i64(x[1], s->libraries);
+	r = bench_run(c, "shape_libraries", 2, p);
+	nl = PQntuples(r);
+	if (nl < 1 || nl > 64)
+		bench_fatal("shape %s: %d libraries", s->name, nl);
+	for (i = 0; i < nl; i++) {
+		libs[i] = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+		sizes[i] = i == 0 ? o->items : s->skew && i == 1 ? o->skew_items : o->items / s->others_div;
+	}
+	PQclear(r);
+	b->library = libs[0];
+	b->total = 0;
+	for (i = 0; i < nl; i++)
+		b->total += sizes[i];
+	array_lit(a1, sizeof a1, libs, nl);
+	array_lit(a2, sizeof a2, sizes, nl);
+	p[0] = a1;
+	p[1] = a2;
+	p[2] = s->interleave ? "true" : "false";
+	PQclear(bench_run(c, "shape_items", 3, p));
+
+	if (cleanup_job_create(&job, e, "prune", b->library, "bounded", &err) != CLEANUP_OK)
+		bench_fatal_err("job create", &err);
+	b->job = job.id;
+	cleanup_job_reset(&job);
+	p[0] = i64(x[0], b->job);
+	p[1] = i64(x[1], b->library);
+	p[2] = "2";
+	p[3] = i64(x[3], s->gone_per_seen);
+	PQclear(bench_run(c, "shape_append", 4, p));
+	b->high_water = bench_int(c, "shape_seal", 1, p);
+	b->unseen = o->items - o->items / 2;
+	if (s->analyzed)
+		PQclear(bench_run(c, "vacuum", 0, NULL));
+	PQclear(bench_run(c, "checkpoint", 0, NULL));
+	PQfinish(c);
+	cleanup_engine_close(e);
+}
+
+/* A fresh copy of the template as DB_RUN, checkpointed. */
+static void fresh_copy(const opts *o)
+{
+	PGconn *c;
+
+	bench_admin(o->db, "db_drop", DB_RUN, NULL);
+	bench_admin(o->db, "db_copy", DB_RUN, DB_TPL);
+	c = bench_open(o->db, DB_RUN, "bench:checkpoint");
+	PQclear(bench_run(c, "checkpoint", 0, NULL));
+	PQfinish(c);
+}
+
+static double run_delete(const opts *o, const built *b, int64_t *rows)
+{
+	char x[3][24];
+	const char *p[3] = {i64(x[0], b->job), i64(x[1], b->library), i64(x[2], b->high_water)};
+	PGconn *c;
+	PGresult *r;
+	double t0;
+
+	fresh_copy(o);
+	c = bench_open(o->db, DB_RUN, "bench:one-delete");
+	t0 = bench_now();
+	r = bench_run(c, "prune_one_delete", 3, p);
+	t0 = bench_now() - t0;
+	*rows = strtoll(PQcmdTuples(r), NULL, 10);
+	PQclear(r);
+	PQfinish(c);
+	return t0;
+}
+
+/* The writer in flight of shape "retained": holds its row locks until the
+ * job's first pass is over. */
+typedef struct writer {
+	PGconn *c;
+	bool released;
+} writer;
+
+static bool on_step(const cleanup_run_progress *pr, void *arg)
+{
+	writer *w = arg;
+
+	/* The step just committed was of a later pass: the first is over. */
+	if (w->c && !w->released && pr->step && pr->step->pass_no > 1) {
+		PGresult *r = PQexec(w->c, "COMMIT");
+
+		PQclear(r);
+		w->released = true;
+	}
+	return true;
+}
+
+/* The bounded prune of a fresh copy; fills R. */
+static void run_prune(result *r, const opts *o, const shape *s, const built *b)
+{
+	char x[3][24];
+	const char *p[3];
+	cleanup_run_opts ro;
+	cleanup_run_summary sum;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	writer w = {NULL, false};
+	char ci[4096];
+	PGconn *c;
+	PGresult *res;
+	double t0, *d = NULL;
+	int rc, i, n;
+
+	fresh_copy(o);
+	if (s->lock_every > 0) {
+		w.c = bench_open(o->db, DB_RUN, "bench:writer-in-flight");
+		PQclear(PQexec(w.c, "BEGIN"));
+		p[0] = i64(x[0], b->library);
+		p[1] = i64(x[1], s->lock_every);
+		r->locked = bench_int(w.c, "shape_lock_rows", 2, p);
+	}
+	memset(&ro, 0, sizeof ro);
+	ro.step_commit = CLEANUP_STEP_COMMIT_ASYNC;
+	ro.callback = on_step;
+	ro.callback_arg = &w;
+	bench_conninfo(ci, sizeof ci, o->db, DB_RUN);
+	if (cleanup_engine_open(&e, ci, "bench:prune", &err) != CLEANUP_OK)
+		bench_fatal_err("connecting", &err);
+	memset(&sum, 0, sizeof sum);
+	t0 = bench_now();
+	rc = cleanup_job_run(&sum, e, b->job, &ro, &err);
+	r->prune_s = bench_now() - t0;
+	if (rc != CLEANUP_OK)
+		bench_fatal_err("bounded prune", &err);
+	cleanup_engine_close(e);
+	if (w.c) {
+		if (!w.released)
+			PQclear(PQexec(w.c, "ROLLBACK"));
+		PQfinish(w.c);
+	}
+	r->deleted = sum.job.deleted;
+	r->exact = sum.completed && strcmp(sum.job.phase, "completed") == 0 && sum.job.deleted == b->unseen;
+	cleanup_job_reset(&sum.job);
+
+	c = bench_open(o->db, DB_RUN, "bench:check");
+	p[0] = i64(x[0], b->job);
+	res = bench_run(c, "shape_steps", 1, p);
+	{
+		/* durs is a float8[] literal "{a,b,...}". */
+		const char *arr = PQgetvalue(res, 0, 0), *q = arr;
+
+		n = 0;
+		for (q = arr; *q; q++)
+			n += *q == ',';
+		n = arr[1] == '}' ? 0 : n + 1;
+		d = calloc((size_t)n + 1, sizeof *d);
+		if (!d)
+			bench_fatal("out of memory");
+		q = arr + 1;
+		for (i = 0; i < n; i++) {
+			char *end;
+
+			d[i] = strtod(q, &end);
+			q = end + 1;
+		}
+	}
+	r->pages = atoi(PQgetvalue(res, 0, 1));
+	r->page_max = strtod(PQgetvalue(res, 0, 2), NULL);
+	r->pass_steps = atoi(PQgetvalue(res, 0, 3));
+	r->steps = atoi(PQgetvalue(res, 0, 4));
+	PQclear(res);
+	PQfinish(c);
+	r->p50 = bench_quantile(d, (size_t)n, 0.5);
+	r->p99 = bench_quantile(d, (size_t)n, 0.99);
+	r->max = n ? d[n - 1] : 0;
+	free(d);
+}
+
+static bool wanted(const opts *o, const char *name)
+{
+	const char *p = o->only;
+	size_t len = strlen(name);
+
+	if (!p)
+		return true;
+	while (*p) {
+		if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return true;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	opts o = {NULL, 100000, 5000000, 1, NULL, false};
+	result res[N_SHAPES];
+	double fav_p99 = 0;
+	size_t k;
+	int i;
+
+	bench_name = "bench_shapes";
+	bench_db_list = dbs;
+	bench_t0 = bench_now();
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
+			o.db = argv[++i];
+		else if (strcmp(argv[i], "--items") == 0 && i + 1 < argc)
+			o.items = strtoll(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--skew-items") == 0 && i + 1 < argc)
+			o.skew_items = strtoll(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--quick") == 0)
+			o.quick = true;
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			o.rounds = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--shapes") == 0 && i + 1 < argc)
+			o.only = argv[++i];
+		else
+			usage();
+	}
+	if (o.quick && o.skew_items > 500000)
+		o.skew_items = 500000;
+	if (!o.db || o.items < 1000 || o.items > 50000000 || o.skew_items < 1000 || o.skew_items > 100000000 ||
+	    o.rounds < 1 || o.rounds > 9)
+		usage();
+
+	memset(res, 0, sizeof res);
+	for (k = 0; k < N_SHAPES; k++) {
+		const shape *s = &shapes[k];
+		built b;
+		double *pr, *de, *ra;
+		int round;
+
+		if (!wanted(&o, s->name))
+			continue;
+		bench_note("shape %s (%s): building", s->name, s->what);
+		build(&b, &o, s);
+		bench_note("shape %s: %" PRId64 " items, prune of library %" PRId64 " (%" PRId64 " unseen)", s->name, b.total,
+		           b.library, b.unseen);
+		pr = calloc((size_t)o.rounds, sizeof *pr);
+		de = calloc((size_t)o.rounds, sizeof *de);
+		ra = calloc((size_t)o.rounds, sizeof *ra);
+		if (!pr || !de || !ra)
+			bench_fatal("out of memory");
+		res[k].exact = true;
+		for (round = 0; round < o.rounds; round++) {
+			result one;
+			int64_t rows = 0;
+
+			memset(&one, 0, sizeof one);
+			if (round % 2 == 0)
+				de[round] = run_delete(&o, &b, &rows);
+			run_prune(&one, &o, s, &b);
+			if (round % 2 == 1)
+				de[round] = run_delete(&o, &b, &rows);
+			if (rows != b.unseen)
+				bench_fatal("shape %s: the DELETE removed %" PRId64 " rows, expected %" PRId64, s->name, rows,
+				            b.unseen);
+			pr[round] = one.prune_s;
+			ra[round] = one.prune_s / de[round];
+			bench_note("shape %s round %d: prune %.2f s in %d steps (p50 %.2f, p99 %.2f, max %.2f ms), DELETE "
+			           "%.2f s: %.2fx%s",
+			           s->name, round + 1, one.prune_s, one.steps, one.p50, one.p99, one.max, de[round], ra[round],
+			           one.exact ? "" : " NOT EXACT");
+			/* Step figures of the last round; exactness of every round. */
+			one.exact = one.exact && res[k].exact;
+			res[k] = one;
+		}
+		res[k].ran = true;
+		res[k].total_items = b.total;
+		res[k].prune_s = bench_quantile(pr, (size_t)o.rounds, 0.5);
+		res[k].delete_s = bench_quantile(de, (size_t)o.rounds, 0.5);
+		res[k].ratio = bench_quantile(ra, (size_t)o.rounds, 0.5);
+		free(pr);
+		free(de);
+		free(ra);
+		if (strcmp(s->name, "favourable") == 0)
+			fav_p99 = res[k].p99;
+	}
+	bench_admin(o.db, "db_drop", DB_RUN, NULL);
+	bench_admin(o.db, "db_drop", DB_TPL, NULL);
+
+	printf("Shape matrix: prune of a library of %" PRId64 " items, every second one seen; skewed beside %" PRId64
+	       " items%s; %d round%s (medians of times and ratios; step figures of the last round)\n",
+	       o.items, o.skew_items, o.quick ? " (--quick: scaled down from 5,000,000)" : "", o.rounds,
+	       o.rounds == 1 ? "" : "s");
+	printf("  %-12s %10s %6s %5s %9s %9s %9s %7s %8s %8s %7s %8s %s\n", "shape", "items", "steps", "pass",
+	       "p50 ms", "p99 ms", "max ms", "pages", "prune s", "DELETE s", "ratio", "p99/fav", "exact");
+	for (k = 0; k < N_SHAPES; k++) {
+		const result *r = &res[k];
+
+		if (!r->ran)
+			continue;
+		printf("  %-12s %10" PRId64 " %6d %5d %9.2f %9.2f %9.2f %7d %8.2f %8.2f %6.2fx %7.2fx %s\n", shapes[k].name,
+		       r->total_items, r->steps, r->pass_steps, r->p50, r->p99, r->max, r->pages, r->prune_s, r->delete_s,
+		       r->ratio, fav_p99 > 0 ? r->p99 / fav_p99 : 0, r->exact ? "yes" : "NO");
+	}
+	printf("  (step durations inside the server, drain and pass steps; final-check pages: %s)\n",
+	       "longest page below");
+	for (k = 0; k < N_SHAPES; k++)
+		if (res[k].ran)
+			printf("  %-12s final-check pages %d, longest %.2f ms%s\n", shapes[k].name, res[k].pages, res[k].page_max,
+			       res[k].locked ? "; rows held by the writer in flight: see the log" : "");
+	for (k = 0; k < N_SHAPES; k++)
+		if (res[k].ran && !res[k].exact)
+			return 1;
+	return 0;
+}

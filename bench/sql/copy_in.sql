@@ -1,0 +1,1 @@
+COPY bench_copy (job_id, external_id) FROM STDIN

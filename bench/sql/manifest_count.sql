@@ -1,0 +1,1 @@
+SELECT count(*) FROM cleanup.manifest WHERE job_id = $1 AND NOT protected

@@ -1,0 +1,13 @@
+-- bench_shapes: the traversal's appends of prune job $1, 128 IDs a call
+-- (the calls are not what is measured): item ext-<library>-<n> of library
+-- $2 is seen when n is a multiple of $3, plus $4 IDs per seen item that
+-- match no item (sorted among the real ones: ext-<library>-<n>-gone-<k>).
+SELECT count(cleanup.job_append($1::bigint, ids)) FROM (
+  SELECT array_agg(x ORDER BY x) AS ids FROM (
+    SELECT x, row_number() OVER (ORDER BY x) AS rn FROM (
+      SELECT i.external_id AS x FROM inventory.items i
+       WHERE i.library_id = $2 AND split_part(i.external_id, '-', 3)::bigint % $3::int = 0
+      UNION ALL
+      SELECT i.external_id || '-gone-' || k FROM inventory.items i, generate_series(1, $4::int) k
+       WHERE i.library_id = $2 AND split_part(i.external_id, '-', 3)::bigint % $3::int = 0) s) t
+   GROUP BY (rn - 1) / 128) q

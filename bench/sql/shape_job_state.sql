@@ -1,0 +1,1 @@
+SELECT phase, pass_no, deleted, retained FROM cleanup.jobs WHERE id = $1
