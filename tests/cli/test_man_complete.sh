@@ -131,14 +131,20 @@ for opt in $(grep -o '"--[a-z][a-z-]*"' "$CLEANUP_SOURCE_DIR/tui/cmd_console.c" 
 	grep -qF -- "\\fB$(roff_opt "$opt")\\fR" "$CMAN" || fail "cleanupctl-console(1) does not document $opt"
 done
 
-# 5. The pages render without warnings.
+# 5. The pages render without warnings (groff), and man -l shows them.
 for page in "$MAN" "$CMAN"; do
-	check
-	warn=$(groff -man -ww -z "$page" 2>&1)
-	[ -z "$warn" ] || fail "groff warns on ${page##*/}: $warn"
-	out=$(LC_ALL=C MANWIDTH=80 man -l "$page" 2>/dev/null | col -b)
-	grep -q '^SYNOPSIS' <<<"$out" || fail "man -l ${page##*/} renders no synopsis"
+	if command -v groff >/dev/null 2>&1; then
+		check
+		warn=$(groff -man -ww -z "$page" 2>&1)
+		[ -z "$warn" ] || fail "groff warns on ${page##*/}: $warn"
+	fi
+	if command -v man >/dev/null 2>&1; then
+		check
+		out=$(LC_ALL=C MANWIDTH=80 man -l "$page" 2>/dev/null | sed 's/.\x08//g')
+		grep -q '^SYNOPSIS' <<<"$out" || fail "man -l ${page##*/} renders no synopsis"
+	fi
 done
+command -v groff >/dev/null 2>&1 || echo "note: no groff here: the pages were not rendered"
 
 # 6. The bash completion loads in a plain bash and completes.
 complete_words() { # complete_words WORD... : what TAB offers after the words (the last is the current one)

@@ -189,7 +189,7 @@ else
 		if [ -z "$page" ]; then
 			bad ".deb has no cleanupctl(1)"
 		elif command -v man >/dev/null; then
-			rendered=$(LC_ALL=C MANWIDTH=80 man -l "$page" 2>/dev/null | col -b)
+			rendered=$(LC_ALL=C MANWIDTH=80 man -l "$page" 2>/dev/null | sed 's/.\x08//g')
 			grep -q -- '--wait' <<<"$rendered" ||
 				bad "man -l of the .deb's cleanupctl(1) does not render the job options"
 		elif command -v groff >/dev/null; then
