@@ -99,10 +99,23 @@ static bool take_count(confirm_state *c)
 	return true;
 }
 
+void confirm_phrase(const confirm_target *t, char *buf, size_t len)
+{
+	if (t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER)
+		snprintf(buf, len, "%s %" PRId64 " %s", tui_action_name(t->action), t->target_id, t->target_name);
+	else
+		snprintf(buf, len, "%s %" PRId64 " %s", t->kind, t->target_id, t->target_name);
+}
+
 static void describe(confirm_state *c)
 {
 	const confirm_target *t = &c->target;
-	char what[720];
+	char what[720], items[48];
+
+	if (t->items >= 0)
+		snprintf(items, sizeof items, "%" PRId64 " item%s now", t->items, t->items == 1 ? "" : "s");
+	else
+		snprintf(items, sizeof items, "item count unknown");
 
 	switch (t->action) {
 	case ACT_STEP:
@@ -133,11 +146,15 @@ static void describe(confirm_state *c)
 		         t->job_id, t->phase);
 		break;
 	case ACT_SEAL:
+		/* The count asked for is the operator's own statement (C3): the
+		 * manifest's size is not shown beside the field, or it would be
+		 * copied. */
 		if (t->seal_count < 0)
 			snprintf(what, sizeof what,
-			         "Seal job %" PRId64 " (its manifest holds %" PRId64 " IDs)? Sealing states the traversal was "
-			         "complete, closes the library to writers and makes deletion possible.",
-			         t->job_id, t->manifest_count);
+			         "Seal job %" PRId64 "? Sealing states the traversal was complete, closes the library to "
+			         "writers and makes deletion possible. Count the unique IDs your traversal found (not what "
+			         "the manifest holds: the engine compares the two).",
+			         t->job_id);
 		else
 			snprintf(what, sizeof what,
 			         "Seal job %" PRId64 " with expected count %" PRId64 "? This states the traversal was complete, "
@@ -147,14 +164,14 @@ static void describe(confirm_state *c)
 	case ACT_REMOVE_LIBRARY:
 		snprintf(what, sizeof what,
 		         "Create a remove-library job for library %" PRId64 " \"%s\"? Admission closes at once and "
-		         "every item of it will be deleted.",
-		         t->target_id, t->target_name);
+		         "every item of it (%s) will be deleted, with their dependent records.",
+		         t->target_id, t->target_name, items);
 		break;
 	case ACT_REMOVE_SERVER:
 		snprintf(what, sizeof what,
 		         "Create a remove-server job for server %" PRId64 " \"%s\"? Admission closes at once and "
-		         "every library and item of it will be deleted.",
-		         t->target_id, t->target_name);
+		         "every library and item of it (%s) will be deleted, with their dependent records.",
+		         t->target_id, t->target_name, items);
 		break;
 	default:
 		snprintf(what, sizeof what, "%s job %" PRId64 "?", tui_action_name(t->action), t->job_id);
@@ -164,8 +181,8 @@ static void describe(confirm_state *c)
 		snprintf(c->question, sizeof c->question,
 		         "%s Type the expected unique count of the complete traversal to confirm, Esc to cancel.", what);
 	else if (c->kind == CONFIRM_TYPED)
-		snprintf(c->question, sizeof c->question, "%s Type %s to confirm, Esc to cancel.", what,
-		         t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER ? "its name" : "the job id");
+		snprintf(c->question, sizeof c->question, "%s Type \"%s\" (kind, target id and name) to confirm, Esc to cancel.",
+		         what, c->expect);
 	else
 		snprintf(c->question, sizeof c->question, "%s [y/N]", what);
 }
@@ -178,12 +195,10 @@ confirm_result confirm_begin(confirm_state *c, const confirm_target *t)
 	if (c->kind == CONFIRM_NONE)
 		return CONFIRM_ACCEPTED;
 	if (c->kind == CONFIRM_TYPED) {
-		if (t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER)
-			snprintf(c->expect, sizeof c->expect, "%s", t->target_name);
-		else if (typed_count(c))
+		if (typed_count(c))
 			snprintf(c->expect, sizeof c->expect, "the expected count (digits)");
 		else
-			snprintf(c->expect, sizeof c->expect, "%" PRId64, t->job_id);
+			confirm_phrase(t, c->expect, sizeof c->expect);
 	}
 	describe(c);
 	c->active = true;

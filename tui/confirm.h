@@ -49,13 +49,15 @@ typedef struct confirm_target {
 	int64_t seal_count;      /* seal: the expected count to seal with; -1: the
 	                          * operator types it as the confirmation (C3: the
 	                          * count is their statement, never the manifest's) */
-	int64_t manifest_count;  /* seal: what the manifest holds, for the question */
+	int64_t manifest_count;  /* seal: what the manifest holds (never shown beside the field
+	                          * that asks for the independent count) */
+	int64_t items;           /* removal: items the target holds now, -1 when unknown */
 } confirm_target;
 
 typedef enum confirm_kind {
 	CONFIRM_NONE,    /* nothing to confirm: read-only, or the engine will refuse anyway */
 	CONFIRM_YES_NO,  /* y/N, No by default */
-	CONFIRM_TYPED    /* type the job id or the target's name */
+	CONFIRM_TYPED    /* type the phrase naming kind and target (confirm_phrase) */
 } confirm_kind;
 
 /* The confirmation T needs. Actions that cannot succeed in the displayed
@@ -79,6 +81,12 @@ typedef struct confirm_state {
 	size_t typed_len;
 	char question[1024]; /* the dialog's text */
 } confirm_state;
+
+/* The phrase an irreversible action asks to have typed, naming the kind
+ * and the target (issue 11, item 12: "type the job id" was often one
+ * keystroke): a removal "remove-library 4 Movies", a job's first step or
+ * run "<job kind> <target id> <target name>" ("prune 7 Movies"). Pure. */
+void confirm_phrase(const confirm_target *t, char *buf, size_t len);
 
 /* Starts a dialog for T (C becomes active unless T needs no confirmation;
  * then the result is CONFIRM_ACCEPTED at once). Returns the first result:

@@ -231,6 +231,7 @@ bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_j
 	snprintf(t->target_name, sizeof t->target_name, "%s", v->job.target_name);
 	t->seal_count = -1; /* the operator types the expected count (C3) */
 	t->manifest_count = v->job.manifest_count;
+	t->items = -1;
 	return true;
 }
 
@@ -365,7 +366,12 @@ bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_ta
 	if (a == ACT_REMOVE_LIBRARY) {
 		for (i = 0; i < c->snap->nlibraries; i++)
 			if (c->snap->libraries[i].row.id == id) {
+				int64_t n = c->snap->libraries[i].row.item_count;
+
 				snprintf(t->target_name, sizeof t->target_name, "%s", c->snap->libraries[i].row.name);
+				/* a watched library's count comes packed with its cache
+				 * state (mon_libraries.sql): state * 2^44 + count + 1 */
+				t->items = n >= ((int64_t)1 << 44) ? (n & (((int64_t)1 << 44) - 1)) - 1 : n;
 				return true;
 			}
 		console_message(c, ROLE_WARNING, "library %" PRId64 " is not on the dashboard; nothing done", id);
@@ -373,6 +379,7 @@ bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_ta
 		for (i = 0; i < c->snap->nservers; i++)
 			if (c->snap->servers[i].row.id == id) {
 				snprintf(t->target_name, sizeof t->target_name, "%s", c->snap->servers[i].row.name);
+				t->items = c->snap->servers[i].row.item_count;
 				return true;
 			}
 		console_message(c, ROLE_WARNING, "server %" PRId64 " is not on the dashboard; nothing done", id);

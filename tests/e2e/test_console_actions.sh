@@ -13,25 +13,32 @@ for BIN in "${BINARIES[@]}"; do
 	start "$BIN"
 	wait_for "draining" || fail "$name: job not shown"
 
-	# The first step: typed confirmation. A wrong id does nothing.
+	# The first step: a typed phrase naming kind and target (issue 11, item
+	# 12). The job id alone, or a wrong phrase, does nothing.
 	keys s
-	wait_for "Type the job id" || fail "$name: no typed confirmation for the first step"
+	wait_for "Type \"prune 1 Movies\"" || fail "$name: no typed confirmation for the first step"
 	type_text "999"
 	keys Enter
-	wait_for "not confirmed: typed \"999\"" && ok "$name: wrong id refused" || fail "$name: wrong id"
+	wait_for "not confirmed: typed \"999\"" && ok "$name: wrong phrase refused" || fail "$name: wrong phrase"
 	[ "$(sql "SELECT step_no || '/' || deleted FROM cleanup.jobs WHERE id = $J")" = "0/0" ] &&
 		ok "$name: nothing was stepped" || fail "$name: the wrong confirmation changed the job"
 	wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'step' AND confirmation = '999' AND outcome LIKE 'not confirmed%'" 1 &&
 		ok "$name: the refusal is audited" || fail "$name: refusal not audited"
 
 	keys s
-	wait_for "Type the job id" || fail "$name: dialog"
+	wait_for "Type \"prune 1 Movies\"" || fail "$name: dialog"
 	type_text "$J"
+	keys Enter
+	wait_for "not confirmed: typed \"$J\"" && ok "$name: the job id alone is refused" || fail "$name: job id alone"
+	[ "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" = 0 ] || fail "$name: the job id alone stepped"
+	keys s
+	wait_for "Type \"prune 1 Movies\"" || fail "$name: dialog"
+	type_text "prune 1 Movies"
 	keys Enter
 	wait_sql "SELECT step_no FROM cleanup.jobs WHERE id = $J" 1 && ok "$name: step through the typed confirmation" ||
 		fail "$name: step did not happen"
 	wait_for "step 1 (drain)" && ok "$name: outcome shown" || fail "$name: outcome"
-	wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'step' AND job_id = $J AND confirmation = '$J' AND application_name = 'cleanupctl:job:$J:console'" 1 &&
+	wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'step' AND job_id = $J AND confirmation = 'prune 1 Movies' AND application_name = 'cleanupctl:job:$J:console'" 1 &&
 		ok "$name: audit row with application_name" || fail "$name: audit row"
 
 	# Later steps: y/N, No by default.
@@ -76,17 +83,18 @@ for BIN in "${BINARIES[@]}"; do
 	keys BTab
 	keys j j
 	keys D
-	wait_for "Type its name" || fail "$name: removal dialog"
+	wait_for "Type \"remove-library 3 Movies\"" || fail "$name: removal dialog"
 	screen | grep -q 'library 3 "Movies"' || fail "$name: dialog names another library"
-	type_text "Movie"
+	wait_for "(300 items now)" && ok "$name: the removal dialog says how many items go" || fail "$name: item count"
+	type_text "Movies"
 	keys Enter
-	wait_for "not confirmed: typed \"Movie\"" || fail "$name: wrong name message"
+	wait_for "not confirmed: typed \"Movies\"" || fail "$name: the bare (ambiguous) name was not refused"
 	[ "$(sql "SELECT count(*) FROM cleanup.jobs WHERE kind = 'remove-library'")" = 0 ] &&
 		[ "$(sql "SELECT state FROM cleanup.library_admission WHERE library_id = 3")" = open ] &&
 		ok "$name: wrong name does nothing" || fail "$name: wrong name changed something"
 	keys D
-	wait_for "Type its name" || fail "$name: removal dialog"
-	type_text "Movies"
+	wait_for "Type \"remove-library 3 Movies\"" || fail "$name: removal dialog"
+	type_text "remove-library 3 Movies"
 	keys Enter
 	wait_sql "SELECT count(*) FROM cleanup.jobs WHERE kind = 'remove-library' AND library_id = 3" 1 &&
 		[ "$(sql "SELECT state FROM cleanup.library_admission WHERE library_id = 3")" = draining ] &&
@@ -96,8 +104,8 @@ for BIN in "${BINARIES[@]}"; do
 	keys :
 	type_text "run $J"
 	keys Enter
-	wait_for "Type the job id" || fail "$name: run dialog"
-	type_text "$J"
+	wait_for "Type \"prune 1 Movies\"" || fail "$name: run dialog"
+	type_text "prune 1 Movies"
 	keys Enter
 	wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 60 && ok "$name: run completed the job" ||
 		fail "$name: run"

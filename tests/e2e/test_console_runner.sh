@@ -64,7 +64,7 @@ wait_gone "NO RUNNER for" 2 || fail "NO RUNNER still shown while the job has a r
 keys r
 wait_for "run not done: job $J is already being run by backend $RBP (cleanupctl:job:$J:run" &&
 	ok "r refused, naming the runner" || fail "r on a running job"
-gone_text "Type the job id" || fail "a dialog opened for a second runner"
+gone_text "Type \"prune 1 Movies\"" || fail "a dialog opened for a second runner"
 
 # A second `job run`: exit 3 (busy), naming the runner; the job unchanged.
 rc=0
@@ -85,8 +85,8 @@ wait_gone "runner: backend $RBP" 2 || fail "the dead runner is still shown"
 # Bug 4: the console's own run shows its progress in the footer at once
 # (the busy answers come every second at most).
 keys r
-wait_for "Type the job id" || fail "run dialog"
-type_text "$J"
+wait_for "Type \"prune 1 Movies\"" || fail "run dialog"
+type_text "prune 1 Movies"
 keys Enter
 wait_for "running job $J: busy, retrying" 3 && ok "run progress in the footer at once" ||
 	fail "run progress not shown within seconds"
@@ -104,8 +104,8 @@ BLOCKER_PID=
 D1=$(sql "SELECT deleted FROM cleanup.jobs WHERE id = $J")
 wait_for "NO RUNNER for" 5 || fail "the one-step runner is still shown after it ended"
 keys r
-wait_for "Type the job id" || fail "run dialog (2)"
-type_text "$J"
+wait_for "Type \"prune 1 Movies\"" || fail "run dialog (2)"
+type_text "prune 1 Movies"
 keys Enter
 wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 20 || fail "the console's run did not complete the job"
 TOTAL=$(sql "SELECT deleted FROM cleanup.jobs WHERE id = $J")

@@ -22,6 +22,9 @@ static confirm_target job_target(tui_action a, int64_t id, const char *phase, in
 	snprintf(t.phase, sizeof t.phase, "%s", phase);
 	t.step_no = step_no;
 	t.seal_count = 40;
+	t.target_id = 7;
+	snprintf(t.target_name, sizeof t.target_name, "Movies");
+	t.items = -1;
 	return t;
 }
 
@@ -34,6 +37,7 @@ static confirm_target removal(tui_action a, int64_t id, const char *name)
 	t.job_id = -1;
 	t.target_id = id;
 	snprintf(t.target_name, sizeof t.target_name, "%s", name);
+	t.items = 1234;
 	return t;
 }
 
@@ -117,15 +121,20 @@ static void test_confirm_typed_job_id(void **state)
 	(void)state;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
 	assert_int_equal(c.kind, CONFIRM_TYPED);
-	assert_string_equal(c.expect, "12");
+	/* Issue 11, item 12: a phrase naming the kind and the target, not the
+	 * job id (often one keystroke) */
+	assert_string_equal(c.expect, "prune 7 Movies");
 	assert_non_null(strstr(c.question, "FIRST step of job 12"));
-	assert_non_null(strstr(c.question, "Type the job id"));
-	/* y does not confirm an irreversible action */
+	assert_non_null(strstr(c.question, "Type \"prune 7 Movies\""));
+	/* y does not confirm an irreversible action, nor does the job id */
 	assert_int_equal(confirm_key(&c, 'y'), CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, KEY_BACKSPACE), CONFIRM_PENDING);
 	type(&c, "12", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "prune 7 Movies", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
-	assert_string_equal(confirm_audit_text(&c), "12");
+	assert_string_equal(confirm_audit_text(&c), "prune 7 Movies");
 }
 
 static void test_confirm_typed_wrong_text_does_nothing(void **state)
@@ -135,25 +144,30 @@ static void test_confirm_typed_wrong_text_does_nothing(void **state)
 
 	(void)state;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	assert_non_null(strstr(c.question, "Type its name"));
-	type(&c, "Movis", CONFIRM_PENDING);
+	assert_non_null(strstr(c.question, "Type \"remove-library 5 Movies\""));
+	assert_non_null(strstr(c.question, "1234 items now"));
+	type(&c, "remove-library 5 Movis", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
 	assert_false(c.active);
-	assert_string_equal(confirm_audit_text(&c), "Movis");
+	assert_string_equal(confirm_audit_text(&c), "remove-library 5 Movis");
+	/* the name alone is ambiguous (every server has a "Movies"): refused */
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	type(&c, "Movies", CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
 
 	/* a prefix, a different case, the id instead of the name: all mismatch */
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "Movie", CONFIRM_PENDING);
+	type(&c, "remove-library 5 Movie", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "movies", CONFIRM_PENDING);
+	type(&c, "remove-library 5 movies", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
 	type(&c, "5", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
 	/* Esc declines; backspace corrects a typo, ^U starts over */
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "Moviex", CONFIRM_PENDING);
+	type(&c, "remove-library 5 Moviex", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, 127), CONFIRM_PENDING);
 	type(&c, "s", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
@@ -171,15 +185,15 @@ static void test_confirm_typed_utf8_name(void **state)
 
 	(void)state;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "Médiathèqux", CONFIRM_PENDING);
+	type(&c, "remove-server 9 Médiathèqux", CONFIRM_PENDING);
 	/* one backspace removes the last character, whatever its bytes */
 	assert_int_equal(confirm_key(&c, KEY_BACKSPACE), CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, KEY_BACKSPACE), CONFIRM_PENDING);
 	type(&c, "èque", CONFIRM_PENDING);
-	assert_string_equal(c.typed, "Médiathèqèque");
+	assert_string_equal(c.typed, "remove-server 9 Médiathèqèque");
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "Médiathèque", CONFIRM_PENDING);
+	type(&c, "remove-server 9 Médiathèque", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
 }
 
@@ -247,7 +261,9 @@ static void test_C3_seal_confirmation_is_the_typed_count(void **state)
 	t.seal_count = -1;
 	t.manifest_count = 40;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	assert_non_null(strstr(c.question, "holds 40 IDs"));
+	/* Issue 11, item 12: the manifest's size is not shown beside the field
+	 * that asks for the independent count (it would be copied) */
+	assert_null(strstr(c.question, "40"));
 	assert_non_null(strstr(c.question, "expected unique count"));
 	type(&c, "4O", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
@@ -262,10 +278,10 @@ static void test_C3_seal_confirmation_is_the_typed_count(void **state)
 	assert_int_equal(c.target.seal_count, 39); /* the engine refuses 39 != 40 (CU402) */
 	assert_string_equal(confirm_audit_text(&c), "39");
 
-	/* :seal 3 40 carries its count: the job id is typed as usual. */
+	/* :seal 3 40 carries its count: the phrase is typed as usual. */
 	t.seal_count = 40;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "3", CONFIRM_PENDING);
+	type(&c, "prune 7 Movies", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
 	assert_int_equal(c.target.seal_count, 40);
 }
