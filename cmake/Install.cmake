@@ -40,67 +40,86 @@ add_custom_command(
 add_custom_target(cleanupctl_docs ALL DEPENDS ${CLEANUP_DOC_FILES})
 
 # --- Program, engine library, headers ------------------------------------
-install(TARGETS cleanupctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Two components, two packages: "tool" (cleanupctl: the program, themes,
+# man pages, completions, docs) and "dev" (libcleanup-dev: the engine
+# library, headers, pkg-config and CMake files). cmake --install installs
+# both unless told --component.
+install(TARGETS cleanupctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
 install(TARGETS cleanup_core EXPORT cleanupTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/include/cleanup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h")
+        COMPONENT dev FILES_MATCHING PATTERN "*.h")
 
 # pkg-config: a static library, so its dependencies are in Libs.
 configure_file(${CMAKE_SOURCE_DIR}/cmake/cleanup.pc.in ${CMAKE_BINARY_DIR}/cleanup.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/cleanup.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${CMAKE_BINARY_DIR}/cleanup.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
 # CMake package: find_package(cleanup) gives cleanup::cleanup.
 set(CLEANUP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/cleanup)
-install(EXPORT cleanupTargets NAMESPACE cleanup:: DESTINATION ${CLEANUP_CMAKE_DIR})
+install(EXPORT cleanupTargets NAMESPACE cleanup:: DESTINATION ${CLEANUP_CMAKE_DIR} COMPONENT dev)
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/cleanupConfig.cmake.in
                               ${CMAKE_BINARY_DIR}/cleanupConfig.cmake INSTALL_DESTINATION ${CLEANUP_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/cleanupConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/cleanupConfig.cmake ${CMAKE_BINARY_DIR}/cleanupConfigVersion.cmake
-        DESTINATION ${CLEANUP_CMAKE_DIR})
+        DESTINATION ${CLEANUP_CMAKE_DIR} COMPONENT dev)
 
 # --- Data, man pages, completions, docs -----------------------------------
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/themes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/cleanupctl/themes
-        FILES_MATCHING PATTERN "*.theme" PATTERN "README.md")
+        COMPONENT tool FILES_MATCHING PATTERN "*.theme" PATTERN "README.md")
 install(FILES ${CLEANUP_DOC_OUT}/cleanupctl.1 ${CLEANUP_DOC_OUT}/cleanupctl-console.1
-        DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+        DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT tool)
 install(FILES ${CLEANUP_DOC_OUT}/cleanupctl.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
-        RENAME cleanupctl)
-install(FILES ${CLEANUP_DOC_OUT}/_cleanupctl DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+        RENAME cleanupctl COMPONENT tool)
+install(FILES ${CLEANUP_DOC_OUT}/_cleanupctl DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions
+        COMPONENT tool)
 foreach(f README.md LICENSE CHANGELOG.md)
   if(EXISTS ${CMAKE_SOURCE_DIR}/${f})
-    install(FILES ${CMAKE_SOURCE_DIR}/${f} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+    install(FILES ${CMAKE_SOURCE_DIR}/${f} DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT tool)
   endif()
 endforeach()
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs COMPONENT tool
+        FILES_MATCHING PATTERN "*.md")
 
-# --- The Debian package (make package) -------------------------------------
-# Runtime dependencies from dpkg-shlibdeps (libpq5, libncursesw6, libtinfo6,
-# libreadline8 with WITH_READLINE); without it, the same list by hand.
+# --- The Debian packages (make package) -------------------------------------
+# cleanupctl_VERSION_ARCH.deb (component tool) and libcleanup-dev (component
+# dev). Runtime dependencies from dpkg-shlibdeps (libpq5, libncursesw6,
+# libtinfo6, libreadline8 with WITH_READLINE); without it, the same list by
+# hand. The schema SQL is embedded in the program and the library.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME cleanupctl)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "cleanupctl maintainers <cleanupctl@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "bounded, fenced, resumable cleanup of media inventory in PostgreSQL")
-set(CPACK_PACKAGE_DESCRIPTION
-    "cleanupctl removes media inventory from PostgreSQL in bounded, fenced, resumable steps, with an ncurses operator console. The schema SQL is embedded in the program.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL tool dev)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION database)
 set(CPACK_DEBIAN_PACKAGE_LICENSE Apache-2.0)
+
+set(CPACK_DEBIAN_TOOL_PACKAGE_NAME cleanupctl)
+set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION database)
+set(CPACK_COMPONENT_TOOL_DESCRIPTION
+    "cleanupctl removes media inventory from PostgreSQL in bounded, fenced, resumable steps, with an ncurses operator console; the schema SQL is embedded.")
 find_program(DPKG_SHLIBDEPS_EXECUTABLE dpkg-shlibdeps)
 if(DPKG_SHLIBDEPS_EXECUTABLE)
-  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_DEBIAN_TOOL_PACKAGE_SHLIBDEPS ON)
 else()
   set(CLEANUP_DEB_DEPENDS "libc6, libpq5, libncursesw6, libtinfo6")
   if(HAVE_READLINE)
     string(APPEND CLEANUP_DEB_DEPENDS ", libreadline8")
   endif()
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CLEANUP_DEB_DEPENDS}")
+  set(CPACK_DEBIAN_TOOL_PACKAGE_DEPENDS "${CLEANUP_DEB_DEPENDS}")
 endif()
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "postgresql-client")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "postgresql-15, bash-completion")
+set(CPACK_DEBIAN_TOOL_PACKAGE_RECOMMENDS "postgresql-client")
+set(CPACK_DEBIAN_TOOL_PACKAGE_SUGGESTS "postgresql-15, bash-completion")
+
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libcleanup-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libpq-dev")
+set(CPACK_COMPONENT_DEV_DESCRIPTION
+    "The cleanupctl engine as a static library with its headers, a pkg-config file (cleanup) and a CMake package (cleanup::cleanup).")
 include(CPack)

@@ -12,8 +12,9 @@
 #    that does not exist is reported), the default sandbox is under
 #    $XDG_STATE_HOME, and an outside program links the engine through
 #    `pkg-config --libs cleanup`.
-# 3. `cpack -G DEB` (what `make package` runs) builds a .deb whose Depends
-#    name libpq, ncurses and (with readline) readline; `dpkg -x` into a
+# 3. `cpack -G DEB` (what `make package` runs) builds cleanupctl_*.deb
+#    whose Depends name libpq, ncurses and (with readline) readline, and
+#    libcleanup-dev_*.deb with the library; `dpkg -x` into a
 #    temporary root (no root install): `cleanupctl --version` runs there,
 #    its man page renders, its bash completion loads and completes.
 : "${CLEANUPCTL:?run through ctest}" "${CLEANUP_SOURCE_DIR:?}" "${CLEANUP_BINARY_DIR:?}"
@@ -164,7 +165,17 @@ else
 	if ! (cd "$BLD" && cpack -G DEB -B "$TMPD/pkg") >"$TMPD/cpack.log" 2>&1; then
 		bad "cpack -G DEB failed: $(tail -5 "$TMPD/cpack.log")"
 	fi
-	deb=$(ls "$TMPD"/pkg/*.deb 2>/dev/null | head -1)
+	deb=$(ls "$TMPD"/pkg/cleanupctl_*.deb 2>/dev/null | head -1)
+	dev=$(ls "$TMPD"/pkg/libcleanup-dev_*.deb 2>/dev/null | head -1)
+	if [ -z "$dev" ]; then
+		bad "cpack made no libcleanup-dev package"
+	else
+		dpkg-deb --contents "$dev" >"$TMPD/dev-contents"
+		for f in /usr/include/cleanup/job.h pkgconfig/cleanup.pc cmake/cleanup/cleanupConfig.cmake libcleanup.a; do
+			grep -qF "$f" "$TMPD/dev-contents" || bad "libcleanup-dev does not hold $f"
+		done
+		[ "$(dpkg-deb -f "$dev" Depends)" = libpq-dev ] || bad "libcleanup-dev Depends: $(dpkg-deb -f "$dev" Depends)"
+	fi
 	if [ -z "$deb" ]; then
 		bad "cpack made no .deb"
 	else
@@ -180,6 +191,7 @@ else
 		dpkg-deb --contents "$deb" >"$TMPD/contents"
 		grep -q '/usr/share/cleanupctl/themes/light.theme' "$TMPD/contents" ||
 			bad ".deb does not hold the themes"
+		grep -q 'libcleanup.a\|/usr/include/' "$TMPD/contents" && bad "the cleanupctl .deb holds the library or headers"
 		R=$TMPD/root
 		dpkg -x "$deb" "$R"
 		out=$(run_hidden "$R/usr/bin/cleanupctl" --version 2>&1)
