@@ -142,8 +142,10 @@ BEGIN
                                                       WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
                            THEN 'moved'
                          WHEN d.x IS NULL OR NOT (l.x = d.x) THEN 'retained'
-                         WHEN EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = l.id)
-                           OR EXISTS (SELECT 1 FROM inventory.identity_review_previews r WHERE r.item_id = l.id)
+                         -- Scalar subqueries, not EXISTS: an EXISTS can become a
+                         -- hashed subplan that reads the whole dependent table.
+                         WHEN (SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
+                           OR (SELECT true FROM inventory.identity_review_previews r WHERE r.item_id = l.id LIMIT 1)
                            THEN 'claim'
                          ELSE 'delete'
                        END
@@ -193,8 +195,8 @@ BEGIN
                                                   WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
                        THEN 'moved'
                      WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
-                     WHEN EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = l.id)
-                       OR EXISTS (SELECT 1 FROM inventory.identity_review_previews r WHERE r.item_id = l.id)
+                     WHEN (SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
+                       OR (SELECT true FROM inventory.identity_review_previews r WHERE r.item_id = l.id LIMIT 1)
                        THEN 'claim'
                      ELSE 'delete'
                    END AS verdict
@@ -364,9 +366,11 @@ LANGUAGE plpgsql
 -- Plans that cannot go wrong (issue 10): every statement here reads its
 -- rows in an index's order and stops at its bound. Without this, on data
 -- nobody analyzed the planner estimated a library's range at a few rows and
--- read all of it (30,000 rows, then a sort) to take 1,024: the range's
--- order is index (library_id, id)'s, and a plan with a sort is never needed.
+-- read all of it (30,000 rows of index (library_id, external_id), then an
+-- incremental sort) to take 1,024: the range's order is index
+-- (library_id, id)'s, and a plan with a sort of any kind is never needed.
 SET enable_sort = off
+SET enable_incremental_sort = off
 AS $$
 DECLARE
     v_lib     bigint := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
@@ -499,7 +503,11 @@ BEGIN
                   FROM (SELECT item_id FROM cleanup.job_retained
                          WHERE job_id = p_job AND item_id > j.cursor_id
                          ORDER BY item_id LIMIT v_budget) q
-                  LEFT JOIN inventory.items i ON i.id = q.item_id
+                  -- A probe by key per retained row (LIMIT 1 keeps the
+                  -- subquery from being flattened into a join the planner
+                  -- could hash over the whole inventory).
+                  LEFT JOIN LATERAL (SELECT i.xmin, i.ctid, i.library_id, i.external_id FROM inventory.items i
+                                      WHERE i.id = q.item_id LIMIT 1) i ON true
                   LEFT JOIN LATERAL (SELECT true AS hit FROM cleanup.manifest m
                                       WHERE v_prune AND m.job_id = p_job AND m.external_id = i.external_id
                                       LIMIT 1) m ON true) q;
