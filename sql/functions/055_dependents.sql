@@ -388,8 +388,10 @@ BEGIN
                 DELETE FROM inventory.items i
                  WHERE i.id = ANY (ARRAY(
                            SELECT u.x FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                            WHERE NOT EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = u.x)
-                              AND NOT EXISTS (SELECT 1 FROM inventory.identity_review_previews r WHERE r.item_id = u.x)
+                            -- Scalar probes by key (an EXISTS could be hashed over the table).
+                            WHERE (SELECT true FROM inventory.item_retries r WHERE r.item_id = u.x LIMIT 1) IS NULL
+                              AND (SELECT true FROM inventory.identity_review_previews r
+                                    WHERE r.item_id = u.x LIMIT 1) IS NULL
                             ORDER BY u.o LIMIT v_n))
                    AND i.claimed_by = p_job;
                 GET DIAGNOSTICS n_items = ROW_COUNT;

@@ -142,8 +142,10 @@ BEGIN
                                                       WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
                            THEN 'moved'
                          WHEN d.x IS NULL OR NOT (l.x = d.x) THEN 'retained'
-                         WHEN EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = l.id)
-                           OR EXISTS (SELECT 1 FROM inventory.identity_review_previews r WHERE r.item_id = l.id)
+                         -- Scalar subqueries, not EXISTS: an EXISTS can become a
+                         -- hashed subplan that reads the whole dependent table.
+                         WHEN (SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
+                           OR (SELECT true FROM inventory.identity_review_previews r WHERE r.item_id = l.id LIMIT 1)
                            THEN 'claim'
                          ELSE 'delete'
                        END
@@ -193,8 +195,8 @@ BEGIN
                                                   WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
                        THEN 'moved'
                      WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
-                     WHEN EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = l.id)
-                       OR EXISTS (SELECT 1 FROM inventory.identity_review_previews r WHERE r.item_id = l.id)
+                     WHEN (SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
+                       OR (SELECT true FROM inventory.identity_review_previews r WHERE r.item_id = l.id LIMIT 1)
                        THEN 'claim'
                      ELSE 'delete'
                    END AS verdict
@@ -210,34 +212,65 @@ BEGIN
     END IF;
 END $$;
 
--- One page of the final absence check (S6) of prune job P_JOB: the first
--- 10,000 items of library P_LIB whose external ID sorts after P_AFTER (''
--- from the start: external IDs are never empty), in external ID order,
--- merged with the job's manifest in the same order (both are primary-key
--- or unique-index ranges, so neither side is sorted and the manifest is not
--- probed once per row). Returns how many items were read, the last external
--- ID read, and the ids of eligible items (not in the manifest, id at or
--- below P_HIGH_WATER), NULL when none. Only a merge join is allowed: with
--- generic plans the planner would otherwise choose one probe per row,
--- three times the cost (docs/steps.md).
+-- One page of the final absence check (S6) of prune job P_JOB: the items
+-- of library P_LIB whose external ID sorts after P_AFTER ('' from the
+-- start: external IDs are never empty) up to the page's end key, merged in
+-- external ID order with the job's manifest over the same key range (both
+-- are primary-key or unique-index ranges, so neither side is sorted and
+-- the manifest is not probed once per row). The page ends at the 10,000th
+-- key after P_AFTER of either side, whichever comes first (issue 10: a
+-- manifest with many IDs that match no item cannot make a page read more
+-- than 10,000 rows of it), or at the end when neither side has that many.
+-- Returns how many items were read, the page's end key (LAST_KEY; NULL
+-- when the page reached the end: the check is complete), and the ids of
+-- eligible items (not in the manifest, id at or below P_HIGH_WATER), NULL
+-- when none. Only a merge join is allowed: with generic plans the planner
+-- would otherwise choose one probe per row, three times the cost
+-- (docs/steps.md).
+DROP FUNCTION IF EXISTS cleanup.final_check_page(bigint, bigint, bigint, text);
 CREATE OR REPLACE FUNCTION cleanup.final_check_page(p_job bigint, p_lib bigint, p_high_water bigint, p_after text,
-                                                    OUT checked int, OUT last_key text, OUT eligible bigint[])
+                                                    OUT checked int, OUT last_key text, OUT eligible bigint[],
+                                                    OUT more boolean)
 LANGUAGE plpgsql STABLE
 SET enable_nestloop = off
 SET enable_hashjoin = off
 SET enable_sort = off
 SET plan_cache_mode = force_generic_plan
 AS $$
+DECLARE
+    v_end text;
 BEGIN
-    SELECT count(*), max(p.external_id),
-           array_agg(p.id ORDER BY p.id) FILTER (WHERE m.external_id IS NULL AND p.id <= p_high_water)
-      INTO checked, last_key, eligible
-      FROM (SELECT i.id, i.external_id FROM inventory.items i
-             WHERE i.library_id = p_lib AND i.external_id > p_after
-             ORDER BY i.external_id LIMIT 10000) p
-      LEFT JOIN (SELECT x.external_id FROM cleanup.manifest x
-                  WHERE x.job_id = p_job AND x.external_id > p_after
-                  ORDER BY x.external_id) m ON m.external_id = p.external_id;
+    -- The page's end: index-only walks of at most 10,000 keys per side.
+    v_end := least((SELECT i.external_id FROM inventory.items i
+                     WHERE i.library_id = p_lib AND i.external_id > p_after
+                     ORDER BY i.library_id, i.external_id OFFSET 9999 LIMIT 1),
+                   (SELECT x.external_id FROM cleanup.manifest x
+                     WHERE x.job_id = p_job AND x.external_id > p_after
+                     ORDER BY x.job_id, x.external_id OFFSET 9999 LIMIT 1));
+    more := v_end IS NOT NULL;
+    -- Two statements, not one with "v_end IS NULL OR ...": an OR is no
+    -- index bound, and the items side would be read to the library's end.
+    IF more THEN
+        SELECT count(*), v_end,
+               array_agg(p.id ORDER BY p.id) FILTER (WHERE m.external_id IS NULL AND p.id <= p_high_water)
+          INTO checked, last_key, eligible
+          FROM (SELECT i.id, i.external_id FROM inventory.items i
+                 WHERE i.library_id = p_lib AND i.external_id > p_after AND i.external_id <= v_end
+                 ORDER BY i.library_id, i.external_id) p
+          LEFT JOIN (SELECT x.external_id FROM cleanup.manifest x
+                      WHERE x.job_id = p_job AND x.external_id > p_after AND x.external_id <= v_end
+                      ORDER BY x.job_id, x.external_id) m ON m.external_id = p.external_id;
+    ELSE
+        SELECT count(*), max(p.external_id),
+               array_agg(p.id ORDER BY p.id) FILTER (WHERE m.external_id IS NULL AND p.id <= p_high_water)
+          INTO checked, last_key, eligible
+          FROM (SELECT i.id, i.external_id FROM inventory.items i
+                 WHERE i.library_id = p_lib AND i.external_id > p_after
+                 ORDER BY i.library_id, i.external_id) p
+          LEFT JOIN (SELECT x.external_id FROM cleanup.manifest x
+                      WHERE x.job_id = p_job AND x.external_id > p_after
+                      ORDER BY x.job_id, x.external_id) m ON m.external_id = p.external_id;
+    END IF;
 END $$;
 
 -- Where a new pass over cleanup.job_retained starts: just below the
@@ -330,6 +363,14 @@ END $$;
 CREATE OR REPLACE FUNCTION cleanup.step_mode_drain(p_job bigint, p_preview boolean,
                                           INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
 LANGUAGE plpgsql
+-- Plans that cannot go wrong (issue 10): every statement here reads its
+-- rows in an index's order and stops at its bound. Without this, on data
+-- nobody analyzed the planner estimated a library's range at a few rows and
+-- read all of it (30,000 rows of index (library_id, external_id), then an
+-- incremental sort) to take 1,024: the range's order is index
+-- (library_id, id)'s, and a plan with a sort of any kind is never needed.
+SET enable_sort = off
+SET enable_incremental_sort = off
 AS $$
 DECLARE
     v_lib     bigint := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
@@ -462,7 +503,11 @@ BEGIN
                   FROM (SELECT item_id FROM cleanup.job_retained
                          WHERE job_id = p_job AND item_id > j.cursor_id
                          ORDER BY item_id LIMIT v_budget) q
-                  LEFT JOIN inventory.items i ON i.id = q.item_id
+                  -- A probe by key per retained row (LIMIT 1 keeps the
+                  -- subquery from being flattened into a join the planner
+                  -- could hash over the whole inventory).
+                  LEFT JOIN LATERAL (SELECT i.xmin, i.ctid, i.library_id, i.external_id FROM inventory.items i
+                                      WHERE i.id = q.item_id LIMIT 1) i ON true
                   LEFT JOIN LATERAL (SELECT true AS hit FROM cleanup.manifest m
                                       WHERE v_prune AND m.job_id = p_job AND m.external_id = i.external_id
                                       LIMIT 1) m ON true) q;
@@ -572,8 +617,7 @@ AS $$
 DECLARE
     v_n       int;
     v_ret     bigint[];
-    -- Pages of the final check: 10,000 rows (see final_check_page).
-    v_page    constant int := 10000;
+    v_more    boolean;         -- the page did not reach the end (see final_check_page)
 BEGIN
     ---------------------------------------------------------------
     -- Final absence check (S6), while admission stays closed: no row
@@ -589,7 +633,7 @@ BEGIN
         PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
     END IF;
     s.check_from := coalesce(j.check_cursor, '');
-    SELECT f.checked, f.last_key, f.eligible INTO v_n, s.check_to, v_ret
+    SELECT f.checked, f.last_key, f.eligible, f.more INTO v_n, s.check_to, v_ret, v_more
       FROM cleanup.final_check_page(p_job, j.library_id, j.high_water_id, s.check_from) f;
     s.checked := v_n;
     s.check_to := coalesce(s.check_to, s.check_from);
@@ -611,7 +655,7 @@ BEGIN
                 format('final check found %s eligible rows in library %s; pass %s revisits them',
                        cardinality(v_ret), j.library_id, j.pass_no));
         END IF;
-    ELSIF v_n = v_page THEN
+    ELSIF v_more THEN
         j.check_cursor := s.check_to;
     ELSE
         -- Exact: complete, and reopen admission in the same transaction.
