@@ -64,7 +64,8 @@ static void report(const cleanup_writer_event *ev, void *arg)
 	fflush(rc->out);
 }
 
-static void print_summary_json(const cleanup_writer_stats *s, const cleanup_writer_opts *o, bool gateway)
+static void print_summary_json(const cleanup_writer_stats *s, const cleanup_writer_opts *o, bool gateway,
+                               int64_t dependents)
 {
 	size_t i;
 
@@ -89,13 +90,18 @@ static void print_summary_json(const cleanup_writer_stats *s, const cleanup_writ
 		cli_json_string(stdout, s->rejections[i].sqlstate);
 		printf(": %" PRId64, s->rejections[i].n);
 	}
-	printf("}, \"gateway\": %s, \"logged\": %" PRId64 ", \"log_failures\": %" PRId64 ", \"lost\": %" PRId64
+	printf("}, \"gateway\": %s, \"dependents\": ", gateway ? "true" : "false");
+	if (dependents >= 0)
+		printf("%" PRId64, dependents);
+	else
+		printf("null");
+	printf(", \"logged\": %" PRId64 ", \"log_failures\": %" PRId64 ", \"lost\": %" PRId64
 	       ", \"reconnects\": %" PRId64 ", \"avg_ms\": %.3f, \"max_ms\": %.3f}\n",
-	       gateway ? "true" : "false", s->logged, s->log_failures, s->lost, s->reconnects,
+	       s->logged, s->log_failures, s->lost, s->reconnects,
 	       s->ops ? s->total_ms / (double)s->ops : 0.0, s->max_ms);
 }
 
-static void print_summary(const cleanup_writer_stats *s)
+static void print_summary(const cleanup_writer_stats *s, int64_t dependents)
 {
 	size_t i;
 
@@ -113,6 +119,8 @@ static void print_summary(const cleanup_writer_stats *s)
 		}
 		printf(")");
 	}
+	if (dependents >= 0)
+		printf("; %" PRId64 " dependent rows", dependents);
 	printf("; %" PRId64 " logged to cleanup.events", s->logged);
 	if (s->reconnects)
 		printf("; %" PRId64 " reconnects", s->reconnects);
@@ -238,9 +246,10 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 		rc = cli_fail(ctx, &err);
 	} else {
 		if (ctx->json)
-			print_summary_json(cleanup_writer_get_stats(w), &opts, cleanup_writer_uses_gateway(w));
+			print_summary_json(cleanup_writer_get_stats(w), &opts, cleanup_writer_uses_gateway(w),
+			                   cleanup_writer_dependents(w));
 		else
-			print_summary(cleanup_writer_get_stats(w));
+			print_summary(cleanup_writer_get_stats(w), cleanup_writer_dependents(w));
 		rc = EXIT_DONE;
 	}
 	cleanup_writer_free(w);

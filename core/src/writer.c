@@ -36,6 +36,8 @@ struct cleanup_writer {
 	bool need_refresh;
 	bool can_log;        /* the role may log rejections (writer_access.sql) */
 	bool gateway;        /* the role may write through cleanup.write_items */
+	bool dependents;     /* the dependent tables exist and the role may write them */
+	int64_t dependents_written; /* dependent rows committed with inserts */
 	uint64_t rng;
 	uint64_t counter;
 	char id_prefix[48];  /* makes external IDs unique across runs and writers */
@@ -145,6 +147,7 @@ static int check_access(cleanup_writer *w, cleanup_error *err)
 	usage = strcmp(col_text(res, 0, "usage"), "t") == 0;
 	w->can_log = strcmp(col_text(res, 0, "can_log"), "t") == 0;
 	w->gateway = strcmp(col_text(res, 0, "gateway"), "t") == 0;
+	w->dependents = strcmp(col_text(res, 0, "dependents"), "t") == 0;
 	PQclear(res);
 	if (!present || usage)
 		rc = cleanup_schema_check(w->e, err);
@@ -268,6 +271,66 @@ bool cleanup_writer_uses_gateway(const cleanup_writer *w)
 	return w->gateway;
 }
 
+int64_t cleanup_writer_dependents(const cleanup_writer *w)
+{
+	return w->dependents ? w->dependents_written : -1;
+}
+
+/* Runs insert Q (N PARAMS) and, when the dependent tables exist, the new
+ * item's dependents (a retry, a review preview) and its library's (a
+ * collection, the sync status, a history record) in one transaction
+ * (issue 7, item 1): all commit or none; a refusal of any of them (CUA10
+ * claimed, CUA11 draining, ...) is the operation's. Returns as
+ * engine_query(); *OUT is the insert's result. */
+static int insert_with_dependents(PGresult **out, cleanup_writer *w, enum sql_query_id q, int n,
+                                  const char *const *params, cleanup_error *err)
+{
+	char item[32], candidate[96], collection[96], payload[128];
+	const char *ip[4] = {item, "sync: artwork pending", candidate, "0.5"};
+	const char *lp[4] = {params[0], collection, "synced", payload};
+	PGresult *res = NULL, *dep = NULL;
+	int64_t written = 0;
+	int rc;
+
+	*out = NULL;
+	if (!w->dependents)
+		return engine_query(out, w->e, q, n, params, "insert", err);
+	if ((rc = engine_script(w->e, "BEGIN", "insert", err)) != CLEANUP_OK)
+		return rc;
+	rc = engine_query(&res, w->e, q, n, params, "insert", err);
+	if (rc == CLEANUP_OK && PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) {
+		snprintf(item, sizeof item, "%" PRId64, col_int64(res, 0, "id"));
+		snprintf(candidate, sizeof candidate, "candidate for %s", params[1]);
+		rc = engine_query(&dep, w->e, CLEANUP_Q_WRITER_DEPENDENTS_ITEM, 4, ip, "writing the item's dependents", err);
+		if (rc == CLEANUP_OK)
+			written += col_int64(dep, 0, "written");
+		PQclear(dep);
+		dep = NULL;
+		if (rc == CLEANUP_OK) {
+			snprintf(collection, sizeof collection, "sync %" PRIu64, w->counter % 16);
+			snprintf(payload, sizeof payload, "{\"item\": %s, \"writer\": \"%s\"}", item, w->id_prefix);
+			rc = engine_query(&dep, w->e, CLEANUP_Q_WRITER_DEPENDENTS_LIBRARY, 4, lp,
+			                  "writing the library's dependents", err);
+			if (rc == CLEANUP_OK)
+				written += col_int64(dep, 0, "written");
+			PQclear(dep);
+		}
+	}
+	if (rc == CLEANUP_OK)
+		rc = engine_script(w->e, "COMMIT", "insert", err);
+	if (rc != CLEANUP_OK) {
+		cleanup_error ignored;
+
+		if (cleanup_engine_ok(w->e))
+			engine_script(w->e, "ROLLBACK", "insert", &ignored);
+		PQclear(res);
+		return rc;
+	}
+	w->dependents_written += written;
+	*out = res;
+	return CLEANUP_OK;
+}
+
 const cleanup_writer_stats *cleanup_writer_get_stats(const cleanup_writer *w)
 {
 	return &w->stats;
@@ -384,7 +447,10 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 	}
 
 	t0 = mono_now();
-	rc = engine_query(&res, w->e, q, n, params, cleanup_writer_op_name(op), &qerr);
+	if (op == CLEANUP_WRITER_INSERT)
+		rc = insert_with_dependents(&res, w, q, n, params, &qerr);
+	else
+		rc = engine_query(&res, w->e, q, n, params, cleanup_writer_op_name(op), &qerr);
 	ev->ms = (mono_now() - t0) * 1000.0;
 	w->stats.ops++;
 	w->stats.total_ms += ev->ms;

@@ -4,16 +4,17 @@
 -- Pages: a visit reads at most 20,001 ordered ids of one library and
 -- counts (lo, hi] ranges of at most 20,000 rows (K1). Capacity: 32 registry
 -- and 128 summary slots, taken only when free with SKIP LOCKED; no free
--- slot withholds the count (K2). Writes to a watched library must hold its
--- library lock (cleanup.engine_locks, namespace 2: the lock cleanup steps
--- already take) for every old and new library before rows change; a
--- statement trigger checks, never acquires (K3). The same trigger bumps
+-- slot withholds the count (K2). Writes to a watched library must hold the
+-- write lock (cleanup.write_key, namespace 3 of cleanup.engine_locks) of
+-- every old and new library before rows change, or, for cleanup steps, the
+-- engine's library lock (namespace 2); a statement trigger checks, never
+-- acquires (K3). A visit takes both without waiting. The same trigger bumps
 -- the library's revision and marks the cached pages the statement's rows
 -- fall in dirty, in the writer's transaction (K4); overflow, changes in a
 -- released gap, missing application, truncate and mismatches force a
 -- restart that no later write clears (K5).
 --
--- The library lock is the engine's row lock, not an advisory key in
+-- These locks are row locks of cleanup.engine_locks, not advisory keys in
 -- pg_locks (seed 002's wording): since issue 9 any login role could take
 -- or forge advisory keys; cleanup.holds_lock() proves this transaction
 -- locked the row. Like the admission guards this is a correctness check,
@@ -41,6 +42,18 @@ RETURNS interval LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT interval '7 d
 -- page not recounted for this long is recounted by the next idle visit.
 CREATE OR REPLACE FUNCTION cleanup.count_freshness()
 RETURNS interval LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT interval '1 hour' $$;
+
+-- Namespace 3 of cleanup.engine_locks: a library's write lock, the lock of
+-- the declared-lock protocol. Writers take it (cleanup.count_declare,
+-- waiting, ascending), a visit takes it without waiting to measure and
+-- publish. It is not the library lock of namespace 2, which cleanup steps
+-- take and which the admission guard reads as "the engine's own update"
+-- (020_admission.sql): a writer holding that one would pass for the
+-- engine. The guard accepts either: a step holds namespace 2 (its deletes
+-- and claims are engine work), a declared writer namespace 3.
+CREATE OR REPLACE FUNCTION cleanup.write_key(library bigint)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT cleanup.lock_key(3, library) $$;
 
 -- Frees registry slot P_SLOT and its summaries (the library is no longer
 -- watched). The caller holds the library's lock or the library is gone.
@@ -86,10 +99,10 @@ BEGIN
                       HINT = 'sort the distinct old and new libraries of the transaction and declare them at once';
         END IF;
     END LOOP;
-    SELECT max(l.key) - cleanup.library_key(0) INTO v_held
+    SELECT max(l.key) - cleanup.write_key(0) INTO v_held
       FROM cleanup.engine_locks l
-     WHERE l.key > cleanup.library_key(p_libs[1]) AND l.key < cleanup.lock_key(3, 0)
-       AND l.key <> ALL (SELECT cleanup.library_key(x) FROM unnest(p_libs) AS x)
+     WHERE l.key > cleanup.write_key(p_libs[1]) AND l.key < cleanup.lock_key(4, 0)
+       AND l.key <> ALL (SELECT cleanup.write_key(x) FROM unnest(p_libs) AS x)
        AND l.xmax = pg_current_xact_id_if_assigned()::xid;
     IF v_held IS NOT NULL THEN
         RAISE EXCEPTION 'library locks must be taken in ascending order: this transaction holds library % and declares library %',
@@ -98,8 +111,12 @@ BEGIN
                   HINT = 'declare every library of the transaction before writing, in one ascending list';
     END IF;
     FOR i IN 1 .. cardinality(p_libs) LOOP
-        INSERT INTO cleanup.engine_locks (key) VALUES (cleanup.library_key(p_libs[i])) ON CONFLICT DO NOTHING;
-        PERFORM 1 FROM cleanup.engine_locks WHERE key = cleanup.library_key(p_libs[i]) FOR UPDATE;
+        PERFORM 1 FROM cleanup.engine_locks WHERE key = cleanup.write_key(p_libs[i]) FOR UPDATE;
+        IF NOT FOUND THEN
+            -- The library's first declared write creates its lock row.
+            INSERT INTO cleanup.engine_locks (key) VALUES (cleanup.write_key(p_libs[i])) ON CONFLICT DO NOTHING;
+            PERFORM 1 FROM cleanup.engine_locks WHERE key = cleanup.write_key(p_libs[i]) FOR UPDATE;
+        END IF;
     END LOOP;
 END $$;
 
@@ -119,7 +136,7 @@ DECLARE
     v_overflow boolean := p_rows > cleanup.count_transition_limit();
 BEGIN
     FOR l IN SELECT DISTINCT x FROM unnest(p_touched) AS x ORDER BY x LOOP
-        IF NOT cleanup.holds_lock(cleanup.library_key(l)) THEN
+        IF NOT cleanup.holds_lock(cleanup.write_key(l)) AND NOT cleanup.holds_lock(cleanup.library_key(l)) THEN
             RAISE EXCEPTION 'library % is watched by the count cache: a write needs its library lock (and those of every other library it touches) before any row changes',
                 l
                 USING ERRCODE = 'CU410',
@@ -259,7 +276,8 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- A deleted library (a cleanup job's finalize step) stops being watched.
+-- A deleted library (a cleanup job's finalize step) stops being watched,
+-- and its write lock row goes.
 CREATE OR REPLACE FUNCTION cleanup.count_library_deleted()
 RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -270,8 +288,22 @@ BEGIN
     IF FOUND THEN
         PERFORM cleanup.count_release(v_slot);
     END IF;
+    DELETE FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id);
     RETURN NULL;
 END $$;
+
+-- A new library gets its write lock row (see 009_count_cache.sql).
+CREATE OR REPLACE FUNCTION cleanup.count_library_created()
+RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    INSERT INTO cleanup.engine_locks (key) VALUES (cleanup.write_key(NEW.id)) ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS libraries_count_cache_insert ON inventory.libraries;
+CREATE TRIGGER libraries_count_cache_insert AFTER INSERT ON inventory.libraries
+    FOR EACH ROW EXECUTE FUNCTION cleanup.count_library_created();
 
 DROP TRIGGER IF EXISTS items_count_cache_insert ON inventory.items;
 CREATE TRIGGER items_count_cache_insert AFTER INSERT ON inventory.items
@@ -412,7 +444,8 @@ BEGIN
                         AND last_visit_at < p_now - cleanup.count_idle_reclaim()
                       ORDER BY last_visit_at, slot
                       FOR UPDATE SKIP LOCKED LOOP
-            IF cleanup.try_engine_lock(cleanup.library_key(v_old.library_id)) THEN
+            IF cleanup.try_engine_lock(cleanup.write_key(v_old.library_id))
+               AND cleanup.try_engine_lock(cleanup.library_key(v_old.library_id)) THEN
                 PERFORM cleanup.count_release(v_old.slot);
                 PERFORM cleanup.log_event(NULL, 'count-cache',
                     format('count cache: library %s idle since %s, its slot %s reclaimed for library %s',
@@ -490,7 +523,8 @@ BEGIN
     END IF;
     -- The source-table lock, then the library lock (the writers' order).
     LOCK TABLE inventory.items IN ACCESS SHARE MODE;
-    IF NOT cleanup.try_engine_lock(cleanup.library_key(p_library)) THEN
+    IF NOT cleanup.try_engine_lock(cleanup.library_key(p_library))
+       OR NOT cleanup.try_engine_lock(cleanup.write_key(p_library)) THEN
         RETURN cleanup.count_result(p_library, 'withheld',
                                     'busy: a writer or a cleanup step holds the library lock; retry later',
                                     'none', 0, v_now);
@@ -633,7 +667,7 @@ $$;
 --   {"op": "insert", "library_id": L, "external_id": X, "title": T, "media_type": M, "updated_at": TS}
 --   {"op": "replace", "item_id": I, "expected_library_id": E, "library_id": L, "title": T, "media_type": M,
 --    "updated_at": TS}   (full replacement of the mutable columns; L may differ from E: a move)
---   {"op": "delete", "item_id": I, "expected_library_id": E}
+--   {"op": "delete", "item_id": I, "expected_library_id": E}   (with its retries and previews)
 -- title, media_type and updated_at are optional on insert; updated_at on
 -- replace. Everything is validated before any lock is taken (fields,
 -- identifiers, sizes, timestamps between 2000-01-01 and a day ahead);
@@ -674,6 +708,8 @@ DECLARE
     v_inserted jsonb := '[]';
     v_nrep   bigint := 0;
     v_ndel   bigint := 0;
+    v_watched boolean;
+    v_mismatch boolean := false;
 BEGIN
     IF p_ops IS NULL OR jsonb_typeof(p_ops) <> 'array' THEN
         RAISE EXCEPTION 'gateway: the batch must be a JSON array of operations' USING ERRCODE = 'CU110';
@@ -733,8 +769,10 @@ BEGIN
             del_exp := del_exp || v_exp;
         END IF;
     END LOOP;
-    SELECT x INTO v_item FROM unnest(rep_id || del_id) AS x GROUP BY x HAVING count(*) > 1 LIMIT 1;
-    IF FOUND THEN
+    IF cardinality(rep_id) + cardinality(del_id) > 1 THEN
+        SELECT x INTO v_item FROM unnest(rep_id || del_id) AS x GROUP BY x HAVING count(*) > 1 LIMIT 1;
+    END IF;
+    IF v_item IS NOT NULL AND cardinality(rep_id) + cardinality(del_id) > 1 THEN
         RAISE EXCEPTION 'gateway: item % appears in more than one operation of the batch', v_item
             USING ERRCODE = 'CU110';
     END IF;
@@ -753,21 +791,31 @@ BEGIN
     -- The declared order: source table, libraries ascending, rows ascending.
     LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE;
     PERFORM cleanup.count_declare(v_libs);
-    UPDATE cleanup.count_registry SET revision = revision + 1
-     WHERE library_id = ANY (v_libs) AND revision = applied_revision;
-    PERFORM 1 FROM inventory.items WHERE id = ANY (rep_id || del_id) ORDER BY id FOR UPDATE;
-    SELECT x.id, x.exp, i.library_id AS actual INTO v_bad
-      FROM unnest(rep_id || del_id, rep_exp || del_exp) AS x(id, exp)
-      LEFT JOIN inventory.items i ON i.id = x.id
-     WHERE i.library_id IS DISTINCT FROM x.exp
-     ORDER BY x.id LIMIT 1;
-    IF FOUND THEN
+    v_watched := EXISTS (SELECT 1 FROM cleanup.count_registry WHERE library_id = ANY (v_libs));
+    IF v_watched THEN
+        UPDATE cleanup.count_registry SET revision = revision + 1
+         WHERE library_id = ANY (v_libs) AND revision = applied_revision;
+    END IF;
+    IF cardinality(rep_id) + cardinality(del_id) > 0 THEN
+        PERFORM 1 FROM inventory.items WHERE id = ANY (rep_id || del_id) ORDER BY id FOR UPDATE;
+        SELECT x.id, x.exp, i.library_id AS actual INTO v_bad
+          FROM unnest(rep_id || del_id, rep_exp || del_exp) AS x(id, exp)
+          LEFT JOIN inventory.items i ON i.id = x.id
+         WHERE i.library_id IS DISTINCT FROM x.exp
+         ORDER BY x.id LIMIT 1;
+        v_mismatch := FOUND;
+    END IF;
+    IF v_mismatch THEN
         RAISE EXCEPTION 'gateway: membership mismatch: item % is %, the batch expected library %; nothing of the batch was applied',
             v_bad.id, CASE WHEN v_bad.actual IS NULL THEN 'absent' ELSE 'in library ' || v_bad.actual END, v_bad.exp
             USING ERRCODE = 'CU411', HINT = 'refresh the evidence (read the items again) and retry';
     END IF;
 
     IF cardinality(del_id) > 0 THEN
+        -- Retries and review previews follow a deleted item (seed 001;
+        -- their keys are RESTRICT): removed first, under the item's lock.
+        DELETE FROM inventory.item_retries WHERE item_id = ANY (del_id);
+        DELETE FROM inventory.identity_review_previews WHERE item_id = ANY (del_id);
         DELETE FROM inventory.items WHERE id = ANY (del_id);
         GET DIAGNOSTICS v_ndel = ROW_COUNT;
     END IF;
@@ -794,9 +842,11 @@ BEGIN
     -- Application check: every declared revision must have been applied by
     -- the statement triggers; if not (a trigger disabled), the library
     -- restarts, and stays so whatever follows (K5).
-    UPDATE cleanup.count_registry
-       SET restart_reason = format('missing application (source revision %s, applied %s)', revision, applied_revision)
-     WHERE library_id = ANY (v_libs) AND revision <> applied_revision AND restart_reason IS NULL;
+    IF v_watched THEN
+        UPDATE cleanup.count_registry
+           SET restart_reason = format('missing application (source revision %s, applied %s)', revision, applied_revision)
+         WHERE library_id = ANY (v_libs) AND revision <> applied_revision AND restart_reason IS NULL;
+    END IF;
     RETURN jsonb_build_object('inserted', v_inserted, 'replaced', v_nrep, 'deleted', v_ndel,
                               'libraries', to_jsonb(v_libs));
 END $$;

@@ -5,7 +5,8 @@
 -- same. present: schema cleanup exists; usage: this role may use it;
 -- can_log: writer_log_rejection.sql would be allowed; gateway: this role
 -- may write through the mutation gateway cleanup.write_items (seed 002),
--- which the writer then uses for every write (writer_gateway_*.sql).
+-- which the writer then uses for every write (writer_gateway_*.sql);
+-- dependents: see below.
 SELECT n.oid IS NOT NULL AS present,
        coalesce(has_schema_privilege(n.oid, 'USAGE'), false) AS usage,
        coalesce(has_schema_privilege(n.oid, 'USAGE')
@@ -17,6 +18,14 @@ SELECT n.oid IS NOT NULL AS present,
        coalesce(has_schema_privilege(n.oid, 'USAGE')
                 AND (SELECT bool_and(has_function_privilege(p.oid, 'EXECUTE'))
                        FROM pg_proc p WHERE p.pronamespace = n.oid AND p.proname = 'write_items'),
-                false) AS gateway
+                false) AS gateway,
+       -- dependents: the dependent tables of seed 001 exist and this role
+       -- may write them (writer_dependents_*.sql).
+       coalesce((SELECT bool_and(coalesce(has_table_privilege(to_regclass(t)::oid, 'INSERT')
+                                          AND has_table_privilege(to_regclass(t)::oid, 'UPDATE'), false))
+                   FROM unnest(ARRAY['inventory.item_retries', 'inventory.identity_review_previews',
+                                     'inventory.library_collections', 'inventory.library_sync_status',
+                                     'inventory.classification_history']) AS t),
+                false) AS dependents
   FROM (SELECT 1) AS one
   LEFT JOIN pg_namespace n ON n.nspname = 'cleanup'

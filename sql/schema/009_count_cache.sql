@@ -48,3 +48,13 @@ CREATE TABLE cleanup.count_summaries (
 );
 INSERT INTO cleanup.count_summaries (slot) SELECT generate_series(1, 128);
 CREATE INDEX count_summaries_owner_idx ON cleanup.count_summaries (registry_slot, lo);
+
+-- Each library's write lock (namespace 3 of cleanup.engine_locks, see
+-- sql/functions/075_count_cache.sql): a row per library, created with the
+-- library (trigger libraries_count_cache_insert) and here for those that
+-- exist, so that taking it never inserts (an insert would wait for another
+-- transaction's uncommitted insert of the same key, even when asked not
+-- to wait).
+INSERT INTO cleanup.engine_locks (key)
+SELECT (3::bigint << 40) | id FROM inventory.libraries
+ON CONFLICT DO NOTHING;

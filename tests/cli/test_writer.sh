@@ -71,6 +71,25 @@ run --quiet writer --server 2 --ops 5 --rate 0
 expect 0 "writer: 5 operations"
 [ "$(wc -l <<<"$OUT")" -eq 1 ] || fail "writer --quiet prints only the summary"
 
+CURRENT="writer: through the mutation gateway, inserts with their dependents (issues 8, 7)"
+run --json writer --server 2 --ops 12 --rate 0 --seed 9
+expect 0
+same "$(jq -r .gateway <<<"$OUT")" "true" "writer --json: gateway"
+jq -e '.inserted > 0 and .dependents == .inserted * 5' <<<"$OUT" >/dev/null ||
+	fail "writer: each insert writes 5 dependent rows (retry, preview, collection, sync status, history)"
+# A library the count cache watches refuses plain SQL; the writer's writes land.
+sql "SELECT cleanup.count_visit(3)" >/dev/null
+sql "SELECT cleanup.count_visit(3)" >/dev/null
+psql -X -q "$DB" -c "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'plain')" 2>"$TMPD/plain.err" &&
+	fail "plain insert into a watched library was accepted"
+grep -q "watched by the count cache" "$TMPD/plain.err" || fail "plain insert: no CU410 message"
+run --json writer --server 2 --ops 20 --rate 0 --seed 4
+expect 0
+jq -e '.rejected == 0 and .ops == 20' <<<"$OUT" >/dev/null || fail "writer on a watched library: rejections"
+same "$(sql "SELECT cleanup.count_visit(3) ->> 'count'")" "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 3")" \
+	"count cache after the writer: fresh count equals count(*)"
+sql "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id IS NOT NULL" >/dev/null
+
 CURRENT="writer: application_name and SIGTERM"
 "$CLEANUPCTL" --db "$DB" --json writer --server 2 --rate 20 >"$TMPD/w.out" 2>"$TMPD/w.err" &
 wpid=$!

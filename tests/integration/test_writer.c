@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cleanup/count_cache.h"
 #include "cleanup/writer.h"
 #include "pgtest.h"
 
@@ -187,6 +188,93 @@ static void test_A2_writer_busy_while_fence_in_flight(void **state)
 	PQfinish(fence);
 }
 
+/* K3 (issue 8, item 4): the writer writes through the mutation gateway, so
+ * a library the count cache watches keeps taking its inserts, updates and
+ * moves, and the cache follows them (fresh again, equal to count(*)). */
+static void test_K3_writer_uses_gateway_on_watched_libraries(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = open_writer(&e, "cleanupctl:writer:2", 2, 17);
+	const cleanup_writer_stats *s = cleanup_writer_get_stats(w);
+	cleanup_writer_event ev;
+	cleanup_count_visit v;
+	cleanup_error err;
+	int i, n;
+
+	(void)state;
+	assert_true(cleanup_writer_uses_gateway(w));
+	for (i = 3; i <= 4; i++) {
+		pgtest_exec(o, "SELECT cleanup.count_visit(%d)", i);
+		assert_int_equal(cleanup_count_settle(&v, &n, e, i, 10, NULL, &err), CLEANUP_OK);
+		assert_string_equal(v.state, "fresh");
+	}
+	/* Plain SQL to a watched library is refused, naming the gateway. */
+	assert_string_equal(pgtest_fail(o, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'p')"),
+	                    "CU410");
+	for (i = 0; i < 20; i++)
+		assert_int_equal(cleanup_writer_tick(&ev, w, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_MOVE, 3, 4, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	assert_int_equal(s->rejected, 0);
+	assert_int_equal(s->inserted + s->updated + s->moved + s->noop, 21);
+	for (i = 3; i <= 4; i++) {
+		assert_int_equal(cleanup_count_settle(&v, &n, e, i, 10, NULL, &err), CLEANUP_OK);
+		assert_string_equal(v.state, "fresh");
+		assert_int_equal(v.count, count(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", i));
+	}
+	pgtest_exec(o, "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id IS NOT NULL");
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+	PQfinish(o);
+}
+
+/* Issue 7, item 1: each insert carries its dependents (a retry and a
+ * review preview of the item; a collection, the sync status and a history
+ * record of the library) in its transaction; a refused insert leaves none. */
+static void test_D_writer_inserts_carry_dependents(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = NULL;
+	cleanup_writer *w = open_writer(&e, "cleanupctl:writer:1", 1, 23);
+	cleanup_writer_event ev;
+	cleanup_error err;
+	int64_t before, hist;
+
+	(void)state;
+	assert_true(cleanup_writer_dependents(w) == 0);
+	hist = count(o, "SELECT count(*) FROM inventory.classification_history WHERE library_id = %lld", 2);
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 2, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	assert_int_equal(count(o, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", ev.item_id), 1);
+	assert_int_equal(count(o, "SELECT count(*) FROM inventory.identity_review_previews WHERE item_id = %lld",
+	                       ev.item_id),
+	                 1);
+	assert_int_equal(count(o, "SELECT count(*) FROM inventory.library_sync_status WHERE library_id = %lld", 2), 1);
+	assert_true(count(o, "SELECT count(*) FROM inventory.library_collections WHERE library_id = %lld", 2) >= 1);
+	assert_int_equal(count(o, "SELECT count(*) FROM inventory.classification_history WHERE library_id = %lld", 2),
+	                 hist + 1);
+	assert_int_equal(cleanup_writer_dependents(w), 5);
+	/* The sealed library refuses the insert: no dependent is written either. */
+	before = count(o, "SELECT count(*) FROM inventory.item_retries WHERE %lld = %lld", 0);
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 1, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
+	assert_string_equal(ev.sqlstate, "CUA01");
+	assert_int_equal(count(o, "SELECT count(*) FROM inventory.item_retries WHERE %lld = %lld", 0), before);
+	assert_int_equal(cleanup_writer_dependents(w), 5);
+	/* The connection is usable afterwards (the transaction was rolled back). */
+	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 2, -1, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	/* A gateway delete takes the item's retries and previews with it. */
+	pgtest_exec(o, "SELECT cleanup.write_items(jsonb_build_array(jsonb_build_object('op', 'delete', 'item_id', %lld, "
+	               "'expected_library_id', 2)))",
+	            (long long)ev.item_id);
+	assert_int_equal(count(o, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", ev.item_id), 0);
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+	PQfinish(o);
+}
+
 static void tally(const cleanup_writer_event *ev, void *arg)
 {
 	int *n = arg;
@@ -345,6 +433,8 @@ int main(void)
 		cmocka_unit_test(test_writer_run_paced_and_stoppable),
 		cmocka_unit_test(test_writer_reconnects_after_backend_terminated),
 		cmocka_unit_test(test_writer_refuses_bad_options),
+		cmocka_unit_test(test_K3_writer_uses_gateway_on_watched_libraries),
+		cmocka_unit_test(test_D_writer_inserts_carry_dependents),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -75,4 +75,10 @@ int cleanup_count_report(cleanup_count_row **out, size_t *n, cleanup_engine *eng
 struct cleanup_writer;
 bool cleanup_writer_uses_gateway(const struct cleanup_writer *w);
 
+/* Dependent rows (seed 001: retries, review previews, collections, sync
+ * status, history) writer W committed with its inserts; -1 when it writes
+ * none (the tables are missing or its role may not write them). Declared
+ * here for the same reason. */
+int64_t cleanup_writer_dependents(const struct cleanup_writer *w);
+
 #endif
