@@ -167,18 +167,35 @@ const cleanup_mon_job *console_selected_job(const console *c)
 	return c->sel_job_id > 0 ? console_find_job(c, c->sel_job_id) : NULL;
 }
 
+const cleanup_mon_job *console_view_job(const console *c, int k)
+{
+	if (k < 0 || k >= c->njobs_view || c->jobs_view[k] >= c->snap->njobs)
+		return NULL;
+	return &c->snap->jobs[c->jobs_view[k]];
+}
+
+/* Rebuilds the jobs panel's view from the shown snapshot. */
+static void build_view(console *c)
+{
+	c->njobs_view = (int)tui_jobs_view(c->jobs_view, sizeof c->jobs_view / sizeof c->jobs_view[0], c->snap->jobs,
+	                                   c->snap->njobs, c->job_filter, c->job_sort);
+}
+
 void console_select_job(console *c, int64_t id)
 {
-	size_t i;
+	int k;
 
-	for (i = 0; i < c->snap->njobs; i++)
-		if (c->snap->jobs[i].job.id == id) {
-			c->sel[PANEL_JOBS] = (int)i;
-			c->sel_job_id = id;
-			c->sel[PANEL_DETAIL] = 0;
-			c->top[PANEL_DETAIL] = 0;
+	if (!console_find_job(c, id))
+		return;
+	c->sel_job_id = id;
+	c->sel[PANEL_DETAIL] = 0;
+	c->top[PANEL_DETAIL] = 0;
+	for (k = 0; k < c->njobs_view; k++)
+		if (c->snap->jobs[c->jobs_view[k]].job.id == id) {
+			c->sel[PANEL_JOBS] = k;
 			return;
 		}
+	/* Filtered out: shown in the detail; the filter is the operator's. */
 }
 
 /* Keeps the selected job selected by id across refreshes; picks the newest
@@ -192,12 +209,16 @@ static void sync_selection(console *c)
 		c->sel_job_id = -1;
 		return;
 	}
-	if (c->sel_job_id > 0) {
-		for (i = 0; i < s->njobs; i++)
-			if (s->jobs[i].job.id == c->sel_job_id) {
-				c->sel[PANEL_JOBS] = (int)i; /* the detail keeps its scroll position */
-				return;
+	build_view(c);
+	if (c->sel_job_id > 0 && console_find_job(c, c->sel_job_id)) {
+		int k;
+
+		for (k = 0; k < c->njobs_view; k++)
+			if (c->snap->jobs[c->jobs_view[k]].job.id == c->sel_job_id) {
+				c->sel[PANEL_JOBS] = k; /* the detail keeps its scroll position */
+				break;
 			}
+		return;
 	}
 	for (i = 0; i < s->njobs; i++)
 		if (!cleanup_job_phase_is_final(s->jobs[i].job.phase))
@@ -470,8 +491,8 @@ static void move_sel(console *c, int delta, bool absolute)
 		c->sel[c->focus] = 0;
 	if (c->sel[c->focus] >= n)
 		c->sel[c->focus] = n - 1;
-	if (c->focus == PANEL_JOBS) {
-		c->sel_job_id = c->snap->jobs[c->sel[PANEL_JOBS]].job.id;
+	if (c->focus == PANEL_JOBS && console_view_job(c, c->sel[PANEL_JOBS])) {
+		c->sel_job_id = console_view_job(c, c->sel[PANEL_JOBS])->job.id;
 		c->sel[PANEL_DETAIL] = 0;
 		c->top[PANEL_DETAIL] = 0;
 	}
@@ -560,6 +581,20 @@ static void handle_cmd(console *c, tui_cmd cmd)
 	case CMD_CMDLINE:
 		console_cmdline_open(c);
 		break;
+	case CMD_FILTER:
+		c->focus = PANEL_JOBS;
+		if (c->zoom) {
+			c->zoom = false;
+			console_relayout(c);
+		}
+		c->filter_editing = true;
+		break;
+	case CMD_SORT:
+		c->job_sort = (tui_job_sort)((c->job_sort + 1) % JOB_SORT__COUNT);
+		build_view(c);
+		console_select_job(c, c->sel_job_id);
+		console_message(c, ROLE_INFO, "jobs sorted by %s (o changes it)", tui_job_sort_name(c->job_sort));
+		break;
 	case CMD_STEP:
 		job_action(c, ACT_STEP);
 		break;
@@ -589,6 +624,32 @@ static void handle_cmd(console *c, tui_cmd cmd)
 	}
 }
 
+/* A key while the jobs filter is being typed: printable bytes add to it,
+ * Backspace removes one, Enter keeps it, Esc clears it. The view follows
+ * every key. */
+static void filter_key(console *c, int key)
+{
+	size_t l = strlen(c->job_filter);
+
+	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		c->filter_editing = false;
+	} else if (key == 27) {
+		c->filter_editing = false;
+		c->job_filter[0] = '\0';
+	} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (l > 0)
+			c->job_filter[l - 1] = '\0';
+	} else if (key >= 0x20 && key < 0x7f && l + 1 < sizeof c->job_filter) {
+		c->job_filter[l] = (char)key;
+		c->job_filter[l + 1] = '\0';
+	}
+	c->sel[PANEL_JOBS] = 0;
+	c->top[PANEL_JOBS] = 0;
+	build_view(c);
+	if (c->njobs_view > 0 && !c->filter_editing && key != 27)
+		console_select_job(c, c->snap->jobs[c->jobs_view[0]].job.id);
+}
+
 static void handle_key(console *c, int key)
 {
 	if (key == KEY_RESIZE) {
@@ -601,6 +662,10 @@ static void handle_key(console *c, int key)
 	}
 	if (c->cmdline) {
 		console_cmdline_key(c, key);
+		return;
+	}
+	if (c->filter_editing) {
+		filter_key(c, key);
 		return;
 	}
 	if (c->help) { /* scroll keys scroll it; any other key closes it, and does nothing else */

@@ -18,6 +18,7 @@
 #include "actions.h"
 #include "cleanup/monitor.h"
 #include "confirm.h"
+#include "jobview.h"
 #include "keys.h"
 #include "layout.h"
 #include "theme.h"
@@ -87,6 +88,13 @@ struct console {
 	char run_status[512];             /* progress of a run in progress, "" when none */
 	double run_status_at;             /* monotonic: when it last changed */
 	int help_top;                     /* first row of the help shown (it scrolls) */
+	/* The jobs panel's view: filter (`/`) and sort (`o`), rebuilt from
+	 * each snapshot; sel[PANEL_JOBS] indexes jobs_view. */
+	char job_filter[64];
+	bool filter_editing;
+	tui_job_sort job_sort;
+	size_t jobs_view[1024];
+	int njobs_view;
 	theme t;
 	char theme_msg[256];
 	int wake[2];                      /* the self-pipe */
@@ -121,6 +129,9 @@ const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
 /* "NO RUNNER for 2m10s: library 4 "Movies" closed to writers" for a
  * draining or finalizing job nobody runs, into BUF. */
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v);
+
+/* The job at row K of the jobs panel's view (NULL when none). */
+const cleanup_mon_job *console_view_job(const console *c, int k);
 
 /* console_cmd.c */
 void console_cmdline_open(console *c);

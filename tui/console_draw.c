@@ -359,6 +359,12 @@ static void draw_footer(console *c, double mono)
 		cmdline_render(stdscr, r->y, r->x, r->w);
 		return;
 	}
+	if (c->filter_editing) {
+		x += console_putf(r->y, x, r->w, ROLE_PROMPT, "/%s", c->job_filter);
+		console_put(r->y, x + 2, r->x + r->w - x - 2, ROLE_DIM,
+		            "filter jobs: words matched in id, kind, target, phase; Enter keeps it, Esc clears it");
+		return;
+	}
 	/* A run's progress takes the footer as soon as it is newer than the
 	 * message (issue 11, bug 4: "run job N..." hid it for 15 s); a warning
 	 * keeps it for 3 s, a danger until replaced. */
@@ -578,6 +584,23 @@ void console_draw(console *c, double now)
 		snprintf(title, sizeof title, "%s", tui_panel_name((tui_panel_id)i));
 		if (i == PANEL_DETAIL && c->sel_job_id > 0)
 			snprintf(title, sizeof title, "job %" PRId64 " detail", c->sel_job_id);
+		if (i == PANEL_JOBS) {
+			size_t l = strlen(title);
+
+			if (c->job_filter[0] || c->filter_editing)
+				snprintf(title + l, sizeof title - l, " /%.40s%s", c->job_filter, c->filter_editing ? "_" : "");
+			l = strlen(title);
+			if (c->job_sort != JOB_SORT_NEWEST)
+				snprintf(title + l, sizeof title - l, " by %s", tui_job_sort_name(c->job_sort));
+		}
+		{
+			/* where the selection is: 10/12 (issue 11, item 13) */
+			int n = classes[i]->rows(c);
+			size_t l = strlen(title);
+
+			if (n > 0 && i != PANEL_LOCKS)
+				snprintf(title + l, sizeof title - l, " %d/%d", c->sel[i] + 1 > n ? n : c->sel[i] + 1, n);
+		}
 		console_box(r, title, c->focus == (tui_panel_id)i);
 		in.y = r.y + 1;
 		in.x = r.x + 1;

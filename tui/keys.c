@@ -17,6 +17,8 @@ static const key_help table[] = {
 	{"+ / -", "refresh less / more often", CMD_SLOWER},
 	{"^L", "redraw and refresh now", CMD_REDRAW},
 	{":", "command line (step 12, pause 12, help, ...)", CMD_CMDLINE},
+	{"/", "filter the jobs (words: id, kind, target, phase); Esc clears", CMD_FILTER},
+	{"o", "sort the jobs: newest, phase, progress", CMD_SORT},
 	{"q", "quit (stops a run after its current step)", CMD_QUIT},
 	{"s", "step the selected job once", CMD_STEP},
 	{"r", "run the selected job until done or stopped", CMD_RUN},
@@ -89,6 +91,10 @@ static tui_cmd plain(int key)
 		return CMD_REDRAW;
 	case ':':
 		return CMD_CMDLINE;
+	case '/':
+		return CMD_FILTER;
+	case 'o':
+		return CMD_SORT;
 	case 's':
 		return CMD_STEP;
 	case 'r':

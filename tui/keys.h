@@ -28,6 +28,8 @@ typedef enum tui_cmd {
 	CMD_FASTER,        /* -: shorter refresh interval */
 	CMD_REDRAW,        /* ^L: redraw and refresh now */
 	CMD_CMDLINE,       /* : */
+	CMD_FILTER,        /* /: filter the jobs list */
+	CMD_SORT,          /* o: the jobs list's next sort order */
 	/* actions (none of them in --readonly) */
 	CMD_STEP,
 	CMD_RUN,

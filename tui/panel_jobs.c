@@ -10,7 +10,7 @@
 
 static int rows(const console *c)
 {
-	return (int)c->snap->njobs;
+	return c->njobs_view;
 }
 
 static const char *short_kind(const char *kind, bool narrow)
@@ -85,11 +85,14 @@ static void draw(console *c, tui_rect r, bool focused)
 	             "PHASE", "STEP", "PROGRESS", "ETA",
 	             counters ? " VISITED DELETED  MOVED ABSENT RETAIN  BUSY  LAST ERROR" : "");
 	console_scroll(c, PANEL_JOBS, n, r.h - 1);
-	if (n == 0 && s->seq)
+	if (n == 0 && s->seq && s->njobs > 0)
+		console_putf(r.y + 1, r.x, r.w, ROLE_DIM, "(no job matches \"%s\": / edits the filter, Esc in it clears it)",
+		             c->job_filter);
+	else if (n == 0 && s->seq)
 		console_put(r.y + 1, r.x, r.w, ROLE_DIM, "(no jobs: cleanupctl job create prune --library ID)");
 	for (i = 0; i < r.h - 1 && c->top[PANEL_JOBS] + i < n; i++) {
 		int k = c->top[PANEL_JOBS] + i, y = r.y + 1 + i, x, right = r.x + r.w;
-		const cleanup_mon_job *v = &s->jobs[k];
+		const cleanup_mon_job *v = console_view_job(c, k);
 		const cleanup_job *j = &v->job;
 		bool chosen = j->id == c->sel_job_id, sel = focused && chosen;
 		theme_role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
