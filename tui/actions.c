@@ -253,6 +253,14 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 		cleanup_job_reset(&s.job);
 		break;
 	}
+	case ACT_KILL_RUNNER:
+		rc = cleanup_job_runner_terminate(e, t->job_id, t->runner_pid, &err);
+		if (rc == CLEANUP_OK)
+			snprintf(r->message, sizeof r->message,
+			         "kill-runner: backend %d of job %" PRId64 " terminated; the job stays at step %d (its last "
+			         "committed step) until the next runner resumes it",
+			         t->runner_pid, t->job_id, job.step_no);
+		break;
 	case ACT_PAUSE:
 	case ACT_RESUME:
 	case ACT_CANCEL: {

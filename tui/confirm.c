@@ -8,6 +8,7 @@
 
 static const char *const names[ACT__COUNT] = {
 	"none", "step", "run", "pause", "resume", "cancel", "seal", "preview", "remove-library", "remove-server",
+	"kill-runner",
 };
 
 const char *tui_action_name(tui_action a)
@@ -56,6 +57,9 @@ confirm_kind confirm_required(const confirm_target *t)
 	case ACT_REMOVE_LIBRARY:
 	case ACT_REMOVE_SERVER:
 		return CONFIRM_TYPED;
+	case ACT_KILL_RUNNER:
+		/* The job resumes under the next runner: y/N, as a later step. */
+		return t->runner_pid > 0 ? CONFIRM_YES_NO : CONFIRM_NONE;
 	default:
 		return CONFIRM_NONE;
 	}
@@ -63,6 +67,10 @@ confirm_kind confirm_required(const confirm_target *t)
 
 bool confirm_precheck(const confirm_target *t, char *why, size_t whylen)
 {
+	if (t->action == ACT_KILL_RUNNER && t->runner_pid <= 0) {
+		snprintf(why, whylen, "job %" PRId64 " has no runner to kill", t->job_id);
+		return false;
+	}
 	if (t->action == ACT_SEAL && t->seal_count < 0 && !is(t->phase, "collecting")) {
 		if (is(t->phase, "paused"))
 			snprintf(why, whylen, "job %" PRId64 " is paused: only a collecting job can be sealed (P resumes it)",
@@ -172,6 +180,12 @@ static void describe(confirm_state *c)
 		         "Create a remove-server job for server %" PRId64 " \"%s\"? Admission closes at once and "
 		         "every library and item of it (%s) will be deleted, with their dependent records.",
 		         t->target_id, t->target_name, items);
+		break;
+	case ACT_KILL_RUNNER:
+		snprintf(what, sizeof what,
+		         "Terminate backend %d, the runner of job %" PRId64 " (%s, %s)? Its step in flight rolls back; "
+		         "the job resumes from its last committed step under the next runner.",
+		         t->runner_pid, t->job_id, t->kind, t->phase);
 		break;
 	default:
 		snprintf(what, sizeof what, "%s job %" PRId64 "?", tui_action_name(t->action), t->job_id);

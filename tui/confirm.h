@@ -28,6 +28,7 @@ typedef enum tui_action {
 	ACT_PREVIEW,
 	ACT_REMOVE_LIBRARY,
 	ACT_REMOVE_SERVER,
+	ACT_KILL_RUNNER,         /* terminate the backend of the selected job's runner */
 	ACT__COUNT
 } tui_action;
 
@@ -52,6 +53,7 @@ typedef struct confirm_target {
 	int64_t manifest_count;  /* seal: what the manifest holds (never shown beside the field
 	                          * that asks for the independent count) */
 	int64_t items;           /* removal: items the target holds now, -1 when unknown */
+	int runner_pid;          /* kill-runner: the runner's backend the operator saw */
 } confirm_target;
 
 typedef enum confirm_kind {

@@ -253,6 +253,7 @@ bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_j
 	t->seal_count = -1; /* the operator types the expected count (C3) */
 	t->manifest_count = v->job.manifest_count;
 	t->items = -1;
+	t->runner_pid = v->runner_pid;
 	return true;
 }
 
@@ -618,6 +619,9 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		break;
 	case CMD_REMOVE:
 		remove_action(c);
+		break;
+	case CMD_KILL_RUNNER:
+		job_action(c, ACT_KILL_RUNNER);
 		break;
 	default:
 		break;

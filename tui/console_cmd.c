@@ -1,6 +1,6 @@
 /* The console's command line (`:`): commands that mirror the CLI (step 12,
  * run 12, pause 12, resume 12, cancel 12, seal 12 N, preview 12, show 12,
- * remove-library 5, remove-server 2) plus the console's own (stop, theme
+ * remove-library 5, remove-server 2, kill-runner 12) plus the console's own (stop, theme
  * NAME, refresh SECONDS, help, quit). Actions go through the same
  * confirmations as their keys. Tab completes commands, job ids, library
  * and server ids and theme names. */
@@ -34,6 +34,7 @@ static const console_command commands[] = {
 	{"preview", ARG_JOB, ACT_PREVIEW, "preview JOB"},
 	{"remove-library", ARG_LIBRARY, ACT_REMOVE_LIBRARY, "remove-library LIBRARY_ID"},
 	{"remove-server", ARG_SERVER, ACT_REMOVE_SERVER, "remove-server SERVER_ID"},
+	{"kill-runner", ARG_JOB, ACT_KILL_RUNNER, "kill-runner JOB"},
 	{"show", ARG_JOB, ACT_NONE, "show JOB"},
 	{"theme", ARG_THEME, ACT_NONE, "theme NAME"},
 	{"refresh", ARG_SECONDS, ACT_NONE, "refresh SECONDS"},

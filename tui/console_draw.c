@@ -516,7 +516,7 @@ static void draw_help(console *c)
 	const char *cmds = c->opts.readonly
 	                       ? "commands: show N, theme NAME, refresh SECONDS, help, quit (read-only: no actions)"
 	                       : "commands: step N, run N, stop, pause N, resume N, cancel N, seal N COUNT, preview N, "
-	                         "remove-library ID, remove-server ID, show N, theme NAME, refresh SECONDS, help, quit";
+	                         "remove-library ID, remove-server ID, kill-runner N, show N, theme NAME, refresh SECONDS, help, quit";
 	int cmd_lines = wrap(cmds, w - 4, -1, 0, 8, ROLE_DIM);
 	const key_help *rowsv[64];
 	char title[96];

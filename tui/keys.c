@@ -28,6 +28,7 @@ static const key_help table[] = {
 	{"S", "seal the manifest: type the expected count", CMD_SEAL},
 	{"v", "preview the next step (changes nothing)", CMD_PREVIEW},
 	{"D", "remove the selected library or server (creates a job)", CMD_REMOVE},
+	{"K", "kill the selected job's runner (terminate its backend; it resumes)", CMD_KILL_RUNNER},
 };
 
 const key_help *keys_help_table(size_t *n)
@@ -111,6 +112,8 @@ static tui_cmd plain(int key)
 		return CMD_PREVIEW;
 	case 'D':
 		return CMD_REMOVE;
+	case 'K':
+		return CMD_KILL_RUNNER;
 	default:
 		return CMD_NONE;
 	}

@@ -38,6 +38,7 @@ typedef enum tui_cmd {
 	CMD_CANCEL,
 	CMD_SEAL,
 	CMD_PREVIEW,
+	CMD_KILL_RUNNER,   /* K: terminate the selected job's runner (recovery demo) */
 	CMD_REMOVE,        /* create remove-library / remove-server for the selected row */
 	CMD__COUNT
 } tui_cmd;

@@ -296,6 +296,37 @@ int cleanup_job_runner_release(cleanup_engine *e, int64_t job_id, cleanup_error 
 	return rc;
 }
 
+int cleanup_job_runner_terminate(cleanup_engine *e, int64_t job_id, int pid, cleanup_error *err)
+{
+	char jbuf[24], pbuf[16];
+	const char *params[2] = {jbuf, pbuf};
+	PGresult *res = NULL;
+	int64_t holder;
+	int rc;
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	snprintf(pbuf, sizeof pbuf, "%d", pid);
+	rc = engine_query(&res, e, CLEANUP_Q_RUNNER_TERMINATE, 2, params, "terminating the runner", err);
+	if (rc != CLEANUP_OK)
+		goto out;
+	holder = col_int64(res, 0, "holder_pid");
+	if (strcmp(col_text(res, 0, "terminated"), "t") == 0)
+		goto out;
+	if (holder <= 0)
+		rc = cleanup_error_set(err, CLEANUP_ENOTFOUND, "job %" PRId64 " has no runner now (backend %d ended); nothing done",
+		                       job_id, pid);
+	else if (holder != pid)
+		rc = cleanup_error_set(err, CLEANUP_ENOTFOUND,
+		                       "job %" PRId64 " is run by backend %" PRId64 " now, not %d as confirmed; nothing done",
+		                       job_id, holder, pid);
+	else
+		rc = cleanup_error_set(err, CLEANUP_EREFUSED, "the server did not terminate backend %d of job %" PRId64
+		                       " (pg_terminate_backend needs pg_signal_backend or the same role)", pid, job_id);
+out:
+	PQclear(res);
+	return rc;
+}
+
 int cleanup_runner_busy_error(cleanup_error *err, int64_t job_id, const cleanup_runner_holder *h)
 {
 	char who[200];

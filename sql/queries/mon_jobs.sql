@@ -11,7 +11,11 @@
 --    advisory lock (classid 1668050546, objid the job id modulo 2^31,
 --    objsubid 2: the two-key form) that cleanup_job_run() holds while it
 --    steps the job (sql/queries/runner_claim.sql); host, application and
---    connection time from pg_stat_activity.
+--    connection time from pg_stat_get_activity(pid). The function, not
+--    the pg_stat_activity view, and no pg_database: those are shared
+--    catalogs, so a CREATE or DROP DATABASE anywhere would invalidate this
+--    prepared statement, and its re-planning could wait behind a catalog
+--    lock (a refresh that hangs).
 SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, j.step_no, j.pass_no,
        j.examined, j.visited, j.deleted, j.moved, j.absent, j.retained, j.kept,
        j.libraries_deleted, j.servers_deleted, j.manifest_count, j.expected_count,
@@ -48,9 +52,9 @@ SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, 
         SELECT l.pid, a.application_name, a.backend_start,
                coalesce(a.client_hostname, host(a.client_addr), 'local') AS client
           FROM pg_catalog.pg_locks l
-          LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
-         WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_catalog.pg_database
-                                                                        WHERE datname = current_database())
+          LEFT JOIN LATERAL pg_catalog.pg_stat_get_activity(l.pid) a ON true
+         WHERE l.locktype = 'advisory' AND l.granted
+           AND l.database = (SELECT datid FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()))
            AND l.classid = 1668050546::oid AND l.objid = (j.id % 2147483648)::oid AND l.objsubid = 2
          LIMIT 1) rn
        ON j.phase NOT IN ('completed', 'cancelled')

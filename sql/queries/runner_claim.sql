@@ -14,8 +14,8 @@ SELECT c.claimed, h.pid AS holder_pid, h.application_name AS holder_app, h.clien
         SELECT l.pid, a.application_name, a.backend_start,
                coalesce(a.client_hostname, host(a.client_addr), 'local') AS client
           FROM pg_catalog.pg_locks l
-          LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+          LEFT JOIN LATERAL pg_catalog.pg_stat_get_activity(l.pid) a ON true
          WHERE NOT c.claimed AND l.locktype = 'advisory' AND l.granted AND l.pid <> pg_catalog.pg_backend_pid()
-           AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
+           AND l.database = (SELECT datid FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()))
            AND l.classid = 1668050546::oid AND l.objid = ($1::bigint % 2147483648)::oid AND l.objsubid = 2
          LIMIT 1) h ON true

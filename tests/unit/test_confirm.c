@@ -316,6 +316,27 @@ static void test_C3_seal_without_count_needs_a_collecting_job(void **state)
 	assert_true(confirm_precheck(&t, why, sizeof why));
 }
 
+/* Issue 11, item 14: killing a job's runner asks y/N naming the backend
+ * the operator saw; without a runner it is refused before any dialog. */
+static void test_kill_runner_names_the_backend(void **state)
+{
+	confirm_target t = job_target(ACT_KILL_RUNNER, 8, "draining", 40);
+	confirm_state c;
+	char why[128];
+
+	(void)state;
+	t.runner_pid = 4242;
+	assert_true(confirm_precheck(&t, why, sizeof why));
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	assert_int_equal(c.kind, CONFIRM_YES_NO);
+	assert_non_null(strstr(c.question, "Terminate backend 4242, the runner of job 8"));
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_DECLINED);
+	t.runner_pid = 0;
+	assert_false(confirm_precheck(&t, why, sizeof why));
+	assert_non_null(strstr(why, "job 8 has no runner"));
+	assert_string_equal(tui_action_name(ACT_KILL_RUNNER), "kill-runner");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_confirm_binding_refuses_when_phase_moved),
 		cmocka_unit_test(test_action_names),
 		cmocka_unit_test(test_C3_seal_without_count_needs_a_collecting_job),
+		cmocka_unit_test(test_kill_runner_names_the_backend),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

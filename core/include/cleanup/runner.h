@@ -36,6 +36,14 @@ int cleanup_job_runner_claim(bool *claimed, cleanup_runner_holder *holder, clean
  * (nothing when it holds none). */
 int cleanup_job_runner_release(cleanup_engine *engine, int64_t job_id, cleanup_error *err);
 
+/* Terminates the backend of job JOB_ID's runner if it still is backend
+ * PID (pg_terminate_backend): the recovery demo's "kill the runner". The
+ * runner's step in flight rolls back and the job resumes from its last
+ * committed step under the next runner. ENOTFOUND (nothing done) when the
+ * job has no runner or another backend holds it now (ERR names it);
+ * EREFUSED when the server refused the termination (privileges). */
+int cleanup_job_runner_terminate(cleanup_engine *engine, int64_t job_id, int pid, cleanup_error *err);
+
 /* Fills ERR with EBUSY: job JOB_ID "is already being run by" HOLDER, with
  * a hint to stop that runner first. Returns CLEANUP_EBUSY. */
 int cleanup_runner_busy_error(cleanup_error *err, int64_t job_id, const cleanup_runner_holder *holder);
