@@ -12,26 +12,126 @@
 # only after their drain, and a replay of every committed step that returns
 # the recorded counts and changes nothing.
 #
-# Data: 14 servers x 2 libraries x CRASH_FP_ITEMS (300) items. One job per
-# server at a time (the engine's rule) and all cells of a kill held at once:
-# prune and remove-library cells take the first library of servers 1-10
-# (the second one stays, untouched), remove-server cells take servers 11-14.
+# Data: (FP_LIB_SERVERS + FP_REMOVE_SERVERS) servers x 2 libraries x
+# CRASH_FP_ITEMS (300) items, with dependents (issue 7): cleanup.seed_demo's
+# spread of CRASH_FP_DEPENDENTS (3) per item on average (every tenth item
+# none, the others 0 to 6 retries and previews), per library 20 collections,
+# a sync status and 15 history rows; and in every library, its first odd-id
+# item (deleted by every kind of job) gets 300 retries more, so that every
+# cell's target has an item whose claim stays in flight across steps. One
+# job per server at a time (the engine's rule) and all cells of a kill held
+# at once: prune and remove-library cells take the first library of servers
+# 1 to FP_LIB_SERVERS (the second one stays, untouched), remove-server cells
+# take the servers after them. The ground truth of the dependents is
+# recorded row for row (crashtest.deps_before, libdeps_before,
+# history_before).
 
 FP_ITEMS=${CRASH_FP_ITEMS:-300}
+FP_DEPENDENTS=${CRASH_FP_DEPENDENTS:-3}
+FP_LIB_SERVERS=${FP_LIB_SERVERS:-10}
+FP_REMOVE_SERVERS=${FP_REMOVE_SERVERS:-4}
+
+# The test's own SQL helpers (schema crashtest).
+read -r -d '' FP_SQL_HELPERS <<'EOF_SQL' || true
+-- The dependents as they are now, in the shape of the ground truth.
+CREATE VIEW crashtest.deps_now AS
+    SELECT 'retry'::text AS kind, id, item_id FROM inventory.item_retries
+    UNION ALL SELECT 'preview', id, item_id FROM inventory.identity_review_previews;
+CREATE VIEW crashtest.libdeps_now AS
+    SELECT 'collection'::text AS kind, id, library_id FROM inventory.library_collections
+    UNION ALL SELECT 'sync', library_id, library_id FROM inventory.library_sync_status;
+-- History rows of the ground truth that are not as they must be now: a row
+-- of a deleted library (crashtest.gone_libs) detached with its name kept
+-- (or the library's), the deletion failure status and message (an
+-- existing error kept), its old status remembered; any other row
+-- unchanged; the audit payload never touched; no row ever deleted (D6).
+CREATE VIEW crashtest.history_wrong AS
+    SELECT b.id, b.library_id FROM crashtest.history_before b
+      LEFT JOIN inventory.classification_history h ON h.id = b.id
+     WHERE h.id IS NULL OR h.payload IS DISTINCT FROM b.payload
+        OR CASE WHEN b.library_id IN (SELECT id FROM crashtest.gone_libs)
+                THEN h.library_id IS NOT NULL
+                     OR h.library_name IS DISTINCT FROM coalesce(b.library_name, b.lib_name)
+                     OR h.status <> 'failed' OR h.status_before_detach IS DISTINCT FROM b.status
+                     OR h.error IS DISTINCT FROM coalesce(b.error, 'library deleted') OR h.detached_at IS NULL
+                ELSE h.library_id IS DISTINCT FROM b.library_id OR h.library_name IS DISTINCT FROM b.library_name
+                     OR h.status <> b.status OR h.error IS DISTINCT FROM b.error OR h.detached_at IS NOT NULL END;
+-- Synchronous steps of job P_JOB (each its own transaction, committed
+-- before the next) until the next step, as previewed, is P_UNTIL:
+--   drain                     a drain step that visits candidates
+--                             (after at least one step)
+--   drain-claims              a drain-claims step after which claims are
+--                             still in flight (after at least one step)
+--   finalizing                any step once the job no longer drains
+--   any other action          a step of that action (drain-library-
+--                             dependents, delete-library, delete-server)
+CREATE PROCEDURE crashtest.advance(p_job bigint, p_until text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    p  cleanup.job_steps;
+    n  int := 0;
+BEGIN
+    LOOP
+        IF p_until = 'finalizing' THEN
+            EXIT WHEN (SELECT phase <> 'draining' FROM cleanup.jobs WHERE id = p_job);
+        ELSE
+            p := cleanup.job_step_preview(p_job);
+            EXIT WHEN CASE p_until
+                WHEN 'drain' THEN n > 0 AND p.action = 'drain' AND p.visited > 0
+                WHEN 'drain-claims' THEN n > 0 AND p.action = 'drain-claims' AND p.claims_in_flight > 0
+                ELSE p.action = p_until END;
+        END IF;
+        IF n >= 300 THEN
+            RAISE EXCEPTION 'job % did not reach a % step within 300 steps', p_job, p_until;
+        END IF;
+        PERFORM cleanup.job_step(p_job, (SELECT step_no + 1 FROM cleanup.jobs WHERE id = p_job));
+        COMMIT;
+        n := n + 1;
+    END LOOP;
+END $$;
+-- The SQLSTATE of P_SQL, run and always rolled back: 'accepted' when it
+-- succeeded (a write the test expects refused).
+CREATE FUNCTION crashtest.sqlstate_of(p_sql text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    BEGIN
+        EXECUTE p_sql;
+        RAISE EXCEPTION 'accepted' USING ERRCODE = 'XX0OK';
+    EXCEPTION WHEN OTHERS THEN
+        RETURN CASE WHEN SQLSTATE = 'XX0OK' THEN 'accepted' ELSE SQLSTATE END;
+    END;
+END $$;
+EOF_SQL
 
 # matrix_data: seeds the data, records the ground truth (crashtest.before,
-# crashtest.gone) and the free targets.
+# crashtest.gone, crashtest.gone_libs and the dependents' *_before) and the
+# free targets.
 matrix_data() {
 	local libs srvs
-	q "SELECT cleanup.seed_demo(14, 2, :'n')" -v n="$FP_ITEMS" >/dev/null
+	q "SELECT cleanup.seed_demo(:'s', 2, :'n', :'d')" -v s=$((FP_LIB_SERVERS + FP_REMOVE_SERVERS)) \
+		-v n="$FP_ITEMS" -v d="$FP_DEPENDENTS" >/dev/null
+	q "INSERT INTO inventory.item_retries (item_id, reason)
+	   SELECT f.id, 'heavy ' || g
+	     FROM (SELECT min(id) AS id FROM inventory.items WHERE id % 2 = 1 GROUP BY library_id) f,
+	          generate_series(1, 300) g ORDER BY 1, 2" >/dev/null
 	snapshot before
-	q "CREATE TABLE crashtest.gone (id bigint PRIMARY KEY)"
+	q "CREATE TABLE crashtest.gone (id bigint PRIMARY KEY);
+	   CREATE TABLE crashtest.gone_libs (id bigint PRIMARY KEY);
+	   CREATE TABLE crashtest.deps_before AS
+	       SELECT 'retry'::text AS kind, id, item_id FROM inventory.item_retries
+	       UNION ALL SELECT 'preview', id, item_id FROM inventory.identity_review_previews;
+	   CREATE TABLE crashtest.libdeps_before AS
+	       SELECT 'collection'::text AS kind, id, library_id FROM inventory.library_collections
+	       UNION ALL SELECT 'sync', library_id, library_id FROM inventory.library_sync_status;
+	   CREATE TABLE crashtest.history_before AS
+	       SELECT h.id, h.library_id, h.library_name, h.status, h.error, h.payload, l.name AS lib_name
+	         FROM inventory.classification_history h JOIN inventory.libraries l ON l.id = h.library_id;
+	   $FP_SQL_HELPERS"
 	libs=$(q "SELECT string_agg(min::text, ' ' ORDER BY min) FROM (
 	            SELECT min(l.id) FROM inventory.libraries l
-	             WHERE l.server_id IN (SELECT id FROM inventory.media_servers ORDER BY id LIMIT 10)
-	             GROUP BY l.server_id) f")
+	             WHERE l.server_id IN (SELECT id FROM inventory.media_servers ORDER BY id LIMIT :'n')
+	             GROUP BY l.server_id) f" -v n="$FP_LIB_SERVERS")
 	srvs=$(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM (
-	            SELECT id FROM inventory.media_servers ORDER BY id OFFSET 10) s")
+	            SELECT id FROM inventory.media_servers ORDER BY id OFFSET :'n') s" -v n="$FP_LIB_SERVERS")
 	read -ra FREE_LIBS <<<"$libs"
 	read -ra FREE_SERVERS <<<"$srvs"
 }
@@ -72,10 +172,12 @@ fp_job() {
 		fi
 		;;
 	remove-library)
-		q "INSERT INTO crashtest.gone SELECT id FROM crashtest.before WHERE library_id = :'t'" -v t="$TARGET"
+		q "INSERT INTO crashtest.gone SELECT id FROM crashtest.before WHERE library_id = :'t';
+		   INSERT INTO crashtest.gone_libs VALUES (:'t')" -v t="$TARGET"
 		;;
 	remove-server)
-		q "INSERT INTO crashtest.gone SELECT id FROM crashtest.before WHERE server_id = :'t'" -v t="$TARGET"
+		q "INSERT INTO crashtest.gone SELECT id FROM crashtest.before WHERE server_id = :'t';
+		   INSERT INTO crashtest.gone_libs SELECT id FROM inventory.libraries WHERE server_id = :'t'" -v t="$TARGET"
 		;;
 	esac
 }
@@ -123,7 +225,51 @@ fp_job_exact() {
 		            WHERE job_id = :'job' AND action LIKE 'delete-%') = 'delete-library delete-library delete-server')"
 		;;
 	esac
+	# Dependents (issue 7), every kind: row for row against the ground
+	# truth, the job's counters equal to it, claims all released.
+	checks="$checks,
+	        ('dependents of the target items: those of deleted items gone, those of kept items all there',
+	          NOT EXISTS ((SELECT d.kind, d.id, d.item_id FROM crashtest.deps_now d JOIN b ON b.id = d.item_id)
+	                      EXCEPT (SELECT d.kind, d.id, d.item_id FROM crashtest.deps_before d JOIN b ON b.id = d.item_id
+	                               WHERE d.item_id NOT IN (SELECT id FROM crashtest.gone)))
+	          AND NOT EXISTS ((SELECT d.kind, d.id, d.item_id FROM crashtest.deps_before d JOIN b ON b.id = d.item_id
+	                            WHERE d.item_id NOT IN (SELECT id FROM crashtest.gone))
+	                          EXCEPT (SELECT d.kind, d.id, d.item_id FROM crashtest.deps_now d JOIN b ON b.id = d.item_id))),
+	        ('library dependents of the target: those of deleted libraries gone, the others all there',
+	          NOT EXISTS ((SELECT d.kind, d.id FROM crashtest.libdeps_now d WHERE d.library_id IN (SELECT id FROM lb))
+	                      EXCEPT (SELECT d.kind, d.id FROM crashtest.libdeps_before d WHERE d.library_id IN (SELECT id FROM lb)
+	                                 AND d.library_id NOT IN (SELECT id FROM crashtest.gone_libs)))
+	          AND NOT EXISTS ((SELECT d.kind, d.id FROM crashtest.libdeps_before d WHERE d.library_id IN (SELECT id FROM lb)
+	                              AND d.library_id NOT IN (SELECT id FROM crashtest.gone_libs))
+	                          EXCEPT (SELECT d.kind, d.id FROM crashtest.libdeps_now d WHERE d.library_id IN (SELECT id FROM lb)))),
+	        ('history of the target libraries: detached with name, status and error kept for deleted libraries (D6), unchanged otherwise, never deleted',
+	          NOT EXISTS (SELECT 1 FROM crashtest.history_wrong w WHERE w.library_id IN (SELECT id FROM lb))),
+	        ('dependent counters = ground truth (retries and previews of deleted items; collections, sync status, history of deleted libraries)',
+	          j.retries_deleted = (SELECT count(*) FROM crashtest.deps_before d JOIN b ON b.id = d.item_id
+	                                WHERE d.kind = 'retry' AND d.item_id IN (SELECT id FROM crashtest.gone))
+	          AND j.previews_deleted = (SELECT count(*) FROM crashtest.deps_before d JOIN b ON b.id = d.item_id
+	                                     WHERE d.kind = 'preview' AND d.item_id IN (SELECT id FROM crashtest.gone))
+	          AND j.collections_deleted = (SELECT count(*) FROM crashtest.libdeps_before d WHERE d.kind = 'collection'
+	                                        AND d.library_id IN (SELECT id FROM lb)
+	                                        AND d.library_id IN (SELECT id FROM crashtest.gone_libs))
+	          AND j.sync_status_deleted = (SELECT count(*) FROM crashtest.libdeps_before d WHERE d.kind = 'sync'
+	                                        AND d.library_id IN (SELECT id FROM lb)
+	                                        AND d.library_id IN (SELECT id FROM crashtest.gone_libs))
+	          AND j.history_detached = (SELECT count(*) FROM crashtest.history_before h
+	                                     WHERE h.library_id IN (SELECT id FROM lb)
+	                                       AND h.library_id IN (SELECT id FROM crashtest.gone_libs))),
+	        ('claims: claimed = released > 0, none left, some in flight across steps (drain-claims)',
+	          j.claimed = j.released AND j.claimed > 0
+	          AND NOT EXISTS (SELECT 1 FROM inventory.items WHERE claimed_by = j.id)
+	          AND EXISTS (SELECT 1 FROM cleanup.job_steps s WHERE s.job_id = j.id AND s.action = 'drain-claims'
+	                         AND s.claims_in_flight > 0)),
+	        ('every library delete after a drain of its own dependents (D5)',
+	          NOT EXISTS (SELECT 1 FROM cleanup.job_steps p WHERE p.job_id = j.id AND p.action = 'delete-library'
+	                         AND NOT EXISTS (SELECT 1 FROM cleanup.job_steps d
+	                                          WHERE d.job_id = j.id AND d.action = 'drain-library-dependents'
+	                                            AND d.library_id = p.library_id AND d.step_no < p.step_no)))"
 	bad=$(q "WITH b AS (SELECT * FROM crashtest.before WHERE $scope = :'t'),
+	              lb AS (SELECT DISTINCT library_id AS id FROM b),
 	              g AS (SELECT count(*) FILTER (WHERE id IN (SELECT id FROM crashtest.gone)) AS gone,
 	                           count(*) FILTER (WHERE id NOT IN (SELECT id FROM crashtest.gone)) AS stay,
 	                           count(*) AS total FROM b)
@@ -145,10 +291,35 @@ fp_job_exact() {
 }
 
 # fp_inventory_exact: the whole inventory is the ground truth: no row of a
-# target that should stay went, no row outside the targets changed.
+# target that should stay went, no row outside the targets changed; and so
+# are the dependents: those of deleted items and libraries gone, every
+# other one there, the history of deleted libraries detached (D6), none
+# deleted, and no claim left anywhere.
 fp_inventory_exact() {
+	local bad
 	assert_inventory_is "id NOT IN (SELECT id FROM crashtest.gone)" "the inventory differs from the ground truth"
-	log "the whole inventory equals the ground truth"
+	bad=$(q "SELECT concat_ws('; ',
+	           CASE WHEN EXISTS ((SELECT * FROM crashtest.deps_now
+	                              EXCEPT SELECT * FROM crashtest.deps_before WHERE item_id NOT IN (SELECT id FROM crashtest.gone))
+	                             UNION ALL
+	                             (SELECT * FROM crashtest.deps_before WHERE item_id NOT IN (SELECT id FROM crashtest.gone)
+	                              EXCEPT SELECT * FROM crashtest.deps_now))
+	                THEN 'item dependents' END,
+	           CASE WHEN EXISTS ((SELECT * FROM crashtest.libdeps_now
+	                              EXCEPT SELECT * FROM crashtest.libdeps_before
+	                                      WHERE library_id NOT IN (SELECT id FROM crashtest.gone_libs))
+	                             UNION ALL
+	                             (SELECT * FROM crashtest.libdeps_before
+	                               WHERE library_id NOT IN (SELECT id FROM crashtest.gone_libs)
+	                              EXCEPT SELECT * FROM crashtest.libdeps_now))
+	                THEN 'library dependents' END,
+	           CASE WHEN EXISTS (SELECT 1 FROM crashtest.history_wrong)
+	                  OR (SELECT count(*) FROM inventory.classification_history)
+	                     <> (SELECT count(*) FROM crashtest.history_before)
+	                THEN 'classification history' END,
+	           CASE WHEN EXISTS (SELECT 1 FROM inventory.items WHERE claimed_by IS NOT NULL) THEN 'claims left' END)")
+	[ -z "$bad" ] || fail "the dependents differ from the ground truth: $bad"
+	log "the whole inventory and its dependents equal the ground truth"
 }
 
 # fp_advance JOB N: N steps with synchronous commit (durable whatever
@@ -160,50 +331,59 @@ fp_advance() {
 		fail "advancing job $job by $n steps"
 }
 
-# fp_advance_to_finalizing JOB: synchronous steps until the job's drain is
-# over (phase finalizing: the next step deletes a parent).
-fp_advance_to_finalizing() {
-	local job=$1 i
-	for ((i = 0; i < 100; i++)); do
-		[ "$(job_field "$job" phase)" = draining ] || return 0
-		fp_advance "$job" 1
-	done
-	fail "job $job still draining after 100 steps"
-}
-
-# fp_advance_to_server_delete JOB SERVER: one synchronous step at a time
-# until SERVER has no library left (the next step deletes the server).
-fp_advance_to_server_delete() {
-	local job=$1 s=$2 i
-	for ((i = 0; i < 100; i++)); do
-		[ "$(q "SELECT count(*) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s")" = 0 ] && return 0
-		fp_advance "$job" 1
-	done
-	fail "server $s still has libraries after 100 steps of job $job"
+# fp_advance_to JOB UNTIL: synchronous steps of JOB, each committed before
+# the next, until its next step is UNTIL (crashtest.advance: drain,
+# drain-claims, finalizing, or an action such as delete-library).
+fp_advance_to() {
+	q "CALL crashtest.advance(:'j', :'u')" -v j="$1" -v u="$2" >/dev/null || fail "advancing job $1 to $2"
 }
 
 # target_hash KIND TARGET: the rows of TARGET's scope in the ground truth
-# that are still there, and TARGET's parent rows, as one value.
+# that are still there (with their claims), TARGET's parent rows, and the
+# dependents of both (item dependents, collections and sync status, the
+# history rows), as one value.
 target_hash() {
 	local col=library_id parents="SELECT count(*) FROM inventory.libraries WHERE id = :'t'"
 	if [ "$1" = remove-server ]; then
 		col=server_id
 		parents="SELECT count(*) FROM inventory.libraries WHERE server_id = :'t'"
 	fi
-	q "SELECT count(*) || ':' || md5(coalesce(string_agg(i.id || '/' || i.library_id, ',' ORDER BY i.id), ''))
+	q "WITH b AS (SELECT id, library_id FROM crashtest.before WHERE $col = :'t'),
+	        lb AS (SELECT DISTINCT library_id AS id FROM b)
+	   SELECT (SELECT count(*) || ':' || md5(coalesce(string_agg(i.id || '/' || i.library_id || '/'
+	                                                              || coalesce(i.claimed_by, 0), ',' ORDER BY i.id), ''))
+	             FROM inventory.items i JOIN b USING (id))
 	          || ':' || ($parents)
-	     FROM inventory.items i JOIN crashtest.before b USING (id) WHERE b.$col = :'t'" -v t="$2"
+	          || ':' || (SELECT count(*) || '/' || md5(coalesce(string_agg(d.kind || d.id, ',' ORDER BY d.kind, d.id), ''))
+	                       FROM crashtest.deps_now d JOIN b ON b.id = d.item_id)
+	          || ':' || (SELECT count(*) || '/' || md5(coalesce(string_agg(d.kind || d.id, ',' ORDER BY d.kind, d.id), ''))
+	                       FROM crashtest.libdeps_now d WHERE d.library_id IN (SELECT id FROM lb))
+	          || ':' || (SELECT md5(coalesce(string_agg(h::text, ',' ORDER BY h.id), ''))
+	                       FROM inventory.classification_history h
+	                      WHERE h.id IN (SELECT id FROM crashtest.history_before WHERE library_id IN (SELECT id FROM lb)))" \
+		-v t="$2"
 }
 
-# fp_step_matrix KILL: the twelve cells of the step matrix for KILL, held
-# at once and killed together (one server crash for all of them):
+# fp_step_matrix KILL [claims]: the cells of the step matrix for KILL,
+# held at once and killed together (one server crash for all of them):
 #   step_after_discovery, step_after_delete, step_before_commit
-#       x prune, remove-library, remove-server: the run's first step, a
-#       drain step after one synchronous step;
+#       x prune, remove-library, remove-server: a drain step (one that
+#       discovers candidates), the run's first, after at least one
+#       synchronous step (crashtest.advance: until the next step is one);
 #   final_check x prune: after the run's own drain steps;
 #   step_before_parent_delete x remove-library: the library delete, after
-#       the run's own drain steps; x remove-server: the server delete (its
-#       libraries deleted by synchronous steps before).
+#       the run's own drain steps (and library dependent drains); x
+#       remove-server: the server delete (its libraries deleted by
+#       synchronous steps before).
+# With "claims" (issue 7), seven cells more:
+#   step_after_delete, step_before_commit x prune, remove-library,
+#       remove-server: a drain-claims step, the run's first, after
+#       synchronous steps claimed items (the heavy one with 300 dependents
+#       among them): claims in flight, dependents being deleted, the items
+#       not yet; the claims are still in flight after the held step;
+#   step_before_commit x remove-library: a drain-library-dependents step
+#       (collections and sync status deleted, history detached, the parent
+#       not yet deleted).
 # Each cell's job runs with its point switched on (cleanup.failpoints) and
 # is observed waiting on the point's lock; then, per KILL:
 #   kill9      each runner dies (exit 137); its backend does not notice while
@@ -213,31 +393,41 @@ target_hash() {
 #              undeliverable, runs nothing more.
 #   terminate  each backend is terminated: the runner exits 1 (connection
 #              lost) and the held step left no trace (job row, step records,
-#              manifest, the target's rows and parents as before it).
+#              manifest, the target's rows, claims, dependents and parents as
+#              before it).
 #   immediate  the server crashes (pg_ctl stop -m immediate) and restarts;
 #              each runner exits 1; the held step left no trace, and steps
 #              the run committed asynchronously before it may be lost, whole,
 #              never one before the last synchronous step.
-# Then each job is resumed by a new process and must end exact
-# (fp_job_exact).
+# Claims survive the kill (D4): a claims cell's job still has claimed items,
+# and a writer's new dependent for one is refused (CUA10). Then each job is
+# resumed by a new process and must end exact (fp_job_exact); the step held
+# in an advanced cell, committed by the orphan or run again by the resume,
+# is the kind of step the cell is about.
 fp_step_matrix() {
-	local kill=$1 n i kind point pid rc
-	local -a kinds=() points=() jobs=() targets=() base=() before=() jh=() th=() runs=() errs=() pids=()
+	local kill=$1 claims=${2:-} n i kind point pid rc got
+	local -a kinds=() points=() preps=() jobs=() targets=() base=() before=() jh=() th=() runs=() errs=() pids=()
 	for kind in prune remove-library remove-server; do
 		for point in step_after_discovery step_after_delete step_before_commit; do
-			kinds+=("$kind") points+=("$point")
+			kinds+=("$kind") points+=("$point") preps+=(drain)
 		done
 	done
 	kinds+=(prune remove-library remove-server)
 	points+=(final_check step_before_parent_delete step_before_parent_delete)
+	preps+=(- - delete-server)
+	if [ "$claims" = claims ]; then
+		for kind in prune remove-library remove-server; do
+			for point in step_after_delete step_before_commit; do
+				kinds+=("$kind") points+=("$point") preps+=(drain-claims)
+			done
+		done
+		kinds+=(remove-library) points+=(step_before_commit) preps+=(drain-library-dependents)
+	fi
 	n=${#kinds[@]}
 	for ((i = 0; i < n; i++)); do
 		fp_job "${kinds[i]}"
 		jobs[i]=$JOB targets[i]=$TARGET
-		case ${points[i]} in
-		step_after_discovery | step_after_delete | step_before_commit) fp_advance "$JOB" 1 ;;
-		step_before_parent_delete) [ "${kinds[i]}" = remove-server ] && fp_advance_to_server_delete "$JOB" "$TARGET" ;;
-		esac
+		[ "${preps[i]}" = - ] || fp_advance_to "$JOB" "${preps[i]}"
 		base[i]=$(job_field "$JOB" step_no)
 	done
 	checkpoint_before_crash
@@ -320,9 +510,27 @@ fp_step_matrix() {
 			fi
 		fi
 		check_consistent "${jobs[i]}" "${kinds[i]} job ${jobs[i]} right after $kill at ${points[i]}"
+		if [ "${preps[i]}" = drain-claims ]; then
+			assert_eq "$(q "SELECT (SELECT count(*) FROM inventory.items WHERE claimed_by = :'j') > 0,
+			                       crashtest.sqlstate_of(format(
+			                           'INSERT INTO inventory.item_retries (item_id, reason) VALUES (%s, %L)',
+			                           (SELECT min(id) FROM inventory.items WHERE claimed_by = :'j'), 'late'))" \
+				-v j="${jobs[i]}")" "t|CUA10" \
+				"claims of job ${jobs[i]} after $kill at ${points[i]} of a drain-claims step (in flight; a new dependent refused)"
+		fi
 		resume "${jobs[i]}"
 		fp_job_exact "${kinds[i]}" "${jobs[i]}" "${targets[i]}"
-		log "cell ${points[i]} x $kill x ${kinds[i]}: job ${jobs[i]} held at step $((before[i] + 1)) (${base[i]} synchronous before), exact after resume"
+		if [ "${preps[i]}" != - ]; then
+			got=$(q "SELECT action || CASE WHEN claims_in_flight > 0 THEN ' in-flight' ELSE '' END
+			           FROM cleanup.job_steps WHERE job_id = :'j' AND step_no = :'n'" \
+				-v j="${jobs[i]}" -v n=$((base[i] + 1)))
+			case ${preps[i]}:$got in
+			drain:drain | drain:drain\ in-flight | drain-claims:drain-claims\ in-flight) ;;
+			drain-library-dependents:drain-library-dependents | delete-server:delete-server) ;;
+			*) fail "job ${jobs[i]}: the step held at ${points[i]} (step $((base[i] + 1))) was '$got', not a ${preps[i]} step" ;;
+			esac
+		fi
+		log "cell ${points[i]} x $kill x ${kinds[i]}$([ "${preps[i]}" = - ] || echo " (${preps[i]})"): job ${jobs[i]} held at step $((before[i] + 1)) (${base[i]} synchronous before), exact after resume"
 	done
 	fp_inventory_exact
 }
@@ -440,7 +648,9 @@ fp_continued_exit() {
 fp_sync_commit_cell() {
 	local kind=$1 at
 	fp_job "$kind"
-	fp_advance_to_finalizing "$JOB"
+	# Past the items' drain and the first library's dependent drain: the
+	# next step deletes the library.
+	fp_advance_to "$JOB" delete-library
 	at=$(($(job_field "$JOB" step_no) + 1))
 	checkpoint_before_crash
 	CLEANUP_FAILPOINTS=after_commit start_run "$JOB"

@@ -11,8 +11,10 @@
 # exactly. No timing: each kill happens where the runner was observed
 # waiting (tests/crash/matrix.sh, docs/testing.md).
 . "$(dirname "$0")/lib.sh"
+# Targets: 13 libraries and 6 servers.
+FP_LIB_SERVERS=13 FP_REMOVE_SERVERS=6
 . "$(dirname "$0")/matrix.sh"
 crash_init fp_kill9
 matrix_data
-fp_step_matrix kill9
-log "PASS: failpoint matrix, kill -9 of the runner: 12 cells exact"
+fp_step_matrix kill9 claims
+log "PASS: failpoint matrix, kill -9 of the runner: 19 cells exact (7 with claims in flight or library dependents)"

@@ -9,10 +9,12 @@
 # --reconnect 1` reconnects by itself, meets the point again and, released,
 # completes exactly. No timing (tests/crash/matrix.sh, docs/testing.md).
 . "$(dirname "$0")/lib.sh"
+# Targets: 14 libraries (13 cells and the reconnect) and 6 servers.
+FP_LIB_SERVERS=14 FP_REMOVE_SERVERS=6
 . "$(dirname "$0")/matrix.sh"
 crash_init fp_terminate
 matrix_data
-fp_step_matrix terminate
+fp_step_matrix terminate claims
 fp_reconnect_cell
 fp_inventory_exact
-log "PASS: failpoint matrix, backend terminated: 12 cells and a reconnect exact"
+log "PASS: failpoint matrix, backend terminated: 19 cells (7 with claims in flight or library dependents) and a reconnect exact"
