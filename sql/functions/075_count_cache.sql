@@ -132,43 +132,43 @@ CREATE OR REPLACE FUNCTION cleanup.count_apply(p_touched bigint[], p_libs bigint
 RETURNS void LANGUAGE plpgsql
 AS $$
 DECLARE
-    l bigint;
+    v_missing  bigint;
     v_overflow boolean := p_rows > cleanup.count_transition_limit();
 BEGIN
-    FOR l IN SELECT DISTINCT x FROM unnest(p_touched) AS x ORDER BY x LOOP
-        IF NOT cleanup.holds_lock(cleanup.write_key(l)) AND NOT cleanup.holds_lock(cleanup.library_key(l)) THEN
-            RAISE EXCEPTION 'library % is watched by the count cache: a write needs its library lock (and those of every other library it touches) before any row changes',
-                l
-                USING ERRCODE = 'CU410',
-                      HINT = 'write through the mutation gateway, cleanup.write_items(jsonb) (cleanupctl writer does), or call cleanup.count_declare(ARRAY[...]) first';
-        END IF;
-    END LOOP;
+    SELECT l INTO v_missing FROM unnest(p_touched) AS l
+     WHERE NOT cleanup.holds_lock(cleanup.write_key(l)) AND NOT cleanup.holds_lock(cleanup.library_key(l))
+     ORDER BY l LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'library % is watched by the count cache: a write needs its library lock (and those of every other library it touches) before any row changes',
+            v_missing
+            USING ERRCODE = 'CU410',
+                  HINT = 'write through the mutation gateway, cleanup.write_items(jsonb) (cleanupctl writer does), or call cleanup.count_declare(ARRAY[...]) first';
+    END IF;
+    IF NOT v_overflow AND cardinality(p_ids) > 0 THEN
+        UPDATE cleanup.count_summaries s
+           SET dirty = true, dirty_since = now()
+          FROM unnest(p_libs, p_ids) AS c(lib, id)
+          JOIN cleanup.count_registry r ON r.library_id = c.lib
+         WHERE s.registry_slot = r.slot AND c.id > s.lo AND c.id <= s.hi AND NOT s.dirty;
+    END IF;
+    -- Revision and application in one statement, with the restart reasons
+    -- of this statement (overflow; a change inside the built coverage where
+    -- no page is: a released gap).
     UPDATE cleanup.count_registry r
        SET revision = CASE WHEN r.revision = r.applied_revision THEN r.revision + 1 ELSE r.revision END,
            applied_revision = CASE WHEN r.revision = r.applied_revision THEN r.revision + 1 ELSE r.revision END,
-           restart_reason = CASE WHEN v_overflow AND r.restart_reason IS NULL
-                                 THEN format('transition set overflow: one statement changed %s rows (limit %s)',
-                                             p_rows, cleanup.count_transition_limit())
-                                 ELSE r.restart_reason END
+           restart_reason = coalesce(r.restart_reason,
+               CASE WHEN v_overflow
+                    THEN format('transition set overflow: one statement changed %s rows (limit %s)',
+                                p_rows, cleanup.count_transition_limit()) END,
+               (SELECT format('change in a released empty range (item %s)', min(c.id))
+                  FROM unnest(p_libs, p_ids) AS c(lib, id)
+                 WHERE NOT v_overflow AND c.lib = r.library_id
+                   AND r.built_through IS NOT NULL AND c.id <= r.built_through
+                   AND NOT EXISTS (SELECT 1 FROM cleanup.count_summaries s
+                                    WHERE s.registry_slot = r.slot AND c.id > s.lo AND c.id <= s.hi)
+                HAVING count(*) > 0))
      WHERE r.library_id = ANY (p_touched);
-    IF v_overflow OR p_ids IS NULL THEN
-        RETURN;
-    END IF;
-    UPDATE cleanup.count_summaries s
-       SET dirty = true, dirty_since = now()
-      FROM unnest(p_libs, p_ids) AS c(lib, id)
-      JOIN cleanup.count_registry r ON r.library_id = c.lib
-     WHERE s.registry_slot = r.slot AND c.id > s.lo AND c.id <= s.hi AND NOT s.dirty;
-    UPDATE cleanup.count_registry r
-       SET restart_reason = format('change in a released empty range (item %s)', g.id)
-      FROM (SELECT r2.slot, min(c.id) AS id
-              FROM unnest(p_libs, p_ids) AS c(lib, id)
-              JOIN cleanup.count_registry r2 ON r2.library_id = c.lib
-             WHERE r2.built_through IS NOT NULL AND c.id <= r2.built_through
-               AND NOT EXISTS (SELECT 1 FROM cleanup.count_summaries s
-                                WHERE s.registry_slot = r2.slot AND c.id > s.lo AND c.id <= s.hi)
-             GROUP BY r2.slot) g
-     WHERE r.slot = g.slot AND r.restart_reason IS NULL;
 END $$;
 
 -- Statement triggers on inventory.items (AFTER, with transition tables).
@@ -185,15 +185,11 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM cleanup.count_registry WHERE library_id IS NOT NULL) THEN
         RETURN NULL;
     END IF;
-    SELECT array_agg(DISTINCT r.library_id) INTO v_touched
-      FROM cleanup.count_registry r WHERE r.library_id IN (SELECT n.library_id FROM new_rows n);
+    SELECT array_agg(DISTINCT n.library_id), count(*), array_agg(n.library_id), array_agg(n.id)
+      INTO v_touched, v_rows, v_libs, v_ids
+      FROM new_rows n JOIN cleanup.count_registry r ON r.library_id = n.library_id;
     IF v_touched IS NULL THEN
         RETURN NULL;
-    END IF;
-    SELECT count(*) INTO v_rows FROM new_rows n WHERE n.library_id = ANY (v_touched);
-    IF v_rows <= cleanup.count_transition_limit() THEN
-        SELECT array_agg(n.library_id), array_agg(n.id) INTO v_libs, v_ids
-          FROM new_rows n WHERE n.library_id = ANY (v_touched);
     END IF;
     PERFORM cleanup.count_apply(v_touched, v_libs, v_ids, v_rows);
     RETURN NULL;
@@ -211,15 +207,11 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM cleanup.count_registry WHERE library_id IS NOT NULL) THEN
         RETURN NULL;
     END IF;
-    SELECT array_agg(DISTINCT r.library_id) INTO v_touched
-      FROM cleanup.count_registry r WHERE r.library_id IN (SELECT o.library_id FROM old_rows o);
+    SELECT array_agg(DISTINCT o.library_id), count(*), array_agg(o.library_id), array_agg(o.id)
+      INTO v_touched, v_rows, v_libs, v_ids
+      FROM old_rows o JOIN cleanup.count_registry r ON r.library_id = o.library_id;
     IF v_touched IS NULL THEN
         RETURN NULL;
-    END IF;
-    SELECT count(*) INTO v_rows FROM old_rows o WHERE o.library_id = ANY (v_touched);
-    IF v_rows <= cleanup.count_transition_limit() THEN
-        SELECT array_agg(o.library_id), array_agg(o.id) INTO v_libs, v_ids
-          FROM old_rows o WHERE o.library_id = ANY (v_touched);
     END IF;
     PERFORM cleanup.count_apply(v_touched, v_libs, v_ids, v_rows);
     RETURN NULL;
