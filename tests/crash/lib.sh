@@ -192,30 +192,7 @@ wait_run() {
 # retained + claimed; every examined row was visited or kept).
 check_consistent() {
 	local job=$1 where=$2 r
-	r=$(q "SELECT j.step_no = coalesce(max(s.step_no), 0)
-	          AND count(s.step_no) = j.step_no
-	          AND j.examined = coalesce(sum(s.examined), 0)
-	          AND j.visited = coalesce(sum(s.visited), 0) AND j.deleted = coalesce(sum(s.deleted), 0)
-	          AND j.moved = coalesce(sum(s.moved), 0) AND j.absent = coalesce(sum(s.absent), 0)
-	          AND j.retained = coalesce(sum(s.retained), 0) AND j.kept = coalesce(sum(s.kept), 0)
-	          AND j.libraries_deleted = coalesce(sum(s.libraries_deleted), 0)
-	          AND j.servers_deleted = coalesce(sum(s.servers_deleted), 0)
-	          AND j.claimed = coalesce(sum(s.claimed), 0) AND j.released = coalesce(sum(s.released), 0)
-	          AND j.retries_deleted = coalesce(sum(s.retries_deleted), 0)
-	          AND j.previews_deleted = coalesce(sum(s.previews_deleted), 0)
-	          AND j.collections_deleted = coalesce(sum(s.collections_deleted), 0)
-	          AND j.sync_status_deleted = coalesce(sum(s.sync_status_deleted), 0)
-	          AND j.history_detached = coalesce(sum(s.history_detached), 0)
-	          AND bool_and(coalesce(s.visited + s.released = s.deleted + s.moved + s.absent + s.retained + s.claimed,
-	                                true))
-	          AND bool_and(coalesce(s.examined = s.visited + s.kept, true))
-	          AND bool_and(coalesce(s.action = 'single-transaction'
-	                                OR s.mutations = s.deleted + s.retries_deleted + s.previews_deleted
-	                                   + s.collections_deleted + s.sync_status_deleted + s.history_detached
-	                                   + s.libraries_deleted + s.servers_deleted, true))
-	          AND bool_and(coalesce(s.mutations <= 128 AND s.visited <= 128 AND s.examined <= 1024, true))
-	       FROM cleanup.jobs j LEFT JOIN cleanup.job_steps s ON s.job_id = j.id
-	      WHERE j.id = :'job' GROUP BY j.id" -v job="$job")
+	r=$(q "SELECT $(consistent_sql)" -v job="$job")
 	if [ "$r" != t ]; then
 		q "SELECT id, phase, step_no, examined, visited, deleted, moved, absent, retained, kept, claimed, released,
 		          retries_deleted, previews_deleted, collections_deleted, sync_status_deleted, history_detached
@@ -225,6 +202,37 @@ check_consistent() {
 		     FROM cleanup.job_steps WHERE job_id = :'job'" -v job="$job" >&2
 		fail "$where: job $job is not at a consistent last committed step"
 	fi
+}
+
+# consistent_sql: check_consistent's condition as one scalar subquery on
+# job :'job' (true when it holds), for checks that ask several things in
+# one query.
+consistent_sql() {
+	cat <<'EOF_SQL'
+(SELECT j.step_no = coalesce(max(s.step_no), 0)
+        AND count(s.step_no) = j.step_no
+        AND j.examined = coalesce(sum(s.examined), 0)
+        AND j.visited = coalesce(sum(s.visited), 0) AND j.deleted = coalesce(sum(s.deleted), 0)
+        AND j.moved = coalesce(sum(s.moved), 0) AND j.absent = coalesce(sum(s.absent), 0)
+        AND j.retained = coalesce(sum(s.retained), 0) AND j.kept = coalesce(sum(s.kept), 0)
+        AND j.libraries_deleted = coalesce(sum(s.libraries_deleted), 0)
+        AND j.servers_deleted = coalesce(sum(s.servers_deleted), 0)
+        AND j.claimed = coalesce(sum(s.claimed), 0) AND j.released = coalesce(sum(s.released), 0)
+        AND j.retries_deleted = coalesce(sum(s.retries_deleted), 0)
+        AND j.previews_deleted = coalesce(sum(s.previews_deleted), 0)
+        AND j.collections_deleted = coalesce(sum(s.collections_deleted), 0)
+        AND j.sync_status_deleted = coalesce(sum(s.sync_status_deleted), 0)
+        AND j.history_detached = coalesce(sum(s.history_detached), 0)
+        AND bool_and(coalesce(s.visited + s.released = s.deleted + s.moved + s.absent + s.retained + s.claimed, true))
+        AND bool_and(coalesce(s.examined = s.visited + s.kept, true))
+        AND bool_and(coalesce(s.action = 'single-transaction'
+                              OR s.mutations = s.deleted + s.retries_deleted + s.previews_deleted
+                                 + s.collections_deleted + s.sync_status_deleted + s.history_detached
+                                 + s.libraries_deleted + s.servers_deleted, true))
+        AND bool_and(coalesce(s.mutations <= 128 AND s.visited <= 128 AND s.examined <= 1024, true))
+   FROM cleanup.jobs j LEFT JOIN cleanup.job_steps s ON s.job_id = j.id
+  WHERE j.id = :'job' GROUP BY j.id)
+EOF_SQL
 }
 
 # resume JOB: runs the job to completion from new processes, retrying busy
@@ -492,17 +500,24 @@ outside_unchanged() {
 # (claims drained, library dependents drained: D5), and the delete-server
 # step comes last; each parent step deleted exactly one parent (S10, S13).
 parents_after_drain() {
-	local job=$1
-	assert_eq "$(q "SELECT count(*) FILTER (WHERE p.action = 'delete-library'
-	                   AND (p.libraries_deleted <> 1 OR p.parent_lock_ms IS NULL OR EXISTS (
-	                        SELECT 1 FROM cleanup.job_steps d
-	                         WHERE d.job_id = p.job_id AND d.library_id = p.library_id
-	                           AND (d.visited > 0 OR d.mutations > 0) AND d.step_no > p.step_no)))
-	                 || ' ' || count(*) FILTER (WHERE p.action = 'delete-server'
-	                   AND (p.servers_deleted <> 1 OR p.step_no <> (SELECT max(step_no) FROM cleanup.job_steps
-	                                                                 WHERE job_id = p.job_id)))
-	                 FROM cleanup.job_steps p WHERE p.job_id = :'job'" -v job="$job")" "0 0" \
+	assert_eq "$(q "SELECT $(parents_sql)" -v job="$1")" "0 0" \
 		"delete-library steps before their library's drain ended or deleting other than one library; delete-server steps not last or deleting other than one server"
+}
+
+# parents_sql: parents_after_drain's counts of job :'job' as one scalar
+# subquery ('0 0' when it holds).
+parents_sql() {
+	cat <<'EOF_SQL'
+(SELECT count(*) FILTER (WHERE p.action = 'delete-library'
+           AND (p.libraries_deleted <> 1 OR p.parent_lock_ms IS NULL OR EXISTS (
+                SELECT 1 FROM cleanup.job_steps d
+                 WHERE d.job_id = p.job_id AND d.library_id = p.library_id
+                   AND (d.visited > 0 OR d.mutations > 0) AND d.step_no > p.step_no)))
+         || ' ' || count(*) FILTER (WHERE p.action = 'delete-server'
+           AND (p.servers_deleted <> 1 OR p.step_no <> (SELECT max(step_no) FROM cleanup.job_steps
+                                                         WHERE job_id = p.job_id)))
+   FROM cleanup.job_steps p WHERE p.job_id = :'job')
+EOF_SQL
 }
 
 # check_replay_engine JOB: S8 through the engine's own retry path, in one
@@ -562,11 +577,14 @@ inventory_hash() {
 }
 
 # job_hash JOB: the job row, its step records and its manifest as one value.
-job_hash() {
-	q "SELECT md5(j::text) || ':' ||
+job_hash() { q "SELECT $(job_hash_sql)" -v job="$1"; }
+
+# job_hash_sql: job_hash of job :'job' as one scalar subquery.
+job_hash_sql() {
+	echo "(SELECT md5(j::text) || ':' ||
 	          (SELECT count(*) || '/' || coalesce(max(step_no), 0) FROM cleanup.job_steps WHERE job_id = j.id) || ':' ||
 	          (SELECT count(*) FROM cleanup.manifest WHERE job_id = j.id)
-	     FROM cleanup.jobs j WHERE id = :'job'" -v job="$1"
+	     FROM cleanup.jobs j WHERE id = :'job')"
 }
 
 # --- a server of the test's own, for pg_ctl stop -m immediate ---
