@@ -1,5 +1,6 @@
 /* The console's actions: a worker thread that runs the blocking engine
- * calls (step, run, pause, resume, cancel, seal, preview, create a removal)
+ * calls (step, run, pause, resume, cancel, seal, preview, create a removal,
+ * kill a job's runner)
  * on its own connections, so that the console's poll() loop never waits
  * for the database.
  *
