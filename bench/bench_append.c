@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	size_t bloblen = 0;
 	const char *path;
 	double *t_cli, *t_async, *t_copy, *ratio, *ratio_async, *c_cli, *c_async, *c_copy;
-	cleanup_seed_spec spec = {1, 1, 10};
+	cleanup_seed_spec spec = {1, 1, 10, 0};
 	cleanup_seed_result sr;
 	cleanup_engine *e = NULL;
 	cleanup_error err;

@@ -341,7 +341,7 @@ static cleanup_engine *engine_open(const bench_opts *o, const char *db, const ch
 /* A new database DB with the schema and SERVERS x LIBRARIES x ITEMS. */
 static void fresh_db(const bench_opts *o, const char *db, int64_t items)
 {
-	cleanup_seed_spec spec = {1, 1, items};
+	cleanup_seed_spec spec = {1, 1, items, 0};
 	cleanup_install_result ir;
 	cleanup_seed_result sr;
 	cleanup_engine *e;
