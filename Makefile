@@ -4,6 +4,7 @@
 #   make bench   benchmark programs (not part of make test)
 #   make soak    the crash tests with many more kills and more data
 #   make fuzz    every fuzz target, a million runs each (fuzz/README.md)
+#   make package Debian packages cleanupctl and libcleanup-dev (CPack)
 BUILD      ?= build
 SANITIZERS ?= OFF
 READLINE   ?= ON
@@ -14,7 +15,7 @@ CTEST_ARGS ?=
 DEB_PACKAGES = build-essential cmake pkg-config libpq-dev postgresql-15 postgresql-client-15 \
                libncurses-dev libreadline-dev libcmocka-dev tmux jq procps
 
-.PHONY: all deps configure build test demo bench soak fuzz clean
+.PHONY: all deps configure build test demo bench soak fuzz package clean
 
 all: build
 
@@ -58,6 +59,10 @@ fuzz: deps
 	  cmake -S . -B $(FUZZ_BUILD) -DENABLE_FUZZ=ON -DENABLE_SANITIZERS=ON -DWITH_READLINE=OFF -DBUILD_TESTING=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) --target fuzz_targets -j$(JOBS)
 	@bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_RUNS) $(JOBS)
+
+# Debian packages cleanupctl and libcleanup-dev into $(BUILD)/ (CPack).
+package: build
+	@cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD)

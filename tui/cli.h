@@ -117,7 +117,7 @@ const char *cli_run_summary_text(char *buf, size_t len, int64_t id, const struct
 
 /* The version of the JSON documents' shapes (docs/json.md): raised when a
  * key is removed, renamed or changes type; adding keys keeps it. */
-enum { CLI_JSON_VERSION = 1 };
+enum { CLI_JSON_VERSION = 2 };
 
 /* Exit codes (PRODUCT.md). */
 enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_BUSY = 3, EXIT_REFUSED = 4 };

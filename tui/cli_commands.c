@@ -83,6 +83,7 @@ const cli_command_doc cli_commands[] = {
 	{&cmd_deps_entry, deps_options, NULL, NULL},
 	{&cmd_console_entry, console_options, NULL, NULL},
 	{&cmd_writer_entry, writer_options, NULL, NULL},
+	{&cmd_counts_entry, cmd_counts_options, NULL, NULL},
 	{&cmd_demo_entry, NULL, NULL, NULL},
 	{NULL, NULL, NULL, NULL},
 };

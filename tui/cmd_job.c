@@ -353,6 +353,7 @@ static const cli_option step_options[] = {
 	{"--steps", "N", "take up to N steps in a row", NULL},
 	{"--replay", "STEP_NO", "show the recorded result of step STEP_NO again (changes nothing)", NULL},
 	{"--preview", NULL, "what the next step would do, rolled back (changes nothing)", NULL},
+	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
 	{"--timeout", "SECONDS", "statement timeout of each step", NULL},
 	{"--synchronous-commit", "on|off", "the step transactions' synchronous_commit", "on off"},
 	{NULL, NULL, NULL, NULL},
@@ -381,7 +382,7 @@ const cli_subcommand cmd_job_subcommands[] = {
 	{"append", "JOB [EXTERNAL_ID...]", "add IDs (at most 128), or one a line on stdin", no_options, job_append},
 	{"seal", "JOB --expected N [--wait SECONDS]", "seal with the traversal's unique count; fences", seal_options,
 	 job_seal},
-	{"step", "JOB [--steps N] [--replay STEP_NO] [--preview] [--timeout SECONDS] [--synchronous-commit on|off]",
+	{"step", "JOB [--steps N] [--replay STEP_NO] [--preview] [--wait SECONDS] [--timeout SECONDS] [--synchronous-commit on|off]",
 	 "take one bounded step (or N)", step_options, cmd_job_step},
 	{"run", "JOB [--max-steps N] [--deadline SECONDS] [--max-busy N] [--backoff-max MS] [--reconnect N] "
 	        "[--timeout SECONDS] [--synchronous-commit on|off] [--no-pipeline]",

@@ -170,6 +170,8 @@ static void print_interrupted_steps(FILE *f, const cli_ctx *ctx, cleanup_engine 
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 {
 	int64_t id, nsteps = 1, replay = 0, timeout = 300;
+	double wait_s = 0;       /* --wait: busy answers retried until then */
+	cli_wait w;
 	bool preview = false, have_steps = false;
 	int sync = -1;
 	cleanup_step_result *steps = NULL;
@@ -203,6 +205,11 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 				return EXIT_USAGE;
 		} else if (!missing && strcmp(argv[i], "--preview") == 0) {
 			preview = true;
+		} else if ((v = cli_opt(argc, argv, &i, "--wait", &missing))) {
+			const char *bad = cli_seconds_syntax(v, 0, 86400, &wait_s);
+
+			if (bad)
+				return cli_usage(ctx, &cmd_job_entry, "--wait \"%s\" is not valid: %s", v, bad);
 		} else {
 			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
 			                 argv[i]);
@@ -239,7 +246,12 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		rc = cleanup_job_get(&job, e, id, &err);
 		cli_interrupt_begin(e, true);
 		for (i = 0; rc == CLEANUP_OK && i < nsteps && !*cli_interrupt_flag(); i++) {
-			rc = cleanup_job_step_at(&steps[n], e, id, job.step_no + 1, 0, &err);
+			/* --wait: each step retries a busy answer until the deadline
+			 * (bounded backoff), then the busy error stands (exit 3). */
+			cli_wait_begin(&w, wait_s);
+			do
+				rc = cleanup_job_step_at(&steps[n], e, id, job.step_no + 1, 0, &err);
+			while (rc != CLEANUP_OK && !*cli_interrupt_flag() && cli_wait_again(&w, &err));
 			if (rc != CLEANUP_OK)
 				break;
 			job.step_no = steps[n].step_no;
@@ -466,7 +478,9 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		/* One document: the summary, with the error when the run failed. */
 		printf("{\"job\": ");
 		cli_json_doc(stdout, sum.job.json && *sum.job.json ? sum.job.json : "null");
-		printf(", \"steps\": %d, \"busy_retries\": %d, \"reconnects\": %d, \"replayed\": %d, "
+		/* steps_taken, not steps: in job step and job show "steps" is the
+		 * array of step records (docs/json.md, version 2). */
+		printf(", \"steps_taken\": %d, \"busy_retries\": %d, \"reconnects\": %d, \"replayed\": %d, "
 		       "\"lost_steps\": %d, \"verified\": %s, \"interrupted\": %s, "
 		       "\"elapsed_s\": %.3f, \"completed\": %s, \"stopped\": %s, \"stop_reason\": ",
 		       sum.steps, sum.busy_retries, sum.reconnects,
@@ -474,15 +488,9 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		       sum.elapsed_s, sum.completed ? "true" : "false", sum.stopped ? "true" : "false");
 		cli_json_string(stdout, sum.stop_reason);
 		if (rc != CLEANUP_OK) {
-			printf(", \"error\": {\"status\": ");
-			cli_json_string(stdout, cleanup_status_name(err.status));
-			printf(", \"exit_code\": %d, \"sqlstate\": ", interrupted ? EXIT_INTERRUPTED : cleanup_exit_code(err.status));
-			cli_json_string(stdout, err.sqlstate);
-			printf(", \"message\": ");
-			cli_json_string(stdout, err.message);
-			printf(", \"hint\": ");
-			cli_json_string(stdout, err.hint);
-			printf("}");
+			printf(", \"error\": ");
+			cli_json_error(stdout, &err, interrupted ? EXIT_INTERRUPTED : cleanup_exit_code(err.status),
+			               interrupted ? "interrupted" : NULL);
 		}
 		printf("}\n");
 	}

@@ -137,8 +137,13 @@ BEGIN
         RETURN NULL;
     END IF;
     -- The engine's own update: a step claiming items (055_dependents.sql)
-    -- under the library locks it holds; it changes claimed_by only.
-    IF NOT EXISTS (SELECT 1 FROM unnest(libs) l WHERE NOT cleanup.holds_lock(cleanup.library_key(l))) THEN
+    -- under the library locks it holds, changing claimed_by and nothing
+    -- else. Only that passes: any other change, whoever holds the locks,
+    -- goes through admission and the counts below.
+    IF NOT EXISTS (SELECT 1 FROM unnest(libs) l WHERE NOT cleanup.holds_lock(cleanup.library_key(l)))
+       AND NOT EXISTS (SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
+                        WHERE to_jsonb(o) - 'claimed_by' IS DISTINCT FROM to_jsonb(n) - 'claimed_by')
+       AND (SELECT count(*) FROM old_rows) = (SELECT count(*) FROM new_rows) THEN
         RETURN NULL;
     END IF;
     IF cleanup.admit_writes(libs) THEN

@@ -293,6 +293,13 @@ GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(clea
    TO cleanup_runner, cleanup_console;
 -- What `cleanupctl deps` reads of the dispositions (issue 7).
 GRANT SELECT ON cleanup.reference_dispositions TO cleanup_runner, cleanup_console;
+-- The count cache (issue 8, 075_count_cache.sql): the console's and
+-- `counts`' report (definer), and a runner's visits. The writer's gateway
+-- (cleanup.write_items, cleanup.count_declare) stays the owner's for now:
+-- cleanup_writer has no USAGE on schema cleanup (issue 9), so a writer
+-- login writes plain SQL and a watched library refuses it (CU410).
+GRANT EXECUTE ON FUNCTION cleanup.count_report(timestamptz) TO cleanup_runner, cleanup_console;
+GRANT EXECUTE ON FUNCTION cleanup.count_visit(bigint, timestamptz) TO cleanup_runner;
 -- The job API: every change a runner makes goes through these.
 GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_append(bigint, text[]),
                           cleanup.job_seal(bigint, bigint), cleanup.job_transition(bigint, text),

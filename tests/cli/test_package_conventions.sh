@@ -24,7 +24,7 @@ out=$("$CLEANUPCTL" --json --version)
 [ "$(jq -r '.program + " " + .version' <<<"$out")" = "cleanupctl $VERSION" ] &&
 	[ "$(jq -r '.schema_version | type' <<<"$out")" = number ] &&
 	jq -re '.libpq_version | test("^[0-9]+\\.[0-9]+$")' <<<"$out" >/dev/null &&
-	[ "$(jq -r .json_version <<<"$out")" = 1 ] || bad "--json --version: $out"
+	[ "$(jq -r .json_version <<<"$out")" = 2 ] || bad "--json --version: $out"
 
 # --- PGSERVICE ---------------------------------------------------------------
 db_fresh cleanup_lab_conv

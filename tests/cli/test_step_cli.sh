@@ -112,7 +112,7 @@ CURRENT="run --max-steps / --deadline stop reasons"
 K=$(sql "SELECT id FROM cleanup.job_create('remove-library', 3)")
 run --json job run "$K" --max-steps 1
 expect 0
-same "$(jq -c '[.steps, .stopped, .stop_reason, .job.step_no, .job.phase]' <<<"$OUT")" '[1,true,"max-steps",1,"draining"]' "max-steps"
+same "$(jq -c '[.steps_taken, .stopped, .stop_reason, .job.step_no, .job.phase]' <<<"$OUT")" '[1,true,"max-steps",1,"draining"]' "max-steps"
 run --json job run "$K" --deadline 0.000001
 expect 0
 same "$(jq -c '[.stopped, .stop_reason, .job.step_no]' <<<"$OUT")" '[true,"deadline",1]' "deadline before the next step"
