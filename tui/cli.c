@@ -397,6 +397,14 @@ void cli_print_job_detail(FILE *f, const cleanup_job *job)
 	}
 	if (job->high_water_id >= 0)
 		fprintf(f, "  high-water id %" PRId64 "\n", job->high_water_id);
+	if (job->claimed > 0 || job->retries_deleted > 0 || job->previews_deleted > 0 || job->collections_deleted > 0 ||
+	    job->sync_status_deleted > 0 || job->history_detached > 0)
+		fprintf(f,
+		        "  dependents    %" PRId64 " item retries, %" PRId64 " identity review previews, %" PRId64
+		        " collections, %" PRId64 " sync status deleted; %" PRId64 " history records detached\n"
+		        "  claims        %" PRId64 " claimed, %" PRId64 " released, %" PRId64 " in flight\n",
+		        job->retries_deleted, job->previews_deleted, job->collections_deleted, job->sync_status_deleted,
+		        job->history_detached, job->claimed, job->released, job->claimed - job->released);
 	if (job->total_estimate >= 0)
 		fprintf(f, "  in scope      %s items when sealed\n", cli_count(a, sizeof a, job->total_estimate));
 	fprintf(f, "  cursor        library %" PRId64 ", id %" PRId64 "\n", job->cursor_library_id, job->cursor_id);

@@ -110,6 +110,17 @@ static void draw(console *c, tui_rect r, bool focused)
 	             "examined %" PRId64 "  visited %" PRId64 "  deleted %" PRId64 "  moved %" PRId64 "  absent %" PRId64
 	             "  retained %" PRId64 "  kept %" PRId64,
 	             j->examined, j->visited, j->deleted, j->moved, j->absent, j->retained, j->kept);
+	/* Issue 7: dependents and claims, when the job has any. */
+	if (j->claimed > 0 || j->retries_deleted > 0 || j->previews_deleted > 0 || j->collections_deleted > 0 ||
+	    j->sync_status_deleted > 0 || j->history_detached > 0) {
+		if (++y >= r.y + r.h)
+			return;
+		console_putf(y, r.x, r.w, j->claimed > j->released ? ROLE_WARNING : ROLE_NORMAL,
+		             "dependents: retries %" PRId64 "  previews %" PRId64 "  collections %" PRId64 "  sync %" PRId64
+		             "  history detached %" PRId64 "  claims %" PRId64 " in flight (%" PRId64 " claimed)",
+		             j->retries_deleted, j->previews_deleted, j->collections_deleted, j->sync_status_deleted,
+		             j->history_detached, j->claimed - j->released, j->claimed);
+	}
 	if (strcmp(j->kind, "prune") != 0) {
 		if (++y >= r.y + r.h)
 			return;
@@ -150,8 +161,8 @@ static void draw(console *c, tui_rect r, bool focused)
 	if (++y >= r.y + r.h)
 		return;
 	dur = r.w >= 74; /* the step's duration goes first when narrow */
-	console_putf(y, r.x, r.w, ROLE_DIM, "%5s %-12s %4s %4s %4s %4s %4s %4s %7s %s%8s", "STEP", "ACTION", "VIS", "DEL",
-	             "MOV", "ABS", "RET", "KEPT", "LOCK ms", dur ? " DUR ms " : "", "AT");
+	console_putf(y, r.x, r.w, ROLE_DIM, "%5s %-12s %4s %4s %4s %4s %4s %4s %4s %4s %7s %s%8s", "STEP", "ACTION", "VIS",
+	             "DEL", "MOV", "ABS", "RET", "KEPT", "DEP", "CLM", "LOCK ms", dur ? " DUR ms " : "", "AT");
 	n = rows(c);
 	if (n == 0 && ++y < r.y + r.h)
 		console_put(y, r.x, r.w, ROLE_DIM, j->step_no ? "" : "(no steps yet)");
@@ -169,8 +180,9 @@ static void draw(console *c, tui_rect r, bool focused)
 			mvhline(y, r.x, ' ', r.w);
 		}
 		console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_NORMAL,
-		             "%5d %-12.12s %4d %4d %4d %4d %4d %4d %7.2f %s%8s", s->step_no, s->action, s->visited, s->deleted,
-		             s->moved, s->absent, s->retained, s->kept, s->lock_hold_ms, dur ? durbuf : "", s->started);
+		             "%5d %-12.12s %4d %4d %4d %4d %4d %4d %4d %4d %7.2f %s%8s", s->step_no, s->action, s->visited,
+		             s->deleted, s->moved, s->absent, s->retained, s->kept, s->dependent_mutations, s->claims_in_flight,
+		             s->lock_hold_ms, dur ? durbuf : "", s->started);
 	}
 }
 

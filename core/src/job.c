@@ -43,6 +43,13 @@ void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
 	job->kept = col_int64(res, row, "kept");
 	job->libraries_deleted = (int32_t)col_int64(res, row, "libraries_deleted");
 	job->servers_deleted = (int32_t)col_int64(res, row, "servers_deleted");
+	job->claimed = col_int64(res, row, "claimed");
+	job->released = col_int64(res, row, "released");
+	job->retries_deleted = col_int64(res, row, "retries_deleted");
+	job->previews_deleted = col_int64(res, row, "previews_deleted");
+	job->collections_deleted = col_int64(res, row, "collections_deleted");
+	job->sync_status_deleted = col_int64(res, row, "sync_status_deleted");
+	job->history_detached = col_int64(res, row, "history_detached");
 	job->manifest_count = col_int64(res, row, "manifest_count");
 	job->expected_count = col_int64(res, row, "expected_count");
 	job->high_water_id = col_int64(res, row, "high_water_id");

@@ -550,6 +550,8 @@ static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res)
 		v->libraries_deleted = (int32_t)col_int64(res, i, "libraries_deleted");
 		v->servers_deleted = (int32_t)col_int64(res, i, "servers_deleted");
 		v->mutations = (int32_t)col_int64(res, i, "mutations");
+		v->dependent_mutations = (int32_t)col_int64(res, i, "dependent_mutations");
+		v->claims_in_flight = (int32_t)col_int64(res, i, "claims_in_flight");
 		col_copy(v->phase_after, sizeof v->phase_after, res, i, "phase_after");
 		v->started_epoch = col_double(res, i, "started_epoch", 0);
 		col_copy(v->started, sizeof v->started, res, i, "started");

@@ -422,6 +422,13 @@ static void job_apply_step(cleanup_job *job, const cleanup_step_result *s)
 	job->kept += s->kept;
 	job->libraries_deleted += s->libraries_deleted;
 	job->servers_deleted += s->servers_deleted;
+	job->claimed += s->claimed;
+	job->released += s->released;
+	job->retries_deleted += s->retries_deleted;
+	job->previews_deleted += s->previews_deleted;
+	job->collections_deleted += s->collections_deleted;
+	job->sync_status_deleted += s->sync_status_deleted;
+	job->history_detached += s->history_detached;
 }
 
 /* True when step S visited rows and could resolve none of them: every one

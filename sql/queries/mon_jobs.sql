@@ -19,6 +19,8 @@
 SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, j.step_no, j.pass_no,
        j.examined, j.visited, j.deleted, j.moved, j.absent, j.retained, j.kept,
        j.libraries_deleted, j.servers_deleted, j.manifest_count, j.expected_count,
+       j.claimed, j.released, j.retries_deleted, j.previews_deleted, j.collections_deleted,
+       j.sync_status_deleted, j.history_detached,
        j.high_water_id, j.cursor_library_id, j.cursor_id, j.total_estimate, j.busy_retries,
        j.last_error, to_char(j.last_error_at, 'HH24:MI:SS') AS last_error_at,
        to_char(j.created_at, 'YYYY-MM-DD HH24:MI:SS') AS created_at,

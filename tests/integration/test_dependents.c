@@ -224,6 +224,21 @@ static void test_D2_prune_with_hundreds_of_dependents_stays_in_budget(void **sta
 	 * unseen) needed steps where claims stayed in flight. */
 	assert_true(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'drain-claims' "
 	                          "AND claims_in_flight > 0", (long long)job) >= 5);
+	/* job show says it in text and JSON. */
+	{
+		char *out = NULL;
+		char want[160];
+
+		assert_int_equal(ctl(&out, "job show %lld", (long long)job), 0);
+		snprintf(want, sizeof want, "%lld item retries", (long long)unseen_retries);
+		assert_non_null(strstr(out, want));
+		assert_non_null(strstr(out, "0 in flight"));
+		free(out);
+		assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
+		snprintf(want, sizeof want, "\"item_retries\": %lld", (long long)unseen_retries);
+		assert_non_null(strstr(out, want));
+		free(out);
+	}
 	/* The step JSON names the kinds. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps s WHERE job_id = %lld "
 	                               "AND (cleanup.step_json(s)->'mutations_by_kind'->>'item_retries')::int <> s.retries_deleted",

@@ -34,6 +34,10 @@ typedef struct cleanup_job {
 	int64_t examined;       /* rows passed by its steps: visited + kept */
 	int64_t visited, deleted, moved, absent, retained, kept;
 	int32_t libraries_deleted, servers_deleted;
+	/* Issue 7: claims (claimed - released are in flight) and the dependent
+	 * records deleted or detached, by kind. */
+	int64_t claimed, released;
+	int64_t retries_deleted, previews_deleted, collections_deleted, sync_status_deleted, history_detached;
 	int64_t manifest_count;
 	int64_t expected_count; /* -1 until sealed */
 	int64_t high_water_id;  /* -1 until sealed */

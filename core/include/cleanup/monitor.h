@@ -71,11 +71,13 @@ typedef struct cleanup_mon_job {
 /* One recorded step of the detail job. */
 typedef struct cleanup_mon_step {
 	int32_t step_no;
-	char action[24];
+	char action[32];
 	int32_t pass_no;
 	int64_t library_id;
 	int32_t visited, deleted, moved, absent, retained, kept;
 	int32_t libraries_deleted, servers_deleted, mutations;
+	int32_t dependent_mutations; /* dependents deleted and history detached (issue 7) */
+	int32_t claims_in_flight;    /* the job's claims after the step */
 	char phase_after[16];
 	double started_epoch;    /* seconds since 1970 */
 	char started[16];        /* HH:MM:SS */
