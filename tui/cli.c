@@ -11,6 +11,7 @@
 #include "cleanup/install.h"
 #include "cleanup/sandbox.h"
 #include "cli.h"
+#include "progress.h"
 #include "sanitize.h"
 
 const char *cli_opt(int argc, char **argv, int *i, const char *name, bool *missing)
@@ -86,7 +87,7 @@ static int fail_with(const cli_ctx *ctx, const cleanup_error *err, int code, con
 {
 
 	/* The message may quote server text or the user's value: sanitized. */
-	fprintf(stderr, "cleanupctl: %s%s", err->status == CLEANUP_EBUSY ? "busy, retry later: " : "",
+	fprintf(stderr, "cleanupctl: %s%s", err->status == CLEANUP_EBUSY ? TUI_BUSY_PREFIX : "",
 	        err->status == CLEANUP_EREFUSED ? "refused: " : "");
 	tui_fputs_safe(err->message, stderr);
 	fputc('\n', stderr);
@@ -310,7 +311,7 @@ void cli_job_app_name(cli_ctx *ctx, int64_t job_id, const char *verb)
 	static char buf[64];
 
 	if (job_id > 0)
-		snprintf(buf, sizeof buf, "cleanupctl:job:%" PRId64 ":%s", job_id, verb);
+		tui_job_app_name(buf, sizeof buf, job_id, verb);
 	else
 		snprintf(buf, sizeof buf, "cleanupctl:job:%s", verb);
 	ctx->app_name = buf;

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "cleanup/job.h"
+#include "cleanup/runner.h"
 #include "cleanup/step.h"
 #include "cli.h"
+#include "progress.h"
 #include "sanitize.h"
 
 /* application_name, so the console's lock panel maps backends to jobs. */
@@ -17,7 +19,7 @@ static char app_name[64];
 
 static void set_app_name(cli_ctx *ctx, int64_t id, const char *verb)
 {
-	snprintf(app_name, sizeof app_name, "cleanupctl:job:%" PRId64 ":%s", id, verb);
+	tui_job_app_name(app_name, sizeof app_name, id, verb);
 	ctx->app_name = app_name;
 }
 
@@ -243,7 +245,18 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		 * Ctrl-C as in job run: the first lets the step running commit and
 		 * stops before the next; the second cancels the step running (it
 		 * rolls back). */
-		rc = cleanup_job_get(&job, e, id, &err);
+		/* One runner per job (issue 11, item 10): job step holds the job's
+		 * runner lock while it steps, like job run and the console; a job
+		 * another session runs is busy, naming it (exit 3). */
+		bool claimed = false;
+		cleanup_runner_holder holder;
+
+		memset(&holder, 0, sizeof holder);
+		rc = cleanup_job_runner_claim(&claimed, &holder, e, id, &err);
+		if (rc == CLEANUP_OK && !claimed)
+			rc = cleanup_runner_busy_error(&err, id, &holder);
+		if (rc == CLEANUP_OK)
+			rc = cleanup_job_get(&job, e, id, &err);
 		cli_interrupt_begin(e, true);
 		for (i = 0; rc == CLEANUP_OK && i < nsteps && !*cli_interrupt_flag(); i++) {
 			/* --wait: each step retries a busy answer until the deadline
@@ -262,6 +275,11 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 				break;
 		}
 		cli_interrupt_end();
+		if (claimed) {
+			cleanup_error rerr;
+
+			cleanup_job_runner_release(e, id, &rerr);
+		}
 		/* A Ctrl-C during the last step asked for (or the one that
 		 * completed the job) stopped nothing: the loop was ending anyway. */
 		if (cli_interrupts() > 0)
@@ -298,11 +316,17 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 
 /* --- job run ------------------------------------------------------------- */
 
+/* Samples of the run's progress for its pace: (elapsed seconds, rows
+ * settled) at each draw, the last 60 s of them (at most RUN_SAMPLES). */
+enum { RUN_SAMPLES = 512 };
 typedef struct run_view {
 	bool tty;
 	bool quiet;
 	double last_draw;
 	int64_t total;
+	double sample_t[RUN_SAMPLES];
+	int64_t sample_done[RUN_SAMPLES];
+	int nsamples, first;
 } run_view;
 
 static void fmt_duration(char *buf, size_t len, double s)
@@ -315,18 +339,39 @@ static void fmt_duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* Items resolved so far: every outcome except a retention, which is revisited. */
-static int64_t job_done(const cleanup_job *j)
+/* Adds the sample (T, DONE) to V's window and returns the pace over the
+ * samples of the last 60 s: rows settled per second by this run (not the
+ * job's whole total over this run's time: a resumed job would look fast),
+ * 0 until two samples span some time. */
+static double run_pace(run_view *v, double t, int64_t done)
 {
-	return j->deleted + j->moved + j->absent + j->kept;
+	int last, i;
+
+	if (v->nsamples == RUN_SAMPLES) {
+		v->first = (v->first + 1) % RUN_SAMPLES;
+		v->nsamples--;
+	}
+	last = (v->first + v->nsamples) % RUN_SAMPLES;
+	v->sample_t[last] = t;
+	v->sample_done[last] = done;
+	v->nsamples++;
+	while (v->nsamples > 2 && t - v->sample_t[v->first] > 60.0) {
+		v->first = (v->first + 1) % RUN_SAMPLES;
+		v->nsamples--;
+	}
+	i = v->first;
+	if (v->nsamples < 2 || t - v->sample_t[i] <= 0)
+		return 0;
+	return (double)(done - v->sample_done[i]) / (t - v->sample_t[i]);
 }
 
-static void draw_progress(const run_view *v, const cleanup_run_progress *p, bool final)
+/* The progress line: rows settled (tui/progress.h, the console's own
+ * definition) of the rows in scope, this run's pace and the ETA from it. */
+static void draw_progress(run_view *v, const cleanup_run_progress *p, bool final)
 {
 	char a[32], b[32], eta[32], el[32];
-	int64_t done = job_done(p->job);
-	double rate = p->elapsed_s > 0 ? (double)done / p->elapsed_s : 0;
-	/* Progress of this run: rate over this run's share of the work. */
+	int64_t done = tui_progress_done(p->job);
+	double rate = run_pace(v, p->elapsed_s, done);
 	double remaining = v->total > done && rate > 0 ? (double)(v->total - done) / rate : 0;
 
 	fmt_duration(el, sizeof el, p->elapsed_s);

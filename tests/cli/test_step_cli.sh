@@ -130,4 +130,34 @@ if command -v script >/dev/null; then
 	expect 0 "job $L: 300 of 300 (100.0%)" "/s, step" "completed"
 fi
 
+# One runner per job (issue 11, item 10): while another session holds the
+# job's runner lock, job step is busy (exit 3), names the holder and
+# changes nothing.
+CURRENT="one runner per job"
+sql "SELECT cleanup.seed_demo(1, 1, 10)" >/dev/null
+R=$(sql "SELECT id FROM cleanup.job_create('remove-library', (SELECT max(id) FROM inventory.libraries))")
+[ -n "$R" ] || fail "job create for the runner check"
+
+psql -X -q "$DB" -c "SET application_name = 'other-runner'" \
+	-c "SELECT pg_advisory_lock(1668050546, ($R % 2147483648)::int)" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 1 200); do
+	[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 1668050546
+	          AND objid = ($R % 2147483648) AND objsubid = 2")" = 1 ] && break
+	sleep 0.05
+done
+before=$(fingerprint)
+run job step "$R"
+expect 3 "already being run" "other-runner"
+same "$(fingerprint)" "$before" "job step refused by the runner lock changes nothing"
+sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'other-runner'" >/dev/null
+wait "$holder" 2>/dev/null
+for _ in $(seq 1 200); do
+	[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 1668050546
+	          AND objid = ($R % 2147483648) AND objsubid = 2")" = 0 ] && break
+	sleep 0.05
+done
+run job step "$R"
+expect 0 "step 1"
+
 finish
