@@ -13,6 +13,7 @@
 #include "cmdline.h"
 #include "cli.h"
 #include "console.h"
+#include "progress.h"
 #include "sanitize.h"
 
 theme_role console_phase_role(const char *phase)
@@ -131,22 +132,8 @@ const char *console_compact(char *buf, size_t len, int64_t n)
 
 const char *console_eta(char *buf, size_t len, double s)
 {
-	long v;
-
-	if (s < 0) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	v = (long)(s + 0.5);
-	if (v < 60)
-		snprintf(buf, len, "%lds", v);
-	else if (v < 3600)
-		snprintf(buf, len, "%ldm%02lds", v / 60, v % 60);
-	else if (v < 100 * 3600)
-		snprintf(buf, len, "%ldh%02ldm", v / 3600, (v % 3600) / 60);
-	else
-		snprintf(buf, len, ">99h");
-	return buf;
+	/* One definition for both front ends (tui/progress.h). */
+	return tui_duration_text(buf, len, s);
 }
 
 void console_bar(int y, int x, int w, int64_t done, int64_t total)

@@ -2,6 +2,18 @@
 -- PostgreSQL. Reads job rows, admission rows and the per-library count
 -- table only: never a COUNT(*) over inventory.
 
+-- Domain mutations by kind (issue 7), one shape for jobs and steps.
+CREATE OR REPLACE FUNCTION cleanup.mutations_json(items bigint, retries bigint, previews bigint,
+                                                  collections bigint, sync_status bigint, history bigint,
+                                                  libraries bigint, servers bigint)
+RETURNS jsonb LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT jsonb_build_object(
+        'items', items, 'item_retries', retries, 'identity_review_previews', previews,
+        'library_collections', collections, 'library_sync_status', sync_status,
+        'classification_history_detached', history, 'libraries', libraries, 'servers', servers)
+$$;
+
 CREATE OR REPLACE FUNCTION cleanup.job_json(j cleanup.jobs)
 RETURNS jsonb LANGUAGE sql STABLE
 AS $$
@@ -20,12 +32,9 @@ AS $$
         'created_at', j.created_at, 'sealed_at', j.sealed_at,
         'updated_at', j.updated_at, 'finished_at', j.finished_at,
         -- Issue 7: domain mutations by kind and the item claims.
-        'mutations_by_kind', jsonb_build_object(
-            'items', j.deleted, 'item_retries', j.retries_deleted,
-            'identity_review_previews', j.previews_deleted,
-            'library_collections', j.collections_deleted, 'library_sync_status', j.sync_status_deleted,
-            'classification_history_detached', j.history_detached,
-            'libraries', j.libraries_deleted, 'servers', j.servers_deleted),
+        'mutations_by_kind', cleanup.mutations_json(j.deleted, j.retries_deleted, j.previews_deleted,
+                                                    j.collections_deleted, j.sync_status_deleted,
+                                                    j.history_detached, j.libraries_deleted, j.servers_deleted),
         'claims', jsonb_build_object('claimed', j.claimed, 'released', j.released,
                                      'in_flight', j.claimed - j.released))
 $$;
@@ -45,12 +54,9 @@ AS $$
         'duration_ms', round(s.duration_ms::numeric, 3),
         'lock_hold_ms', round(s.lock_hold_ms::numeric, 3),
         'parent_lock_ms', round(s.parent_lock_ms::numeric, 3),
-        'mutations_by_kind', jsonb_build_object(
-            'items', s.deleted, 'item_retries', s.retries_deleted,
-            'identity_review_previews', s.previews_deleted,
-            'library_collections', s.collections_deleted, 'library_sync_status', s.sync_status_deleted,
-            'classification_history_detached', s.history_detached,
-            'libraries', s.libraries_deleted, 'servers', s.servers_deleted),
+        'mutations_by_kind', cleanup.mutations_json(s.deleted, s.retries_deleted, s.previews_deleted,
+                                                    s.collections_deleted, s.sync_status_deleted,
+                                                    s.history_detached, s.libraries_deleted, s.servers_deleted),
         'claims', jsonb_build_object('claimed', s.claimed, 'released', s.released,
                                      'in_flight', s.claims_in_flight))
 $$;

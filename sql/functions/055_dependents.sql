@@ -286,39 +286,33 @@ CREATE TRIGGER items_claim_guard BEFORE UPDATE OR DELETE ON inventory.items
     FOR EACH ROW WHEN (OLD.claimed_by IS NOT NULL)
     EXECUTE FUNCTION cleanup.items_claim_guard();
 
+-- The guards of the five dependent tables: admission on insert and
+-- update, the delete guard, and TRUNCATE refused (it skips row and
+-- statement triggers, like on the inventory tables: 020_admission.sql).
 DO $$
 DECLARE
-    t text;
+    t   text;
+    fn  text;
+    del text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['item_retries', 'identity_review_previews'] LOOP
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_insert', t);
-        EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON inventory.%I REFERENCING NEW TABLE AS new_rows '
-                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.item_dependents_guard()', t || '_admit_insert', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_update', t);
-        EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON inventory.%I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows '
-                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.item_dependents_guard()', t || '_admit_update', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_delete', t);
-        EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON inventory.%I REFERENCING OLD TABLE AS old_rows '
-                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.item_dependents_delete_guard()', t || '_guard_delete', t);
-    END LOOP;
-    -- TRUNCATE skips the guards: refused like on the inventory tables
-    -- (020_admission.sql, cleanup.inventory_truncate_guard).
     FOREACH t IN ARRAY ARRAY['item_retries', 'identity_review_previews', 'library_collections',
                              'library_sync_status', 'classification_history'] LOOP
+        fn := CASE WHEN t IN ('item_retries', 'identity_review_previews')
+                   THEN 'item_dependents_guard' ELSE 'library_dependents_guard' END;
+        del := CASE WHEN t IN ('item_retries', 'identity_review_previews')
+                    THEN 'item_dependents_delete_guard' ELSE 'library_dependents_guard' END;
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_insert', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON inventory.%I REFERENCING NEW TABLE AS new_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.%I()', t || '_admit_insert', t, fn);
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_update', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON inventory.%I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.%I()', t || '_admit_update', t, fn);
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_delete', t);
+        EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON inventory.%I REFERENCING OLD TABLE AS old_rows '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.%I()', t || '_guard_delete', t, del);
         EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_truncate', t);
         EXECUTE format('CREATE TRIGGER %I BEFORE TRUNCATE ON inventory.%I '
                        'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard()', t || '_guard_truncate', t);
-    END LOOP;
-    FOREACH t IN ARRAY ARRAY['library_collections', 'library_sync_status', 'classification_history'] LOOP
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_insert', t);
-        EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON inventory.%I REFERENCING NEW TABLE AS new_rows '
-                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.library_dependents_guard()', t || '_admit_insert', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_admit_update', t);
-        EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON inventory.%I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows '
-                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.library_dependents_guard()', t || '_admit_update', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_delete', t);
-        EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON inventory.%I REFERENCING OLD TABLE AS old_rows '
-                       'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.library_dependents_guard()', t || '_guard_delete', t);
     END LOOP;
 END $$;
 

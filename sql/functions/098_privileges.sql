@@ -291,8 +291,11 @@ GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(clea
                           cleanup.dependency_evidence(int, int),
                           cleanup.dependency_evidence(int, int, int, int), cleanup.job_step_replay(bigint, int)
    TO cleanup_runner, cleanup_console;
--- What `cleanupctl deps` reads of the dispositions (issue 7).
+-- What `cleanupctl deps` reads of the dispositions (issue 7), and the
+-- mutations-by-kind shape job_json and step_json build (they are granted).
 GRANT SELECT ON cleanup.reference_dispositions TO cleanup_runner, cleanup_console;
+GRANT EXECUTE ON FUNCTION cleanup.mutations_json(bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint)
+   TO cleanup_runner, cleanup_console;
 -- The count cache (issue 8, 075_count_cache.sql): the console's and
 -- `counts`' report (definer), and a runner's visits. The writer's gateway
 -- (cleanup.write_items, cleanup.count_declare) stays the owner's for now:
