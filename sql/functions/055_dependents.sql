@@ -215,6 +215,25 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- Trigger (BEFORE, each row): the item a new or changed item dependent
+-- points at, locked FOR KEY SHARE NOWAIT before PostgreSQL's own foreign-
+-- key check (an AFTER ROW trigger) would take the same lock and wait: a
+-- writer meeting a cleanup step's FOR UPDATE (a claim being made) is busy
+-- at once (55P03, D5), never a waiter. The statement trigger
+-- (item_dependents_guard) then checks claims and admission.
+CREATE OR REPLACE FUNCTION cleanup.item_dependents_nowait()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    BEGIN
+        PERFORM 1 FROM inventory.items WHERE id = NEW.item_id FOR KEY SHARE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'item % is locked by a cleanup step; retry later', NEW.item_id
+            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+    END;
+    RETURN NEW;
+END $$;
+
 -- Trigger: deletes of item dependents. Free, except for a claimed item:
 -- its dependents are the job's to delete (one transaction of the engine
 -- holds the item's library lock).
@@ -310,6 +329,11 @@ BEGIN
         EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_delete', t);
         EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON inventory.%I REFERENCING OLD TABLE AS old_rows '
                        'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.%I()', t || '_guard_delete', t, del);
+        IF fn = 'item_dependents_guard' THEN
+            EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_nowait', t);
+            EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE OF item_id ON inventory.%I '
+                           'FOR EACH ROW EXECUTE FUNCTION cleanup.item_dependents_nowait()', t || '_nowait', t);
+        END IF;
         EXECUTE format('DROP TRIGGER IF EXISTS %I ON inventory.%I', t || '_guard_truncate', t);
         EXECUTE format('CREATE TRIGGER %I BEFORE TRUNCATE ON inventory.%I '
                        'FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard()', t || '_guard_truncate', t);

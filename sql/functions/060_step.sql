@@ -119,6 +119,11 @@ CREATE OR REPLACE FUNCTION cleanup.step_drain(
     p_retained_pass boolean, p_preview boolean,
     OUT n_deleted int, OUT n_retained int, OUT n_moved int, OUT n_absent int, OUT n_claimed int)
 LANGUAGE plpgsql
+-- Every table here is reached by key (TID, primary key, the dependents'
+-- item index): with statistics from when cleanup.job_retained was empty,
+-- the retained pass's DELETE of resolved rows scanned all the job's
+-- retained rows in every pass step (issue 10: 368 ms steps with 10,000).
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_expected int;
@@ -170,9 +175,16 @@ BEGIN
             SELECT p_job, v.id FROM v WHERE v.verdict = 'retained' AND NOT p_retained_pass
             ON CONFLICT DO NOTHING),
         resolved AS (
+            -- Each resolved row found by its full key (a LATERAL probe
+            -- with LIMIT 1 cannot become a walk of the job's retained
+            -- rows, issue 10), then deleted by its TID.
             DELETE FROM cleanup.job_retained r
-             WHERE p_retained_pass AND r.job_id = p_job
-               AND r.item_id = ANY (ARRAY(SELECT v.id FROM v WHERE v.verdict <> 'retained')))
+             WHERE p_retained_pass
+               AND r.ctid = ANY (ARRAY(SELECT x.t FROM v
+                                        CROSS JOIN LATERAL (SELECT rr.ctid AS t FROM cleanup.job_retained rr
+                                                             WHERE rr.job_id = p_job AND rr.item_id = v.id
+                                                             LIMIT 1) x
+                                        WHERE v.verdict <> 'retained')))
         -- ret and resolved run to completion unreferenced (data-modifying WITH).
         SELECT (SELECT count(*) FROM del), count(*) FILTER (WHERE v.verdict = 'delete'),
                count(*) FILTER (WHERE v.verdict = 'retained'),

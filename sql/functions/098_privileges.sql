@@ -149,7 +149,7 @@ BEGIN
         'libraries_before_insert', 'libraries_after_insert', 'libraries_before_update',
         'libraries_before_delete', 'inventory_truncate_guard',
         -- guards: claims and dependent admission (055_dependents.sql)
-        'items_claim_guard', 'item_dependents_guard', 'item_dependents_delete_guard',
+        'items_claim_guard', 'item_dependents_guard', 'item_dependents_delete_guard', 'item_dependents_nowait',
         'library_dependents_guard',
         -- the DDL watch (event trigger)
         'contract_watch',
