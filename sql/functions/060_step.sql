@@ -829,6 +829,13 @@ RETURNS cleanup.job_steps LANGUAGE plpgsql
 -- Array parameters make custom plans look attractive; they are re-planned
 -- on every call. The generic plans are right for every step.
 SET plan_cache_mode = force_generic_plan
+-- No JIT for a step's statements: each reads at most its budget, and the
+-- settings that keep plans bounded (enable_sort = off in the drain mode,
+-- the final check's join settings) price the paths they rule out at 1e10,
+-- far above jit_above_cost: with the server's default jit = on a trivial
+-- sort of a few library ids was compiled in every step, 50-126 ms of
+-- 58-188 ms steps (docs/benchmarks-dependents.md, "JIT").
+SET jit = off
 AS $$
 DECLARE
     t0        timestamptz := clock_timestamp();
