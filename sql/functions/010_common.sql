@@ -73,6 +73,9 @@ END $$;
 -- Takes library locks in ascending id order without waiting (L1).
 CREATE OR REPLACE FUNCTION cleanup.lock_libraries(libs bigint[])
 RETURNS void LANGUAGE plpgsql
+-- A sort of a few ids, whatever the caller disabled (enable_sort = off in
+-- a drain step priced it at 1e10, which also made it a JIT candidate).
+SET enable_sort = on
 AS $$
 DECLARE
     l bigint;

@@ -243,8 +243,12 @@ AS $$
 DECLARE
     r record;
 BEGIN
+    -- Each item probed by key (a join could be hashed over the whole
+    -- inventory: the engine's claims drain ran this for every step).
     SELECT i.id, i.claimed_by, i.library_id INTO r
-      FROM old_rows o JOIN inventory.items i ON i.id = o.item_id
+      FROM (SELECT DISTINCT o.item_id FROM old_rows o) o
+     CROSS JOIN LATERAL (SELECT x.id, x.claimed_by, x.library_id FROM inventory.items x
+                          WHERE x.id = o.item_id LIMIT 1) i
      WHERE i.claimed_by IS NOT NULL AND NOT cleanup.holds_lock(cleanup.library_key(i.library_id))
      LIMIT 1;
     IF FOUND THEN

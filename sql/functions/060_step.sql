@@ -408,7 +408,14 @@ BEGIN
     -- Claims in flight (D3, D4): their dependents, then the items.
     ---------------------------------------------------------------
     IF EXISTS (SELECT 1 FROM inventory.items WHERE claimed_by = p_job) THEN
-        v_libs := ARRAY(SELECT DISTINCT library_id FROM inventory.items WHERE claimed_by = p_job ORDER BY 1);
+        -- The libraries of the claims this step drains (the first 128 by
+        -- id, as cleanup.claims_drain takes them), read in the partial
+        -- index's order: a DISTINCT over the table was a 100 ms scan of a
+        -- 400,000-item inventory in every step (bench_dependents).
+        v_libs := ARRAY(SELECT DISTINCT c.library_id
+                          FROM (SELECT i.library_id FROM inventory.items i WHERE i.claimed_by = p_job
+                                 ORDER BY i.claimed_by, i.id LIMIT 128) c
+                         ORDER BY 1);
         IF NOT p_preview THEN
             PERFORM cleanup.lock_libraries(v_libs);
             PERFORM 1 FROM cleanup.library_stats WHERE library_id = ANY (v_libs)
@@ -829,6 +836,13 @@ RETURNS cleanup.job_steps LANGUAGE plpgsql
 -- Array parameters make custom plans look attractive; they are re-planned
 -- on every call. The generic plans are right for every step.
 SET plan_cache_mode = force_generic_plan
+-- No JIT for a step's statements: each reads at most its budget, and the
+-- settings that keep plans bounded (enable_sort = off in the drain mode,
+-- the final check's join settings) price the paths they rule out at 1e10,
+-- far above jit_above_cost: with the server's default jit = on a trivial
+-- sort of a few library ids was compiled in every step, 50-126 ms of
+-- 58-188 ms steps (docs/benchmarks-dependents.md, "JIT").
+SET jit = off
 AS $$
 DECLARE
     t0        timestamptz := clock_timestamp();
