@@ -1,0 +1,1 @@
+SELECT public.bench_dispatch($1::int, $2::boolean)
