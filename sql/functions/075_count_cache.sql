@@ -142,7 +142,7 @@ BEGIN
         RAISE EXCEPTION 'library % is watched by the count cache: a write needs its library lock (and those of every other library it touches) before any row changes',
             v_missing
             USING ERRCODE = 'CU410',
-                  HINT = 'write through the mutation gateway, cleanup.write_items(jsonb) (cleanupctl writer does), or call cleanup.count_declare(ARRAY[...]) first';
+                  HINT = 'write through the mutation gateway, inventory.write_items(jsonb) (cleanupctl writer does), or declare the locks first in the same transaction: inventory.count_declare(ARRAY[...]) with every old and new library, ascending';
     END IF;
     IF NOT v_overflow AND cardinality(p_ids) > 0 THEN
         UPDATE cleanup.count_summaries s
