@@ -173,7 +173,13 @@ END $$;
 
 -- Statement triggers on inventory.items (AFTER, with transition tables).
 -- Without any watched library they return at once.
-CREATE OR REPLACE FUNCTION cleanup.count_guard_insert()
+--
+-- Inserts and deletes: one function for both. Their triggers name their
+-- one transition table alike, changed_rows (the new rows of an insert,
+-- the old rows of a delete): each row is a membership change of its
+-- library. PL/pgSQL compiles a trigger function once per trigger, so the
+-- two triggers keep plans of their own.
+CREATE OR REPLACE FUNCTION cleanup.count_guard_rows()
 RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -185,31 +191,9 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM cleanup.count_registry WHERE library_id IS NOT NULL) THEN
         RETURN NULL;
     END IF;
-    SELECT array_agg(DISTINCT n.library_id), count(*), array_agg(n.library_id), array_agg(n.id)
+    SELECT array_agg(DISTINCT c.library_id), count(*), array_agg(c.library_id), array_agg(c.id)
       INTO v_touched, v_rows, v_libs, v_ids
-      FROM new_rows n JOIN cleanup.count_registry r ON r.library_id = n.library_id;
-    IF v_touched IS NULL THEN
-        RETURN NULL;
-    END IF;
-    PERFORM cleanup.count_apply(v_touched, v_libs, v_ids, v_rows);
-    RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION cleanup.count_guard_delete()
-RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    v_touched bigint[];
-    v_libs    bigint[];
-    v_ids     bigint[];
-    v_rows    bigint;
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM cleanup.count_registry WHERE library_id IS NOT NULL) THEN
-        RETURN NULL;
-    END IF;
-    SELECT array_agg(DISTINCT o.library_id), count(*), array_agg(o.library_id), array_agg(o.id)
-      INTO v_touched, v_rows, v_libs, v_ids
-      FROM old_rows o JOIN cleanup.count_registry r ON r.library_id = o.library_id;
+      FROM changed_rows c JOIN cleanup.count_registry r ON r.library_id = c.library_id;
     IF v_touched IS NULL THEN
         RETURN NULL;
     END IF;
@@ -218,7 +202,9 @@ BEGIN
 END $$;
 
 -- Updates: every old and new library is touched (a retitle needs the lock
--- too); only moves change membership, on both sides.
+-- too); only moves change membership, on both sides: one join of the
+-- transition tables gives each move's old and new (library, id). Counted
+-- first, collected only within count_transition_limit().
 CREATE OR REPLACE FUNCTION cleanup.count_guard_update()
 RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -238,16 +224,14 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT count(*) INTO v_rows
-      FROM (SELECT o.library_id FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id
-            UNION ALL
-            SELECT n.library_id FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id) m
-     WHERE m.library_id = ANY (v_touched);
+      FROM old_rows o JOIN new_rows n USING (id),
+           LATERAL (VALUES (o.library_id), (n.library_id)) AS m(library_id)
+     WHERE o.library_id <> n.library_id AND m.library_id = ANY (v_touched);
     IF v_rows <= cleanup.count_transition_limit() THEN
         SELECT array_agg(m.library_id), array_agg(m.id) INTO v_libs, v_ids
-          FROM (SELECT o.library_id, o.id FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id
-                UNION ALL
-                SELECT n.library_id, n.id FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id) m
-         WHERE m.library_id = ANY (v_touched);
+          FROM old_rows o JOIN new_rows n USING (id),
+               LATERAL (VALUES (o.library_id, o.id), (n.library_id, n.id)) AS m(library_id, id)
+         WHERE o.library_id <> n.library_id AND m.library_id = ANY (v_touched);
     END IF;
     PERFORM cleanup.count_apply(v_touched, coalesce(v_libs, '{}'), coalesce(v_ids, '{}'), v_rows);
     RETURN NULL;
@@ -299,16 +283,19 @@ CREATE TRIGGER libraries_count_cache_insert AFTER INSERT ON inventory.libraries
 
 DROP TRIGGER IF EXISTS items_count_cache_insert ON inventory.items;
 CREATE TRIGGER items_count_cache_insert AFTER INSERT ON inventory.items
-    REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_insert();
+    REFERENCING NEW TABLE AS changed_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_rows();
 DROP TRIGGER IF EXISTS items_count_cache_update ON inventory.items;
 CREATE TRIGGER items_count_cache_update AFTER UPDATE ON inventory.items
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_update();
 DROP TRIGGER IF EXISTS items_count_cache_delete ON inventory.items;
 CREATE TRIGGER items_count_cache_delete AFTER DELETE ON inventory.items
-    REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_delete();
+    REFERENCING OLD TABLE AS changed_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_rows();
+-- The separate insert and delete guards of the first version.
+DROP FUNCTION IF EXISTS cleanup.count_guard_insert();
+DROP FUNCTION IF EXISTS cleanup.count_guard_delete();
 DROP TRIGGER IF EXISTS items_count_cache_truncate ON inventory.items;
 CREATE TRIGGER items_count_cache_truncate AFTER TRUNCATE ON inventory.items
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_truncate();
