@@ -202,9 +202,9 @@ BEGIN
 END $$;
 
 -- Updates: every old and new library is touched (a retitle needs the lock
--- too); only moves change membership, on both sides: one join of the
--- transition tables gives each move's old and new (library, id). Counted
--- first, collected only within count_transition_limit().
+-- too); only moves change membership, on both sides. Counted first (the
+-- moves' two sides), collected only within count_transition_limit(), so
+-- an oversized statement builds no arrays.
 CREATE OR REPLACE FUNCTION cleanup.count_guard_update()
 RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -224,14 +224,16 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT count(*) INTO v_rows
-      FROM old_rows o JOIN new_rows n USING (id),
-           LATERAL (VALUES (o.library_id), (n.library_id)) AS m(library_id)
-     WHERE o.library_id <> n.library_id AND m.library_id = ANY (v_touched);
+      FROM (SELECT o.library_id FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id
+            UNION ALL
+            SELECT n.library_id FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id) m
+     WHERE m.library_id = ANY (v_touched);
     IF v_rows <= cleanup.count_transition_limit() THEN
         SELECT array_agg(m.library_id), array_agg(m.id) INTO v_libs, v_ids
-          FROM old_rows o JOIN new_rows n USING (id),
-               LATERAL (VALUES (o.library_id, o.id), (n.library_id, n.id)) AS m(library_id, id)
-         WHERE o.library_id <> n.library_id AND m.library_id = ANY (v_touched);
+          FROM (SELECT o.library_id, o.id FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id
+                UNION ALL
+                SELECT n.library_id, n.id FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id) m
+         WHERE m.library_id = ANY (v_touched);
     END IF;
     PERFORM cleanup.count_apply(v_touched, coalesce(v_libs, '{}'), coalesce(v_ids, '{}'), v_rows);
     RETURN NULL;
