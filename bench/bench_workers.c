@@ -220,7 +220,7 @@ static void print_table_stats(const opts *o)
 
 	PQclear(bench_run(c, "worker_stats_flush", 0, NULL));
 	r = bench_run(c, "worker_table_stats", 0, NULL);
-	printf("  row updates per table in the 4-runner round (pg_stat_user_tables; rows = n_live_tup):\n");
+	printf("  row updates per table in the last 4-runner round (pg_stat_user_tables; rows: count(*)):\n");
 	printf("    %-28s %10s %10s %8s %14s\n", "table", "updates", "inserts", "rows", "updates a row");
 	for (i = 0; i < PQntuples(r); i++) {
 		double upd = atof(PQgetvalue(r, i, 1)), rows = atof(PQgetvalue(r, i, 3));
@@ -311,8 +311,8 @@ int main(int argc, char **argv)
 	       "--idle-exit%s; %d round%s (median wall time); load average %.2f before, %.2f after; %ld cores\n",
 	       N_JOBS, N_JOBS, o.items, o.quick ? " (--quick)" : "", o.rounds, o.rounds == 1 ? "" : "s", load0, load1,
 	       sysconf(_SC_NPROCESSORS_ONLN));
-	printf("  %-8s %9s %9s %11s %12s %14s\n", "runners", "wall s", "speedup", "items/s", "server CPU s",
-	       "lock waits");
+	printf("  %-8s %9s %9s %11s %12s %14s   (server CPU and lock-wait samples: last round)\n", "runners",
+	       "wall s", "speedup", "items/s", "server CPU s", "lock waits");
 	for (k = 0; k < N_COUNTS; k++)
 		printf("  %-8d %9.2f %8.2fx %11.0f %12.2f %8ld/%-5ld\n", runner_counts[k], med[k],
 		       med[k] > 0 ? med[0] / med[k] : 0, med[k] > 0 ? (double)(N_JOBS * o.items) / med[k] : 0,

@@ -75,7 +75,7 @@ typedef struct worker {
 	pthread_mutex_t mu; /* guards what follows, and stdout */
 	setaside aside[SETASIDE_MAX];
 	size_t naside;
-	int completed, interrupted, busy, failed, steps;
+	int completed, interrupted, busy, lost, failed, steps;
 	int live; /* runners still in their loop */
 } worker;
 
@@ -194,7 +194,7 @@ static void log_claimed(runner *r, const cleanup_job *j, int pid)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* RESULT: completed, interrupted, busy, error. */
+/* RESULT: completed, interrupted, busy, lost (the connection), error. */
 static void log_finished(runner *r, int64_t id, const char *result, const cleanup_run_summary *s,
                          const cleanup_error *err, int code)
 {
@@ -308,7 +308,12 @@ static bool try_job(runner *r, const cleanup_worker_candidate *c)
 	memset(&opts, 0, sizeof opts);
 	opts.max_busy_retries = w->max_busy;
 	opts.backoff_max_ms = w->backoff_max_ms;
-	opts.max_reconnects = 3;
+	/* A lost connection ends the run (the step in flight rolled back) and
+	 * sets the job aside for a short while, like busy: a runner killed
+	 * from the console (t, pg_terminate_backend) stops, and the job is
+	 * resumed from its last committed step by the next runner that claims
+	 * it, this worker's included, a second later. */
+	opts.max_reconnects = 0;
 	opts.step_commit = w->sync == 1 ? CLEANUP_STEP_COMMIT_SYNC : CLEANUP_STEP_COMMIT_ASYNC;
 	opts.interrupt = &stop_flag;
 	rc = cleanup_job_run(&sum, e, c->job_id, &opts, &err);
@@ -319,6 +324,9 @@ static bool try_job(runner *r, const cleanup_worker_candidate *c)
 	else if (rc == CLEANUP_EBUSY) {
 		result = "busy";
 		busy = true;
+	} else if (rc == CLEANUP_ECONN || !cleanup_engine_ok(e)) {
+		result = "lost";
+		busy = true; /* set aside briefly; not a failure */
 	} else {
 		result = "error";
 		failed = true;
@@ -327,7 +335,9 @@ static bool try_job(runner *r, const cleanup_worker_candidate *c)
 	             rc == CLEANUP_EBUSY ? EXIT_BUSY : rc == CLEANUP_EREFUSED ? EXIT_REFUSED : EXIT_ERROR);
 	pthread_mutex_lock(&w->mu);
 	w->steps += sum.steps;
-	if (busy)
+	if (busy && strcmp(result, "lost") == 0)
+		w->lost++;
+	else if (busy)
 		w->busy++;
 	else if (failed)
 		w->failed++;
@@ -631,12 +641,12 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 		printf("{\"event\": \"stopped\", \"at\": ");
 		cli_json_string(stdout, stamp(t, sizeof t));
 		printf(", \"reason\": \"%s\", \"jobs_completed\": %d, \"jobs_interrupted\": %d, \"jobs_busy\": %d, "
-		       "\"jobs_failed\": %d, \"steps_taken\": %d, \"exit_code\": %d}\n",
-		       stop_flag ? "signal" : "idle", w.completed, w.interrupted, w.busy, w.failed, w.steps, code);
+		       "\"jobs_lost\": %d, \"jobs_failed\": %d, \"steps_taken\": %d, \"exit_code\": %d}\n",
+		       stop_flag ? "signal" : "idle", w.completed, w.interrupted, w.busy, w.lost, w.failed, w.steps, code);
 	} else if (!ctx->quiet) {
-		printf("%s worker: stopped (%s): %d job%s completed, %d interrupted, %d busy, %d failed, %d steps\n",
+		printf("%s worker: stopped (%s): %d job%s completed, %d interrupted, %d busy, %d lost, %d failed, %d steps\n",
 		       stamp(t, sizeof t), stop_flag ? "signal" : "idle", w.completed, w.completed == 1 ? "" : "s",
-		       w.interrupted, w.busy, w.failed, w.steps);
+		       w.interrupted, w.busy, w.lost, w.failed, w.steps);
 	}
 	fflush(stdout);
 	pthread_mutex_destroy(&w.mu);

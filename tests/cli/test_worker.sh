@@ -41,8 +41,10 @@ prune_jobs() {
 	JOBS=""
 	for lib in $(sql "SELECT id FROM inventory.libraries ORDER BY id"); do
 		j=$(sql "SELECT id FROM cleanup.job_create('prune', $lib)")
-		sql "SELECT external_id FROM inventory.items WHERE library_id = $lib ORDER BY id LIMIT $3" >"$TMPD/seen"
-		"$CLEANUPCTL" --quiet --db "$DB" job append "$j" <"$TMPD/seen" >/dev/null || fail "append to job $j"
+		if [ "$3" -gt 0 ]; then
+			sql "SELECT external_id FROM inventory.items WHERE library_id = $lib ORDER BY id LIMIT $3" >"$TMPD/seen"
+			"$CLEANUPCTL" --quiet --db "$DB" job append "$j" <"$TMPD/seen" >/dev/null || fail "append to job $j"
+		fi
 		"$CLEANUPCTL" --quiet --db "$DB" job seal "$j" --expected "$3" >/dev/null || fail "seal job $j"
 		JOBS="$JOBS $j"
 	done
@@ -157,5 +159,36 @@ same "$(jq -sc --argjson j "$J" '[.[] | select(.event == "claimed") | .job.step_
 	"a later worker resumes the job after step 1"
 same "$(sql "SELECT phase || ' ' || deleted || ' ' || kept FROM cleanup.jobs WHERE id = $J")" "completed 1999 1" \
 	"the job completed with every unseen item deleted once"
+
+CURRENT="worker: a runner killed from the console (its backend terminated) is resumed, exactly once"
+db_fresh cleanup_lab_t_cli_worker3
+prune_jobs 1 1500 0
+J=${JOBS// /}
+KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
+rm -f "$TMPD/hold"
+mkfifo "$TMPD/hold"
+psql -X -q "$DB" <"$TMPD/hold" >/dev/null 2>&1 &
+HOLDER=$!
+exec 7>"$TMPD/hold"
+echo "SELECT pg_advisory_lock($KEY);" >&7
+wait_for "the failpoint holder" lock_granted "$KEY"
+PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" worker --idle-exit --poll 0.2 \
+	>"$TMPD/wk" 2>"$TMPD/wk.err" </dev/null 7>&- &
+WK=$!
+wait_for "step 1 at its failpoint" lock_waited "$KEY"
+RP=$(runner_pid "$J")
+same "$(sql "SELECT pg_terminate_backend(${RP:-0})")" "t" "the runner's backend terminated"
+wait_for "the worker to log the lost run" said "$TMPD/wk" "finished job $J: lost"
+echo '\q' >&7
+exec 7>&-
+wait "$HOLDER" 2>/dev/null
+wait "$WK"
+RC=$?
+OUT=$(cat "$TMPD/wk")
+ERR=$(cat "$TMPD/wk.err")
+expect 0 "finished job $J: lost, 0 steps" "finished job $J: completed" "1 lost, 0 failed"
+same "$(grep -c "claimed job $J" <<<"$OUT")" "2" "claimed again after the loss"
+same "$(sql "SELECT phase || ' ' || deleted || ' ' || (step_no = (SELECT count(*) FROM cleanup.job_steps WHERE job_id = $J))
+             FROM cleanup.jobs WHERE id = $J")" "completed 1500 true" "every item deleted once, no step twice"
 
 finish
