@@ -296,7 +296,9 @@ bool tui_unsafe_codepoint(int32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
 }
 
-const char *tui_sanitize_cell(char *buf, size_t len, const char *s, size_t width)
+/* tui_sanitize_cell() and tui_sanitize_cut(): PAD says whether to fill the
+ * cell with spaces up to WIDTH columns. */
+static const char *sanitize_width(char *buf, size_t len, const char *s, size_t width, bool pad)
 {
 	size_t n, i = 0, o = 0, cols = 0;
 
@@ -323,7 +325,7 @@ const char *tui_sanitize_cell(char *buf, size_t len, const char *s, size_t width
 		i += l;
 		cols += w;
 	}
-	while (width > 0 && cols < width && o + 1 < len) {
+	while (pad && width > 0 && cols < width && o + 1 < len) {
 		buf[o++] = ' ';
 		cols++;
 	}
@@ -331,9 +333,19 @@ const char *tui_sanitize_cell(char *buf, size_t len, const char *s, size_t width
 	return buf;
 }
 
+const char *tui_sanitize_cell(char *buf, size_t len, const char *s, size_t width)
+{
+	return sanitize_width(buf, len, s, width, true);
+}
+
+const char *tui_sanitize_cut(char *buf, size_t len, const char *s, size_t width)
+{
+	return sanitize_width(buf, len, s, width, false);
+}
+
 const char *tui_sanitize(char *buf, size_t len, const char *s)
 {
-	return tui_sanitize_cell(buf, len, s, 0);
+	return sanitize_width(buf, len, s, 0, false);
 }
 
 void tui_fputs_safe(const char *s, FILE *f)

@@ -63,6 +63,12 @@ size_t tui_text_width(const char *s);
  * any name whole. Returns BUF. */
 const char *tui_sanitize_cell(char *buf, size_t len, const char *s, size_t width);
 
+/* tui_sanitize_cell() without the padding: at most WIDTH columns of S (0:
+ * no cut), for a name inside a sentence ("library 7 \"...\" closed to
+ * writers") where printf's "%.60s" would cut bytes, not characters.
+ * Returns BUF. */
+const char *tui_sanitize_cut(char *buf, size_t len, const char *s, size_t width);
+
 /* Writes S sanitized to F. */
 void tui_fputs_safe(const char *s, FILE *f);
 

@@ -14,6 +14,11 @@
 # job's text output may show a prefix of the name, which must still be cut
 # on a character boundary. Set to 0 with that change (H-12's report).
 JOB_TARGET_NAME_PENDING=1
+# The console's panels (H-11's files) cut names with printf's "%-*.*s" and
+# "%.60s", which count bytes: a name cut inside a character shows as '?'.
+# Until they use tui_sanitize_cell/tui_sanitize_cut (H-12's report), a '?'
+# in a console name is a NOTE; set to 0 with that change.
+CONSOLE_NAMES_PENDING=1
 
 db_fresh cleanup_lab_t_cli_names_utf8
 sql "SELECT cleanup.seed_demo(7, 1, 3)" >/dev/null
@@ -194,6 +199,33 @@ run --json locks
 expect 0
 echo "$OUT" >"$TMPD/locks.json"
 check_json "$TMPD/locks.json" "$CURRENT --json"
+
+# The console (read-only, in tmux on a private socket, a UTF-8 locale):
+# every screen line is valid UTF-8, and names show no '?' (none of the
+# names has one). Waits poll the screen for a name: observing, not sleeping.
+if command -v tmux >/dev/null 2>&1; then
+	CURRENT="console --readonly with names at the limit"
+	TS="cleanupctl-names-$$"
+	timeout 10 tmux -L "$TS" -f /dev/null new-session -d -x 120 -y 40 \
+		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 $(printf '%q ' "$CLEANUPCTL" --db "$DB" console --readonly); sleep 60"
+	for ((i = 0; i < 200; i++)); do
+		timeout 5 tmux -L "$TS" capture-pane -p >"$TMPD/screen.txt" 2>/dev/null
+		grep -q '─ log' "$TMPD/screen.txt" && grep -q '€€' "$TMPD/screen.txt" && break
+		sleep 0.05
+	done
+	timeout 5 tmux -L "$TS" kill-server 2>/dev/null
+	((i < 200)) || fail "$CURRENT: the dashboard did not show the names: $(head -5 "$TMPD/screen.txt")"
+	check_text "$TMPD/screen.txt" "$CURRENT"
+	if grep -E '[éÅΩ€日]\?|🎬\?' "$TMPD/screen.txt" >"$TMPD/screen.bad"; then
+		if [ "$CONSOLE_NAMES_PENDING" = 1 ]; then
+			echo "NOTE: $CURRENT: $(wc -l <"$TMPD/screen.bad") screen lines show a name cut inside a character ('?'): the panels' byte-counted cuts"
+		else
+			fail "$CURRENT: names cut inside a character: $(cat "$TMPD/screen.bad")"
+		fi
+	fi
+else
+	echo "NOTE: tmux is not installed: the console part is skipped"
+fi
 
 # Identifiers are names too: a table whose quoted name is 63 bytes of
 # three-byte characters (PostgreSQL cuts it on a character boundary),

@@ -105,6 +105,18 @@ static void test_combining_marks_stay_with_their_base(void **state)
 	assert_string_equal(tui_sanitize_cell(buf, sizeof buf, "a日\xcc\x81", 2), "a ");
 }
 
+/* tui_sanitize_cut: the same cut, no padding. */
+static void test_cut_without_padding(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(tui_sanitize_cut(buf, sizeof buf, "日本語", 5), "日本");
+	assert_string_equal(tui_sanitize_cut(buf, sizeof buf, "ab", 5), "ab");
+	assert_string_equal(tui_sanitize_cut(buf, sizeof buf, "e\xcc\x81x", 1), "e\xcc\x81");
+	assert_string_equal(tui_sanitize_cut(buf, sizeof buf, "a\x1b", 0), "a?");
+}
+
 /* Names at the schema's limit: 200 characters of 2, 3 and 4 bytes, wide
  * and with combining marks. A cell of any width is valid UTF-8 with the
  * cell's width; a whole copy (width 0) into CLEANUP_NAME_SIZE keeps every
@@ -185,6 +197,7 @@ int main(void)
 	    cmocka_unit_test(test_text_width),
 	    cmocka_unit_test(test_cells_of_wide_characters_fill_exact_columns),
 	    cmocka_unit_test(test_combining_marks_stay_with_their_base),
+	    cmocka_unit_test(test_cut_without_padding),
 	    cmocka_unit_test(test_names_at_the_limit),
 	    cmocka_unit_test(test_text_copy_cuts_at_character_boundaries),
 	    cmocka_unit_test(test_error_messages_cut_at_character_boundaries),
