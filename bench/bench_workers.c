@@ -7,7 +7,9 @@
  * pg_stat_activity: how many ran at once and how often one waited for a
  * heavyweight lock (a shared hot row would show as lock waits). After the
  * 4-runner round, the row updates per engine table (pg_stat_user_tables)
- * show whether the rows the steps update are per job.
+ * show whether the rows the steps update are per job. An A/B round runs
+ * the 4 runners once more with the jobs' per-row NOTIFY trigger disabled
+ * on the copy, to price the NOTIFY queue lock the sampling finds.
  *
  *   bench_workers --db CONNINFO [--items N (100000)] [--rounds N (3)] [--quick]
  *
@@ -98,14 +100,19 @@ static void build(const opts *o)
 	cleanup_engine_close(e);
 }
 
-/* A fresh copy of the template as DB_RUN, checkpointed. */
-static void fresh_copy(const opts *o)
+/* A fresh copy of the template as DB_RUN, checkpointed; with NO_NOTIFY
+ * the jobs' per-row NOTIFY trigger disabled (the A/B measurement). */
+static void fresh_copy(const opts *o, bool no_notify)
 {
 	PGconn *c;
 
 	bench_admin(o->db, "db_drop", DB_RUN, NULL);
 	bench_admin(o->db, "db_copy", DB_RUN, DB_TPL);
 	c = bench_open(o->db, DB_RUN, "bench:checkpoint");
+	if (no_notify) {
+		PQclear(bench_run(c, "worker_notify_off", 0, NULL));
+		PQclear(bench_run(c, "worker_contract_record", 0, NULL));
+	}
 	PQclear(bench_run(c, "checkpoint", 0, NULL));
 	PQfinish(c);
 }
@@ -248,8 +255,8 @@ static double loadavg1(void)
 int main(int argc, char **argv)
 {
 	opts o = {NULL, 100000, 3, false};
-	round_result last[N_COUNTS];
-	double *walls[N_COUNTS], med[N_COUNTS], load0, load1;
+	round_result last[N_COUNTS], ab;
+	double *walls[N_COUNTS], med[N_COUNTS], *ab_walls, ab_med, load0, load1;
 	int i, j, k, round;
 
 	bench_name = "bench_workers";
@@ -290,7 +297,7 @@ int main(int argc, char **argv)
 		 * that a drift of the machine's load does not favour one. */
 		for (i = 0; i < N_COUNTS; i++) {
 			k = round % 2 == 0 ? i : N_COUNTS - 1 - i;
-			fresh_copy(&o);
+			fresh_copy(&o, false);
 			run_worker(&last[k], &o, runner_counts[k]);
 			walls[k][round] = last[k].wall_s;
 			bench_note("round %d, %d runner%s: %.2f s wall, %.2f s server CPU, at most %d runners at once, lock "
@@ -303,6 +310,22 @@ int main(int argc, char **argv)
 				print_table_stats(&o);
 		}
 	}
+	/* A/B: 4 runners without the jobs' per-row NOTIFY, the shared lock
+	 * the sampling finds in the step path (docs/benchmarks-workers.md). */
+	if (!(ab_walls = calloc((size_t)o.rounds, sizeof *ab_walls)))
+		bench_fatal("out of memory");
+	for (round = 0; round < o.rounds; round++) {
+		fresh_copy(&o, true);
+		run_worker(&ab, &o, 4);
+		ab_walls[round] = ab.wall_s;
+		bench_note("round %d, 4 runners, jobs_notify disabled (A/B): %.2f s wall, %.2f s server CPU, lock waits in "
+		           "%ld of %ld samples",
+		           round + 1, ab.wall_s, ab.server_cpu_s, ab.lock_wait_samples, ab.samples);
+		for (j = 0; j < ab.nkinds; j++)
+			bench_note("  waiting for %s: %ld backend-samples", ab.wait_kind[j], ab.wait_count[j]);
+	}
+	ab_med = bench_quantile(ab_walls, (size_t)o.rounds, 0.5);
+	free(ab_walls);
 	load1 = loadavg1();
 	for (k = 0; k < N_COUNTS; k++)
 		med[k] = bench_quantile(walls[k], (size_t)o.rounds, 0.5);
@@ -317,6 +340,9 @@ int main(int argc, char **argv)
 		printf("  %-8d %9.2f %8.2fx %11.0f %12.2f %8ld/%-5ld\n", runner_counts[k], med[k],
 		       med[k] > 0 ? med[0] / med[k] : 0, med[k] > 0 ? (double)(N_JOBS * o.items) / med[k] : 0,
 		       last[k].server_cpu_s, last[k].lock_wait_samples, last[k].samples);
+	printf("  %-8s %9.2f %8.2fx %11.0f %12.2f %8ld/%-5ld   A/B: 4 runners with jobs_notify disabled\n", "4 (A/B)",
+	       ab_med, ab_med > 0 ? med[0] / ab_med : 0, ab_med > 0 ? (double)(N_JOBS * o.items) / ab_med : 0,
+	       ab.server_cpu_s, ab.lock_wait_samples, ab.samples);
 	printf("  target: 4 runners >= 1.8x of 1: %s (%.2fx)\n", med[2] > 0 && med[0] / med[2] >= 1.8 ? "met" : "NOT met",
 	       med[2] > 0 ? med[0] / med[2] : 0);
 	bench_admin(o.db, "db_drop", DB_RUN, NULL);
