@@ -21,6 +21,16 @@ typedef struct secret_span {
 	size_t off, len;
 } secret_span;
 
+/* Stores span OFF, LEN of a string of TOTAL bytes as SP[*N]. The last slot
+ * runs to the end of the string, so that secrets past MAX_SECRETS are
+ * masked too; returns false when the scan must stop there. */
+static bool add_span(secret_span *sp, size_t *n, size_t off, size_t len, size_t total)
+{
+	sp[*n].off = off;
+	sp[*n].len = *n == MAX_SECRETS - 1 ? total - off : len;
+	return ++*n < MAX_SECRETS;
+}
+
 static bool is_secret_key(const char *key, size_t n)
 {
 	return (n == 8 && strncmp(key, "password", 8) == 0) || (n == 11 && strncmp(key, "sslpassword", 11) == 0);
@@ -71,10 +81,8 @@ static size_t uri_secrets(secret_span *sp, const char *s)
 	if (s[at] == '@') {
 		for (i = pre; i < at && s[i] != ':'; i++)
 			;
-		if (i < at && n < MAX_SECRETS) {
-			sp[n].off = i + 1;
-			sp[n++].len = at - i - 1;
-		}
+		if (i < at)
+			add_span(sp, &n, i + 1, at - i - 1, strlen(s));
 	}
 	q = strchr(s + (s[at] == '@' ? at + 1 : pre), '?');
 	while (q && n < MAX_SECRETS) {
@@ -84,10 +92,9 @@ static size_t uri_secrets(secret_span *sp, const char *s)
 		eq = memchr(k, '=', (size_t)(end - k));
 		if (eq && (size_t)(eq - k) < sizeof key) {
 			percent_decode(key, k, (size_t)(eq - k));
-			if (is_secret_key(key, strlen(key))) {
-				sp[n].off = (size_t)(eq + 1 - s);
-				sp[n++].len = (size_t)(end - eq - 1);
-			}
+			if (is_secret_key(key, strlen(key)) &&
+			    !add_span(sp, &n, (size_t)(eq + 1 - s), (size_t)(end - eq - 1), strlen(s)))
+				break;
 		}
 		q = *end ? end : NULL;
 	}
@@ -119,10 +126,8 @@ static size_t kv_secrets(secret_span *sp, const char *s)
 		if (i >= len || s[i] != '=') {
 			/* libpq's message quotes the key only; what follows it
 			 * could be a password, so it is masked. */
-			if (i < len) {
-				sp[n].off = i;
-				sp[n++].len = len - i;
-			}
+			if (i < len)
+				add_span(sp, &n, i, len - i, len);
 			break;
 		}
 		i++;
@@ -140,10 +145,8 @@ static size_t kv_secrets(secret_span *sp, const char *s)
 				if (s[i] == '\\' && i + 1 < len)
 					i++;
 		}
-		if (is_secret_key(s + k, kend - k)) {
-			sp[n].off = v;
-			sp[n++].len = i - v;
-		}
+		if (is_secret_key(s + k, kend - k) && !add_span(sp, &n, v, i - v, len))
+			break;
 	}
 	return n;
 }

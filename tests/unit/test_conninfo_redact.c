@@ -50,6 +50,26 @@ static void test_uri_passwords_are_masked(void **state)
 	check("postgresql://h/db", "postgresql://h/db");
 }
 
+/* More secrets than the scanner keeps spans for: the rest of the string
+ * is masked from the last one on, never shown. */
+static void test_many_secrets_are_all_masked(void **state)
+{
+	char in[1024] = "host=h", out[1024];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 12; i++)
+		snprintf(in + strlen(in), sizeof in - strlen(in), " password=secret%d", i);
+	cleanup_conninfo_redact(out, sizeof out, in);
+	assert_null(strstr(out, "secret"));
+	assert_non_null(strstr(out, "host=h password=***"));
+	snprintf(in, sizeof in, "postgresql://u:secret@h/db?");
+	for (i = 0; i < 12; i++)
+		snprintf(in + strlen(in), sizeof in - strlen(in), "password=secret%d&", i);
+	cleanup_conninfo_redact(out, sizeof out, in);
+	assert_null(strstr(out, "secret"));
+}
+
 static void test_bare_names_and_nothing(void **state)
 {
 	char buf[8];
@@ -113,6 +133,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_key_value_passwords_are_masked),
 	    cmocka_unit_test(test_uri_passwords_are_masked),
+	    cmocka_unit_test(test_many_secrets_are_all_masked),
 	    cmocka_unit_test(test_bare_names_and_nothing),
 	    cmocka_unit_test(test_unparsable_strings_hide_what_follows),
 	    cmocka_unit_test(test_libpq_messages_are_scrubbed),
