@@ -226,6 +226,12 @@ static void run_writers(wcase *c, const opts *o, const int64_t *unwatched, const
 	int i;
 
 	memset(w, 0, sizeof w);
+	/* bench_sql()'s cache is not thread-safe: load what the writers run
+	 * before they start; they only look it up. */
+	bench_sql("cc_settings");
+	bench_sql("cc_gateway");
+	bench_sql("cc_declare");
+	bench_sql("cc_plain_insert");
 	pthread_barrier_init(&start, NULL, (unsigned)c->threads);
 	for (i = 0; i < c->threads; i++) {
 		w[i].o = o;
