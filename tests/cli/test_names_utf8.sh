@@ -174,8 +174,24 @@ run job show "$(sql "SELECT min(id) FROM cleanup.jobs")"
 echo "$OUT" >"$TMPD/step.txt"
 check_text "$TMPD/step.txt" "$CURRENT"
 
+CURRENT="job run --json (a removal to the end: the parent delete names the library)"
+J2=$(sql "SELECT id FROM cleanup.jobs WHERE library_id = 2")
+run --json job run "$J2"
+expect 0
+echo "$OUT" >"$TMPD/run.json"
+check_json "$TMPD/run.json" "$CURRENT"
+run job show "$J2"
+echo "$OUT" >"$TMPD/run.txt"
+check_text "$TMPD/run.txt" "$CURRENT (job show after)"
+
+CURRENT="status --watch --count 1 --json"
+run --json status --watch 0.1 --count 1
+expect 0
+echo "$OUT" >"$TMPD/watch.json"
+check_json "$TMPD/watch.json" "$CURRENT"
+
 CURRENT="an error that names a library: a second job on its server"
-run --json job create prune --library 2
+run --json job create prune --library 3
 expect 4
 echo "$OUT" >"$TMPD/err.json"
 check_json "$TMPD/err.json" "$CURRENT"
