@@ -148,6 +148,7 @@ static bool throttle(run_ctx *rc)
 	}
 	if (rc->next_step_at < now)
 		rc->next_step_at = now;
+	rc->next_step_at += 1000.0 / milli; /* the next step starts one interval after this one's slot */
 	while (now < rc->next_step_at && !atomic_load(&rc->a->stop_run)) {
 		double left = rc->next_step_at - now;
 		struct timespec ts = {0, (long)((left < 0.02 ? left : 0.02) * 1e9)};
@@ -158,8 +159,6 @@ static bool throttle(run_ctx *rc)
 		if (milli <= 0)
 			break; /* lifted */
 	}
-	if (milli > 0)
-		rc->next_step_at += 1000.0 / milli;
 	return !atomic_load(&rc->a->stop_run);
 }
 

@@ -8,7 +8,7 @@
  *
  * `cleanupctl demo kill-runner` (issue 11, item 14: a recovery an operator
  * follows from the console alone) also starts a runner of the demo job,
- * `cleanupctl job run JOB --max-rate 2`, and opens the console throttled
+ * `cleanupctl job run JOB --max-rate 1`, and opens the console throttled
  * to the same rate, with the scenario narrated in the log panel: kill the
  * runner (K), see NO RUNNER with the library still closed to writers,
  * resume (r), see the gap and the counters add up. The console narrates
@@ -64,13 +64,15 @@ static int64_t pick_library(const cleanup_server_row *sv, size_t ns, const clean
 	return -1;
 }
 
-/* Creates the demo job on LIBRARY: a manifest of the first three quarters
- * of the seeded external IDs (ext-<library>-<n>), sealed with its count. */
-static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int64_t items, cleanup_error *err)
+/* Creates the demo job on LIBRARY: a manifest of the first KEEP_QUARTERS
+ * quarters of the seeded external IDs (ext-<library>-<n>), sealed with its
+ * count. */
+static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int64_t items, int keep_quarters,
+                      cleanup_error *err)
 {
 	char *batch[CLEANUP_APPEND_MAX];
 	char bufs[CLEANUP_APPEND_MAX][48];
-	int64_t keep = items * 3 / 4, n, id;
+	int64_t keep = items * keep_quarters / 4, n, id;
 	cleanup_job job;
 	int rc;
 	size_t b = 0;
@@ -236,7 +238,7 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 				demo_server = jobs[i].server_id;
 		demo_job = reuse;
 	} else if (library > 0) {
-		if (create_job(&job, e, library, items, &err) != CLEANUP_OK)
+		if (create_job(&job, e, library, items, scenario ? 1 : 3, &err) != CLEANUP_OK)
 			goto fail;
 		demo_server = job.server_id;
 		demo_job = job.id;
@@ -257,9 +259,9 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	}
 	if (scenario)
 		snprintf(narration, sizeof narration,
-		         "demo kill-runner: job %" PRId64 " is run by `cleanupctl job run %" PRId64 " --max-rate 2`, "
-		         "two steps a second.\n"
-		         "1. Enter opens the job: the runner line names its backend; a step arrives every half second.\n"
+		         "demo kill-runner: job %" PRId64 " is run by `cleanupctl job run %" PRId64 " --max-rate 1`, "
+		         "one step a second.\n"
+		         "1. Enter opens the job: the runner line names its backend; a step arrives every second.\n"
 		         "2. K, then y: the runner's backend is terminated; within a second the job says NO RUNNER.\n"
 		         "   Its library stays closed to writers meanwhile (the locks panel counts their rejections).\n"
 		         "3. r, then the phrase: this console resumes the job (throttled too; :throttle 0 lifts it).\n"
@@ -302,7 +304,7 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		char log[CLEANUP_PATH_MAX + 80];
 
 		snprintf(log, sizeof log, "%s/runner-%" PRId64 ".log", logdir, demo_job);
-		runner = start_runner(ctx->db, demo_job, "2", log);
+		runner = start_runner(ctx->db, demo_job, "1", log);
 		if (runner > 0)
 			fprintf(stderr, "demo: runner of job %" PRId64 " (pid %d, log %s)\n", demo_job, (int)runner, log);
 	}
@@ -313,7 +315,7 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		o.conninfo = ctx->db;
 		o.dbname = dbname;
 		if (scenario) {
-			o.max_rate = 2;
+			o.max_rate = 1;
 			o.narrate = narration;
 			o.narrate_job = demo_job;
 		}

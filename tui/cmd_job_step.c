@@ -385,6 +385,7 @@ static bool throttle(run_view *v, volatile sig_atomic_t *interrupt)
 		return true;
 	if (v->next_step_at < now)
 		v->next_step_at = now;
+	v->next_step_at += 1.0 / v->max_rate; /* the next step starts one interval after this one's slot */
 	while (now < v->next_step_at) {
 		double left = v->next_step_at - now;
 		struct timespec ts = {0, (long)((left < 0.05 ? left : 0.05) * 1e9)};
@@ -394,7 +395,6 @@ static bool throttle(run_view *v, volatile sig_atomic_t *interrupt)
 		nanosleep(&ts, NULL);
 		now = mono_s();
 	}
-	v->next_step_at += 1.0 / v->max_rate;
 	return true;
 }
 

@@ -534,10 +534,10 @@ static void narrate(console *c)
 	}
 	if (c->narr_phase[0] && strcmp(c->narr_phase, v->job.phase) != 0 && strcmp(v->job.phase, "completed") == 0) {
 		snprintf(text, sizeof text,
-		         "demo: job %" PRId64 " completed at step %d: deleted %" PRId64 ", kept %" PRId64 " (the manifest's "
-		         "%" PRId64 "), moved %" PRId64 ", absent %" PRId64 ": every item of the library counted once.",
-		         v->job.id, v->job.step_no, v->job.deleted, v->job.kept, v->job.manifest_count, v->job.moved,
-		         v->job.absent);
+		         "demo: job %" PRId64 " completed at step %d: deleted %" PRId64 ", kept %" PRId64 ", moved %" PRId64
+		         ", absent %" PRId64 ": %" PRId64 " examined, each once, of %" PRId64 " in scope at sealing",
+		         v->job.id, v->job.step_no, v->job.deleted, v->job.kept, v->job.moved, v->job.absent, v->job.examined,
+		         v->job.total_estimate);
 		console_note_add(c, ROLE_OK, text);
 	}
 	c->narr_runner = v->runner_pid;
