@@ -3,7 +3,10 @@
  *
  *  - `cleanupctl job append JOB` with the IDs on stdin: the real command, as
  *    an operator's collector runs it (calls of at most 128 validated IDs,
- *    each its own transaction, C1);
+ *    each its own transaction, C1; a run of 16 calls shares one WAL flush,
+ *    its barrier, before anything is reported);
+ *  - the same with CLEANUP_APPEND_FLUSH=call: every call waits for its own
+ *    WAL flush (the command before the barrier);
  *  - the same with the session's synchronous_commit = off (PGOPTIONS): the
  *    part of the time that is the calls' own WAL flushes;
  *  - COPY of the same IDs, in the same order, into a table keyed like the
@@ -67,6 +70,22 @@ static const char *write_ids(long n, char **blob, size_t *bloblen)
 	return path;
 }
 
+/* The 1, 5 and 15 minute load averages (/proc/loadavg), static. */
+static const char *loadavg(void)
+{
+	static char buf[64];
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a = 0, b = 0, c = 0;
+
+	if (!f || fscanf(f, "%lf %lf %lf", &a, &b, &c) != 3)
+		snprintf(buf, sizeof buf, "unknown");
+	else
+		snprintf(buf, sizeof buf, "%.2f, %.2f, %.2f", a, b, c);
+	if (f)
+		fclose(f);
+	return buf;
+}
+
 /* The binary timed (--cleanupctl; default the one built beside this). */
 static const char *cleanupctl = BENCH_CLEANUPCTL;
 
@@ -75,9 +94,10 @@ static double last_cpu;
 
 /* Runs CLEANUPCTL --quiet --db CI ARGS... (no shell) with stdin from IN
  * (NULL: /dev/null) and stdout discarded, PGOPTIONS set to PGOPT when not
- * NULL; ends the program unless it exits 0. */
-static void run_cli(const char *ci, const char *in, const char *pgopt, const char *a1, const char *a2,
-                    const char *a3)
+ * NULL, CLEANUP_APPEND_FLUSH=call when EACH; ends the program unless it
+ * exits 0. */
+static void run_cli_env(const char *ci, const char *in, const char *pgopt, bool each, const char *a1,
+                        const char *a2, const char *a3)
 {
 	pid_t pid = fork();
 	int st;
@@ -93,6 +113,10 @@ static void run_cli(const char *ci, const char *in, const char *pgopt, const cha
 			setenv("PGOPTIONS", pgopt, 1);
 		else
 			unsetenv("PGOPTIONS");
+		if (each)
+			setenv("CLEANUP_APPEND_FLUSH", "call", 1);
+		else
+			unsetenv("CLEANUP_APPEND_FLUSH");
 		execl(cleanupctl, "cleanupctl", "--quiet", "--db", ci, a1, a2, a3, (char *)NULL);
 		_exit(127);
 	}
@@ -102,16 +126,24 @@ static void run_cli(const char *ci, const char *in, const char *pgopt, const cha
 		bench_fatal("%s %s %s %s failed (status %d)", cleanupctl, a1, a2 ? a2 : "", a3 ? a3 : "", st);
 }
 
-/* `cleanupctl job append JOB < PATH`, with PGOPTIONS PGOPT when not NULL;
- * returns its wall time in seconds and leaves the server's CPU seconds in
- * last_cpu. C is a connection to the same server, for the CPU reading. */
-static double run_append(PGconn *c, const char *ci, int64_t job, const char *path, const char *pgopt)
+/* run_cli_env without CLEANUP_APPEND_FLUSH. */
+static void run_cli(const char *ci, const char *in, const char *pgopt, const char *a1, const char *a2,
+                    const char *a3)
+{
+	run_cli_env(ci, in, pgopt, false, a1, a2, a3);
+}
+
+/* `cleanupctl job append JOB < PATH`, with PGOPTIONS PGOPT when not NULL
+ * and CLEANUP_APPEND_FLUSH=call when EACH; returns its wall time in
+ * seconds and leaves the server's CPU seconds in last_cpu. C is a
+ * connection to the same server, for the CPU reading. */
+static double run_append(PGconn *c, const char *ci, int64_t job, const char *path, const char *pgopt, bool each)
 {
 	double cpu0 = bench_server_cpu(c), t0 = bench_now();
 	char jbuf[24];
 
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
-	run_cli(ci, path, pgopt, "job", "append", jbuf);
+	run_cli_env(ci, path, pgopt, each, "job", "append", jbuf);
 	t0 = bench_now() - t0;
 	last_cpu = bench_server_cpu(c) - cpu0;
 	return t0;
@@ -189,10 +221,10 @@ static void check_manifest(PGconn *c, int64_t job, long n)
 int main(int argc, char **argv)
 {
 	opts o = {NULL, 200000, 3, false};
-	char ci[4096], *blob = NULL;
+	char ci[4096], *blob = NULL, load0[64];
 	size_t bloblen = 0;
 	const char *path;
-	double *t_cli, *t_async, *t_copy, *ratio, *ratio_async, *c_cli, *c_async, *c_copy;
+	double *t_cli, *t_each, *t_async, *t_copy, *ratio, *ratio_each, *ratio_async, *c_cli, *c_each, *c_async, *c_copy;
 	cleanup_seed_spec spec = {1, 1, 10, 0};
 	cleanup_seed_result sr;
 	cleanup_engine *e = NULL;
@@ -236,62 +268,83 @@ int main(int argc, char **argv)
 	path = write_ids(o.ids, &blob, &bloblen);
 
 	t_cli = calloc((size_t)o.rounds, sizeof(double));
+	t_each = calloc((size_t)o.rounds, sizeof(double));
 	t_async = calloc((size_t)o.rounds, sizeof(double));
 	t_copy = calloc((size_t)o.rounds, sizeof(double));
 	ratio = calloc((size_t)o.rounds, sizeof(double));
+	ratio_each = calloc((size_t)o.rounds, sizeof(double));
 	ratio_async = calloc((size_t)o.rounds, sizeof(double));
 	c_cli = calloc((size_t)o.rounds, sizeof(double));
+	c_each = calloc((size_t)o.rounds, sizeof(double));
 	c_async = calloc((size_t)o.rounds, sizeof(double));
 	c_copy = calloc((size_t)o.rounds, sizeof(double));
-	if (!t_cli || !t_async || !t_copy || !ratio || !ratio_async || !c_cli || !c_async || !c_copy)
+	if (!t_cli || !t_each || !t_async || !t_copy || !ratio || !ratio_each || !ratio_async || !c_cli || !c_each ||
+	    !c_async || !c_copy)
 		bench_fatal("out of memory");
+	snprintf(load0, sizeof load0, "%s", loadavg());
 	for (round = 0; round < o.rounds; round++) {
-		/* Alternate the order: COPY first in even rounds. */
-		if (round % 2 == 0) {
-			t_copy[round] = run_copy(c, blob, bloblen, o.ids);
-			c_copy[round] = last_cpu;
+		/* COPY before and after the three appends (their mean is the
+		 * round's COPY: the load of this shared machine drifts within a
+		 * round); the appends' order turns from round to round. */
+		double copy1 = run_copy(c, blob, bloblen, o.ids), cpu1 = last_cpu, copy2;
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			int v = (k + round) % 3;
+
+			job = new_job(e, c, lib, job);
+			if (v == 0) {
+				t_cli[round] = run_append(c, ci, job, path, NULL, false);
+				c_cli[round] = last_cpu;
+			} else if (v == 1) {
+				t_each[round] = run_append(c, ci, job, path, NULL, true);
+				c_each[round] = last_cpu;
+			} else {
+				t_async[round] = run_append(c, ci, job, path, "-c synchronous_commit=off", false);
+				c_async[round] = last_cpu;
+			}
+			check_manifest(c, job, o.ids);
 		}
-		job = new_job(e, c, lib, job);
-		t_cli[round] = run_append(c, ci, job, path, NULL);
-		c_cli[round] = last_cpu;
-		check_manifest(c, job, o.ids);
-		job = new_job(e, c, lib, job);
-		t_async[round] = run_append(c, ci, job, path, "-c synchronous_commit=off");
-		c_async[round] = last_cpu;
-		check_manifest(c, job, o.ids);
-		if (round % 2 == 1) {
-			t_copy[round] = run_copy(c, blob, bloblen, o.ids);
-			c_copy[round] = last_cpu;
-		}
+		copy2 = run_copy(c, blob, bloblen, o.ids);
+		t_copy[round] = (copy1 + copy2) / 2;
+		c_copy[round] = (cpu1 + last_cpu) / 2;
 		ratio[round] = t_cli[round] / t_copy[round];
+		ratio_each[round] = t_each[round] / t_copy[round];
 		ratio_async[round] = t_async[round] / t_copy[round];
-		bench_note("round %d: job append %.2f s, with synchronous_commit off %.2f s, COPY %.2f s: %.2fx, %.2fx; "
-		           "server CPU %.2f / %.2f / %.2f s",
-		           round + 1, t_cli[round], t_async[round], t_copy[round], ratio[round], ratio_async[round],
-		           c_cli[round], c_async[round], c_copy[round]);
+		bench_note("round %d: job append %.2f s, every call flushed %.2f s, synchronous_commit off %.2f s, COPY "
+		           "%.2f s (%.2f, %.2f): %.2fx, %.2fx, %.2fx; server CPU %.2f / %.2f / %.2f / %.2f s",
+		           round + 1, t_cli[round], t_each[round], t_async[round], t_copy[round], copy1, copy2, ratio[round],
+		           ratio_each[round], ratio_async[round], c_cli[round], c_each[round], c_async[round], c_copy[round]);
 	}
 
 	printf("binary: %s\n", cleanupctl);
 	printf("Manifest loading: %ld IDs (unordered, 20 bytes each), %ld calls of at most %d; %d round%s, medians\n",
 	       o.ids, (o.ids + CLEANUP_APPEND_MAX - 1) / CLEANUP_APPEND_MAX, CLEANUP_APPEND_MAX, o.rounds,
 	       o.rounds == 1 ? "" : "s");
+	printf("  load average: %s at the start, %s at the end\n", load0, loadavg());
 	printf("  COPY into a keyed table (job_id, external_id), one transaction: %.2f s\n",
 	       bench_quantile(t_copy, (size_t)o.rounds, 0.5));
 	printf("  cleanupctl job append JOB < ids (the command as it is):        %.2f s  ratio %.2fx\n",
 	       bench_quantile(t_cli, (size_t)o.rounds, 0.5), bench_quantile(ratio, (size_t)o.rounds, 0.5));
+	printf("  the same, every call its own WAL flush (CLEANUP_APPEND_FLUSH=call): %.2f s  ratio %.2fx\n",
+	       bench_quantile(t_each, (size_t)o.rounds, 0.5), bench_quantile(ratio_each, (size_t)o.rounds, 0.5));
 	printf("  the same, session synchronous_commit = off (PGOPTIONS):          %.2f s  ratio %.2fx\n",
 	       bench_quantile(t_async, (size_t)o.rounds, 0.5), bench_quantile(ratio_async, (size_t)o.rounds, 0.5));
-	printf("  server CPU (postmaster and its processes, all of them): job append %.2f s, synchronous_commit off "
-	       "%.2f s, COPY %.2f s\n",
-	       bench_quantile(c_cli, (size_t)o.rounds, 0.5), bench_quantile(c_async, (size_t)o.rounds, 0.5),
-	       bench_quantile(c_copy, (size_t)o.rounds, 0.5));
-	printf("  per call: %.3f ms (job append), %.3f ms (synchronous_commit off)\n",
+	printf("  server CPU (postmaster and its processes, all of them): job append %.2f s, every call flushed %.2f s, "
+	       "synchronous_commit off %.2f s, COPY %.2f s\n",
+	       bench_quantile(c_cli, (size_t)o.rounds, 0.5), bench_quantile(c_each, (size_t)o.rounds, 0.5),
+	       bench_quantile(c_async, (size_t)o.rounds, 0.5), bench_quantile(c_copy, (size_t)o.rounds, 0.5));
+	printf("  per call: %.3f ms (job append), %.3f ms (every call flushed), %.3f ms (synchronous_commit off)\n",
 	       1000 * bench_quantile(t_cli, (size_t)o.rounds, 0.5) / (double)((o.ids + 127) / 128),
+	       1000 * bench_quantile(t_each, (size_t)o.rounds, 0.5) / (double)((o.ids + 127) / 128),
 	       1000 * bench_quantile(t_async, (size_t)o.rounds, 0.5) / (double)((o.ids + 127) / 128));
 
 	unlink(path);
 	free(blob);
 	free(t_cli);
+	free(t_each);
+	free(ratio_each);
+	free(c_each);
 	free(t_async);
 	free(t_copy);
 	free(ratio);

@@ -19,11 +19,13 @@
  * All but fresh are vacuumed and analyzed after loading. Each shape: a
  * template database, then per round a fresh copy for one DELETE ... WHERE
  * NOT EXISTS (manifest) of the same rows and a fresh copy for the bounded
- * prune (cleanup_job_run, steps committed asynchronously as `job run` does),
- * in alternating order. Reported: steps, step duration inside the server
+ * prune (cleanup_job_run, steps committed asynchronously as `job run` does)
+ * and the same prune with every step committed synchronously, in
+ * alternating order. Reported: steps, step duration inside the server
  * p50/p99/max (drain and pass steps; final-check pages apart), the prune's
- * wall time, the DELETE's, their ratio, and each shape's p99 against the
- * favourable one's. Each run is checked exact. */
+ * wall time, the DELETE's, their ratio, the synchronous prune's ratio,
+ * and each shape's p99 against the favourable one's; the load average
+ * at the start and the end (the machine is shared). Each run is checked exact. */
 #include <pthread.h>
 #include "bench_common.h"
 #include "cleanup/install.h"
@@ -70,6 +72,7 @@ typedef struct result {
 	bool ran;
 	int64_t total_items, manifest, deleted, locked;
 	double prune_s, delete_s, ratio;
+	double sync_s, sync_ratio; /* the same prune with every step committed synchronously */
 	int steps, pass_steps, pages;
 	double p50, p99, max, page_max;
 	bool exact;
@@ -232,8 +235,9 @@ static bool on_step(const cleanup_run_progress *pr, void *arg)
 	return true;
 }
 
-/* The bounded prune of a fresh copy; fills R. */
-static void run_prune(result *r, const opts *o, const shape *s, const built *b)
+/* The bounded prune of a fresh copy, its steps committed as COMMIT_MODE
+ * (CLEANUP_STEP_COMMIT_ASYNC as `job run` runs them, or _SYNC); fills R. */
+static void run_prune(result *r, const opts *o, const shape *s, const built *b, int commit_mode)
 {
 	char x[3][24];
 	const char *p[3];
@@ -257,7 +261,7 @@ static void run_prune(result *r, const opts *o, const shape *s, const built *b)
 		r->locked = bench_int(w.c, "shape_lock_rows", 2, p);
 	}
 	memset(&ro, 0, sizeof ro);
-	ro.step_commit = CLEANUP_STEP_COMMIT_ASYNC;
+	ro.step_commit = commit_mode;
 	ro.callback = on_step;
 	ro.callback_arg = &w;
 	bench_conninfo(ci, sizeof ci, o->db, DB_RUN);
@@ -313,6 +317,22 @@ static void run_prune(result *r, const opts *o, const shape *s, const built *b)
 	free(d);
 }
 
+/* The machine's load average (/proc/loadavg: 1, 5 and 15 minutes) into
+ * BUF, "?" when it cannot be read; returns BUF. */
+static char *load_average(char buf[64])
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a, b, c;
+
+	if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+		snprintf(buf, 64, "%.2f %.2f %.2f", a, b, c);
+	else
+		snprintf(buf, 64, "?");
+	if (f)
+		fclose(f);
+	return buf;
+}
+
 static bool wanted(const opts *o, const char *name)
 {
 	const char *p = o->only;
@@ -336,6 +356,7 @@ int main(int argc, char **argv)
 	opts o = {NULL, 100000, 5000000, 1, NULL, false};
 	result res[N_SHAPES];
 	double fav_p99 = 0;
+	char load_start[64], load_end[64];
 	size_t k;
 	int i;
 
@@ -365,10 +386,11 @@ int main(int argc, char **argv)
 		usage();
 
 	memset(res, 0, sizeof res);
+	load_average(load_start);
 	for (k = 0; k < N_SHAPES; k++) {
 		const shape *s = &shapes[k];
 		built b;
-		double *pr, *de, *ra;
+		double *pr, *de, *ra, *sy, *sr;
 		int round;
 
 		if (!wanted(&o, s->name))
@@ -380,30 +402,42 @@ int main(int argc, char **argv)
 		pr = calloc((size_t)o.rounds, sizeof *pr);
 		de = calloc((size_t)o.rounds, sizeof *de);
 		ra = calloc((size_t)o.rounds, sizeof *ra);
-		if (!pr || !de || !ra)
+		sy = calloc((size_t)o.rounds, sizeof *sy);
+		sr = calloc((size_t)o.rounds, sizeof *sr);
+		if (!pr || !de || !ra || !sy || !sr)
 			bench_fatal("out of memory");
 		res[k].exact = true;
 		for (round = 0; round < o.rounds; round++) {
-			result one;
+			result one, syn;
 			int64_t rows = 0;
 
 			memset(&one, 0, sizeof one);
+			memset(&syn, 0, sizeof syn);
+			/* Alternating order: DELETE, asynchronous, synchronous in even
+			 * rounds, the reverse in odd ones. */
 			if (round % 2 == 0)
 				de[round] = run_delete(&o, &b, &rows);
-			run_prune(&one, &o, s, &b);
+			else
+				run_prune(&syn, &o, s, &b, CLEANUP_STEP_COMMIT_SYNC);
+			run_prune(&one, &o, s, &b, CLEANUP_STEP_COMMIT_ASYNC);
 			if (round % 2 == 1)
 				de[round] = run_delete(&o, &b, &rows);
+			else
+				run_prune(&syn, &o, s, &b, CLEANUP_STEP_COMMIT_SYNC);
 			if (rows != b.unseen)
 				bench_fatal("shape %s: the DELETE removed %" PRId64 " rows, expected %" PRId64, s->name, rows,
 				            b.unseen);
 			pr[round] = one.prune_s;
 			ra[round] = one.prune_s / de[round];
+			sy[round] = syn.prune_s;
+			sr[round] = syn.prune_s / de[round];
 			bench_note("shape %s round %d: prune %.2f s in %d steps (p50 %.2f, p99 %.2f, max %.2f ms), DELETE "
-			           "%.2f s: %.2fx%s",
+			           "%.2f s: %.2fx%s; synchronous steps %.2f s (p50 %.2f ms): %.2fx%s",
 			           s->name, round + 1, one.prune_s, one.steps, one.p50, one.p99, one.max, de[round], ra[round],
-			           one.exact ? "" : " NOT EXACT");
-			/* Step figures of the last round; exactness of every round. */
-			one.exact = one.exact && res[k].exact;
+			           one.exact ? "" : " NOT EXACT", syn.prune_s, syn.p50, sr[round], syn.exact ? "" : " NOT EXACT");
+			/* Step figures of the last round (asynchronous); exactness of
+			 * every round and both runs. */
+			one.exact = one.exact && syn.exact && res[k].exact;
 			res[k] = one;
 		}
 		res[k].ran = true;
@@ -411,6 +445,10 @@ int main(int argc, char **argv)
 		res[k].prune_s = bench_quantile(pr, (size_t)o.rounds, 0.5);
 		res[k].delete_s = bench_quantile(de, (size_t)o.rounds, 0.5);
 		res[k].ratio = bench_quantile(ra, (size_t)o.rounds, 0.5);
+		res[k].sync_s = bench_quantile(sy, (size_t)o.rounds, 0.5);
+		res[k].sync_ratio = bench_quantile(sr, (size_t)o.rounds, 0.5);
+		free(sy);
+		free(sr);
 		free(pr);
 		free(de);
 		free(ra);
@@ -424,18 +462,23 @@ int main(int argc, char **argv)
 	       " items%s; %d round%s (medians of times and ratios; step figures of the last round)\n",
 	       o.items, o.skew_items, o.quick ? " (--quick: scaled down from 5,000,000)" : "", o.rounds,
 	       o.rounds == 1 ? "" : "s");
-	printf("  %-12s %10s %6s %5s %9s %9s %9s %7s %8s %8s %7s %8s %s\n", "shape", "items", "steps", "pass",
-	       "p50 ms", "p99 ms", "max ms", "pages", "prune s", "DELETE s", "ratio", "p99/fav", "exact");
+	printf("  load average: %s at the start, %s at the end (1, 5, 15 minutes)\n", load_start, load_average(load_end));
+	printf("  %-12s %10s %6s %5s %9s %9s %9s %7s %8s %8s %8s %7s %7s %8s %s\n", "shape", "items", "steps", "pass",
+	       "p50 ms", "p99 ms", "max ms", "pages", "prune s", "sync s", "DELETE s", "ratio", "sync", "p99/fav",
+	       "exact");
 	for (k = 0; k < N_SHAPES; k++) {
 		const result *r = &res[k];
 
 		if (!r->ran)
 			continue;
-		printf("  %-12s %10" PRId64 " %6d %5d %9.2f %9.2f %9.2f %7d %8.2f %8.2f %6.2fx %7.2fx %s\n", shapes[k].name,
-		       r->total_items, r->steps, r->pass_steps, r->p50, r->p99, r->max, r->pages, r->prune_s, r->delete_s,
-		       r->ratio, fav_p99 > 0 ? r->p99 / fav_p99 : 0, r->exact ? "yes" : "NO");
+		printf("  %-12s %10" PRId64 " %6d %5d %9.2f %9.2f %9.2f %7d %8.2f %8.2f %8.2f %6.2fx %6.2fx %7.2fx %s\n",
+		       shapes[k].name, r->total_items, r->steps, r->pass_steps, r->p50, r->p99, r->max, r->pages, r->prune_s,
+		       r->sync_s, r->delete_s, r->ratio, r->sync_ratio, fav_p99 > 0 ? r->p99 / fav_p99 : 0,
+		       r->exact ? "yes" : "NO");
 	}
-	printf("  (step durations inside the server, drain and pass steps; final-check pages below)\n");
+	printf("  (ratio: the prune with asynchronous step commits, as `job run` runs it, against the DELETE of the same\n"
+	       "  round; sync: every step committed synchronously; step durations inside the server, of the asynchronous\n"
+	       "  run, drain and pass steps; final-check pages below)\n");
 	for (k = 0; k < N_SHAPES; k++) {
 		if (!res[k].ran)
 			continue;

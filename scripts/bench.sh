@@ -7,6 +7,15 @@
 #   make bench BENCH_ARGS="--rounds 3"                  options of bench_cleanup
 #   make bench BENCH_PROGRAMS=bench_cleanup             run only these programs
 #   BENCH_ARGS_bench_console_refresh="--items2 2000000" make bench
+#   make bench BENCH_QUICK=1                            smaller sizes, one round (bench_shapes
+#                                                       gets --quick; bench_workers and bench_rss
+#                                                       read BENCH_QUICK from the environment)
+#
+# Every bench/*.c is a program of the run (bench/CMakeLists.txt builds each
+# one), in name order: bench_workers (1/2/4 runners of cleanupctl worker,
+# docs/benchmarks-workers.md) and bench_rss (client memory of job run and
+# the console at 1M and 10M items) included. Each program's command line is
+# printed with the load average before it starts.
 #
 # Each program gets --db CONNINFO, then the words of $BENCH_ARGS_<program>
 # ($BENCH_ARGS for bench_cleanup). docs/benchmarks.md records the figures
@@ -51,6 +60,7 @@ for p in $programs; do
 	fi
 	echo
 	echo "command: $build/bench/$p --db \"$conninfo\" $args"
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
 	# shellcheck disable=SC2086
 	"$build/bench/$p" --db "$conninfo" $args || status=$?

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cleanup/audit.h"
 #include "cleanup/engine.h"
@@ -33,6 +34,7 @@ struct tui_actions {
 	bool quit;
 	tui_request req;
 	atomic_bool stop_run;
+	atomic_int max_rate_milli;   /* steps per 1000 s; 0: no throttle */
 	tui_result results[RESULT_QUEUE];
 	int rhead, rcount;
 	bool have_progress;          /* a progress slot overwritten by each step of a run */
@@ -122,7 +124,43 @@ typedef struct run_ctx {
 	int64_t job_id;
 	int64_t deleted;   /* rows this run deleted (its steps', not the job's total) */
 	int64_t settled;   /* rows this run settled (progress.h) */
+	double next_step_at; /* monotonic: when the throttle lets the next step go */
 } run_ctx;
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits until the throttle lets the next step go, in naps of at most 20 ms
+ * so that a stop is seen at once. False when the run was asked to stop. */
+static bool throttle(run_ctx *rc)
+{
+	int milli = atomic_load(&rc->a->max_rate_milli);
+	double now = mono_now();
+
+	if (milli <= 0) {
+		rc->next_step_at = 0;
+		return !atomic_load(&rc->a->stop_run);
+	}
+	if (rc->next_step_at < now)
+		rc->next_step_at = now;
+	rc->next_step_at += 1000.0 / milli; /* the next step starts one interval after this one's slot */
+	while (now < rc->next_step_at && !atomic_load(&rc->a->stop_run)) {
+		double left = rc->next_step_at - now;
+		struct timespec ts = {0, (long)((left < 0.02 ? left : 0.02) * 1e9)};
+
+		nanosleep(&ts, NULL);
+		now = mono_now();
+		milli = atomic_load(&rc->a->max_rate_milli);
+		if (milli <= 0)
+			break; /* lifted */
+	}
+	return !atomic_load(&rc->a->stop_run);
+}
 
 static bool run_progress(const cleanup_run_progress *p, void *arg)
 {
@@ -139,7 +177,13 @@ static bool run_progress(const cleanup_run_progress *p, void *arg)
 		rc->deleted += p->step->deleted;
 		rc->settled += p->step->deleted + p->step->moved + p->step->absent + p->step->kept;
 	}
-	if (p->step)
+	if (p->step && atomic_load(&rc->a->max_rate_milli) > 0)
+		snprintf(r.message, sizeof r.message,
+		         "running job %" PRId64 " throttled to %g steps/s: %d steps, last step %d deleted %d, phase %s (press t "
+		         "to stop)",
+		         rc->job_id, atomic_load(&rc->a->max_rate_milli) / 1000.0, p->steps_done, p->step->step_no,
+		         p->step->deleted, p->job ? p->job->phase : "?");
+	else if (p->step)
 		snprintf(r.message, sizeof r.message,
 		         "running job %" PRId64 ": %d steps, last step %d deleted %d, phase %s (press t to stop)",
 		         rc->job_id, p->steps_done, p->step->step_no, p->step->deleted, p->job ? p->job->phase : "?");
@@ -147,6 +191,8 @@ static bool run_progress(const cleanup_run_progress *p, void *arg)
 		snprintf(r.message, sizeof r.message, "running job %" PRId64 ": busy, retrying (%d busy answers) — %.400s",
 		         rc->job_id, p->busy_retries, p->busy ? p->busy->message : "");
 	post(rc->a, &r);
+	if (p->step && p->job && !cleanup_job_phase_is_final(p->job->phase))
+		return throttle(rc);
 	return !atomic_load(&rc->a->stop_run);
 }
 
@@ -230,7 +276,7 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	case ACT_RUN: {
 		cleanup_run_opts o;
 		cleanup_run_summary s;
-		run_ctx ctx = {a, t->job_id, 0, 0};
+		run_ctx ctx = {a, t->job_id, 0, 0, 0};
 
 		memset(&o, 0, sizeof o);
 		memset(&s, 0, sizeof s);
@@ -241,6 +287,9 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 		 * option of the run, so that it is set again after a reconnect
 		 * (a session setting made here would be lost with the session). */
 		o.step_commit = CLEANUP_STEP_COMMIT_ASYNC;
+		/* A throttled run sends one step at a time: with two in flight
+		 * (pipelining) the step after a pause would go at once. */
+		o.no_pipeline = atomic_load(&a->max_rate_milli) > 0;
 		rc = cleanup_job_run(&s, e, t->job_id, &o, &err);
 		r->steps = s.steps;
 		/* The run's own deletions (issue 11, bug 7), the job's total beside. */
@@ -414,6 +463,7 @@ int actions_start(tui_actions **out, const char *conninfo, int wake_fd, cleanup_
 	}
 	a->wake_fd = wake_fd;
 	atomic_init(&a->stop_run, false);
+	atomic_init(&a->max_rate_milli, 0);
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
 	if (pthread_create(&a->thread, NULL, worker, a) != 0) {
@@ -457,6 +507,16 @@ bool actions_busy(tui_actions *a, tui_action *what, int64_t *job)
 		*job = a->req.target.job_id;
 	pthread_mutex_unlock(&a->mu);
 	return busy;
+}
+
+void actions_set_max_rate(tui_actions *a, double steps_per_s)
+{
+	atomic_store(&a->max_rate_milli, steps_per_s > 0 ? (int)(steps_per_s * 1000.0 + 0.5) : 0);
+}
+
+double actions_max_rate(tui_actions *a)
+{
+	return atomic_load(&a->max_rate_milli) / 1000.0;
 }
 
 void actions_stop_run(tui_actions *a)

@@ -57,6 +57,13 @@ bool actions_busy(tui_actions *a, tui_action *what, int64_t *job);
 /* Asks a run to stop after the step in flight. */
 void actions_stop_run(tui_actions *a);
 
+/* Throttles runs (issue 11, item 14: a demo job an operator can watch):
+ * at most STEPS_PER_S steps a second from the next step on, also for a run
+ * in progress; 0 lifts the throttle. A throttled run sleeps between steps
+ * holding no transaction (t still stops it at once). */
+void actions_set_max_rate(tui_actions *a, double steps_per_s);
+double actions_max_rate(tui_actions *a);
+
 /* Takes the oldest posted result into *OUT; false when there is none. */
 bool actions_poll(tui_actions *a, tui_result *out);
 

@@ -366,7 +366,7 @@ static const char *target_word(const cleanup_job *job)
 
 void cli_print_job_line(FILE *f, const cleanup_job *job)
 {
-	char kind[64], name[512], phase[64];
+	char kind[64], name[CLEANUP_NAME_SIZE], phase[64];
 
 	fprintf(f, "job %" PRId64 ": %s of %s %" PRId64 " (%s), phase %s, step %d\n", job->id,
 	        tui_sanitize(kind, sizeof kind, job->kind), target_word(job),
@@ -377,7 +377,7 @@ void cli_print_job_line(FILE *f, const cleanup_job *job)
 
 void cli_print_job_detail(FILE *f, const cleanup_job *job)
 {
-	char a[32], b[32], t1[64], t2[64], name[512];
+	char a[32], b[32], t1[64], t2[64], name[CLEANUP_NAME_SIZE];
 
 	/* Every text field comes from the database: sanitized (sanitize.h). */
 	fprintf(f, "job %" PRId64 "\n", job->id);

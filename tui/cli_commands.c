@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include "cli.h"
 
+/* cmd_worker.c (declared here: cli.h is shared). */
+extern const cli_command cmd_worker_entry;
+
 const cli_option cli_global_options[] = {
 	{"--db", "CONNINFO", "the database (libpq conninfo or URI); else the libpq environment, else a running "
 	                     "sandbox", NULL},
@@ -72,6 +75,18 @@ static const cli_option writer_options[] = {
 	{NULL, NULL, NULL, NULL},
 };
 
+static const cli_option worker_options[] = {
+	{"--concurrency", "N", "runners, each stepping one job on a connection of its own (1 to 64, default 1)", NULL},
+	{"--server", "ID", "run only the jobs of server ID (repeat for more servers; default every server)", NULL},
+	{"--idle-exit", NULL, "exit when no runnable job is left that no runner holds (exit 1 if a job failed)", NULL},
+	{"--poll", "SECONDS", "how often an idle runner looks for work, 0.1 to 3600 (default 2)", NULL},
+	{"--max-busy", "N", "busy answers in a row before a job is set aside for a while (default 100)", NULL},
+	{"--backoff-max", "MS", "cap of the doubling wait after a busy step (default 1000)", NULL},
+	{"--timeout", "SECONDS", "statement timeout of each step (0: none; default 300)", NULL},
+	{"--synchronous-commit", "on|off", "drain steps wait for their WAL flush (default off, as job run)", "on off"},
+	{NULL, NULL, NULL, NULL},
+};
+
 const cli_command_doc cli_commands[] = {
 	{&cmd_sandbox_entry, sandbox_options, NULL, "start stop status"},
 	{&cmd_install_entry, NULL, NULL, NULL},
@@ -79,6 +94,7 @@ const cli_command_doc cli_commands[] = {
 	{&cmd_status_entry, status_options, NULL, NULL},
 	{&cmd_jobs_entry, jobs_options, NULL, NULL},
 	{&cmd_job_entry, NULL, cmd_job_subcommands, NULL},
+	{&cmd_worker_entry, worker_options, NULL, NULL},
 	{&cmd_locks_entry, NULL, NULL, NULL},
 	{&cmd_deps_entry, deps_options, NULL, NULL},
 	{&cmd_console_entry, console_options, NULL, NULL},

@@ -4,7 +4,15 @@
  * job with a sealed manifest so that there is something to step, start two
  * simulated sync writers, open the console, and stop the writers when it
  * closes. Off a terminal it prints `status` instead and exits 0, so that
- * scripts and CI never hang on it. */
+ * scripts and CI never hang on it.
+ *
+ * `cleanupctl demo kill-runner` (issue 11, item 14: a recovery an operator
+ * follows from the console alone) also starts a runner of the demo job,
+ * `cleanupctl job run JOB --max-rate 1`, and opens the console throttled
+ * to the same rate, with the scenario narrated in the log panel: kill the
+ * runner (K), see NO RUNNER with the library still closed to writers,
+ * resume (r), see the gap and the counters add up. The console narrates
+ * what happens to the job as it happens (console.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -56,13 +64,15 @@ static int64_t pick_library(const cleanup_server_row *sv, size_t ns, const clean
 	return -1;
 }
 
-/* Creates the demo job on LIBRARY: a manifest of the first three quarters
- * of the seeded external IDs (ext-<library>-<n>), sealed with its count. */
-static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int64_t items, cleanup_error *err)
+/* Creates the demo job on LIBRARY: a manifest of the first KEEP_QUARTERS
+ * quarters of the seeded external IDs (ext-<library>-<n>), sealed with its
+ * count. */
+static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int64_t items, int keep_quarters,
+                      cleanup_error *err)
 {
 	char *batch[CLEANUP_APPEND_MAX];
 	char bufs[CLEANUP_APPEND_MAX][48];
-	int64_t keep = items * 3 / 4, n, id;
+	int64_t keep = items * keep_quarters / 4, n, id;
 	cleanup_job job;
 	int rc;
 	size_t b = 0;
@@ -93,6 +103,37 @@ static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int6
 out:
 	cleanup_job_reset(&job);
 	return rc;
+}
+
+/* The scenarios `cleanupctl demo NAME` knows. */
+static const char *const scenarios[] = {"kill-runner"};
+
+/* Starts `cleanupctl --db CONNINFO job run JOB --max-rate RATE --max-busy
+ * 100000` with its output in LOG; it dies with us (PR_SET_PDEATHSIG).
+ * Returns its pid (-1 when fork failed). */
+static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log)
+{
+	char jbuf[24];
+	pid_t pid;
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		int nul = open("/dev/null", O_RDONLY);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		if (nul >= 0)
+			dup2(nul, STDIN_FILENO);
+		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "run", jbuf, "--max-rate", rate, "--max-busy",
+		      "100000", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
 }
 
 /* Starts `cleanupctl --db CONNINFO writer --rate 4 --server S` with its
@@ -135,13 +176,24 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	cleanup_sandbox sb;
 	pid_t writers[DEMO_WRITERS] = {0};
 	char logdir[CLEANUP_PATH_MAX + 8], dbname[128];
-	int64_t library, items = 0, reuse = -1, demo_server = -1;
+	int64_t library, items = 0, reuse = -1, demo_server = -1, demo_job = -1;
 	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	int rc = EXIT_ERROR, nw = 0;
+	const char *scenario = NULL;
+	pid_t runner = -1;
+	char narration[1400] = "";
 
 	memset(&job, 0, sizeof job);
-	if (argc > 1)
-		return cli_usage(ctx, &cmd_demo_entry, "unexpected argument \"%s\"", argv[1]);
+	if (argc > 2)
+		return cli_usage(ctx, &cmd_demo_entry, "unexpected argument \"%s\"", argv[2]);
+	if (argc == 2) {
+		for (i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
+			if (strcmp(argv[1], scenarios[i]) == 0)
+				scenario = scenarios[i];
+		if (!scenario)
+			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: kill-runner",
+			                 argv[1]);
+	}
 	snprintf(logdir, sizeof logdir, "/tmp");
 	if (!ctx->db) {
 		if (cleanup_sandbox_init(&sb, NULL, &err) != CLEANUP_OK || cleanup_sandbox_start(&sb, &err) != CLEANUP_OK)
@@ -184,10 +236,12 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		for (i = 0; i < nj; i++)
 			if (jobs[i].id == reuse)
 				demo_server = jobs[i].server_id;
+		demo_job = reuse;
 	} else if (library > 0) {
-		if (create_job(&job, e, library, items, &err) != CLEANUP_OK)
+		if (create_job(&job, e, library, items, scenario ? 1 : 3, &err) != CLEANUP_OK)
 			goto fail;
 		demo_server = job.server_id;
+		demo_job = job.id;
 		fprintf(stderr, "demo: job %" PRId64 " prunes library %" PRId64 " (%s); manifest of %" PRId64 " IDs sealed\n",
 		        job.id, library, job.target_name, job.manifest_count);
 	} else {
@@ -197,9 +251,29 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	snprintf(dbname, sizeof dbname, "%s", cleanup_engine_dbname(e));
 	cleanup_engine_close(e);
 	e = NULL;
+	if (scenario && demo_job <= 0) {
+		cleanup_error_set(&err, CLEANUP_EREFUSED,
+		                  "demo %s needs a draining job and none could be made: every library has had its demo job",
+		                  scenario);
+		goto fail;
+	}
+	if (scenario)
+		snprintf(narration, sizeof narration,
+		         "demo kill-runner: job %" PRId64 " is run by `cleanupctl job run %" PRId64 " --max-rate 1`, "
+		         "one step a second.\n"
+		         "1. Enter opens the job: the runner line names its backend; a step arrives every second.\n"
+		         "2. K, then y: the runner's backend is terminated; within a second the job says NO RUNNER.\n"
+		         "   Its library stays closed to writers meanwhile (the locks panel counts their rejections).\n"
+		         "3. r, then the phrase: this console resumes the job (throttled too; :throttle 0 lifts it).\n"
+		         "   It goes on at the next step from the last committed cursor (the GAP column: the pause),\n"
+		         "   and the counters add up: deleted + kept = the library's items before the job.",
+		         demo_job, demo_job);
 
 	if (!tty) {
 		char *sargv[] = {"status", NULL};
+
+		if (scenario)
+			fprintf(stderr, "demo: %s\n", narration);
 
 		fprintf(stderr, "demo: stdout is not a terminal: printing status instead of opening the console\n");
 		rc = cmd_status_entry.exec(ctx, 1, sargv);
@@ -226,18 +300,35 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 				        log);
 		}
 	}
+	if (scenario) {
+		char log[CLEANUP_PATH_MAX + 80];
+
+		snprintf(log, sizeof log, "%s/runner-%" PRId64 ".log", logdir, demo_job);
+		runner = start_runner(ctx->db, demo_job, "1", log);
+		if (runner > 0)
+			fprintf(stderr, "demo: runner of job %" PRId64 " (pid %d, log %s)\n", demo_job, (int)runner, log);
+	}
 	{
 		console_opts o;
 
 		memset(&o, 0, sizeof o);
 		o.conninfo = ctx->db;
 		o.dbname = dbname;
+		if (scenario) {
+			o.max_rate = 1;
+			o.narrate = narration;
+			o.narrate_job = demo_job;
+		}
 		rc = console_run(&o, &err) == 0 ? EXIT_DONE : cli_fail(ctx, &err);
 	}
 	goto out;
 fail:
 	rc = cli_fail(ctx, &err);
 out:
+	if (runner > 0) {
+		kill(runner, SIGTERM); /* a run stops after its current step */
+		waitpid(runner, NULL, 0);
+	}
 	for (i = 0; i < DEMO_WRITERS; i++)
 		if (writers[i] > 0) {
 			kill(writers[i], SIGTERM);
@@ -252,5 +343,7 @@ out:
 }
 
 const cli_command cmd_demo_entry = {
-	"demo", "", "sandbox + install + seed + writers + console (status when not on a terminal)", exec_demo,
+	"demo", "[kill-runner]",
+	"sandbox + install + seed + writers + console (status when not on a terminal); kill-runner: the recovery demo",
+	exec_demo,
 };

@@ -368,6 +368,7 @@ static const cli_option run_options[] = {
 	{"--timeout", "SECONDS", "statement timeout of each step", NULL},
 	{"--synchronous-commit", "on|off", "the step transactions' synchronous_commit", "on off"},
 	{"--no-pipeline", NULL, "one round trip per step, no pipelining", NULL},
+	{"--max-rate", "STEPS", "at most STEPS steps a second (a throttle to watch a demo run; 0.1 to 1000)", NULL},
 	{NULL, NULL, NULL, NULL},
 };
 
@@ -385,7 +386,7 @@ const cli_subcommand cmd_job_subcommands[] = {
 	{"step", "JOB [--steps N] [--replay STEP_NO] [--preview] [--wait SECONDS] [--timeout SECONDS] [--synchronous-commit on|off]",
 	 "take one bounded step (or N)", step_options, cmd_job_step},
 	{"run", "JOB [--max-steps N] [--deadline SECONDS] [--max-busy N] [--backoff-max MS] [--reconnect N] "
-	        "[--timeout SECONDS] [--synchronous-commit on|off] [--no-pipeline]",
+	        "[--timeout SECONDS] [--synchronous-commit on|off] [--no-pipeline] [--max-rate STEPS]",
 	 "step until done, stopped or out of budget; options: docs/steps.md, Settings", run_options, cmd_job_run},
 	{"pause", "JOB [--wait SECONDS]", "pause a collecting job", transition_options, job_transition},
 	{"resume", "JOB [--wait SECONDS]", "resume a paused job", transition_options, job_transition},

@@ -3,9 +3,11 @@
  * progress on a terminal), and the recent-steps table of `job show`. */
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cleanup/job.h"
 #include "cleanup/runner.h"
@@ -316,18 +318,34 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 
 /* --- job run ------------------------------------------------------------- */
 
-/* Samples of the run's progress for its pace: (elapsed seconds, rows
- * settled) at each draw, the last 60 s of them (at most RUN_SAMPLES). */
-enum { RUN_SAMPLES = 512 };
+/* What the run shows on a terminal: the job after each step and the steps
+ * it committed (their start, end and settled rows), from which the shared
+ * progress line (progress.h) takes the same pace window as the console's
+ * monitor does with SQL: the steps of the last 60 s, up to now. */
 typedef struct run_view {
 	bool tty;
 	bool quiet;
 	double last_draw;
-	int64_t total;
-	double sample_t[RUN_SAMPLES];
-	int64_t sample_done[RUN_SAMPLES];
-	int nsamples, first;
+	tui_step_window steps;
+	double max_rate;        /* --max-rate: steps per second, 0: no limit */
+	double next_step_at;    /* monotonic: when the throttle lets the next step go */
 } run_view;
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void fmt_duration(char *buf, size_t len, double s)
 {
@@ -339,51 +357,17 @@ static void fmt_duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* Adds the sample (T, DONE) to V's window and returns the pace over the
- * samples of the last 60 s: rows settled per second by this run (not the
- * job's whole total over this run's time: a resumed job would look fast),
- * 0 until two samples span some time. */
-static double run_pace(run_view *v, double t, int64_t done)
-{
-	int last, i;
-
-	if (v->nsamples == RUN_SAMPLES) {
-		v->first = (v->first + 1) % RUN_SAMPLES;
-		v->nsamples--;
-	}
-	last = (v->first + v->nsamples) % RUN_SAMPLES;
-	v->sample_t[last] = t;
-	v->sample_done[last] = done;
-	v->nsamples++;
-	while (v->nsamples > 2 && t - v->sample_t[v->first] > 60.0) {
-		v->first = (v->first + 1) % RUN_SAMPLES;
-		v->nsamples--;
-	}
-	i = v->first;
-	if (v->nsamples < 2 || t - v->sample_t[i] <= 0)
-		return 0;
-	return (double)(done - v->sample_done[i]) / (t - v->sample_t[i]);
-}
-
-/* The progress line: rows settled (tui/progress.h, the console's own
- * definition) of the rows in scope, this run's pace and the ETA from it. */
+/* The progress line: "job N: " and the shared line (rows settled of the
+ * rows in scope, pace, ETA), then step, pass, phase and time elapsed. */
 static void draw_progress(run_view *v, const cleanup_run_progress *p, bool final)
 {
-	char a[32], b[32], eta[32], el[32];
-	int64_t done = tui_progress_done(p->job);
-	double rate = run_pace(v, p->elapsed_s, done);
-	double remaining = v->total > done && rate > 0 ? (double)(v->total - done) / rate : 0;
+	char line[256], el[32];
 
 	fmt_duration(el, sizeof el, p->elapsed_s);
-	fmt_duration(eta, sizeof eta, remaining);
-	fprintf(stderr, "\r\033[Kjob %" PRId64 ": %s of %s", p->job->id, cli_count(a, sizeof a, done),
-	        cli_count(b, sizeof b, v->total));
-	if (v->total > 0)
-		fprintf(stderr, " (%.1f%%)", 100.0 * (double)(done < v->total ? done : v->total) / (double)v->total);
-	fprintf(stderr, ", %.0f/s, step %d, pass %d, %s, %s elapsed", rate, p->job->step_no,
+	fprintf(stderr, "\r\033[Kjob %" PRId64 ": %s", p->job->id,
+	        tui_run_progress_text(line, sizeof line, p->job, &v->steps, wall_s(), (int)getpid()));
+	fprintf(stderr, ", step %d, pass %d, %s, %s elapsed", p->job->step_no,
 	        p->step ? p->step->pass_no : p->job->pass_no, p->job->phase, el);
-	if (!final && remaining > 0)
-		fprintf(stderr, ", ETA %s", eta);
 	if (p->busy_retries > 0)
 		fprintf(stderr, ", %d busy", p->busy_retries);
 	if (final)
@@ -391,24 +375,55 @@ static void draw_progress(run_view *v, const cleanup_run_progress *p, bool final
 	fflush(stderr);
 }
 
+/* Sleeps until the throttle lets the next step go (--max-rate), in short
+ * naps so that a Ctrl-C is seen; false when interrupted. */
+static bool throttle(run_view *v, volatile sig_atomic_t *interrupt)
+{
+	double now = mono_s();
+
+	if (!(v->max_rate > 0))
+		return true;
+	if (v->next_step_at < now)
+		v->next_step_at = now;
+	v->next_step_at += 1.0 / v->max_rate; /* the next step starts one interval after this one's slot */
+	while (now < v->next_step_at) {
+		double left = v->next_step_at - now;
+		struct timespec ts = {0, (long)((left < 0.05 ? left : 0.05) * 1e9)};
+
+		if (interrupt && *interrupt)
+			return false;
+		nanosleep(&ts, NULL);
+		now = mono_s();
+	}
+	return true;
+}
+
 static bool run_callback(const cleanup_run_progress *p, void *arg)
 {
 	run_view *v = arg;
 
-	if (!v->tty || v->quiet)
-		return true;
-	/* At most ten redraws a second, and always the last step. */
-	if (p->elapsed_s - v->last_draw >= 0.1 || (p->step && strcmp(p->step->phase_after, "completed") == 0)) {
+	if (p->step) {
+		double end = wall_s();
+		const cleanup_step_result *s = p->step;
+
+		tui_step_window_add(&v->steps, end - s->duration_ms / 1000.0, end,
+		                    (int64_t)s->deleted + s->moved + s->absent + s->kept);
+	}
+	if (v->tty && !v->quiet &&
+	    /* At most ten redraws a second, and always the last step. */
+	    (p->elapsed_s - v->last_draw >= 0.1 || (p->step && strcmp(p->step->phase_after, "completed") == 0))) {
 		draw_progress(v, p, false);
 		v->last_draw = p->elapsed_s;
 	}
+	if (p->step && strcmp(p->step->phase_after, "completed") != 0)
+		return throttle(v, cli_interrupt_flag());
 	return true;
 }
 
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 {
 	int64_t id, max_steps = 0, reconnects = 0, timeout = 300, backoff_max = 1000, max_busy = 100;
-	double deadline = 0;
+	double deadline = 0, max_rate = 0;
 	/* A run's drain steps commit asynchronously unless told otherwise: a
 	 * lost step is lost whole and runs again (S7), and completing and
 	 * parent-deleting steps always commit synchronously, so what a run
@@ -458,6 +473,13 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		} else if ((v = cli_opt(argc, argv, &i, "--backoff-max", &missing))) {
 			if (!cli_parse_int(ctx, "--backoff-max", v, 1, 60000, &backoff_max))
 				return EXIT_USAGE;
+		} else if ((v = cli_opt(argc, argv, &i, "--max-rate", &missing))) {
+			const char *why = cli_seconds_syntax(v, 0.1, 1000, &max_rate);
+
+			if (why)
+				return cli_usage(ctx, &cmd_job_entry,
+				                 "--max-rate must be a number of steps a second from 0.1 to 1000, not \"%s\": %s", v,
+				                 why);
 		} else if (!missing && strcmp(argv[i], "--no-pipeline") == 0) {
 			no_pipeline = true;
 		} else {
@@ -478,14 +500,15 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	memset(&view, 0, sizeof view);
 	view.tty = !ctx->json && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
 	view.quiet = ctx->quiet;
+	view.max_rate = max_rate;
 	{
+		/* the job must exist before the run says anything */
 		cleanup_job j;
 
 		if (cleanup_job_get(&j, e, id, &err) != CLEANUP_OK) {
 			cleanup_engine_close(e);
 			return cli_fail(ctx, &err);
 		}
-		view.total = j.total_estimate > 0 ? j.total_estimate : 0;
 		cleanup_job_reset(&j);
 	}
 	memset(&opts, 0, sizeof opts);
@@ -494,7 +517,9 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	opts.backoff_max_ms = (int)backoff_max;
 	opts.max_busy_retries = (int)max_busy;
 	opts.max_reconnects = (int)reconnects;
-	opts.no_pipeline = no_pipeline;
+	/* a throttled run sends one step at a time (two in flight would let
+	 * the step after each pause go at once) */
+	opts.no_pipeline = no_pipeline || max_rate > 0;
 	opts.step_commit = sync == 1 ? CLEANUP_STEP_COMMIT_SYNC : CLEANUP_STEP_COMMIT_ASYNC;
 	opts.callback = run_callback;
 	opts.callback_arg = &view;

@@ -4,7 +4,8 @@
  * the document PostgreSQL builds (cleanup_locks_json), with what a terminal
  * would act on escaped (cli_json_doc). Any login role sets its own
  * application_name and runs its own query text, so every text column is
- * sanitized (sanitize.h) before it reaches the terminal. */
+ * sanitized (sanitize.h) before it reaches the terminal. Below the tree:
+ * the runners, which session holds which job's runner lock since when. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,36 @@ static void put_cut(const char *s, size_t width, bool pad)
 			cell[--n] = '\0';
 	}
 	fputs(cell, stdout);
+}
+
+/* Which session runs which job: the holders of the jobs' runner locks
+ * (job run, each runner of cleanupctl worker, the console's run), one line
+ * each, by job. */
+static void print_runners(const cleanup_lock_row *rows, size_t n)
+{
+	size_t i, shown = 0;
+	unsigned char *done = calloc(n ? n : 1, 1);
+
+	if (!done)
+		return;
+	for (;;) {
+		size_t best = n;
+
+		for (i = 0; i < n; i++)
+			if (!done[i] && rows[i].runs_job > 0 && (best == n || rows[i].runs_job < rows[best].runs_job))
+				best = i;
+		if (best == n)
+			break;
+		done[best] = 1;
+		if (shown++ == 0)
+			printf("\nrunners (one per job; a second runner of a job is refused naming this one):\n");
+		printf("  job %-8" PRId64 " backend %-8d ", rows[best].runs_job, rows[best].pid);
+		put_cut(rows[best].application_name[0] ? rows[best].application_name : "-", 34, true);
+		printf(" since ");
+		put_cut(rows[best].runner_since[0] ? rows[best].runner_since : "-", 19, false);
+		printf("\n");
+	}
+	free(done);
 }
 
 static void print_tree(const cleanup_lock_row *rows, size_t n, const char *db)
@@ -119,6 +150,7 @@ static void print_tree(const cleanup_lock_row *rows, size_t n, const char *db)
 	}
 	free(order);
 	free(depth);
+	print_runners(rows, n);
 }
 
 static int exec_locks(cli_ctx *ctx, int argc, char **argv)

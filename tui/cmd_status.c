@@ -18,7 +18,7 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 	       "PROGRESS");
 	for (i = 0; i < n; i++) {
 		const cleanup_job *j = &jobs[i];
-		char target[160], name[160], kind[64], phase[64];
+		char target[CLEANUP_NAME_SIZE + 32], name[CLEANUP_NAME_SIZE], kind[64], phase[64];
 
 		/* Names come from any writer: sanitized, cut by characters. */
 		snprintf(target, sizeof target, "%s %" PRId64 " %s", strcmp(j->kind, "remove-server") == 0 ? "srv" : "lib",
@@ -47,7 +47,7 @@ static int print_status(cli_ctx *ctx, cleanup_engine *e, cleanup_error *err)
 	cleanup_job *jobs = NULL;
 	size_t ns = 0, nl = 0, nj = 0, i, k;
 	char *json = NULL;
-	char a[32], name[160], adm[64];
+	char a[32], name[CLEANUP_NAME_SIZE], adm[64];
 	int rc;
 
 	if (ctx->json) {
@@ -77,8 +77,10 @@ static int print_status(cli_ctx *ctx, cleanup_engine *e, cleanup_error *err)
 			snprintf(job, sizeof job, "-");
 			if (lb[k].job_id > 0)
 				snprintf(job, sizeof job, "%" PRId64, lb[k].job_id);
+			/* "  lib ID  " is 10 columns: a 22-column name puts
+			 * ADMISSION under the server rows' (column 33). */
 			printf("  lib %-4" PRId64 "%s %s %5s %12s  %s\n", lb[k].id,
-			       tui_sanitize_cell(name, sizeof name, lb[k].name, 23),
+			       tui_sanitize_cell(name, sizeof name, lb[k].name, 22),
 			       tui_sanitize_cell(adm, sizeof adm, lb[k].admission, 10), "",
 			       cli_count(a, sizeof a, lb[k].item_count), job);
 		}

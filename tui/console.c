@@ -174,11 +174,51 @@ const cleanup_mon_job *console_view_job(const console *c, int k)
 	return &c->snap->jobs[c->jobs_view[k]];
 }
 
-/* Rebuilds the jobs panel's view from the shown snapshot. */
-static void build_view(console *c)
+const cleanup_mon_library *console_view_library(const console *c, int k)
+{
+	if (k < 0 || k >= c->nlibs_view || c->libs_view[k] >= c->snap->nlibraries)
+		return NULL;
+	return &c->snap->libraries[c->libs_view[k]];
+}
+
+const cleanup_mon_library *console_find_library(const console *c, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < c->snap->nlibraries; i++)
+		if (c->snap->libraries[i].row.id == id)
+			return &c->snap->libraries[i];
+	return NULL;
+}
+
+/* Puts the libraries panel's selection on library sel_lib_id when the
+ * view lists it (else keeps the row index). */
+static void sync_library(console *c)
+{
+	int k;
+
+	for (k = 0; k < c->nlibs_view; k++)
+		if (c->snap->libraries[c->libs_view[k]].row.id == c->sel_lib_id) {
+			c->sel[PANEL_LIBRARIES] = k;
+			return;
+		}
+	if (c->sel[PANEL_LIBRARIES] >= c->nlibs_view)
+		c->sel[PANEL_LIBRARIES] = c->nlibs_view > 0 ? c->nlibs_view - 1 : 0;
+	c->sel_lib_id = c->nlibs_view > 0 ? c->snap->libraries[c->libs_view[c->sel[PANEL_LIBRARIES]]].row.id : -1;
+}
+
+void console_build_views(console *c)
 {
 	c->njobs_view = (int)tui_jobs_view(c->jobs_view, sizeof c->jobs_view / sizeof c->jobs_view[0], c->snap->jobs,
 	                                   c->snap->njobs, c->job_filter, c->job_sort);
+	c->nlibs_view = (int)tui_libs_view(c->libs_view, sizeof c->libs_view / sizeof c->libs_view[0],
+	                                   c->snap->libraries, c->snap->nlibraries, c->lib_filter, c->lib_sort);
+	sync_library(c);
+}
+
+static void build_view(console *c)
+{
+	console_build_views(c);
 }
 
 void console_select_job(console *c, int64_t id)
@@ -187,9 +227,12 @@ void console_select_job(console *c, int64_t id)
 
 	if (!console_find_job(c, id))
 		return;
+	if (c->sel_job_id != id) {
+		c->sel[PANEL_DETAIL] = 0;
+		c->top[PANEL_DETAIL] = 0;
+		c->steps_want = -1;
+	}
 	c->sel_job_id = id;
-	c->sel[PANEL_DETAIL] = 0;
-	c->top[PANEL_DETAIL] = 0;
 	for (k = 0; k < c->njobs_view; k++)
 		if (c->snap->jobs[c->jobs_view[k]].job.id == id) {
 			c->sel[PANEL_JOBS] = k;
@@ -205,11 +248,11 @@ static void sync_selection(console *c)
 	const cleanup_mon_snapshot *s = c->snap;
 	size_t i;
 
+	build_view(c);
 	if (s->njobs == 0) {
 		c->sel_job_id = -1;
 		return;
 	}
-	build_view(c);
 	if (c->sel_job_id > 0 && console_find_job(c, c->sel_job_id)) {
 		int k;
 
@@ -388,19 +431,20 @@ bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_ta
 	if (a == ACT_REMOVE_LIBRARY) {
 		for (i = 0; i < c->snap->nlibraries; i++)
 			if (c->snap->libraries[i].row.id == id) {
-				int64_t n = c->snap->libraries[i].row.item_count;
+				const cleanup_mon_library *l = &c->snap->libraries[i];
+				tui_count_kind k = tui_count_kind_of(l->count_state, l->count_reason);
 
-				snprintf(t->target_name, sizeof t->target_name, "%s", c->snap->libraries[i].row.name);
-				/* a watched library's count comes packed with its cache
-				 * state (mon_libraries.sql): state * 2^44 + count + 1 */
-				t->items = n >= ((int64_t)1 << 44) ? (n & (((int64_t)1 << 44) - 1)) - 1 : n;
+				snprintf(t->target_name, sizeof t->target_name, "%.200s", l->row.name);
+				/* only a count that is the library's now: a fresh cache
+				 * count or the counter's; else "item count unknown" */
+				t->items = k == COUNT_FRESH || k == COUNT_COUNTER ? l->row.item_count : -1;
 				return true;
 			}
 		console_message(c, ROLE_WARNING, "library %" PRId64 " is not on the dashboard; nothing done", id);
 	} else {
 		for (i = 0; i < c->snap->nservers; i++)
 			if (c->snap->servers[i].row.id == id) {
-				snprintf(t->target_name, sizeof t->target_name, "%s", c->snap->servers[i].row.name);
+				snprintf(t->target_name, sizeof t->target_name, "%.200s", c->snap->servers[i].row.name);
 				t->items = c->snap->servers[i].row.item_count;
 				return true;
 			}
@@ -413,8 +457,9 @@ static void remove_action(console *c)
 {
 	confirm_target t;
 
-	if (c->focus == PANEL_LIBRARIES && c->snap->nlibraries > 0) {
-		if (!console_fill_remove_target(c, ACT_REMOVE_LIBRARY, c->snap->libraries[c->sel[PANEL_LIBRARIES]].row.id, &t))
+	if (c->focus == PANEL_LIBRARIES && console_view_library(c, c->sel[PANEL_LIBRARIES])) {
+		if (!console_fill_remove_target(c, ACT_REMOVE_LIBRARY,
+		                                console_view_library(c, c->sel[PANEL_LIBRARIES])->row.id, &t))
 			return;
 	} else if (c->focus == PANEL_SERVERS && c->snap->nservers > 0) {
 		if (!console_fill_remove_target(c, ACT_REMOVE_SERVER, c->snap->servers[c->sel[PANEL_SERVERS]].row.id, &t))
@@ -451,6 +496,52 @@ static void take_results(console *c)
 		}
 		cleanup_monitor_refresh_now(c->mon);
 	}
+}
+
+/* ---- narration (a demo scenario) -------------------------------------- */
+
+/* Says in the log what happened to the scenario's job since the last
+ * snapshot: its runner gone (NO RUNNER, library closed), a runner back
+ * (resumed at step N), the job completed (the counters). */
+static void narrate(console *c)
+{
+	const cleanup_mon_job *v;
+	char text[512];
+	bool active;
+
+	if (c->opts.narrate_job <= 0 || c->snap->seq == 0 || c->paused)
+		return;
+	v = console_find_job(c, c->opts.narrate_job);
+	if (!v)
+		return;
+	active = strcmp(v->job.phase, "draining") == 0 || strcmp(v->job.phase, "finalizing") == 0;
+	if (c->narr_runner > 0 && v->runner_pid == 0 && active) {
+		snprintf(text, sizeof text,
+		         "demo: job %" PRId64 " lost its runner (backend %d) after step %d: NO RUNNER, %s %" PRId64
+		         " stays closed to writers. Press r to resume it.",
+		         v->job.id, c->narr_runner, v->job.step_no,
+		         strcmp(v->job.kind, "remove-server") == 0 ? "server" : "library",
+		         strcmp(v->job.kind, "remove-server") == 0 ? v->job.server_id : v->job.library_id);
+		console_note_add(c, ROLE_DANGER, text);
+		c->narr_gap = true;
+		c->narr_gap_step = v->job.step_no;
+	} else if (c->narr_runner == 0 && v->runner_pid > 0 && c->narr_gap) {
+		snprintf(text, sizeof text,
+		         "demo: job %" PRId64 " resumed at step %d by backend %d (%s), from the last committed step and "
+		         "its cursor",
+		         v->job.id, c->narr_gap_step + 1, v->runner_pid, v->runner_app[0] ? v->runner_app : "?");
+		console_note_add(c, ROLE_OK, text);
+	}
+	if (c->narr_phase[0] && strcmp(c->narr_phase, v->job.phase) != 0 && strcmp(v->job.phase, "completed") == 0) {
+		snprintf(text, sizeof text,
+		         "demo: job %" PRId64 " completed at step %d: deleted %" PRId64 ", kept %" PRId64 ", moved %" PRId64
+		         ", absent %" PRId64 ": %" PRId64 " examined, each once, of %" PRId64 " in scope at sealing",
+		         v->job.id, v->job.step_no, v->job.deleted, v->job.kept, v->job.moved, v->job.absent, v->job.examined,
+		         v->job.total_estimate);
+		console_note_add(c, ROLE_OK, text);
+	}
+	c->narr_runner = v->runner_pid;
+	snprintf(c->narr_phase, sizeof c->narr_phase, "%s", v->job.phase);
 }
 
 /* ---- keys ------------------------------------------------------------- */
@@ -492,11 +583,10 @@ static void move_sel(console *c, int delta, bool absolute)
 		c->sel[c->focus] = 0;
 	if (c->sel[c->focus] >= n)
 		c->sel[c->focus] = n - 1;
-	if (c->focus == PANEL_JOBS && console_view_job(c, c->sel[PANEL_JOBS])) {
-		c->sel_job_id = console_view_job(c, c->sel[PANEL_JOBS])->job.id;
-		c->sel[PANEL_DETAIL] = 0;
-		c->top[PANEL_DETAIL] = 0;
-	}
+	if (c->focus == PANEL_JOBS && console_view_job(c, c->sel[PANEL_JOBS]))
+		console_select_job(c, console_view_job(c, c->sel[PANEL_JOBS])->job.id);
+	if (c->focus == PANEL_LIBRARIES && console_view_library(c, c->sel[PANEL_LIBRARIES]))
+		c->sel_lib_id = console_view_library(c, c->sel[PANEL_LIBRARIES])->row.id;
 }
 
 static void next_panel(console *c, int dir)
@@ -583,14 +673,23 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		console_cmdline_open(c);
 		break;
 	case CMD_FILTER:
-		c->focus = PANEL_JOBS;
+		/* the libraries when they have the focus, else the jobs */
+		if (c->focus != PANEL_LIBRARIES)
+			c->focus = PANEL_JOBS;
 		if (c->zoom) {
 			c->zoom = false;
 			console_relayout(c);
 		}
+		c->filter_panel = c->focus;
 		c->filter_editing = true;
 		break;
 	case CMD_SORT:
+		if (c->focus == PANEL_LIBRARIES) {
+			c->lib_sort = (tui_lib_sort)((c->lib_sort + 1) % LIB_SORT__COUNT);
+			build_view(c);
+			console_message(c, ROLE_INFO, "libraries sorted by %s (o changes it)", tui_lib_sort_name(c->lib_sort));
+			break;
+		}
 		c->job_sort = (tui_job_sort)((c->job_sort + 1) % JOB_SORT__COUNT);
 		build_view(c);
 		console_select_job(c, c->sel_job_id);
@@ -633,19 +732,28 @@ static void handle_cmd(console *c, tui_cmd cmd)
  * every key. */
 static void filter_key(console *c, int key)
 {
-	size_t l = strlen(c->job_filter);
+	bool libs = c->filter_panel == PANEL_LIBRARIES;
+	char *f = libs ? c->lib_filter : c->job_filter;
+	size_t size = libs ? sizeof c->lib_filter : sizeof c->job_filter, l = strlen(f);
 
 	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
 		c->filter_editing = false;
 	} else if (key == 27) {
 		c->filter_editing = false;
-		c->job_filter[0] = '\0';
+		f[0] = '\0';
 	} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
 		if (l > 0)
-			c->job_filter[l - 1] = '\0';
-	} else if (key >= 0x20 && key < 0x7f && l + 1 < sizeof c->job_filter) {
-		c->job_filter[l] = (char)key;
-		c->job_filter[l + 1] = '\0';
+			f[l - 1] = '\0';
+	} else if (key >= 0x20 && key < 0x7f && l + 1 < size) {
+		f[l] = (char)key;
+		f[l + 1] = '\0';
+	}
+	if (libs) {
+		c->sel[PANEL_LIBRARIES] = 0;
+		c->top[PANEL_LIBRARIES] = 0;
+		c->sel_lib_id = -1;
+		build_view(c);
+		return;
 	}
 	c->sel[PANEL_JOBS] = 0;
 	c->top[PANEL_JOBS] = 0;
@@ -728,7 +836,10 @@ int console_run(const console_opts *opts, cleanup_error *err)
 	c->opts = *opts;
 	c->wake[0] = c->wake[1] = -1;
 	c->sel_job_id = -1;
+	c->sel_lib_id = -1;
+	c->steps_want = -1;
 	c->focus = PANEL_JOBS;
+	c->filter_panel = PANEL_JOBS;
 	setlocale(LC_ALL, "");
 	c->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	if (theme_select(&c->t, opts->theme_name, c->theme_msg, sizeof c->theme_msg) != 0)
@@ -743,12 +854,32 @@ int console_run(const console_opts *opts, cleanup_error *err)
 	mo.conninfo = opts->conninfo;
 	mo.app_name = "cleanupctl:console";
 	mo.refresh_ms = opts->refresh_ms;
+	mo.steps_limit = CLEANUP_MON_STEPS_PAGE;
 	if (cleanup_monitor_open(&c->mon, &mo, err) != CLEANUP_OK ||
 	    actions_start(&c->act, opts->conninfo, c->wake[1], err) != CLEANUP_OK) {
 		code = 1;
 		goto out;
 	}
 	c->snap = cleanup_monitor_snapshot(c->mon);
+	if (opts->max_rate > 0)
+		actions_set_max_rate(c->act, opts->max_rate);
+	if (opts->narrate && *opts->narrate) {
+		/* one note a line, the first on top (the log is newest first) */
+		const char *end = opts->narrate + strlen(opts->narrate), *p = end;
+
+		while (p > opts->narrate) {
+			const char *q = p;
+			char line[512];
+
+			while (q > opts->narrate && q[-1] != '\n')
+				q--;
+			snprintf(line, sizeof line, "%.*s", (int)(p - q), q);
+			if (line[0])
+				console_note_add(c, ROLE_INFO, line);
+			p = q > opts->narrate ? q - 1 : q;
+		}
+	}
+	c->narr_runner = -1;
 
 	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
 	install_signals(); /* before initscr: ncurses then leaves SIGWINCH to us */
@@ -783,8 +914,11 @@ int console_run(const console_opts *opts, cleanup_error *err)
 		if (!c->paused)
 			c->snap = cleanup_monitor_snapshot(c->mon);
 		sync_selection(c);
+		narrate(c);
 		cleanup_monitor_set_detail_job(c->mon, c->sel_job_id);
 		console_draw(c, wall);
+		/* the page of steps the detail panel asked for while drawing */
+		cleanup_monitor_set_steps_upto(c->mon, c->steps_want);
 		last_second = (long)wall;
 
 		p[np].fd = STDIN_FILENO;

@@ -29,6 +29,9 @@ typedef struct console_opts {
 	bool readonly;          /* --readonly: no actions at all */
 	const char *theme_name; /* --theme NAME (NULL: config file, else the default) */
 	int refresh_ms;         /* 0: 1000 */
+	double max_rate;        /* runs from this console: at most this many steps a second (0: no throttle) */
+	const char *narrate;    /* a demo scenario's opening notes for the log, one a line (NULL: none) */
+	int64_t narrate_job;    /* the job whose runner changes the console narrates in the log (0: none) */
 } console_opts;
 
 /* Runs the console until the operator quits. Needs a terminal on stdin and
@@ -92,9 +95,26 @@ struct console {
 	 * each snapshot; sel[PANEL_JOBS] indexes jobs_view. */
 	char job_filter[64];
 	bool filter_editing;
+	tui_panel_id filter_panel;        /* what `/` is editing: PANEL_JOBS or PANEL_LIBRARIES */
 	tui_job_sort job_sort;
 	size_t jobs_view[1024];
 	int njobs_view;
+	/* The libraries panel's view, the same way; sel[PANEL_LIBRARIES]
+	 * indexes libs_view, sel_lib_id keeps the selection across refreshes. */
+	char lib_filter[64];
+	tui_lib_sort lib_sort;
+	size_t libs_view[2048];
+	int nlibs_view;
+	int64_t sel_lib_id;
+	/* The detail's step history (issue 11, item 13): the page of steps the
+	 * monitor should read (numbered at most steps_want; -1: the newest),
+	 * chosen by the detail panel from its scroll position. */
+	int64_t steps_want;
+	/* Narration of opts.narrate_job (a demo scenario): what was seen last. */
+	int narr_runner;                  /* its runner's backend, 0 none, -1 not seen yet */
+	bool narr_gap;                    /* it has been without a runner */
+	int narr_gap_step;                /* its last step when the runner was lost */
+	char narr_phase[16];
 	theme t;
 	char theme_msg[256];
 	int wake[2];                      /* the self-pipe */
@@ -132,6 +152,12 @@ const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job
 
 /* The job at row K of the jobs panel's view (NULL when none). */
 const cleanup_mon_job *console_view_job(const console *c, int k);
+/* The library at row K of the libraries panel's view (NULL when none). */
+const cleanup_mon_library *console_view_library(const console *c, int k);
+/* The snapshot's library ID (NULL when it is not there). */
+const cleanup_mon_library *console_find_library(const console *c, int64_t id);
+/* Rebuilds the jobs and libraries views from the shown snapshot. */
+void console_build_views(console *c);
 
 /* console_cmd.c */
 void console_cmdline_open(console *c);

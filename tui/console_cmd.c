@@ -38,6 +38,7 @@ static const console_command commands[] = {
 	{"show", ARG_JOB, ACT_NONE, "show JOB"},
 	{"theme", ARG_THEME, ACT_NONE, "theme NAME"},
 	{"refresh", ARG_SECONDS, ACT_NONE, "refresh SECONDS"},
+	{"throttle", ARG_SECONDS, ACT_NONE, "throttle STEPS_PER_SECOND (0: none)"},
 	{"help", ARG_NONE, ACT_NONE, "help"},
 	{"quit", ARG_NONE, ACT_NONE, "quit"},
 };
@@ -284,6 +285,26 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 		}
 		cleanup_monitor_set_interval(c->mon, (int)(sec * 1000 + 0.5));
 		console_message(c, ROLE_INFO, "refresh every %g s", cleanup_monitor_interval(c->mon) / 1000.0);
+	} else if (strcmp(cmd->name, "throttle") == 0) {
+		char *end = NULL;
+		double rate;
+
+		if (argc != 2) {
+			console_message(c, ROLE_WARNING, "throttle needs steps a second: %s", cmd->usage);
+			return;
+		}
+		errno = 0;
+		rate = strtod(argv[1], &end);
+		if (errno || end == argv[1] || *end || !(rate == 0 || (rate >= 0.1 && rate <= 1000))) {
+			console_message(c, ROLE_WARNING, "throttle takes 0 (none) or steps a second from 0.1 to 1000, not \"%s\"",
+			                argv[1]);
+			return;
+		}
+		actions_set_max_rate(c->act, rate);
+		if (rate > 0)
+			console_message(c, ROLE_INFO, "runs from this console: at most %g steps a second", rate);
+		else
+			console_message(c, ROLE_INFO, "runs from this console: no throttle");
 	} else if (strcmp(cmd->name, "help") == 0) {
 		c->help = true;
 		c->help_top = 0;

@@ -260,8 +260,8 @@ static void draw_header(console *c, double now)
 {
 	const tui_rect *r = &c->layout.header;
 	const cleanup_mon_snapshot *s = c->snap;
-	char clock[16], stale[64], buf[640], badges[5][128], where[300], version[40];
-	theme_role roles[5];
+	char clock[16], stale[64], buf[640], badges[6][128], where[300], version[40];
+	theme_role roles[6];
 	double since;
 	int x, nb = 0, i, bw = 0, maxx = r->x + r->w, right;
 	cleanup_monitor_state st = cleanup_monitor_get_state(c->mon);
@@ -278,6 +278,10 @@ static void draw_header(console *c, double now)
 		snprintf(badges[nb], sizeof badges[nb], " RUNNING ");
 		roles[nb++] = ROLE_BADGE;
 	}
+	if (actions_max_rate(c->act) > 0 && !c->opts.readonly) {
+		snprintf(badges[nb], sizeof badges[nb], " THROTTLE %g/s ", actions_max_rate(c->act));
+		roles[nb++] = ROLE_BADGE;
+	}
 	if (cleanup_monitor_stale(c->mon, &since)) {
 		clock_text(stale, sizeof stale, since);
 		if (cleanup_monitor_attempts(c->mon) > 1)
@@ -285,6 +289,18 @@ static void draw_header(console *c, double now)
 			         cleanup_monitor_attempts(c->mon));
 		else
 			snprintf(badges[nb], sizeof badges[nb], " stale since %s: reconnecting ", stale);
+		roles[nb++] = ROLE_STALE;
+	} else if (s->stale_parts) {
+		/* some refresh queries timed out: their panels show older rows */
+		char parts[96] = "", at[16];
+		static const char *const names[] = {"servers", "libraries", "jobs", "steps", "log", "contention"};
+		size_t k;
+
+		for (k = 0; k < sizeof names / sizeof names[0]; k++)
+			if (s->stale_parts & (1u << k))
+				snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s", parts[0] ? ", " : "", names[k]);
+		clock_text(at, sizeof at, s->stale_parts_at);
+		snprintf(badges[nb], sizeof badges[nb], " stale %s since %s: database slow to answer ", parts, at);
 		roles[nb++] = ROLE_STALE;
 	} else if (s->seq == 0) {
 		snprintf(badges[nb], sizeof badges[nb], " %s ",
@@ -347,9 +363,13 @@ static void draw_footer(console *c, double mono)
 		return;
 	}
 	if (c->filter_editing) {
-		x += console_putf(r->y, x, r->w, ROLE_PROMPT, "/%s", c->job_filter);
+		bool libs = c->filter_panel == PANEL_LIBRARIES;
+
+		x += console_putf(r->y, x, r->w, ROLE_PROMPT, "/%s", libs ? c->lib_filter : c->job_filter);
 		console_put(r->y, x + 2, r->x + r->w - x - 2, ROLE_DIM,
-		            "filter jobs: words matched in id, kind, target, phase; Enter keeps it, Esc clears it");
+		            libs ? "filter libraries: words matched in id, srv N, name, admission, count state, job; "
+		                   "Enter keeps it, Esc clears it"
+		                 : "filter jobs: words matched in id, kind, target, phase; Enter keeps it, Esc clears it");
 		return;
 	}
 	/* A run's progress takes the footer as soon as it is newer than the
@@ -503,7 +523,8 @@ static void draw_help(console *c)
 	const char *cmds = c->opts.readonly
 	                       ? "commands: show N, theme NAME, refresh SECONDS, help, quit (read-only: no actions)"
 	                       : "commands: step N, run N, stop, pause N, resume N, cancel N, seal N COUNT, preview N, "
-	                         "remove-library ID, remove-server ID, kill-runner N, show N, theme NAME, refresh SECONDS, help, quit";
+	                         "remove-library ID, remove-server ID, kill-runner N, show N, theme NAME, refresh SECONDS, "
+	                         "throttle STEPS_PER_SECOND, help, quit";
 	int cmd_lines = wrap(cmds, w - 4, -1, 0, 8, ROLE_DIM);
 	const key_help *rowsv[64];
 	char title[96];
@@ -573,20 +594,45 @@ void console_draw(console *c, double now)
 			snprintf(title, sizeof title, "job %" PRId64 " detail", c->sel_job_id);
 		if (i == PANEL_JOBS) {
 			size_t l = strlen(title);
+			bool editing = c->filter_editing && c->filter_panel == PANEL_JOBS;
 
-			if (c->job_filter[0] || c->filter_editing)
-				snprintf(title + l, sizeof title - l, " /%.40s%s", c->job_filter, c->filter_editing ? "_" : "");
+			if (c->job_filter[0] || editing)
+				snprintf(title + l, sizeof title - l, " /%.40s%s", c->job_filter, editing ? "_" : "");
 			l = strlen(title);
 			if (c->job_sort != JOB_SORT_NEWEST)
 				snprintf(title + l, sizeof title - l, " by %s", tui_job_sort_name(c->job_sort));
 		}
+		if (i == PANEL_LIBRARIES) {
+			size_t l = strlen(title);
+			bool editing = c->filter_editing && c->filter_panel == PANEL_LIBRARIES;
+
+			if (c->lib_filter[0] || editing)
+				snprintf(title + l, sizeof title - l, " /%.40s%s", c->lib_filter, editing ? "_" : "");
+			l = strlen(title);
+			if (c->lib_sort != LIB_SORT_SERVER)
+				snprintf(title + l, sizeof title - l, " by %s", tui_lib_sort_name(c->lib_sort));
+		}
 		{
-			/* where the selection is: 10/12 (issue 11, item 13) */
+			/* where the selection is: 10/12 (issue 11, item 13), in
+			 * every list */
 			int n = classes[i]->rows(c);
 			size_t l = strlen(title);
+			int at = c->sel[i] + 1;
 
-			if (n > 0 && i != PANEL_LOCKS)
-				snprintf(title + l, sizeof title - l, " %d/%d", c->sel[i] + 1 > n ? n : c->sel[i] + 1, n);
+			if (n > 0)
+				snprintf(title + l, sizeof title - l, " %d/%d", at > n ? n : at, n);
+		}
+		{
+			/* a part whose refresh query timed out shows older rows */
+			static const unsigned part[PANEL__COUNT] = {
+				[PANEL_SERVERS] = CLEANUP_MON_PART_SERVERS, [PANEL_LIBRARIES] = CLEANUP_MON_PART_LIBRARIES,
+				[PANEL_JOBS] = CLEANUP_MON_PART_JOBS,       [PANEL_DETAIL] = CLEANUP_MON_PART_STEPS,
+				[PANEL_LOCKS] = CLEANUP_MON_PART_CONTENTION, [PANEL_LOG] = CLEANUP_MON_PART_EVENTS,
+			};
+			size_t l = strlen(title);
+
+			if (c->snap->stale_parts & part[i])
+				snprintf(title + l, sizeof title - l, " ~stale");
 		}
 		console_box(r, title, c->focus == (tui_panel_id)i);
 		in.y = r.y + 1;

@@ -1,4 +1,5 @@
-/* The jobs panel's filter and sort (jobview.h). */
+/* The jobs and libraries panels' filter and sort, and the count words
+ * (jobview.h). */
 #define _GNU_SOURCE /* qsort_r */
 #include "jobview.h"
 #include <ctype.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "progress.h"
 
 const char *tui_job_sort_name(tui_job_sort s)
@@ -113,5 +115,157 @@ size_t tui_jobs_view(size_t *out, size_t max, const cleanup_mon_job *jobs, size_
 		if (tui_job_matches(&jobs[i], filter))
 			out[k++] = i;
 	qsort_r(out, k, sizeof *out, compare, &ctx);
+	return k;
+}
+
+/* ---- libraries ------------------------------------------------------ */
+
+const char *tui_lib_sort_name(tui_lib_sort s)
+{
+	static const char *const names[LIB_SORT__COUNT] = {"server", "name", "items", "count state"};
+
+	return s >= 0 && s < LIB_SORT__COUNT ? names[s] : "?";
+}
+
+tui_count_kind tui_count_kind_of(const char *state, const char *reason)
+{
+	if (strcmp(state, "unwatched") == 0 || !*state)
+		return COUNT_COUNTER;
+	if (strcmp(state, "fresh") == 0)
+		return COUNT_FRESH;
+	if (strcmp(state, "dirty") == 0)
+		return COUNT_STALE;
+	if (strcmp(state, "expired") == 0)
+		return COUNT_EXPIRED;
+	if (strcmp(state, "withheld") == 0) {
+		if (strncmp(reason, "building", 8) == 0)
+			return COUNT_BUILDING;
+		if (strncmp(reason, "restart required", 16) == 0)
+			return COUNT_RESTART;
+		return COUNT_WITHHELD;
+	}
+	return COUNT_UNKNOWN;
+}
+
+const char *tui_count_state_text(char *buf, size_t len, const cleanup_mon_library *l)
+{
+	static const char *const words[] = {"counter", "fresh", "~stale", "expired", "building", "restart"};
+	tui_count_kind k = tui_count_kind_of(l->count_state, l->count_reason);
+
+	if (k == COUNT_WITHHELD) {
+		/* the reason's first word: "capacity", "busy", ... */
+		size_t w = strcspn(l->count_reason, ": ,");
+
+		snprintf(buf, len, "withheld%s%.*s", w ? ": " : "", (int)(w < 24 ? w : 24), l->count_reason);
+	} else if (k == COUNT_UNKNOWN) {
+		snprintf(buf, len, "%.24s", l->count_state);
+	} else {
+		snprintf(buf, len, "%s", words[k]);
+	}
+	return buf;
+}
+
+const char *tui_count_items_text(char *buf, size_t len, const cleanup_mon_library *l,
+                                 const char *(*num)(char *, size_t, int64_t))
+{
+	tui_count_kind k = tui_count_kind_of(l->count_state, l->count_reason);
+	char n[32];
+
+	if (l->row.item_count < 0 || k == COUNT_BUILDING || k == COUNT_RESTART || k == COUNT_WITHHELD)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s%s", k == COUNT_STALE || k == COUNT_EXPIRED ? "~" : "", num(n, sizeof n, l->row.item_count));
+	return buf;
+}
+
+bool tui_lib_matches(const cleanup_mon_library *l, const char *filter)
+{
+	char text[512], state[48];
+	const char *p = filter;
+
+	if (!filter || !*filter)
+		return true;
+	tui_count_state_text(state, sizeof state, l);
+	snprintf(text, sizeof text, "%" PRId64 " srv %" PRId64 " %.200s %.20s %.40s", l->row.id, l->row.server_id, l->row.name,
+	         l->row.admission, state);
+	if (l->row.job_id > 0) {
+		size_t k = strlen(text);
+
+		snprintf(text + k, sizeof text - k, " job %" PRId64 " %s %s", l->row.job_id, l->job_kind, l->job_phase);
+	}
+	while (*p) {
+		size_t len;
+
+		while (*p == ' ')
+			p++;
+		len = strcspn(p, " ");
+		if (len > 0 && !contains(text, p, len))
+			return false;
+		p += len;
+	}
+	return true;
+}
+
+/* Count states, worst first (LIB_SORT_COUNT). */
+static int count_rank(const cleanup_mon_library *l)
+{
+	static const int rank[] = {
+		[COUNT_RESTART] = 0, [COUNT_WITHHELD] = 1, [COUNT_UNKNOWN] = 2, [COUNT_BUILDING] = 3,
+		[COUNT_EXPIRED] = 4, [COUNT_STALE] = 5,    [COUNT_FRESH] = 6,   [COUNT_COUNTER] = 7,
+	};
+
+	return rank[tui_count_kind_of(l->count_state, l->count_reason)];
+}
+
+typedef struct lib_ctx {
+	const cleanup_mon_library *libs;
+	tui_lib_sort sort;
+} lib_ctx;
+
+static int compare_libs(const void *a, const void *b, void *arg)
+{
+	const lib_ctx *ctx = arg;
+	const cleanup_mon_library *x = &ctx->libs[*(const size_t *)a], *y = &ctx->libs[*(const size_t *)b];
+	int c;
+
+	switch (ctx->sort) {
+	case LIB_SORT_NAME:
+		c = strcasecmp(x->row.name, y->row.name);
+		if (c)
+			return c < 0 ? -1 : 1;
+		break;
+	case LIB_SORT_ITEMS: {
+		int64_t nx = tui_count_kind_of(x->count_state, x->count_reason) >= COUNT_BUILDING ? -1 : x->row.item_count;
+		int64_t ny = tui_count_kind_of(y->count_state, y->count_reason) >= COUNT_BUILDING ? -1 : y->row.item_count;
+
+		if (nx != ny)
+			return nx > ny ? -1 : 1;
+		break;
+	}
+	case LIB_SORT_COUNT:
+		c = count_rank(x) - count_rank(y);
+		if (c)
+			return c < 0 ? -1 : 1;
+		break;
+	default:
+		break;
+	}
+	if (x->row.server_id != y->row.server_id)
+		return x->row.server_id < y->row.server_id ? -1 : 1;
+	if (x->row.id != y->row.id)
+		return x->row.id < y->row.id ? -1 : 1;
+	return 0;
+}
+
+size_t tui_libs_view(size_t *out, size_t max, const cleanup_mon_library *libs, size_t n, const char *filter,
+                     tui_lib_sort sort)
+{
+	size_t i, k = 0;
+	lib_ctx ctx = {libs, sort};
+
+	for (i = 0; i < n && k < max; i++)
+		if (tui_lib_matches(&libs[i], filter))
+			out[k++] = i;
+	qsort_r(out, k, sizeof *out, compare_libs, &ctx);
 	return k;
 }

@@ -1,6 +1,7 @@
-/* The jobs panel's view of the snapshot: which jobs it lists and in what
- * order, after the operator's filter (`/`) and sort (`o`) (issue 11, item
- * 13). Pure: indices into the snapshot's array, no curses.
+/* The jobs and libraries panels' views of the snapshot: which rows they
+ * list and in what order, after the operator's filter (`/`) and sort (`o`)
+ * (issue 11, item 13), and how a library's count and its cache state read
+ * (issue 8). Pure: indices into the snapshot's arrays, no curses.
  */
 #ifndef CLEANUP_TUI_JOBVIEW_H
 #define CLEANUP_TUI_JOBVIEW_H
@@ -30,5 +31,51 @@ bool tui_job_matches(const cleanup_mon_job *v, const char *filter);
  * number. */
 size_t tui_jobs_view(size_t *out, size_t max, const cleanup_mon_job *jobs, size_t n, const char *filter,
                      tui_job_sort sort);
+
+typedef enum tui_lib_sort {
+	LIB_SORT_SERVER = 0,  /* server, then library id (the monitor's order) */
+	LIB_SORT_NAME,        /* name (ASCII case ignored), then id */
+	LIB_SORT_ITEMS,       /* most items first; unknown counts last */
+	LIB_SORT_COUNT,       /* count state, worst first: restart, withheld, building, expired, stale, fresh, counter */
+	LIB_SORT__COUNT
+} tui_lib_sort;
+
+/* "server", "name", "items", "count state". */
+const char *tui_lib_sort_name(tui_lib_sort s);
+
+/* How a library's count reads, from the monitor's count_state and
+ * count_reason (cleanup.count_report, docs/count-cache.md). */
+typedef enum tui_count_kind {
+	COUNT_COUNTER = 0,    /* unwatched: the statement-trigger counter */
+	COUNT_FRESH,
+	COUNT_STALE,          /* dirty: changed since published; the count shown is the last published */
+	COUNT_EXPIRED,        /* not confirmed by a visit in time; last published */
+	COUNT_BUILDING,       /* withheld: pages still being counted */
+	COUNT_RESTART,        /* withheld: restart required (reason says why) */
+	COUNT_WITHHELD,       /* withheld for another reason (capacity, busy) */
+	COUNT_UNKNOWN         /* a state this console does not know */
+} tui_count_kind;
+
+tui_count_kind tui_count_kind_of(const char *state, const char *reason);
+
+/* The COUNT column's word for L: "counter", "fresh", "~stale", "expired",
+ * "building", "restart", "withheld: capacity" (the reason's first word),
+ * into BUF. */
+const char *tui_count_state_text(char *buf, size_t len, const cleanup_mon_library *l);
+
+/* The ITEMS column for L: the count ("~" in front when stale or expired),
+ * "-" when withheld; NUM formats a number (the console's compact form). */
+const char *tui_count_items_text(char *buf, size_t len, const cleanup_mon_library *l,
+                                 const char *(*num)(char *, size_t, int64_t));
+
+/* True when library L matches FILTER: every space-separated word is found,
+ * ignoring ASCII case, in its id, "srv <server id>", name, admission, count
+ * state word, or its active job's id, kind and phase. NULL or "" matches
+ * every library. */
+bool tui_lib_matches(const cleanup_mon_library *l, const char *filter);
+
+/* As tui_jobs_view for the libraries (ties: server, then id). */
+size_t tui_libs_view(size_t *out, size_t max, const cleanup_mon_library *libs, size_t n, const char *filter,
+                     tui_lib_sort sort);
 
 #endif

@@ -1,11 +1,10 @@
 /* cleanupctl: the one binary. Parses the global options (--db, --json,
  * --quiet, --help, --version) wherever they appear, then dispatches to a
- * command from the table in cli.c (cli_commands). libpq is included only
- * for PQlibVersion() in --version. */
+ * command from the table in cli.c (cli_commands). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libpq-fe.h>
+#include "cleanup/engine.h"
 #include "cleanup/install.h"
 #include "cli.h"
 #include "config.h"
@@ -28,10 +27,10 @@ static void print_help(FILE *f)
 }
 
 /* --version: the program, the schema it carries and the libpq it runs
- * with (PQlibVersion: MAJOR * 10000 + MINOR since PostgreSQL 10). */
+ * with (cleanup_libpq_version: MAJOR * 10000 + MINOR since PostgreSQL 10). */
 static int print_version(const cli_ctx *ctx)
 {
-	int lib = PQlibVersion();
+	int lib = cleanup_libpq_version();
 
 	if (ctx->json)
 		printf("{\"program\": \"cleanupctl\", \"version\": \"%s\", \"schema_version\": %d, "
@@ -75,10 +74,14 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			if (ctx.db) {
+				char first[512], second[512];
+
+				/* Either value may carry a password: shown redacted. */
 				rc = cli_usage(&ctx, NULL,
 				               "--db given twice (\"%s\", then \"%s\"): an option is given once, it never "
 				               "silently wins",
-				               ctx.db, v);
+				               cleanup_conninfo_redact(first, sizeof first, ctx.db),
+				               cleanup_conninfo_redact(second, sizeof second, v));
 				goto out;
 			}
 			ctx.db = v;

@@ -1,6 +1,10 @@
 /* The job detail panel: the selected job's manifest (count, expected,
  * sealed, high-water ID), counters, pace, sparklines of step rate and lock
- * hold over time, and its recent steps with their lock holds. */
+ * hold over time, and its step history with cursors, gaps and lock holds.
+ * The history scrolls from the newest step back to the first (issue 11,
+ * item 13): one row per step number; the monitor reads the page of steps
+ * around the rows shown (mon_steps.sql), and the panel asks for another
+ * page when the operator scrolls out of it. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,42 +17,94 @@ static bool have_steps(const console *c)
 	return c->snap->detail_job_id == c->sel_job_id && c->sel_job_id > 0;
 }
 
+/* The job's steps: 1 .. its step number (the newest page may be ahead of
+ * the job row). */
+static int total_steps(const console *c)
+{
+	const cleanup_mon_job *v = console_selected_job(c);
+	int n = v ? v->job.step_no : 0;
+
+	if (have_steps(c) && c->snap->nsteps > 0 && c->snap->steps[0].step_no > n)
+		n = c->snap->steps[0].step_no;
+	return n;
+}
+
 static int rows(const console *c)
 {
-	return have_steps(c) ? (int)c->snap->nsteps : 0;
+	return have_steps(c) ? total_steps(c) : 0;
+}
+
+/* The step numbered NO in the snapshot's page, NULL when not read. */
+static const cleanup_mon_step *page_step(const console *c, int no)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	int64_t idx;
+	size_t i;
+
+	if (s->nsteps == 0)
+		return NULL;
+	idx = (int64_t)s->steps[0].step_no - no;
+	if (idx >= 0 && (size_t)idx < s->nsteps && s->steps[idx].step_no == no)
+		return &s->steps[idx];
+	for (i = 0; i < s->nsteps; i++) /* a page with a hole */
+		if (s->steps[i].step_no == no)
+			return &s->steps[i];
+	return NULL;
+}
+
+/* Chooses the page the monitor reads for rows TOP .. TOP+VISIBLE-1 (row 0
+ * the newest of N steps): the newest page while the top row is shown,
+ * else one that starts a little above the rows shown, when the current
+ * page lacks one of them. */
+static void want_page(console *c, int n, int top, int visible)
+{
+	int first = n - top, last = n - top - visible + 1;
+
+	if (top == 0) {
+		c->steps_want = -1;
+		return;
+	}
+	if (last < 1)
+		last = 1;
+	if (page_step(c, first) && page_step(c, last))
+		return;
+	c->steps_want = first + 20 >= n ? -1 : first + 20;
 }
 
 static void sparks(console *c, tui_rect r, int y)
 {
 	const cleanup_mon_snapshot *s = c->snap;
-	double vals[256], times[256], max = 0;
+	double vals[CLEANUP_MON_RATE_SECONDS > CLEANUP_MON_STEPS_PAGE ? CLEANUP_MON_RATE_SECONDS : CLEANUP_MON_STEPS_PAGE];
+	double max = 0;
 	char line[1024];
 	int w = r.w - 40, i, n = (int)s->nsteps;
 
 	if (w < 8)
 		w = 8;
-	if (w > 120)
-		w = 120;
-	if (n > 256)
-		n = 256;
-	/* steps per second over the last W seconds */
-	for (i = 0; i < n; i++)
-		times[i] = s->steps[i].started_epoch;
-	sparkline_rate_buckets(vals, w, times, (size_t)n, s->taken_at, 1.0);
-	for (i = 0; i < w; i++)
+	if (w > CLEANUP_MON_RATE_SECONDS)
+		w = CLEANUP_MON_RATE_SECONDS;
+	/* steps per second over the last W seconds, counted by the monitor
+	 * from every step record (issue 11, bug 5), not from the page shown */
+	for (i = 0; i < w; i++) {
+		vals[i] = s->rate_job_id == s->detail_job_id ? (double)s->rate[CLEANUP_MON_RATE_SECONDS - w + i] : 0;
 		if (vals[i] > max)
 			max = vals[i];
+	}
 	sparkline_render(line, sizeof line, vals, (size_t)w, w, c->utf8, NULL);
 	console_put(y, r.x, 11, ROLE_DIM, "step rate");
 	console_put(y, r.x + 11, w, ROLE_SPARK, line);
 	console_putf(y, r.x + 12 + w, r.w - 12 - w, ROLE_DIM, "max %.0f/s, last %ds", max, w);
-	/* lock hold per step, oldest first */
+	/* lock hold per step of the page shown, oldest first */
+	if (n > CLEANUP_MON_STEPS_PAGE)
+		n = CLEANUP_MON_STEPS_PAGE;
 	for (i = 0; i < n; i++)
 		vals[i] = s->steps[n - 1 - i].lock_hold_ms;
 	sparkline_render(line, sizeof line, vals, (size_t)n, w, c->utf8, &max);
 	console_put(y + 1, r.x, 11, ROLE_DIM, "lock hold");
 	console_put(y + 1, r.x + 11, w, ROLE_SPARK, line);
-	console_putf(y + 1, r.x + 12 + w, r.w - 12 - w, ROLE_DIM, "max %.2f ms, last %d steps", max, n < w ? n : w);
+	if (n > 0)
+		console_putf(y + 1, r.x + 12 + w, r.w - 12 - w, ROLE_DIM, "max %.2f ms, steps %d-%d", max,
+		             s->steps[(n < w ? n : w) - 1].step_no, s->steps[0].step_no);
 }
 
 /* The runner line: who holds the job's runner lock, or, loudly, that
@@ -75,10 +131,9 @@ static void draw(console *c, tui_rect r, bool focused)
 {
 	const cleanup_mon_job *v = console_selected_job(c);
 	const cleanup_job *j;
-	char a[32], b[32], d[32], eta[16];
+	char a[32], b[32], d[32], line[160];
 	int y = r.y, i, n, x;
-	bool dur, active;
-	double pace;
+	bool dur, cur, active;
 
 	if (!v) {
 		console_put(y, r.x, r.w, ROLE_DIM, c->snap->njobs ? "no job selected: choose one in the jobs panel"
@@ -129,20 +184,34 @@ static void draw(console *c, tui_rect r, bool focused)
 	}
 	if (++y >= r.y + r.h)
 		return;
-	x = r.x + console_putf(y, r.x, r.w, ROLE_NORMAL, "in scope %s  settled %s  cursor lib %" PRId64 " id %" PRId64 "  ",
-	                       j->total_estimate >= 0 ? console_count(a, sizeof a, j->total_estimate) : "?",
-	                       console_count(b, sizeof b, tui_progress_done(j)), j->cursor_library_id, j->cursor_id);
-	pace = console_job_pace(v);
-	if (pace > 0)
-		x += console_putf(y, x, r.x + r.w - x, ROLE_NORMAL, "pace %.0f rows/s  ", pace);
+	/* The progress line `job run` prints too (progress.h): settled of in
+	 * scope, pace, ETA. */
+	x = r.x + console_putf(y, r.x, r.w, ROLE_NORMAL, "progress %s  ", tui_job_progress_line(line, sizeof line, v));
 	x += console_putf(y, x, r.x + r.w - x, j->busy_retries ? ROLE_WARNING : ROLE_NORMAL, "busy retries %" PRId64 "  ",
 	                  j->busy_retries);
-	if (active)
-		console_putf(y, x, r.x + r.w - x, ROLE_NORMAL, "ETA %s", console_job_eta(eta, sizeof eta, v));
+	console_putf(y, x, r.x + r.w - x, ROLE_DIM, "cursor lib %" PRId64 " id %" PRId64, j->cursor_library_id, j->cursor_id);
 	if (active || v->runner_pid > 0) {
 		if (++y >= r.y + r.h)
 			return;
 		draw_runner(v, r, y);
+	}
+	{
+		/* The target library's count, when the count cache watches it
+		 * (issue 8): fresh, ~stale, expired, building, restart, withheld,
+		 * with the reason. */
+		const cleanup_mon_library *l = strcmp(j->kind, "remove-server") == 0 ? NULL
+		                                                                    : console_find_library(c, j->library_id);
+		tui_count_kind ck = l ? tui_count_kind_of(l->count_state, l->count_reason) : COUNT_COUNTER;
+
+		if (l && ck != COUNT_COUNTER) {
+			char st[48], num[40];
+
+			if (++y >= r.y + r.h)
+				return;
+			console_putf(y, r.x, r.w, ck == COUNT_FRESH ? ROLE_NORMAL : ck == COUNT_RESTART ? ROLE_DANGER : ROLE_WARNING,
+			             "library count (cache): %s %s%s%s", tui_count_items_text(num, sizeof num, l, console_compact),
+			             tui_count_state_text(st, sizeof st, l), l->count_reason[0] ? " - " : "", l->count_reason);
+		}
 	}
 	if (j->last_error[0]) {
 		if (++y >= r.y + r.h)
@@ -160,29 +229,56 @@ static void draw(console *c, tui_rect r, bool focused)
 	}
 	if (++y >= r.y + r.h)
 		return;
-	dur = r.w >= 74; /* the step's duration goes first when narrow */
-	console_putf(y, r.x, r.w, ROLE_DIM, "%5s %-12s %4s %4s %4s %4s %4s %4s %4s %4s %7s %s%8s", "STEP", "ACTION", "VIS",
-	             "DEL", "MOV", "ABS", "RET", "KEPT", "DEP", "CLM", "LOCK ms", dur ? " DUR ms " : "", "AT");
+	/* Columns drop from the right as the panel narrows: the cursor, then
+	 * the step's duration; the gap (where a run stopped or a runner died)
+	 * stays. */
+	dur = r.w >= 80;
+	cur = r.w >= 104;
+	console_putf(y, r.x, r.w, ROLE_DIM, "%6s %-12s %4s %4s %4s %4s %4s %4s %4s %4s %7s %s%8s %6s%s", "STEP", "ACTION",
+	             "VIS", "DEL", "MOV", "ABS", "RET", "KEPT", "DEP", "CLM", "LOCK ms", dur ? " DUR ms " : "", "AT", "GAP",
+	             cur ? "  CURSOR (lib: id from > to)" : "");
 	n = rows(c);
 	if (n == 0 && ++y < r.y + r.h)
 		console_put(y, r.x, r.w, ROLE_DIM, j->step_no ? "" : "(no steps yet)");
 	console_scroll(c, PANEL_DETAIL, n, r.y + r.h - y - 1);
+	want_page(c, n, c->top[PANEL_DETAIL], r.y + r.h - y - 1);
 	for (i = 0; y + 1 < r.y + r.h && c->top[PANEL_DETAIL] + i < n; i++) {
-		int k = c->top[PANEL_DETAIL] + i;
-		const cleanup_mon_step *s = &c->snap->steps[k];
+		int k = c->top[PANEL_DETAIL] + i, no = n - k;
+		const cleanup_mon_step *s = page_step(c, no);
 		bool sel = focused && k == c->sel[PANEL_DETAIL];
-		char durbuf[24];
+		char durbuf[24], gap[16], cursor[64];
 
-		snprintf(durbuf, sizeof durbuf, "%7.2f ", s->duration_ms);
 		y++;
 		if (sel) {
 			attrset(theme_attr(ROLE_SELECTION));
 			mvhline(y, r.x, ' ', r.w);
 		}
-		console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_NORMAL,
-		             "%5d %-12.12s %4d %4d %4d %4d %4d %4d %4d %4d %7.2f %s%8s", s->step_no, s->action, s->visited,
-		             s->deleted, s->moved, s->absent, s->retained, s->kept, s->dependent_mutations, s->claims_in_flight,
-		             s->lock_hold_ms, dur ? durbuf : "", s->started);
+		if (!s) {
+			console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_DIM, "%6d (reading...)", no);
+			continue;
+		}
+		snprintf(durbuf, sizeof durbuf, "%7.2f ", s->duration_ms);
+		/* a gap of at least 2 s before the step: a stop, a dead runner */
+		if (s->gap_s >= 2.0) {
+			gap[0] = '+';
+			tui_duration_text(gap + 1, sizeof gap - 1, s->gap_s);
+		} else {
+			gap[0] = '\0';
+		}
+		if (s->library_id > 0 && (s->cursor_from >= 0 || s->cursor_to >= 0))
+			snprintf(cursor, sizeof cursor, "  %" PRId64 ": %s > %s", s->library_id,
+			         s->cursor_from >= 0 ? console_count(a, sizeof a, s->cursor_from) : "start",
+			         s->cursor_to >= 0 ? console_count(b, sizeof b, s->cursor_to) : "-");
+		else
+			cursor[0] = '\0';
+		x = r.x + console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_NORMAL,
+		                       "%6d %-12.12s %4d %4d %4d %4d %4d %4d %4d %4d %7.2f %s%8s ", s->step_no, s->action,
+		                       s->visited, s->deleted, s->moved, s->absent, s->retained, s->kept,
+		                       s->dependent_mutations, s->claims_in_flight, s->lock_hold_ms, dur ? durbuf : "",
+		                       s->started);
+		x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_WARNING, "%6s", gap);
+		if (cur)
+			console_put(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_DIM, cursor);
 	}
 }
 

@@ -31,25 +31,12 @@ static bool phase_is(const cleanup_job *j, const char *p)
 
 double console_job_pace(const cleanup_mon_job *v)
 {
-	tui_pace_window w = {v->window_steps, v->window_rows, v->window_first_start, v->window_last_end};
-
-	/* While a runner holds the job the window ends now (the server's now:
-	 * the newest step's end plus its age), so a runner that stopped
-	 * getting anywhere (busy, stuck) slows the pace down instead of
-	 * keeping the pace of its last good steps. */
-	if (v->runner_pid > 0 && v->last_step_age_s > 0 && w.last_end > 0)
-		w.last_end += v->last_step_age_s;
-	return tui_pace_rows_per_s(&w);
+	return tui_job_pace(v); /* progress.h: the CLI's definition too */
 }
 
 const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v)
 {
-	if (v->runner_pid > 0 && v->last_step_age_s > 30 &&
-	    (strcmp(v->job.phase, "draining") == 0 || strcmp(v->job.phase, "finalizing") == 0)) {
-		snprintf(buf, len, "stalled");
-		return buf;
-	}
-	return tui_eta_text(buf, len, &v->job, console_job_pace(v), v->runner_pid > 0);
+	return tui_job_eta(buf, len, v);
 }
 
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v)

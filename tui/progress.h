@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cleanup/job.h"
+#include "cleanup/monitor.h"
 
 /* Rows settled so far: deleted + moved + absent + kept. */
 int64_t tui_progress_done(const cleanup_job *j);
@@ -64,6 +65,55 @@ const char *tui_duration_text(char *buf, size_t len, double seconds);
  * form the locks panel and the runner column read (cleanup_locks_job_id).
  * JOB_ID < 0: "cleanupctl:<origin>". */
 void tui_job_app_name(char *buf, size_t len, int64_t job_id, const char *origin);
+
+/* ---- one progress line for both front ends ---------------------------
+ *
+ * The console's monitor reads a job's pace window with SQL (mon_jobs.sql);
+ * `job run` builds the same window from the steps it commits
+ * (tui_step_window below). Both hand a cleanup_mon_job to the functions
+ * here, so that they print the same progress, pace and ETA for the same
+ * job state at the same moment (issue 11, bug 9; test_console_monitor's
+ * test_cli_and_console_print_the_same_progress_and_eta). */
+
+/* The pace of V in settled rows per second: tui_pace_rows_per_s of its
+ * window, which ends now while a runner holds V (the newest step's end plus
+ * its age), so a runner that stopped getting anywhere slows the pace down
+ * instead of keeping the pace of its last good steps. -1 when unknown. */
+double tui_job_pace(const cleanup_mon_job *v);
+
+/* The ETA of V as tui_eta_text says it, or "stalled" when a runner holds
+ * V but has not committed a step for 30 s. */
+const char *tui_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
+
+/* "1,234 of 20,000 (6.2%), 349/s, ETA 43s": rows settled of the rows in
+ * scope, the pace ("?/s" when unknown) and, while V drains or finalizes,
+ * the ETA ("no runner", "stalled", "?" or a time). */
+const char *tui_job_progress_line(char *buf, size_t len, const cleanup_mon_job *v);
+
+/* The steps a runner committed, as (start, end, settled rows) in epoch
+ * seconds: the newest TUI_STEP_WINDOW_MAX. */
+#define TUI_STEP_WINDOW_MAX 2000
+typedef struct tui_step_window {
+	double start[TUI_STEP_WINDOW_MAX], end[TUI_STEP_WINDOW_MAX];
+	int64_t rows[TUI_STEP_WINDOW_MAX];
+	int n, first;  /* oldest at first, n of them */
+} tui_step_window;
+
+/* Adds a committed step (oldest first; the oldest goes when full). */
+void tui_step_window_add(tui_step_window *w, double start, double end, int64_t rows);
+
+/* Fills V's pace window and step age as mon_jobs.sql does: the steps of W
+ * started in the 60 s before NOW (epoch seconds), their settled rows, the
+ * first one's start and the last one's end; last_step_age_s from the
+ * newest step's end to NOW. RUNNER_PID (0: none) is who runs the job. The
+ * job itself (V->job) is the caller's. */
+void tui_step_window_view(cleanup_mon_job *v, const tui_step_window *w, double now, int runner_pid);
+
+/* `job run`'s progress line for JOB after the steps of W at NOW (epoch
+ * seconds), run by RUNNER_PID: tui_step_window_view, then
+ * tui_job_progress_line. */
+const char *tui_run_progress_text(char *buf, size_t len, const cleanup_job *job, const tui_step_window *w,
+                                  double now, int runner_pid);
 
 /* The words that start every busy answer, in both front ends. */
 #define TUI_BUSY_PREFIX "busy, retry later: "

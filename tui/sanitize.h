@@ -42,11 +42,32 @@ bool tui_unsafe_codepoint(int32_t cp);
  * boundary when BUF is too small. Returns BUF. */
 const char *tui_sanitize(char *buf, size_t len, const char *s);
 
-/* tui_sanitize() for a table cell: at most WIDTH characters of S, then
- * padded with spaces to WIDTH characters (WIDTH 0: no padding, no cut).
- * Counts characters, not bytes, so a multi-byte name is never cut in the
- * middle of a character. Returns BUF. */
+/* The terminal columns code point CP takes, by a built-in table that does
+ * not depend on the locale (Unicode 14): 0 for combining marks and other
+ * zero-width characters (general categories Mn, Me, Cf; Hangul medial
+ * vowels), 2 for East Asian Wide and Fullwidth characters (CJK, Hangul
+ * syllables, most emoji), else 1. An unsafe code point or a bad byte (-1)
+ * is 1: it is drawn as '?'. */
+int tui_char_width(int32_t cp);
+
+/* The columns S (NULL: "") takes once sanitized. */
+size_t tui_text_width(const char *s);
+
+/* tui_sanitize() for a table cell: as much of S as fits in WIDTH terminal
+ * columns, then padded with spaces to WIDTH columns (WIDTH 0: no padding,
+ * no cut). Counts display width (tui_char_width), not bytes: a multi-byte
+ * name is never cut inside a character, a wide character that would
+ * overhang the cell is left out (and its column padded), and combining
+ * marks stay with the character they follow. BUF (LEN bytes) bounds the
+ * copy too, always at a character boundary; CLEANUP_NAME_SIZE bytes hold
+ * any name whole. Returns BUF. */
 const char *tui_sanitize_cell(char *buf, size_t len, const char *s, size_t width);
+
+/* tui_sanitize_cell() without the padding: at most WIDTH columns of S (0:
+ * no cut), for a name inside a sentence ("library 7 \"...\" closed to
+ * writers") where printf's "%.60s" would cut bytes, not characters.
+ * Returns BUF. */
+const char *tui_sanitize_cut(char *buf, size_t len, const char *s, size_t width);
 
 /* Writes S sanitized to F. */
 void tui_fputs_safe(const char *s, FILE *f);

@@ -810,6 +810,7 @@ static int find_name(char (*names)[130], size_t n, const char *s)
 
 static int add_gap(cleanup_dep_report *r, size_t *cap, const char *kind, const char *fmt, ...)
 {
+	char text[2048];
 	va_list ap;
 
 	if (r->ngaps == *cap) {
@@ -822,9 +823,12 @@ static int add_gap(cleanup_dep_report *r, size_t *cap, const char *kind, const c
 		*cap = c;
 	}
 	snprintf(r->gaps[r->ngaps].kind, sizeof r->gaps[r->ngaps].kind, "%s", kind);
+	/* Identifiers are UTF-8: a summary too long for its field is cut at a
+	 * character boundary, not in the middle of a name's character. */
 	va_start(ap, fmt);
-	vsnprintf(r->gaps[r->ngaps].summary, sizeof r->gaps[r->ngaps].summary, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	cleanup_text_copy(r->gaps[r->ngaps].summary, sizeof r->gaps[r->ngaps].summary, text);
 	r->ngaps++;
 	return CLEANUP_OK;
 }
@@ -833,11 +837,15 @@ static int add_gap(cleanup_dep_report *r, size_t *cap, const char *kind, const c
 static void list_add(char *buf, size_t len, int *count, const char *name)
 {
 	size_t l = strlen(buf);
+	char item[400];
 
-	if (*count < 5)
-		snprintf(buf + l, len - l, "%s%s", *count ? ", " : "", name);
-	else if (*count == 5)
-		snprintf(buf + l, len - l, ", ...");
+	/* A name that does not fit is cut at a character boundary. */
+	if (*count < 5) {
+		snprintf(item, sizeof item, "%s%s", *count ? ", " : "", name);
+		cleanup_text_copy(buf + l, len - l, item);
+	} else if (*count == 5) {
+		cleanup_text_copy(buf + l, len - l, ", ...");
+	}
 	(*count)++;
 }
 

@@ -1,9 +1,264 @@
 /* The engine handle: one libpq connection, named queries prepared lazily,
  * and the translation of libpq failures into cleanup_error records. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine_int.h"
+
+/* --- Secrets in a conninfo ------------------------------------------------
+ * A conninfo may carry a password (password=..., sslpassword=..., or a
+ * URI's user:password@). Every message that echoes a conninfo shows it
+ * through cleanup_conninfo_redact(), and libpq's own messages about it
+ * through cleanup_conninfo_scrub(). The scanners below find the secrets by
+ * libpq's grammar (fe-connect.c: conninfo_parse, conninfo_uri_parse_options)
+ * so that strings libpq rejects are covered too. */
+
+#define MAX_SECRETS 8
+
+/* Where a secret's value lies in the conninfo text. */
+typedef struct secret_span {
+	size_t off, len;
+} secret_span;
+
+/* Stores span OFF, LEN of a string of TOTAL bytes as SP[*N]. The last slot
+ * runs to the end of the string, so that secrets past MAX_SECRETS are
+ * masked too; returns false when the scan must stop there. */
+static bool add_span(secret_span *sp, size_t *n, size_t off, size_t len, size_t total)
+{
+	sp[*n].off = off;
+	sp[*n].len = *n == MAX_SECRETS - 1 ? total - off : len;
+	return ++*n < MAX_SECRETS;
+}
+
+static bool is_secret_key(const char *key, size_t n)
+{
+	return (n == 8 && strncmp(key, "password", 8) == 0) || (n == 11 && strncmp(key, "sslpassword", 11) == 0);
+}
+
+static bool is_uri(const char *s)
+{
+	return strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Percent-decodes S (N bytes) into OUT (N + 1 bytes): what libpq makes of
+ * a URI component. A bad escape is kept as it is. */
+static void percent_decode(char *out, const char *s, size_t n)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n && hexval((unsigned char)s[i + 1]) >= 0 &&
+		    hexval((unsigned char)s[i + 2]) >= 0) {
+			out[o++] = (char)(hexval((unsigned char)s[i + 1]) * 16 + hexval((unsigned char)s[i + 2]));
+			i += 2;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	out[o] = '\0';
+}
+
+/* The secrets of a URI: the password of user:password@ and the values of
+ * password= and sslpassword= query parameters (keys percent-decoded, as
+ * libpq does). Returns how many spans were stored in SP. */
+static size_t uri_secrets(secret_span *sp, const char *s)
+{
+	size_t n = 0, i, at, pre = strncmp(s, "postgresql://", 13) == 0 ? 13 : 11;
+	const char *q;
+
+	/* libpq: the credentials end at the first '@' before any '/'. */
+	for (at = pre; s[at] && s[at] != '@' && s[at] != '/'; at++)
+		;
+	if (s[at] == '@') {
+		for (i = pre; i < at && s[i] != ':'; i++)
+			;
+		if (i < at)
+			add_span(sp, &n, i + 1, at - i - 1, strlen(s));
+	}
+	q = strchr(s + (s[at] == '@' ? at + 1 : pre), '?');
+	while (q && n < MAX_SECRETS) {
+		const char *k = q + 1, *eq, *end = k + strcspn(k, "&");
+		char key[32];
+
+		eq = memchr(k, '=', (size_t)(end - k));
+		if (eq && (size_t)(eq - k) < sizeof key) {
+			percent_decode(key, k, (size_t)(eq - k));
+			if (is_secret_key(key, strlen(key)) &&
+			    !add_span(sp, &n, (size_t)(eq + 1 - s), (size_t)(end - eq - 1), strlen(s)))
+				break;
+		}
+		q = *end ? end : NULL;
+	}
+	return n;
+}
+
+/* The secrets of a key=value conninfo, by libpq's rules: whitespace around
+ * '=', values either single-quoted or up to whitespace, backslash escapes
+ * the next character. When the string stops following the grammar (a key
+ * without '='), everything after that key is treated as secret: libpq
+ * rejects the string, and what follows could be a password. */
+static size_t kv_secrets(secret_span *sp, const char *s)
+{
+	size_t n = 0, i = 0, len = strlen(s);
+
+	while (n < MAX_SECRETS) {
+		size_t k, kend, v;
+
+		while (i < len && isspace((unsigned char)s[i]))
+			i++;
+		if (i >= len)
+			break;
+		k = i;
+		while (i < len && s[i] != '=' && !isspace((unsigned char)s[i]))
+			i++;
+		kend = i;
+		while (i < len && isspace((unsigned char)s[i]))
+			i++;
+		if (i >= len || s[i] != '=') {
+			/* libpq's message quotes the key only; what follows it
+			 * could be a password, so it is masked. */
+			if (i < len)
+				add_span(sp, &n, i, len - i, len);
+			break;
+		}
+		i++;
+		while (i < len && isspace((unsigned char)s[i]))
+			i++;
+		v = i;
+		if (i < len && s[i] == '\'') {
+			for (i++; i < len && s[i] != '\''; i++)
+				if (s[i] == '\\' && i + 1 < len)
+					i++;
+			if (i < len)
+				i++;
+		} else {
+			for (; i < len && !isspace((unsigned char)s[i]); i++)
+				if (s[i] == '\\' && i + 1 < len)
+					i++;
+		}
+		if (is_secret_key(s + k, kend - k) && !add_span(sp, &n, v, i - v, len))
+			break;
+	}
+	return n;
+}
+
+/* The secret spans of CONNINFO (none for a bare database name). */
+static size_t conninfo_secrets(secret_span *sp, const char *conninfo)
+{
+	if (!conninfo || !*conninfo)
+		return 0;
+	if (is_uri(conninfo))
+		return uri_secrets(sp, conninfo);
+	return strchr(conninfo, '=') ? kv_secrets(sp, conninfo) : 0;
+}
+
+const char *cleanup_conninfo_redact(char *buf, size_t len, const char *conninfo)
+{
+	secret_span sp[MAX_SECRETS];
+	size_t n, i, pos = 0, o = 0, total;
+	char *tmp;
+
+	if (!buf || len == 0)
+		return buf;
+	conninfo = conninfo ? conninfo : "";
+	n = conninfo_secrets(sp, conninfo);
+	total = strlen(conninfo) + 3 * n + 1;
+	if (!(tmp = malloc(total))) {
+		/* No memory to show it safely: show nothing of it. */
+		cleanup_text_copy(buf, len, n ? "(conninfo with a password)" : conninfo);
+		return buf;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(tmp + o, conninfo + pos, sp[i].off - pos);
+		o += sp[i].off - pos;
+		memcpy(tmp + o, "***", 3);
+		o += 3;
+		pos = sp[i].off + sp[i].len;
+	}
+	strcpy(tmp + o, conninfo + pos);
+	cleanup_text_copy(buf, len, tmp);
+	free(tmp);
+	return buf;
+}
+
+/* True when SECRET (N > 0 bytes) occurs in MSG (ML bytes). */
+static bool contains(const char *msg, size_t ml, const char *secret, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + n <= ml; i++)
+		if (memcmp(msg + i, secret, n) == 0)
+			return true;
+	return false;
+}
+
+/* Replaces every occurrence of SECRET (N bytes) in MSG with "***". */
+static void scrub_one(char *msg, size_t len, const char *secret, size_t n)
+{
+	size_t ml = strlen(msg), o = 0, i = 0;
+	char *tmp;
+
+	if (n == 0 || !contains(msg, ml, secret, n))
+		return;
+	if (!(tmp = malloc(ml * 3 + 1))) {
+		/* No memory to rewrite it: withhold the message, never show it. */
+		cleanup_text_copy(msg, len, "(message withheld: it quotes a password)");
+		return;
+	}
+	while (i < ml) {
+		if (i + n <= ml && memcmp(msg + i, secret, n) == 0) {
+			memcpy(tmp + o, "***", 3);
+			o += 3;
+			i += n;
+		} else {
+			tmp[o++] = msg[i++];
+		}
+	}
+	tmp[o] = '\0';
+	cleanup_text_copy(msg, len, tmp);
+	free(tmp);
+}
+
+void cleanup_conninfo_scrub(char *msg, size_t len, const char *conninfo)
+{
+	secret_span sp[MAX_SECRETS];
+	PQconninfoOption *opts = NULL, *o;
+	size_t n, i;
+	char *dec;
+
+	if (!msg || len == 0 || (n = conninfo_secrets(sp, conninfo)) == 0)
+		return;
+	/* The values as libpq decoded them, when it can parse the string. */
+	if ((opts = PQconninfoParse(conninfo, NULL)) != NULL) {
+		for (o = opts; o->keyword; o++)
+			if (o->val && is_secret_key(o->keyword, strlen(o->keyword)))
+				scrub_one(msg, len, o->val, strlen(o->val));
+		PQconninfoFree(opts);
+	}
+	for (i = 0; i < n; i++) {
+		/* The raw text, and its percent-decoded form (URI). */
+		scrub_one(msg, len, conninfo + sp[i].off, sp[i].len);
+		if ((dec = malloc(sp[i].len + 1)) != NULL) {
+			percent_decode(dec, conninfo + sp[i].off, sp[i].len);
+			scrub_one(msg, len, dec, strlen(dec));
+			free(dec);
+		}
+	}
+}
+
+int cleanup_libpq_version(void)
+{
+	return PQlibVersion();
+}
 
 char *engine_strdup(const char *s, cleanup_error *err)
 {
@@ -42,16 +297,21 @@ static int connect_now(cleanup_engine *e, cleanup_error *err)
 	if (!conn)
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory connecting");
 	if (PQstatus(conn) != CONNECTION_OK) {
-		char msg[CLEANUP_ERR_TEXT];
+		char msg[CLEANUP_ERR_TEXT], shown[CLEANUP_ERR_TEXT / 2];
 		size_t l;
 
-		snprintf(msg, sizeof msg, "%s", PQerrorMessage(conn));
+		/* Neither the conninfo nor libpq's message about it may show a
+		 * password (docs/security.md): both are redacted here, before
+		 * the error reaches stderr, --json, the console or a log. */
+		cleanup_text_copy(msg, sizeof msg, PQerrorMessage(conn));
+		cleanup_conninfo_scrub(msg, sizeof msg, e->conninfo);
 		l = strlen(msg);
 		while (l > 0 && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
 			msg[--l] = '\0';
 		PQfinish(conn);
+		cleanup_conninfo_redact(shown, sizeof shown, e->conninfo);
 		cleanup_error_set(err, CLEANUP_ECONN, "cannot connect to the database (%s): %s",
-		                  e->conninfo && *e->conninfo ? e->conninfo : "libpq environment", msg);
+		                  e->conninfo && *e->conninfo ? shown : "libpq environment", msg);
 		cleanup_error_hint(err, "pass --db CONNINFO, or start the sandbox: cleanupctl sandbox start");
 		return CLEANUP_ECONN;
 	}
@@ -219,8 +479,8 @@ int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresu
 		cleanup_error_set(err, status, "%s", msg && *msg ? msg : "unknown database error");
 		if (err) {
 			snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
-			snprintf(err->detail, sizeof err->detail, "%s", detail ? detail : "");
-			snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
+			cleanup_text_copy(err->detail, sizeof err->detail, detail);
+			cleanup_text_copy(err->hint, sizeof err->hint, hint);
 		}
 	}
 	if (err) {
@@ -228,7 +488,7 @@ int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresu
 
 		while (l > 0 && (err->message[l - 1] == '\n' || err->message[l - 1] == ' '))
 			err->message[--l] = '\0';
-		snprintf(err->context, sizeof err->context, "%s", context ? context : "");
+		cleanup_text_copy(err->context, sizeof err->context, context);
 	}
 	return status;
 }
@@ -333,7 +593,7 @@ int64_t col_int64(const PGresult *res, int row, const char *name)
 
 void col_copy(char *dst, size_t len, const PGresult *res, int row, const char *name)
 {
-	snprintf(dst, len, "%s", col_text(res, row, name));
+	cleanup_text_copy(dst, len, col_text(res, row, name));
 }
 
 char *format_text_array(const char *const *items, size_t n)

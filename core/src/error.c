@@ -5,6 +5,60 @@
 #include <string.h>
 #include "cleanup/error.h"
 
+/* The length of the longest prefix of S (N bytes) no longer than MAX that
+ * does not end inside a multi-byte UTF-8 character: when the byte at MAX
+ * continues a character, back off to that character's first byte. */
+static size_t utf8_prefix(const char *s, size_t n, size_t max)
+{
+	size_t k = max;
+
+	if (max >= n)
+		return n;
+	while (k > 0 && max - k < 3 && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;
+	/* s[k] is the first byte of the character at the cut only when it is a
+	 * lead byte; after three continuation bytes it is not one of ours. */
+	return ((unsigned char)s[k] & 0xC0) == 0xC0 ? k : max;
+}
+
+size_t cleanup_text_copy(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (!dst || len == 0)
+		return 0;
+	src = src ? src : "";
+	n = utf8_prefix(src, strlen(src), len - 1);
+	memmove(dst, src, n);
+	dst[n] = '\0';
+	return n;
+}
+
+/* After vsnprintf into BUF (LEN bytes) wanted WANT bytes: when the text was
+ * cut, cut it back to a character boundary. */
+static void utf8_fix_cut(char *buf, size_t len, int want)
+{
+	size_t have = strlen(buf);
+
+	if (want > 0 && (size_t)want > have && have + 1 == len) {
+		/* The cut fell at HAVE; the byte there is gone, so look at what
+		 * is left: drop a trailing lead byte and its partial sequence. */
+		size_t k = have, back = 0;
+
+		while (k > 0 && back < 3 && ((unsigned char)buf[k - 1] & 0xC0) == 0x80) {
+			k--;
+			back++;
+		}
+		if (k > 0 && ((unsigned char)buf[k - 1] & 0xC0) == 0xC0) {
+			unsigned char lead = (unsigned char)buf[k - 1];
+			size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+
+			if (back + 1 < need)
+				buf[k - 1] = '\0';
+		}
+	}
+}
+
 void cleanup_error_clear(cleanup_error *err)
 {
 	if (err)
@@ -14,26 +68,30 @@ void cleanup_error_clear(cleanup_error *err)
 int cleanup_error_set(cleanup_error *err, int status, const char *fmt, ...)
 {
 	va_list ap;
+	int want;
 
 	if (!err)
 		return status;
 	cleanup_error_clear(err);
 	err->status = status;
 	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	want = vsnprintf(err->message, sizeof err->message, fmt, ap);
 	va_end(ap);
+	utf8_fix_cut(err->message, sizeof err->message, want);
 	return status;
 }
 
 void cleanup_error_hint(cleanup_error *err, const char *fmt, ...)
 {
 	va_list ap;
+	int want;
 
 	if (!err)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(err->hint, sizeof err->hint, fmt, ap);
+	want = vsnprintf(err->hint, sizeof err->hint, fmt, ap);
 	va_end(ap);
+	utf8_fix_cut(err->hint, sizeof err->hint, want);
 }
 
 int cleanup_status_from_sqlstate(const char *s)

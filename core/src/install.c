@@ -322,12 +322,18 @@ int cleanup_conninfo_readonly(char **out, const char *conninfo, cleanup_error *e
 	if (conninfo && *conninfo && is_conninfo_string(conninfo)) {
 		opts = PQconninfoParse(conninfo, &perr);
 		if (!opts) {
-			size_t l = perr ? strlen(perr) : 0;
+			char why[CLEANUP_ERR_TEXT / 2], shown[CLEANUP_ERR_TEXT / 2];
+			size_t l;
 
-			while (l > 0 && (perr[l - 1] == '\n' || perr[l - 1] == ' '))
-				perr[--l] = '\0';
+			/* Neither the conninfo nor libpq's complaint may show its
+			 * password (docs/security.md). */
+			cleanup_text_copy(why, sizeof why, perr ? perr : "out of memory");
+			cleanup_conninfo_scrub(why, sizeof why, conninfo);
+			l = strlen(why);
+			while (l > 0 && (why[l - 1] == '\n' || why[l - 1] == ' '))
+				why[--l] = '\0';
 			rc = cleanup_error_set(err, perr ? CLEANUP_EINVAL : CLEANUP_ENOMEM, "conninfo \"%s\" cannot be parsed: %s",
-			                       conninfo, perr ? perr : "out of memory");
+			                       cleanup_conninfo_redact(shown, sizeof shown, conninfo), why);
 			goto out;
 		}
 		for (o = opts; o->keyword; o++) {

@@ -333,12 +333,45 @@ static size_t append_window(void)
 	return w < 1 ? 1 : w > 64 ? 64 : (size_t)w;
 }
 
+/* True when every call of a run waits for its own WAL flush
+ * ($CLEANUP_APPEND_FLUSH=call), as before the run's flush barrier. */
+static bool append_flush_each_call(void)
+{
+	const char *v = getenv("CLEANUP_APPEND_FLUSH");
+
+	return v && strcmp(v, "call") == 0;
+}
+
+/* The flush barrier after a failed call of a run: one empty synchronous
+ * call (job_append_lean.sql, prepared as NAME) for job JBUF. Every call
+ * writes WAL (the job row's lock and update), so its synchronous commit
+ * waits for the WAL up to its commit record, which follows every earlier
+ * commit of the session. OK when those are durable. */
+static int append_flush(cleanup_engine *e, const char *name, const char *jbuf, const char *ctx, cleanup_error *err)
+{
+	const char *params[2] = {jbuf, "{}"};
+	PGresult *res = NULL;
+	int st;
+
+	if (!PQsendQueryPrepared(e->conn, name, 2, params, NULL, NULL, 0) || !PQpipelineSync(e->conn))
+		return engine_error_from_result(err, e, NULL, ctx);
+	st = pipeline_read_call(&res, e->conn);
+	if (st == CLEANUP_OK && res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+		st = CLEANUP_OK;
+	else
+		st = engine_error_from_result(err, e, res, ctx);
+	PQclear(res);
+	return st;
+}
+
 int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, int64_t job_id,
                             const char *const *ids, size_t n, cleanup_error *err)
 {
-	char jbuf[24], ctx[64], name[32];
+	char jbuf[24], ctx[64], sync_name[32], async_name[32];
 	size_t ncalls = n == 0 ? 1 : (n + CLEANUP_APPEND_MAX - 1) / CLEANUP_APPEND_MAX;
 	size_t sent = 0, done = 0, window = append_window();
+	bool each = append_flush_each_call(), broken = false, last_ok = false;
+	cleanup_append_totals run = {0, 0, 0, -1};
 	int rc = CLEANUP_OK, first = CLEANUP_OK;
 	PGconn *conn;
 
@@ -349,10 +382,16 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 	conn = e->conn;
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(ctx, sizeof ctx, "appending to job %s", jbuf);
-	/* The lean statement: counts, no JSON document per call. */
+	/* The lean statements: counts, no JSON document per call. Every call
+	 * but the last commits asynchronously; the last one's synchronous
+	 * commit is the run's flush barrier (or, with CLEANUP_APPEND_FLUSH=call,
+	 * every call is synchronous). */
 	if ((rc = engine_prepare(e, CLEANUP_Q_JOB_APPEND_LEAN, 2, ctx, err)) != CLEANUP_OK)
 		return rc;
-	engine_statement_name(name, sizeof name, CLEANUP_Q_JOB_APPEND_LEAN);
+	if (!each && (rc = engine_prepare(e, CLEANUP_Q_JOB_APPEND_ASYNC, 2, ctx, err)) != CLEANUP_OK)
+		return rc;
+	engine_statement_name(sync_name, sizeof sync_name, CLEANUP_Q_JOB_APPEND_LEAN);
+	engine_statement_name(async_name, sizeof async_name, CLEANUP_Q_JOB_APPEND_ASYNC);
 	if (!PQenterPipelineMode(conn))
 		return engine_error_from_result(err, e, NULL, ctx);
 	while (done < sent || (first == CLEANUP_OK && sent < ncalls)) {
@@ -373,7 +412,9 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 			}
 			params[0] = jbuf;
 			params[1] = array;
-			ok = PQsendQueryPrepared(conn, name, 2, params, NULL, NULL, 0) && PQpipelineSync(conn);
+			ok = PQsendQueryPrepared(conn, each || sent + 1 == ncalls ? sync_name : async_name, 2, params, NULL,
+			                         NULL, 0) &&
+			     PQpipelineSync(conn);
 			free(array);
 			if (!ok) {
 				first = engine_error_from_result(err, e, NULL, ctx);
@@ -388,10 +429,12 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 			int st = pipeline_read_call(&res, conn);
 
 			if (st == CLEANUP_OK && res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
-				totals->calls++;
-				totals->added += col_int64(res, 0, "added");
-				totals->duplicates += col_int64(res, 0, "duplicates");
-				totals->manifest_count = col_int64(res, 0, "manifest_count");
+				run.calls++;
+				run.added += col_int64(res, 0, "added");
+				run.duplicates += col_int64(res, 0, "duplicates");
+				run.manifest_count = col_int64(res, 0, "manifest_count");
+				if (done + 1 == ncalls)
+					last_ok = true;
 			} else if (first == CLEANUP_OK) {
 				first = engine_error_from_result(err, e, res, ctx);
 			}
@@ -400,12 +443,37 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 			if (st == CLEANUP_ECONN) {
 				if (first == CLEANUP_OK)
 					first = engine_error_from_result(err, e, NULL, ctx);
-				return first;
+				broken = true;
+				break;
 			}
 		}
 	}
-	if (!PQexitPipelineMode(conn) && first == CLEANUP_OK)
-		first = engine_error_from_result(err, e, NULL, ctx);
+	/* Nothing of the run counts before it is durable. The last call's
+	 * synchronous commit made every earlier one so; when it did not commit
+	 * (a call failed), an empty synchronous call does, and when that fails
+	 * too, the run's calls are not counted: they committed, but a server
+	 * crash could still lose them (a rerun is idempotent). */
+	if (!broken && !each && !last_ok && run.calls > 0) {
+		char fctx[80];
+		cleanup_error scratch;
+
+		/* The run's first failure stays the one reported. */
+		cleanup_error_clear(&scratch);
+		snprintf(fctx, sizeof fctx, "flushing the appends to job %s", jbuf);
+		if (append_flush(e, sync_name, jbuf, fctx, first == CLEANUP_OK ? err : &scratch) != CLEANUP_OK) {
+			run.calls = run.added = run.duplicates = 0;
+			run.manifest_count = -1;
+		}
+	}
+	if (!broken) {
+		totals->calls += run.calls;
+		totals->added += run.added;
+		totals->duplicates += run.duplicates;
+		if (run.manifest_count >= 0)
+			totals->manifest_count = run.manifest_count;
+		if (!PQexitPipelineMode(conn) && first == CLEANUP_OK)
+			first = engine_error_from_result(err, e, NULL, ctx);
+	}
 	return first;
 }
 

@@ -106,6 +106,15 @@ int locks_rows_from_result(cleanup_lock_row **out, size_t *n, const PGresult *re
 		v = col_text(res, i, "wait_ms");
 		r->wait_ms = *v ? strtod(v, NULL) : -1;
 		r->job_id = cleanup_locks_job_id(r->application_name);
+		/* Older definitions lack the runner columns: none then. */
+		r->runs_job = -1;
+		if (PQfnumber(res, "runs_job") >= 0 && *(v = col_text(res, i, "runs_job")))
+			r->runs_job = strtoll(v, NULL, 10);
+		if (r->runs_job > 0 && PQfnumber(res, "runner_since") >= 0) {
+			/* "YYYY-MM-DD HH:MM:SS" of the timestamptz text. */
+			copy_utf8(r->runner_since, sizeof r->runner_since, col_text(res, i, "runner_since"));
+			r->runner_since[19 < sizeof r->runner_since ? 19 : 0] = '\0';
+		}
 	}
 	*out = rows;
 	*n = (size_t)nt;

@@ -64,6 +64,7 @@ static void snapshot_clear(cleanup_mon_snapshot *s)
 	free(s->locks);
 	memset(s, 0, sizeof *s);
 	s->detail_job_id = -1;
+	s->steps_upto = -1;
 	s->rate_job_id = -1;
 }
 
@@ -206,6 +207,10 @@ int cleanup_monitor_open(cleanup_monitor **out, const cleanup_monitor_opts *opts
 	if (o.refresh_ms < 0 || o.locks_timeout_ms < 0 || o.jobs_limit < 0 || o.steps_limit < 0 ||
 	    o.events_limit < 0 || o.backoff_initial_ms < 0 || o.backoff_max_ms < 0 || o.notify_min_gap_ms < 0)
 		return cleanup_error_set(err, CLEANUP_EINVAL, "monitor options must not be negative");
+	if (o.query_timeout_ms < -1)
+		return cleanup_error_set(err, CLEANUP_EINVAL,
+		                         "monitor query_timeout_ms must be -1 (none), 0 (the default) or positive, not %d",
+		                         o.query_timeout_ms);
 	m = calloc(1, sizeof *m);
 	if (!m)
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
@@ -226,6 +231,10 @@ int cleanup_monitor_open(cleanup_monitor **out, const cleanup_monitor_opts *opts
 	m->notify_gap_ms = o.notify_min_gap_ms ? o.notify_min_gap_ms : 30;
 	m->jobs_limit = o.jobs_limit ? o.jobs_limit : 20;
 	m->steps_limit = o.steps_limit ? o.steps_limit : 60;
+	if (m->steps_limit > CLEANUP_MON_STEPS_PAGE)
+		m->steps_limit = CLEANUP_MON_STEPS_PAGE;
+	m->query_timeout_ms = o.query_timeout_ms ? o.query_timeout_ms : 2000;
+	m->steps_upto = -1;
 	m->events_limit = o.events_limit ? o.events_limit : 100;
 	m->backoff_initial_ms = o.backoff_initial_ms ? o.backoff_initial_ms : 250;
 	m->backoff_max_ms = o.backoff_max_ms ? o.backoff_max_ms : 8000;
@@ -321,9 +330,16 @@ static bool send_op(cleanup_monitor *m)
 	int ok = 0;
 
 	switch (op) {
-	case MON_OP_LISTEN:
-		ok = PQsendQuery(m->conn, sql_query_files[CLEANUP_Q_MON_LISTEN].text);
+	case MON_OP_LISTEN: {
+		/* and the statement_timeout of every refresh query (the lock
+		 * query's transaction sets its own) */
+		char text[512];
+
+		snprintf(text, sizeof text, "%s\n; SET statement_timeout = %d", sql_query_files[CLEANUP_Q_MON_LISTEN].text,
+		         m->query_timeout_ms > 0 ? m->query_timeout_ms : 0);
+		ok = PQsendQuery(m->conn, text);
 		break;
+	}
 	case MON_OP_PREPARE: {
 		char name[32];
 		enum sql_query_id q = mon_queries[m->prep_index];
@@ -345,8 +361,11 @@ static bool send_op(cleanup_monitor *m)
 		ok = send_prepared(m, CLEANUP_Q_MON_JOBS, 1, params);
 		break;
 	case MON_OP_STEPS:
+		/* a page of 120 steps (mon_steps.sql); steps_limit cuts it */
 		snprintf(p1, sizeof p1, "%" PRId64, m->pending->detail_job_id);
-		snprintf(p2, sizeof p2, "%d", m->steps_limit);
+		snprintf(p2, sizeof p2, "%" PRId64,
+		         m->pending->steps_upto >= 0 && m->pending->steps_upto < INT32_MAX ? m->pending->steps_upto
+		                                                                         : (int64_t)INT32_MAX);
 		ok = send_prepared(m, CLEANUP_Q_MON_STEPS, 2, params);
 		break;
 	case MON_OP_STEP_RATE:
@@ -412,6 +431,7 @@ static void begin_refresh(cleanup_monitor *m, double now)
 
 	snapshot_clear(m->pending);
 	m->pending->detail_job_id = m->detail_job_id;
+	m->pending->steps_upto = m->detail_job_id >= 0 ? m->steps_upto : -1;
 	if (m->rate_job_id != m->detail_job_id) {
 		/* Another job: its rate is counted from scratch. */
 		m->rate_job_id = m->detail_job_id;
@@ -493,6 +513,8 @@ static int parse_libraries(cleanup_mon_snapshot *s, const PGresult *res)
 		v->row.job_id = col_int64(res, i, "job_id");
 		col_copy(v->job_kind, sizeof v->job_kind, res, i, "job_kind");
 		col_copy(v->job_phase, sizeof v->job_phase, res, i, "job_phase");
+		col_copy(v->count_state, sizeof v->count_state, res, i, "count_state");
+		col_copy(v->count_reason, sizeof v->count_reason, res, i, "count_reason");
 	}
 	s->nlibraries = (size_t)n;
 	return CLEANUP_OK;
@@ -527,10 +549,12 @@ static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 	return CLEANUP_OK;
 }
 
-static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res)
+static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res, int m_steps_limit)
 {
 	int n = PQntuples(res), i;
 
+	if (n > m_steps_limit)
+		n = m_steps_limit;
 	s->steps = alloc_rows(n, sizeof *s->steps);
 	if (!s->steps)
 		return CLEANUP_ENOMEM;
@@ -552,6 +576,9 @@ static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res)
 		v->mutations = (int32_t)col_int64(res, i, "mutations");
 		v->dependent_mutations = (int32_t)col_int64(res, i, "dependent_mutations");
 		v->claims_in_flight = (int32_t)col_int64(res, i, "claims_in_flight");
+		v->cursor_from = col_int64(res, i, "cursor_from");
+		v->cursor_to = col_int64(res, i, "cursor_to");
+		v->gap_s = col_double(res, i, "gap_s", -1);
 		col_copy(v->phase_after, sizeof v->phase_after, res, i, "phase_after");
 		v->started_epoch = col_double(res, i, "started_epoch", 0);
 		col_copy(v->started, sizeof v->started, res, i, "started");
@@ -720,6 +747,77 @@ static int parse_contention(cleanup_mon_snapshot *s, const PGresult *res)
 	return CLEANUP_OK;
 }
 
+/* The snapshot part a refresh op fills (0: none). */
+static unsigned op_part(mon_op op)
+{
+	switch (op) {
+	case MON_OP_SERVERS:
+		return CLEANUP_MON_PART_SERVERS;
+	case MON_OP_LIBRARIES:
+		return CLEANUP_MON_PART_LIBRARIES;
+	case MON_OP_JOBS:
+		return CLEANUP_MON_PART_JOBS;
+	case MON_OP_STEPS:
+	case MON_OP_STEP_RATE:
+		return CLEANUP_MON_PART_STEPS;
+	case MON_OP_EVENTS:
+		return CLEANUP_MON_PART_EVENTS;
+	case MON_OP_CONTENTION:
+		return CLEANUP_MON_PART_CONTENTION;
+	default:
+		return 0;
+	}
+}
+
+/* A refresh query of PART timed out: the pending snapshot keeps the
+ * current one's rows of that part (copied), marked stale. Returns false
+ * on memory exhaustion. */
+static bool keep_previous_part(cleanup_monitor *m, unsigned part)
+{
+	cleanup_mon_snapshot *p = m->pending, *c = m->current;
+	bool fail = false;
+
+	double at = (c->stale_parts & part) ? c->stale_parts_at : c->taken_at;
+
+	if (!p->stale_parts || at < p->stale_parts_at)
+		p->stale_parts_at = at; /* the oldest rows shown */
+	p->stale_parts |= part;
+	switch (part) {
+	case CLEANUP_MON_PART_SERVERS:
+		free(p->servers);
+		p->servers = dup_array(c->servers, c->nservers, sizeof *c->servers, &fail);
+		p->nservers = fail ? 0 : c->nservers;
+		break;
+	case CLEANUP_MON_PART_LIBRARIES:
+		free(p->libraries);
+		p->libraries = dup_array(c->libraries, c->nlibraries, sizeof *c->libraries, &fail);
+		p->nlibraries = fail ? 0 : c->nlibraries;
+		break;
+	case CLEANUP_MON_PART_JOBS:
+		free(p->jobs);
+		p->jobs = dup_array(c->jobs, c->njobs, sizeof *c->jobs, &fail);
+		p->njobs = fail ? 0 : c->njobs;
+		break;
+	case CLEANUP_MON_PART_STEPS:
+		if (p->steps || c->detail_job_id != p->detail_job_id || c->steps_upto != p->steps_upto)
+			break; /* the step-rate read after the steps, or another page */
+		p->steps = dup_array(c->steps, c->nsteps, sizeof *c->steps, &fail);
+		p->nsteps = fail ? 0 : c->nsteps;
+		break;
+	case CLEANUP_MON_PART_EVENTS:
+		free(p->events);
+		p->events = dup_array(c->events, c->nevents, sizeof *c->events, &fail);
+		p->nevents = fail ? 0 : c->nevents;
+		break;
+	case CLEANUP_MON_PART_CONTENTION:
+		free(p->contention);
+		p->contention = dup_array(c->contention, c->ncontention, sizeof *c->contention, &fail);
+		p->ncontention = fail ? 0 : c->ncontention;
+		break;
+	}
+	return !fail;
+}
+
 /* Handles one result of ops[opi]. Returns false when the connection must
  * be dropped (a refresh query failed: the schema may be gone or the server
  * going down; a fresh connection sorts it out). */
@@ -745,6 +843,16 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 		}
 		if (op == MON_OP_LOCKS_END)
 			return true;
+		if (state && strcmp(state, "57014") == 0 && op_part(op)) {
+			/* statement_timeout (a locked catalog, a stuck table): the
+			 * console keeps this part's previous rows, marked stale, and
+			 * the cycle goes on; the next refresh tries again. */
+			if (!keep_previous_part(m, op_part(op))) {
+				set_error(m, "refresh failed", "out of memory");
+				return false;
+			}
+			return true;
+		}
 		set_error(m, "refresh failed", msg ? msg : PQresultErrorMessage(res));
 		return false;
 	}
@@ -759,7 +867,7 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 		rc = parse_jobs(m->pending, res);
 		break;
 	case MON_OP_STEPS:
-		rc = parse_steps(m->pending, res);
+		rc = parse_steps(m->pending, res, m->steps_limit);
 		break;
 	case MON_OP_STEP_RATE:
 		rc = parse_step_rate(m, res);
@@ -1055,6 +1163,17 @@ void cleanup_monitor_set_detail_job(cleanup_monitor *m, int64_t job_id)
 {
 	if (job_id != m->detail_job_id) {
 		m->detail_job_id = job_id;
+		m->steps_upto = -1;
+		m->refresh_due = 0;
+	}
+}
+
+void cleanup_monitor_set_steps_upto(cleanup_monitor *m, int64_t upto)
+{
+	if (upto < 0)
+		upto = -1;
+	if (upto != m->steps_upto) {
+		m->steps_upto = upto;
 		m->refresh_due = 0;
 	}
 }

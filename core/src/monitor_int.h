@@ -40,6 +40,7 @@ struct cleanup_monitor {
 	char *app_name;
 	int refresh_ms, locks_ms, locks_timeout_ms, notify_gap_ms;
 	int jobs_limit, steps_limit, events_limit;
+	int query_timeout_ms;                /* -1: none */
 	int backoff_initial_ms, backoff_max_ms;
 
 	/* connection */
@@ -69,6 +70,7 @@ struct cleanup_monitor {
 	double last_refresh_start;
 
 	int64_t detail_job_id;
+	int64_t steps_upto;                  /* the detail job's step page: -1 newest */
 	uint64_t notifications;
 
 	/* Where we are connected (kept while reconnecting). */

@@ -1,8 +1,9 @@
 /* The simulated sync writer (see writer.h): inserts, updates and moves,
  * one short autocommit transaction each, paced at a rate. When its role
  * may, every write goes through the count cache's mutation gateway
- * (cleanup.write_items, seed 002: declared library locks, expected
- * membership; writer_gateway_*.sql), which watched libraries require;
+ * (inventory.write_items, seed 002, granted to cleanup_writer: declared
+ * library locks, expected membership; writer_gateway_*.sql), which
+ * watched libraries require;
  * otherwise plain SQL (writer_insert.sql, writer_change.sql), which the
  * database guards check the same way. Refusals are counted per SQLSTATE and
  * logged to cleanup.events in their own transaction when the writer's role
@@ -35,7 +36,7 @@ struct cleanup_writer {
 	size_t nlibs;
 	bool need_refresh;
 	bool can_log;        /* the role may log rejections (writer_access.sql) */
-	bool gateway;        /* the role may write through cleanup.write_items */
+	bool gateway;        /* the role may write through inventory.write_items */
 	bool dependents;     /* the dependent tables exist and the role may write them */
 	int64_t dependents_written; /* dependent rows committed with inserts */
 	uint64_t rng;

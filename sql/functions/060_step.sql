@@ -128,10 +128,25 @@ AS $$
 DECLARE
     v_expected int;
     v_claims   int;
+    v_claim_t  tid[];
+    v_ret_ids  bigint[];
+    v_done_ids bigint[];
 BEGIN
     IF NOT p_preview THEN
         WITH d AS MATERIALIZED (
             SELECT * FROM unnest(v_ids, v_xmins, v_ctids) AS d(id, x, t)),
+        -- Whether any dependent row lies in the batch's id range: one
+        -- index probe per dependent table and step (at the statement's
+        -- snapshot, like the per-row probes it spares). Without one, no
+        -- candidate has dependents and the per-row probes are skipped
+        -- (issue 10: two probes per candidate were ~5 us of a ~60 us
+        -- deletion on the loaded machine; docs/benchmarks.md).
+        deps AS MATERIALIZED (
+            SELECT coalesce((SELECT true FROM inventory.item_retries r
+                              WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false)
+                OR coalesce((SELECT true FROM inventory.identity_review_previews r
+                              WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false) AS any_deps
+              FROM (SELECT min(d.id) AS lo, max(d.id) AS hi FROM d) b),
         l AS MATERIALIZED (
             SELECT i.id, i.library_id, i.xmin AS x, i.ctid AS t
               FROM inventory.items i
@@ -149,8 +164,10 @@ BEGIN
                          WHEN d.x IS NULL OR NOT (l.x = d.x) THEN 'retained'
                          -- Scalar subqueries, not EXISTS: an EXISTS can become a
                          -- hashed subplan that reads the whole dependent table.
-                         WHEN (SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
-                           OR (SELECT true FROM inventory.identity_review_previews r WHERE r.item_id = l.id LIMIT 1)
+                         WHEN (SELECT deps.any_deps FROM deps)
+                          AND ((SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
+                               OR (SELECT true FROM inventory.identity_review_previews r
+                                    WHERE r.item_id = l.id LIMIT 1))
                            THEN 'claim'
                          ELSE 'delete'
                        END
@@ -165,34 +182,45 @@ BEGIN
         del AS (
             DELETE FROM inventory.items i
              WHERE i.ctid = ANY (ARRAY(SELECT v.t FROM v WHERE v.verdict = 'delete'))
-            RETURNING 1),
-        cl AS (
-            UPDATE inventory.items i SET claimed_by = p_job
-             WHERE i.ctid = ANY (ARRAY(SELECT v.t FROM v WHERE v.verdict = 'claim'))
-            RETURNING 1),
-        ret AS (
-            INSERT INTO cleanup.job_retained (job_id, item_id)
-            SELECT p_job, v.id FROM v WHERE v.verdict = 'retained' AND NOT p_retained_pass
-            ON CONFLICT DO NOTHING),
-        resolved AS (
-            -- Each resolved row found by its full key (a LATERAL probe
-            -- with LIMIT 1 cannot become a walk of the job's retained
-            -- rows, issue 10), then deleted by its TID.
-            DELETE FROM cleanup.job_retained r
-             WHERE p_retained_pass
-               AND r.ctid = ANY (ARRAY(SELECT x.t FROM v
-                                        CROSS JOIN LATERAL (SELECT rr.ctid AS t FROM cleanup.job_retained rr
-                                                             WHERE rr.job_id = p_job AND rr.item_id = v.id
-                                                             LIMIT 1) x
-                                        WHERE v.verdict <> 'retained')))
-        -- ret and resolved run to completion unreferenced (data-modifying WITH).
+            RETURNING 1)
         SELECT (SELECT count(*) FROM del), count(*) FILTER (WHERE v.verdict = 'delete'),
                count(*) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
                count(*) FILTER (WHERE v.verdict = 'absent'),
-               (SELECT count(*) FROM cl), count(*) FILTER (WHERE v.verdict = 'claim')
-          INTO n_deleted, v_expected, n_retained, n_moved, n_absent, n_claimed, v_claims
+               count(*) FILTER (WHERE v.verdict = 'claim'),
+               array_agg(v.t) FILTER (WHERE v.verdict = 'claim'),
+               array_agg(v.id) FILTER (WHERE v.verdict = 'retained'),
+               array_agg(v.id) FILTER (WHERE v.verdict <> 'retained')
+          INTO n_deleted, v_expected, n_retained, n_moved, n_absent, v_claims, v_claim_t, v_ret_ids, v_done_ids
           FROM v;
+        -- Bookkeeping of cleanup.job_retained, in statements of their own
+        -- run only when they have rows to write (issue 10: each
+        -- data-modifying WITH is set up in every step, rows or not).
+        -- Retained rows (S5) are revisited by a later pass.
+        IF v_ret_ids IS NOT NULL AND NOT p_retained_pass THEN
+            INSERT INTO cleanup.job_retained (job_id, item_id)
+            SELECT p_job, x FROM unnest(v_ret_ids) AS x
+            ON CONFLICT DO NOTHING;
+        END IF;
+        IF v_done_ids IS NOT NULL AND p_retained_pass THEN
+            -- The pass's resolved rows leave it, each found by its full key
+            -- (a LATERAL probe with LIMIT 1 cannot become a walk of the
+            -- job's retained rows, issue 10), then deleted by its TID.
+            DELETE FROM cleanup.job_retained r
+             WHERE r.ctid = ANY (ARRAY(SELECT x.t FROM unnest(v_done_ids) AS v(id)
+                                        CROSS JOIN LATERAL (SELECT rr.ctid AS t FROM cleanup.job_retained rr
+                                                             WHERE rr.job_id = p_job AND rr.item_id = v.id
+                                                             LIMIT 1) x));
+        END IF;
+        -- The claims (D3, D4), under the row locks taken above (nobody else
+        -- can have moved these tuples since): a statement of their own, run
+        -- only when there are any, since even an UPDATE of no row fires the
+        -- statement triggers of inventory.items (admission, count cache).
+        n_claimed := 0;
+        IF v_claim_t IS NOT NULL THEN
+            UPDATE inventory.items i SET claimed_by = p_job WHERE i.ctid = ANY (v_claim_t);
+            GET DIAGNOSTICS n_claimed = ROW_COUNT;
+        END IF;
         IF n_deleted <> v_expected OR n_claimed <> v_claims THEN
             -- Cannot happen: this step holds the locks of the rows it deletes.
             RAISE EXCEPTION 'step of job %: deleted % rows, expected %', p_job, n_deleted, v_expected;

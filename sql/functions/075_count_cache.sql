@@ -142,7 +142,7 @@ BEGIN
         RAISE EXCEPTION 'library % is watched by the count cache: a write needs its library lock (and those of every other library it touches) before any row changes',
             v_missing
             USING ERRCODE = 'CU410',
-                  HINT = 'write through the mutation gateway, cleanup.write_items(jsonb) (cleanupctl writer does), or call cleanup.count_declare(ARRAY[...]) first';
+                  HINT = 'write through the mutation gateway, inventory.write_items(jsonb) (cleanupctl writer does), or declare the locks first in the same transaction: inventory.count_declare(ARRAY[...]) with every old and new library, ascending';
     END IF;
     IF NOT v_overflow AND cardinality(p_ids) > 0 THEN
         UPDATE cleanup.count_summaries s
@@ -173,7 +173,13 @@ END $$;
 
 -- Statement triggers on inventory.items (AFTER, with transition tables).
 -- Without any watched library they return at once.
-CREATE OR REPLACE FUNCTION cleanup.count_guard_insert()
+--
+-- Inserts and deletes: one function for both. Their triggers name their
+-- one transition table alike, changed_rows (the new rows of an insert,
+-- the old rows of a delete): each row is a membership change of its
+-- library. PL/pgSQL compiles a trigger function once per trigger, so the
+-- two triggers keep plans of their own.
+CREATE OR REPLACE FUNCTION cleanup.count_guard_rows()
 RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -185,31 +191,9 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM cleanup.count_registry WHERE library_id IS NOT NULL) THEN
         RETURN NULL;
     END IF;
-    SELECT array_agg(DISTINCT n.library_id), count(*), array_agg(n.library_id), array_agg(n.id)
+    SELECT array_agg(DISTINCT c.library_id), count(*), array_agg(c.library_id), array_agg(c.id)
       INTO v_touched, v_rows, v_libs, v_ids
-      FROM new_rows n JOIN cleanup.count_registry r ON r.library_id = n.library_id;
-    IF v_touched IS NULL THEN
-        RETURN NULL;
-    END IF;
-    PERFORM cleanup.count_apply(v_touched, v_libs, v_ids, v_rows);
-    RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION cleanup.count_guard_delete()
-RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    v_touched bigint[];
-    v_libs    bigint[];
-    v_ids     bigint[];
-    v_rows    bigint;
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM cleanup.count_registry WHERE library_id IS NOT NULL) THEN
-        RETURN NULL;
-    END IF;
-    SELECT array_agg(DISTINCT o.library_id), count(*), array_agg(o.library_id), array_agg(o.id)
-      INTO v_touched, v_rows, v_libs, v_ids
-      FROM old_rows o JOIN cleanup.count_registry r ON r.library_id = o.library_id;
+      FROM changed_rows c JOIN cleanup.count_registry r ON r.library_id = c.library_id;
     IF v_touched IS NULL THEN
         RETURN NULL;
     END IF;
@@ -218,7 +202,9 @@ BEGIN
 END $$;
 
 -- Updates: every old and new library is touched (a retitle needs the lock
--- too); only moves change membership, on both sides.
+-- too); only moves change membership, on both sides. Counted first (the
+-- moves' two sides), collected only within count_transition_limit(), so
+-- an oversized statement builds no arrays.
 CREATE OR REPLACE FUNCTION cleanup.count_guard_update()
 RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -299,16 +285,19 @@ CREATE TRIGGER libraries_count_cache_insert AFTER INSERT ON inventory.libraries
 
 DROP TRIGGER IF EXISTS items_count_cache_insert ON inventory.items;
 CREATE TRIGGER items_count_cache_insert AFTER INSERT ON inventory.items
-    REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_insert();
+    REFERENCING NEW TABLE AS changed_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_rows();
 DROP TRIGGER IF EXISTS items_count_cache_update ON inventory.items;
 CREATE TRIGGER items_count_cache_update AFTER UPDATE ON inventory.items
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_update();
 DROP TRIGGER IF EXISTS items_count_cache_delete ON inventory.items;
 CREATE TRIGGER items_count_cache_delete AFTER DELETE ON inventory.items
-    REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_delete();
+    REFERENCING OLD TABLE AS changed_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_rows();
+-- The separate insert and delete guards of the first version.
+DROP FUNCTION IF EXISTS cleanup.count_guard_insert();
+DROP FUNCTION IF EXISTS cleanup.count_guard_delete();
 DROP TRIGGER IF EXISTS items_count_cache_truncate ON inventory.items;
 CREATE TRIGGER items_count_cache_truncate AFTER TRUNCATE ON inventory.items
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_truncate();

@@ -7,17 +7,38 @@
 -- that wait for a heavyweight lock (wait_event_type 'Lock'); pg_locks is
 -- read once for the waiting backends. No table of the application is read.
 --
+-- Runners (issue 10, item 5): a backend holding a job's runner lock (the
+-- session-level advisory lock of sql/queries/runner_claim.sql: classid
+-- 1668050546, objid the job id modulo 2^31, objsubid 2) is shown too,
+-- whatever its application_name, with the job it runs (runs_job) and
+-- since when (runner_since: its connection time; `job run` and each job
+-- of `cleanupctl worker` use a connection of their own, so that is when
+-- the run began).
+--
 -- One definition for `cleanupctl locks`, `locks --json` and the console's
 -- lock panel (named queries locks_tree.sql and locks_tree_json.sql).
-CREATE OR REPLACE FUNCTION cleanup.locks_tree()
+-- The row type grew (runs_job, runner_since): CREATE OR REPLACE cannot
+-- change it, so the old one is dropped first (098_privileges.sql grants
+-- EXECUTE again on every install).
+DROP FUNCTION IF EXISTS cleanup.locks_tree();
+CREATE FUNCTION cleanup.locks_tree()
 RETURNS TABLE (pid int, blocked_by int[], application_name text, state text, wait_event_type text,
                wait_event text, locktype text, mode text, relation text, xact_age_ms float8,
-               wait_ms float8, query text, job_id bigint)
+               wait_ms float8, query text, job_id bigint, runs_job bigint, runner_since timestamptz)
 LANGUAGE sql STABLE
 AS $$
-    WITH act AS MATERIALIZED (
+    WITH runners AS MATERIALIZED (
+        -- One row per runner lock held in this database (a session that
+        -- took one twice holds it once in pg_locks).
+        SELECT l.pid, min(l.objid::bigint) AS runs_job
+          FROM pg_locks l
+         WHERE l.locktype = 'advisory' AND l.granted
+           AND l.database = (SELECT datid FROM pg_stat_get_activity(pg_backend_pid()))
+           AND l.classid = 1668050546::oid AND l.objsubid = 2
+         GROUP BY l.pid
+    ), act AS MATERIALIZED (
         SELECT a.pid, a.application_name, a.state, a.wait_event_type, a.wait_event,
-               a.xact_start, a.query,
+               a.xact_start, a.query, a.backend_start,
                CASE WHEN a.wait_event_type = 'Lock' THEN pg_blocking_pids(a.pid)
                     ELSE '{}'::int[] END AS blocked_by
           FROM pg_stat_activity a
@@ -31,6 +52,7 @@ AS $$
          WHERE cardinality(blocked_by) > 0
             OR pid IN (SELECT pid FROM blockers)
             OR application_name LIKE 'cleanupctl:%'
+            OR pid IN (SELECT pid FROM runners)
     ), waits AS (
         -- The lock each shown backend waits for (at most one is not granted),
         -- and the relation of a tuple lock it holds while waiting for the
@@ -71,8 +93,11 @@ AS $$
                AS wait_ms,
            left(regexp_replace(coalesce(s.query, ''), '\s+', ' ', 'g'), 155) AS query,
            CASE WHEN s.application_name ~ '^cleanupctl:job:[0-9]{1,18}(:|$)'
-                THEN split_part(s.application_name, ':', 3)::bigint END AS job_id
+                THEN split_part(s.application_name, ':', 3)::bigint END AS job_id,
+           r.runs_job,
+           CASE WHEN r.pid IS NOT NULL THEN s.backend_start END AS runner_since
       FROM shown s
       LEFT JOIN waits w ON w.pid = s.pid
+      LEFT JOIN runners r ON r.pid = s.pid
      ORDER BY s.pid
 $$;

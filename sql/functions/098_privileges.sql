@@ -8,7 +8,9 @@
 -- Four roles, NOLOGIN, cluster-wide (login roles are made members):
 --   cleanup_owner    owns schemas cleanup and inventory and everything in them
 --   cleanup_runner   runs jobs: EXECUTE on the job API, SELECT on what reports read
---   cleanup_writer   a sync writer: SELECT/INSERT/UPDATE on inventory, nothing in cleanup
+--   cleanup_writer   a sync writer: SELECT/INSERT/UPDATE on inventory, the count cache's
+--                    gateway wrappers inventory.write_items and inventory.count_declare
+--                    (077_gateway.sql), nothing in cleanup
 --   cleanup_console  reads: SELECT on what the console and status read, read-only functions
 --
 -- The guards (admission and parent triggers) and the engine's entry points
@@ -173,6 +175,14 @@ BEGIN
                 USING HINT = 'update the list in sql/functions/098_privileges.sql and docs/roles.md';
         END IF;
     END LOOP;
+    -- The writers' entry points in schema inventory (077_gateway.sql).
+    FOREACH fn IN ARRAY ARRAY['write_items(jsonb)', 'count_declare(bigint[])'] LOOP
+        IF to_regprocedure('inventory.' || fn) IS NULL THEN
+            RAISE EXCEPTION 'privilege model: function inventory.% is listed in 098_privileges.sql but does not exist', fn
+                USING HINT = 'update the list in sql/functions/098_privileges.sql and docs/roles.md';
+        END IF;
+        EXECUTE format('ALTER FUNCTION inventory.%s SECURITY DEFINER SET search_path = pg_catalog, pg_temp', fn);
+    END LOOP;
 END $$;
 
 -- 4. Privileges. Everything is revoked first and granted again, so that a
@@ -297,12 +307,16 @@ GRANT SELECT ON cleanup.reference_dispositions TO cleanup_runner, cleanup_consol
 GRANT EXECUTE ON FUNCTION cleanup.mutations_json(bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint)
    TO cleanup_runner, cleanup_console;
 -- The count cache (issue 8, 075_count_cache.sql): the console's and
--- `counts`' report (definer), and a runner's visits. The writer's gateway
--- (cleanup.write_items, cleanup.count_declare) stays the owner's for now:
--- cleanup_writer has no USAGE on schema cleanup (issue 9), so a writer
--- login writes plain SQL and a watched library refuses it (CU410).
+-- `counts`' report (definer), and a runner's visits.
 GRANT EXECUTE ON FUNCTION cleanup.count_report(timestamptz) TO cleanup_runner, cleanup_console;
 GRANT EXECUTE ON FUNCTION cleanup.count_visit(bigint, timestamptz) TO cleanup_runner;
+-- The writer's way to the count cache's protocol (077_gateway.sql): the
+-- mutation gateway and the lock declaration, wrapped in schema inventory
+-- (definer, bounded input), since cleanup_writer has no USAGE on schema
+-- cleanup (issue 9) and keeps none. Without them a writer login writes
+-- plain SQL, which a watched library refuses (CU410). Nobody else: the
+-- runner and the console do not write inventory.
+GRANT EXECUTE ON FUNCTION inventory.write_items(jsonb), inventory.count_declare(bigint[]) TO cleanup_writer;
 -- The job API: every change a runner makes goes through these.
 GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_append(bigint, text[]),
                           cleanup.job_seal(bigint, bigint), cleanup.job_transition(bigint, text),

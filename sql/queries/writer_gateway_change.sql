@@ -15,7 +15,7 @@ WITH r AS (
      ORDER BY i.library_id, i.id
      LIMIT 1
 )
-SELECT pick.id, cleanup.write_items(jsonb_build_array(jsonb_build_object(
+SELECT pick.id, inventory.write_items(jsonb_build_array(jsonb_build_object(
            'op', 'replace', 'item_id', pick.id, 'expected_library_id', pick.library_id,
            'library_id', coalesce($3::bigint, pick.library_id), 'title', coalesce($4::text, pick.title),
            'media_type', pick.media_type))) AS result

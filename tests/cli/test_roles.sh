@@ -48,6 +48,54 @@ same "$(jq -r '.logged' <<<"$OUT")" "0" "restricted writer logged nothing"
 same "$(jq -r '.log_failures' <<<"$OUT")" "0" "restricted writer did not try to log"
 same "$(sql "SELECT count(*) FROM cleanup.events")" "$events0" "no event rows from the restricted writer"
 
+CURRENT="writer role: a watched library, through the gateway (issue 8)"
+# Library 2 (server 1, open) is watched by the count cache: a writer login
+# reaches its gateway in schema inventory (inventory.write_items), never
+# schema cleanup; its plain SQL is refused (CU410) with a hint naming the
+# gateway; a bad batch is refused naming the value and the rule, and
+# nothing is written; the cache's count stays equal to count(*).
+settle() {
+	local i st
+	for i in 1 2 3 4 5 6 7 8; do
+		st=$(sql "SELECT cleanup.count_visit($1) ->> 'state'")
+		[ "$st" = fresh ] && break
+	done
+	sql "SELECT (cleanup.count_visit($1) ->> 'count')"
+}
+same "$(settle 2)" "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 2")" "library 2 watched, fresh"
+maxid=$(sql "SELECT max(id) FROM inventory.items")
+DB=$WRITER
+run --json writer --server 1 --ops 40 --rate 0 --seed 4
+DB=$BASE
+expect 0
+same "$(jq -r '.gateway' <<<"$OUT")" "true" "restricted writer uses the gateway"
+same "$(jq -r '.rejections.CU410 // 0' <<<"$OUT")" "0" "no write of the restricted writer refused for want of locks"
+[ "$(jq -r '.inserted + .updated + .moved' <<<"$OUT")" -gt 0 ] || fail "no write of the restricted writer was accepted"
+same "$(settle 2)" "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 2")" \
+	"library 2: the cache's count after the writer's run equals count(*)"
+n2=$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 2")
+[ "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 2 AND id > $maxid")" -gt 0 ] ||
+	fail "the restricted writer wrote nothing into the watched library 2"
+out=$(psql -X -q -v VERBOSITY=verbose "$WRITER" -c "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'plain')" 2>&1)
+case "$out" in *"CU410"*"watched by the count cache"*"HINT:"*"inventory.write_items(jsonb)"*) ;;
+*) fail "plain write of the writer role into a watched library: $out" ;; esac
+out=$(psql -X -q -v VERBOSITY=verbose "$WRITER" -c "SELECT inventory.write_items('[{\"op\": \"insert\", \"library_id\": 2, \"external_id\": \"ok\"}, {\"op\": \"insert\", \"library_id\": 2, \"external_id\": \"bad\", \"updated_at\": \"1999-01-01\"}]')" 2>&1)
+case "$out" in *"CU110"*'"updated_at" 1999-01-01 is out of range (2000-01-01 to a day from now)'*) ;;
+*) fail "bad gateway batch of the writer role: $out" ;; esac
+out=$(psql -X -q -t -A "$WRITER" -c "BEGIN" -c "SELECT inventory.count_declare(ARRAY[2]::bigint[])" \
+	-c "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'declared')" -c "COMMIT" 2>&1) ||
+	fail "declared plain write of the writer role: $out"
+same "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 2")" "$((n2 + 1))" \
+	"library 2: only the declared write landed"
+same "$(sql "SELECT count(*) FROM inventory.items WHERE external_id IN ('plain', 'ok', 'bad')")" "0" \
+	"nothing of the refused writes"
+same "$(psql -X -q -t -A "$WRITER" -c "SELECT has_schema_privilege('cleanup', 'USAGE')")" "f" \
+	"the writer role still has no USAGE on schema cleanup"
+out=$(psql -X -q "$WRITER" -c "SELECT cleanup.write_items('[]')" 2>&1)
+case "$out" in *"permission denied for schema cleanup"*) ;; *) fail "writer called cleanup.write_items: $out" ;; esac
+same "$(settle 2)" "$((n2 + 1))" "library 2: the cache's count after the declared write"
+sql "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id = 2" >/dev/null
+
 CURRENT="writer role: the defect 4 exploit"
 DB=$WRITER
 out=$(psql -X -q "$WRITER" -c "UPDATE cleanup.library_admission SET state = 'open' WHERE library_id = 1" 2>&1)

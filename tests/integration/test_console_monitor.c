@@ -3,7 +3,10 @@
  * rejection storm, the "last 60 s" contention list holds only the last 60
  * seconds, the step rate counts every step, the pace window of a draining
  * job, the runner of a job (and a second runner refused, naming it, by the
- * engine and by `job run` with exit 3), and where the console is connected. */
+ * engine and by `job run` with exit 3), where the console is connected,
+ * the step history paged from its first step, the libraries' count states
+ * in words, and refresh queries that time out degrading to the previous
+ * rows marked stale instead of waiting. */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -14,6 +17,7 @@
 #include "cleanup/runner.h"
 #include "cleanup/step.h"
 #include "pgtest.h"
+#include "progress.h"
 
 static char *conninfo;
 
@@ -415,6 +419,310 @@ static void test_monitor_says_where_it_is_connected(void **state)
 	PQfinish(o);
 }
 
+/* A library of its own on a server of its own (no other test's job in the
+ * way); ITEMS items ext-h11-<n>. Returns its id. */
+static int64_t own_library(PGconn *o, const char *name, int items)
+{
+	int64_t srv = pgtest_int(o, "INSERT INTO inventory.media_servers (name) VALUES ('%s') RETURNING id", name);
+	int64_t lib =
+		pgtest_int(o, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, '%s') RETURNING id", (long long)srv, name);
+
+	if (items > 0)
+		pgtest_exec(o, "INSERT INTO inventory.items (library_id, external_id, title) "
+		               "SELECT %lld, '%s-' || g, 'T' FROM generate_series(1, %d) g",
+		            (long long)lib, name, items);
+	return lib;
+}
+
+struct page_wait {
+	int64_t job;
+	int64_t upto;
+	int first;
+};
+
+static bool page_read(const cleanup_mon_snapshot *s, void *arg)
+{
+	const struct page_wait *w = arg;
+
+	return s->detail_job_id == w->job && s->steps_upto == w->upto && s->nsteps > 0 && s->steps[0].step_no == w->first;
+}
+
+/* Issue 11, item 13: the detail's step history pages back to the first
+ * step (not only the newest 60): each page is the steps numbered at most
+ * steps_upto, newest first and contiguous, with each step's cursor and the
+ * gap since the step before it (a 5 s pause between steps 150 and 151). */
+static void test_step_history_pages_back_to_the_first_step(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_monitor *m = open_monitor();
+	const cleanup_mon_snapshot *s;
+	struct page_wait w;
+	int64_t lib = own_library(o, "h11-history", 0), job;
+	size_t i;
+
+	(void)state;
+	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, library_id, cursor_from, cursor_to, "
+	               "examined, visited, deleted, kept, phase_after, started_at, duration_ms, lock_hold_ms) "
+	               "SELECT %lld, g, 'drain', 1, %lld, (g - 1) * 128, g * 128, 1, 0, 0, 1, 'draining', "
+	               "clock_timestamp() - interval '20 s' + g * interval '10 ms' + CASE WHEN g > 150 THEN interval '5 s' "
+	               "ELSE interval '0 s' END, 1, 1 FROM generate_series(1, 300) g",
+	            (long long)job, (long long)lib);
+	cleanup_monitor_set_detail_job(m, job);
+	w.job = job;
+	w.upto = -1;
+	w.first = 300;
+	s = drive_until(m, page_read, &w, 10000, "the newest page");
+	assert_int_equal(s->nsteps, 60);
+	assert_int_equal(s->steps[59].step_no, 241);
+
+	cleanup_monitor_set_steps_upto(m, 151);
+	w.upto = 151;
+	w.first = 151;
+	s = drive_until(m, page_read, &w, 10000, "the page of steps up to 151");
+	assert_int_equal(s->nsteps, 60);
+	for (i = 0; i < s->nsteps; i++)
+		assert_int_equal(s->steps[i].step_no, 151 - (int)i);
+	assert_true(s->steps[0].gap_s > 4.9 && s->steps[0].gap_s < 5.1);
+	assert_true(s->steps[1].gap_s >= 0 && s->steps[1].gap_s < 0.1);
+	assert_int_equal(s->steps[0].cursor_from, 150 * 128);
+	assert_int_equal(s->steps[0].cursor_to, 151 * 128);
+	assert_int_equal(s->steps[0].library_id, lib);
+
+	cleanup_monitor_set_steps_upto(m, 1);
+	w.upto = 1;
+	w.first = 1;
+	s = drive_until(m, page_read, &w, 10000, "the first step");
+	assert_int_equal(s->nsteps, 1);
+	assert_true(s->steps[0].gap_s < 0); /* none before the first */
+
+	/* another job: its newest page again */
+	cleanup_monitor_set_detail_job(m, -1);
+	cleanup_monitor_set_detail_job(m, job);
+	w.upto = -1;
+	w.first = 300;
+	drive_until(m, page_read, &w, 10000, "the newest page after choosing the job again");
+	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
+struct count_wait {
+	int64_t lib;
+	const char *state;
+};
+
+static const cleanup_mon_library *find_library(const cleanup_mon_snapshot *s, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlibraries; i++)
+		if (s->libraries[i].row.id == id)
+			return &s->libraries[i];
+	return NULL;
+}
+
+static bool count_state_is(const cleanup_mon_snapshot *s, void *arg)
+{
+	const struct count_wait *w = arg;
+	const cleanup_mon_library *l = find_library(s, w->lib);
+
+	return l && strcmp(l->count_state, w->state) == 0;
+}
+
+/* Issue 8 (the console's part): the monitor's library rows carry the count
+ * cache's state and reason in words, and item_count is the count itself:
+ * the counter's for an unwatched library, the published count when fresh,
+ * -1 while the cache withholds it (restart required, with the reason). */
+static void test_library_rows_carry_count_state_and_reason(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_monitor *m = open_monitor();
+	const cleanup_mon_snapshot *s;
+	const cleanup_mon_library *l;
+	struct count_wait w;
+	int64_t lib = own_library(o, "h11-counted", 250);
+	int i;
+
+	(void)state;
+	w.lib = lib;
+	w.state = "unwatched";
+	s = drive_until(m, count_state_is, &w, 10000, "an unwatched library");
+	l = find_library(s, lib);
+	assert_int_equal(l->row.item_count, 250);
+	assert_non_null(strstr(l->count_reason, "not watched"));
+
+	for (i = 0; i < 4; i++) /* watch, build, publish */
+		pgtest_exec(o, "SELECT cleanup.count_visit(%lld)", (long long)lib);
+	w.state = "fresh";
+	s = drive_until(m, count_state_is, &w, 10000, "a fresh count");
+	l = find_library(s, lib);
+	assert_int_equal(l->row.item_count, 250);
+	assert_string_equal(l->count_reason, "");
+
+	pgtest_exec(o, "UPDATE cleanup.count_registry SET restart_reason = 'h11 test' WHERE library_id = %lld",
+	            (long long)lib);
+	w.state = "withheld";
+	s = drive_until(m, count_state_is, &w, 10000, "a withheld count");
+	l = find_library(s, lib);
+	assert_int_equal(l->row.item_count, -1);
+	assert_string_equal(l->count_reason, "restart required: h11 test");
+	pgtest_exec(o, "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id = %lld",
+	            (long long)lib);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
+static bool parts_stale(const cleanup_mon_snapshot *s, void *arg)
+{
+	return s->stale_parts == *(unsigned *)arg;
+}
+
+/* Issue 11 (refresh degrades): with library_stats locked by another
+ * session, the refresh queries that read it (servers, libraries) time out
+ * after the monitor's statement_timeout; the snapshot keeps their previous
+ * rows, marked stale since the time they were read, and the other parts go
+ * on refreshing. Unlocked, every part is fresh again. */
+static void test_refresh_query_timeout_keeps_previous_rows_marked_stale(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer"), *locker = pgtest_connect(conninfo, "locker");
+	cleanup_monitor_opts opts = {0};
+	cleanup_monitor *m = NULL;
+	const cleanup_mon_snapshot *s;
+	cleanup_error err;
+	unsigned want = CLEANUP_MON_PART_SERVERS | CLEANUP_MON_PART_LIBRARIES, none = 0;
+	size_t nlibs;
+	double first_at;
+	int64_t job, lib = own_library(o, "h11-timeout", 0);
+
+	(void)state;
+	opts.conninfo = conninfo;
+	opts.refresh_ms = 100;
+	opts.locks_ms = -1;
+	opts.query_timeout_ms = 300;
+	assert_int_equal(cleanup_monitor_open(&m, &opts, &err), CLEANUP_OK);
+	s = drive_until(m, any, NULL, 10000, "a first snapshot");
+	nlibs = s->nlibraries;
+	assert_true(nlibs > 0);
+	assert_int_equal(s->stale_parts, 0);
+	first_at = s->taken_at;
+
+	pgtest_exec(locker, "BEGIN");
+	pgtest_exec(locker, "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE");
+	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	s = drive_until(m, parts_stale, &want, 10000, "servers and libraries stale");
+	assert_int_equal(s->nlibraries, nlibs);
+	assert_true(s->stale_parts_at >= first_at && s->stale_parts_at < s->taken_at);
+	assert_non_null(find_job(s, job)); /* the jobs went on refreshing */
+	assert_int_equal(cleanup_monitor_stale(m, NULL), false);
+
+	pgtest_exec(locker, "ROLLBACK");
+	drive_until(m, parts_stale, &none, 10000, "every part fresh again");
+	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
+	cleanup_monitor_close(m);
+	PQfinish(locker);
+	PQfinish(o);
+}
+
+struct same_wait {
+	int64_t job;
+};
+
+static bool runner_and_window(const cleanup_mon_snapshot *s, void *arg)
+{
+	const cleanup_mon_job *v = find_job(s, ((struct same_wait *)arg)->job);
+
+	return v && v->runner_pid > 0 && v->window_steps == 10;
+}
+
+/* Issue 11, "done when": the console and the CLI print the same progress
+ * and ETA for the same job at the same moment. A draining job with 100 of
+ * 300 rows settled in 10 steps of the last 10 s and a runner: the console's
+ * line comes from the monitor's snapshot (mon_jobs.sql's window, in SQL);
+ * `job run`'s from the run's own window of the same step records
+ * (tui_step_window, in C), at the snapshot's moment. Both are
+ * tui_job_progress_line; what could differ is how each front end gets the
+ * window and the job, and that is what is compared. */
+static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer"), *runner = pgtest_connect(conninfo, "h11-runner");
+	cleanup_monitor *m = open_monitor();
+	const cleanup_mon_snapshot *s;
+	const cleanup_mon_job *v;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	cleanup_job job;
+	tui_step_window *w = calloc(1, sizeof *w);
+	struct same_wait sw;
+	char console_line[256], cli_line[256];
+	int64_t lib = own_library(o, "h11-same", 300), id;
+	double now;
+	PGresult *res;
+	int i;
+
+	(void)state;
+	assert_non_null(w);
+	id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)id);
+	assert_int_equal(pgtest_int(o, "SELECT total_estimate FROM cleanup.jobs WHERE id = %lld", (long long)id), 300);
+	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, library_id, examined, visited, "
+	               "deleted, mutations, phase_after, started_at, duration_ms, lock_hold_ms) "
+	               "SELECT %lld, g, 'drain', 1, %lld, 10, 10, 10, 10, 'draining', "
+	               "clock_timestamp() - interval '11 s' + g * interval '1 s', 100, 1 FROM generate_series(1, 10) g",
+	            (long long)id, (long long)lib);
+	pgtest_exec(o, "UPDATE cleanup.jobs SET step_no = 10, examined = 100, visited = 100, deleted = 100 WHERE id = %lld",
+	            (long long)id);
+	pgtest_exec(runner, "SELECT pg_advisory_lock(1668050546, %lld::int)", (long long)id);
+	sw.job = id;
+	s = drive_until(m, runner_and_window, &sw, 10000, "the job with its runner and 10 steps");
+	v = find_job(s, id);
+	tui_job_progress_line(console_line, sizeof console_line, v);
+
+	/* job run's view: the job as the engine returns it, the steps as the
+	 * run saw them commit, at the moment of the snapshot (the server's
+	 * now: the newest step's end plus its age) */
+	assert_int_equal(cleanup_engine_open(&e, conninfo, "h11-cli", &err), CLEANUP_OK);
+	assert_int_equal(cleanup_job_get(&job, e, id, &err), CLEANUP_OK);
+	{
+		char q[256];
+
+		snprintf(q, sizeof q,
+		         "SELECT extract(epoch FROM started_at), duration_ms, deleted + moved + absent + kept "
+		         "FROM cleanup.job_steps WHERE job_id = %lld ORDER BY step_no",
+		         (long long)id);
+		res = PQexec(runner, q);
+	}
+	assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+	assert_int_equal(PQntuples(res), 10);
+	for (i = 0; i < PQntuples(res); i++) {
+		double start = strtod(PQgetvalue(res, i, 0), NULL);
+
+		tui_step_window_add(w, start, start + strtod(PQgetvalue(res, i, 1), NULL) / 1000.0,
+		                    strtoll(PQgetvalue(res, i, 2), NULL, 10));
+	}
+	PQclear(res);
+	now = v->window_last_end + v->last_step_age_s;
+	tui_run_progress_text(cli_line, sizeof cli_line, &job, w, now, 4242);
+	fprintf(stderr, "console: %s\ncli:     %s\n", console_line, cli_line);
+	assert_string_equal(cli_line, console_line);
+	/* and what it says: 100 of 300 settled, a pace over the 10 steps up
+	 * to now, an ETA of a time (a runner holds the job) */
+	assert_true(strncmp(console_line, "100 of 300 (33.3%), ", 20) == 0);
+	assert_non_null(strstr(console_line, "/s, ETA "));
+	assert_null(strstr(console_line, "no runner"));
+	assert_null(strstr(console_line, "?"));
+
+	/* the runner gone: both say so */
+	pgtest_exec(runner, "SELECT pg_advisory_unlock_all()");
+	cleanup_job_reset(&job);
+	pgtest_exec(o, "UPDATE cleanup.jobs SET phase = 'completed', finished_at = now() WHERE id = %lld", (long long)id);
+	cleanup_engine_close(e);
+	free(w);
+	cleanup_monitor_close(m);
+	PQfinish(runner);
+	PQfinish(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +732,10 @@ int main(void)
 		cmocka_unit_test(test_pace_window_of_a_draining_job),
 		cmocka_unit_test(test_runner_shown_and_second_runner_refused_naming_it),
 		cmocka_unit_test(test_monitor_says_where_it_is_connected),
+		cmocka_unit_test(test_step_history_pages_back_to_the_first_step),
+		cmocka_unit_test(test_library_rows_carry_count_state_and_reason),
+		cmocka_unit_test(test_refresh_query_timeout_keeps_previous_rows_marked_stale),
+		cmocka_unit_test(test_cli_and_console_print_the_same_progress_and_eta),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,8 +1,8 @@
 /* Issue 10, item 1: the plans of every statement a step runs are bounded by
  * the step's budget whatever the statistics say. Real steps run on real data
  * (three servers, nine libraries, item ids interleaved across libraries,
- * a prune with a writer holding rows in flight, a remove-library, a
- * remove-server) in a session with auto_explain loaded; every plan, nested
+ * a prune with a writer holding rows in flight and 60 items with
+ * dependents that its steps claim, a remove-library, a remove-server) in a session with auto_explain loaded; every plan, nested
  * ones included, arrives as a notice in JSON with its actual row counts.
  * The server itself walks each plan (jsonb_path_query) and this test fails
  * on:
@@ -522,6 +522,17 @@ static void scenario(const char *name, bool analyzed)
 	int64_t prune, remove_lib, remove_srv;
 	int steps;
 
+	/* Dependents (issue 7) of 60 unseen items of library 1 (written before
+	 * the job fences it), outside the writer's rows below: three retries each, and a preview for every
+	 * second one. Their steps claim them, drain the dependents and delete
+	 * the items, so the claim statements (cleanup.step_drain's UPDATE of
+	 * the claims, cleanup.claims_drain) are checked too. */
+	pgtest_exec(setup, "INSERT INTO inventory.item_retries (item_id, reason) "
+	                   "SELECT i.id, 'retry ' || k FROM (SELECT id FROM inventory.items WHERE library_id = 1 "
+	                   "AND id %% 2 = 1 ORDER BY id LIMIT 60) i, generate_series(1, 3) k");
+	pgtest_exec(setup, "INSERT INTO inventory.identity_review_previews (item_id, candidate) "
+	                   "SELECT i.id, 'candidate' FROM (SELECT id FROM inventory.items WHERE library_id = 1 "
+	                   "AND id %% 2 = 1 ORDER BY id LIMIT 60) i WHERE i.id %% 4 = 1");
 	/* The prune of library 1 (server 1): every second item seen, plus 1,000
 	 * IDs that match no item (sorted among the real ones), 128 a call. */
 	prune = pgtest_int(setup, "SELECT (cleanup.job_create('prune', 1, 'bounded')).id");
@@ -559,6 +570,9 @@ static void scenario(const char *name, bool analyzed)
 	                 BIG_ITEMS / 2);
 	assert_true(pgtest_int(checker, "SELECT max(pass_no) FROM cleanup.job_steps WHERE job_id = %" PRId64, prune) >
 	            1);
+	/* The 60 items with dependents were claimed, drained and deleted. */
+	assert_int_equal(pgtest_int(checker, "SELECT claimed FROM cleanup.jobs WHERE id = %" PRId64, prune), 60);
+	assert_int_equal(pgtest_int(checker, "SELECT count(*) FROM inventory.item_retries"), 0);
 	printf("%s: prune of library 1 in %d steps\n", f.scenario, steps);
 
 	/* A remove-library of library 5 (server 2): drain, then finalize. */

@@ -258,6 +258,199 @@ static void test_writer_has_no_access_to_cleanup(void **state)
 	PQfinish(w);
 }
 
+/* Visits library LIB as the owner until its count is fresh; returns it. */
+static int64_t settle_count(PGconn *o, int64_t lib)
+{
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		char *state = pgtest_text(o, "SELECT cleanup.count_visit(%lld) ->> 'state'", (long long)lib);
+		bool fresh = state && strcmp(state, "fresh") == 0;
+
+		free(state);
+		if (fresh)
+			return pgtest_int(o, "SELECT (cleanup.count_visit(%lld) ->> 'count')::bigint", (long long)lib);
+	}
+	fail_msg("library %lld: no fresh count after 10 visits", (long long)lib);
+	return -1;
+}
+
+/* Runs SQL on C, which must fail; returns its SQLSTATE and copies the
+ * primary message and the hint (empty when none) to MSG and HINT. */
+static const char *fail_with_hint(PGconn *c, char *msg, char *hint, size_t len, const char *sql)
+{
+	static char state[6];
+	PGresult *r = PQexec(c, sql);
+	const char *s = PQresultErrorField(r, PG_DIAG_SQLSTATE), *m = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY),
+	           *h = PQresultErrorField(r, PG_DIAG_MESSAGE_HINT);
+
+	if (PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK)
+		fail_msg("SQL succeeded but should have failed: %s", sql);
+	snprintf(state, sizeof state, "%s", s ? s : "");
+	snprintf(msg, len, "%s", m ? m : "");
+	snprintf(hint, len, "%s", h ? h : "");
+	PQclear(r);
+	return state;
+}
+
+/* K3 for a writer login (issue 8, item 4): a login in cleanup_writer,
+ * with no access to schema cleanup, writes to libraries the count cache
+ * watches through the gateway wrappers of schema inventory
+ * (inventory.write_items, and inventory.count_declare before plain SQL in
+ * the same transaction: the locks a definer function takes are the
+ * caller's transaction's). Its undeclared plain write is refused with
+ * CU410 and a hint naming the gateway; a bad batch is refused naming the
+ * value and the rule, with nothing written; the counts stay exact. Only
+ * the owner and cleanup_writer may execute the wrappers. */
+static void test_K3_writer_login_writes_watched_library_through_gateway(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	PGconn *w = pgtest_connect(as_writer, "sync-writer");
+	PGconn *r = pgtest_connect(as_runner, "runner");
+	char msg[512], hint[512], sql[16384];
+	int64_t srv, a, b, item, before_a, before_b;
+	size_t n;
+	int i;
+
+	(void)state;
+	srv = pgtest_int(o, "INSERT INTO inventory.media_servers (name) VALUES ('gateway-server') RETURNING id");
+	a = pgtest_int(o, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'GA') RETURNING id",
+	               (long long)srv);
+	b = pgtest_int(o, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'GB') RETURNING id",
+	               (long long)srv);
+	pgtest_exec(o, "INSERT INTO inventory.items (library_id, external_id) SELECT %lld, 'ga-' || g "
+	               "FROM generate_series(1, 30) g",
+	            (long long)a);
+	pgtest_exec(o, "INSERT INTO inventory.items (library_id, external_id) SELECT %lld, 'gb-' || g "
+	               "FROM generate_series(1, 20) g",
+	            (long long)b);
+	assert_int_equal(settle_count(o, a), 30);
+	assert_int_equal(settle_count(o, b), 20);
+
+	/* Still no access to schema cleanup, its gateway included. */
+	assert_int_equal(pgtest_int(w, "SELECT has_schema_privilege('cleanup', 'USAGE')::int"), 0);
+	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.write_items('[]')"), "42501");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.count_declare(ARRAY[1]::bigint[])"), "42501");
+
+	/* Through the gateway: an insert and a move. */
+	item = pgtest_int(w, "SELECT (inventory.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', "
+	                     "'library_id', %lld, 'external_id', 'gw-1', 'title', 'Gateway'))) -> 'inserted' -> 0 "
+	                     "->> 'id')::bigint",
+	                  (long long)a);
+	assert_true(item > 0);
+	pgtest_exec(w, "SELECT inventory.write_items(jsonb_build_array(jsonb_build_object('op', 'replace', "
+	               "'item_id', %lld, 'expected_library_id', %lld, 'library_id', %lld, 'title', 'Moved', "
+	               "'media_type', 'movie')))",
+	            (long long)item, (long long)a, (long long)b);
+	assert_int_equal(pgtest_int(o, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)item), b);
+
+	/* Declared locks, then plain SQL, in one transaction. */
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'gw-declared')",
+	            (long long)a);
+	pgtest_exec(w, "COMMIT");
+
+	/* Plain SQL without the locks: CU410, the hint names the gateway;
+	 * nothing written. A lock declared in another transaction does not
+	 * count. */
+	before_a = pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)a);
+	before_b = pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)b);
+	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
+	snprintf(sql, sizeof sql, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'gw-plain')",
+	         (long long)a);
+	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU410");
+	assert_non_null(strstr(msg, "watched by the count cache"));
+	assert_non_null(strstr(hint, "inventory.write_items(jsonb)"));
+	assert_non_null(strstr(hint, "inventory.count_declare"));
+	/* A move with only one side declared. */
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
+	snprintf(sql, sizeof sql, "UPDATE inventory.items SET library_id = %lld WHERE external_id = 'ga-1'",
+	         (long long)b);
+	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU410");
+	pgtest_exec(w, "ROLLBACK");
+
+	/* Bad batches: refused naming the value and the rule, nothing written,
+	 * even the good operations before the bad one. */
+	n = (size_t)snprintf(sql, sizeof sql, "SELECT inventory.write_items('[");
+	for (i = 0; i < 129; i++)
+		n += (size_t)snprintf(sql + n, sizeof sql - n, "%s{\"op\": \"insert\", \"library_id\": %lld, "
+		                      "\"external_id\": \"big-%d\"}", i ? ", " : "", (long long)a, i);
+	snprintf(sql + n, sizeof sql - n, "]')");
+	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU110");
+	assert_non_null(strstr(msg, "129 operations"));
+	assert_non_null(strstr(msg, "1 to 128"));
+	snprintf(sql, sizeof sql, "SELECT inventory.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "
+	         "\"external_id\": \"ok-1\"}, {\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"ok-2\", "
+	         "\"updated_at\": \"1999-12-31T00:00:00Z\"}]')",
+	         (long long)a, (long long)a);
+	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU110");
+	assert_non_null(strstr(msg, "1999-12-31T00:00:00Z"));
+	assert_non_null(strstr(msg, "2000-01-01"));
+	snprintf(sql, sizeof sql, "SELECT inventory.write_items('[{\"op\": \"insert\", \"library_id\": 987654, "
+	         "\"external_id\": \"nolib\"}]')");
+	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU111");
+	assert_non_null(strstr(msg, "987654"));
+	/* Expected membership wrong: the whole batch is refused. */
+	snprintf(sql, sizeof sql, "SELECT inventory.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "
+	         "\"external_id\": \"mm-1\"}, {\"op\": \"replace\", \"item_id\": %lld, \"expected_library_id\": %lld, "
+	         "\"library_id\": %lld, \"title\": \"x\", \"media_type\": \"movie\"}]')",
+	         (long long)a, (long long)item, (long long)a, (long long)a);
+	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU411");
+	/* A writer may not delete, through the gateway either. */
+	snprintf(sql, sizeof sql, "SELECT inventory.write_items('[{\"op\": \"delete\", \"item_id\": %lld, "
+	         "\"expected_library_id\": %lld}]')",
+	         (long long)item, (long long)b);
+	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU412");
+	/* Declarations: libraries must exist, a bounded list. */
+	assert_string_equal(pgtest_fail(w, msg, sizeof msg, "SELECT inventory.count_declare(ARRAY[987654]::bigint[])"),
+	                    "CU111");
+	assert_non_null(strstr(msg, "987654"));
+	assert_string_equal(pgtest_fail(w, msg, sizeof msg, "SELECT inventory.count_declare(array_agg(g)) "
+	                                                      "FROM generate_series(1, 257) g"),
+	                    "CU112");
+	assert_non_null(strstr(msg, "257 libraries"));
+	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT inventory.count_declare(ARRAY[%lld, %lld]::bigint[])",
+	                                (long long)b, (long long)a),
+	                    "CU112");
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)a),
+	                 before_a);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)b),
+	                 before_b);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.engine_locks WHERE key = cleanup.write_key(987654)"),
+	                 0);
+
+	/* The counts followed every accepted write. */
+	assert_int_equal(settle_count(o, a), before_a);
+	assert_int_equal(before_a, 31);
+	assert_int_equal(settle_count(o, b), before_b);
+	assert_int_equal(before_b, 21);
+
+	/* The wrappers: definer, fixed search_path, owned by cleanup_owner,
+	 * executable by cleanup_writer and the owner only. */
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'inventory'::regnamespace "
+	                               "AND proname IN ('write_items', 'count_declare') AND prosecdef "
+	                               "AND 'search_path=pg_catalog, pg_temp' = ANY (proconfig) "
+	                               "AND proowner = 'cleanup_owner'::regrole"),
+	                 2);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM pg_proc p, aclexplode(coalesce(p.proacl, "
+	                               "acldefault('f', p.proowner))) x "
+	                               "WHERE p.pronamespace = 'inventory'::regnamespace AND x.privilege_type = 'EXECUTE' "
+	                               "AND x.grantee NOT IN ('cleanup_owner'::regrole, 'cleanup_writer'::regrole)"),
+	                 0);
+	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT inventory.write_items('[]')"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])",
+	                                (long long)a),
+	                    "42501");
+
+	pgtest_exec(o, "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id IN (%lld, %lld)",
+	            (long long)a, (long long)b);
+	PQfinish(r);
+	PQfinish(w);
+	PQfinish(o);
+}
+
 /* The runner creates, appends to, seals and runs a prune job end to end
  * through cleanupctl, and the job records the login role that created it
  * (session_user, not the definer). */
@@ -454,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_A1_writer_cannot_reopen_fenced_library),
 		cmocka_unit_test(test_writer_writes_inventory_through_the_guards),
 		cmocka_unit_test(test_writer_has_no_access_to_cleanup),
+		cmocka_unit_test(test_K3_writer_login_writes_watched_library_through_gateway),
 		cmocka_unit_test(test_runner_runs_prune_end_to_end),
 		cmocka_unit_test(test_runner_cannot_write_directly),
 		cmocka_unit_test(test_console_reads_but_cannot_act),

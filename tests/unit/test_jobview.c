@@ -1,7 +1,10 @@
-/* The jobs panel's filter and sort (tui/jobview.h; issue 11, item 13). */
+/* The jobs and libraries panels' filter and sort (tui/jobview.h; issue 11,
+ * item 13) and the libraries' count words (issue 8). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -79,11 +82,113 @@ static void test_sort_orders(void **state)
 	assert_string_equal(tui_job_sort_name(JOB_SORT_PROGRESS), "progress");
 }
 
+static cleanup_mon_library lib(int64_t id, int64_t srv, const char *name, const char *state, const char *reason,
+                               int64_t items)
+{
+	cleanup_mon_library l;
+
+	memset(&l, 0, sizeof l);
+	l.row.id = id;
+	l.row.server_id = srv;
+	snprintf(l.row.name, sizeof l.row.name, "%s", name);
+	snprintf(l.row.admission, sizeof l.row.admission, "open");
+	snprintf(l.count_state, sizeof l.count_state, "%s", state);
+	snprintf(l.count_reason, sizeof l.count_reason, "%s", reason);
+	l.row.item_count = items;
+	l.row.job_id = -1;
+	return l;
+}
+
+static const char *num(char *buf, size_t len, int64_t n)
+{
+	snprintf(buf, len, "%" PRId64, n);
+	return buf;
+}
+
+static void libs_fixture(cleanup_mon_library *l)
+{
+	l[0] = lib(1, 1, "Movies", "unwatched", "not watched: cleanupctl counts --library ID starts a watch", 300);
+	l[1] = lib(2, 1, "Shows", "fresh", "", 1200);
+	l[2] = lib(3, 2, "anime", "dirty", "stale: 2 page(s) changed since the count was published (revision 4, now 6)", 80);
+	l[3] = lib(4, 2, "Music", "withheld", "building: no page counted yet", -1);
+	l[4] = lib(5, 2, "Books", "withheld", "restart required: truncate of inventory.items", -1);
+	l[5] = lib(6, 3, "Photos", "withheld", "capacity: all 32 registry slots are in use", -1);
+	l[6] = lib(7, 3, "Old", "expired", "expired: not confirmed by a visit since 2026-12-01 10:00:00Z", 40);
+}
+
+/* Issue 8: each cache state reads as its own word, and a count that is not
+ * the library's now says so ("~") or is not shown ("-"). */
+static void test_count_words_say_the_cache_state(void **state)
+{
+	cleanup_mon_library l[7];
+	static const char *const words[] = {"counter", "fresh", "~stale", "building", "restart", "withheld: capacity",
+	                                    "expired"};
+	static const char *const items[] = {"300", "1200", "~80", "-", "-", "-", "~40"};
+	char buf[64];
+	int i;
+
+	(void)state;
+	libs_fixture(l);
+	for (i = 0; i < 7; i++) {
+		assert_string_equal(tui_count_state_text(buf, sizeof buf, &l[i]), words[i]);
+		assert_string_equal(tui_count_items_text(buf, sizeof buf, &l[i], num), items[i]);
+	}
+	assert_int_equal(tui_count_kind_of("withheld", "busy: writes in flight"), COUNT_WITHHELD);
+	assert_int_equal(tui_count_kind_of("somethingnew", ""), COUNT_UNKNOWN);
+}
+
+/* The libraries list filters on every word (id, srv N, name, admission,
+ * count word, job) and sorts by server, name, items and count state. */
+static void test_libraries_filter_and_sort(void **state)
+{
+	cleanup_mon_library l[7];
+	size_t v[7], n;
+
+	(void)state;
+	libs_fixture(l);
+	/* words, not a phrase: "srv 2" is "srv" and "2" anywhere (library 2
+	 * on server 1 too) */
+	n = tui_libs_view(v, 7, l, 7, "srv 2", LIB_SORT_SERVER);
+	assert_int_equal(n, 4);
+	assert_int_equal(l[v[0]].row.id, 2);
+	assert_int_equal(l[v[1]].row.id, 3);
+	assert_int_equal(l[v[3]].row.id, 5);
+	n = tui_libs_view(v, 7, l, 7, "STALE", LIB_SORT_SERVER);
+	assert_int_equal(n, 1);
+	assert_int_equal(l[v[0]].row.id, 3);
+	n = tui_libs_view(v, 7, l, 7, "restart books", LIB_SORT_SERVER);
+	assert_int_equal(n, 1);
+	n = tui_libs_view(v, 7, l, 7, "restart movies", LIB_SORT_SERVER);
+	assert_int_equal(n, 0);
+	l[0].row.job_id = 12;
+	snprintf(l[0].job_phase, sizeof l[0].job_phase, "draining");
+	n = tui_libs_view(v, 7, l, 7, "draining", LIB_SORT_SERVER);
+	assert_int_equal(n, 1);
+	assert_int_equal(l[v[0]].row.id, 1);
+
+	n = tui_libs_view(v, 7, l, 7, "", LIB_SORT_NAME);
+	assert_int_equal(n, 7);
+	assert_string_equal(l[v[0]].row.name, "anime"); /* case ignored */
+	assert_string_equal(l[v[1]].row.name, "Books");
+	n = tui_libs_view(v, 7, l, 7, NULL, LIB_SORT_ITEMS);
+	assert_int_equal(l[v[0]].row.id, 2); /* 1200 */
+	assert_int_equal(l[v[1]].row.id, 1); /* 300 */
+	assert_true(l[v[6]].row.item_count < 0);
+	n = tui_libs_view(v, 7, l, 7, NULL, LIB_SORT_COUNT);
+	assert_int_equal(l[v[0]].row.id, 5); /* restart first */
+	assert_int_equal(l[v[1]].row.id, 6); /* withheld */
+	assert_int_equal(l[v[2]].row.id, 4); /* building */
+	assert_int_equal(l[v[6]].row.id, 1); /* the counter last */
+	assert_string_equal(tui_lib_sort_name(LIB_SORT_COUNT), "count state");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filter_matches_every_word),
 		cmocka_unit_test(test_sort_orders),
+		cmocka_unit_test(test_count_words_say_the_cache_state),
+		cmocka_unit_test(test_libraries_filter_and_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

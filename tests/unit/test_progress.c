@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include "progress.h"
 
@@ -118,6 +119,78 @@ static void test_job_app_name(void **state)
 	assert_string_equal(buf, "cleanupctl:console");
 }
 
+/* The window `job run` builds from its steps (tui_step_window) is the
+ * monitor's: the steps started in the 60 s before now, their settled rows,
+ * the first start and the last end; a finished job has none (mon_jobs.sql
+ * reads a window for draining and finalizing jobs only). */
+static void test_run_window_is_the_monitors(void **state)
+{
+	tui_step_window *w = calloc(1, sizeof *w);
+	cleanup_mon_job v;
+	int i;
+
+	(void)state;
+	assert_non_null(w);
+	memset(&v, 0, sizeof v);
+	v.job = draining(3000, 0, 0, 0);
+	tui_step_window_add(w, 900.0, 900.1, 128); /* 100 s before now: outside */
+	for (i = 0; i < 10; i++)
+		tui_step_window_add(w, 990.0 + i, 990.0 + i + 0.1, 100);
+	tui_step_window_view(&v, w, 1000.0, 77);
+	assert_int_equal(v.window_steps, 10);
+	assert_int_equal(v.window_rows, 1000);
+	assert_true(v.window_first_start == 990.0);
+	assert_true(v.window_last_end > 999.09 && v.window_last_end < 999.11);
+	assert_true(v.last_step_age_s > 0.89 && v.last_step_age_s < 0.91);
+	assert_int_equal(v.runner_pid, 77);
+	/* the pace runs to now while a runner holds the job: 1000 rows in 10 s */
+	assert_true(tui_job_pace(&v) > 99.99 && tui_job_pace(&v) < 100.01);
+
+	snprintf(v.job.phase, sizeof v.job.phase, "completed");
+	tui_step_window_view(&v, w, 1000.0, 77);
+	assert_int_equal(v.window_steps, 0);
+	assert_true(tui_job_pace(&v) < 0);
+
+	/* full: the oldest go */
+	snprintf(v.job.phase, sizeof v.job.phase, "draining");
+	for (i = 0; i < TUI_STEP_WINDOW_MAX + 5; i++)
+		tui_step_window_add(w, 2000.0 + i * 0.01, 2000.0 + i * 0.01 + 0.005, 1);
+	assert_int_equal(w->n, TUI_STEP_WINDOW_MAX);
+	tui_step_window_view(&v, w, 2000.0 + TUI_STEP_WINDOW_MAX * 0.01, 0);
+	assert_int_equal(v.window_steps, TUI_STEP_WINDOW_MAX);
+	assert_true(v.window_first_start > 2000.04 && v.window_first_start < 2000.06);
+	free(w);
+}
+
+/* The one progress line: settled of in scope with its share, the pace, and
+ * while draining the ETA (a time with a runner, "no runner" without, "?"
+ * with no pace); no ETA once finished. */
+static void test_progress_line(void **state)
+{
+	tui_step_window *w = calloc(1, sizeof *w);
+	cleanup_job j = draining(3000, 1000, 200, 0);
+	char buf[160];
+	int i;
+
+	(void)state;
+	assert_non_null(w);
+	for (i = 0; i < 10; i++)
+		tui_step_window_add(w, 990.0 + i, 990.0 + i + 0.5, 60);
+	/* 600 rows over 990 .. 1000 (now): 60/s; 1,800 left: 30s */
+	assert_string_equal(tui_run_progress_text(buf, sizeof buf, &j, w, 1000.0, 1),
+	                    "1,200 of 3,000 (40.0%), 60/s, ETA 30s");
+	assert_string_equal(tui_run_progress_text(buf, sizeof buf, &j, w, 1000.0, 0),
+	                    "1,200 of 3,000 (40.0%), 63/s, ETA no runner"); /* to the last end: 600 / 9.5 s */
+	assert_string_equal(tui_run_progress_text(buf, sizeof buf, &j, w, 1045.0, 1),
+	                    "1,200 of 3,000 (40.0%), 11/s, ETA stalled");
+	j.total_estimate = -1;
+	assert_string_equal(tui_run_progress_text(buf, sizeof buf, &j, w, 1000.0, 1), "1,200 of ?, 60/s, ETA ?");
+	j = draining(3000, 2800, 200, 0);
+	snprintf(j.phase, sizeof j.phase, "completed");
+	assert_string_equal(tui_run_progress_text(buf, sizeof buf, &j, w, 1000.0, 1), "3,000 of 3,000 (100.0%), ?/s");
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +200,8 @@ int main(void)
 		cmocka_unit_test(test_eta_says_no_runner),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_job_app_name),
+		cmocka_unit_test(test_run_window_is_the_monitors),
+		cmocka_unit_test(test_progress_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

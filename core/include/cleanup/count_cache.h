@@ -69,16 +69,4 @@ int cleanup_count_settle(cleanup_count_visit *out, int *visits, cleanup_engine *
 int cleanup_count_report(cleanup_count_row **out, size_t *n, cleanup_engine *engine, const char *now,
                          cleanup_error *err);
 
-/* Whether writer W writes through the mutation gateway cleanup.write_items
- * (its role may execute it) rather than plain SQL. Declared here beside
- * the gateway's other users until writer.h carries it. */
-struct cleanup_writer;
-bool cleanup_writer_uses_gateway(const struct cleanup_writer *w);
-
-/* Dependent rows (seed 001: retries, review previews, collections, sync
- * status, history) writer W committed with its inserts; -1 when it writes
- * none (the tables are missing or its role may not write them). Declared
- * here for the same reason. */
-int64_t cleanup_writer_dependents(const struct cleanup_writer *w);
-
 #endif

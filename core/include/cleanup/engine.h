@@ -8,8 +8,16 @@
 #define CLEANUP_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "cleanup/error.h"
+
+/* Library and server names are at most 200 characters (the schema's
+ * CHECK (length(name) BETWEEN 1 AND 200) in a UTF8 database), and a
+ * character is up to 4 bytes of UTF-8: a buffer of CLEANUP_NAME_SIZE bytes
+ * holds any name whole, with its NUL. Size every name buffer with it. */
+#define CLEANUP_NAME_MAX_CHARS 200
+#define CLEANUP_NAME_SIZE (CLEANUP_NAME_MAX_CHARS * 4 + 1)
 
 typedef struct cleanup_engine cleanup_engine;
 
@@ -59,7 +67,28 @@ int cleanup_engine_cancel_arm(cleanup_engine *engine);
 bool cleanup_engine_cancel_armed(void);
 
 /* The underlying libpq connection, as void* so that this header does not
- * pull in libpq. For the console's asynchronous loop and for tests. */
+ * pull in libpq. For tests that inspect the engine's own session
+ * (tests/integration/test_run_reconnect.c); not for programs. */
 void *cleanup_engine_pgconn(cleanup_engine *engine);
+
+/* The version of the libpq the engine runs with, as PQlibVersion() gives
+ * it: MAJOR * 10000 + MINOR (PostgreSQL 10 and later). For --version,
+ * without including libpq-fe.h outside core/. */
+int cleanup_libpq_version(void);
+
+/* CONNINFO fit to print: a libpq key=value string or URI with the value of
+ * every secret (password=, sslpassword=, and the password of a URI's
+ * user:password@) replaced by "***", the rest as the user wrote it (a bare
+ * database name comes back unchanged). Used for every message that echoes
+ * a conninfo; works on strings libpq cannot parse too. Writes at most LEN
+ * bytes (LEN > 0, always NUL-terminated, cut at a character boundary) into
+ * BUF and returns BUF. */
+const char *cleanup_conninfo_redact(char *buf, size_t len, const char *conninfo);
+
+/* Replaces, in MSG (NUL-terminated, LEN bytes of room), every occurrence of
+ * a secret CONNINFO holds (as cleanup_conninfo_redact() finds them, raw and
+ * as libpq decodes them) with "***": for libpq's own messages about a
+ * conninfo, which may quote part of it. No-op when CONNINFO has no secret. */
+void cleanup_conninfo_scrub(char *msg, size_t len, const char *conninfo);
 
 #endif

@@ -49,6 +49,13 @@ void cleanup_error_hint(cleanup_error *err, const char *fmt, ...) __attribute__(
  * ECONN, 22021 (bad UTF-8) -> EINVAL, else ERROR. */
 int cleanup_status_from_sqlstate(const char *sqlstate);
 
+/* Copies SRC (NULL: "") into DST (LEN > 0 bytes, always NUL-terminated).
+ * When SRC does not fit, the copy is cut at a UTF-8 character boundary: it
+ * never ends in part of a multi-byte character (text from the database is
+ * UTF-8; a byte cut would print a lone lead byte). Returns the number of
+ * bytes copied, without the NUL. */
+size_t cleanup_text_copy(char *dst, size_t len, const char *src);
+
 /* The process exit code for STATUS: 0, 1, 2, 3 or 4. */
 int cleanup_exit_code(int status);
 

@@ -94,10 +94,17 @@ typedef struct cleanup_append_totals {
  * nothing per call (C1). Every ID is validated before anything is sent.
  * The calls share round trips: up to CLEANUP_APPEND_WINDOW of them (or
  * $CLEANUP_APPEND_WINDOW, 1 to 64) are in flight at once (libpq pipeline
- * mode). After the first failing call no
- * further call is sent; calls already in flight finish and are counted.
- * Adds what committed to *TOTALS (the caller zeroes it once) and returns
- * the first failure. N == 0 sends one empty call, which checks the job. */
+ * mode). They also share WAL flushes: every call but the last commits
+ * without waiting for its flush, and the last one's synchronous commit
+ * flushes them all (after a failed call, an empty synchronous call does),
+ * so the run is durable when this returns ($CLEANUP_APPEND_FLUSH=call:
+ * every call waits for its own flush). After the first failing call no
+ * further call is sent; calls already in flight finish, are flushed and
+ * are counted. Adds what
+ * committed durably to *TOTALS (the caller zeroes it once) and returns
+ * the first failure; when the connection is lost, the run's calls are not
+ * added (they may have committed; a rerun is idempotent). N == 0 sends
+ * one empty call, which checks the job. */
 #define CLEANUP_APPEND_WINDOW 16
 int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *engine, int64_t job_id,
                             const char *const *ids, size_t n, cleanup_error *err);

@@ -38,11 +38,21 @@ typedef struct cleanup_mon_server {
 	char job_phase[16];
 } cleanup_mon_server;
 
-/* A library row plus its active job's kind and phase ("" when none). */
+/* A library row plus its active job's kind and phase ("" when none) and
+ * its count's state (issue 8). row.item_count is the count to show: the
+ * count cache's published count for a watched library (fresh, dirty or
+ * expired), the statement-trigger counter for an unwatched one, -1 when
+ * the cache withholds it. */
 typedef struct cleanup_mon_library {
 	cleanup_library_row row;
 	char job_kind[24];
 	char job_phase[16];
+	/* cleanup.count_report's state: "fresh", "dirty" (stale: changed since
+	 * published), "expired", "withheld" (building, restart required,
+	 * capacity, busy: COUNT_REASON says which) or "unwatched" (the count is
+	 * the counter's). */
+	char count_state[16];
+	char count_reason[240];  /* "" when fresh */
 } cleanup_mon_library;
 
 /* A job row (json is always NULL here) plus its pace window and its runner
@@ -78,6 +88,8 @@ typedef struct cleanup_mon_step {
 	int32_t libraries_deleted, servers_deleted, mutations;
 	int32_t dependent_mutations; /* dependents deleted and history detached (issue 7) */
 	int32_t claims_in_flight;    /* the job's claims after the step */
+	int64_t cursor_from, cursor_to; /* the item-id cursor before and after the step, -1: none */
+	double gap_s;            /* seconds from the end of the step before to this one's start, -1: first step */
 	char phase_after[16];
 	double started_epoch;    /* seconds since 1970 */
 	char started[16];        /* HH:MM:SS */
@@ -120,7 +132,12 @@ typedef struct cleanup_mon_snapshot {
 	cleanup_mon_job *jobs;
 	size_t njobs;
 	int64_t detail_job_id;             /* the job whose steps are below, -1 when none */
-	cleanup_mon_step *steps;           /* newest first */
+	/* A page of its steps, newest first, contiguous in step number: the
+	 * newest steps_limit steps numbered at most steps_upto (-1: the newest
+	 * steps; cleanup_monitor_set_steps_upto chooses, so the whole history
+	 * can be paged from the first step). */
+	int64_t steps_upto;
+	cleanup_mon_step *steps;
 	size_t nsteps;
 	/* Steps of the detail job started per second over the last
 	 * CLEANUP_MON_RATE_SECONDS seconds, oldest first; rate[last] is the
@@ -141,9 +158,26 @@ typedef struct cleanup_mon_snapshot {
 	double locks_ms;                   /* duration of that query */
 	char locks_error[160];             /* "" when the last lock query succeeded, else
 	                                    * e.g. "locks: timed out" */
+	/* Refresh queries that timed out (statement_timeout, e.g. behind a
+	 * locked catalog): a CLEANUP_MON_PART_* bit set. Those parts keep the
+	 * previous snapshot's rows, read at stale_parts_at (wall clock), so the
+	 * console degrades instead of waiting. 0 when every query answered. */
+	unsigned stale_parts;
+	double stale_parts_at;
 } cleanup_mon_snapshot;
 
+enum {
+	CLEANUP_MON_PART_SERVERS = 1,
+	CLEANUP_MON_PART_LIBRARIES = 2,
+	CLEANUP_MON_PART_JOBS = 4,
+	CLEANUP_MON_PART_STEPS = 8,
+	CLEANUP_MON_PART_EVENTS = 16,
+	CLEANUP_MON_PART_CONTENTION = 32,
+};
+
 #define CLEANUP_MON_RATE_SECONDS 120
+/* The steps of one page of the detail job's history (mon_steps.sql). */
+#define CLEANUP_MON_STEPS_PAGE 120
 
 typedef struct cleanup_monitor_opts {
 	const char *conninfo;    /* NULL or "": libpq environment */
@@ -153,7 +187,8 @@ typedef struct cleanup_monitor_opts {
 	int locks_timeout_ms;    /* its statement_timeout (0: 250) */
 	int notify_min_gap_ms;   /* least time between refreshes caused by NOTIFY (0: 30) */
 	int jobs_limit;          /* finished jobs listed besides unfinished ones (0: 20) */
-	int steps_limit;         /* steps of the detail job (0: 60) */
+	int steps_limit;         /* steps of the detail job per page (0: 60; at most CLEANUP_MON_STEPS_PAGE) */
+	int query_timeout_ms;    /* statement_timeout of every refresh query (0: 2000; -1: none) */
 	int events_limit;        /* log lines (0: 100) */
 	int backoff_initial_ms;  /* first reconnect delay (0: 250) */
 	int backoff_max_ms;      /* cap of the doubling delay (0: 8000) */
@@ -204,8 +239,14 @@ void cleanup_monitor_refresh_now(cleanup_monitor *m);
 void cleanup_monitor_set_interval(cleanup_monitor *m, int refresh_ms);
 int cleanup_monitor_interval(const cleanup_monitor *m);
 
-/* Chooses the job whose recent steps the snapshots carry (-1: none). */
+/* Chooses the job whose recent steps the snapshots carry (-1: none); its
+ * newest steps until cleanup_monitor_set_steps_upto says otherwise. */
 void cleanup_monitor_set_detail_job(cleanup_monitor *m, int64_t job_id);
+
+/* Chooses the page of the detail job's steps: the steps_limit steps
+ * numbered at most UPTO, newest first (-1: the newest). A change
+ * schedules a refresh. */
+void cleanup_monitor_set_steps_upto(cleanup_monitor *m, int64_t upto);
 
 cleanup_monitor_state cleanup_monitor_get_state(const cleanup_monitor *m);
 

@@ -12,7 +12,7 @@
 
 typedef struct cleanup_server_row {
 	int64_t id;
-	char name[208];
+	char name[CLEANUP_NAME_SIZE];  /* whole: up to 200 characters */
 	char admission[12];   /* open, draining, missing */
 	int64_t job_id;       /* -1 when no unfinished job */
 	int64_t item_count;
@@ -22,7 +22,7 @@ typedef struct cleanup_server_row {
 typedef struct cleanup_library_row {
 	int64_t id;
 	int64_t server_id;
-	char name[208];
+	char name[CLEANUP_NAME_SIZE];  /* whole: up to 200 characters */
 	char admission[12];
 	int64_t job_id;       /* -1 when none */
 	int64_t item_count;   /* from cleanup.library_stats, never COUNT(*) */

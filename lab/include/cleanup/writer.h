@@ -136,4 +136,15 @@ const char *cleanup_writer_op_name(cleanup_writer_op op);
 /* "ok", "noop", "rejected", "lost". */
 const char *cleanup_writer_outcome_name(cleanup_writer_outcome outcome);
 
+/* Whether W writes through the count cache's mutation gateway
+ * inventory.write_items (its role may execute it: the owner, a superuser,
+ * a login in cleanup_writer) rather than plain SQL, which a library the
+ * cache watches refuses (CU410). */
+bool cleanup_writer_uses_gateway(const cleanup_writer *w);
+
+/* Dependent rows (seed 001: retries, review previews, collections, sync
+ * status, history) W committed with its inserts; -1 when it writes none
+ * (the tables are missing or its role may not write them). */
+int64_t cleanup_writer_dependents(const cleanup_writer *w);
+
 #endif

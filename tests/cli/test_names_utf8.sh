@@ -1,0 +1,261 @@
+#!/bin/bash
+# Names are text, not bytes (issue 12, item 6): library and server names at
+# the schema's limit of 200 characters, of two-, three- and four-byte
+# characters, wide CJK and combining marks, survive every path whole, every
+# JSON document is valid JSON of valid UTF-8 holding the names unchanged,
+# every printed line is valid UTF-8, and table cells are cut on character
+# boundaries by display width so that the columns after a name line up.
+# (Before the fix, name buffers of 208 bytes cut a 113-character name to 207
+# bytes ending in a lone 0xC3.)
+. "$(dirname "$0")/lib_foundation.sh"
+
+# cleanup_job.target_name (core/include/cleanup/job.h, not H-12's file) is
+# still 208 bytes until the lead sizes it CLEANUP_NAME_SIZE: until then a
+# job's text output may show a prefix of the name, which must still be cut
+# on a character boundary. Set to 0 with that change (H-12's report).
+JOB_TARGET_NAME_PENDING=1
+# The console's panels (H-11's files) cut names with printf's "%-*.*s" and
+# "%.60s", which count bytes: a name cut inside a character shows as '?'.
+# Until they use tui_sanitize_cell/tui_sanitize_cut (H-12's report), a '?'
+# in a console name is a NOTE; set to 0 with that change.
+CONSOLE_NAMES_PENDING=1
+
+db_fresh cleanup_lab_t_cli_names_utf8
+sql "SELECT cleanup.seed_demo(7, 1, 3)" >/dev/null
+# Servers 1-7, library i on server i; one name kind each.
+sql "UPDATE inventory.media_servers s SET name = v.name FROM (VALUES
+  (1, repeat('é', 200)),
+  (2, repeat('€', 200)),
+  (3, repeat('日', 200)),
+  (4, repeat(U&'\+01F3AC', 200)),
+  (5, repeat('e' || U&'\0301', 100)),
+  (6, repeat('é', 113)),
+  (7, left(repeat('Å日' || U&'\+01F3AC' || 'e' || U&'\0301' || 'Ω', 40), 200))) v(id, name) WHERE s.id = v.id" >/dev/null
+sql "UPDATE inventory.libraries l SET name = s.name FROM inventory.media_servers s WHERE s.id = l.server_id" >/dev/null
+same "$(sql "SELECT string_agg(length(name)::text, ',' ORDER BY id) FROM inventory.libraries")" \
+	"200,200,200,200,200,113,200" "the names are at the limit, in characters"
+same "$(sql "SELECT string_agg(octet_length(name)::text, ',' ORDER BY id) FROM inventory.libraries")" \
+	"400,600,600,800,300,226,$(sql "SELECT octet_length(name) FROM inventory.libraries WHERE id = 7")" \
+	"the names' sizes in bytes"
+
+# check_text FILE WHAT: every line of FILE is valid UTF-8.
+check_text() {
+	python3 - "$1" <<'PY' || fail "$2: not valid UTF-8"
+import sys
+b = open(sys.argv[1], 'rb').read()
+for i, line in enumerate(b.split(b'\n')):
+    try:
+        line.decode('utf-8')
+    except UnicodeDecodeError as e:
+        print(f"line {i + 1}: {e}: {line[max(0, e.start - 8):e.end + 8]!r}")
+        sys.exit(1)
+PY
+}
+
+# check_json FILE WHAT: FILE is one JSON document of valid UTF-8.
+check_json() {
+	python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$1" ||
+		fail "$2: not one valid JSON document"
+}
+
+# names_of FILE JQ: the names JQ selects from the JSON in FILE, one a line,
+# compared with the database's.
+json_names_whole() {
+	local got want
+	got=$(jq -r "$2" "$1" | md5sum)
+	want=$(sql "$3" | md5sum)
+	same "$got" "$want" "$4: names in --json differ from the database's"
+}
+
+# column_of FILE WORD...: the display columns (wide = 2, combining = 0) at
+# which the first of the WORDs (each with a space either side) starts, on
+# every line of FILE holding one; prints the distinct columns. When cells
+# are cut and padded by display width, every row gives the same column.
+column_of() {
+	python3 - "$@" <<'PY'
+import sys, unicodedata
+def w(ch):
+    if unicodedata.category(ch) in ('Mn', 'Me', 'Cf') and ch != '\u00ad':
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ('W', 'F') else 1
+cols = set()
+for line in open(sys.argv[1], encoding='utf-8'):
+    for word in sys.argv[2:]:
+        if ' ' + word + ' ' in line:
+            cols.add(sum(w(c) for c in line[:line.index(' ' + word + ' ') + 1]))
+            break
+print(' '.join(str(c) for c in sorted(cols)))
+PY
+}
+
+CURRENT="status"
+run status
+expect 0
+echo "$OUT" >"$TMPD/status.txt"
+check_text "$TMPD/status.txt" "$CURRENT"
+[ "$(grep -c '^[1-7] ' "$TMPD/status.txt")" -eq 7 ] || fail "status lacks a server row"
+# Server rows "ID NAME(24 columns) ADMISSION ..." and library rows
+# "  lib ID NAME(23 columns) ADMISSION ...": ADMISSION at column 33.
+same "$(column_of "$TMPD/status.txt" open draining missing)" "33" \
+	"status: the ADMISSION column starts at display column 33 on every server and library row"
+
+CURRENT="status --json"
+run --json status
+expect 0
+echo "$OUT" >"$TMPD/status.json"
+check_json "$TMPD/status.json" "$CURRENT"
+json_names_whole "$TMPD/status.json" '.servers[] | .name' \
+	"SELECT name FROM inventory.media_servers ORDER BY id" "$CURRENT (servers)"
+json_names_whole "$TMPD/status.json" '.servers[] | .libraries[] | .name' \
+	"SELECT name FROM inventory.libraries ORDER BY server_id, id" "$CURRENT (libraries)"
+
+# One job per server, each on the library with that server's name: job
+# show, jobs and status print the target name.
+for lib in 1 2 3 4 5 6 7; do
+	CURRENT="job create remove-library --library $lib"
+	run --json job create remove-library --library "$lib"
+	expect 0
+	echo "$OUT" >"$TMPD/create.json"
+	check_json "$TMPD/create.json" "$CURRENT"
+	J=$(jq -r .id "$TMPD/create.json")
+
+	CURRENT="job show $J --json (library $lib)"
+	run --json job show "$J"
+	expect 0
+	echo "$OUT" >"$TMPD/show.json"
+	check_json "$TMPD/show.json" "$CURRENT"
+	same "$(jq -r .target_name "$TMPD/show.json")" "$(sql "SELECT name FROM inventory.libraries WHERE id = $lib")" \
+		"$CURRENT: target_name whole"
+
+	CURRENT="job show $J (library $lib)"
+	run job show "$J"
+	expect 0
+	echo "$OUT" >"$TMPD/show.txt"
+	check_text "$TMPD/show.txt" "$CURRENT"
+	name=$(sql "SELECT name FROM inventory.libraries WHERE id = $lib")
+	if ! grep -qF "($name) on server" "$TMPD/show.txt"; then
+		shown=$(sed -n 's/^  target        library [0-9]* (\(.*\)) on server [0-9]*$/\1/p' "$TMPD/show.txt")
+		if [ "$JOB_TARGET_NAME_PENDING" = 1 ] && [ -n "$shown" ] && [ "${name#"$shown"}" != "$name" ] &&
+			[ "$(printf %s "$shown" | wc -c)" -ge 204 ]; then
+			echo "NOTE: $CURRENT: a character-boundary prefix of the name ($(printf %s "$shown" | wc -c) bytes): job.h's target_name is still 208 bytes"
+		else
+			fail "$CURRENT: the target name is not whole"
+		fi
+	fi
+done
+
+CURRENT="jobs"
+run jobs
+expect 0
+echo "$OUT" >"$TMPD/jobs.txt"
+check_text "$TMPD/jobs.txt" "$CURRENT"
+[ "$(grep -c 'remove-library' "$TMPD/jobs.txt")" -eq 7 ] || fail "$CURRENT: not 7 jobs"
+# "JOB KIND SERVER TARGET(24 columns) PHASE ...": PHASE at column 57.
+same "$(column_of "$TMPD/jobs.txt" collecting draining)" "57" \
+	"jobs: the PHASE column starts at display column 57 on every row"
+
+CURRENT="jobs --json"
+run --json jobs
+expect 0
+echo "$OUT" >"$TMPD/jobs.json"
+check_json "$TMPD/jobs.json" "$CURRENT"
+
+CURRENT="status with jobs"
+run status
+expect 0
+echo "$OUT" >"$TMPD/status2.txt"
+check_text "$TMPD/status2.txt" "$CURRENT"
+
+CURRENT="job step (the library's parent delete names it)"
+run --json job step "$(sql "SELECT min(id) FROM cleanup.jobs")" --steps 3
+echo "$OUT" >"$TMPD/step.json"
+check_json "$TMPD/step.json" "$CURRENT"
+run job show "$(sql "SELECT min(id) FROM cleanup.jobs")"
+echo "$OUT" >"$TMPD/step.txt"
+check_text "$TMPD/step.txt" "$CURRENT"
+
+CURRENT="job run --json (a removal to the end: the parent delete names the library)"
+J2=$(sql "SELECT id FROM cleanup.jobs WHERE library_id = 2")
+run --json job run "$J2"
+expect 0
+echo "$OUT" >"$TMPD/run.json"
+check_json "$TMPD/run.json" "$CURRENT"
+run job show "$J2"
+echo "$OUT" >"$TMPD/run.txt"
+check_text "$TMPD/run.txt" "$CURRENT (job show after)"
+
+CURRENT="status --watch --count 1 --json"
+run --json status --watch 0.1 --count 1
+expect 0
+echo "$OUT" >"$TMPD/watch.json"
+check_json "$TMPD/watch.json" "$CURRENT"
+
+CURRENT="an error that names a library: a second job on its server"
+run --json job create prune --library 3
+expect 4
+echo "$OUT" >"$TMPD/err.json"
+check_json "$TMPD/err.json" "$CURRENT"
+echo "$ERR" >"$TMPD/err.txt"
+check_text "$TMPD/err.txt" "$CURRENT (stderr)"
+
+CURRENT="counts"
+run counts --no-visit
+echo "$OUT" >"$TMPD/counts.txt"
+check_text "$TMPD/counts.txt" "$CURRENT"
+run --json counts --no-visit
+echo "$OUT" >"$TMPD/counts.json"
+check_json "$TMPD/counts.json" "$CURRENT --json"
+
+CURRENT="locks"
+run locks
+expect 0
+echo "$OUT" >"$TMPD/locks.txt"
+check_text "$TMPD/locks.txt" "$CURRENT"
+run --json locks
+expect 0
+echo "$OUT" >"$TMPD/locks.json"
+check_json "$TMPD/locks.json" "$CURRENT --json"
+
+# The console (read-only, in tmux on a private socket, a UTF-8 locale):
+# every screen line is valid UTF-8, and names show no '?' (none of the
+# names has one). Waits poll the screen for a name: observing, not sleeping.
+if command -v tmux >/dev/null 2>&1; then
+	CURRENT="console --readonly with names at the limit"
+	TS="cleanupctl-names-$$"
+	timeout 10 tmux -L "$TS" -f /dev/null new-session -d -x 120 -y 40 \
+		"env LANG=C.UTF-8 LC_ALL=C.UTF-8 $(printf '%q ' "$CLEANUPCTL" --db "$DB" console --readonly); sleep 60"
+	for ((i = 0; i < 200; i++)); do
+		timeout 5 tmux -L "$TS" capture-pane -p >"$TMPD/screen.txt" 2>/dev/null
+		grep -q '─ log' "$TMPD/screen.txt" && grep -q '€€' "$TMPD/screen.txt" && break
+		sleep 0.05
+	done
+	timeout 5 tmux -L "$TS" kill-server 2>/dev/null
+	((i < 200)) || fail "$CURRENT: the dashboard did not show the names: $(head -5 "$TMPD/screen.txt")"
+	check_text "$TMPD/screen.txt" "$CURRENT"
+	if grep -E '[éÅΩ€日]\?|🎬\?' "$TMPD/screen.txt" >"$TMPD/screen.bad"; then
+		if [ "$CONSOLE_NAMES_PENDING" = 1 ]; then
+			echo "NOTE: $CURRENT: $(wc -l <"$TMPD/screen.bad") screen lines show a name cut inside a character ('?'): the panels' byte-counted cuts"
+		else
+			fail "$CURRENT: names cut inside a character: $(cat "$TMPD/screen.bad")"
+		fi
+	fi
+else
+	echo "NOTE: tmux is not installed: the console part is skipped"
+fi
+
+# Identifiers are names too: a table whose quoted name is 63 bytes of
+# three-byte characters (PostgreSQL cuts it on a character boundary),
+# referencing the inventory, appears in deps.
+CURRENT="deps with multi-byte identifiers"
+sql "CREATE TABLE public.\"$(printf '表%.0s' $(seq 1 21))\" (id int PRIMARY KEY,
+  \"項目$(printf 'é%.0s' $(seq 1 20))\" bigint REFERENCES inventory.items (id))" >/dev/null
+run deps
+echo "$OUT" >"$TMPD/deps.txt"
+check_text "$TMPD/deps.txt" "$CURRENT"
+grep -q '表表表' "$TMPD/deps.txt" || fail "$CURRENT: the table is not listed"
+run --json deps
+echo "$OUT" >"$TMPD/deps.json"
+check_json "$TMPD/deps.json" "$CURRENT --json"
+grep -q '表表表' "$TMPD/deps.json" || fail "$CURRENT --json: the table is not listed"
+
+finish
