@@ -142,13 +142,9 @@ static bool throttle(run_ctx *rc)
 	int milli = atomic_load(&rc->a->max_rate_milli);
 	double now = mono_now();
 
-	if (milli <= 0) {
-		rc->next_step_at = 0;
+	/* the same policy as job run --max-rate (progress.h) */
+	if (tui_throttle_wait(&rc->next_step_at, now, milli / 1000.0) <= 0)
 		return !atomic_load(&rc->a->stop_run);
-	}
-	if (rc->next_step_at < now)
-		rc->next_step_at = now;
-	rc->next_step_at += 1000.0 / milli; /* the next step starts one interval after this one's slot */
 	while (now < rc->next_step_at && !atomic_load(&rc->a->stop_run)) {
 		double left = rc->next_step_at - now;
 		struct timespec ts = {0, (long)((left < 0.02 ? left : 0.02) * 1e9)};

@@ -381,11 +381,8 @@ static bool throttle(run_view *v, volatile sig_atomic_t *interrupt)
 {
 	double now = mono_s();
 
-	if (!(v->max_rate > 0))
+	if (tui_throttle_wait(&v->next_step_at, now, v->max_rate) <= 0)
 		return true;
-	if (v->next_step_at < now)
-		v->next_step_at = now;
-	v->next_step_at += 1.0 / v->max_rate; /* the next step starts one interval after this one's slot */
 	while (now < v->next_step_at) {
 		double left = v->next_step_at - now;
 		struct timespec ts = {0, (long)((left < 0.05 ? left : 0.05) * 1e9)};

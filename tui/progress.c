@@ -224,3 +224,15 @@ const char *tui_run_progress_text(char *buf, size_t len, const cleanup_job *job,
 	tui_step_window_view(&v, w, now, runner_pid);
 	return tui_job_progress_line(buf, len, &v);
 }
+
+double tui_throttle_wait(double *next_at, double now, double rate)
+{
+	if (!(rate > 0)) {
+		*next_at = 0;
+		return 0;
+	}
+	if (*next_at < now)
+		*next_at = now;
+	*next_at += 1.0 / rate;
+	return *next_at - now;
+}

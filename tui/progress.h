@@ -109,6 +109,14 @@ void tui_step_window_add(tui_step_window *w, double start, double end, int64_t r
  * job itself (V->job) is the caller's. */
 void tui_step_window_view(cleanup_mon_job *v, const tui_step_window *w, double now, int runner_pid);
 
+/* The throttle of a run (job run --max-rate, the console's :throttle): a
+ * step has just ended at NOW (monotonic seconds); the next may start one
+ * interval (1 / RATE s) after this one's slot, *NEXT_AT (0 before the
+ * first step; updated). Returns the seconds to wait (0: go on). RATE <= 0:
+ * no throttle (*NEXT_AT reset). The caller sleeps, in naps short enough to
+ * see a stop. */
+double tui_throttle_wait(double *next_at, double now, double rate);
+
 /* `job run`'s progress line for JOB after the steps of W at NOW (epoch
  * seconds), run by RUNNER_PID: tui_step_window_view, then
  * tui_job_progress_line. */

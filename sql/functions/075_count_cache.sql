@@ -665,6 +665,7 @@ DECLARE
     k        int := 0;
     v_op     text;
     v_extra  text;
+    v_rest   jsonb;
     v_bytes  int;
     v_lib    bigint;
     v_item   bigint;
@@ -709,18 +710,19 @@ BEGIN
             RAISE EXCEPTION 'gateway: operation % is not a JSON object', k USING ERRCODE = 'CU110';
         END IF;
         v_op := e ->> 'op';
-        SELECT string_agg(x, ', ' ORDER BY x) INTO v_extra FROM jsonb_object_keys(e) AS x
-         WHERE x <> ALL (CASE v_op
-                            WHEN 'insert' THEN ARRAY['op', 'library_id', 'external_id', 'title', 'media_type', 'updated_at']
-                            WHEN 'replace' THEN ARRAY['op', 'item_id', 'expected_library_id', 'library_id', 'title',
-                                                      'media_type', 'updated_at']
-                            WHEN 'delete' THEN ARRAY['op', 'item_id', 'expected_library_id']
-                            ELSE ARRAY['op'] END);
         IF v_op IS NULL OR v_op NOT IN ('insert', 'replace', 'delete') THEN
             RAISE EXCEPTION 'gateway: operation %: "op" must be insert, replace or delete, not %', k,
                 coalesce(e -> 'op', 'null'::jsonb)::text USING ERRCODE = 'CU110';
         END IF;
-        IF v_extra IS NOT NULL THEN
+        -- Unknown fields: what is left of the object without the known
+        -- ones (an expression, no query per operation); named on refusal.
+        v_rest := e - CASE v_op
+                         WHEN 'insert' THEN ARRAY['op', 'library_id', 'external_id', 'title', 'media_type', 'updated_at']
+                         WHEN 'replace' THEN ARRAY['op', 'item_id', 'expected_library_id', 'library_id', 'title',
+                                                   'media_type', 'updated_at']
+                         ELSE ARRAY['op', 'item_id', 'expected_library_id'] END;
+        IF v_rest <> '{}'::jsonb THEN
+            SELECT string_agg(x, ', ' ORDER BY x) INTO v_extra FROM jsonb_object_keys(v_rest) AS x;
             RAISE EXCEPTION 'gateway: operation % (%): unknown field(s) %', k, v_op, v_extra USING ERRCODE = 'CU110';
         END IF;
         v_lib := cleanup.gateway_id(e, 'library_id', k, v_op <> 'delete');
@@ -729,9 +731,9 @@ BEGIN
         v_ts := cleanup.gateway_timestamp(e, k);
         IF v_op = 'insert' THEN
             v_text := cleanup.gateway_text(e, 'external_id', k, true, 256);
-            IF cleanup.external_id_problem(v_text) IS NOT NULL THEN
-                RAISE EXCEPTION 'gateway: operation % (insert): external_id %', k, cleanup.external_id_problem(v_text)
-                    USING ERRCODE = 'CU110';
+            v_extra := cleanup.external_id_problem(v_text);
+            IF v_extra IS NOT NULL THEN
+                RAISE EXCEPTION 'gateway: operation % (insert): external_id %', k, v_extra USING ERRCODE = 'CU110';
             END IF;
             ins_lib := ins_lib || v_lib;
             ins_ext := ins_ext || v_text;

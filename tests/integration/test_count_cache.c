@@ -296,6 +296,19 @@ static void test_gateway_refuses_bad_batches(void **state)
 	                                (long long)a),
 	                    "CU110");
 	assert_non_null(strstr(msg, "colour"));
+	/* Every unknown field, named in order; the external-ID rule named. */
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "SELECT cleanup.write_items('[{\"op\": \"delete\", \"item_id\": 1, "
+	                                "\"expected_library_id\": %lld, \"size\": 1, \"colour\": \"red\"}]')",
+	                                (long long)a),
+	                    "CU110");
+	assert_non_null(strstr(msg, "operation 1 (delete): unknown field(s) colour, size"));
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+	                                "SELECT cleanup.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', "
+	                                "'library_id', %lld, 'external_id', 'a' || chr(7))))",
+	                                (long long)a),
+	                    "CU110");
+	assert_non_null(strstr(msg, "operation 1 (insert): external_id contains a control character"));
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
 	                                "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": 999999, "
 	                                "\"external_id\": \"x\"}]')"),

@@ -191,6 +191,21 @@ static void test_progress_line(void **state)
 	free(w);
 }
 
+/* The throttle both front ends use: one interval after each step's slot; a
+ * late step does not earn a burst; no rate, no wait. */
+static void test_throttle_waits_an_interval_after_each_slot(void **state)
+{
+	double next = 0;
+
+	(void)state;
+	assert_true(tui_throttle_wait(&next, 10.0, 2) == 0.5);
+	assert_true(next == 10.5);
+	assert_true(tui_throttle_wait(&next, 10.6, 2) > 0.499 && next > 11.099 && next < 11.101); /* late: from now */
+	assert_true(tui_throttle_wait(&next, 10.7, 2) > 0.899); /* early: after the slot */
+	assert_true(tui_throttle_wait(&next, 10.8, 0) == 0);
+	assert_true(next == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_job_app_name),
 		cmocka_unit_test(test_run_window_is_the_monitors),
 		cmocka_unit_test(test_progress_line),
+		cmocka_unit_test(test_throttle_waits_an_interval_after_each_slot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
