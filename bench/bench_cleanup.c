@@ -39,6 +39,7 @@
 #include "cleanup/job.h"
 #include "cleanup/seed.h"
 #include "cleanup/step.h"
+#include "bench_common.h"
 
 /* The databases this program creates: a fixed list, so that no identifier
  * ever comes from input. */
@@ -94,194 +95,12 @@ typedef struct step_stats {
 	double lock_p50, lock_p99, lock_max, dur_p50, dur_p99, dur_max, parent_lock_max, check_ms, check_lock_max;
 } step_stats;
 
-static double t_origin;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - t_origin;
-}
-
 static void sleep_ms(int ms)
 {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
-}
-
-/* Prints a message and ends the program with status 1: a benchmark that
- * cannot set up its data has nothing to report. */
-static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "bench_cleanup: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
-}
-
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "[%7.1f s] ", now_s());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-}
-
-static void fatal_err(const char *what, const cleanup_error *err)
-{
-	fatal("%s: %s%s%s", what, err->message, err->context[0] ? " (while " : "",
-	      err->context[0] ? err->context : "");
-}
-
-/* ---- SQL of bench/sql/, one statement a file ---- */
-
-typedef struct sql_text {
-	char name[48];
-	char *text;
-} sql_text;
-
-static sql_text sql_cache[32];
-static const char *sql_dir = BENCH_SQL_DIR;
-
-/* Returns the text of bench/sql/NAME.sql, read once and cached. */
-static const char *bench_sql(const char *name)
-{
-	char path[4096];
-	FILE *f;
-	long len;
-	size_t i;
-	char *text;
-
-	for (i = 0; i < sizeof sql_cache / sizeof sql_cache[0] && sql_cache[i].text; i++)
-		if (strcmp(sql_cache[i].name, name) == 0)
-			return sql_cache[i].text;
-	if (i == sizeof sql_cache / sizeof sql_cache[0])
-		fatal("too many SQL files");
-	snprintf(path, sizeof path, "%s/%s.sql", sql_dir, name);
-	f = fopen(path, "rb");
-	if (!f)
-		fatal("cannot open %s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-		fatal("cannot read %s", path);
-	text = calloc(1, (size_t)len + 1);
-	if (!text || fread(text, 1, (size_t)len, f) != (size_t)len)
-		fatal("cannot read %s", path);
-	fclose(f);
-	snprintf(sql_cache[i].name, sizeof sql_cache[i].name, "%s", name);
-	sql_cache[i].text = text;
-	return text;
-}
-
-static bool known_db(const char *db)
-{
-	int i;
-
-	for (i = 0; bench_dbs[i]; i++)
-		if (strcmp(bench_dbs[i], db) == 0)
-			return true;
-	return false;
-}
-
-/* The text of admin statement NAME with {{db}} and {{template}} replaced by
- * names from bench_dbs (malloc'd). */
-static char *admin_sql(const char *name, const char *db, const char *tpl)
-{
-	const char *src = bench_sql(name), *p;
-	size_t cap = strlen(src) + 256, n = 0;
-	char *out = malloc(cap);
-
-	if (!out)
-		fatal("out of memory");
-	if (!known_db(db) || (tpl && !known_db(tpl)))
-		fatal("database name outside the fixed list");
-	for (p = src; *p;) {
-		const char *rep = NULL;
-		size_t skip = 0;
-
-		if (strncmp(p, "{{db}}", 6) == 0) {
-			rep = db;
-			skip = 6;
-		} else if (strncmp(p, "{{template}}", 12) == 0) {
-			rep = tpl;
-			skip = 12;
-		}
-		if (skip) {
-			if (!rep)
-				fatal("%s.sql needs a template name", name);
-			n += (size_t)snprintf(out + n, cap - n, "%s", rep);
-			p += skip;
-		} else {
-			out[n++] = *p++;
-		}
-		if (n + 80 >= cap)
-			fatal("statement %s too long", name);
-	}
-	out[n] = '\0';
-	return out;
-}
-
-/* ---- plain libpq for the bench's own statements ---- */
-
-static void conninfo_for(char *buf, size_t len, const bench_opts *o, const char *db)
-{
-	/* In a conninfo string the last value of a keyword wins. */
-	snprintf(buf, len, "%s dbname=%s", o->db, db);
-}
-
-static void quiet_notices(void *arg, const char *message)
-{
-	(void)arg;
-	(void)message;
-}
-
-static PGconn *pg_open(const bench_opts *o, const char *db, const char *app)
-{
-	char ci[4096];
-	const char *keys[] = {"dbname", "application_name", NULL};
-	const char *vals[] = {ci, app, NULL};
-	PGconn *c;
-
-	conninfo_for(ci, sizeof ci, o, db);
-	c = PQconnectdbParams(keys, vals, 1);
-	if (PQstatus(c) != CONNECTION_OK)
-		fatal("cannot connect to %s: %s", db, PQerrorMessage(c));
-	PQsetNoticeProcessor(c, quiet_notices, NULL);
-	return c;
-}
-
-/* Runs bench statement NAME with N text parameters; fatal on error.
- * Returns the result (PQclear it). */
-static PGresult *pg_run(PGconn *c, const char *name, int n, const char *const *params)
-{
-	PGresult *r = PQexecParams(c, bench_sql(name), n, NULL, params, NULL, NULL, 0);
-
-	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
-		fatal("%s: %s", name, PQerrorMessage(c));
-	return r;
-}
-
-static int64_t pg_int(PGconn *c, const char *name, int n, const char *const *params)
-{
-	PGresult *r = pg_run(c, name, n, params);
-	int64_t v;
-
-	if (PQntuples(r) < 1 || PQgetisnull(r, 0, 0))
-		fatal("%s returned no value", name);
-	v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	return v;
 }
 
 static double col_d(const PGresult *r, const char *name)
@@ -291,17 +110,15 @@ static double col_d(const PGresult *r, const char *name)
 	return k < 0 || PQgetisnull(r, 0, k) ? -1 : strtod(PQgetvalue(r, 0, k), NULL);
 }
 
+/* The bench's own statements in plain libpq, on O's server (bench_common.h). */
+static PGconn *pg_open(const bench_opts *o, const char *db, const char *app)
+{
+	return bench_open(o->db, db, app);
+}
+
 static void admin(const bench_opts *o, const char *name, const char *db, const char *tpl)
 {
-	PGconn *c = pg_open(o, "postgres", "bench:admin");
-	char *sql = admin_sql(name, db, tpl);
-	PGresult *r = PQexec(c, sql);
-
-	if (PQresultStatus(r) != PGRES_COMMAND_OK)
-		fatal("%s (%s): %s", name, db, PQerrorMessage(c));
-	PQclear(r);
-	free(sql);
-	PQfinish(c);
+	bench_admin(o->db, name, db, tpl);
 }
 
 /* A fresh copy of TPL as DB_RUN, checkpointed so each timed run starts from
@@ -313,7 +130,7 @@ static void fresh_copy(const bench_opts *o, const char *tpl)
 	admin(o, "db_drop", DB_RUN, NULL);
 	admin(o, "db_copy", DB_RUN, tpl);
 	c = pg_open(o, DB_RUN, "bench:checkpoint");
-	PQclear(pg_run(c, "checkpoint", 0, NULL));
+	PQclear(bench_run(c, "checkpoint", 0, NULL));
 	PQfinish(c);
 }
 
@@ -321,8 +138,8 @@ static void vacuum_checkpoint(const bench_opts *o, const char *db)
 {
 	PGconn *c = pg_open(o, db, "bench:vacuum");
 
-	PQclear(pg_run(c, "vacuum", 0, NULL));
-	PQclear(pg_run(c, "checkpoint", 0, NULL));
+	PQclear(bench_run(c, "vacuum", 0, NULL));
+	PQclear(bench_run(c, "checkpoint", 0, NULL));
 	PQfinish(c);
 }
 
@@ -332,9 +149,9 @@ static cleanup_engine *engine_open(const bench_opts *o, const char *db, const ch
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 
-	conninfo_for(ci, sizeof ci, o, db);
+	bench_conninfo(ci, sizeof ci, o->db, db);
 	if (cleanup_engine_open(&e, ci, app, &err) != CLEANUP_OK)
-		fatal_err("connecting", &err);
+		bench_fatal_err("connecting", &err);
 	return e;
 }
 
@@ -351,19 +168,19 @@ static void fresh_db(const bench_opts *o, const char *db, int64_t items)
 	admin(o, "db_create", db, NULL);
 	e = engine_open(o, db, "bench:setup");
 	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
-		fatal_err("install", &err);
+		bench_fatal_err("install", &err);
 	if (cleanup_seed(&sr, e, &spec, &err) != CLEANUP_OK)
-		fatal_err("seed", &err);
-	note("%s: seeded %" PRId64 " items in %.1f s", db, sr.items, sr.seconds);
+		bench_fatal_err("seed", &err);
+	bench_note("%s: seeded %" PRId64 " items in %.1f s", db, sr.items, sr.seconds);
 	cleanup_engine_close(e);
 }
 
 static void first_library(PGconn *c, int64_t *library, int64_t *server)
 {
-	PGresult *r = pg_run(c, "first_library", 0, NULL);
+	PGresult *r = bench_run(c, "first_library", 0, NULL);
 
 	if (PQntuples(r) != 1)
-		fatal("no library in the seeded database");
+		bench_fatal("no library in the seeded database");
 	*library = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
 	*server = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
 	PQclear(r);
@@ -376,7 +193,7 @@ static void step_stats_of(step_stats *s, PGconn *c, int64_t job)
 	PGresult *r;
 
 	snprintf(jb, sizeof jb, "%" PRId64, job);
-	r = pg_run(c, "step_stats", 1, p);
+	r = bench_run(c, "step_stats", 1, p);
 	s->steps = (int64_t)col_d(r, "steps");
 	s->examined = (int64_t)col_d(r, "examined");
 	s->visited = (int64_t)col_d(r, "visited");
@@ -428,14 +245,14 @@ static char **seen_ids(PGconn *c, int64_t lib, int64_t every, size_t *n)
 
 	snprintf(lb, sizeof lb, "%" PRId64, lib);
 	snprintf(eb, sizeof eb, "%" PRId64, every);
-	r = pg_run(c, "seen_ids", 2, p);
+	r = bench_run(c, "seen_ids", 2, p);
 	rows = PQntuples(r);
 	ids = calloc((size_t)rows + 1, sizeof *ids);
 	if (!ids)
-		fatal("out of memory");
+		bench_fatal("out of memory");
 	for (i = 0; i < rows; i++)
 		if (!(ids[i] = strdup(PQgetvalue(r, i, 0))))
-			fatal("out of memory");
+			bench_fatal("out of memory");
 	PQclear(r);
 	*n = (size_t)rows;
 	return ids;
@@ -446,18 +263,18 @@ static double append_sequential(cleanup_engine *e, int64_t job, char **ids, size
 {
 	cleanup_append_result ar;
 	cleanup_error err;
-	double t0 = now_s();
+	double t0 = bench_now();
 	size_t i, k;
 
 	*calls = 0;
 	for (i = 0; i < n; i += k) {
 		k = n - i < CLEANUP_APPEND_MAX ? n - i : CLEANUP_APPEND_MAX;
 		if (cleanup_job_append(&ar, e, job, (const char *const *)ids + i, k, &err) != CLEANUP_OK)
-			fatal_err("append", &err);
+			bench_fatal_err("append", &err);
 		cleanup_job_reset(&ar.job);
 		(*calls)++;
 	}
-	return now_s() - t0;
+	return bench_now() - t0;
 }
 
 typedef struct prune_setup {
@@ -485,23 +302,23 @@ static double pipelined_variant(const bench_opts *o, int64_t library, char **ids
 	admin(o, "db_copy", DB_APPEND, DB_PRUNE_TPL);
 	e = engine_open(o, DB_APPEND, "bench:collector");
 	if (cleanup_job_create(&job, e, "prune", library, NULL, &err) != CLEANUP_OK)
-		fatal_err("job create prune (pipelined copy)", &err);
+		bench_fatal_err("job create prune (pipelined copy)", &err);
 	pjob = job.id;
 	cleanup_job_reset(&job);
 	if (async && cleanup_engine_exec(e, bench_sql("async_commit"), &err) != CLEANUP_OK)
-		fatal_err("synchronous_commit off", &err);
-	note("appending %zu seen IDs with cleanup_job_append_many (%d calls in flight%s)", n, CLEANUP_APPEND_WINDOW,
+		bench_fatal_err("synchronous_commit off", &err);
+	bench_note("appending %zu seen IDs with cleanup_job_append_many (%d calls in flight%s)", n, CLEANUP_APPEND_WINDOW,
 	     async ? ", synchronous_commit off" : "");
 	memset(&tot, 0, sizeof tot);
-	t0 = now_s();
+	t0 = bench_now();
 	if (cleanup_job_append_many(&tot, e, pjob, (const char *const *)ids, n, &err) != CLEANUP_OK)
-		fatal_err("append_many", &err);
-	secs = now_s() - t0;
+		bench_fatal_err("append_many", &err);
+	secs = bench_now() - t0;
 	*calls = (int)tot.calls;
 	if (cleanup_job_get(&job, e, pjob, &err) != CLEANUP_OK)
-		fatal_err("job get", &err);
+		bench_fatal_err("job get", &err);
 	if (job.manifest_count != (int64_t)n)
-		fatal("pipelined append left %" PRId64 " IDs in the manifest, expected %zu", job.manifest_count, n);
+		bench_fatal("pipelined append left %" PRId64 " IDs in the manifest, expected %zu", job.manifest_count, n);
 	cleanup_job_reset(&job);
 	cleanup_engine_close(e);
 	admin(o, "db_drop", DB_APPEND, NULL);
@@ -539,13 +356,13 @@ static void setup_prune(prune_setup *ps, const bench_opts *o)
 
 	e = engine_open(o, DB_PRUNE_TPL, "bench:collector");
 	if (cleanup_job_create(&job, e, "prune", ps->library, NULL, &err) != CLEANUP_OK)
-		fatal_err("job create prune", &err);
+		bench_fatal_err("job create prune", &err);
 	ps->job = job.id;
 	cleanup_job_reset(&job);
-	note("appending %zu seen IDs to job %" PRId64 " (cleanup_job_append, 128 a call)", n, ps->job);
+	bench_note("appending %zu seen IDs to job %" PRId64 " (cleanup_job_append, 128 a call)", n, ps->job);
 	ps->append_s = append_sequential(e, ps->job, ids, n, &ps->append_calls);
 	if (cleanup_job_seal(&job, e, ps->job, ps->seen, &err) != CLEANUP_OK)
-		fatal_err("seal", &err);
+		bench_fatal_err("seal", &err);
 	ps->high_water = job.high_water_id;
 	cleanup_job_reset(&job);
 	cleanup_engine_close(e);
@@ -584,13 +401,13 @@ static void run_one_delete(prune_round *pr, const bench_opts *o, const prune_set
 	snprintf(jb, sizeof jb, "%" PRId64, ps->job);
 	snprintf(lb, sizeof lb, "%" PRId64, ps->library);
 	snprintf(hb, sizeof hb, "%" PRId64, ps->high_water);
-	t0 = now_s();
-	r = pg_run(c, "prune_one_delete", 3, p);
-	pr->delete_s = now_s() - t0;
+	t0 = bench_now();
+	r = bench_run(c, "prune_one_delete", 3, p);
+	pr->delete_s = bench_now() - t0;
 	pr->delete_rows = strtoll(PQcmdTuples(r), NULL, 10);
 	PQclear(r);
 	PQfinish(c);
-	note("one DELETE: %" PRId64 " rows in %.3f s", pr->delete_rows, pr->delete_s);
+	bench_note("one DELETE: %" PRId64 " rows in %.3f s", pr->delete_rows, pr->delete_s);
 }
 
 /* The bounded prune of a fresh copy, steps committed with or without
@@ -611,21 +428,21 @@ static void run_bounded_prune(bounded_run *br, const bench_opts *o, const prune_
 	memset(&ro, 0, sizeof ro);
 	e = engine_open(o, DB_RUN, "bench:bounded-prune");
 	if (cleanup_step_set_synchronous_commit(e, synchronous, &err) != CLEANUP_OK)
-		fatal_err("step commit mode", &err);
-	t0 = now_s();
+		bench_fatal_err("step commit mode", &err);
+	t0 = bench_now();
 	rc = cleanup_job_run(&br->sum, e, ps->job, &ro, &err);
-	br->seconds = now_s() - t0;
+	br->seconds = bench_now() - t0;
 	if (rc != CLEANUP_OK)
-		fatal_err("bounded prune", &err);
+		bench_fatal_err("bounded prune", &err);
 	cleanup_engine_close(e);
 	c = pg_open(o, DB_RUN, "bench:check");
 	snprintf(lb, sizeof lb, "%" PRId64, ps->library);
-	left = pg_int(c, "item_count", 1, p);
+	left = bench_int(c, "item_count", 1, p);
 	step_stats_of(&br->st, c, ps->job);
 	PQfinish(c);
 	br->exact = br->sum.completed && strcmp(br->sum.job.phase, "completed") == 0 &&
 	            br->sum.job.deleted == o->items - ps->seen && left == ps->seen;
-	note("bounded prune (synchronous_commit %s): %" PRId64 " deleted in %d steps, %.3f s (%s)",
+	bench_note("bounded prune (synchronous_commit %s): %" PRId64 " deleted in %d steps, %.3f s (%s)",
 	     synchronous ? "on" : "off", br->sum.job.deleted, br->sum.steps, br->seconds,
 	     br->exact ? "exact" : "NOT EXACT");
 }
@@ -639,7 +456,7 @@ static void writer_record(writer_state *w, double at, double ms, int busy, bool 
 		writer_sample *s = realloc(w->samples, cap * sizeof *s);
 
 		if (!s)
-			fatal("out of memory");
+			bench_fatal("out of memory");
 		w->samples = s;
 		w->cap = cap;
 	}
@@ -668,11 +485,11 @@ static void *writer_main(void *arg)
 	int64_t k = 0;
 
 	if (PQstatus(c) != CONNECTION_OK)
-		fatal("writer: %s", PQerrorMessage(c));
+		bench_fatal("writer: %s", PQerrorMessage(c));
 	snprintf(lb, sizeof lb, "%" PRId64, w->library_id);
 	while (!w->stop) {
 		bool insert = w->target || (k % 2) == 0, failed = false;
-		double t0 = now_s();
+		double t0 = bench_now();
 		int busy = 0;
 
 		if (insert)
@@ -705,7 +522,7 @@ static void *writer_main(void *arg)
 				w->stop = 1;
 			break;
 		}
-		writer_record(w, t0, (now_s() - t0) * 1000.0, busy, failed);
+		writer_record(w, t0, (bench_now() - t0) * 1000.0, busy, failed);
 		k++;
 		if (w->opts->writer_interval_ms > 0)
 			sleep_ms(w->opts->writer_interval_ms);
@@ -728,7 +545,7 @@ static void lat_of(lat_stats *s, const writer_state *w, double from, double to)
 	size_t i, n = 0;
 
 	if (!v)
-		fatal("out of memory");
+		bench_fatal("out of memory");
 	memset(s, 0, sizeof *s);
 	for (i = 0; i < w->n; i++) {
 		if (w->samples[i].at < from || w->samples[i].at >= to)
@@ -763,10 +580,10 @@ static void setup_remove(remove_setup *rs, const bench_opts *o)
 	c = pg_open(o, DB_REMOVE_TPL, "bench:setup");
 	first_library(c, &rs->library, &rs->server);
 	snprintf(sb, sizeof sb, "%" PRId64, rs->server);
-	rs->writer_library = pg_int(c, "writer_library", 1, p1);
+	rs->writer_library = bench_int(c, "writer_library", 1, p1);
 	snprintf(lb, sizeof lb, "%" PRId64, rs->writer_library);
 	snprintf(nb, sizeof nb, "%" PRId64, o->writer_items);
-	PQclear(pg_run(c, "writer_fill", 2, p2));
+	PQclear(bench_run(c, "writer_fill", 2, p2));
 	PQfinish(c);
 	vacuum_checkpoint(o, DB_REMOVE_TPL);
 }
@@ -790,9 +607,9 @@ static void start_writer(writer_state *w, pthread_t *th, const bench_opts *o, in
 	w->opts = o;
 	w->library_id = library;
 	w->target = target;
-	conninfo_for(w->conninfo, sizeof w->conninfo, o, DB_RUN);
+	bench_conninfo(w->conninfo, sizeof w->conninfo, o->db, DB_RUN);
 	if (pthread_create(th, NULL, writer_main, w) != 0)
-		fatal("cannot start a writer thread");
+		bench_fatal("cannot start a writer thread");
 }
 
 /* Removes the target library of a fresh copy in MODE while two writers run:
@@ -817,10 +634,10 @@ static void run_remove(remove_round *rr, const bench_opts *o, const remove_setup
 	e = engine_open(o, DB_RUN, "bench:remove");
 	start_writer(&w, &th, o, rs->writer_library, false);
 	start_writer(&wt, &tht, o, rs->library, true);
-	t_idle = now_s();
+	t_idle = bench_now();
 	sleep_ms(1000); /* the writers alone: their baseline latency */
 
-	t0 = now_s();
+	t0 = bench_now();
 	/* Creating a removal fences the library: busy while a writer's insert is
 	 * in flight (A2). Retry as an operator would. */
 	while ((rc = cleanup_job_create(&job, e, "remove-library", rs->library, mode, &err)) == CLEANUP_EBUSY) {
@@ -828,12 +645,12 @@ static void run_remove(remove_round *rr, const bench_opts *o, const remove_setup
 		sleep_ms(1);
 	}
 	if (rc != CLEANUP_OK)
-		fatal_err("job create remove-library", &err);
+		bench_fatal_err("job create remove-library", &err);
 	memset(&ro, 0, sizeof ro);
 	rc = cleanup_job_run(&rr->sum, e, job.id, &ro, &err);
-	t1 = now_s();
+	t1 = bench_now();
 	if (rc != CLEANUP_OK)
-		fatal_err("remove-library run", &err);
+		bench_fatal_err("remove-library run", &err);
 	rr->seconds = t1 - t0;
 	sleep_ms(200);
 	w.stop = 1;
@@ -852,9 +669,9 @@ static void run_remove(remove_round *rr, const bench_opts *o, const remove_setup
 	c = pg_open(o, DB_RUN, "bench:check");
 	snprintf(lb, sizeof lb, "%" PRId64, rs->library);
 	snprintf(wb, sizeof wb, "%" PRId64, rs->writer_library);
-	left = pg_int(c, "library_exists", 1, pl);
-	lib_rows = pg_int(c, "item_count", 1, pl);
-	writer_rows = pg_int(c, "item_count", 1, pw);
+	left = bench_int(c, "library_exists", 1, pl);
+	lib_rows = bench_int(c, "item_count", 1, pl);
+	writer_rows = bench_int(c, "item_count", 1, pw);
 	step_stats_of(&rr->st, c, job.id);
 	PQfinish(c);
 	/* The target is gone, its rows (and the target writer's early inserts)
@@ -862,7 +679,7 @@ static void run_remove(remove_round *rr, const bench_opts *o, const remove_setup
 	rr->exact = rr->sum.completed && left == 0 && lib_rows == 0 &&
 	            rr->sum.job.deleted == o->library_items + wt.inserts_ok && w.errors == 0 &&
 	            writer_rows == o->writer_items + w.inserts_ok;
-	note("remove-library %s: %" PRId64 " deleted in %d steps, %.3f s; writer max %.1f ms, target writer max "
+	bench_note("remove-library %s: %" PRId64 " deleted in %d steps, %.3f s; writer max %.1f ms, target writer max "
 	     "%.1f ms (%s)",
 	     mode, rr->sum.job.deleted, rr->sum.steps, rr->seconds, rr->during.max, rr->target_during.max,
 	     rr->exact ? "exact" : "NOT EXACT");
@@ -925,7 +742,7 @@ static int64_t arg_int(const char *opt, const char *v, int64_t min, int64_t max)
 static void print_settings(const bench_opts *o)
 {
 	PGconn *c = pg_open(o, "postgres", "bench:settings");
-	PGresult *r = pg_run(c, "settings", 0, NULL);
+	PGresult *r = bench_run(c, "settings", 0, NULL);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 	printf("server: %s\n", PQgetvalue(r, 0, 0));
@@ -946,8 +763,9 @@ int main(int argc, char **argv)
 	double *ratios = NULL, *aratios = NULL;
 	int i;
 
-	t_origin = 0;
-	t_origin = now_s();
+	bench_name = "bench_cleanup";
+	bench_db_list = bench_dbs;
+	bench_t0 = bench_now();
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -988,14 +806,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	sql_dir = o.sql_dir;
+	bench_sql_dir = o.sql_dir;
 	pr = calloc((size_t)o.rounds, sizeof *pr);
 	single = calloc((size_t)o.rounds, sizeof *single);
 	bounded = calloc((size_t)o.rounds, sizeof *bounded);
 	ratios = calloc((size_t)o.rounds, sizeof *ratios);
 	aratios = calloc((size_t)o.rounds, sizeof *aratios);
 	if (!pr || !single || !bounded || !ratios || !aratios)
-		fatal("out of memory");
+		bench_fatal("out of memory");
 
 	print_settings(&o);
 	printf("data: prune library of %" PRId64 " items, every %" PRId64 "-th seen; remove-library target of %" PRId64

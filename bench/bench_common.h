@@ -76,6 +76,9 @@ typedef struct bench_sql_text {
 } bench_sql_text;
 
 static bench_sql_text bench_sql_cache[48];
+/* Where bench_sql() reads from; a program may point it elsewhere before its
+ * first statement (bench_cleanup --sql-dir). */
+static const char *bench_sql_dir = BENCH_SQL_DIR;
 
 /* The text of bench/sql/NAME.sql (cached; never freed). */
 static const char *bench_sql(const char *name)
@@ -91,7 +94,7 @@ static const char *bench_sql(const char *name)
 			return bench_sql_cache[i].text;
 	if (i == sizeof bench_sql_cache / sizeof bench_sql_cache[0])
 		bench_fatal("too many SQL files");
-	snprintf(path, sizeof path, "%s/%s.sql", BENCH_SQL_DIR, name);
+	snprintf(path, sizeof path, "%s/%s.sql", bench_sql_dir, name);
 	f = fopen(path, "rb");
 	if (!f)
 		bench_fatal("cannot open %s: %s", path, strerror(errno));

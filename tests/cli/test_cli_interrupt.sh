@@ -8,53 +8,7 @@
 # stopped at a failpoint, a message printed), never on time.
 . "$(dirname "$0")/lib_foundation.sh"
 
-# wait_for DESCRIPTION COMMAND...: polls COMMAND until it succeeds (60 s).
-wait_for() {
-	local what=$1 n=0
-	shift
-	until "$@"; do
-		n=$((n + 1))
-		[ "$n" -lt 3000 ] || { echo "FAIL: timed out waiting for $what"; FAILS=$((FAILS + 1)); return 1; }
-		sleep 0.02
-	done
-}
-
-# hold_start KEY: a session of its own holds advisory lock KEY in $DB.
-hold_start() {
-	rm -f "$TMPD/hold"
-	mkfifo "$TMPD/hold"
-	psql -X -q "$DB" <"$TMPD/hold" >/dev/null 2>&1 &
-	HOLDER=$!
-	exec 7>"$TMPD/hold"
-	echo "SELECT pg_advisory_lock($1);" >&7
-	wait_for "the lock holder" lock_granted "$1"
-}
-lock_granted() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
-lock_waited() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
-hold_end() {
-	echo '\q' >&7
-	exec 7>&-
-	wait "$HOLDER" 2>/dev/null
-}
-stopped() { [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = "T" ]; }
-said() { grep -q "$2" "$1" 2>/dev/null; }
-
-# A prune with one seen item: 2,000 eligible, about 16 steps of 128.
-new_job() {
-	db_fresh "$1"
-	sql "SELECT cleanup.seed_demo(1, 1, 2000)" >/dev/null
-	J=$(sql "SELECT id FROM cleanup.job_create('prune', 1)")
-	sql "SELECT cleanup.job_append($J, ARRAY['ext-1-1'])" >/dev/null
-	sql "SELECT cleanup.job_seal($J, 1)" >/dev/null
-}
-
-# collect PID: waits for the runner; sets RC, OUT, ERR.
-collect() {
-	wait "$1"
-	RC=$?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
-}
+. "$(dirname "$0")/lib_interrupt.sh"
 
 CURRENT="job run: Ctrl-C after step 1 committed (runner stopped at after_commit)"
 new_job cleanup_lab_t_cli_intr1

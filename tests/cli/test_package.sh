@@ -131,6 +131,17 @@ T kill-server 2>/dev/null
 nm "$P/$LIBDIR/libcleanup.a" >"$TMPD/nm" 2>/dev/null
 SANFLAGS=
 grep -q __asan "$TMPD/nm" && SANFLAGS="-fsanitize=address,undefined"
+# The installed library is only the engine (issue 12, item 7): the lab
+# tools (sandbox, seed, simulated writer) and their headers stay in the
+# build tree's cleanup_lab.
+[ -s "$TMPD/nm" ] || bad "nm could not read the installed libcleanup.a"
+for sym in cleanup_sandbox_init cleanup_seed cleanup_writer_run; do
+	grep -q " T $sym\$" "$TMPD/nm" && bad "the installed engine library defines the lab function $sym"
+done
+grep -q " T cleanup_schema_version\$" "$TMPD/nm" || bad "the installed engine library lacks cleanup_schema_version"
+for h in sandbox seed writer; do
+	[ -e "$P/include/cleanup/$h.h" ] && bad "the lab header cleanup/$h.h was installed"
+done
 cat >"$TMPD/outside.c" <<'EOF'
 #include <stdio.h>
 #include "cleanup/install.h"
