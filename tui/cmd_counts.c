@@ -95,7 +95,7 @@ static void print_text(const cleanup_count_row *rows, size_t n)
 	       "EPOCH", "PAGES", "REASON");
 	for (i = 0; i < n; i++) {
 		const cleanup_count_row *r = &rows[i];
-		char name[128], reason[CLEANUP_COUNT_REASON_LEN * 4], count[32];
+		char name[CLEANUP_NAME_SIZE], reason[CLEANUP_COUNT_REASON_LEN * 4], count[32];
 
 		if (r->count >= 0)
 			snprintf(count, sizeof count, "%" PRId64, r->count);

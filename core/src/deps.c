@@ -141,34 +141,6 @@ out:
 	return rc;
 }
 
-int cleanup_deps(cleanup_dep_edge **edges, size_t *n, char **json, char *fingerprint, cleanup_engine *e,
-                 int max_depth, int max_tables, cleanup_error *err)
-{
-	cleanup_dep_limits l = CLEANUP_DEP_LIMITS_DEFAULT;
-	cleanup_dep_report r;
-	int rc;
-
-	*edges = NULL;
-	*n = 0;
-	if (json)
-		*json = NULL;
-	l.max_depth = max_depth;
-	l.max_tables = max_tables;
-	if ((rc = cleanup_deps_read(&r, e, &l, err)) == CLEANUP_OK) {
-		*edges = r.edges;
-		*n = r.n;
-		r.edges = NULL;
-		if (fingerprint)
-			memcpy(fingerprint, r.fingerprint, sizeof r.fingerprint);
-		if (json) {
-			*json = r.json;
-			r.json = NULL;
-		}
-	}
-	cleanup_deps_report_free(&r);
-	return rc;
-}
-
 /* ---- Offline: a small tokenizer and parser for the project's sql/ ---- */
 
 enum tok_kind { T_END, T_WORD, T_QIDENT, T_OTHER, T_SKIP };

@@ -437,11 +437,6 @@ int cleanup_engine_backend_pid(const cleanup_engine *e)
 	return e && e->conn ? PQbackendPID(e->conn) : 0;
 }
 
-void *cleanup_engine_pgconn(cleanup_engine *e)
-{
-	return e ? e->conn : NULL;
-}
-
 int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresult *res,
                              const char *context)
 {

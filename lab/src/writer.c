@@ -103,21 +103,6 @@ const char *cleanup_writer_op_name(cleanup_writer_op op)
 	return "?";
 }
 
-const char *cleanup_writer_outcome_name(cleanup_writer_outcome o)
-{
-	switch (o) {
-	case CLEANUP_WRITER_OK:
-		return "ok";
-	case CLEANUP_WRITER_NOOP:
-		return "noop";
-	case CLEANUP_WRITER_REJECTED:
-		return "rejected";
-	case CLEANUP_WRITER_LOST:
-		return "lost";
-	}
-	return "?";
-}
-
 /* The session settings of a writer: its transactions stay short. */
 static int setup_session(cleanup_writer *w, cleanup_error *err)
 {

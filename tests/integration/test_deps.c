@@ -47,6 +47,36 @@ static const cleanup_dep_edge *find(const cleanup_dep_edge *e, size_t n, const c
 	return NULL;
 }
 
+/* The catalog evidence with MAX_DEPTH and MAX_TABLES and the default edge
+ * and time limits: *EDGES (free() it), *JSON and FINGERPRINT when not NULL. */
+static int deps(cleanup_dep_edge **edges, size_t *n, char **json, char *fingerprint, cleanup_engine *e,
+                int max_depth, int max_tables, cleanup_error *err)
+{
+	cleanup_dep_limits l = CLEANUP_DEP_LIMITS_DEFAULT;
+	cleanup_dep_report r;
+	int rc;
+
+	*edges = NULL;
+	*n = 0;
+	if (json)
+		*json = NULL;
+	l.max_depth = max_depth;
+	l.max_tables = max_tables;
+	if ((rc = cleanup_deps_read(&r, e, &l, err)) == CLEANUP_OK) {
+		*edges = r.edges;
+		*n = r.n;
+		r.edges = NULL;
+		if (fingerprint)
+			memcpy(fingerprint, r.fingerprint, sizeof r.fingerprint);
+		if (json) {
+			*json = r.json;
+			r.json = NULL;
+		}
+	}
+	cleanup_deps_report_free(&r);
+	return rc;
+}
+
 static void test_deps_graph_and_fingerprint(void **state)
 {
 	cleanup_engine *e = pgtest_engine(conninfo);
@@ -58,7 +88,7 @@ static void test_deps_graph_and_fingerprint(void **state)
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(cleanup_deps(&edges, &n, &json, fp1, e, 16, 64, &err), CLEANUP_OK);
+	assert_int_equal(deps(&edges, &n, &json, fp1, e, 16, 64, &err), CLEANUP_OK);
 	d = find(edges, n, "ext_retries_item_id_fkey");
 	assert_non_null(d);
 	assert_string_equal(d->on_delete, "cascade");
@@ -79,23 +109,23 @@ static void test_deps_graph_and_fingerprint(void **state)
 	free(json);
 
 	/* The fingerprint excludes capture time, and changes with the evidence. */
-	assert_int_equal(cleanup_deps(&edges, &n, NULL, fp2, e, 16, 64, &err), CLEANUP_OK);
+	assert_int_equal(deps(&edges, &n, NULL, fp2, e, 16, 64, &err), CLEANUP_OK);
 	free(edges);
 	assert_string_equal(fp1, fp2);
 	pgtest_exec(c, "CREATE INDEX ext_retries_item ON ext_retries (item_id)");
-	assert_int_equal(cleanup_deps(&edges, &n, NULL, fp3, e, 16, 64, &err), CLEANUP_OK);
+	assert_int_equal(deps(&edges, &n, NULL, fp3, e, 16, 64, &err), CLEANUP_OK);
 	assert_string_not_equal(fp1, fp3);
 	assert_true(find(edges, n, "ext_retries_item_id_fkey")->has_index);
 	free(edges);
 
 	/* A depth limit is a recorded gap, not a silent truncation. */
-	assert_int_equal(cleanup_deps(&edges, &n, &json, NULL, e, 1, 64, &err), CLEANUP_OK);
+	assert_int_equal(deps(&edges, &n, &json, NULL, e, 1, 64, &err), CLEANUP_OK);
 	assert_null(find(edges, n, "retry_notes_retry_id_fkey"));
 	assert_non_null(strstr(json, "depth-limit"));
 	free(edges);
 	free(json);
 
-	assert_int_equal(cleanup_deps(&edges, &n, NULL, NULL, e, 0, 64, &err), CLEANUP_EINVAL);
+	assert_int_equal(deps(&edges, &n, NULL, NULL, e, 0, 64, &err), CLEANUP_EINVAL);
 	PQfinish(c);
 	cleanup_engine_close(e);
 }

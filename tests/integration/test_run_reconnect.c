@@ -80,8 +80,19 @@ static char *run_with_a_reconnect(int64_t lib, int step_commit)
 	assert_true(k.killed_pid > 0);
 	assert_true(sum.reconnects >= 1);
 	assert_int_not_equal(cleanup_engine_backend_pid(e), k.killed_pid);
-	setting = pgtest_text((PGconn *)cleanup_engine_pgconn(e),
-	                      "SELECT current_setting('cleanup.step_synchronous_commit', true)");
+	/* The engine's own session setting, read through the public API: the
+	 * engine's session publishes it in its application_name, and the
+	 * observer reads that for the engine's backend. */
+	assert_int_equal(cleanup_engine_exec(e,
+	                                     "SELECT set_config('application_name', 'setting:' || "
+	                                     "coalesce(current_setting('cleanup.step_synchronous_commit', true), ''), "
+	                                     "false)",
+	                                     &err),
+	                 CLEANUP_OK);
+	setting = pgtest_text(o,
+	                      "SELECT substr(application_name, 9) FROM pg_stat_activity WHERE pid = %d "
+	                      "AND application_name LIKE 'setting:%%'",
+	                      cleanup_engine_backend_pid(e));
 	if (setting && !*setting) {
 		free(setting);
 		setting = NULL;

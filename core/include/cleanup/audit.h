@@ -30,7 +30,7 @@ typedef struct cleanup_audit_row {
 	char application_name[64];
 	char action[41];
 	int64_t job_id;           /* -1 when none */
-	char confirmation[128];
+	char confirmation[400 * 4 + 1]; /* cleanup.audit keeps 400 characters */
 	char outcome[512];
 } cleanup_audit_row;
 

@@ -38,7 +38,7 @@ typedef struct cleanup_count_visit {
 /* One library in the report. */
 typedef struct cleanup_count_row {
 	int64_t library_id, server_id;
-	char name[208];
+	char name[CLEANUP_NAME_SIZE];
 	int slot;                 /* 0 when unwatched */
 	char state[CLEANUP_COUNT_STATE_LEN];
 	char reason[CLEANUP_COUNT_REASON_LEN];

@@ -93,11 +93,4 @@ int cleanup_deps_parse_sql(cleanup_dep_edge **edges, size_t *n, const char *name
 
 void cleanup_deps_report_free(cleanup_dep_report *r);
 
-/* Compatibility form: MAX_DEPTH, MAX_TABLES and the default edge and time
- * limits. *EDGES is a malloc'd array of *N edges (free() it). *JSON, when
- * not NULL, receives the evidence document (malloc'd) and FINGERPRINT (65
- * bytes), when not NULL, its fingerprint. */
-int cleanup_deps(cleanup_dep_edge **edges, size_t *n, char **json, char *fingerprint,
-                 cleanup_engine *engine, int max_depth, int max_tables, cleanup_error *err);
-
 #endif

@@ -66,11 +66,6 @@ int cleanup_engine_cancel_arm(cleanup_engine *engine);
  * first), false when nothing is armed or the request failed. */
 bool cleanup_engine_cancel_armed(void);
 
-/* The underlying libpq connection, as void* so that this header does not
- * pull in libpq. For tests that inspect the engine's own session
- * (tests/integration/test_run_reconnect.c); not for programs. */
-void *cleanup_engine_pgconn(cleanup_engine *engine);
-
 /* The version of the libpq the engine runs with, as PQlibVersion() gives
  * it: MAJOR * 10000 + MINOR (PostgreSQL 10 and later). For --version,
  * without including libpq-fe.h outside core/. */

@@ -133,9 +133,6 @@ const cleanup_writer_stats *cleanup_writer_get_stats(const cleanup_writer *w);
 /* "insert", "update", "move". */
 const char *cleanup_writer_op_name(cleanup_writer_op op);
 
-/* "ok", "noop", "rejected", "lost". */
-const char *cleanup_writer_outcome_name(cleanup_writer_outcome outcome);
-
 /* Whether W writes through the count cache's mutation gateway
  * inventory.write_items (its role may execute it: the owner, a superuser,
  * a login in cleanup_writer) rather than plain SQL, which a library the
