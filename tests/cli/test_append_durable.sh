@@ -72,6 +72,20 @@ out=$("$CLEANUPCTL" --db "$RUNNER" --json job append "$JOB" a-6000 p-new a-1) ||
 assert_eq "$(jq -r '"\(.added) \(.duplicates) \(.manifest_count)"' <<<"$out")" "2 1 2303" "a protected ID appended"
 assert_eq "$(counts "$JOB")" "2303 2303 0" "count, seen and protected rows after appending the protected ID"
 
+log "notifications: a run of appends notifies about once a second, not once a call"
+ids 10001 12100 >"$CRASH_TMP/ids2"
+t0=$(date +%s)
+notes=$(psql -X -q "$CONN" 2>&1 <<EOF
+LISTEN cleanup_jobs;
+\\! "$CLEANUPCTL" --db "$RUNNER" --quiet job append $JOB < "$CRASH_TMP/ids2" > /dev/null
+SELECT 1;
+EOF
+)
+elapsed=$(($(date +%s) - t0))
+n=$(grep -c 'notification "cleanup_jobs"' <<<"$notes" || true)
+assert_le "$n" $((elapsed + 2)) "notifications of a run of 17 calls in ${elapsed} s (one a call before)"
+assert_eq "$(counts "$JOB")" "4403 4403 0" "count, seen and protected rows after the listened run"
+
 log "bad input: refused with its line and rule, nothing appended"
 before=$(job_hash "$JOB")
 printf 'a-7000\na-70\001\n' >"$CRASH_TMP/bad"
@@ -82,7 +96,14 @@ assert_eq "$rc" 2 "exit status of bad input"
 assert_eq "$(job_hash "$JOB")" "$before" "job and manifest after the refused input"
 
 log "seal, then an append is refused, nothing appended"
-"$CLEANUPCTL" --db "$CONN" --quiet job seal "$JOB" --expected 2303 >/dev/null || fail "seal"
+notes=$(psql -X -q "$CONN" 2>&1 <<EOF
+LISTEN cleanup_jobs;
+\\! "$CLEANUPCTL" --db "$CONN" --quiet job seal $JOB --expected 4403 > /dev/null
+SELECT 1;
+EOF
+)
+[[ $notes == *'notification "cleanup_jobs" with payload "{"id" : '$JOB', "phase" : "draining"'* ]] ||
+	fail "the seal notifies its phase change: $notes"
 before=$(job_hash "$JOB")
 rc=0
 err=$("$CLEANUPCTL" --db "$RUNNER" job append "$JOB" <"$CRASH_TMP/mix" 2>&1 >/dev/null) || rc=$?
