@@ -43,6 +43,8 @@ typedef struct rss {
 	double steady_mb; /* median VmRSS of the second half of the samples */
 	double first_mb;  /* VmRSS of the first sample after start-up (1 s) */
 	long samples;
+	int64_t steps;    /* job run: the job's committed steps after it */
+	int64_t seen;     /* console: samples in which its backends were connected */
 } rss;
 
 static void usage(void)
@@ -73,9 +75,10 @@ static bool read_status(pid_t pid, long *hwm, long *vmrss)
 }
 
 /* The sampler: every 20 ms until PID exits or END (bench_now seconds)
- * passes; drains FD (a pty master, -1 for none) meanwhile. Returns true
- * when PID is still running at END. */
-static bool sample(rss *out, pid_t pid, int fd, double end)
+ * passes; drains FD (a pty master, -1 for none) meanwhile. The steady
+ * figure is the median of the second half of the samples, or of all of
+ * them with ALL. Returns true when PID is still running at END. */
+static bool sample(rss *out, pid_t pid, int fd, double end, bool all)
 {
 	static double v[MAX_SAMPLES];
 	long n = 0, hwm = 0, vm = 0, last_hwm = 0;
@@ -112,7 +115,8 @@ static bool sample(rss *out, pid_t pid, int fd, double end)
 	out->samples = n;
 	out->peak_mb = (double)last_hwm / 1024.0;
 	if (n > 1)
-		out->steady_mb = bench_quantile(v + n / 2, (size_t)(n - n / 2), 0.5);
+		out->steady_mb = all ? bench_quantile(v, (size_t)n, 0.5)
+		                     : bench_quantile(v + n / 2, (size_t)(n - n / 2), 0.5);
 	return alive;
 }
 
@@ -197,8 +201,20 @@ static void measure_run(rss *out, const opts *o, int64_t job)
 		execl(cleanupctl, "cleanupctl", "--quiet", "--db", ci, "job", "run", jbuf, "--deadline", dl, (char *)NULL);
 		_exit(127);
 	}
-	if (sample(out, pid, -1, bench_now() + o->seconds + 30))
+	if (sample(out, pid, -1, bench_now() + o->seconds + 30, false))
 		end_child(pid);
+	{
+		/* It ran: steps were committed (else the figure is of a
+		 * program that failed at start). */
+		PGconn *c = bench_open(o->db, DB_RSS, "bench:rss:check");
+		const char *p[1] = {jbuf};
+		int64_t steps = bench_int(c, "rss_job_steps", 1, p);
+
+		PQfinish(c);
+		if (steps < 1)
+			bench_fatal("job run %s committed no step", jbuf);
+		out->steps = steps;
+	}
 }
 
 /* `cleanupctl console --readonly --refresh 500` on a 160x48 pty for S s. */
@@ -218,8 +234,31 @@ static void measure_console(rss *out, const opts *o)
 		execl(cleanupctl, "cleanupctl", "--db", ci, "console", "--readonly", "--refresh", "500", (char *)NULL);
 		_exit(127);
 	}
-	if (!sample(out, pid, master, bench_now() + o->seconds))
-		bench_fatal("the console ended early");
+	{
+		/* Half way: the console's connections are there (it is drawing
+		 * data, not an error). */
+		PGconn *c = bench_open(o->db, DB_RSS, "bench:rss:check");
+
+		if (!sample(out, pid, master, bench_now() + o->seconds / 2, false))
+			bench_fatal("the console ended early");
+		out->seen = bench_int(c, "rss_console_backends", 0, NULL);
+		PQfinish(c);
+		if (out->seen < 1)
+			bench_fatal("the console has no connection to %s", DB_RSS);
+	}
+	{
+		rss second;
+		long first_samples = out->samples;
+
+		/* The second half: its median is the steady figure; the peak is
+		 * the process's own high-water mark, of the whole run. */
+		if (!sample(&second, pid, master, bench_now() + o->seconds / 2, true))
+			bench_fatal("the console ended early");
+		second.samples += first_samples;
+		second.seen = out->seen;
+		second.first_mb = out->first_mb;
+		*out = second;
+	}
 	end_child(pid);
 	close(master);
 }
@@ -278,12 +317,12 @@ int main(int argc, char **argv)
 		job = build(&o, o.sizes[k]);
 		bench_note("job run for %.0f s", o.seconds);
 		measure_run(&run[k], &o, job);
-		bench_note("job run: peak %.1f MB, steady %.1f MB (%ld samples)", run[k].peak_mb, run[k].steady_mb,
-		           run[k].samples);
+		bench_note("job run: peak %.1f MB, steady %.1f MB (%ld samples), %" PRId64 " steps committed",
+		           run[k].peak_mb, run[k].steady_mb, run[k].samples, run[k].steps);
 		bench_note("console for %.0f s", o.seconds);
 		measure_console(&con[k], &o);
-		bench_note("console: peak %.1f MB, steady %.1f MB (%ld samples)", con[k].peak_mb, con[k].steady_mb,
-		           con[k].samples);
+		bench_note("console: peak %.1f MB, steady %.1f MB (%ld samples), %" PRId64 " connections of it seen",
+		           con[k].peak_mb, con[k].steady_mb, con[k].samples, con[k].seen);
 	}
 	bench_admin(o.db, "db_drop", DB_RSS, NULL);
 
