@@ -118,7 +118,7 @@ void confirm_phrase(const confirm_target *t, char *buf, size_t len)
 static void describe(confirm_state *c)
 {
 	const confirm_target *t = &c->target;
-	char what[720], items[48];
+	char what[CLEANUP_NAME_SIZE + 400], items[48];
 
 	if (t->items >= 0)
 		snprintf(items, sizeof items, "%" PRId64 " item%s now", t->items, t->items == 1 ? "" : "s");

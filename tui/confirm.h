@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "cleanup/engine.h"
 
 typedef enum tui_action {
 	ACT_NONE = 0,
@@ -46,7 +47,7 @@ typedef struct confirm_target {
 	char phase[16];          /* the phase displayed ("" for a removal) */
 	int32_t step_no;         /* the step number displayed */
 	int64_t target_id;       /* removal: library or server id; else the job's target */
-	char target_name[208];   /* removal: the name to type */
+	char target_name[CLEANUP_NAME_SIZE];   /* removal: the name to type */
 	int64_t seal_count;      /* seal: the expected count to seal with; -1: the
 	                          * operator types it as the confirmation (C3: the
 	                          * count is their statement, never the manifest's) */
@@ -78,10 +79,10 @@ typedef struct confirm_state {
 	bool active;
 	confirm_kind kind;
 	confirm_target target;
-	char expect[208];    /* CONFIRM_TYPED: the text to type */
-	char typed[208];     /* what has been typed so far */
+	char expect[CLEANUP_NAME_SIZE + 64];    /* CONFIRM_TYPED: the text to type */
+	char typed[CLEANUP_NAME_SIZE + 64];     /* what has been typed so far */
 	size_t typed_len;
-	char question[1024]; /* the dialog's text */
+	char question[2 * CLEANUP_NAME_SIZE + 600]; /* the dialog's text */
 } confirm_state;
 
 /* The phrase an irreversible action asks to have typed, naming the kind

@@ -434,7 +434,7 @@ bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_ta
 				const cleanup_mon_library *l = &c->snap->libraries[i];
 				tui_count_kind k = tui_count_kind_of(l->count_state, l->count_reason);
 
-				snprintf(t->target_name, sizeof t->target_name, "%.200s", l->row.name);
+				cleanup_text_copy(t->target_name, sizeof t->target_name, l->row.name);
 				/* only a count that is the library's now: a fresh cache
 				 * count or the counter's; else "item count unknown" */
 				t->items = k == COUNT_FRESH || k == COUNT_COUNTER ? l->row.item_count : -1;
@@ -444,7 +444,7 @@ bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_ta
 	} else {
 		for (i = 0; i < c->snap->nservers; i++)
 			if (c->snap->servers[i].row.id == id) {
-				snprintf(t->target_name, sizeof t->target_name, "%.200s", c->snap->servers[i].row.name);
+				cleanup_text_copy(t->target_name, sizeof t->target_name, c->snap->servers[i].row.name);
 				t->items = c->snap->servers[i].row.item_count;
 				return true;
 			}

@@ -38,7 +38,7 @@ bool tui_job_matches(const cleanup_mon_job *v, const char *filter)
 {
 	const cleanup_job *j = &v->job;
 	bool server = strcmp(j->kind, "remove-server") == 0;
-	char text[512];
+	char text[CLEANUP_NAME_SIZE + 256];
 	const char *p = filter;
 
 	if (!filter || !*filter)
@@ -180,7 +180,7 @@ const char *tui_count_items_text(char *buf, size_t len, const cleanup_mon_librar
 
 bool tui_lib_matches(const cleanup_mon_library *l, const char *filter)
 {
-	char text[512], state[48];
+	char text[CLEANUP_NAME_SIZE + 256], state[48];
 	const char *p = filter;
 
 	if (!filter || !*filter)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "console.h"
 #include "progress.h"
+#include "sanitize.h"
 
 static int rows(const console *c)
 {
@@ -42,12 +43,13 @@ const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v)
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v)
 {
 	const cleanup_job *j = &v->job;
-	char age[16];
+	char age[16], name[CLEANUP_NAME_SIZE];
 	bool server = strcmp(j->kind, "remove-server") == 0;
 
-	snprintf(buf, len, "NO RUNNER for %s: %s %" PRId64 " \"%.60s\" closed to writers (r runs it; or cleanupctl job run %" PRId64 ")",
+	/* The name cut at 60 columns on a character boundary, not 60 bytes. */
+	snprintf(buf, len, "NO RUNNER for %s: %s %" PRId64 " \"%s\" closed to writers (r runs it; or cleanupctl job run %" PRId64 ")",
 	         tui_duration_text(age, sizeof age, v->unattended_s), server ? "server" : "library",
-	         server ? j->server_id : j->library_id, j->target_name, j->id);
+	         server ? j->server_id : j->library_id, tui_sanitize_cut(name, sizeof name, j->target_name, 60), j->id);
 	return buf;
 }
 
@@ -83,16 +85,18 @@ static void draw(console *c, tui_rect r, bool focused)
 		const cleanup_job *j = &v->job;
 		bool chosen = j->id == c->sel_job_id, sel = focused && chosen;
 		theme_role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
-		char target[64], eta[16], n1[16], n2[16], n3[16], n4[16], n5[16];
+		char target[CLEANUP_NAME_SIZE + 32], cell[CLEANUP_NAME_SIZE + 32], eta[16], n1[16], n2[16], n3[16], n4[16],
+		    n5[16];
 
 		if (sel) {
 			attrset(theme_attr(ROLE_SELECTION));
 			mvhline(y, r.x, ' ', r.w);
 		}
-		snprintf(target, sizeof target, "%s %" PRId64 " %.40s", strcmp(j->kind, "remove-server") == 0 ? "srv" : "lib",
+		snprintf(target, sizeof target, "%s %" PRId64 " %s", strcmp(j->kind, "remove-server") == 0 ? "srv" : "lib",
 		         strcmp(j->kind, "remove-server") == 0 ? j->server_id : j->library_id, j->target_name);
-		x = r.x + console_putf(y, r.x, r.w, base, "%s%4" PRId64 " %-*s %-*.*s ", chosen ? ">" : " ", j->id, kw,
-		                       short_kind(j->kind, narrow), tw, tw, target);
+		/* By display width, at a character boundary (sanitize.h). */
+		x = r.x + console_putf(y, r.x, r.w, base, "%s%4" PRId64 " %-*s %s ", chosen ? ">" : " ", j->id, kw,
+		                       short_kind(j->kind, narrow), tui_sanitize_cell(cell, sizeof cell, target, (size_t)tw));
 		/* The phase as a word, in its colour. */
 		console_put(y, x, right - x, sel ? base : console_phase_role(j->phase), j->phase);
 		x += 11;

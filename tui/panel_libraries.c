@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "console.h"
+#include "sanitize.h"
 
 static theme_role count_role(tui_count_kind k)
 {
@@ -60,13 +61,15 @@ static void draw(console *c, tui_rect r, bool focused)
 		bool sel = focused && k == c->sel[PANEL_LIBRARIES];
 		theme_role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
 		tui_count_kind ck = tui_count_kind_of(v->count_state, v->count_reason);
+		char cell[CLEANUP_NAME_SIZE];
 
 		if (sel) {
 			attrset(theme_attr(ROLE_SELECTION));
 			mvhline(y, r.x, ' ', r.w);
 		}
-		x = r.x + console_putf(y, r.x, r.w, base, "%4" PRId64 " %5" PRId64 " %-*.*s ", v->row.server_id, v->row.id,
-		                       nw, nw, v->row.name);
+		/* By display width, at a character boundary (sanitize.h). */
+		x = r.x + console_putf(y, r.x, r.w, base, "%4" PRId64 " %5" PRId64 " %s ", v->row.server_id, v->row.id,
+		                       tui_sanitize_cell(cell, sizeof cell, v->row.name, (size_t)nw));
 		x += console_putf(y, x, r.x + r.w - x, sel ? base : v->row.admission[0] == 'o' ? ROLE_OK : ROLE_WARNING,
 		                  "%-9s ", v->row.admission);
 		tui_count_items_text(shown, sizeof shown, v, console_compact);

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "console.h"
+#include "sanitize.h"
 
 static int rows(const console *c)
 {
@@ -30,12 +31,15 @@ static void draw(console *c, tui_rect r, bool focused)
 		const cleanup_mon_server *v = &s->servers[k];
 		bool sel = focused && k == c->sel[PANEL_SERVERS];
 		theme_role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+		char cell[CLEANUP_NAME_SIZE];
 
 		if (sel) {
 			attrset(theme_attr(ROLE_SELECTION));
 			mvhline(y, r.x, ' ', r.w);
 		}
-		x = r.x + console_putf(y, r.x, r.w, base, "%4" PRId64 " %-*.*s ", v->row.id, nw, nw, v->row.name);
+		/* By display width, at a character boundary (sanitize.h). */
+		x = r.x + console_putf(y, r.x, r.w, base, "%4" PRId64 " %s ", v->row.id,
+		                       tui_sanitize_cell(cell, sizeof cell, v->row.name, (size_t)nw));
 		x += console_putf(y, x, r.x + r.w - x, sel ? base : v->row.admission[0] == 'o' ? ROLE_OK : ROLE_WARNING,
 		                  "%-9s ", v->row.admission);
 		if (libs)

@@ -13,12 +13,12 @@
 # still 208 bytes until the lead sizes it CLEANUP_NAME_SIZE: until then a
 # job's text output may show a prefix of the name, which must still be cut
 # on a character boundary. Set to 0 with that change (H-12's report).
-JOB_TARGET_NAME_PENDING=1
+JOB_TARGET_NAME_PENDING=0
 # The console's panels (H-11's files) cut names with printf's "%-*.*s" and
 # "%.60s", which count bytes: a name cut inside a character shows as '?'.
 # Until they use tui_sanitize_cell/tui_sanitize_cut (H-12's report), a '?'
 # in a console name is a NOTE; set to 0 with that change.
-CONSOLE_NAMES_PENDING=1
+CONSOLE_NAMES_PENDING=0
 
 db_fresh cleanup_lab_t_cli_names_utf8
 sql "SELECT cleanup.seed_demo(7, 1, 3)" >/dev/null

@@ -372,7 +372,7 @@ static const console_query console_queries[] = {
 	{"mon_jobs", 1, "200", NULL, BOUND_CONSOLE},
 	{"mon_libraries", 1, "200", NULL, BOUND_CONSOLE},
 	{"mon_servers", 1, "200", NULL, BOUND_CONSOLE},
-	{"mon_steps", 2, "JOB", "120", BOUND_CONSOLE},
+	{"mon_steps", 2, "JOB", "2147483647", BOUND_CONSOLE}, /* the newest page, as the console reads most */
 	{"mon_step_rate", 2, "JOB", "-1", 20000},
 	{NULL, 0, NULL, NULL, 0},
 };

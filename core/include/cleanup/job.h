@@ -27,7 +27,7 @@ typedef struct cleanup_job {
 	char mode[24];          /* bounded, single-transaction */
 	int64_t server_id;
 	int64_t library_id;     /* -1 for remove-server */
-	char target_name[208];
+	char target_name[CLEANUP_NAME_SIZE];
 	char phase[16];         /* collecting, paused, draining, finalizing, completed, cancelled */
 	int32_t step_no;
 	int32_t pass_no;
