@@ -132,20 +132,6 @@ int cleanup_job_step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job
 	return step_at(out, e, job_id, step_no, busy_seen, false, err);
 }
 
-int cleanup_job_step(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, cleanup_error *err)
-{
-	cleanup_job job;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	rc = cleanup_job_get(&job, e, job_id, err);
-	if (rc != CLEANUP_OK)
-		return rc;
-	rc = cleanup_job_step_at(out, e, job_id, job.step_no + 1, 0, err);
-	cleanup_job_reset(&job);
-	return rc;
-}
-
 int cleanup_job_step_replay(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t step_no,
                             cleanup_error *err)
 {

@@ -59,24 +59,17 @@ typedef struct cleanup_step_result {
 /* Frees what R owns and zeroes it. Accepts NULL. */
 void cleanup_step_result_reset(cleanup_step_result *r);
 
-/* Runs the next step of draining or finalizing job JOB_ID: reads the job's
- * last committed step number and runs that number + 1 with
- * cleanup_job_step_at() (two round trips; loops should track the number
- * themselves and call cleanup_job_step_at(), or use cleanup_job_run()).
- * EBUSY on lock contention (nothing changed; retry later), EREFUSED when the
- * job is in another phase, ECONN when the connection drops (the transaction
- * rolled back; the job resumes from its last committed step). On failure
- * *OUT is zeroed; on success release it with cleanup_step_result_reset(). */
-int cleanup_job_step(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
-                     cleanup_error *err);
-
-/* Runs step STEP_NO of job JOB_ID in one round trip. STEP_NO is the step the
+/* Runs step STEP_NO of job JOB_ID (draining or finalizing) in one round trip. STEP_NO is the step the
  * caller intends to run: the job's last committed step_no + 1. If STEP_NO
  * has already been committed (a retry after a lost answer), its record is
  * returned with replayed set and nothing is done (S8). Any other number is
  * EINVAL. BUSY_SEEN is the number of busy answers the caller saw and could
  * not record (cleanup_job_note_busy() returned 0); the step adds them to the
- * job's busy_retries. Errors as cleanup_job_step(). */
+ * job's busy_retries. EBUSY on lock contention (nothing changed; retry
+ * later), EREFUSED when the job is in another phase, ECONN when the
+ * connection drops (the transaction rolled back; the job resumes from its
+ * last committed step). On failure *OUT is zeroed; on success release it
+ * with cleanup_step_result_reset(). */
 int cleanup_job_step_at(cleanup_step_result *out, cleanup_engine *engine, int64_t job_id,
                         int32_t step_no, int busy_seen, cleanup_error *err);
 
