@@ -116,6 +116,22 @@ static const char *stamp(char *buf, size_t len)
 	return buf;
 }
 
+/* The wall-clock time for JSON lines, ISO 8601 with the offset as every
+ * document has it (docs/json.md): "YYYY-MM-DDTHH:MM:SS+HH:MM". */
+static const char *stamp_json(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char z[8];
+	size_t n;
+
+	localtime_r(&t, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (strftime(z, sizeof z, "%z", &tm) == 5) /* +hhmm -> +hh:mm */
+		snprintf(buf + n, len - n, "%.3s:%.2s", z, z + 3);
+	return buf;
+}
+
 /* --- the set-aside table (under w->mu) ----------------------------------- */
 
 static setaside *aside_find(worker *w, int64_t id)
@@ -179,7 +195,7 @@ static void log_claimed(runner *r, const cleanup_job *j, int pid)
 	pthread_mutex_lock(&w->mu);
 	if (w->ctx->json) {
 		printf("{\"event\": \"claimed\", \"at\": ");
-		cli_json_string(stdout, stamp(t, sizeof t));
+		cli_json_string(stdout, stamp_json(t, sizeof t));
 		printf(", \"runner\": %d, \"job\": {\"id\": %" PRId64 ", \"kind\": ", r->k, j->id);
 		cli_json_string(stdout, j->kind);
 		printf(", \"server_id\": %" PRId64 ", \"phase\": ", j->server_id);
@@ -204,7 +220,7 @@ static void log_finished(runner *r, int64_t id, const char *result, const cleanu
 	pthread_mutex_lock(&w->mu);
 	if (w->ctx->json) {
 		printf("{\"event\": \"finished\", \"at\": ");
-		cli_json_string(stdout, stamp(t, sizeof t));
+		cli_json_string(stdout, stamp_json(t, sizeof t));
 		printf(", \"runner\": %d, \"job\": ", r->k);
 		if (s->job.json && *s->job.json)
 			cli_json_doc(stdout, s->job.json);
@@ -244,7 +260,7 @@ static void log_note(runner *r, const char *what, const cleanup_error *err)
 	pthread_mutex_lock(&w->mu);
 	if (w->ctx->json) {
 		printf("{\"event\": \"note\", \"at\": ");
-		cli_json_string(stdout, stamp(t, sizeof t));
+		cli_json_string(stdout, stamp_json(t, sizeof t));
 		printf(", \"runner\": %d, \"what\": ", r->k);
 		cli_json_string(stdout, what);
 		printf(", \"error\": ");
@@ -455,7 +471,7 @@ static void supervise(worker *w, const sigset_t *set)
 			pthread_mutex_lock(&w->mu);
 			if (w->ctx->json) {
 				printf("{\"event\": \"stopping\", \"at\": ");
-				cli_json_string(stdout, stamp(t, sizeof t));
+				cli_json_string(stdout, stamp_json(t, sizeof t));
 				printf(", \"signal\": \"%s\"}\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 			} else {
 				printf("%s worker: %s: stopping; the steps in flight finish, no runner starts another\n",
@@ -591,7 +607,7 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 
 	if (ctx->json) {
 		printf("{\"event\": \"started\", \"at\": ");
-		cli_json_string(stdout, stamp(t, sizeof t));
+		cli_json_string(stdout, stamp_json(t, sizeof t));
 		printf(", \"concurrency\": %d, \"servers\": [", w.concurrency);
 		for (i = 0; i < (int)w.nservers; i++)
 			printf("%s%" PRId64, i ? ", " : "", w.servers[i]);
@@ -639,7 +655,7 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 	}
 	if (ctx->json) {
 		printf("{\"event\": \"stopped\", \"at\": ");
-		cli_json_string(stdout, stamp(t, sizeof t));
+		cli_json_string(stdout, stamp_json(t, sizeof t));
 		printf(", \"reason\": \"%s\", \"jobs_completed\": %d, \"jobs_interrupted\": %d, \"jobs_busy\": %d, "
 		       "\"jobs_lost\": %d, \"jobs_failed\": %d, \"steps_taken\": %d, \"exit_code\": %d}\n",
 		       stop_flag ? "signal" : "idle", w.completed, w.interrupted, w.busy, w.lost, w.failed, w.steps, code);
