@@ -14,8 +14,8 @@
 #include "cleanup/audit.h"
 #include "cleanup/engine.h"
 #include "cleanup/job.h"
-#include "cleanup/runner.h"
 #include "cleanup/step.h"
+#include "ops.h"
 #include "progress.h"
 
 #define ACTION_TIMEOUT_MS (300 * 1000)
@@ -91,17 +91,12 @@ bool actions_poll(tui_actions *a, tui_result *out)
 	return got;
 }
 
-/* Fills R from ERR: status, "refused: ..." / "busy, retry later: ..." and
- * the hint. */
+/* Fills R from ERR: status, the console's words for it (ops.h: "refused:
+ * ...", "busy, retry later: ...") and the hint. */
 static void from_error(tui_result *r, const char *what, const cleanup_error *err)
 {
-	const char *prefix = err->status == CLEANUP_EREFUSED ? "refused: "
-	                     : err->status == CLEANUP_EBUSY  ? TUI_BUSY_PREFIX
-	                     : err->status == CLEANUP_ECONN  ? "connection lost: "
-	                                                     : "failed: ";
-
 	r->status = err->status;
-	snprintf(r->message, sizeof r->message, "%.200s%s%s%.700s", what, *what ? ": " : "", prefix, err->message);
+	tui_op_error_text(r->message, sizeof r->message, what, err, TUI_FRONT_CONSOLE);
 	snprintf(r->hint, sizeof r->hint, "%.500s", err->hint);
 }
 
@@ -197,28 +192,30 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	const confirm_target *t = &q->target;
 	cleanup_error err;
 	cleanup_job job;
-	cleanup_step_result step;
+	tui_op_result res;
+	const cleanup_step_result *step = &res.step;
+	const char *kind = tui_op_removal_kind(t->action);
 	char why[512];
 	int rc;
 
 	memset(&job, 0, sizeof job);
-	memset(&step, 0, sizeof step);
+	tui_op_result_init(&res);
 	cleanup_error_clear(&err);
 	r->status = CLEANUP_OK;
 
-	if (t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER) {
-		const char *kind = t->action == ACT_REMOVE_LIBRARY ? "remove-library" : "remove-server";
-
-		rc = cleanup_job_create(&job, e, kind, t->target_id, NULL, &err);
+	if (kind) {
+		rc = tui_op_create(&res.job, e, kind, t->target_id, NULL, &err);
 		if (rc != CLEANUP_OK) {
 			from_error(r, kind, &err);
+			tui_op_result_reset(&res);
 			return;
 		}
-		r->job_id = job.id;
+		r->job_id = res.job.id;
 		snprintf(r->message, sizeof r->message,
-		         "created job %" PRId64 ": %s of %s %" PRId64 " \"%s\"; admission is closed, phase %s", job.id, kind,
-		         t->action == ACT_REMOVE_LIBRARY ? "library" : "server", t->target_id, t->target_name, job.phase);
-		cleanup_job_reset(&job);
+		         "created job %" PRId64 ": %s of %s %" PRId64 " \"%s\"; admission is closed, phase %s", res.job.id,
+		         kind, t->action == ACT_REMOVE_LIBRARY ? "library" : "server", t->target_id, t->target_name,
+		         res.job.phase);
+		tui_op_result_reset(&res);
 		return;
 	}
 
@@ -230,76 +227,56 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	}
 	if (!confirm_check_binding(t, job.phase, job.step_no, why, sizeof why)) {
 		r->status = CLEANUP_EREFUSED;
-		snprintf(r->message, sizeof r->message, "%s: refused: %s", tui_action_name(t->action), why);
+		snprintf(r->message, sizeof r->message, "%s: %s%s", tui_action_name(t->action),
+		         tui_op_error_prefix(CLEANUP_EREFUSED, TUI_FRONT_CONSOLE), why);
 		cleanup_job_reset(&job);
 		return;
 	}
 
 	switch (t->action) {
-	case ACT_STEP: {
-		bool claimed = false;
-		cleanup_runner_holder holder;
-
-		/* Not beside a runner: the step would take its step number. */
-		rc = cleanup_job_runner_claim(&claimed, &holder, e, t->job_id, &err);
-		if (rc == CLEANUP_OK && !claimed)
-			rc = cleanup_runner_busy_error(&err, t->job_id, &holder);
-		if (rc == CLEANUP_OK) {
-			cleanup_error rel;
-
-			rc = cleanup_job_step_at(&step, e, t->job_id, job.step_no + 1, 0, &err);
-			if (cleanup_engine_ok(e))
-				cleanup_job_runner_release(e, t->job_id, &rel);
-		}
+	case ACT_STEP:
+		rc = tui_op_step(&res.step, e, t->job_id, job.step_no, &err);
 		if (rc == CLEANUP_OK) {
 			char prefix[64];
 
-			snprintf(prefix, sizeof prefix, "job %" PRId64 " %s", t->job_id, step.replayed ? "replayed " : "");
-			describe_step(r->message, sizeof r->message, prefix, &step);
-			r->steps = step.replayed ? 0 : 1;
+			snprintf(prefix, sizeof prefix, "job %" PRId64 " %s", t->job_id, step->replayed ? "replayed " : "");
+			describe_step(r->message, sizeof r->message, prefix, step);
+			r->steps = step->replayed ? 0 : 1;
 		}
 		break;
-	}
 	case ACT_PREVIEW:
-		rc = cleanup_job_step_preview(&step, e, t->job_id, &err);
+		rc = tui_op_preview(&res.step, e, t->job_id, &err);
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message,
 			         "preview of job %" PRId64 " step %d (%s, nothing done): would visit %d, delete %d, move %d, "
 			         "find %d absent, retain %d, keep %d",
-			         t->job_id, step.step_no, step.action, step.visited, step.deleted, step.moved, step.absent,
-			         step.retained, step.kept);
+			         t->job_id, step->step_no, step->action, step->visited, step->deleted, step->moved, step->absent,
+			         step->retained, step->kept);
 		break;
 	case ACT_RUN: {
 		cleanup_run_opts o;
-		cleanup_run_summary s;
+		const cleanup_run_summary *s = &res.run;
 		run_ctx ctx = {a, t->job_id, 0, 0, 0};
 
-		memset(&o, 0, sizeof o);
-		memset(&s, 0, sizeof s);
+		/* As `job run`: asynchronous drain steps, durable completion; a
+		 * throttled run one step at a time (ops.h). */
+		tui_op_run_opts_init(&o, atomic_load(&a->max_rate_milli) / 1000.0);
 		o.callback = run_progress;
 		o.callback_arg = &ctx;
 		o.max_reconnects = 3;
-		/* As `job run`: asynchronous drain steps, durable completion; an
-		 * option of the run, so that it is set again after a reconnect
-		 * (a session setting made here would be lost with the session). */
-		o.step_commit = CLEANUP_STEP_COMMIT_ASYNC;
-		/* A throttled run sends one step at a time: with two in flight
-		 * (pipelining) the step after a pause would go at once. */
-		o.no_pipeline = atomic_load(&a->max_rate_milli) > 0;
-		rc = cleanup_job_run(&s, e, t->job_id, &o, &err);
-		r->steps = s.steps;
+		rc = tui_op_run(&res.run, e, t->job_id, &o, &err);
+		r->steps = s->steps;
 		/* The run's own deletions (issue 11, bug 7), the job's total beside. */
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message,
 			         "run of job %" PRId64 " %s after %d steps in %.2f s (%d busy retries): this run deleted %" PRId64
 			         " and settled %" PRId64 " rows; phase %s, job total deleted %" PRId64,
-			         t->job_id, s.completed ? "completed" : s.stopped ? "stopped by the operator" : "ended", s.steps,
-			         s.elapsed_s, s.busy_retries, ctx.deleted, ctx.settled, s.job.phase, s.job.deleted);
-		cleanup_job_reset(&s.job);
+			         t->job_id, s->completed ? "completed" : s->stopped ? "stopped by the operator" : "ended", s->steps,
+			         s->elapsed_s, s->busy_retries, ctx.deleted, ctx.settled, s->job.phase, s->job.deleted);
 		break;
 	}
 	case ACT_KILL_RUNNER:
-		rc = cleanup_job_runner_terminate(e, t->job_id, t->runner_pid, &err);
+		rc = tui_op_kill_runner(e, t->job_id, t->runner_pid, &err);
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message,
 			         "kill-runner: backend %d of job %" PRId64 " terminated; the job stays at step %d (its last "
@@ -308,30 +285,20 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 		break;
 	case ACT_PAUSE:
 	case ACT_RESUME:
-	case ACT_CANCEL: {
-		cleanup_job after;
-
-		memset(&after, 0, sizeof after);
-		rc = cleanup_job_transition(&after, e, t->job_id, tui_action_name(t->action), &err);
+	case ACT_CANCEL:
+		rc = tui_op_transition(&res.job, e, t->job_id, t->action, &err);
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message, "%s: job %" PRId64 " is now %s", tui_action_name(t->action),
-			         t->job_id, after.phase);
-		cleanup_job_reset(&after);
+			         t->job_id, res.job.phase);
 		break;
-	}
-	case ACT_SEAL: {
-		cleanup_job after;
-
-		memset(&after, 0, sizeof after);
-		rc = cleanup_job_seal(&after, e, t->job_id, t->seal_count, &err);
+	case ACT_SEAL:
+		rc = tui_op_seal(&res.job, e, t->job_id, t->seal_count, &err);
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message,
 			         "sealed job %" PRId64 " with %" PRId64 " IDs; library fenced, high-water id %" PRId64
 			         ", phase %s",
-			         t->job_id, t->seal_count, after.high_water_id, after.phase);
-		cleanup_job_reset(&after);
+			         t->job_id, t->seal_count, res.job.high_water_id, res.job.phase);
 		break;
-	}
 	default:
 		rc = cleanup_error_set(&err, CLEANUP_EINVAL, "unknown action");
 		break;
@@ -342,7 +309,7 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 		snprintf(what, sizeof what, "%s job %" PRId64, tui_action_name(t->action), t->job_id);
 		from_error(r, what, &err);
 	}
-	cleanup_step_result_reset(&step);
+	tui_op_result_reset(&res);
 	cleanup_job_reset(&job);
 }
 

@@ -11,6 +11,7 @@
 #include "cleanup/install.h"
 #include "cleanup/sandbox.h"
 #include "cli.h"
+#include "ops.h"
 #include "progress.h"
 #include "sanitize.h"
 
@@ -87,8 +88,7 @@ static int fail_with(const cli_ctx *ctx, const cleanup_error *err, int code, con
 {
 
 	/* The message may quote server text or the user's value: sanitized. */
-	fprintf(stderr, "cleanupctl: %s%s", err->status == CLEANUP_EBUSY ? TUI_BUSY_PREFIX : "",
-	        err->status == CLEANUP_EREFUSED ? "refused: " : "");
+	fprintf(stderr, "cleanupctl: %s", tui_op_error_prefix(err->status, TUI_FRONT_CLI));
 	tui_fputs_safe(err->message, stderr);
 	fputc('\n', stderr);
 	if (err->detail[0]) {
@@ -134,7 +134,7 @@ void cli_json_doc(FILE *f, const char *json)
 
 int cli_fail(const cli_ctx *ctx, const cleanup_error *err)
 {
-	return fail_with(ctx, err, cleanup_exit_code(err->status), cleanup_status_name(err->status));
+	return fail_with(ctx, err, tui_op_exit_code(err->status, false), cleanup_status_name(err->status));
 }
 
 int cli_fail_interrupted(const cli_ctx *ctx, const cleanup_error *cause, const char *what)

@@ -11,6 +11,7 @@
 #include "cleanup/engine.h"
 #include "cleanup/error.h"
 #include "cleanup/job.h"
+#include "ops.h"
 
 /* Global options, parsed from anywhere on the command line. */
 typedef struct cli_ctx {
@@ -119,10 +120,10 @@ const char *cli_run_summary_text(char *buf, size_t len, int64_t id, const struct
  * key is removed, renamed or changes type; adding keys keeps it. */
 enum { CLI_JSON_VERSION = 2 };
 
-/* Exit codes (PRODUCT.md). */
+/* Exit codes (PRODUCT.md); ops.h maps a status to them (tui_op_exit_code). */
 enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_BUSY = 3, EXIT_REFUSED = 4 };
 /* Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
-enum { EXIT_INTERRUPTED = 130 };
+enum { EXIT_INTERRUPTED = TUI_OP_EXIT_INTERRUPTED };
 
 /* Prints ERR as the JSON error object {"status", "exit_code", "sqlstate",
  * "message", "detail", "hint", "context"} (no newline) to F, with exit

@@ -11,6 +11,7 @@
 #include "cleanup/job.h"
 #include "cleanup/report.h"
 #include "cli.h"
+#include "ops.h"
 
 static int finish_job(cli_ctx *ctx, cleanup_engine *e, int rc, cleanup_job *job, cleanup_error *err,
                       const char *verb)
@@ -92,7 +93,7 @@ static int job_create(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	cli_wait_begin(&w, wait_s);
 	do
-		rc = cleanup_job_create(&job, e, kind, target, values[CREATE_MODE], &err);
+		rc = tui_op_create(&job, e, kind, target, values[CREATE_MODE], &err);
 	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
 	return finish_job(ctx, e, rc, &job, &err, "created");
 }
@@ -261,7 +262,7 @@ static int job_seal(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	cli_wait_begin(&w, wait_s);
 	do
-		rc = cleanup_job_seal(&job, e, id, expected, &err);
+		rc = tui_op_seal(&job, e, id, expected, &err);
 	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
 	return finish_job(ctx, e, rc, &job, &err, "sealed");
 }
@@ -297,7 +298,7 @@ static int job_transition(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	cli_wait_begin(&w, wait_s);
 	do
-		rc = cleanup_job_transition(&job, e, id, argv[0], &err);
+		rc = tui_op_transition(&job, e, id, tui_action_from_name(argv[0]), &err);
 	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
 	return finish_job(ctx, e, rc, &job, &err,
 	                  strcmp(argv[0], "pause") == 0 ? "paused" : strcmp(argv[0], "resume") == 0 ? "resumed" : "cancelled");

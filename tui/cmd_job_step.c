@@ -10,20 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "cleanup/job.h"
-#include "cleanup/runner.h"
 #include "cleanup/step.h"
 #include "cli.h"
+#include "ops.h"
 #include "progress.h"
 #include "sanitize.h"
-
-/* application_name, so the console's lock panel maps backends to jobs. */
-static char app_name[64];
-
-static void set_app_name(cli_ctx *ctx, int64_t id, const char *verb)
-{
-	tui_job_app_name(app_name, sizeof app_name, id, verb);
-	ctx->app_name = app_name;
-}
 
 /* Optional statement timeout (B1): --timeout SECONDS, default 300. */
 static int apply_timeout(cli_ctx *ctx, cleanup_engine *e, int64_t seconds)
@@ -222,7 +213,8 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 	if ((replay > 0) + preview + have_steps > 1)
 		return cli_usage(ctx, &cmd_job_entry, "job step takes one of --steps, --replay and --preview");
 
-	set_app_name(ctx, id, replay ? "replay" : preview ? "preview" : "step");
+	/* application_name, so the console's lock panel maps backends to jobs. */
+	cli_job_app_name(ctx, id, replay ? "replay" : preview ? "preview" : "step");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
 	if ((code = apply_timeout(ctx, e, timeout)) || (code = apply_sync(ctx, e, sync))) {
@@ -240,7 +232,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		rc = cleanup_job_step_replay(&steps[0], e, id, (int32_t)replay, &err);
 		n = rc == CLEANUP_OK;
 	} else if (preview) {
-		rc = cleanup_job_step_preview(&steps[0], e, id, &err);
+		rc = tui_op_preview(&steps[0], e, id, &err);
 		n = rc == CLEANUP_OK;
 	} else {
 		/* The job's last committed step, then exactly the next ones.
@@ -251,12 +243,8 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		 * runner lock while it steps, like job run and the console; a job
 		 * another session runs is busy, naming it (exit 3). */
 		bool claimed = false;
-		cleanup_runner_holder holder;
 
-		memset(&holder, 0, sizeof holder);
-		rc = cleanup_job_runner_claim(&claimed, &holder, e, id, &err);
-		if (rc == CLEANUP_OK && !claimed)
-			rc = cleanup_runner_busy_error(&err, id, &holder);
+		rc = tui_op_claim(&claimed, e, id, &err);
 		if (rc == CLEANUP_OK)
 			rc = cleanup_job_get(&job, e, id, &err);
 		cli_interrupt_begin(e, true);
@@ -265,7 +253,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 			 * (bounded backoff), then the busy error stands (exit 3). */
 			cli_wait_begin(&w, wait_s);
 			do
-				rc = cleanup_job_step_at(&steps[n], e, id, job.step_no + 1, 0, &err);
+				rc = tui_op_step_next(&steps[n], e, id, job.step_no, &err);
 			while (rc != CLEANUP_OK && !*cli_interrupt_flag() && cli_wait_again(&w, &err));
 			if (rc != CLEANUP_OK)
 				break;
@@ -277,11 +265,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 				break;
 		}
 		cli_interrupt_end();
-		if (claimed) {
-			cleanup_error rerr;
-
-			cleanup_job_runner_release(e, id, &rerr);
-		}
+		tui_op_release(e, id, claimed);
 		/* A Ctrl-C during the last step asked for (or the one that
 		 * completed the job) stopped nothing: the loop was ending anyway. */
 		if (cli_interrupts() > 0)
@@ -298,7 +282,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		if (interrupted)
 			print_interrupted_steps(stderr, ctx, e, id, n);
 	} else {
-		code = interrupted ? EXIT_INTERRUPTED : EXIT_DONE;
+		code = tui_op_exit_code(CLEANUP_OK, interrupted);
 		if (ctx->json) {
 			cleanup_job_reset(&job);
 			rc = cleanup_job_get(&job, e, id, &err);
@@ -485,7 +469,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		}
 	}
 
-	set_app_name(ctx, id, "run");
+	cli_job_app_name(ctx, id, "run");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
 	/* The step commit mode is the run's (opts.step_commit below): set at
@@ -508,16 +492,17 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		}
 		cleanup_job_reset(&j);
 	}
-	memset(&opts, 0, sizeof opts);
+	/* what every run shares with the console's (ops.h): asynchronous
+	 * drain steps, one step at a time when throttled */
+	tui_op_run_opts_init(&opts, max_rate);
 	opts.max_steps = (int)max_steps;
 	opts.deadline_s = deadline;
 	opts.backoff_max_ms = (int)backoff_max;
 	opts.max_busy_retries = (int)max_busy;
 	opts.max_reconnects = (int)reconnects;
-	/* a throttled run sends one step at a time (two in flight would let
-	 * the step after each pause go at once) */
-	opts.no_pipeline = no_pipeline || max_rate > 0;
-	opts.step_commit = sync == 1 ? CLEANUP_STEP_COMMIT_SYNC : CLEANUP_STEP_COMMIT_ASYNC;
+	opts.no_pipeline = opts.no_pipeline || no_pipeline;
+	if (sync == 1)
+		opts.step_commit = CLEANUP_STEP_COMMIT_SYNC;
 	opts.callback = run_callback;
 	opts.callback_arg = &view;
 
@@ -526,7 +511,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	/* Ctrl-C: the first finishes the current step and stops; the second
 	 * cancels the step running (it rolls back). */
 	cli_interrupt_begin(e, true);
-	rc = cleanup_job_run(&sum, e, id, &opts, &err);
+	rc = tui_op_run(&sum, e, id, &opts, &err);
 	cli_interrupt_end();
 	/* A Ctrl-C during the step that completed the job stops nothing. */
 	interrupted = cli_interrupts() > 0 && !sum.completed;
@@ -556,7 +541,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		cli_json_string(stdout, sum.stop_reason);
 		if (rc != CLEANUP_OK) {
 			printf(", \"error\": ");
-			cli_json_error(stdout, &err, interrupted ? EXIT_INTERRUPTED : cleanup_exit_code(err.status),
+			cli_json_error(stdout, &err, tui_op_exit_code(err.status, interrupted),
 			               interrupted ? "interrupted" : NULL);
 		}
 		printf("}\n");
@@ -572,7 +557,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		if (interrupted)
 			code = EXIT_INTERRUPTED;
 	} else {
-		code = interrupted ? EXIT_INTERRUPTED : EXIT_DONE;
+		code = tui_op_exit_code(CLEANUP_OK, interrupted);
 		if (!ctx->json && (!ctx->quiet || interrupted)) {
 			char line[512];
 

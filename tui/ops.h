@@ -1,0 +1,142 @@
+/* One operation layer under the CLI (cmd_job.c, cmd_job_step.c, cli.c) and
+ * the console (actions.c): the job actions, each on an engine handle the
+ * caller opened, and the one mapping from a status to the operator's words
+ * and the exit code (issue 11, "Also build"), so that the two front ends
+ * cannot disagree again.
+ *
+ * Each operation takes the runner lock where the one-runner rule says so
+ * (a step: cleanup_job_runner_claim; a run takes it inside
+ * cleanup_job_run), calls the engine, releases, and returns the engine's
+ * status unchanged with ERR filled (the cause kept: SQLSTATE, message,
+ * detail, hint). Results go into the engine's result structs (OUT, first;
+ * the console keeps them in one tui_op_result). What each front end prints
+ * of a result stays its own (the CLI's lines, the console's message line);
+ * the error's words and the exit code come from the table here.
+ */
+#ifndef CLEANUP_TUI_OPS_H
+#define CLEANUP_TUI_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cleanup/engine.h"
+#include "cleanup/error.h"
+#include "cleanup/job.h"
+#include "cleanup/step.h"
+#include "confirm.h"
+
+/* ---- the error-to-message mapping (pure) ------------------------------ */
+
+/* Which front end words a failure: the CLI prints "cleanupctl: " and the
+ * words on stderr and exits with the code, so a failure needs no word of
+ * its own; the console's message line does ("failed: ", "connection
+ * lost: "). Busy and refused read the same in both. */
+typedef enum tui_op_front { TUI_FRONT_CLI, TUI_FRONT_CONSOLE } tui_op_front;
+
+/* One row of the table: a status and the words that start its message in
+ * each front end. The status's name (JSON "status") and exit code stay the
+ * engine's (cleanup_status_name, cleanup_exit_code: one place). */
+typedef struct tui_op_error_words {
+	int status;              /* a cleanup_status */
+	const char *cli_prefix;  /* "" when the CLI adds nothing */
+	const char *console_prefix;
+} tui_op_error_words;
+
+/* The row for STATUS (an unknown status: the row of CLEANUP_ERROR). Pure;
+ * the result is static. */
+const tui_op_error_words *tui_op_error_lookup(int status);
+
+/* Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
+enum { TUI_OP_EXIT_INTERRUPTED = 130 };
+
+/* The CLI's exit code (PRODUCT.md) for an operation that ended with
+ * STATUS: 0 done, 1 error, 2 usage or bad input, 3 busy, 4 refused; 130
+ * whatever STATUS when INTERRUPTED (a Ctrl-C stopped it). Pure. */
+int tui_op_exit_code(int status, bool interrupted);
+
+/* The words that start the message of a failure with STATUS in FRONT
+ * ("busy, retry later: ", "refused: ", ...; "" for none). Pure, static. */
+const char *tui_op_error_prefix(int status, tui_op_front front);
+
+/* The one-line message of ERR in FRONT into BUF (LEN > 0): "WHAT: " (when
+ * WHAT is neither NULL nor ""), the prefix for ERR's status, ERR's message
+ * (WHAT cut at 200 bytes, the message at 700, as the console always did).
+ * Returns BUF. Pure. */
+const char *tui_op_error_text(char *buf, size_t len, const char *what, const cleanup_error *err, tui_op_front front);
+
+/* ---- operations on an engine handle ----------------------------------- */
+
+/* What the console's worker hands to the operations and frees in one
+ * place (tui_op_result_reset). The operations write into the engine's own
+ * result structs (OUT, first), so the CLI passes its own. */
+typedef struct tui_op_result {
+	cleanup_job job;            /* create, seal, pause/resume/cancel: the job after */
+	cleanup_step_result step;   /* step, preview */
+	cleanup_run_summary run;    /* run */
+} tui_op_result;
+
+/* Zeroes R (before first use). */
+void tui_op_result_init(tui_op_result *r);
+
+/* Frees what R holds and zeroes it. Accepts NULL. */
+void tui_op_result_reset(tui_op_result *r);
+
+/* The one-runner rule (issue 11, item 10): takes job JOB_ID's runner lock
+ * on E. Returns CLEANUP_OK with *CLAIMED true, or CLEANUP_EBUSY with ERR
+ * naming the session that holds it (exit 3), or the engine's error. */
+int tui_op_claim(bool *claimed, cleanup_engine *e, int64_t job_id, cleanup_error *err);
+
+/* Releases what tui_op_claim() took when CLAIMED and E's connection is
+ * still up (a lost connection released it already). Never fails the
+ * caller: the lock goes with the session in any case. */
+void tui_op_release(cleanup_engine *e, int64_t job_id, bool claimed);
+
+/* The step of job JOB_ID after step AFTER_STEP_NO (its last committed
+ * step as the caller read it) into *OUT, for a caller that holds the
+ * runner lock (tui_op_claim): a step number taken meanwhile by another
+ * session is refused, never taken twice. Returns the engine's status. */
+int tui_op_step_next(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t after_step_no,
+                     cleanup_error *err);
+
+/* One step as above under the runner lock: tui_op_claim, tui_op_step_next,
+ * tui_op_release. Busy (exit 3, naming the holder) beside a runner. */
+int tui_op_step(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t after_step_no,
+                cleanup_error *err);
+
+/* What the next step of JOB_ID would do, rolled back, into *OUT. */
+int tui_op_preview(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, cleanup_error *err);
+
+/* Pause, resume or cancel (ACTION: ACT_PAUSE, ACT_RESUME, ACT_CANCEL) job
+ * JOB_ID; the job after into *OUT. Another action: CLEANUP_EINVAL. */
+int tui_op_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, tui_action action, cleanup_error *err);
+
+/* Seals JOB_ID with EXPECTED IDs (the traversal's unique count); the job
+ * after into *OUT. */
+int tui_op_seal(cleanup_job *out, cleanup_engine *e, int64_t job_id, int64_t expected, cleanup_error *err);
+
+/* Creates a job of KIND ("prune", "remove-library", "remove-server") on
+ * TARGET with MODE (NULL: the default); the new job into *OUT. */
+int tui_op_create(cleanup_job *out, cleanup_engine *e, const char *kind, int64_t target, const char *mode,
+                  cleanup_error *err);
+
+/* The kind of job a removal action creates: "remove-library" for
+ * ACT_REMOVE_LIBRARY, "remove-server" for ACT_REMOVE_SERVER, NULL for any
+ * other. Pure. */
+const char *tui_op_removal_kind(tui_action action);
+
+/* Fills O with what every run of both front ends shares: no callback, no
+ * limits, asynchronous drain steps (durable completion; docs/steps.md,
+ * Settings), and one step at a time when MAX_RATE > 0 (a throttled run: a
+ * second step in flight would go at once after each pause). */
+void tui_op_run_opts_init(cleanup_run_opts *o, double max_rate);
+
+/* Runs job JOB_ID with O (the runner lock is cleanup_job_run's); the
+ * summary into *OUT, also on failure. */
+int tui_op_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id, const cleanup_run_opts *o,
+               cleanup_error *err);
+
+/* Terminates backend PID, the runner of JOB_ID the operator saw (the
+ * engine refuses a PID that does not hold the job's runner lock). */
+int tui_op_kill_runner(cleanup_engine *e, int64_t job_id, int pid, cleanup_error *err);
+
+#endif
