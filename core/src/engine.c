@@ -269,16 +269,17 @@ char *engine_strdup(const char *s, cleanup_error *err)
 	return p;
 }
 
-static int connect_now(cleanup_engine *e, cleanup_error *err)
+/* Fills KEYS/VALS (ENGINE_CONN_PARAMS entries at the most, NULL-ended)
+ * with what every connection of E asks libpq for: the default connect
+ * timeout, E's conninfo, its application name, UTF8. Keywords are
+ * processed in order, later ones win: the timeout (unless
+ * PGCONNECT_TIMEOUT says otherwise) goes before the caller's conninfo so
+ * that the conninfo can override it. An empty dbname entry would override
+ * PGDATABASE: leave it out then. */
+static void conn_params(const cleanup_engine *e, const char **keys, const char **vals)
 {
-	const char *keys[6], *vals[6];
-	PGconn *conn;
 	int k = 0;
 
-	/* Keywords are processed in order, later ones win: a default connect
-	 * timeout (unless PGCONNECT_TIMEOUT says otherwise) goes before the
-	 * caller's conninfo so that the conninfo can override it. An empty
-	 * dbname entry would override PGDATABASE: leave it out then. */
 	if (!getenv("PGCONNECT_TIMEOUT")) {
 		keys[k] = "connect_timeout";
 		vals[k++] = ENGINE_CONNECT_TIMEOUT;
@@ -287,36 +288,122 @@ static int connect_now(cleanup_engine *e, cleanup_error *err)
 		keys[k] = "dbname";
 		vals[k++] = e->conninfo;
 	}
-	keys[k] = "fallback_application_name";
+	keys[k] = e->app_name_fixed ? "application_name" : "fallback_application_name";
 	vals[k++] = e->app_name;
 	keys[k] = "client_encoding";
 	vals[k++] = "UTF8";
 	keys[k] = NULL;
 	vals[k] = NULL;
+}
+
+/* Fills ERR from CONN's failure to connect, the conninfo and libpq's
+ * message redacted, and finishes CONN. Returns CLEANUP_ECONN. */
+static int connect_failed(const cleanup_engine *e, PGconn *conn, cleanup_error *err)
+{
+	char msg[CLEANUP_ERR_TEXT], shown[CLEANUP_ERR_TEXT / 2];
+	size_t l;
+
+	/* Neither the conninfo nor libpq's message about it may show a
+	 * password (docs/security.md): both are redacted here, before the
+	 * error reaches stderr, --json, the console or a log. */
+	cleanup_text_copy(msg, sizeof msg, conn ? PQerrorMessage(conn) : "out of memory");
+	cleanup_conninfo_scrub(msg, sizeof msg, e->conninfo);
+	l = strlen(msg);
+	while (l > 0 && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
+		msg[--l] = '\0';
+	if (conn)
+		PQfinish(conn);
+	cleanup_conninfo_redact(shown, sizeof shown, e->conninfo);
+	cleanup_error_set(err, CLEANUP_ECONN, "cannot connect to the database (%s): %s",
+	                  e->conninfo && *e->conninfo ? shown : "libpq environment", msg);
+	cleanup_error_hint(err, "pass --db CONNINFO, or start the sandbox: cleanupctl sandbox start");
+	return CLEANUP_ECONN;
+}
+
+static void quiet_notices(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/* E's connection is up: notices stay quiet (the engine reports what
+ * matters through its results), and nothing is prepared on it yet. */
+static void connected(cleanup_engine *e)
+{
+	PQsetNoticeProcessor(e->conn, quiet_notices, NULL);
+	memset(e->prepared, 0, sizeof e->prepared);
+}
+
+static int connect_now(cleanup_engine *e, cleanup_error *err)
+{
+	const char *keys[ENGINE_CONN_PARAMS], *vals[ENGINE_CONN_PARAMS];
+	PGconn *conn;
+
+	conn_params(e, keys, vals);
 	conn = PQconnectdbParams(keys, vals, 1);
 	if (!conn)
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory connecting");
-	if (PQstatus(conn) != CONNECTION_OK) {
-		char msg[CLEANUP_ERR_TEXT], shown[CLEANUP_ERR_TEXT / 2];
-		size_t l;
-
-		/* Neither the conninfo nor libpq's message about it may show a
-		 * password (docs/security.md): both are redacted here, before
-		 * the error reaches stderr, --json, the console or a log. */
-		cleanup_text_copy(msg, sizeof msg, PQerrorMessage(conn));
-		cleanup_conninfo_scrub(msg, sizeof msg, e->conninfo);
-		l = strlen(msg);
-		while (l > 0 && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
-			msg[--l] = '\0';
-		PQfinish(conn);
-		cleanup_conninfo_redact(shown, sizeof shown, e->conninfo);
-		cleanup_error_set(err, CLEANUP_ECONN, "cannot connect to the database (%s): %s",
-		                  e->conninfo && *e->conninfo ? shown : "libpq environment", msg);
-		cleanup_error_hint(err, "pass --db CONNINFO, or start the sandbox: cleanupctl sandbox start");
-		return CLEANUP_ECONN;
-	}
+	if (PQstatus(conn) != CONNECTION_OK)
+		return connect_failed(e, conn, err);
 	e->conn = conn;
+	connected(e);
+	return CLEANUP_OK;
+}
+
+int engine_connect_start(cleanup_engine *e, cleanup_error *err)
+{
+	const char *keys[ENGINE_CONN_PARAMS], *vals[ENGINE_CONN_PARAMS];
+	PGconn *conn;
+
+	engine_disconnect(e);
+	conn_params(e, keys, vals);
+	conn = PQconnectStartParams(keys, vals, 1);
+	if (!conn || PQstatus(conn) == CONNECTION_BAD)
+		return connect_failed(e, conn, err);
+	e->conn = conn;
+	return CLEANUP_OK;
+}
+
+PostgresPollingStatusType engine_connect_poll(cleanup_engine *e, cleanup_error *err)
+{
+	PostgresPollingStatusType st;
+
+	if (!e->conn) {
+		cleanup_error_set(err, CLEANUP_ECONN, "not connecting");
+		return PGRES_POLLING_FAILED;
+	}
+	st = PQconnectPoll(e->conn);
+	if (st == PGRES_POLLING_FAILED) {
+		connect_failed(e, e->conn, err);
+		e->conn = NULL;
+	} else if (st == PGRES_POLLING_OK) {
+		connected(e);
+	}
+	return st;
+}
+
+void engine_disconnect(cleanup_engine *e)
+{
+	if (e->conn)
+		PQfinish(e->conn);
+	e->conn = NULL;
 	memset(e->prepared, 0, sizeof e->prepared);
+}
+
+int engine_new(cleanup_engine **out, const char *conninfo, const char *app_name, cleanup_error *err)
+{
+	cleanup_engine *e;
+
+	*out = NULL;
+	e = calloc(1, sizeof *e);
+	if (!e)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	if ((conninfo && *conninfo && !(e->conninfo = engine_strdup(conninfo, err))) ||
+	    !(e->app_name = engine_strdup(app_name ? app_name : "cleanupctl", err))) {
+		cleanup_engine_close(e);
+		return CLEANUP_ENOMEM;
+	}
+	*out = e;
 	return CLEANUP_OK;
 }
 
@@ -353,12 +440,6 @@ bool cleanup_engine_cancel_armed(void)
 	return c && PQcancel(c, errbuf, (int)sizeof errbuf) == 1;
 }
 
-static void quiet_notices(void *arg, const char *message)
-{
-	(void)arg;
-	(void)message;
-}
-
 int cleanup_engine_open(cleanup_engine **out, const char *conninfo, const char *app_name,
                         cleanup_error *err)
 {
@@ -367,20 +448,11 @@ int cleanup_engine_open(cleanup_engine **out, const char *conninfo, const char *
 
 	*out = NULL;
 	cleanup_error_clear(err);
-	e = calloc(1, sizeof *e);
-	if (!e)
-		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
-	if (conninfo && *conninfo && !(e->conninfo = engine_strdup(conninfo, err))) {
-		rc = CLEANUP_ENOMEM;
+	rc = engine_new(&e, conninfo, app_name, err);
+	if (rc != CLEANUP_OK)
 		goto out;
-	}
-	if (!(e->app_name = engine_strdup(app_name ? app_name : "cleanupctl", err))) {
-		rc = CLEANUP_ENOMEM;
-		goto out;
-	}
 	rc = connect_now(e, err);
 	if (rc == CLEANUP_OK) {
-		PQsetNoticeProcessor(e->conn, quiet_notices, NULL);
 		*out = e;
 		e = NULL;
 	}
@@ -408,14 +480,11 @@ int cleanup_engine_reconnect(cleanup_engine *e, cleanup_error *err)
 
 	if (armed_engine == e)
 		cancel_retake(NULL);
-	if (e->conn)
-		PQfinish(e->conn);
-	e->conn = NULL;
+	engine_disconnect(e);
 	rc = connect_now(e, err);
 	if (rc == CLEANUP_OK) {
 		if (armed_engine == e)
 			cancel_retake(e);
-		PQsetNoticeProcessor(e->conn, quiet_notices, NULL);
 		if (e->timeout_ms > 0)
 			rc = cleanup_engine_set_timeout(e, e->timeout_ms, err);
 	}
@@ -493,22 +562,75 @@ void engine_statement_name(char *buf, size_t len, enum sql_query_id q)
 	snprintf(buf, len, "cq_%d", (int)q);
 }
 
+int engine_check_result(cleanup_engine *e, const PGresult *res, const char *context, cleanup_error *err)
+{
+	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+
+	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+		return CLEANUP_OK;
+	return engine_error_from_result(err, e, res, context);
+}
+
+int engine_prepare_result(cleanup_engine *e, enum sql_query_id q, const PGresult *res, const char *context,
+                          cleanup_error *err)
+{
+	int rc = engine_check_result(e, res, context, err);
+
+	if (rc == CLEANUP_OK)
+		e->prepared[q] = true;
+	return rc;
+}
+
 int engine_prepare(cleanup_engine *e, enum sql_query_id q, int n, const char *context, cleanup_error *err)
 {
 	char name[32];
 	PGresult *res;
-	int rc = CLEANUP_OK;
+	int rc;
 
 	if (e->prepared[q])
 		return CLEANUP_OK;
 	engine_statement_name(name, sizeof name, q);
 	res = PQprepare(e->conn, name, sql_query_files[q].text, n, NULL);
-	if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
-		rc = engine_error_from_result(err, e, res, context);
-	else
-		e->prepared[q] = true;
+	rc = engine_prepare_result(e, q, res, context, err);
 	PQclear(res);
 	return rc;
+}
+
+int engine_send_prepare(cleanup_engine *e, enum sql_query_id q, int n, const char *context, cleanup_error *err)
+{
+	char name[32];
+
+	if (!e || !e->conn)
+		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	engine_statement_name(name, sizeof name, q);
+	if (!PQsendPrepare(e->conn, name, sql_query_files[q].text, n, NULL))
+		return engine_error_from_result(err, e, NULL, context);
+	return CLEANUP_OK;
+}
+
+int engine_send_query(cleanup_engine *e, enum sql_query_id q, int n, const char *const *params,
+                      const char *context, cleanup_error *err)
+{
+	char name[32];
+
+	if (!e || !e->conn)
+		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	if (!e->prepared[q])
+		return cleanup_error_set(err, CLEANUP_ERROR, "%s: query %s is not prepared on this connection",
+		                         context ? context : "sending a query", sql_query_files[q].name);
+	engine_statement_name(name, sizeof name, q);
+	if (!PQsendQueryPrepared(e->conn, name, n, params, NULL, NULL, 0))
+		return engine_error_from_result(err, e, NULL, context);
+	return CLEANUP_OK;
+}
+
+int engine_send_script(cleanup_engine *e, const char *sql, const char *context, cleanup_error *err)
+{
+	if (!e || !e->conn)
+		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	if (!PQsendQuery(e->conn, sql))
+		return engine_error_from_result(err, e, NULL, context);
+	return CLEANUP_OK;
 }
 
 int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
@@ -526,8 +648,8 @@ int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
 		return rc;
 	engine_statement_name(name, sizeof name, q);
 	res = PQexecPrepared(e->conn, name, n, params, NULL, NULL, 0);
-	if (!res || (PQresultStatus(res) != PGRES_TUPLES_OK && PQresultStatus(res) != PGRES_COMMAND_OK)) {
-		rc = engine_error_from_result(err, e, res, context);
+	rc = engine_check_result(e, res, context, err);
+	if (rc != CLEANUP_OK) {
 		PQclear(res);
 		return rc;
 	}
@@ -538,13 +660,12 @@ int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
 int engine_script(cleanup_engine *e, const char *sql, const char *context, cleanup_error *err)
 {
 	PGresult *res;
-	int rc = CLEANUP_OK;
+	int rc;
 
 	if (!e || !e->conn)
 		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
 	res = PQexec(e->conn, sql);
-	if (!res || (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK))
-		rc = engine_error_from_result(err, e, res, context);
+	rc = engine_check_result(e, res, context, err);
 	PQclear(res);
 	return rc;
 }
@@ -554,6 +675,11 @@ int cleanup_engine_exec(cleanup_engine *e, const char *text, cleanup_error *err)
 	return engine_script(e, text, text, err);
 }
 
+void engine_timeout_sql(char *buf, size_t len, int timeout_ms, bool local)
+{
+	snprintf(buf, len, "SET %sstatement_timeout = %d", local ? "LOCAL " : "", timeout_ms > 0 ? timeout_ms : 0);
+}
+
 int cleanup_engine_set_timeout(cleanup_engine *e, int timeout_ms, cleanup_error *err)
 {
 	char sql[64];
@@ -561,11 +687,20 @@ int cleanup_engine_set_timeout(cleanup_engine *e, int timeout_ms, cleanup_error 
 
 	if (timeout_ms < 0)
 		return cleanup_error_set(err, CLEANUP_EINVAL, "timeout %d ms is negative", timeout_ms);
-	snprintf(sql, sizeof sql, "SET statement_timeout = %d", timeout_ms);
+	engine_timeout_sql(sql, sizeof sql, timeout_ms, false);
 	rc = engine_script(e, sql, "setting statement_timeout", err);
 	if (rc == CLEANUP_OK)
 		e->timeout_ms = timeout_ms;
 	return rc;
+}
+
+double col_number(const PGresult *res, int row, const char *name, double dflt)
+{
+	int c = PQfnumber(res, name);
+
+	if (c < 0 || row >= PQntuples(res) || PQgetisnull(res, row, c))
+		return dflt;
+	return strtod(PQgetvalue(res, row, c), NULL);
 }
 
 const char *col_text(const PGresult *res, int row, const char *name)

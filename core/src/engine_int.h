@@ -18,9 +18,40 @@ struct cleanup_engine {
 	PGconn *conn;
 	char *conninfo;      /* as given; NULL for environment defaults */
 	char *app_name;
+	bool app_name_fixed; /* application_name, not its fallback: PGAPPNAME does not rename it */
 	bool prepared[CLEANUP_Q__COUNT];
 	int timeout_ms;
 };
+
+/* How many keyword/value slots a connection's parameters take, NULL
+ * included. */
+#define ENGINE_CONN_PARAMS 6
+
+/* A handle for CONNINFO (NULL or "": the libpq environment) and APP_NAME
+ * (NULL: "cleanupctl"), not connected yet: for a caller that connects it
+ * without blocking (engine_connect_start). Close it with
+ * cleanup_engine_close(). */
+int engine_new(cleanup_engine **out, const char *conninfo, const char *app_name, cleanup_error *err);
+
+/* Starts a non-blocking connection of ENGINE with the parameters of every
+ * engine connection (connect timeout, application name, UTF8), dropping
+ * the one it had. On failure fills ERR (conninfo and message redacted,
+ * "cannot connect to the database ...") and leaves ENGINE unconnected. */
+int engine_connect_start(cleanup_engine *engine, cleanup_error *err);
+
+/* One PQconnectPoll step of a connection engine_connect_start began.
+ * PGRES_POLLING_OK: connected, set up as cleanup_engine_open's are (quiet
+ * notices, nothing prepared). PGRES_POLLING_FAILED: ERR filled as by
+ * engine_connect_start, ENGINE unconnected. Otherwise what to wait for. */
+PostgresPollingStatusType engine_connect_poll(cleanup_engine *engine, cleanup_error *err);
+
+/* Drops ENGINE's connection (if any) and forgets what was prepared on it. */
+void engine_disconnect(cleanup_engine *engine);
+
+/* CLEANUP_OK when RES is a PGRES_TUPLES_OK or PGRES_COMMAND_OK result;
+ * otherwise fills ERR (SQLSTATE, message, detail, hint, CONTEXT) from RES
+ * (or the connection when RES is NULL) and returns the mapped status. */
+int engine_check_result(cleanup_engine *engine, const PGresult *res, const char *context, cleanup_error *err);
 
 /* Runs named query Q with N text parameters (NULL entries are SQL NULL).
  * On success *OUT is a PGRES_TUPLES_OK or PGRES_COMMAND_OK result the
@@ -33,6 +64,26 @@ int engine_query(PGresult **out, cleanup_engine *engine, enum sql_query_id q, in
  * already is; for callers that send it themselves (pipeline mode). */
 int engine_prepare(cleanup_engine *engine, enum sql_query_id q, int n, const char *context,
                    cleanup_error *err);
+
+/* Non-blocking counterparts, for a caller that drives the connection
+ * itself (the console's monitor): engine_send_prepare sends the
+ * preparation of Q, whose result goes to engine_prepare_result (which
+ * records Q as prepared when it succeeded, as engine_prepare does);
+ * engine_send_query sends prepared Q with N text parameters, and refuses
+ * (CLEANUP_ERROR) a Q not prepared on this connection; engine_send_script
+ * sends a parameterless script. Each returns CLEANUP_OK once sent, or
+ * fills ERR when libpq refused to send. */
+int engine_send_prepare(cleanup_engine *engine, enum sql_query_id q, int n, const char *context,
+                        cleanup_error *err);
+int engine_prepare_result(cleanup_engine *engine, enum sql_query_id q, const PGresult *res, const char *context,
+                          cleanup_error *err);
+int engine_send_query(cleanup_engine *engine, enum sql_query_id q, int n, const char *const *params,
+                      const char *context, cleanup_error *err);
+int engine_send_script(cleanup_engine *engine, const char *sql, const char *context, cleanup_error *err);
+
+/* The statement that sets statement_timeout to TIMEOUT_MS (0 or less:
+ * none) for the session, or with LOCAL for the transaction, into BUF. */
+void engine_timeout_sql(char *buf, size_t len, int timeout_ms, bool local);
 
 /* The server-side name of prepared query Q, into BUF. */
 void engine_statement_name(char *buf, size_t len, enum sql_query_id q);
@@ -49,6 +100,8 @@ int engine_error_from_result(cleanup_error *err, cleanup_engine *engine, const P
 const char *col_text(const PGresult *res, int row, const char *name);
 int64_t col_int64(const PGresult *res, int row, const char *name);
 void col_copy(char *dst, size_t len, const PGresult *res, int row, const char *name);
+/* As a double; DFLT when NULL or missing. */
+double col_number(const PGresult *res, int row, const char *name, double dflt);
 
 /* strdup that reports ENOMEM through ERR. */
 char *engine_strdup(const char *s, cleanup_error *err);

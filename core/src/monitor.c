@@ -117,65 +117,70 @@ int cleanup_mon_snapshot_copy(cleanup_mon_snapshot **out, const cleanup_mon_snap
 	return CLEANUP_OK;
 }
 
-static void set_error(cleanup_monitor *m, const char *what, const char *msg)
+/* Records a failure: ERR as the engine filled it (SQLSTATE, message,
+ * detail, hint), and last_error as one line, "WHAT: message". */
+static void set_error_record(cleanup_monitor *m, const char *what, const cleanup_error *err)
 {
 	size_t l;
 
-	snprintf(m->last_error, sizeof m->last_error, "%s%s%s", what, *what ? ": " : "", msg ? msg : "");
+	m->error = *err;
+	l = cleanup_text_copy(m->last_error, sizeof m->last_error, what);
+	if (*what && l + 2 < sizeof m->last_error) {
+		memcpy(m->last_error + l, ": ", 3);
+		l += 2;
+	}
+	cleanup_text_copy(m->last_error + l, sizeof m->last_error - l, err->message);
 	l = strlen(m->last_error);
 	while (l > 0 && (m->last_error[l - 1] == '\n' || m->last_error[l - 1] == ' '))
 		m->last_error[--l] = '\0';
 }
 
-static void quiet_notices(void *arg, const char *message)
+/* Records a failure of the monitor's own (no SQLSTATE): WHAT, MSG. */
+static void set_error(cleanup_monitor *m, const char *what, const char *msg, int status)
 {
-	(void)arg;
-	(void)message;
+	cleanup_error err;
+
+	cleanup_error_set(&err, status, "%s", msg ? msg : "");
+	set_error_record(m, what, &err);
 }
 
-/* Starts a non-blocking connection attempt. */
+/* Schedules the next connection attempt after a failed one. */
+static void wait_to_retry(cleanup_monitor *m, double now)
+{
+	m->state = CLEANUP_MON_WAITING;
+	m->backoff_ms = monitor_backoff_ms(m->attempts, m->backoff_initial_ms, m->backoff_max_ms);
+	m->next_attempt = now + m->backoff_ms / 1000.0;
+}
+
+/* Starts a non-blocking connection attempt (the engine's connection
+ * parameters, the monitor's fixed application name). */
 static void start_connect(cleanup_monitor *m, double now)
 {
-	const char *keys[4], *vals[4];
-	int k = 0;
+	cleanup_error err;
 
-	if (m->conninfo) {
-		keys[k] = "dbname";
-		vals[k++] = m->conninfo;
-	}
-	keys[k] = "application_name";
-	vals[k++] = m->app_name;
-	keys[k] = "client_encoding";
-	vals[k++] = "UTF8";
-	keys[k] = NULL;
-	vals[k] = NULL;
 	m->attempts++;
-	m->conn = PQconnectStartParams(keys, vals, 1);
 	m->connect_started = now;
-	m->prepared = false;
-	if (!m->conn || PQstatus(m->conn) == CONNECTION_BAD) {
-		set_error(m, "cannot connect", m->conn ? PQerrorMessage(m->conn) : "out of memory");
-		if (m->conn)
-			PQfinish(m->conn);
-		m->conn = NULL;
-		m->state = CLEANUP_MON_WAITING;
-		m->backoff_ms = monitor_backoff_ms(m->attempts, m->backoff_initial_ms, m->backoff_max_ms);
-		m->next_attempt = now + m->backoff_ms / 1000.0;
+	if (engine_connect_start(m->db, &err) != CLEANUP_OK) {
+		set_error_record(m, "", &err);
+		wait_to_retry(m, now);
 		return;
 	}
 	m->state = CLEANUP_MON_CONNECTING;
 	m->poll_want = PGRES_POLLING_WRITING;
 }
 
-/* Drops the connection after a failure and schedules the next attempt. */
+/* Drops the connection after a failure and schedules the next attempt;
+ * WHY (NULL: the failure is recorded already) names what failed, with
+ * the connection's own message. */
 static void lose_connection(cleanup_monitor *m, double now, const char *why)
 {
-	if (m->conn) {
-		if (why)
-			set_error(m, why, PQerrorMessage(m->conn));
-		PQfinish(m->conn);
+	if (m->db->conn && why) {
+		cleanup_error err;
+
+		engine_error_from_result(&err, m->db, NULL, why);
+		set_error_record(m, "", &err);
 	}
-	m->conn = NULL;
+	engine_disconnect(m->db);
 	if (!m->stale && m->state == CLEANUP_MON_READY) {
 		m->stale = true;
 		m->stale_since = m->current->seq > 0 ? m->current->taken_at : wall_now();
@@ -216,13 +221,14 @@ int cleanup_monitor_open(cleanup_monitor **out, const cleanup_monitor_opts *opts
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
 	m->current = calloc(1, sizeof *m->current);
 	m->pending = calloc(1, sizeof *m->pending);
-	if (o.conninfo && *o.conninfo)
-		m->conninfo = strdup(o.conninfo);
-	m->app_name = strdup(o.app_name ? o.app_name : "cleanupctl:console");
-	if (!m->current || !m->pending || !m->app_name || (o.conninfo && *o.conninfo && !m->conninfo)) {
+	if (!m->current || !m->pending ||
+	    engine_new(&m->db, o.conninfo, o.app_name ? o.app_name : "cleanupctl:console", err) != CLEANUP_OK) {
 		cleanup_monitor_close(m);
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
 	}
+	/* The console's name stays what it says, whatever PGAPPNAME says:
+	 * the console and the lock view find it by that name. */
+	m->db->app_name_fixed = true;
 	snapshot_clear(m->current);
 	snapshot_clear(m->pending);
 	m->refresh_ms = o.refresh_ms ? o.refresh_ms : 1000;
@@ -251,30 +257,27 @@ void cleanup_monitor_close(cleanup_monitor *m)
 {
 	if (!m)
 		return;
-	if (m->conn)
-		PQfinish(m->conn);
+	cleanup_engine_close(m->db);
 	cleanup_mon_snapshot_free(m->current);
 	cleanup_mon_snapshot_free(m->pending);
 	free(m->ecache);
 	free(m->pending_locks);
-	free(m->conninfo);
-	free(m->app_name);
 	free(m);
 }
 
 int cleanup_monitor_fd(const cleanup_monitor *m, short *events)
 {
 	*events = 0;
-	if (!m->conn || m->state == CLEANUP_MON_WAITING)
+	if (!m->db->conn || m->state == CLEANUP_MON_WAITING)
 		return -1;
 	if (m->state == CLEANUP_MON_CONNECTING) {
 		*events = m->poll_want == PGRES_POLLING_READING ? POLLIN : POLLOUT;
-		return PQsocket(m->conn);
+		return PQsocket(m->db->conn);
 	}
 	*events = POLLIN;
-	if (PQisnonblocking(m->conn) && PQflush(m->conn) == 1)
+	if (PQisnonblocking(m->db->conn) && PQflush(m->db->conn) == 1)
 		*events |= POLLOUT;
-	return PQsocket(m->conn);
+	return PQsocket(m->db->conn);
 }
 
 static int ms_until(double t, double now)
@@ -313,52 +316,75 @@ int cleanup_monitor_timeout_ms(const cleanup_monitor *m, double now)
 
 /* ---- sending ---------------------------------------------------------- */
 
-static int send_prepared(cleanup_monitor *m, enum sql_query_id q, int n, const char *const *params)
+/* What op does, for error records ("reading jobs"). */
+static const char *op_context(mon_op op)
 {
-	char name[32];
-
-	snprintf(name, sizeof name, "mq_%d", (int)q);
-	return PQsendQueryPrepared(m->conn, name, n, params, NULL, NULL, 0);
+	switch (op) {
+	case MON_OP_LISTEN:
+		return "setting up the console's session";
+	case MON_OP_PREPARE:
+		return "preparing the console's queries";
+	case MON_OP_SERVERS:
+		return "reading servers";
+	case MON_OP_LIBRARIES:
+		return "reading libraries";
+	case MON_OP_JOBS:
+		return "reading jobs";
+	case MON_OP_STEPS:
+		return "reading the job's steps";
+	case MON_OP_STEP_RATE:
+		return "reading the job's step rate";
+	case MON_OP_EVENTS:
+		return "reading the log";
+	case MON_OP_CONTENTION:
+		return "reading contention";
+	case MON_OP_LOCKS_BEGIN:
+	case MON_OP_LOCKS:
+	case MON_OP_LOCKS_END:
+		return "reading locks";
+	default:
+		return "refreshing";
+	}
 }
 
-/* Sends ops[opi]. Returns false when libpq refused to send. */
+/* Sends ops[opi] through the engine's non-blocking calls. Returns false
+ * when it could not be sent (the failure is recorded). */
 static bool send_op(cleanup_monitor *m)
 {
-	char p1[32], p2[32], sql[96];
+	char p1[32], p2[32], sql[160];
 	const char *params[2] = {p1, p2};
 	mon_op op = m->ops[m->opi];
-	int ok = 0;
+	const char *ctx = op_context(op);
+	cleanup_error err;
+	int rc;
 
 	switch (op) {
 	case MON_OP_LISTEN: {
-		/* and the statement_timeout of every refresh query (the lock
-		 * query's transaction sets its own) */
-		char text[512];
+		/* LISTEN, the statement_timeout of every refresh query (the
+		 * lock query's transaction sets its own), and a read-only
+		 * session: the console's data source changes nothing. */
+		char text[640], timeout[64];
 
-		snprintf(text, sizeof text, "%s\n; SET statement_timeout = %d", sql_query_files[CLEANUP_Q_MON_LISTEN].text,
-		         m->query_timeout_ms > 0 ? m->query_timeout_ms : 0);
-		ok = PQsendQuery(m->conn, text);
+		engine_timeout_sql(timeout, sizeof timeout, m->query_timeout_ms, false);
+		snprintf(text, sizeof text, "%s\n; %s; SET default_transaction_read_only = on",
+		         sql_query_files[CLEANUP_Q_MON_LISTEN].text, timeout);
+		rc = engine_send_script(m->db, text, ctx, &err);
 		break;
 	}
-	case MON_OP_PREPARE: {
-		char name[32];
-		enum sql_query_id q = mon_queries[m->prep_index];
-
-		snprintf(name, sizeof name, "mq_%d", (int)q);
-		ok = PQsendPrepare(m->conn, name, sql_query_files[q].text, 0, NULL);
+	case MON_OP_PREPARE:
+		rc = engine_send_prepare(m->db, mon_queries[m->prep_index], 0, ctx, &err);
 		break;
-	}
 	case MON_OP_SERVERS:
 		snprintf(p1, sizeof p1, "%d", 500);
-		ok = send_prepared(m, CLEANUP_Q_MON_SERVERS, 1, params);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_SERVERS, 1, params, ctx, &err);
 		break;
 	case MON_OP_LIBRARIES:
 		snprintf(p1, sizeof p1, "%d", 2000);
-		ok = send_prepared(m, CLEANUP_Q_MON_LIBRARIES, 1, params);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_LIBRARIES, 1, params, ctx, &err);
 		break;
 	case MON_OP_JOBS:
 		snprintf(p1, sizeof p1, "%d", m->jobs_limit);
-		ok = send_prepared(m, CLEANUP_Q_MON_JOBS, 1, params);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_JOBS, 1, params, ctx, &err);
 		break;
 	case MON_OP_STEPS:
 		/* a page of 120 steps (mon_steps.sql); steps_limit cuts it */
@@ -366,40 +392,47 @@ static bool send_op(cleanup_monitor *m)
 		snprintf(p2, sizeof p2, "%" PRId64,
 		         m->pending->steps_upto >= 0 && m->pending->steps_upto < INT32_MAX ? m->pending->steps_upto
 		                                                                         : (int64_t)INT32_MAX);
-		ok = send_prepared(m, CLEANUP_Q_MON_STEPS, 2, params);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_STEPS, 2, params, ctx, &err);
 		break;
 	case MON_OP_STEP_RATE:
 		snprintf(p1, sizeof p1, "%" PRId64, m->pending->detail_job_id);
 		snprintf(p2, sizeof p2, "%" PRId64, m->rate_last_step);
-		ok = send_prepared(m, CLEANUP_Q_MON_STEP_RATE, 2, params);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_STEP_RATE, 2, params, ctx, &err);
 		break;
 	case MON_OP_EVENTS:
 		snprintf(p1, sizeof p1, "%d", m->events_limit);
 		snprintf(p2, sizeof p2, "%" PRId64,
 		         m->events_seen > EVENTS_MARGIN ? m->events_seen - EVENTS_MARGIN : (int64_t)0);
-		ok = send_prepared(m, CLEANUP_Q_MON_EVENTS, 2, params);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_EVENTS, 2, params, ctx, &err);
 		break;
 	case MON_OP_CONTENTION:
 		snprintf(p1, sizeof p1, "%d", 8);
-		ok = send_prepared(m, CLEANUP_Q_MON_CONTENTION, 1, params);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_CONTENTION, 1, params, ctx, &err);
 		break;
-	case MON_OP_LOCKS_BEGIN:
-		snprintf(sql, sizeof sql, "BEGIN READ ONLY; SET LOCAL statement_timeout = %d", m->locks_timeout_ms);
-		ok = PQsendQuery(m->conn, sql);
+	case MON_OP_LOCKS_BEGIN: {
+		char timeout[64];
+
+		engine_timeout_sql(timeout, sizeof timeout, m->locks_timeout_ms, true);
+		snprintf(sql, sizeof sql, "BEGIN READ ONLY; %s", timeout);
+		rc = engine_send_script(m->db, sql, ctx, &err);
 		break;
+	}
 	case MON_OP_LOCKS:
-		ok = send_prepared(m, CLEANUP_Q_LOCKS_TREE, 0, NULL);
+		rc = engine_send_query(m->db, CLEANUP_Q_LOCKS_TREE, 0, NULL, ctx, &err);
 		break;
 	case MON_OP_LOCKS_END:
-		ok = PQsendQuery(m->conn, "ROLLBACK");
+		rc = engine_send_script(m->db, "ROLLBACK", ctx, &err);
 		break;
 	default:
 		return true; /* markers are handled by advance() */
 	}
-	if (ok)
-		m->op_sent = true;
 	m->op_failed = false;
-	return ok != 0;
+	if (rc != CLEANUP_OK) {
+		set_error_record(m, "", &err);
+		return false;
+	}
+	m->op_sent = true;
+	return true;
 }
 
 static void begin_cycle(cleanup_monitor *m, const mon_op *ops, int n, double now)
@@ -457,15 +490,6 @@ static void begin_locks(cleanup_monitor *m, double now)
 }
 
 /* ---- parsing ---------------------------------------------------------- */
-
-static double col_double(const PGresult *res, int row, const char *name, double dflt)
-{
-	int c = PQfnumber(res, name);
-
-	if (c < 0 || row >= PQntuples(res) || PQgetisnull(res, row, c))
-		return dflt;
-	return strtod(PQgetvalue(res, row, c), NULL);
-}
 
 static void *alloc_rows(int n, size_t size)
 {
@@ -533,17 +557,17 @@ static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 
 		job_fields_from_row(j, res, i);
 		col_copy(v->last_error_at, sizeof v->last_error_at, res, i, "last_error_at");
-		v->window_steps = (int)col_double(res, i, "window_steps", 0);
+		v->window_steps = (int)col_number(res, i, "window_steps", 0);
 		v->window_rows = col_int64(res, i, "window_rows");
-		v->window_first_start = col_double(res, i, "window_first_start", -1);
-		v->window_last_end = col_double(res, i, "window_last_end", -1);
-		v->last_step_age_s = col_double(res, i, "last_step_age_s", -1);
-		v->unattended_s = col_double(res, i, "unattended_s", -1);
-		v->runner_pid = (int)col_double(res, i, "runner_pid", 0);
+		v->window_first_start = col_number(res, i, "window_first_start", -1);
+		v->window_last_end = col_number(res, i, "window_last_end", -1);
+		v->last_step_age_s = col_number(res, i, "last_step_age_s", -1);
+		v->unattended_s = col_number(res, i, "unattended_s", -1);
+		v->runner_pid = (int)col_number(res, i, "runner_pid", 0);
 		col_copy(v->runner_app, sizeof v->runner_app, res, i, "runner_app");
 		col_copy(v->runner_client, sizeof v->runner_client, res, i, "runner_client");
 		col_copy(v->runner_since, sizeof v->runner_since, res, i, "runner_since");
-		v->runner_age_s = col_double(res, i, "runner_age_s", -1);
+		v->runner_age_s = col_number(res, i, "runner_age_s", -1);
 	}
 	s->njobs = (size_t)n;
 	return CLEANUP_OK;
@@ -578,13 +602,13 @@ static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res, int m_steps
 		v->claims_in_flight = (int32_t)col_int64(res, i, "claims_in_flight");
 		v->cursor_from = col_int64(res, i, "cursor_from");
 		v->cursor_to = col_int64(res, i, "cursor_to");
-		v->gap_s = col_double(res, i, "gap_s", -1);
+		v->gap_s = col_number(res, i, "gap_s", -1);
 		col_copy(v->phase_after, sizeof v->phase_after, res, i, "phase_after");
-		v->started_epoch = col_double(res, i, "started_epoch", 0);
+		v->started_epoch = col_number(res, i, "started_epoch", 0);
 		col_copy(v->started, sizeof v->started, res, i, "started");
-		v->duration_ms = col_double(res, i, "duration_ms", 0);
-		v->lock_hold_ms = col_double(res, i, "lock_hold_ms", 0);
-		v->parent_lock_ms = col_double(res, i, "parent_lock_ms", -1);
+		v->duration_ms = col_number(res, i, "duration_ms", 0);
+		v->lock_hold_ms = col_number(res, i, "lock_hold_ms", 0);
+		v->parent_lock_ms = col_number(res, i, "parent_lock_ms", -1);
 	}
 	s->nsteps = (size_t)n;
 	return CLEANUP_OK;
@@ -614,7 +638,7 @@ static int parse_step_rate(cleanup_monitor *m, const PGresult *res)
 	rate_advance(m, (int64_t)wall_now());
 	for (i = 0; i < n; i++) {
 		int64_t no = col_int64(res, i, "step_no");
-		int64_t sec = (int64_t)col_double(res, i, "started_epoch", 0);
+		int64_t sec = (int64_t)col_number(res, i, "started_epoch", 0);
 
 		if (no > m->rate_last_step)
 			m->rate_last_step = no;
@@ -645,7 +669,7 @@ static void event_from_row(cleanup_mon_event *v, const PGresult *res, int i)
 {
 	v->audit = strcmp(col_text(res, i, "origin"), "audit") == 0;
 	v->id = col_int64(res, i, "id");
-	v->at_epoch = col_double(res, i, "at_epoch", 0);
+	v->at_epoch = col_number(res, i, "at_epoch", 0);
 	col_copy(v->at, sizeof v->at, res, i, "at_text");
 	v->job_id = col_int64(res, i, "job_id");
 	col_copy(v->kind, sizeof v->kind, res, i, "kind");
@@ -823,37 +847,42 @@ static bool keep_previous_part(cleanup_monitor *m, unsigned part)
  * going down; a fresh connection sorts it out). */
 static bool handle_result(cleanup_monitor *m, PGresult *res)
 {
-	ExecStatusType st = PQresultStatus(res);
 	mon_op op = m->ops[m->opi];
-	int rc = CLEANUP_OK;
+	cleanup_error err;
+	bool timed_out;
+	int rc;
 
-	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-		const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-
+	rc = op == MON_OP_PREPARE
+	         ? engine_prepare_result(m->db, mon_queries[m->prep_index], res, op_context(op), &err)
+	         : engine_check_result(m->db, res, op_context(op), &err);
+	if (rc != CLEANUP_OK) {
+		/* 57014: statement_timeout (or a cancel) ended the query */
+		timed_out = strcmp(err.sqlstate, "57014") == 0;
 		m->op_failed = true;
 		if (op == MON_OP_LOCKS || op == MON_OP_LOCKS_BEGIN) {
-			if (state && strcmp(state, "57014") == 0)
+			if (timed_out)
 				snprintf(m->pending_locks_error, sizeof m->pending_locks_error,
 				         "locks: timed out after %d ms", m->locks_timeout_ms);
-			else
-				snprintf(m->pending_locks_error, sizeof m->pending_locks_error, "locks: %s",
-				         msg ? msg : "query failed");
+			else {
+				/* the engine's message is never empty */
+				memcpy(m->pending_locks_error, "locks: ", 7);
+				cleanup_text_copy(m->pending_locks_error + 7, sizeof m->pending_locks_error - 7, err.message);
+			}
 			return true;
 		}
 		if (op == MON_OP_LOCKS_END)
 			return true;
-		if (state && strcmp(state, "57014") == 0 && op_part(op)) {
+		if (timed_out && op_part(op)) {
 			/* statement_timeout (a locked catalog, a stuck table): the
 			 * console keeps this part's previous rows, marked stale, and
 			 * the cycle goes on; the next refresh tries again. */
 			if (!keep_previous_part(m, op_part(op))) {
-				set_error(m, "refresh failed", "out of memory");
+				set_error(m, "refresh failed", "out of memory", CLEANUP_ENOMEM);
 				return false;
 			}
 			return true;
 		}
-		set_error(m, "refresh failed", msg ? msg : PQresultErrorMessage(res));
+		set_error_record(m, "refresh failed", &err);
 		return false;
 	}
 	switch (op) {
@@ -890,7 +919,7 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 		break;
 	}
 	if (rc != CLEANUP_OK) {
-		set_error(m, "refresh failed", "out of memory");
+		set_error(m, "refresh failed", "out of memory", CLEANUP_ENOMEM);
 		return false;
 	}
 	return true;
@@ -919,6 +948,7 @@ static void publish_refresh(cleanup_monitor *m, double now)
 	snapshot_clear(m->pending);
 	m->stale = false;
 	m->last_error[0] = '\0';
+	cleanup_error_clear(&m->error);
 }
 
 static void publish_locks(cleanup_monitor *m, double now)
@@ -972,7 +1002,7 @@ static int advance(cleanup_monitor *m, double now)
 		if (op == MON_OP_LOCKS && m->pending_locks_error[0])
 			continue; /* BEGIN failed; go straight to ROLLBACK */
 		if (!send_op(m)) {
-			lose_connection(m, now, "sending a query");
+			lose_connection(m, now, NULL);
 			return bits | CLEANUP_MON_STATE;
 		}
 		return bits;
@@ -989,7 +1019,7 @@ static int kick(cleanup_monitor *m, double now)
 		return advance(m, now);
 	}
 	if (!send_op(m)) {
-		lose_connection(m, now, "sending a query");
+		lose_connection(m, now, NULL);
 		return CLEANUP_MON_STATE;
 	}
 	return 0;
@@ -1000,7 +1030,7 @@ static int drain_notifies(cleanup_monitor *m, double now)
 	PGnotify *n;
 	int bits = 0;
 
-	while ((n = PQnotifies(m->conn)) != NULL) {
+	while ((n = PQnotifies(m->db->conn)) != NULL) {
 		double at = m->last_refresh_start + m->notify_gap_ms / 1000.0;
 
 		m->notifications++;
@@ -1026,40 +1056,37 @@ static bool socket_ready(PGconn *conn, short events)
 static int service_connecting(cleanup_monitor *m, double now)
 {
 	PostgresPollingStatusType st;
+	cleanup_error err;
 
 	if (now - m->connect_started > CONNECT_TIMEOUT_S) {
-		set_error(m, "cannot connect", "timed out");
+		set_error(m, "cannot connect", "timed out", CLEANUP_ECONN);
 		lose_connection(m, now, NULL);
 		return CLEANUP_MON_STATE;
 	}
-	if (!socket_ready(m->conn, m->poll_want == PGRES_POLLING_READING ? POLLIN : POLLOUT))
+	if (!socket_ready(m->db->conn, m->poll_want == PGRES_POLLING_READING ? POLLIN : POLLOUT))
 		return 0;
-	st = PQconnectPoll(m->conn);
+	st = engine_connect_poll(m->db, &err);
 	if (st == PGRES_POLLING_FAILED) {
-		set_error(m, "cannot connect", PQerrorMessage(m->conn));
-		PQfinish(m->conn);
-		m->conn = NULL;
-		m->state = CLEANUP_MON_WAITING;
-		m->backoff_ms = monitor_backoff_ms(m->attempts, m->backoff_initial_ms, m->backoff_max_ms);
-		m->next_attempt = now + m->backoff_ms / 1000.0;
+		set_error_record(m, "", &err);
+		wait_to_retry(m, now);
 		return CLEANUP_MON_STATE;
 	}
 	if (st != PGRES_POLLING_OK) {
 		m->poll_want = st;
 		return 0;
 	}
-	/* Connected: listen, prepare, then refresh at once. */
-	PQsetNoticeProcessor(m->conn, quiet_notices, NULL);
-	if (PQsetnonblocking(m->conn, 1) != 0) {
+	/* Connected (set up as every engine connection is): listen,
+	 * prepare, then refresh at once. */
+	if (PQsetnonblocking(m->db->conn, 1) != 0) {
 		lose_connection(m, now, "setting non-blocking mode");
 		return CLEANUP_MON_STATE;
 	}
 	m->state = CLEANUP_MON_READY;
 	{
-		const char *v = PQparameterStatus(m->conn, "server_version");
+		const char *v = PQparameterStatus(m->db->conn, "server_version");
 
-		snprintf(m->where, sizeof m->where, "%s@%s:%s/%s", PQuser(m->conn), PQhost(m->conn) ? PQhost(m->conn) : "",
-		         PQport(m->conn) ? PQport(m->conn) : "", PQdb(m->conn));
+		snprintf(m->where, sizeof m->where, "%s@%s:%s/%s", PQuser(m->db->conn), PQhost(m->db->conn) ? PQhost(m->db->conn) : "",
+		         PQport(m->db->conn) ? PQport(m->db->conn) : "", PQdb(m->db->conn));
 		/* "15.18", without a packager's suffix ("15.18 (Debian 15.18-0+deb12u1)") */
 		snprintf(m->server_version, sizeof m->server_version, "%.*s", v ? (int)strcspn(v, " ") : 0, v ? v : "");
 	}
@@ -1075,13 +1102,13 @@ static int service_ready(cleanup_monitor *m, double now)
 {
 	int bits = 0;
 
-	if (PQflush(m->conn) < 0 || !PQconsumeInput(m->conn)) {
-		lose_connection(m, now, "connection lost");
+	if (PQflush(m->db->conn) < 0 || !PQconsumeInput(m->db->conn)) {
+		lose_connection(m, now, "waiting for the console's results");
 		return CLEANUP_MON_STATE;
 	}
 	bits |= drain_notifies(m, now);
-	while (m->nops > 0 && m->op_sent && !PQisBusy(m->conn)) {
-		PGresult *res = PQgetResult(m->conn);
+	while (m->nops > 0 && m->op_sent && !PQisBusy(m->db->conn)) {
+		PGresult *res = PQgetResult(m->db->conn);
 
 		if (!res) {
 			bits |= advance(m, now);
@@ -1096,8 +1123,8 @@ static int service_ready(cleanup_monitor *m, double now)
 		}
 		PQclear(res);
 	}
-	if (PQstatus(m->conn) == CONNECTION_BAD) {
-		lose_connection(m, now, "connection lost");
+	if (PQstatus(m->db->conn) == CONNECTION_BAD) {
+		lose_connection(m, now, "waiting for the console's results");
 		return bits | CLEANUP_MON_STATE;
 	}
 	bits |= drain_notifies(m, now);
@@ -1195,6 +1222,11 @@ const char *cleanup_monitor_last_error(const cleanup_monitor *m)
 	return m->last_error;
 }
 
+const cleanup_error *cleanup_monitor_last_error_record(const cleanup_monitor *m)
+{
+	return &m->error;
+}
+
 int cleanup_monitor_attempts(const cleanup_monitor *m)
 {
 	return m->state == CLEANUP_MON_READY ? 0 : m->attempts;
@@ -1202,7 +1234,7 @@ int cleanup_monitor_attempts(const cleanup_monitor *m)
 
 int cleanup_monitor_backend_pid(const cleanup_monitor *m)
 {
-	return m->conn && m->state == CLEANUP_MON_READY ? PQbackendPID(m->conn) : 0;
+	return m->state == CLEANUP_MON_READY ? cleanup_engine_backend_pid(m->db) : 0;
 }
 
 void cleanup_monitor_server(const cleanup_monitor *m, char *buf, size_t len, char *version, size_t vlen)

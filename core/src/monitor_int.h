@@ -13,6 +13,7 @@
 
 #include <libpq-fe.h>
 #include "cleanup/monitor.h"
+#include "engine_int.h"
 
 typedef enum mon_op {
 	MON_OP_NONE = 0,
@@ -36,15 +37,15 @@ typedef enum mon_op {
 
 struct cleanup_monitor {
 	/* options */
-	char *conninfo;
-	char *app_name;
 	int refresh_ms, locks_ms, locks_timeout_ms, notify_gap_ms;
 	int jobs_limit, steps_limit, events_limit;
 	int query_timeout_ms;                /* -1: none */
 	int backoff_initial_ms, backoff_max_ms;
 
-	/* connection */
-	PGconn *conn;
+	/* connection: an engine handle (its conninfo, application name,
+	 * connection parameters, prepared statements and error records),
+	 * driven without blocking; db->conn is NULL while waiting */
+	cleanup_engine *db;
 	cleanup_monitor_state state;
 	PostgresPollingStatusType poll_want; /* while connecting */
 	double connect_started;              /* monotonic */
@@ -53,8 +54,8 @@ struct cleanup_monitor {
 	int backoff_ms;
 	bool stale;
 	double stale_since;                  /* wall clock */
-	char last_error[256];
-	bool prepared;                       /* named queries prepared on this connection */
+	cleanup_error error;                 /* the last failure, as the engine records it */
+	char last_error[256];                /* the same as one line: "what: message" */
 
 	/* the cycle in flight */
 	mon_op ops[MON_MAX_OPS];

@@ -257,6 +257,11 @@ bool cleanup_monitor_stale(const cleanup_monitor *m, double *since);
 /* The last connection or query error, "" when none. */
 const char *cleanup_monitor_last_error(const cleanup_monitor *m);
 
+/* The same failure as the engine's error record: status, SQLSTATE ("" when
+ * it did not come from the server), message, detail, hint and what the
+ * monitor was doing; status CLEANUP_OK when none. */
+const cleanup_error *cleanup_monitor_last_error_record(const cleanup_monitor *m);
+
 /* Connection attempts since the connection was lost (0 while connected). */
 int cleanup_monitor_attempts(const cleanup_monitor *m);
 
