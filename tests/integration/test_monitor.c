@@ -229,7 +229,7 @@ static bool reconnected(const cleanup_mon_snapshot *s, void *arg)
 static void test_reconnect_after_terminate_backend(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "killer");
-	cleanup_monitor *m = open_monitor(60000, -1, 0);
+	cleanup_monitor *m;
 	const cleanup_mon_snapshot *s;
 	struct stale_wait sw;
 	struct phase_wait w;
@@ -238,7 +238,12 @@ static void test_reconnect_after_terminate_backend(void **state)
 	int64_t job;
 
 	(void)state;
+	/* The console keeps its name whatever PGAPPNAME says (the engine's
+	 * connection parameters, application_name fixed). */
+	setenv("PGAPPNAME", "someone-else", 1);
+	m = open_monitor(60000, -1, 0);
 	drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
+	unsetenv("PGAPPNAME");
 	sw.m = m;
 	sw.old_pid = cleanup_monitor_backend_pid(m);
 	assert_true(sw.old_pid > 0);
@@ -250,6 +255,8 @@ static void test_reconnect_after_terminate_backend(void **state)
 	drive_until(m, went_stale, &sw, 5000, "the monitor to notice the lost connection");
 	assert_true(cleanup_monitor_stale(m, &since));
 	assert_true(since > 0);
+	/* The loss is the engine's error record: a connection status. */
+	assert_int_equal(cleanup_monitor_last_error_record(m)->status, CLEANUP_ECONN);
 	s = cleanup_monitor_snapshot(m);
 	assert_int_equal(s->nservers, 2); /* the last snapshot stays visible */
 
@@ -278,7 +285,7 @@ static void test_unreachable_server_backs_off(void **state)
 	int calls = 0;
 
 	(void)state;
-	o.conninfo = "host=/nonexistent-socket-dir port=1 dbname=cleanup_lab";
+	o.conninfo = "host=/nonexistent-socket-dir port=1 dbname=cleanup_lab password=monitor-secret-42";
 	o.backoff_initial_ms = 20;
 	o.backoff_max_ms = 80;
 	assert_int_equal(cleanup_monitor_open(&m, &o, &err), CLEANUP_OK);
@@ -292,6 +299,10 @@ static void test_unreachable_server_backs_off(void **state)
 	assert_true(cleanup_monitor_attempts(m) >= 3);
 	assert_true(cleanup_monitor_attempts(m) < calls);
 	assert_non_null(strstr(cleanup_monitor_last_error(m), "cannot connect"));
+	/* The engine's connect error: the conninfo shown, its password not. */
+	assert_non_null(strstr(cleanup_monitor_last_error(m), "host=/nonexistent-socket-dir"));
+	assert_null(strstr(cleanup_monitor_last_error(m), "monitor-secret-42"));
+	assert_int_equal(cleanup_monitor_last_error_record(m)->status, CLEANUP_ECONN);
 	assert_int_equal(cleanup_monitor_snapshot(m)->seq, 0);
 	assert_int_equal(cleanup_monitor_wait(m, 0, 100, &err), CLEANUP_ECONN);
 	cleanup_monitor_close(m);
