@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "cleanup/audit.h"
 #include "cleanup/engine.h"
@@ -122,35 +121,26 @@ typedef struct run_ctx {
 	double next_step_at; /* monotonic: when the throttle lets the next step go */
 } run_ctx;
 
-static double mono_now(void)
+static double run_rate(void *arg)
 {
-	struct timespec ts;
+	const run_ctx *rc = arg;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return atomic_load(&rc->a->max_rate_milli) / 1000.0;
+}
+
+static bool run_stopped(void *arg)
+{
+	const run_ctx *rc = arg;
+
+	return atomic_load(&rc->a->stop_run);
 }
 
 /* Waits until the throttle lets the next step go, in naps of at most 20 ms
- * so that a stop is seen at once. False when the run was asked to stop. */
+ * so that a stop is seen at once (ops.h, the same as job run --max-rate).
+ * False when the run was asked to stop. */
 static bool throttle(run_ctx *rc)
 {
-	int milli = atomic_load(&rc->a->max_rate_milli);
-	double now = mono_now();
-
-	/* the same policy as job run --max-rate (progress.h) */
-	if (tui_throttle_wait(&rc->next_step_at, now, milli / 1000.0) <= 0)
-		return !atomic_load(&rc->a->stop_run);
-	while (now < rc->next_step_at && !atomic_load(&rc->a->stop_run)) {
-		double left = rc->next_step_at - now;
-		struct timespec ts = {0, (long)((left < 0.02 ? left : 0.02) * 1e9)};
-
-		nanosleep(&ts, NULL);
-		now = mono_now();
-		milli = atomic_load(&rc->a->max_rate_milli);
-		if (milli <= 0)
-			break; /* lifted */
-	}
-	return !atomic_load(&rc->a->stop_run);
+	return tui_op_throttle_sleep(&rc->next_step_at, run_rate, run_stopped, rc, 0.02) && !run_stopped(rc);
 }
 
 static bool run_progress(const cleanup_run_progress *p, void *arg)

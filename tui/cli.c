@@ -578,19 +578,10 @@ void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs)
 
 /* --- --wait (cli.h) ---------------------------------------------------------- */
 
-/* Seconds on the monotonic clock. */
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void cli_wait_begin(cli_wait *w, double seconds)
 {
 	w->seconds = seconds;
-	w->deadline = mono_now() + seconds;
+	w->deadline = tui_op_mono_s() + seconds;
 	w->attempts = 1;
 	w->delay_ms = CLI_WAIT_FIRST_MS;
 }
@@ -602,7 +593,7 @@ bool cli_wait_again(cli_wait *w, cleanup_error *err)
 
 	if (err->status != CLEANUP_EBUSY || w->seconds <= 0)
 		return false;
-	left = w->deadline - mono_now();
+	left = w->deadline - tui_op_mono_s();
 	if (left <= 0) {
 		char note[160];
 

@@ -3,7 +3,6 @@
  * progress on a terminal), and the recent-steps table of `job show`. */
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,14 +314,6 @@ typedef struct run_view {
 	double next_step_at;    /* monotonic: when the throttle lets the next step go */
 } run_view;
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double wall_s(void)
 {
 	struct timespec ts;
@@ -359,24 +350,25 @@ static void draw_progress(run_view *v, const cleanup_run_progress *p, bool final
 	fflush(stderr);
 }
 
-/* Sleeps until the throttle lets the next step go (--max-rate), in short
- * naps so that a Ctrl-C is seen; false when interrupted. */
-static bool throttle(run_view *v, volatile sig_atomic_t *interrupt)
+static double view_rate(void *arg)
 {
-	double now = mono_s();
+	const run_view *v = arg;
 
-	if (tui_throttle_wait(&v->next_step_at, now, v->max_rate) <= 0)
-		return true;
-	while (now < v->next_step_at) {
-		double left = v->next_step_at - now;
-		struct timespec ts = {0, (long)((left < 0.05 ? left : 0.05) * 1e9)};
+	return v->max_rate;
+}
 
-		if (interrupt && *interrupt)
-			return false;
-		nanosleep(&ts, NULL);
-		now = mono_s();
-	}
-	return true;
+static bool view_interrupted(void *arg)
+{
+	(void)arg;
+	return *cli_interrupt_flag() != 0;
+}
+
+/* Sleeps until the throttle lets the next step go (--max-rate), in naps of
+ * at most 50 ms so that a Ctrl-C is seen (ops.h, the same as the
+ * console's runs); false when interrupted. */
+static bool throttle(run_view *v)
+{
+	return tui_op_throttle_sleep(&v->next_step_at, view_rate, view_interrupted, v, 0.05);
 }
 
 static bool run_callback(const cleanup_run_progress *p, void *arg)
@@ -397,7 +389,7 @@ static bool run_callback(const cleanup_run_progress *p, void *arg)
 		v->last_draw = p->elapsed_s;
 	}
 	if (p->step && strcmp(p->step->phase_after, "completed") != 0)
-		return throttle(v, cli_interrupt_flag());
+		return throttle(v);
 	return true;
 }
 

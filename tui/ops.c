@@ -4,6 +4,7 @@
 #include "ops.h"
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "cleanup/runner.h"
 #include "progress.h"
 
@@ -141,6 +142,35 @@ void tui_op_run_opts_init(cleanup_run_opts *o, double max_rate)
 	 * session setting made beforehand would be lost with the session). */
 	o->step_commit = CLEANUP_STEP_COMMIT_ASYNC;
 	o->no_pipeline = max_rate > 0;
+}
+
+double tui_op_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool tui_op_throttle_sleep(double *next_at, double (*rate)(void *arg), bool (*stop)(void *arg), void *arg,
+                           double nap_s)
+{
+	double now = tui_op_mono_s();
+
+	if (tui_throttle_wait(next_at, now, rate(arg)) <= 0)
+		return true;
+	while (now < *next_at) {
+		double left = *next_at - now;
+		struct timespec ts = {0, (long)((left < nap_s ? left : nap_s) * 1e9)};
+
+		if (stop(arg))
+			return false;
+		nanosleep(&ts, NULL);
+		now = tui_op_mono_s();
+		if (rate(arg) <= 0)
+			break; /* lifted */
+	}
+	return true;
 }
 
 int tui_op_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id, const cleanup_run_opts *o,

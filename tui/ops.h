@@ -130,6 +130,19 @@ const char *tui_op_removal_kind(tui_action action);
  * second step in flight would go at once after each pause). */
 void tui_op_run_opts_init(cleanup_run_opts *o, double max_rate);
 
+/* Monotonic seconds (CLOCK_MONOTONIC), for deadlines and the throttle. */
+double tui_op_mono_s(void);
+
+/* The throttle's sleep, for `job run --max-rate` and the console's runs
+ * alike: a step has just ended; waits until tui_throttle_wait (progress.h)
+ * lets the next one go, in naps of at most NAP_S seconds. Between naps it
+ * asks STOP(ARG) (true: stop now) and RATE(ARG), the steps a second, again
+ * (a throttle lifted to 0 ends the wait at once). *NEXT_AT is the
+ * throttle's slot (0 before the first step). Returns false when STOP said
+ * stop during the wait, true when the next step may go. */
+bool tui_op_throttle_sleep(double *next_at, double (*rate)(void *arg), bool (*stop)(void *arg), void *arg,
+                           double nap_s);
+
 /* Runs job JOB_ID with O (the runner lock is cleanup_job_run's); the
  * summary into *OUT, also on failure. */
 int tui_op_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id, const cleanup_run_opts *o,
