@@ -12,19 +12,33 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- Except an append call's count within the second of the job's last
--- notified change (job_append refreshes updated_at at most once a
--- second): a run of appends notifies about once a second instead of once
--- a call (a pg_notify costs ~4% of a call's server CPU and serialises the
--- commit on the cluster's notify lock). Every other change notifies.
+-- Which updates notify (each pg_notify serialises its commit on the
+-- cluster's NOTIFY queue lock, across all jobs and runners):
+-- - A step (step_no changes): only when it changes the phase, the pass or
+--   notified_at. A step moves notified_at only when its last value is
+--   100 ms old (060_step.sql), so a running job notifies about ten times a
+--   second instead of once a step (issue 10: 4 runners reached 1.7-1.9x of
+--   one, 2.6x without the per-step NOTIFY; docs/benchmarks-workers.md). A
+--   listener that refreshes on notification sees a running job's progress
+--   within ~100 ms, every phase change and the completion at once; the
+--   last steps before a run stops are seen at its next periodic refresh.
+-- - An append call's count within the second of the job's last notified
+--   change (job_append refreshes updated_at at most once a second): a run
+--   of appends notifies about once a second instead of once a call (a
+--   pg_notify costs ~4% of a call's server CPU).
+-- - Every other change (create, seal, pause, resume, cancel, busy notes)
+--   notifies.
 DROP TRIGGER IF EXISTS jobs_notify ON cleanup.jobs;
 DROP TRIGGER IF EXISTS jobs_notify_update ON cleanup.jobs;
 CREATE TRIGGER jobs_notify AFTER INSERT ON cleanup.jobs
     FOR EACH ROW EXECUTE FUNCTION cleanup.jobs_notify();
 CREATE TRIGGER jobs_notify_update AFTER UPDATE ON cleanup.jobs
     FOR EACH ROW
-    WHEN (OLD.manifest_count = NEW.manifest_count OR OLD.updated_at IS DISTINCT FROM NEW.updated_at
-          OR OLD.phase IS DISTINCT FROM NEW.phase OR OLD.step_no IS DISTINCT FROM NEW.step_no)
+    WHEN (CASE WHEN OLD.step_no IS DISTINCT FROM NEW.step_no
+               THEN OLD.phase IS DISTINCT FROM NEW.phase OR OLD.pass_no IS DISTINCT FROM NEW.pass_no
+                    OR OLD.notified_at IS DISTINCT FROM NEW.notified_at
+               ELSE OLD.manifest_count = NEW.manifest_count OR OLD.updated_at IS DISTINCT FROM NEW.updated_at
+                    OR OLD.phase IS DISTINCT FROM NEW.phase END)
     EXECUTE FUNCTION cleanup.jobs_notify();
 
 -- Fences library P_LIB for job P_JOB: its admission row FOR UPDATE NOWAIT,

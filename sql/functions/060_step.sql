@@ -1012,6 +1012,12 @@ BEGIN
         RETURN s;
     END IF;
 
+    -- Who ran the step (issue 11): this session's backend and
+    -- application_name, bounded. A replay returns the recorded row
+    -- (above), so these always name the session that committed it.
+    s.runner_pid := pg_backend_pid();
+    s.runner_app := left(current_setting('application_name', true), 64);
+
     -- S7: the job's counters and cursor and the step's record, in the
     -- transaction of the step's row mutations.
     WITH u AS (
@@ -1035,7 +1041,17 @@ BEGIN
                -- most once a second keeps most step updates HOT.
                updated_at = CASE WHEN j.phase IS DISTINCT FROM phase OR now() - updated_at >= interval '1 second'
                                  THEN now() ELSE updated_at END,
-               finished_at = CASE WHEN j.phase = 'completed' THEN now() END
+               finished_at = CASE WHEN j.phase = 'completed' THEN now() END,
+               -- Coalesced notifications (issue 10): jobs_notify_update
+               -- notifies a step's update only when it changes the phase,
+               -- the pass or notified_at, and notified_at moves only when
+               -- its last value is 100 ms old: a job's steps take the
+               -- cluster-wide NOTIFY queue lock about ten times a second,
+               -- not once a step (docs/steps.md, "Notifications").
+               notified_at = CASE WHEN notified_at IS NULL OR j.phase IS DISTINCT FROM phase
+                                       OR j.pass_no IS DISTINCT FROM pass_no
+                                       OR clock_timestamp() - notified_at >= interval '100 milliseconds'
+                                  THEN clock_timestamp() ELSE notified_at END
          WHERE id = p_job
         RETURNING 1)
     INSERT INTO cleanup.job_steps
