@@ -12,17 +12,45 @@
  * to the same rate, with the scenario narrated in the log panel: kill the
  * runner (K), see NO RUNNER with the library still closed to writers,
  * resume (r), see the gap and the counters add up. The console narrates
- * what happens to the job as it happens (console.c). */
+ * what happens to the job as it happens (console.c).
+ *
+ * `cleanupctl demo server-crash` (only on the demo's own sandbox: it stops
+ * that server) starts the same throttled runner; after its third step a
+ * conductor process stops the server immediately (SIGQUIT to the
+ * postmaster: pg_ctl stop -m immediate), keeps it down for a few seconds
+ * (the console says "stale since"), starts it again, and says in the audit
+ * log, which the console's log shows, what the job kept: its last committed
+ * step (asynchronous commit may lose acknowledged steps). The operator
+ * resumes it (r).
+ *
+ * `cleanupctl demo busy-fence` leaves the demo job unsealed and has a
+ * writer's transaction (cleanupctl:writer:holder) hold its library's
+ * admission row FOR SHARE, left open; a probe waits for the row FOR UPDATE
+ * (what the fence needs), so the locks panel shows the blocking tree with
+ * the holder at its root; `cleanupctl job seal` answers busy (exit 3),
+ * said in the log; the operator ends the holder (or it commits after two
+ * minutes), the log says so, and S seals the job.
+ *
+ * `cleanupctl demo writer-storm` runs the demo job two steps a second while
+ * two writers at 100 writes a second each hammer its server: the locks
+ * panel counts the rejections and busy retries, the log keeps the engine's
+ * events, and the counters add up at completion.
+ *
+ * The conductor (server-crash, busy-fence) narrates through audit rows
+ * (action "demo SCENARIO"): they reach every open console's log at once. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libpq-fe.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include "cleanup/audit.h"
 #include "cleanup/install.h"
 #include "cleanup/job.h"
 #include "cleanup/report.h"
@@ -35,14 +63,16 @@
 
 /* The library for the demo job: an open library with items, on a server
  * without an unfinished job, that no prune job has visited yet. -1 when
- * there is none; *JOB gets an unfinished draining job to reuse instead. */
+ * there is none; *REUSE_JOB gets an unfinished draining job to reuse
+ * instead (when REUSE). */
 static int64_t pick_library(const cleanup_server_row *sv, size_t ns, const cleanup_library_row *lb, size_t nl,
-                            const cleanup_job *jobs, size_t nj, int64_t *items, int64_t *reuse_job)
+                            const cleanup_job *jobs, size_t nj, bool reuse, int64_t *items,
+                            int64_t *reuse_job)
 {
 	size_t i, k;
 
 	*reuse_job = -1;
-	for (k = 0; k < nj; k++)
+	for (k = 0; k < nj && reuse; k++)
 		if (strcmp(jobs[k].phase, "draining") == 0 || strcmp(jobs[k].phase, "finalizing") == 0) {
 			*reuse_job = jobs[k].id;
 			return -1;
@@ -66,9 +96,9 @@ static int64_t pick_library(const cleanup_server_row *sv, size_t ns, const clean
 
 /* Creates the demo job on LIBRARY: a manifest of the first KEEP_QUARTERS
  * quarters of the seeded external IDs (ext-<library>-<n>), sealed with its
- * count. */
+ * count when SEAL (else left collecting, *OUT the job as appended). */
 static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int64_t items, int keep_quarters,
-                      cleanup_error *err)
+                      bool seal, cleanup_error *err)
 {
 	char *batch[CLEANUP_APPEND_MAX];
 	char bufs[CLEANUP_APPEND_MAX][48];
@@ -97,6 +127,8 @@ static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int6
 	}
 	id = job.id;
 	cleanup_job_reset(&job);
+	if (!seal)
+		return cleanup_job_get(out, e, id, err);
 	if ((rc = cleanup_job_get(&job, e, id, err)) != CLEANUP_OK)
 		return rc;
 	rc = cleanup_job_seal(out, e, id, job.manifest_count, err);
@@ -106,7 +138,32 @@ out:
 }
 
 /* The scenarios `cleanupctl demo NAME` knows. */
-static const char *const scenarios[] = {"kill-runner"};
+enum { SC_NONE = -1, SC_KILL_RUNNER, SC_SERVER_CRASH, SC_WRITER_STORM, SC_BUSY_FENCE };
+static const char *const scenarios[] = {"kill-runner", "server-crash", "writer-storm", "busy-fence"};
+
+/* server-crash: the step after which the server is stopped, and for how
+ * long it stays down (long enough to see "stale since"). */
+#define CRASH_AFTER_STEP 3
+#define CRASH_DOWN_S     3
+#define CRASH_NOTICE_S   2
+/* busy-fence: how long the holder keeps its transaction open, at most. */
+#define HOLD_S 120
+
+/* Redirects stdout and stderr to LOG (appending), stdin from /dev/null,
+ * and asks for SIGTERM when the parent dies: for the demo's children. */
+static void child_setup(const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int nul = open("/dev/null", O_RDONLY);
+
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	if (nul >= 0)
+		dup2(nul, STDIN_FILENO);
+}
 
 /* Starts `cleanupctl --db CONNINFO job run JOB --max-rate RATE --max-busy
  * 100000` with its output in LOG; it dies with us (PR_SET_PDEATHSIG).
@@ -119,26 +176,17 @@ static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, c
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
 	pid = fork();
 	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		int nul = open("/dev/null", O_RDONLY);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		if (nul >= 0)
-			dup2(nul, STDIN_FILENO);
-		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "run", jbuf, "--max-rate", rate, "--max-busy",
-		      "100000", (char *)NULL);
+		child_setup(log);
+		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "run", jbuf, "--max-rate",
+		      rate, "--max-busy", "100000", (char *)NULL);
 		_exit(127);
 	}
 	return pid;
 }
 
-/* Starts `cleanupctl --db CONNINFO writer --rate 4 --server S` with its
+/* Starts `cleanupctl --db CONNINFO writer --rate RATE --server S` with its
  * output in LOG; it dies with us (PR_SET_PDEATHSIG). Returns its pid. */
-static pid_t start_writer(const char *conninfo, int64_t server, const char *log)
+static pid_t start_writer(const char *conninfo, int64_t server, const char *rate, const char *log)
 {
 	char sbuf[24];
 	pid_t pid;
@@ -146,21 +194,443 @@ static pid_t start_writer(const char *conninfo, int64_t server, const char *log)
 	snprintf(sbuf, sizeof sbuf, "%" PRId64, server);
 	pid = fork();
 	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		int nul = open("/dev/null", O_RDONLY);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		if (nul >= 0)
-			dup2(nul, STDIN_FILENO);
-		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "writer", "--rate", "4", "--server", sbuf,
-		      (char *)NULL);
+		child_setup(log);
+		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "writer", "--rate", rate, "--server",
+		      sbuf, (char *)NULL);
 		_exit(127);
 	}
 	return pid;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static void clock_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%H:%M:%S", &tm);
+}
+
+/* The conductor's narration: TEXT, lines of at most about 70 characters
+ * (a log row at 120 columns), each an audit row (action "demo SCENARIO")
+ * recorded last line first, so that the log (newest first) shows the first
+ * on top; on a connection of its own, opened (and retried for up to 30 s:
+ * the server may be starting) when *E is NULL. Every open console shows
+ * them at once. Also on stdout (the conductor's log). */
+static void say(cleanup_engine **e, const char *conninfo, const char *scenario, int64_t job, const char *text)
+{
+	char action[41], line[512];
+	cleanup_audit_entry a = {NULL, action, job, NULL, line};
+	cleanup_error err;
+	const char *end = text + strlen(text), *p = end;
+	int tries;
+
+	printf("%s\n", text);
+	fflush(stdout);
+	snprintf(action, sizeof action, "demo %s", scenario);
+	while (p > text) {
+		const char *q = p;
+
+		while (q > text && q[-1] != '\n')
+			q--;
+		snprintf(line, sizeof line, "%.*s", (int)(p - q), q);
+		p = q > text ? q - 1 : q;
+		if (!line[0])
+			continue;
+		for (tries = 0; tries < 60; tries++) {
+			if (!*e && cleanup_engine_open(e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
+				*e = NULL;
+				nap_ms(500);
+				continue;
+			}
+			if (cleanup_audit_record(NULL, *e, &a, &err) == CLEANUP_OK)
+				break;
+			printf("cannot record the narration: %s\n", err.message);
+			cleanup_engine_close(*e);
+			*e = NULL;
+			nap_ms(500);
+		}
+	}
+}
+
+/* The job's last committed step (-1 when it cannot be read); *PHASE gets
+ * its phase. */
+static int job_step(cleanup_engine *e, int64_t id, char *phase, size_t len)
+{
+	cleanup_job job;
+	cleanup_error err;
+	int step = -1;
+
+	memset(&job, 0, sizeof job);
+	if (cleanup_job_get(&job, e, id, &err) == CLEANUP_OK) {
+		step = job.step_no;
+		snprintf(phase, len, "%s", job.phase);
+	}
+	cleanup_job_reset(&job);
+	return step;
+}
+
+/* server-crash's conductor (a child process): once job JOB has committed
+ * step CRASH_AFTER_STEP, says so, and CRASH_NOTICE_S seconds later stops
+ * the sandbox SB immediately (SIGQUIT to the postmaster, as pg_ctl stop -m
+ * immediate: the runner may have committed more steps meanwhile), keeps
+ * it down CRASH_DOWN_S
+ * seconds, starts it again and says what the job kept. Returns the exit
+ * code of the child. */
+static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64_t job)
+{
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+	char text[1200], phase[16] = "", at[16], back[16];
+	int seen = -1, kept;
+	sigset_t term, old;
+	pid_t pm;
+
+	if (cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
+		printf("demo server-crash: %s\n", err.message);
+		return 1;
+	}
+	for (;;) {
+		seen = job_step(e, job, phase, sizeof phase);
+		if (seen < 0 || strcmp(phase, "draining") != 0 || seen >= CRASH_AFTER_STEP)
+			break;
+		nap_ms(100);
+	}
+	if (seen < CRASH_AFTER_STEP || strcmp(phase, "draining") != 0) {
+		snprintf(text, sizeof text, "job %" PRId64 " is %s at step %d: no crash", job,
+		         phase[0] ? phase : "unreadable", seen);
+		say(&e, conninfo, "server-crash", job, text);
+		cleanup_engine_close(e);
+		return 1;
+	}
+	if (cleanup_sandbox_status(sb, &err) != CLEANUP_OK || !sb->running || sb->pid <= 0) {
+		snprintf(text, sizeof text, "cannot find the sandbox's postmaster: %s",
+		         sb->running ? err.message : "not running");
+		say(&e, conninfo, "server-crash", job, text);
+		cleanup_engine_close(e);
+		return 1;
+	}
+	pm = (pid_t)sb->pid;
+	snprintf(text, sizeof text,
+	         "job %" PRId64 " committed step %d: stopping the server (immediate) in %d s, for %d s", job,
+	         seen, CRASH_NOTICE_S, CRASH_DOWN_S);
+	say(&e, conninfo, "server-crash", job, text);
+	/* Time for the consoles to show it (and the audience to read it). */
+	nap_ms(CRASH_NOTICE_S * 1000L);
+	if (e) {
+		int now = job_step(e, job, phase, sizeof phase);
+
+		if (now > seen)
+			seen = now;
+	}
+	cleanup_engine_close(e);
+	e = NULL;
+	printf("pg_ctl stop -m immediate: SIGQUIT to postmaster %d\n", (int)pm);
+	/* Not interrupted between the stop and the start again. */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigaddset(&term, SIGINT);
+	sigprocmask(SIG_BLOCK, &term, &old);
+	clock_now(at, sizeof at);
+	if (kill(pm, SIGQUIT) != 0) {
+		printf("demo server-crash: kill %d: %s\n", (int)pm, strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 1;
+	}
+	while (cleanup_sandbox_status(sb, &err) == CLEANUP_OK && sb->running)
+		nap_ms(100);
+	nap_ms(CRASH_DOWN_S * 1000L);
+	if (cleanup_sandbox_start(sb, &err) != CLEANUP_OK) {
+		printf("demo server-crash: cannot start the server again: %s\n", err.message);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 1;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	clock_now(back, sizeof back);
+	kept = -1;
+	{
+		int tries;
+
+		for (tries = 0; tries < 60 && kept < 0; tries++) {
+			if (!e && cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
+				e = NULL;
+				nap_ms(500);
+				continue;
+			}
+			kept = job_step(e, job, phase, sizeof phase);
+		}
+	}
+	if (kept >= seen)
+		snprintf(text, sizeof text,
+		         "server back (down %s-%s): r resumes job %" PRId64 "\n"
+		         "job %" PRId64 " stayed at step %d, its last committed step (%d seen)\n"
+		         "asynchronous commit lost nothing: a lost step is done again",
+		         at, back, job, job, kept, seen);
+	else
+		snprintf(text, sizeof text,
+		         "server back (down %s-%s): r resumes job %" PRId64 "\n"
+		         "job %" PRId64 " stayed at step %d, its last committed step (%d seen)\n"
+		         "%d acknowledged step%s lost (asynchronous commit): done again",
+		         at, back, job, job, kept, seen, seen - kept, seen - kept == 1 ? "" : "s");
+	say(&e, conninfo, "server-crash", job, text);
+	cleanup_engine_close(e);
+	return 0;
+}
+
+/* Opens a libpq connection to CONNINFO named APP; NULL (and a line on
+ * stdout) when it fails. */
+static PGconn *pq_open(const char *conninfo, const char *app)
+{
+	const char *keys[] = {"dbname", "application_name", NULL};
+	const char *vals[] = {conninfo, app, NULL};
+	PGconn *c = PQconnectdbParams(keys, vals, 1);
+
+	if (!c || PQstatus(c) != CONNECTION_OK) {
+		printf("demo busy-fence: cannot connect as %s: %s\n", app,
+		       c ? PQerrorMessage(c) : "out of memory");
+		PQfinish(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Runs SQL with one bigint parameter V on C; true when it succeeded. */
+static bool pq_run(PGconn *c, const char *sql, int64_t v)
+{
+	char buf[24];
+	const char *params[1] = {buf};
+	PGresult *r;
+	bool ok;
+
+	snprintf(buf, sizeof buf, "%" PRId64, v);
+	r = PQexecParams(c, sql, v >= 0 ? 1 : 0, NULL, v >= 0 ? params : NULL, NULL, NULL, 0);
+	ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+	if (!ok)
+		printf("demo busy-fence: %s: %s\n", sql, PQerrorMessage(c));
+	PQclear(r);
+	return ok;
+}
+
+/* Runs `cleanupctl --db CONNINFO job seal JOB --expected N`, its output in
+ * LOG; returns its exit code (-1 when it could not run). */
+static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *log)
+{
+	char jbuf[24], nbuf[24];
+	int status;
+	pid_t pid;
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
+	snprintf(nbuf, sizeof nbuf, "%" PRId64, n);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		child_setup(log);
+		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "seal", jbuf, "--expected",
+		      nbuf, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* busy-fence's conductor (a child process): a writer's transaction holds
+ * LIBRARY's admission row FOR SHARE and stays open; a probe waits for the
+ * row FOR UPDATE (what the fence takes), so the blocking tree shows the
+ * holder; `job seal JOB --expected N` answers busy (exit 3); then waits
+ * until the holder is ended, or commits it after HOLD_S seconds, and says
+ * so. Returns the exit code of the child. */
+static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library, int64_t n, const char *log)
+{
+	cleanup_engine *e = NULL;
+	PGconn *holder = NULL, *probe = NULL;
+	char text[1200], since[16], end[16];
+	int rc = 1, seal, holder_pid, waited;
+
+	holder = pq_open(conninfo, "cleanupctl:writer:holder");
+	probe = pq_open(conninfo, "cleanupctl:demo:fence-probe");
+	if (!holder || !probe)
+		goto out;
+	if (!pq_run(holder, "BEGIN", -1) ||
+	    !pq_run(holder, "SELECT 1 FROM cleanup.library_admission WHERE library_id = $1 FOR SHARE",
+	            library))
+		goto out;
+	holder_pid = PQbackendPID(holder);
+	clock_now(since, sizeof since);
+	/* The probe waits behind the holder (no lock_timeout): the fence's lock,
+	 * taken without NOWAIT, so that pg_blocking_pids shows who blocks it. */
+	{
+		char lib[24];
+		const char *params[1] = {lib};
+
+		snprintf(lib, sizeof lib, "%" PRId64, library);
+		if (!PQsendQueryParams(
+		        probe,
+		        "SELECT 1 FROM cleanup.library_admission WHERE library_id = $1::bigint FOR UPDATE", 1,
+		        NULL, params, NULL, NULL, 0)) {
+			printf("demo busy-fence: probe: %s\n", PQerrorMessage(probe));
+			goto out;
+		}
+	}
+	snprintf(text, sizeof text,
+	         "writer backend %d (cleanupctl:writer:holder) holds library %" PRId64 "'s\n"
+	         "admission row in a transaction left open since %s;\n"
+	         "a probe waits for the row FOR UPDATE, as a fence: see the locks tree",
+	         holder_pid, library, since);
+	say(&e, conninfo, "busy-fence", job, text);
+	seal = run_seal(conninfo, job, n, log);
+	snprintf(text, sizeof text,
+	         "`cleanupctl job seal %" PRId64 " --expected %" PRId64 "`: %s (exit %d)\n"
+	         "held by backend %d: SELECT pg_terminate_backend(%d) ends it,\n"
+	         "or it commits %d s after %s; then S on job %" PRId64 " (count %" PRId64 ") seals it",
+	         job, n, seal == 3 ? "busy" : "not busy", seal, holder_pid, holder_pid, HOLD_S, since, job,
+	         n);
+	say(&e, conninfo, "busy-fence", job, text);
+	/* Until the holder's connection ends, or HOLD_S seconds. */
+	for (waited = 0; waited < HOLD_S * 10; waited++) {
+		if (!PQconsumeInput(holder) || PQstatus(holder) != CONNECTION_OK)
+			break;
+		nap_ms(100);
+	}
+	clock_now(end, sizeof end);
+	if (waited < HOLD_S * 10)
+		snprintf(text, sizeof text,
+		         "the holder (backend %d) was ended at %s: rolled back\n"
+		         "library %" PRId64 "'s admission row is free: S on job %" PRId64 " (count %" PRId64
+		         ") seals it",
+		         holder_pid, end, library, job, n);
+	else {
+		pq_run(holder, "COMMIT", -1);
+		snprintf(text, sizeof text,
+		         "the holder (backend %d) committed at %s\n"
+		         "library %" PRId64 "'s admission row is free: S on job %" PRId64 " (count %" PRId64
+		         ") seals it",
+		         holder_pid, end, library, job, n);
+	}
+	/* The probe got the row once the holder was gone; its answer. */
+	{
+		PGresult *r;
+
+		while ((r = PQgetResult(probe)) != NULL)
+			PQclear(r);
+	}
+	say(&e, conninfo, "busy-fence", job, text);
+	rc = 0;
+out:
+	PQfinish(holder);
+	PQfinish(probe);
+	cleanup_engine_close(e);
+	return rc;
+}
+
+/* Forks a conductor for SCENARIO, its output in LOG; returns its pid. */
+static pid_t start_conductor(int scenario, cleanup_sandbox *sb, const char *conninfo, int64_t job,
+                             int64_t library, int64_t n, const char *log, const char *seal_log)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		int rc;
+
+		child_setup(log);
+		if (scenario == SC_SERVER_CRASH)
+			rc = conduct_server_crash(sb, conninfo, job);
+		else
+			rc = conduct_busy_fence(conninfo, job, library, n, seal_log);
+		fflush(stdout);
+		_exit(rc);
+	}
+	return pid;
+}
+
+/* The opening notes of SCENARIO for job JOB (library LIBRARY, manifest of
+ * N IDs, on server SERVER) into BUF: what will happen and what to do. */
+static void narration_text(char *buf, size_t len, int scenario, int64_t job, int64_t library, int64_t n,
+                           int64_t server)
+{
+	switch (scenario) {
+	case SC_KILL_RUNNER:
+		snprintf(buf, len,
+		         "demo kill-runner: job %" PRId64 " is run by `cleanupctl job run %" PRId64
+		         " --max-rate 1`, "
+		         "one step a second.\n"
+		         "1. Enter opens the job: the runner line names its backend; a step arrives every "
+		         "second.\n"
+		         "2. K, then y: the runner's backend is terminated; within a second the job says NO "
+		         "RUNNER.\n"
+		         "   Its library stays closed to writers meanwhile (the locks panel counts their "
+		         "rejections).\n"
+		         "3. r, then the phrase: this console resumes the job (throttled too; :throttle 0 "
+		         "lifts it).\n"
+		         "   It goes on at the next step from the last committed cursor (the GAP column: the "
+		         "pause),\n"
+		         "   and the counters add up: deleted + kept = the library's items before the job.",
+		         job, job);
+		break;
+	case SC_SERVER_CRASH:
+		snprintf(
+		    buf, len,
+		    "demo server-crash: job %" PRId64 " is run by `cleanupctl job run %" PRId64
+		    " --max-rate 1`, "
+		    "one step a second.\n"
+		    "1. After step %d the demo stops PostgreSQL immediately (pg_ctl stop -m immediate), for "
+		    "%d s:\n"
+		    "   the log says so; the header then says \"stale since\"; the panels keep the last "
+		    "data.\n"
+		    "2. The server starts again, the console reconnects by itself; the runner died with it: "
+		    "NO RUNNER.\n"
+		    "   The job stays at its last committed step. A run's steps commit asynchronously: a "
+		    "step\n"
+		    "   acknowledged just before the crash may be lost, and is done again (the log says how "
+		    "many).\n"
+		    "3. r, then the phrase: this console resumes the job (:throttle 0 lifts the throttle).\n"
+		    "4. At completion the counters add up: each item outside the manifest deleted once.",
+		    job, job, CRASH_AFTER_STEP, CRASH_DOWN_S);
+		break;
+	case SC_BUSY_FENCE:
+		snprintf(
+		    buf, len,
+		    "demo busy-fence: job %" PRId64 " prunes library %" PRId64 " (%" PRId64
+		    " IDs appended); it is not "
+		    "sealed yet.\n"
+		    "1. A writer's transaction holds library %" PRId64
+		    "'s admission row, left open (the log names it).\n"
+		    "2. `cleanupctl job seal %" PRId64 " --expected %" PRId64
+		    "` answers busy (exit 3): a fence never "
+		    "waits.\n"
+		    "   The locks panel shows the blocking tree: the holder over the fence's lock probe.\n"
+		    "3. End the holder (the log gives the statement), or it commits after %d s.\n"
+		    "4. S on job %" PRId64 ", count %" PRId64
+		    ": the seal succeeds and the library is fenced.",
+		    job, library, n, library, job, n, HOLD_S, job, n);
+		break;
+	case SC_WRITER_STORM:
+		snprintf(
+		    buf, len,
+		    "demo writer-storm: job %" PRId64 " drains library %" PRId64
+		    " (`cleanupctl job run %" PRId64 " --max-rate 2`) while\n"
+		    "   two writers write 100 times a second each on server %" PRId64
+		    ": writes into library %" PRId64 " are rejected.\n"
+		    "1. The locks panel counts the rejections and busy retries of the last 60 s, per "
+		    "writer.\n"
+		    "2. The log keeps the engine's events (created, sealed, completed) among the storm.\n"
+		    "3. At completion the counters add up: each item outside the manifest deleted once.",
+		    job, library, job, server, library);
+		break;
+	default:
+		buf[0] = '\0';
+	}
 }
 
 static int exec_demo(cli_ctx *ctx, int argc, char **argv)
@@ -176,28 +646,39 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	cleanup_sandbox sb;
 	pid_t writers[DEMO_WRITERS] = {0};
 	char logdir[CLEANUP_PATH_MAX + 8], dbname[128];
-	int64_t library, items = 0, reuse = -1, demo_server = -1, demo_job = -1;
-	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-	int rc = EXIT_ERROR, nw = 0;
-	const char *scenario = NULL;
-	pid_t runner = -1;
-	char narration[1400] = "";
+	int64_t library = -1, items = 0, reuse = -1, demo_server = -1, demo_job = -1, demo_library = -1,
+	        demo_n = 0;
+	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO), own_sandbox = false;
+	int rc = EXIT_ERROR, nw = 0, scenario = SC_NONE;
+	pid_t runner = -1, conductor = -1;
+	char narration[2000] = "";
 
 	memset(&job, 0, sizeof job);
+	memset(&sb, 0, sizeof sb);
 	if (argc > 2)
 		return cli_usage(ctx, &cmd_demo_entry, "unexpected argument \"%s\"", argv[2]);
 	if (argc == 2) {
 		for (i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
 			if (strcmp(argv[1], scenarios[i]) == 0)
-				scenario = scenarios[i];
-		if (!scenario)
-			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: kill-runner",
+				scenario = (int)i;
+		if (scenario == SC_NONE)
+			return cli_usage(ctx, &cmd_demo_entry,
+			                 "unknown scenario \"%s\": the scenarios are: kill-runner, "
+			                 "server-crash, writer-storm, "
+			                 "busy-fence",
 			                 argv[1]);
 	}
+	if (scenario == SC_SERVER_CRASH && ctx->db)
+		return cli_usage(
+		    ctx, &cmd_demo_entry, "%s",
+		    "demo server-crash stops the server it runs on: it runs only on the demo's own sandbox "
+		    "(without --db)");
 	snprintf(logdir, sizeof logdir, "/tmp");
 	if (!ctx->db) {
-		if (cleanup_sandbox_init(&sb, NULL, &err) != CLEANUP_OK || cleanup_sandbox_start(&sb, &err) != CLEANUP_OK)
+		if (cleanup_sandbox_init(&sb, NULL, &err) != CLEANUP_OK ||
+		    cleanup_sandbox_start(&sb, &err) != CLEANUP_OK)
 			return cli_fail(ctx, &err);
+		own_sandbox = true;
 		cleanup_sandbox_conninfo(&sb, NULL, conninfo, sizeof conninfo);
 		ctx->db = conninfo;
 		snprintf(logdir, sizeof logdir, "%s/log", sb.dir);
@@ -219,7 +700,9 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 
 		if (cleanup_seed(&sr, e, &spec, &err) != CLEANUP_OK)
 			goto fail;
-		fprintf(stderr, "demo: seeded %d servers, %d libraries, %" PRId64 " items, %" PRId64 " dependent records\n",
+		fprintf(stderr,
+		        "demo: seeded %d servers, %d libraries, %" PRId64 " items, %" PRId64
+		        " dependent records\n",
 		        sr.servers, sr.libraries, sr.items, sr.dependents);
 		free(sv);
 		free(lb);
@@ -230,83 +713,105 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	}
 	if (cleanup_jobs_list(&jobs, &nj, e, 1000, &err) != CLEANUP_OK)
 		goto fail;
-	library = pick_library(sv, ns, lb, nl, jobs, nj, &items, &reuse);
+	/* busy-fence needs a job of its own that is not sealed yet. */
+	library = pick_library(sv, ns, lb, nl, jobs, nj, scenario != SC_BUSY_FENCE, &items, &reuse);
 	if (reuse > 0) {
 		fprintf(stderr, "demo: job %" PRId64 " is still draining: step it in the console\n", reuse);
 		for (i = 0; i < nj; i++)
-			if (jobs[i].id == reuse)
+			if (jobs[i].id == reuse) {
 				demo_server = jobs[i].server_id;
+				demo_library = jobs[i].library_id;
+				demo_n = jobs[i].manifest_count;
+			}
 		demo_job = reuse;
 	} else if (library > 0) {
-		if (create_job(&job, e, library, items, scenario ? 1 : 3, &err) != CLEANUP_OK)
+		if (create_job(&job, e, library, items, scenario != SC_NONE ? 1 : 3,
+		               scenario != SC_BUSY_FENCE, &err) != CLEANUP_OK)
 			goto fail;
 		demo_server = job.server_id;
 		demo_job = job.id;
-		fprintf(stderr, "demo: job %" PRId64 " prunes library %" PRId64 " (%s); manifest of %" PRId64 " IDs sealed\n",
-		        job.id, library, job.target_name, job.manifest_count);
+		demo_library = library;
+		demo_n = job.manifest_count;
+		fprintf(stderr,
+		        "demo: job %" PRId64 " prunes library %" PRId64 " (%s); manifest of %" PRId64
+		        " IDs %s\n",
+		        job.id, library, job.target_name, job.manifest_count,
+		        scenario == SC_BUSY_FENCE ? "appended, not sealed" : "sealed");
 	} else {
-		fprintf(stderr, "demo: every library has had its demo job; remove the sandbox for a fresh demo "
-		                "(cleanupctl sandbox stop, then delete its directory)\n");
+		fprintf(stderr,
+		        "demo: every library has had its demo job; remove the sandbox for a fresh demo "
+		        "(cleanupctl sandbox stop, then delete its directory)\n");
 	}
 	snprintf(dbname, sizeof dbname, "%s", cleanup_engine_dbname(e));
 	cleanup_engine_close(e);
 	e = NULL;
-	if (scenario && demo_job <= 0) {
-		cleanup_error_set(&err, CLEANUP_EREFUSED,
-		                  "demo %s needs a draining job and none could be made: every library has had its demo job",
-		                  scenario);
+	if (scenario != SC_NONE && demo_job <= 0) {
+		cleanup_error_set(
+		    &err, CLEANUP_EREFUSED,
+		    "demo %s needs a %s job and none could be made: every library has had its demo job",
+		    scenarios[scenario], scenario == SC_BUSY_FENCE ? "new" : "draining");
 		goto fail;
 	}
-	if (scenario)
-		snprintf(narration, sizeof narration,
-		         "demo kill-runner: job %" PRId64 " is run by `cleanupctl job run %" PRId64 " --max-rate 1`, "
-		         "one step a second.\n"
-		         "1. Enter opens the job: the runner line names its backend; a step arrives every second.\n"
-		         "2. K, then y: the runner's backend is terminated; within a second the job says NO RUNNER.\n"
-		         "   Its library stays closed to writers meanwhile (the locks panel counts their rejections).\n"
-		         "3. r, then the phrase: this console resumes the job (throttled too; :throttle 0 lifts it).\n"
-		         "   It goes on at the next step from the last committed cursor (the GAP column: the pause),\n"
-		         "   and the counters add up: deleted + kept = the library's items before the job.",
-		         demo_job, demo_job);
+	narration_text(narration, sizeof narration, scenario, demo_job, demo_library, demo_n, demo_server);
 
 	if (!tty) {
 		char *sargv[] = {"status", NULL};
 
-		if (scenario)
+		if (scenario != SC_NONE)
 			fprintf(stderr, "demo: %s\n", narration);
 
-		fprintf(stderr, "demo: stdout is not a terminal: printing status instead of opening the console\n");
+		fprintf(stderr,
+		        "demo: stdout is not a terminal: printing status instead of opening the console\n");
 		rc = cmd_status_entry.exec(ctx, 1, sargv);
 		goto out;
 	}
 	/* Two writers: on the demo job's server (its fenced library rejects them)
-	 * and on another server. */
+	 * and on another server; writer-storm: both on the job's server, fast. */
 	{
 		int64_t targets[DEMO_WRITERS];
 		int nt = 0;
 
-		if (demo_server > 0)
-			targets[nt++] = demo_server;
-		for (i = 0; i < ns && nt < DEMO_WRITERS; i++)
-			if (sv[i].id != demo_server)
-				targets[nt++] = sv[i].id;
+		if (scenario == SC_WRITER_STORM && demo_server > 0) {
+			for (nt = 0; nt < DEMO_WRITERS; nt++)
+				targets[nt] = demo_server;
+		} else {
+			if (demo_server > 0)
+				targets[nt++] = demo_server;
+			for (i = 0; i < ns && nt < DEMO_WRITERS; i++)
+				if (sv[i].id != demo_server)
+					targets[nt++] = sv[i].id;
+		}
 		for (nw = 0; nw < nt; nw++) {
 			char log[CLEANUP_PATH_MAX + 80];
 
-			snprintf(log, sizeof log, "%s/writer-%" PRId64 ".log", logdir, targets[nw]);
-			writers[nw] = start_writer(ctx->db, targets[nw], log);
+			snprintf(log, sizeof log, "%s/writer-%" PRId64 "-%d.log", logdir, targets[nw],
+			         nw + 1);
+			writers[nw] = start_writer(ctx->db, targets[nw],
+			                           scenario == SC_WRITER_STORM ? "100" : "4", log);
 			if (writers[nw] > 0)
-				fprintf(stderr, "demo: writer on server %" PRId64 " (pid %d, log %s)\n", targets[nw], (int)writers[nw],
-				        log);
+				fprintf(stderr, "demo: writer on server %" PRId64 " (pid %d, log %s)\n",
+				        targets[nw], (int)writers[nw], log);
 		}
 	}
-	if (scenario) {
+	if (scenario == SC_KILL_RUNNER || scenario == SC_SERVER_CRASH || scenario == SC_WRITER_STORM) {
 		char log[CLEANUP_PATH_MAX + 80];
 
 		snprintf(log, sizeof log, "%s/runner-%" PRId64 ".log", logdir, demo_job);
-		runner = start_runner(ctx->db, demo_job, "1", log);
+		runner = start_runner(ctx->db, demo_job, scenario == SC_WRITER_STORM ? "2" : "1", log);
 		if (runner > 0)
-			fprintf(stderr, "demo: runner of job %" PRId64 " (pid %d, log %s)\n", demo_job, (int)runner, log);
+			fprintf(stderr, "demo: runner of job %" PRId64 " (pid %d, log %s)\n", demo_job,
+			        (int)runner, log);
+	}
+	if ((scenario == SC_SERVER_CRASH && own_sandbox) || scenario == SC_BUSY_FENCE) {
+		char log[CLEANUP_PATH_MAX + 80], slog[CLEANUP_PATH_MAX + 80];
+
+		snprintf(log, sizeof log, "%s/demo-%s.log", logdir, scenarios[scenario]);
+		snprintf(slog, sizeof slog, "%s/demo-%s-seal.log", logdir, scenarios[scenario]);
+		conductor =
+		    start_conductor(scenario, &sb, ctx->db, demo_job, demo_library, demo_n, log, slog);
+		if (conductor > 0)
+			fprintf(stderr, "demo: %s conductor (pid %d, log %s)\n", scenarios[scenario],
+			        (int)conductor, log);
 	}
 	{
 		console_opts o;
@@ -314,8 +819,8 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		memset(&o, 0, sizeof o);
 		o.conninfo = ctx->db;
 		o.dbname = dbname;
-		if (scenario) {
-			o.max_rate = 1;
+		if (scenario != SC_NONE) {
+			o.max_rate = scenario == SC_BUSY_FENCE ? 0 : scenario == SC_WRITER_STORM ? 2 : 1;
 			o.narrate = narration;
 			o.narrate_job = demo_job;
 		}
@@ -325,6 +830,10 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 fail:
 	rc = cli_fail(ctx, &err);
 out:
+	if (conductor > 0) {
+		kill(conductor, SIGTERM); /* blocked while it restarts the server */
+		waitpid(conductor, NULL, 0);
+	}
 	if (runner > 0) {
 		kill(runner, SIGTERM); /* a run stops after its current step */
 		waitpid(runner, NULL, 0);
@@ -343,7 +852,10 @@ out:
 }
 
 const cli_command cmd_demo_entry = {
-	"demo", "[kill-runner]",
-	"sandbox + install + seed + writers + console (status when not on a terminal); kill-runner: the recovery demo",
-	exec_demo,
+    "demo",
+    "[kill-runner|server-crash|writer-storm|busy-fence]",
+    "sandbox + install + seed + writers + console (status when not on a terminal); a scenario: a recovery "
+    "demo "
+    "narrated in the console's log",
+    exec_demo,
 };

@@ -237,3 +237,28 @@ finish() {
 	echo "all checks passed"
 	exit 0
 }
+
+# private_sandbox NAME ITEMS: a PostgreSQL sandbox of this test only
+# ($CLEANUP_BINARY_DIR/e2e-sb-NAME, stopped and removed at exit), for a
+# test that stops its server: the shared one serves the tests running
+# beside it. Installs and seeds its cleanup_lab database (2 servers x 2
+# libraries x ITEMS items); sets DB to it and PRIVATE_SANDBOX.
+PRIVATE_SANDBOX=
+private_sandbox_stop() {
+	[ -n "$PRIVATE_SANDBOX" ] || return 0
+	"$CLEANUPCTL" --quiet sandbox stop --dir "$PRIVATE_SANDBOX" >/dev/null 2>&1
+	rm -rf "$PRIVATE_SANDBOX"
+}
+private_sandbox() {
+	local info
+	PRIVATE_SANDBOX="${CLEANUP_BINARY_DIR:-$E2E_TMP}/e2e-sb-$1"
+	trap 'private_sandbox_stop; e2e_cleanup' EXIT
+	"$CLEANUPCTL" --quiet sandbox start --dir "$PRIVATE_SANDBOX" >/dev/null ||
+		{ echo "FAIL: cannot start the private sandbox $PRIVATE_SANDBOX"; exit 1; }
+	info=$("$CLEANUPCTL" --json sandbox status --dir "$PRIVATE_SANDBOX") ||
+		{ echo "FAIL: cleanupctl sandbox status --dir $PRIVATE_SANDBOX"; exit 1; }
+	DB="host=$(jq -r .socket_dir <<<"$info") port=$(jq -r .port <<<"$info") dbname=cleanup_lab user=postgres"
+	"$CLEANUPCTL" --quiet --db "$DB" install >/dev/null || { echo "FAIL: install into $PRIVATE_SANDBOX"; exit 1; }
+	"$CLEANUPCTL" --quiet --db "$DB" seed --servers 2 --libraries 2 --items "$2" >/dev/null ||
+		{ echo "FAIL: seed of $PRIVATE_SANDBOX"; exit 1; }
+}
