@@ -456,7 +456,7 @@ static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library
 	int rc = 1, seal, holder_pid, waited;
 
 	holder = pq_open(conninfo, "cleanupctl:writer:holder");
-	probe = pq_open(conninfo, "cleanupctl:demo:fence-probe");
+	probe = pq_open(conninfo, "cleanupctl:fence-probe");
 	if (!holder || !probe)
 		goto out;
 	if (!pq_run(holder, "BEGIN", -1) ||

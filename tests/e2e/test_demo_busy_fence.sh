@@ -1,0 +1,65 @@
+# Issue 11, item 14: `cleanupctl demo busy-fence`, followed from the console
+# alone. The demo job is appended but not sealed; a writer's transaction
+# (cleanupctl:writer:holder) holds its library's admission row, left open;
+# the seal answers busy (exit 3), said in the log; the locks panel shows the
+# blocking tree with the holder over the fence's lock probe; the operator
+# ends the holder, the log says so, and S seals the job: the library is
+# fenced, the count exact. Every wait observes the screen or the database.
+. "$(dirname "$0")/lib.sh"
+
+db_fresh demo_bf
+start_cmd "'$CLEANUPCTL' --db '$DB' demo busy-fence"
+wait_for "demo busy-fence: job 1 prunes library 1 (" 30 && ok "the scenario is narrated in the log" ||
+	fail "no narration"
+J=1
+L=1
+N=$(sql "SELECT count(*) FROM cleanup.manifest WHERE job_id = $J")
+wait_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:holder' AND state = 'idle in transaction'" 1 20 ||
+	fail "no holder"
+HPID=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:holder'")
+wait_for "writer backend $HPID (cleanupctl:writer:holder) holds library $L's" 15 &&
+	wait_for "admission row in a transaction left open since" && ok "the holder is named in the log" ||
+	fail "the holder is not narrated"
+wait_for "\`cleanupctl job seal $J --expected $N\`: busy (exit 3)" 30 &&
+	ok "the seal answered busy (exit 3), said in the log" || fail "the busy seal is not narrated"
+wait_for "held by backend $HPID: SELECT pg_terminate_backend($HPID) ends it," &&
+	ok "the log says how to end the holder" || fail "no way out said"
+[ "$(sql "SELECT coalesce(expected_count::text, 'unsealed') || '/' || phase || '/' ||
+            (SELECT state FROM cleanup.library_admission WHERE library_id = $L) FROM cleanup.jobs WHERE id = $J")" = "unsealed/collecting/open" ] &&
+	ok "nothing sealed, the library still open" ||
+	fail "after busy: $(sql "SELECT coalesce(expected_count::text, 'unsealed') || '/' || phase FROM cleanup.jobs WHERE id = $J")"
+# The blocking tree: the holder at the root, the fence's probe waiting under it.
+PPID_=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:fence-probe'")
+wait_sql "SELECT pg_blocking_pids($PPID_)::text" "{$HPID}" 15 || fail "the probe is not blocked by the holder"
+wait_re "$HPID writer holder idle in transaction" 15 && wait_re "└ $PPID_ cleanupctl:fence-probe wai" &&
+	ok "the locks panel shows the blocking tree naming the holder" || fail "no blocking tree"
+
+# The operator ends the holder.
+sql "SELECT pg_terminate_backend($HPID)" >/dev/null
+wait_for "the holder (backend $HPID) was ended at" 15 &&
+	wait_for "library $L's admission row is free: S on job $J (count $N) seals it" &&
+	ok "the end of the holder is narrated" || fail "the end of the holder is not narrated"
+wait_gone "fence-probe" 15 && ok "the tree is gone from the locks panel" || fail "the probe is still shown"
+keys S
+wait_for "Seal job $J?" || fail "seal dialog"
+type_text "$N"
+keys Enter
+wait_sql "SELECT expected_count || '/' || phase FROM cleanup.jobs WHERE id = $J" "$N/draining" 15 &&
+	ok "S sealed the job once the holder was gone" || fail "not sealed"
+[ "$(sql "SELECT state FROM cleanup.library_admission WHERE library_id = $L")" = draining ] &&
+	ok "the library is fenced" || fail "library not fenced"
+[ "$(sql "SELECT manifest_count = $N AND expected_count = $N FROM cleanup.jobs WHERE id = $J")" = t ] &&
+	ok "the count is exact: manifest = expected = $N = count(*) of the manifest" || fail "counts differ"
+wait_re "audit +seal by [^ ]+ \(typed '$N'\)" 15 && ok "the seal is audited in the log" || fail "seal not in the log"
+quit_console && ok "q quits" || fail "quit"
+wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'" 0 15 &&
+	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE application_name LIKE 'cleanupctl:%'")"
+
+# Off a terminal: the narration and status, exit 0, a new unsealed job, no holder.
+"$CLEANUPCTL" --db "$DB" demo busy-fence </dev/null >"$E2E_TMP/out" 2>"$E2E_TMP/err"
+rc=$?
+[ "$rc" = 0 ] && grep -qE "demo busy-fence: job 2 prunes library [0-9]+ \(" "$E2E_TMP/err" &&
+	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:holder'")" = 0 ] &&
+	ok "demo busy-fence off a terminal: narration and status, no holder" ||
+	fail "off a terminal: $rc $(cat "$E2E_TMP/err")"
+finish
