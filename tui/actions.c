@@ -17,8 +17,6 @@
 #include "ops.h"
 #include "progress.h"
 
-#define ACTION_TIMEOUT_MS (300 * 1000)
-
 #define RESULT_QUEUE 64
 
 struct tui_actions {
@@ -348,9 +346,9 @@ static void perform(tui_actions *a, const tui_request *q)
 		post(a, &r);
 		return;
 	}
-	/* B1: no statement of an action waits without bound (as the CLI's
-	 * default --timeout); a step takes milliseconds. */
-	if (cleanup_engine_set_timeout(e, ACTION_TIMEOUT_MS, &err) != CLEANUP_OK) {
+	/* B1: no statement of an action waits without bound (ops.h, as the
+	 * CLI's default --timeout). */
+	if (cleanup_engine_set_timeout(e, TUI_OP_STATEMENT_TIMEOUT_S * 1000, &err) != CLEANUP_OK) {
 		from_error(&r, tui_action_name(t->action), &err);
 		post(a, &r);
 		cleanup_engine_close(e);

@@ -15,7 +15,8 @@
 #include "progress.h"
 #include "sanitize.h"
 
-/* Optional statement timeout (B1): --timeout SECONDS, default 300. */
+/* Optional statement timeout (B1): --timeout SECONDS, default
+ * TUI_OP_STATEMENT_TIMEOUT_S (300, as the console's actions). */
 static int apply_timeout(cli_ctx *ctx, cleanup_engine *e, int64_t seconds)
 {
 	cleanup_error err;
@@ -163,7 +164,7 @@ static void print_interrupted_steps(FILE *f, const cli_ctx *ctx, cleanup_engine 
 
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 {
-	int64_t id, nsteps = 1, replay = 0, timeout = 300;
+	int64_t id, nsteps = 1, replay = 0, timeout = TUI_OP_STATEMENT_TIMEOUT_S;
 	double wait_s = 0;       /* --wait: busy answers retried until then */
 	cli_wait w;
 	bool preview = false, have_steps = false;
@@ -395,7 +396,8 @@ static bool run_callback(const cleanup_run_progress *p, void *arg)
 
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 {
-	int64_t id, max_steps = 0, reconnects = 0, timeout = 300, backoff_max = 1000, max_busy = 100;
+	int64_t id, max_steps = 0, reconnects = 0, timeout = TUI_OP_STATEMENT_TIMEOUT_S, backoff_max = 1000,
+		max_busy = 100;
 	double deadline = 0, max_rate = 0;
 	/* A run's drain steps commit asynchronously unless told otherwise: a
 	 * lost step is lost whole and runs again (S7), and completing and

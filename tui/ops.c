@@ -40,11 +40,12 @@ const char *tui_op_error_prefix(int status, tui_op_front front)
 	return front == TUI_FRONT_CLI ? w->cli_prefix : w->console_prefix;
 }
 
-const char *tui_op_error_text(char *buf, size_t len, const char *what, const cleanup_error *err, tui_op_front front)
+const char *tui_op_error_text(char *buf, size_t len, const char *what, const cleanup_error *err,
+                              tui_op_front front)
 {
 	what = what ? what : "";
-	snprintf(buf, len, "%.200s%s%s%.700s", what, *what ? ": " : "", tui_op_error_prefix(err->status, front),
-	         err->message);
+	snprintf(buf, len, "%.200s%s%s%.700s", what, *what ? ": " : "",
+	         tui_op_error_prefix(err->status, front), err->message);
 	return buf;
 }
 
@@ -109,10 +110,12 @@ int tui_op_preview(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, 
 	return cleanup_job_step_preview(out, e, job_id, err);
 }
 
-int tui_op_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, tui_action action, cleanup_error *err)
+int tui_op_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, tui_action action,
+                      cleanup_error *err)
 {
 	if (action != ACT_PAUSE && action != ACT_RESUME && action != ACT_CANCEL)
-		return cleanup_error_set(err, CLEANUP_EINVAL, "%s is not a transition (pause, resume or cancel)",
+		return cleanup_error_set(err, CLEANUP_EINVAL,
+		                         "%s is not a transition (pause, resume or cancel)",
 		                         tui_action_name(action));
 	return cleanup_job_transition(out, e, job_id, tui_action_name(action), err);
 }

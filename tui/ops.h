@@ -37,8 +37,8 @@ typedef enum tui_op_front { TUI_FRONT_CLI, TUI_FRONT_CONSOLE } tui_op_front;
  * each front end. The status's name (JSON "status") and exit code stay the
  * engine's (cleanup_status_name, cleanup_exit_code: one place). */
 typedef struct tui_op_error_words {
-	int status;              /* a cleanup_status */
-	const char *cli_prefix;  /* "" when the CLI adds nothing */
+	int status;             /* a cleanup_status */
+	const char *cli_prefix; /* "" when the CLI adds nothing */
 	const char *console_prefix;
 } tui_op_error_words;
 
@@ -62,7 +62,8 @@ const char *tui_op_error_prefix(int status, tui_op_front front);
  * WHAT is neither NULL nor ""), the prefix for ERR's status, ERR's message
  * (WHAT cut at 200 bytes, the message at 700, as the console always did).
  * Returns BUF. Pure. */
-const char *tui_op_error_text(char *buf, size_t len, const char *what, const cleanup_error *err, tui_op_front front);
+const char *tui_op_error_text(char *buf, size_t len, const char *what, const cleanup_error *err,
+                              tui_op_front front);
 
 /* ---- operations on an engine handle ----------------------------------- */
 
@@ -70,9 +71,9 @@ const char *tui_op_error_text(char *buf, size_t len, const char *what, const cle
  * place (tui_op_result_reset). The operations write into the engine's own
  * result structs (OUT, first), so the CLI passes its own. */
 typedef struct tui_op_result {
-	cleanup_job job;            /* create, seal, pause/resume/cancel: the job after */
-	cleanup_step_result step;   /* step, preview */
-	cleanup_run_summary run;    /* run */
+	cleanup_job job;          /* create, seal, pause/resume/cancel: the job after */
+	cleanup_step_result step; /* step, preview */
+	cleanup_run_summary run;  /* run */
 } tui_op_result;
 
 /* Zeroes R (before first use). */
@@ -108,7 +109,8 @@ int tui_op_preview(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, 
 
 /* Pause, resume or cancel (ACTION: ACT_PAUSE, ACT_RESUME, ACT_CANCEL) job
  * JOB_ID; the job after into *OUT. Another action: CLEANUP_EINVAL. */
-int tui_op_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, tui_action action, cleanup_error *err);
+int tui_op_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, tui_action action,
+                      cleanup_error *err);
 
 /* Seals JOB_ID with EXPECTED IDs (the traversal's unique count); the job
  * after into *OUT. */
@@ -123,6 +125,11 @@ int tui_op_create(cleanup_job *out, cleanup_engine *e, const char *kind, int64_t
  * ACT_REMOVE_LIBRARY, "remove-server" for ACT_REMOVE_SERVER, NULL for any
  * other. Pure. */
 const char *tui_op_removal_kind(tui_action action);
+
+/* B1: no statement of an operation waits without bound: the statement
+ * timeout of the console's actions and the default --timeout of job step
+ * and job run, in seconds (a step takes milliseconds). */
+enum { TUI_OP_STATEMENT_TIMEOUT_S = 300 };
 
 /* Fills O with what every run of both front ends shares: no callback, no
  * limits, asynchronous drain steps (durable completion; docs/steps.md,

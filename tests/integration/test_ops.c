@@ -57,14 +57,16 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
 	assert_int_equal(tui_op_exit_code(err.status, false), 3);
 	tui_op_error_text(text, sizeof text, "step job 1", &err, TUI_FRONT_CONSOLE);
 	assert_true(strncmp(text, "step job 1: busy, retry later: ", 31) == 0);
-	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	                 0);
 
 	/* The holder lets go: the step goes, and its lock is released after. */
 	tui_op_release(holder, job, claimed);
 	assert_int_equal(tui_op_step(&step, e, job, 0, &err), CLEANUP_OK);
 	assert_int_equal(step.step_no, 1);
 	cleanup_step_result_reset(&step);
-	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 1);
+	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	                 1);
 	assert_int_equal(tui_op_claim(&claimed, holder, job, &err), CLEANUP_OK);
 	assert_true(claimed);
 	/* and the holder's claim makes the next step busy again */
@@ -76,7 +78,8 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
 	assert_int_equal(tui_op_step(&step, e, job, 0, &err), CLEANUP_OK);
 	assert_int_equal(step.step_no, 1);
 	assert_true(step.replayed);
-	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 1);
+	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	                 1);
 	cleanup_step_result_reset(&step);
 	cleanup_engine_close(holder);
 	cleanup_engine_close(e);
@@ -126,7 +129,8 @@ static void test_transitions_and_seal_through_one_path(void **state)
 	assert_true(strncmp(text, "refused: ", 9) == 0);
 	tui_op_result_reset(&r);
 	{
-		char *phase = pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job);
+		char *phase =
+		    pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job);
 
 		assert_string_equal(phase, "draining");
 		free(phase);
@@ -140,8 +144,8 @@ static void test_transitions_and_seal_through_one_path(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_step_beside_a_runner_is_busy_and_releases_its_lock),
-		cmocka_unit_test(test_transitions_and_seal_through_one_path),
+	    cmocka_unit_test(test_step_beside_a_runner_is_busy_and_releases_its_lock),
+	    cmocka_unit_test(test_transitions_and_seal_through_one_path),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -163,12 +163,12 @@ static void test_cli_fail_prints_the_tables_words_and_exit_code(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sqlstate_maps_to_the_product_exit_codes),
-		cmocka_unit_test(test_interrupted_is_130_whatever_the_status),
-		cmocka_unit_test(test_busy_and_refused_read_the_same_in_both_front_ends),
-		cmocka_unit_test(test_console_names_connection_loss_and_other_failures),
-		cmocka_unit_test(test_both_front_ends_word_every_status_from_one_row),
-		cmocka_unit_test(test_cli_fail_prints_the_tables_words_and_exit_code),
+	    cmocka_unit_test(test_sqlstate_maps_to_the_product_exit_codes),
+	    cmocka_unit_test(test_interrupted_is_130_whatever_the_status),
+	    cmocka_unit_test(test_busy_and_refused_read_the_same_in_both_front_ends),
+	    cmocka_unit_test(test_console_names_connection_loss_and_other_failures),
+	    cmocka_unit_test(test_both_front_ends_word_every_status_from_one_row),
+	    cmocka_unit_test(test_cli_fail_prints_the_tables_words_and_exit_code),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
