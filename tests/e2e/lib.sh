@@ -262,3 +262,11 @@ private_sandbox() {
 	"$CLEANUPCTL" --quiet --db "$DB" seed --servers 2 --libraries 2 --items "$2" >/dev/null ||
 		{ echo "FAIL: seed of $PRIVATE_SANDBOX"; exit 1; }
 }
+
+# capture NAME: when E2E_CAPTURE_DIR is set, the screen as last grabbed
+# into E2E_CAPTURE_DIR/NAME.txt (the walkthroughs of docs/operator-guide.md
+# are made so).
+capture() {
+	[ -n "${E2E_CAPTURE_DIR:-}" ] || return 0
+	mkdir -p "$E2E_CAPTURE_DIR" && printf '%s\n' "$SCREEN" >"$E2E_CAPTURE_DIR/$1.txt"
+}

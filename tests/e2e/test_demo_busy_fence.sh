@@ -33,6 +33,7 @@ PPID_=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupc
 wait_sql "SELECT pg_blocking_pids($PPID_)::text" "{$HPID}" 15 || fail "the probe is not blocked by the holder"
 wait_re "$HPID writer holder idle in transaction" 15 && wait_re "└ $PPID_ cleanupctl:fence-probe wai" &&
 	ok "the locks panel shows the blocking tree naming the holder" || fail "no blocking tree"
+capture demo-busy-fence-1-busy
 
 # The operator ends the holder.
 sql "SELECT pg_terminate_backend($HPID)" >/dev/null
@@ -51,6 +52,7 @@ wait_sql "SELECT expected_count || '/' || phase FROM cleanup.jobs WHERE id = $J"
 [ "$(sql "SELECT manifest_count = $N AND expected_count = $N FROM cleanup.jobs WHERE id = $J")" = t ] &&
 	ok "the count is exact: manifest = expected = $N = count(*) of the manifest" || fail "counts differ"
 wait_re "audit +seal by [^ ]+ \(typed '$N'\)" 15 && ok "the seal is audited in the log" || fail "seal not in the log"
+capture demo-busy-fence-2-sealed
 quit_console && ok "q quits" || fail "quit"
 wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'" 0 15 &&
 	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE application_name LIKE 'cleanupctl:%'")"

@@ -43,6 +43,7 @@ header_stale() { head -1 <<<"$SCREEN" | grep -qE "stale since [0-9:]+: reconnect
 header_fresh() { ! header_stale; }
 until_seen 20 header_stale && ok "the header says stale since, reconnecting" ||
 	fail "no stale marker: $(head -1 <<<"$SCREEN")"
+capture demo-server-crash-1-stale
 wait_for "server back (down " 60 && wait_for "r resumes job $J" && ok "the restart is narrated" ||
 	fail "the restart is not narrated"
 KEPT=$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")
@@ -62,6 +63,7 @@ fi
 until_seen 30 header_fresh && ok "the console reconnected by itself" || fail "still stale: $(head -1 <<<"$SCREEN")"
 wait_for "demo: job $J lost its runner" 15 && wait_for "NO RUNNER for" &&
 	ok "the runner that died with the server: NO RUNNER, narrated" || fail "the lost runner is not shown"
+capture demo-server-crash-2-back
 [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:job:$J:run'")" = 0 ] ||
 	fail "a runner is still connected"
 
@@ -81,6 +83,7 @@ wait_for "demo: job $J completed at step" 15 || fail "completion not narrated"
 read -r D K M A X T <<<"$(sql "SELECT deleted, kept, moved, absent, examined, total_estimate FROM cleanup.jobs WHERE id = $J" | tr '|' ' ')"
 wait_for "deleted $D, kept $K, moved $M, absent $A: $X examined" &&
 	ok "the completion is narrated with the job's counters" || fail "narrated counters differ from $D/$K/$M/$A/$X"
+capture demo-server-crash-3-done
 # Exact: every item of library 1 at sealing (external IDs ext-1-N, immutable,
 # A4) outside the manifest was deleted by the job once, unless a writer had
 # moved it out first (A3: it then still exists, in another library).

@@ -27,6 +27,7 @@ wait_re "[0-9]+ rejected writer:1 \(last" 20 && ok "the locks panel counts the w
 	fail "no rejection counts"
 count_over() { N1=$(grep -oE "[0-9]+ rejected writer:1" <<<"$SCREEN" | head -1 | grep -oE '^[0-9]+'); [ "${N1:-0}" -ge "$1" ]; }
 until_seen 30 count_over 100 && ok "the count grows: $N1 rejections in the last 60 s" || fail "rejections: ${N1:-none}"
+capture demo-writer-storm-1-storm
 wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 60 && ok "the runner completed the job" ||
 	fail "not completed"
 wait_for "demo: job $J completed at step" 15 || fail "completion not narrated"
@@ -41,6 +42,7 @@ wait_re "completed +job $J " 10 && wait_re "sealed +job $J " && wait_re "created
 read -r D K M A X T <<<"$(sql "SELECT deleted, kept, moved, absent, examined, total_estimate FROM cleanup.jobs WHERE id = $J" | tr '|' ' ')"
 wait_for "deleted $D, kept $K, moved $M, absent $A: $X examined" &&
 	ok "the completion is narrated with the job's counters" || fail "narrated counters differ from $D/$K/$M/$A/$X"
+capture demo-writer-storm-2-done
 MANIFEST=$(sql "SELECT count(*) FROM cleanup.manifest WHERE job_id = $J")
 ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE 'ext-1-%' AND i.library_id <> 1
                  AND NOT EXISTS (SELECT 1 FROM cleanup.manifest m WHERE m.job_id = $J AND m.external_id = i.external_id)")
