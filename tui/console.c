@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "cmdline.h"
 #include "console.h"
+#include "ops.h"
 
 static const tui_panel_class *const classes[PANEL__COUNT] = {
 	&panel_servers, &panel_libraries, &panel_jobs, &panel_detail, &panel_locks, &panel_log,
@@ -473,6 +474,12 @@ static void remove_action(console *c)
 
 static void take_results(console *c)
 {
+	/* the outcome's colour from the one table of both front ends (ops.h) */
+	static const theme_role role_of[] = {
+		[TUI_OP_SEVERITY_OK] = ROLE_OK,
+		[TUI_OP_SEVERITY_WARNING] = ROLE_WARNING,
+		[TUI_OP_SEVERITY_DANGER] = ROLE_DANGER,
+	};
 	tui_result r;
 
 	while (actions_poll(c->act, &r)) {
@@ -482,12 +489,8 @@ static void take_results(console *c)
 			continue;
 		}
 		c->run_status[0] = '\0';
-		console_message(c,
-		                r.status == CLEANUP_OK        ? ROLE_OK
-		                : r.status == CLEANUP_EREFUSED ? ROLE_WARNING
-		                : r.status == CLEANUP_EBUSY    ? ROLE_WARNING
-		                                               : ROLE_DANGER,
-		                "%s%s%s", r.message, r.hint[0] ? " — hint: " : "", r.hint);
+		console_message(c, role_of[tui_op_error_severity(r.status)], "%s%s%s", r.message,
+		                r.hint[0] ? " — hint: " : "", r.hint);
 		if (!r.audited)
 			console_note_add(c, r.status == CLEANUP_OK ? ROLE_INFO : ROLE_DANGER, c->message);
 		if (r.action == ACT_REMOVE_LIBRARY || r.action == ACT_REMOVE_SERVER) {

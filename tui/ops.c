@@ -11,11 +11,11 @@
 /* The one table: busy and refused read the same in both front ends; the
  * console's message line also says what kind of failure the rest were. */
 static const tui_op_error_words error_words[] = {
-	{CLEANUP_OK, "", ""},
-	{CLEANUP_EBUSY, TUI_BUSY_PREFIX, TUI_BUSY_PREFIX},
-	{CLEANUP_EREFUSED, "refused: ", "refused: "},
-	{CLEANUP_ECONN, "", "connection lost: "},
-	{CLEANUP_ERROR, "", "failed: "}, /* also every status not listed */
+	{CLEANUP_OK, "", "", TUI_OP_SEVERITY_OK},
+	{CLEANUP_EBUSY, TUI_BUSY_PREFIX, TUI_BUSY_PREFIX, TUI_OP_SEVERITY_WARNING},
+	{CLEANUP_EREFUSED, "refused: ", "refused: ", TUI_OP_SEVERITY_WARNING},
+	{CLEANUP_ECONN, "", "connection lost: ", TUI_OP_SEVERITY_DANGER},
+	{CLEANUP_ERROR, "", "failed: ", TUI_OP_SEVERITY_DANGER}, /* also every status not listed */
 };
 
 const tui_op_error_words *tui_op_error_lookup(int status)
@@ -31,6 +31,11 @@ const tui_op_error_words *tui_op_error_lookup(int status)
 int tui_op_exit_code(int status, bool interrupted)
 {
 	return interrupted ? TUI_OP_EXIT_INTERRUPTED : cleanup_exit_code(status);
+}
+
+tui_op_severity tui_op_error_severity(int status)
+{
+	return tui_op_error_lookup(status)->severity;
 }
 
 const char *tui_op_error_prefix(int status, tui_op_front front)

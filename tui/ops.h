@@ -36,15 +36,25 @@ typedef enum tui_op_front { TUI_FRONT_CLI, TUI_FRONT_CONSOLE } tui_op_front;
 /* One row of the table: a status and the words that start its message in
  * each front end. The status's name (JSON "status") and exit code stay the
  * engine's (cleanup_status_name, cleanup_exit_code: one place). */
+typedef enum tui_op_severity {
+	TUI_OP_SEVERITY_OK,      /* done */
+	TUI_OP_SEVERITY_WARNING, /* nothing was done, and nothing is wrong: busy, refused */
+	TUI_OP_SEVERITY_DANGER   /* a failure */
+} tui_op_severity;
+
 typedef struct tui_op_error_words {
 	int status;             /* a cleanup_status */
 	const char *cli_prefix; /* "" when the CLI adds nothing */
 	const char *console_prefix;
+	tui_op_severity severity; /* the console's colour role for the outcome */
 } tui_op_error_words;
 
 /* The row for STATUS (an unknown status: the row of CLEANUP_ERROR). Pure;
  * the result is static. */
 const tui_op_error_words *tui_op_error_lookup(int status);
+
+/* How the console shows an outcome with STATUS (its colour role). Pure. */
+tui_op_severity tui_op_error_severity(int status);
 
 /* Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
 enum { TUI_OP_EXIT_INTERRUPTED = 130 };

@@ -93,6 +93,19 @@ static void test_console_names_connection_loss_and_other_failures(void **state)
 	assert_ptr_equal(tui_op_error_lookup(CLEANUP_ENOMEM), tui_op_error_lookup(CLEANUP_ERROR));
 }
 
+/* The console colours an outcome as the table says: done, nothing done
+ * (busy, refused: a warning), failed (danger). */
+static void test_console_colours_outcomes_from_the_table(void **state)
+{
+	(void)state;
+	assert_int_equal(tui_op_error_severity(CLEANUP_OK), TUI_OP_SEVERITY_OK);
+	assert_int_equal(tui_op_error_severity(CLEANUP_EBUSY), TUI_OP_SEVERITY_WARNING);
+	assert_int_equal(tui_op_error_severity(CLEANUP_EREFUSED), TUI_OP_SEVERITY_WARNING);
+	assert_int_equal(tui_op_error_severity(CLEANUP_ECONN), TUI_OP_SEVERITY_DANGER);
+	assert_int_equal(tui_op_error_severity(CLEANUP_ENOTFOUND), TUI_OP_SEVERITY_DANGER);
+	assert_int_equal(tui_op_error_severity(CLEANUP_EINVAL), TUI_OP_SEVERITY_DANGER);
+}
+
 /* Every status: both front ends' words are the table's row, and the text
  * starts with them. */
 static void test_both_front_ends_word_every_status_from_one_row(void **state)
@@ -116,6 +129,7 @@ static void test_both_front_ends_word_every_status_from_one_row(void **state)
 		tui_op_error_text(con, sizeof con, "", &e, TUI_FRONT_CONSOLE);
 		assert_true(starts_with(cli, w->cli_prefix));
 		assert_true(starts_with(con, w->console_prefix));
+		assert_int_equal(tui_op_error_severity(statuses[i]), w->severity);
 		/* the console's words never contradict the CLI's: the CLI's are
 		 * the same or none */
 		assert_true(w->cli_prefix[0] == '\0' || strcmp(w->cli_prefix, w->console_prefix) == 0);
@@ -168,6 +182,7 @@ int main(void)
 	    cmocka_unit_test(test_busy_and_refused_read_the_same_in_both_front_ends),
 	    cmocka_unit_test(test_console_names_connection_loss_and_other_failures),
 	    cmocka_unit_test(test_both_front_ends_word_every_status_from_one_row),
+	    cmocka_unit_test(test_console_colours_outcomes_from_the_table),
 	    cmocka_unit_test(test_cli_fail_prints_the_tables_words_and_exit_code),
 	};
 
