@@ -13,7 +13,11 @@
 # --scenario NAME (or CLEANUP_DEMO_SCENARIO=NAME) runs a narrated recovery
 # scenario (docs/operator-guide.md, "Demo scenarios"): kill-runner starts a
 # throttled runner of the demo job for the operator to kill from the
-# console (K) and resume (r).
+# console (K) and resume (r); server-crash stops the sandbox's PostgreSQL
+# immediately under that runner and starts it again (not with
+# CLEANUP_DEMO_DB: it stops only its own sandbox); busy-fence leaves a
+# writer's transaction open on the demo library so that its seal answers
+# busy; writer-storm runs the job under two fast writers.
 set -eu
 B="${1:-build}/tui/cleanupctl"
 SCENARIO="${CLEANUP_DEMO_SCENARIO:-}"
