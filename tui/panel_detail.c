@@ -1,6 +1,8 @@
 /* The job detail panel: the selected job's manifest (count, expected,
  * sealed, high-water ID), counters, pace, sparklines of step rate and lock
  * hold over time, and its step history with cursors, gaps and lock holds.
+ * Each step names its runner (pid and application of the session that
+ * committed it) when the panel is wide enough.
  * The history scrolls from the newest step back to the first (issue 11,
  * item 13): one row per step number; the monitor reads the page of steps
  * around the rows shown (mon_steps.sql), and the panel asks for another
@@ -10,7 +12,26 @@
 #include <string.h>
 #include "console.h"
 #include "progress.h"
+#include "sanitize.h"
 #include "sparkline.h"
+
+/* The RUNNER column's width, and the panel width from which it shows. */
+#define RUNNER_W 22
+#define RUNNER_MIN_PANEL 128
+
+/* Step S's runner for the RUNNER column: "pid application" sanitized, cut
+ * and padded to RUNNER_W display columns; "-" when the step was recorded
+ * without one. Returns BUF. */
+static const char *runner_cell(char *buf, size_t len, const cleanup_mon_step *s)
+{
+	char raw[16 + sizeof s->runner_app];
+
+	if (s->runner_pid > 0)
+		snprintf(raw, sizeof raw, "%d %s", (int)s->runner_pid, s->runner_app);
+	else
+		snprintf(raw, sizeof raw, "-");
+	return tui_sanitize_cell(buf, len, raw, RUNNER_W);
+}
 
 static bool have_steps(const console *c)
 {
@@ -133,7 +154,8 @@ static void draw(console *c, tui_rect r, bool focused)
 	const cleanup_job *j;
 	char a[32], b[32], d[32], line[160];
 	int y = r.y, i, n, x;
-	bool dur, cur, active;
+	bool dur, cur, run, active;
+	char runner_head[RUNNER_W + 2];
 
 	if (!v) {
 		console_put(y, r.x, r.w, ROLE_DIM, c->snap->njobs ? "no job selected: choose one in the jobs panel"
@@ -229,14 +251,16 @@ static void draw(console *c, tui_rect r, bool focused)
 	}
 	if (++y >= r.y + r.h)
 		return;
-	/* Columns drop from the right as the panel narrows: the cursor, then
-	 * the step's duration; the gap (where a run stopped or a runner died)
-	 * stays. */
+	/* Columns drop from the right as the panel narrows: the runner, the
+	 * cursor, then the step's duration; the gap (where a run stopped or a
+	 * runner died) stays. */
 	dur = r.w >= 80;
 	cur = r.w >= 104;
-	console_putf(y, r.x, r.w, ROLE_DIM, "%6s %-12s %4s %4s %4s %4s %4s %4s %4s %4s %7s %s%8s %6s%s", "STEP", "ACTION",
+	run = r.w >= RUNNER_MIN_PANEL;
+	snprintf(runner_head, sizeof runner_head, " %-*s", RUNNER_W, "RUNNER");
+	console_putf(y, r.x, r.w, ROLE_DIM, "%6s %-12s %4s %4s %4s %4s %4s %4s %4s %4s %7s %s%8s %6s%s%s", "STEP", "ACTION",
 	             "VIS", "DEL", "MOV", "ABS", "RET", "KEPT", "DEP", "CLM", "LOCK ms", dur ? " DUR ms " : "", "AT", "GAP",
-	             cur ? "  CURSOR (lib: id from > to)" : "");
+	             run ? runner_head : "", cur ? "  CURSOR (lib: id from > to)" : "");
 	n = rows(c);
 	if (n == 0 && ++y < r.y + r.h)
 		console_put(y, r.x, r.w, ROLE_DIM, j->step_no ? "" : "(no steps yet)");
@@ -246,7 +270,7 @@ static void draw(console *c, tui_rect r, bool focused)
 		int k = c->top[PANEL_DETAIL] + i, no = n - k;
 		const cleanup_mon_step *s = page_step(c, no);
 		bool sel = focused && k == c->sel[PANEL_DETAIL];
-		char durbuf[24], gap[16], cursor[64];
+		char durbuf[24], gap[16], cursor[64], runner[4 * RUNNER_W + 1];
 
 		y++;
 		if (sel) {
@@ -277,6 +301,9 @@ static void draw(console *c, tui_rect r, bool focused)
 		                       s->dependent_mutations, s->claims_in_flight, s->lock_hold_ms, dur ? durbuf : "",
 		                       s->started);
 		x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_WARNING, "%6s", gap);
+		if (run)
+			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, " %s",
+			                  runner_cell(runner, sizeof runner, s));
 		if (cur)
 			console_put(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_DIM, cursor);
 	}

@@ -609,6 +609,8 @@ static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res, int m_steps
 		v->duration_ms = col_number(res, i, "duration_ms", 0);
 		v->lock_hold_ms = col_number(res, i, "lock_hold_ms", 0);
 		v->parent_lock_ms = col_number(res, i, "parent_lock_ms", -1);
+		v->runner_pid = (int32_t)col_number(res, i, "runner_pid", 0);
+		col_copy(v->runner_app, sizeof v->runner_app, res, i, "runner_app");
 	}
 	s->nsteps = (size_t)n;
 	return CLEANUP_OK;

@@ -6,7 +6,8 @@
 -- Each step also gets its cursor (the item ids before and after it) and
 -- the gap since the step before it ended (the 121st row serves the oldest
 -- step's): a gap is where a run stopped, a runner died or another took
--- over.
+-- over. Each step names its runner (runner_pid, runner_app: the session
+-- that committed it; NULL for steps recorded before 010_step_runner).
 SELECT x.step_no, x.action, x.pass_no, x.library_id, x.visited, x.deleted, x.moved, x.absent, x.retained, x.kept,
        x.libraries_deleted, x.servers_deleted, x.mutations, x.phase_after, x.claims_in_flight,
        x.mutations - x.deleted - x.libraries_deleted - x.servers_deleted AS dependent_mutations,
@@ -14,7 +15,7 @@ SELECT x.step_no, x.action, x.pass_no, x.library_id, x.visited, x.deleted, x.mov
        CASE WHEN x.prev_no = x.step_no - 1 THEN extract(epoch FROM x.started_at - x.prev_end) END AS gap_s,
        extract(epoch FROM x.started_at) AS started_epoch,
        to_char(x.started_at, 'HH24:MI:SS') AS started,
-       x.duration_ms, x.lock_hold_ms, x.parent_lock_ms
+       x.duration_ms, x.lock_hold_ms, x.parent_lock_ms, x.runner_pid, x.runner_app
   FROM (SELECT s.*,
                lead(s.step_no) OVER w AS prev_no,
                lead(s.started_at + s.duration_ms * interval '1 millisecond') OVER w AS prev_end

@@ -32,6 +32,15 @@ for BIN in "${BINARIES[@]}"; do
 	COLS=160 ROWS=40 start "$BIN"
 	wait_re " +$J prune +lib 1 Movies +draining" || fail "$name: job row at 160 columns"
 	wait_for "VISITED DELETED" && ok "$name: 160 columns keep the job counters" || fail "$name: counters at 160"
+	# Issue 11, item 13: the step history names each step's runner (pid
+	# and application, cut to the column) when the panel is wide enough.
+	"$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-steps 1 >/dev/null || fail "$name: one step"
+	RBP=$(sql "SELECT runner_pid FROM cleanup.job_steps WHERE job_id = $J AND step_no = 1")
+	keys Enter
+	wait_re "GAP RUNNER +CURSOR" && wait_re " 1 [a-z].* $RBP cleanupctl:job:$J" &&
+		ok "$name: the step history shows the step's runner at 160 columns" ||
+		fail "$name: no runner in the step history (runner $RBP)"
+	keys Escape
 	quit_console || fail "$name: quit"
 done
 finish

@@ -723,6 +723,60 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 	PQfinish(o);
 }
 
+/* Issue 11, item 13: each step row of the detail names its runner, the
+ * backend pid and application_name of the session that committed it
+ * (cleanup.job_steps.runner_pid/runner_app); a step recorded without them
+ * (as before 010_step_runner) says none: 0 and "". */
+static void test_step_rows_carry_their_runner(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_monitor *m = open_monitor();
+	cleanup_engine *e = NULL;
+	const cleanup_mon_snapshot *s;
+	cleanup_run_opts opts;
+	cleanup_run_summary sum;
+	cleanup_error err;
+	struct page_wait w;
+	int64_t lib = own_library(o, "h11-runner-steps", 300), job, newest;
+	int pid;
+
+	(void)state;
+	job = draining_job(o, lib);
+	assert_int_equal(cleanup_engine_open(&e, conninfo, "cleanupctl:h11-stepper", &err), CLEANUP_OK);
+	pid = cleanup_engine_backend_pid(e);
+	assert_true(pid > 0);
+	memset(&opts, 0, sizeof opts);
+	opts.max_steps = 2;
+	assert_int_equal(cleanup_job_run(&sum, e, job, &opts, &err), CLEANUP_OK);
+	cleanup_job_reset(&sum.job);
+	newest = pgtest_int(o, "SELECT max(step_no) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job);
+	assert_true(newest >= 2);
+	/* a step recorded without a runner */
+	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
+	               "phase_after, started_at, duration_ms, lock_hold_ms) "
+	               "VALUES (%lld, %lld, 'drain', 1, 0, 0, 0, 0, 'draining', clock_timestamp(), 1, 1)",
+	            (long long)job, (long long)newest + 1);
+
+	cleanup_monitor_set_detail_job(m, job);
+	w.job = job;
+	w.upto = -1;
+	w.first = (int)newest + 1;
+	s = drive_until(m, page_read, &w, 10000, "the job's steps");
+	assert_true(s->nsteps >= 3);
+	assert_int_equal(s->steps[0].runner_pid, 0);
+	assert_string_equal(s->steps[0].runner_app, "");
+	assert_int_equal(s->steps[1].step_no, newest);
+	assert_int_equal(s->steps[1].runner_pid, pid);
+	assert_string_equal(s->steps[1].runner_app, "cleanupctl:h11-stepper");
+	assert_int_equal(s->steps[2].runner_pid, pid);
+	assert_string_equal(s->steps[2].runner_app, "cleanupctl:h11-stepper");
+	/* the job stays draining on its own library (deletion has started:
+	 * it cannot be cancelled), as the pace test's does */
+	cleanup_engine_close(e);
+	cleanup_monitor_close(m);
+	PQfinish(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_runner_shown_and_second_runner_refused_naming_it),
 		cmocka_unit_test(test_monitor_says_where_it_is_connected),
 		cmocka_unit_test(test_step_history_pages_back_to_the_first_step),
+		cmocka_unit_test(test_step_rows_carry_their_runner),
 		cmocka_unit_test(test_library_rows_carry_count_state_and_reason),
 		cmocka_unit_test(test_refresh_query_timeout_keeps_previous_rows_marked_stale),
 		cmocka_unit_test(test_cli_and_console_print_the_same_progress_and_eta),

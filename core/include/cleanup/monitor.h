@@ -95,6 +95,12 @@ typedef struct cleanup_mon_step {
 	char started[16];        /* HH:MM:SS */
 	double duration_ms, lock_hold_ms;
 	double parent_lock_ms;   /* -1 when none */
+	/* Who ran the step: the backend pid and application_name (at most 64
+	 * characters, so 256 bytes of UTF-8) of the session that committed
+	 * it (cleanup.job_steps.runner_pid/runner_app); 0 and "" for a step
+	 * recorded without them (before sql/schema/010_step_runner.sql). */
+	int32_t runner_pid;
+	char runner_app[257];
 } cleanup_mon_step;
 
 /* One line of the event and audit log. */
