@@ -290,13 +290,15 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	char text[1200], phase[16] = "", at[16], back[16];
-	int seen = -1, kept;
+	int seen = -1, kept = -1, rc = 1, tries;
+	bool blocked = false;
 	sigset_t term, old;
 	pid_t pm;
 
 	if (cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
+		e = NULL;
 		printf("demo server-crash: %s\n", err.message);
-		return 1;
+		goto out;
 	}
 	for (;;) {
 		seen = job_step(e, job, phase, sizeof phase);
@@ -308,22 +310,21 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 		snprintf(text, sizeof text, "job %" PRId64 " is %s at step %d: no crash", job,
 		         phase[0] ? phase : "unreadable", seen);
 		say(&e, conninfo, "server-crash", job, text);
-		cleanup_engine_close(e);
-		return 1;
+		goto out;
 	}
 	if (cleanup_sandbox_status(sb, &err) != CLEANUP_OK || !sb->running || sb->pid <= 0) {
 		snprintf(text, sizeof text, "cannot find the sandbox's postmaster: %s",
 		         sb->running ? err.message : "not running");
 		say(&e, conninfo, "server-crash", job, text);
-		cleanup_engine_close(e);
-		return 1;
+		goto out;
 	}
 	pm = (pid_t)sb->pid;
 	snprintf(text, sizeof text,
 	         "job %" PRId64 " committed step %d: stopping the server (immediate) in %d s, for %d s", job,
 	         seen, CRASH_NOTICE_S, CRASH_DOWN_S);
 	say(&e, conninfo, "server-crash", job, text);
-	/* Time for the consoles to show it (and the audience to read it). */
+	/* Time for the consoles to show it (and the audience to read it); the
+	 * runner may commit more steps meanwhile. */
 	nap_ms(CRASH_NOTICE_S * 1000L);
 	if (e) {
 		int now = job_step(e, job, phase, sizeof phase);
@@ -334,39 +335,37 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	cleanup_engine_close(e);
 	e = NULL;
 	printf("pg_ctl stop -m immediate: SIGQUIT to postmaster %d\n", (int)pm);
+	fflush(stdout);
 	/* Not interrupted between the stop and the start again. */
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	sigaddset(&term, SIGINT);
 	sigprocmask(SIG_BLOCK, &term, &old);
+	blocked = true;
 	clock_now(at, sizeof at);
 	if (kill(pm, SIGQUIT) != 0) {
 		printf("demo server-crash: kill %d: %s\n", (int)pm, strerror(errno));
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return 1;
+		goto out;
 	}
-	while (cleanup_sandbox_status(sb, &err) == CLEANUP_OK && sb->running)
+	for (tries = 0; tries < 300 && cleanup_sandbox_status(sb, &err) == CLEANUP_OK && sb->running; tries++)
 		nap_ms(100);
 	nap_ms(CRASH_DOWN_S * 1000L);
 	if (cleanup_sandbox_start(sb, &err) != CLEANUP_OK) {
 		printf("demo server-crash: cannot start the server again: %s\n", err.message);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return 1;
+		goto out;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	blocked = false;
 	clock_now(back, sizeof back);
-	kept = -1;
-	{
-		int tries;
-
-		for (tries = 0; tries < 60 && kept < 0; tries++) {
-			if (!e && cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
-				e = NULL;
-				nap_ms(500);
-				continue;
-			}
-			kept = job_step(e, job, phase, sizeof phase);
+	for (tries = 0; tries < 60 && kept < 0; tries++) {
+		if (!e && cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK)
+			e = NULL;
+		else if ((kept = job_step(e, job, phase, sizeof phase)) < 0) {
+			cleanup_engine_close(e);
+			e = NULL;
 		}
+		if (kept < 0)
+			nap_ms(500);
 	}
 	if (kept >= seen)
 		snprintf(text, sizeof text,
@@ -374,15 +373,22 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 		         "job %" PRId64 " stayed at step %d, its last committed step (%d seen)\n"
 		         "asynchronous commit lost nothing: a lost step is done again",
 		         at, back, job, job, kept, seen);
-	else
+	else if (kept >= 0)
 		snprintf(text, sizeof text,
 		         "server back (down %s-%s): r resumes job %" PRId64 "\n"
 		         "job %" PRId64 " stayed at step %d, its last committed step (%d seen)\n"
 		         "%d acknowledged step%s lost (asynchronous commit): done again",
 		         at, back, job, job, kept, seen, seen - kept, seen - kept == 1 ? "" : "s");
+	else
+		snprintf(text, sizeof text, "server back (down %s-%s), but job %" PRId64 " cannot be read", at, back,
+		         job);
 	say(&e, conninfo, "server-crash", job, text);
+	rc = kept >= 0 ? 0 : 1;
+out:
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	cleanup_engine_close(e);
-	return 0;
+	return rc;
 }
 
 /* Opens a libpq connection to CONNINFO named APP; NULL (and a line on
