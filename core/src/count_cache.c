@@ -17,15 +17,6 @@ static int64_t col_int64_or(const PGresult *res, int row, const char *name, int6
 	return col_int64(res, row, name);
 }
 
-static double col_double_or(const PGresult *res, int row, const char *name, double dflt)
-{
-	int c = PQfnumber(res, name);
-
-	if (c < 0 || PQgetisnull(res, row, c))
-		return dflt;
-	return strtod(PQgetvalue(res, row, c), NULL);
-}
-
 int cleanup_count_visit_once(cleanup_count_visit *out, cleanup_engine *e, int64_t library_id, const char *now,
                              cleanup_error *err)
 {
@@ -127,7 +118,7 @@ int cleanup_count_report(cleanup_count_row **out, size_t *n, cleanup_engine *e, 
 		r->epoch = col_int64_or(res, i, "epoch", 0);
 		r->pages = col_int64_or(res, i, "pages", 0);
 		r->dirty_pages = col_int64_or(res, i, "dirty_pages", 0);
-		r->visit_age_s = col_double_or(res, i, "visit_age_s", -1);
+		r->visit_age_s = col_number(res, i, "visit_age_s", -1);
 		col_copy(r->last_restart, sizeof r->last_restart, res, i, "last_restart");
 	}
 	*out = rows;

@@ -34,13 +34,6 @@ void cleanup_step_results_free(cleanup_step_result *r, size_t n)
 	free(r);
 }
 
-static double col_double(const PGresult *res, int row, const char *name, double null_value)
-{
-	const char *s = col_text(res, row, name);
-
-	return *s ? strtod(s, NULL) : null_value;
-}
-
 /* Fills R from row ROW of RES (columns of cleanup.job_steps plus replayed
  * and json). */
 static int step_from_row(cleanup_step_result *r, const PGresult *res, int row, bool preview,
@@ -76,9 +69,9 @@ static int step_from_row(cleanup_step_result *r, const PGresult *res, int row, b
 	col_copy(r->check_from, sizeof r->check_from, res, row, "check_from");
 	col_copy(r->check_to, sizeof r->check_to, res, row, "check_to");
 	col_copy(r->phase_after, sizeof r->phase_after, res, row, "phase_after");
-	r->duration_ms = col_double(res, row, "duration_ms", 0);
-	r->lock_hold_ms = col_double(res, row, "lock_hold_ms", 0);
-	r->parent_lock_ms = col_double(res, row, "parent_lock_ms", -1);
+	r->duration_ms = col_number(res, row, "duration_ms", 0);
+	r->lock_hold_ms = col_number(res, row, "lock_hold_ms", 0);
+	r->parent_lock_ms = col_number(res, row, "parent_lock_ms", -1);
 	col_copy(r->started_at, sizeof r->started_at, res, row, "started_at");
 	r->replayed = strcmp(col_text(res, row, "replayed"), "t") == 0;
 	r->preview = preview;

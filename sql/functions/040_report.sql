@@ -58,7 +58,10 @@ AS $$
                                                     s.collections_deleted, s.sync_status_deleted,
                                                     s.history_detached, s.libraries_deleted, s.servers_deleted),
         'claims', jsonb_build_object('claimed', s.claimed, 'released', s.released,
-                                     'in_flight', s.claims_in_flight))
+                                     'in_flight', s.claims_in_flight),
+        -- Who ran the step (schema 10); null for steps recorded before it.
+        'runner', CASE WHEN s.runner_pid IS NULL THEN NULL
+                       ELSE jsonb_build_object('pid', s.runner_pid, 'application', s.runner_app) END)
 $$;
 
 -- One job with its recent steps (newest first, at most P_STEPS).

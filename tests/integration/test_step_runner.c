@@ -91,7 +91,7 @@ static void test_step_rows_name_the_connection_that_took_them(void **state)
 {
 	PGconn *obs = conn("observer"), *a = conn("runner-alpha"), *b = conn("runner-beta");
 	int64_t lib, job;
-	char want_a[96], want_b[96], want_ctl[64], *got, *before, *after, *out = NULL;
+	char want_a[96], want_b[96], want_ctl[64], want_json[128], *got, *before, *after, *out = NULL;
 	int i;
 
 	(void)state;
@@ -127,6 +127,11 @@ static void test_step_rows_name_the_connection_that_took_them(void **state)
 	expect_text(b, want_a, "SELECT runner_pid || ' ' || runner_app FROM cleanup.job_step_replay(%lld, 3)",
 	            (long long)job);
 	assert_int_equal(ctl(&out, "--json job step %lld --replay 4", (long long)job), 0);
+	/* The step document names its runner too (docs/json.md). */
+	snprintf(want_json, sizeof want_json, "\"runner\": {\"pid\": %d, \"application\": \"runner-beta\"}",
+	         PQbackendPID(b));
+	if (!strstr(out, want_json))
+		fail_msg("job step --replay 4 --json lacks %s: %s", want_json, out);
 	free(out);
 	after = pgtest_text(obs,
 	                    "SELECT string_agg(step_no || ':' || runner_pid || ':' || runner_app || ':' || xact_id, ',' "
