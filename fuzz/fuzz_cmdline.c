@@ -530,8 +530,12 @@ static bool unsafe(uint32_t cp)
 }
 
 /* tui_sanitize_cell() against the rule: each unsafe character, and each
- * byte that is not UTF-8, becomes '?'; at most WIDTH characters, padded
- * with spaces to WIDTH; whole characters only, as many as fit in LEN. */
+ * byte that is not UTF-8, becomes '?' (one column); at most WIDTH terminal
+ * columns (a character's columns are tui_char_width's, whose table the unit
+ * tests check: 0 for combining marks, which stay with their base even in a
+ * full cell, 2 for wide characters, which are left out when they would
+ * overhang), padded with spaces to WIDTH columns; whole characters only, as
+ * many as fit in LEN. */
 static void sanitize(const uint8_t *d, size_t n)
 {
 	size_t width = n > 0 ? d[0] % 24 : 0, len = n > 1 ? 1 + d[1] % 96 : 64, i = 0, o = 0, chars = 0, inlen;
@@ -547,19 +551,20 @@ static void sanitize(const uint8_t *d, size_t n)
 	want = malloc(len);
 	if (!buf || !want)
 		fuzz_fail("out of memory");
-	while (i < inlen && (width == 0 || chars < width)) {
+	while (i < inlen) {
 		uint32_t cp = 0;
 		size_t k = fuzz_utf8_char((const uint8_t *)in + i, inlen - i, &cp);
 		bool bad = k == 0 || unsafe(cp);
+		size_t w = bad ? 1 : (size_t)tui_char_width((int32_t)cp);
 
-		if (o + (bad ? 1 : k) >= len)
+		if ((width > 0 && chars + w > width) || o + (bad ? 1 : k) >= len)
 			break;
 		if (bad)
 			want[o++] = '?';
 		else
 			memcpy(want + o, in + i, k), o += k;
 		i += k ? k : 1;
-		chars++;
+		chars += w;
 	}
 	while (width > 0 && chars < width && o + 1 < len)
 		want[o++] = ' ', chars++;
