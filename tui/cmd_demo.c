@@ -177,8 +177,8 @@ static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, c
 	pid = fork();
 	if (pid == 0) {
 		child_setup(log);
-		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "run", jbuf, "--max-rate",
-		      rate, "--max-busy", "100000", (char *)NULL);
+		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "run", jbuf, "--max-rate", rate, "--max-busy",
+		      "100000", (char *)NULL);
 		_exit(127);
 	}
 	return pid;
@@ -195,8 +195,8 @@ static pid_t start_writer(const char *conninfo, int64_t server, const char *rate
 	pid = fork();
 	if (pid == 0) {
 		child_setup(log);
-		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "writer", "--rate", rate, "--server",
-		      sbuf, (char *)NULL);
+		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "writer", "--rate", rate, "--server", sbuf,
+		      (char *)NULL);
 		_exit(127);
 	}
 	return pid;
@@ -439,8 +439,8 @@ static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *lo
 	pid = fork();
 	if (pid == 0) {
 		child_setup(log);
-		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "seal", jbuf, "--expected",
-		      nbuf, (char *)NULL);
+		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "seal", jbuf, "--expected", nbuf,
+		      (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
