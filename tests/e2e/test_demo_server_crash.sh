@@ -88,7 +88,12 @@ capture demo-server-crash-3-done
 # A4) outside the manifest was deleted by the job once, unless a writer had
 # moved it out first (A3: it then still exists, in another library).
 MANIFEST=$(sql "SELECT count(*) FROM cleanup.manifest WHERE job_id = $J")
-ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE 'ext-1-%' AND i.library_id <> 1
+# Survivors: items of library 1 at sealing (id <= the high-water id, ids and
+# external IDs immutable, A4) outside the manifest that still exist
+# anywhere: a writer moved each out before the job reached it (and may
+# have moved it back since the job ended; writers never delete).
+ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE 'ext-1-%'
+                 AND i.id <= (SELECT high_water_id FROM cleanup.jobs WHERE id = $J)
                  AND NOT EXISTS (SELECT 1 FROM cleanup.manifest m WHERE m.job_id = $J AND m.external_id = i.external_id)")
 [ "$T" = "$ITEMS" ] && [ "$D" = $((ITEMS - MANIFEST - ESCAPED)) ] && [ "$X" = $((D + K + M + A)) ] &&
 	ok "counters exact: $D deleted = $ITEMS items - $MANIFEST in the manifest - $ESCAPED moved out first; examined $X = deleted + kept + moved + absent" ||
@@ -96,9 +101,6 @@ ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE '
 [ "$(sql "SELECT sum(deleted) FROM cleanup.job_steps WHERE job_id = $J")" = "$D" ] &&
 	ok "the steps' deletions add up to the job's (nothing counted twice across the crash)" ||
 	fail "steps' deletions: $(sql "SELECT sum(deleted) FROM cleanup.job_steps WHERE job_id = $J") vs $D"
-[ "$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE 'ext-1-%' AND i.library_id = 1
-            AND NOT EXISTS (SELECT 1 FROM cleanup.manifest m WHERE m.job_id = $J AND m.external_id = i.external_id)")" = 0 ] &&
-	ok "no item outside the manifest is left in library 1 (count(*))" || fail "items outside the manifest are left"
 [ "$(sql "SELECT count(*) = max(step_no) AND min(step_no) = 1 FROM cleanup.job_steps WHERE job_id = $J")" = t ] &&
 	ok "step numbers without a hole" || fail "step numbers"
 quit_console && ok "q quits" || fail "quit"
