@@ -74,16 +74,8 @@ static const char *write_ids(long n, char **blob, size_t *bloblen)
 static const char *loadavg(void)
 {
 	static char buf[64];
-	FILE *f = fopen("/proc/loadavg", "r");
-	double a = 0, b = 0, c = 0;
 
-	if (!f || fscanf(f, "%lf %lf %lf", &a, &b, &c) != 3)
-		snprintf(buf, sizeof buf, "unknown");
-	else
-		snprintf(buf, sizeof buf, "%.2f, %.2f, %.2f", a, b, c);
-	if (f)
-		fclose(f);
-	return buf;
+	return bench_load_avg(buf, sizeof buf);
 }
 
 /* The binary timed (--cleanupctl; default the one built beside this). */

@@ -217,6 +217,26 @@ static __attribute__((unused)) void bench_admin(const char *server, const char *
 	PQfinish(c);
 }
 
+/* ---- the machine ---- */
+
+/* The load average (/proc/loadavg: 1, 5 and 15 minutes) into BUF (LEN
+ * bytes), "?" when it cannot be read: every figure is printed beside it,
+ * since this machine's load decides how far absolute times can be read.
+ * Returns BUF. */
+static __attribute__((unused)) char *bench_load_avg(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a, b, c;
+
+	if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+		snprintf(buf, len, "%.2f %.2f %.2f", a, b, c);
+	else
+		snprintf(buf, len, "?");
+	if (f)
+		fclose(f);
+	return buf;
+}
+
 /* ---- server CPU ---- */
 
 /* utime + stime (+ cutime + cstime with CHILDREN) of process PID in

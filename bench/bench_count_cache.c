@@ -87,19 +87,6 @@ static void usage(void)
 	exit(2);
 }
 
-static void load_avg(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-
-	buf[0] = '\0';
-	if (f) {
-		if (!fgets(buf, (int)len, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 static double median_of(double *v, size_t n)
 {
 	return bench_quantile(v, n, 0.5);
@@ -446,7 +433,7 @@ static void scale(const opts *o, PGconn *c)
 		fresh_rows = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
 		PQclear(r);
 	}
-	load_avg(la, sizeof la);
+	bench_load_avg(la, sizeof la);
 
 	printf("\nB. The cache at scale: %" PRId64 " libraries, %" PRId64 " items (one library of %" PRId64
 	       ", %" PRId64 " of %" PRId64 ")%s; load %.0f s, VACUUM ANALYZE %.0f s; load average now %s\n",
@@ -538,7 +525,7 @@ int main(int argc, char **argv)
 			o.seconds = 2.0;
 	}
 
-	load_avg(load0, sizeof load0);
+	bench_load_avg(load0, sizeof load0);
 	bench_admin(o.db, "cc_db_drop", DB_COUNT, NULL);
 	bench_admin(o.db, "cc_db_create", DB_COUNT, NULL);
 	bench_conninfo(ci, sizeof ci, o.db, DB_COUNT);
@@ -580,7 +567,7 @@ int main(int argc, char **argv)
 				nrun++;
 			}
 		}
-		load_avg(load1, sizeof load1);
+		bench_load_avg(load1, sizeof load1);
 		printf("\nA. Writers in parallel, a connection each, %.1f s a case, synchronous_commit off; "
 		       "each transaction one batch of inserts; load average after: %s\n",
 		       o.seconds, load1);

@@ -126,19 +126,6 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-static void load_avg(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-
-	buf[0] = '\0';
-	if (f) {
-		if (!fgets(buf, (int)len, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 static void counts_of(counts *k, PGconn *c, int64_t library)
 {
 	char x[24];
@@ -700,7 +687,7 @@ int main(int argc, char **argv)
 	if (o.quick && !items_set)
 		o.items = 20000;
 
-	load_avg(load0, sizeof load0);
+	bench_load_avg(load0, sizeof load0);
 	bench_note("building: 1 server, 2 libraries of %" PRId64 " items, %d dependents per item", o.items,
 	           DEPENDENTS);
 	memset(&s, 0, sizeof s);
@@ -715,7 +702,7 @@ int main(int argc, char **argv)
 	bench_admin(o.db, "dep_db_drop", DB_RUN, NULL);
 	bench_admin(o.db, "dep_db_drop", DB_PRUNE, NULL);
 	bench_admin(o.db, "dep_db_drop", DB_SEED, NULL);
-	load_avg(load1, sizeof load1);
+	bench_load_avg(load1, sizeof load1);
 
 	printf("Dependents (issue 7): one server, 2 libraries of %" PRId64
 	       " items%s, %d dependents per item on average "

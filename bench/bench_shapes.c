@@ -317,22 +317,6 @@ static void run_prune(result *r, const opts *o, const shape *s, const built *b, 
 	free(d);
 }
 
-/* The machine's load average (/proc/loadavg: 1, 5 and 15 minutes) into
- * BUF, "?" when it cannot be read; returns BUF. */
-static char *load_average(char buf[64])
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double a, b, c;
-
-	if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
-		snprintf(buf, 64, "%.2f %.2f %.2f", a, b, c);
-	else
-		snprintf(buf, 64, "?");
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 static bool wanted(const opts *o, const char *name)
 {
 	const char *p = o->only;
@@ -386,7 +370,7 @@ int main(int argc, char **argv)
 		usage();
 
 	memset(res, 0, sizeof res);
-	load_average(load_start);
+	bench_load_avg(load_start, sizeof load_start);
 	for (k = 0; k < N_SHAPES; k++) {
 		const shape *s = &shapes[k];
 		built b;
@@ -462,7 +446,7 @@ int main(int argc, char **argv)
 	       " items%s; %d round%s (medians of times and ratios; step figures of the last round)\n",
 	       o.items, o.skew_items, o.quick ? " (--quick: scaled down from 5,000,000)" : "", o.rounds,
 	       o.rounds == 1 ? "" : "s");
-	printf("  load average: %s at the start, %s at the end (1, 5, 15 minutes)\n", load_start, load_average(load_end));
+	printf("  load average: %s at the start, %s at the end (1, 5, 15 minutes)\n", load_start, bench_load_avg(load_end, sizeof load_end));
 	printf("  %-12s %10s %6s %5s %9s %9s %9s %7s %8s %8s %8s %7s %7s %8s %s\n", "shape", "items", "steps", "pass",
 	       "p50 ms", "p99 ms", "max ms", "pages", "prune s", "sync s", "DELETE s", "ratio", "sync", "p99/fav",
 	       "exact");
