@@ -66,6 +66,10 @@ for BIN in "${BINARIES[@]}"; do
 	wait_for "[y/N]" || fail "$name: :step asks"
 	keys y
 	wait_sql "SELECT step_no FROM cleanup.jobs WHERE id = $J" 2 && ok "$name: :step $J stepped" || fail "$name: :step"
+	# Step 2 ended the drain: the job is finalizing. A dialog or command is
+	# bound to the phase the screen showed, so wait until the screen shows
+	# the new one (else the preview is refused as "moved on", as it must be).
+	wait_for "finalizing" || fail "$name: the console did not show the job finalizing"
 
 	keys :
 	type_text "preview $J"
