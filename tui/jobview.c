@@ -34,17 +34,12 @@ static bool contains(const char *hay, const char *needle, size_t len)
 	return false;
 }
 
-bool tui_job_matches(const cleanup_mon_job *v, const char *filter)
+/* True when every space-separated word of FILTER occurs in TEXT (the
+ * lists' "/" filter: "srv 2" matches library 2 of server 2). */
+static bool words_in(const char *text, const char *filter)
 {
-	const cleanup_job *j = &v->job;
-	bool server = strcmp(j->kind, "remove-server") == 0;
-	char text[CLEANUP_NAME_SIZE + 256];
 	const char *p = filter;
 
-	if (!filter || !*filter)
-		return true;
-	snprintf(text, sizeof text, "%" PRId64 " %s %s %" PRId64 " %s %s %s", j->id, j->kind, server ? "srv" : "lib",
-	         server ? j->server_id : j->library_id, j->target_name, j->phase, v->runner_app);
 	while (*p) {
 		size_t len;
 
@@ -56,6 +51,19 @@ bool tui_job_matches(const cleanup_mon_job *v, const char *filter)
 		p += len;
 	}
 	return true;
+}
+
+bool tui_job_matches(const cleanup_mon_job *v, const char *filter)
+{
+	const cleanup_job *j = &v->job;
+	bool server = strcmp(j->kind, "remove-server") == 0;
+	char text[CLEANUP_NAME_SIZE + 256];
+
+	if (!filter || !*filter)
+		return true;
+	snprintf(text, sizeof text, "%" PRId64 " %s %s %" PRId64 " %s %s %s", j->id, j->kind, server ? "srv" : "lib",
+	         server ? j->server_id : j->library_id, j->target_name, j->phase, v->runner_app);
+	return words_in(text, filter);
 }
 
 static int phase_rank(const char *phase)
@@ -181,29 +189,18 @@ const char *tui_count_items_text(char *buf, size_t len, const cleanup_mon_librar
 bool tui_lib_matches(const cleanup_mon_library *l, const char *filter)
 {
 	char text[CLEANUP_NAME_SIZE + 256], state[48];
-	const char *p = filter;
 
 	if (!filter || !*filter)
 		return true;
 	tui_count_state_text(state, sizeof state, l);
-	snprintf(text, sizeof text, "%" PRId64 " srv %" PRId64 " %.200s %.20s %.40s", l->row.id, l->row.server_id, l->row.name,
+	snprintf(text, sizeof text, "%" PRId64 " srv %" PRId64 " %s %.20s %.40s", l->row.id, l->row.server_id, l->row.name,
 	         l->row.admission, state);
 	if (l->row.job_id > 0) {
 		size_t k = strlen(text);
 
 		snprintf(text + k, sizeof text - k, " job %" PRId64 " %s %s", l->row.job_id, l->job_kind, l->job_phase);
 	}
-	while (*p) {
-		size_t len;
-
-		while (*p == ' ')
-			p++;
-		len = strcspn(p, " ");
-		if (len > 0 && !contains(text, p, len))
-			return false;
-		p += len;
-	}
-	return true;
+	return words_in(text, filter);
 }
 
 /* Count states, worst first (LIB_SORT_COUNT). */

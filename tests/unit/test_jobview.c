@@ -166,6 +166,19 @@ static void test_libraries_filter_and_sort(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(l[v[0]].row.id, 1);
 
+	/* The whole name is searched: a name of 200 two-byte characters (400
+	 * bytes) whose last word comes after byte 200. */
+	{
+		cleanup_mon_library big[1];
+		size_t o = 0, i;
+
+		big[0] = lib(9, 1, "", "fresh", "", 1);
+		for (i = 0; i < 195; i++)
+			o += (size_t)snprintf(big[0].row.name + o, sizeof big[0].row.name - o, "\xc3\xa9");
+		snprintf(big[0].row.name + o, sizeof big[0].row.name - o, " tail");
+		assert_int_equal(tui_libs_view(v, 1, big, 1, "tail", LIB_SORT_SERVER), 1);
+	}
+
 	n = tui_libs_view(v, 7, l, 7, "", LIB_SORT_NAME);
 	assert_int_equal(n, 7);
 	assert_string_equal(l[v[0]].row.name, "anime"); /* case ignored */
