@@ -25,8 +25,8 @@ hold_start() {
 	echo "SELECT pg_advisory_lock($1);" >&7
 	wait_for "the lock holder" lock_granted "$1"
 }
-lock_granted() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
-lock_waited() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
+lock_granted() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
+lock_waited() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND NOT granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
 hold_end() {
 	echo '\q' >&7
 	exec 7>&-

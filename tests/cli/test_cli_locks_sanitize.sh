@@ -36,8 +36,8 @@ wait_for() {
 		sleep 0.02
 	done
 }
-holder_idle() { [ -n "$(sql "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'cleanupctl:evil%' AND state = 'idle in transaction'")" ]; }
-writer_blocked() { [ -n "$(sql "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'cleanupctl:w-evil%' AND cardinality(pg_blocking_pids(pid)) > 0")" ]; }
+holder_idle() { [ -n "$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:evil%' AND state = 'idle in transaction'")" ]; }
+writer_blocked() { [ -n "$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:w-evil%' AND cardinality(pg_blocking_pids(pid)) > 0")" ]; }
 
 EVIL=$'\e]0;pwned\a\e[2J\u009b31m\u202eevil'
 TABLE="\"t${EVIL}\""
@@ -55,7 +55,7 @@ PGAPPNAME="cleanupctl:w-evil${EVIL}" psql -X -q "$DB" \
 	-c "UPDATE public.$TABLE SET v = 'waiting' /* writer ${EVIL} */ WHERE id = 1" >/dev/null 2>&1 &
 wpsql=$!
 wait_for "the writer to block" writer_blocked
-same "$(sql "SELECT count(*) FROM pg_stat_activity WHERE position(chr(27) in query) > 0 AND query LIKE '%holder%'")" \
+same "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND position(chr(27) in query) > 0 AND query LIKE '%holder%'")" \
 	"1" "the holder's query text holds the raw ESC"
 
 run locks

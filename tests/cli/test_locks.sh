@@ -28,7 +28,7 @@ exec 7>"$TMPD/hold"
 echo "BEGIN; UPDATE inventory.items SET title = 'held' WHERE id = 1; SELECT 1;" >&7
 hpid=""
 for _ in $(seq 1 500); do
-	hpid=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:job:31:step' AND state = 'idle in transaction'")
+	hpid=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:31:step' AND state = 'idle in transaction'")
 	[ -n "$hpid" ] && break
 	sleep 0.02
 done
@@ -37,7 +37,7 @@ PGAPPNAME="cleanupctl:writer:1" psql -X -q "$DB" -c "UPDATE inventory.items SET 
 wpsql=$!
 wpid=""
 for _ in $(seq 1 500); do
-	wpid=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:1' AND cardinality(pg_blocking_pids(pid)) > 0")
+	wpid=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:1' AND cardinality(pg_blocking_pids(pid)) > 0")
 	[ -n "$wpid" ] && break
 	sleep 0.02
 done

@@ -104,7 +104,7 @@ psql -X -q "$DB application_name=hc_lock_holder" \
 	>/dev/null 2>&1 &
 HOLDER=$!
 for _ in $(seq 1 100); do
-	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'hc_lock_holder'
+	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'hc_lock_holder'
 	         AND state = 'active' AND query LIKE '%pg_sleep%'")" -gt 0 ] && break
 	sleep 0.1
 done
@@ -134,10 +134,10 @@ unchanged "$before"
 "$CLEANUPCTL" --db "$DB" job pause "$JOB" --wait 60 >"$TMPD/wait.out" 2>"$TMPD/wait.err" &
 WAITER=$!
 for _ in $(seq 1 100); do
-	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:job:$JOB:pause'")" -gt 0 ] && break
+	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$JOB:pause'")" -gt 0 ] && break
 	sleep 0.1
 done
-sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'hc_lock_holder'" >/dev/null
+sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'hc_lock_holder'" >/dev/null
 wait "$HOLDER" 2>/dev/null
 timeout 30 tail --pid="$WAITER" -f /dev/null
 wait "$WAITER"

@@ -43,7 +43,7 @@ pid_of() { "$B" --json sandbox status --dir "$1" | jq -r .pid; }
 wait_blocked() {
 	local i
 	for i in $(seq 1 400); do
-		[ "$(psql -X -t -A "$1" -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$2'
+		[ "$(psql -X -t -A "$1" -c "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '$2'
 			AND cardinality(pg_blocking_pids(pid)) > 0")" = 1 ] && return 0
 		sleep 0.05
 	done
@@ -64,7 +64,7 @@ hold_job_row() {
 	echo "BEGIN; SELECT 1 FROM cleanup.jobs WHERE id = $2 FOR UPDATE;" >&3
 	for i in $(seq 1 400); do
 		[ "$(psql -X -t -A "$1" -c "SELECT count(*) FROM pg_stat_activity
-			WHERE application_name = 'row-holder' AND state = 'idle in transaction'")" = 1 ] && return 0
+			WHERE datname = current_database() AND application_name = 'row-holder' AND state = 'idle in transaction'")" = 1 ] && return 0
 		sleep 0.05
 	done
 	echo "FAIL: the row holder never took its lock"

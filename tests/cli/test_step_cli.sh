@@ -142,7 +142,7 @@ psql -X -q "$DB" -c "SET application_name = 'other-runner'" \
 	-c "SELECT pg_advisory_lock(1668050546, ($R % 2147483648)::int)" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
 holder=$!
 for _ in $(seq 1 200); do
-	[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 1668050546
+	[ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND classid = 1668050546
 	          AND objid = ($R % 2147483648) AND objsubid = 2")" = 1 ] && break
 	sleep 0.05
 done
@@ -150,10 +150,10 @@ before=$(fingerprint)
 run job step "$R"
 expect 3 "already being run" "other-runner"
 same "$(fingerprint)" "$before" "job step refused by the runner lock changes nothing"
-sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'other-runner'" >/dev/null
+sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'other-runner'" >/dev/null
 wait "$holder" 2>/dev/null
 for _ in $(seq 1 200); do
-	[ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 1668050546
+	[ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND classid = 1668050546
 	          AND objid = ($R % 2147483648) AND objsubid = 2")" = 0 ] && break
 	sleep 0.05
 done

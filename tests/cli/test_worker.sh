@@ -23,12 +23,12 @@ wait_for() {
 		sleep 0.02
 	done
 }
-lock_waited() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
-lock_granted() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
+lock_waited() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND NOT granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
+lock_granted() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
 said() { grep -q "$2" "$1" 2>/dev/null; }
 # runner_pid JOB: the backend holding JOB's runner lock ("" when none).
 runner_pid() {
-	sql "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 1668050546
+	sql "SELECT pid FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND classid = 1668050546
 	       AND objid = ($1 % 2147483648) AND objsubid = 2"
 }
 

@@ -95,7 +95,7 @@ CURRENT="writer: application_name and SIGTERM"
 wpid=$!
 seen=""
 for _ in $(seq 1 500); do
-	seen=$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:2'")
+	seen=$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:2'")
 	[ "$seen" = "1" ] && break
 	sleep 0.02
 done
@@ -107,7 +107,7 @@ OUT=$(cat "$TMPD/w.out")
 ERR=$(cat "$TMPD/w.err")
 expect 0
 same "$(jq -r .stopped_by <<<"$OUT")" "signal" "writer stopped by SIGTERM"
-same "$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:2'")" "0" \
+same "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:2'")" "0" \
 	"the writer disconnected"
 
 finish

@@ -10,7 +10,7 @@
 db_fresh degrade
 BLOCKER_PID=
 stop_bg() {
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'e2e-locker'" >/dev/null 2>&1
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-locker'" >/dev/null 2>&1
 	[ -z "$BLOCKER_PID" ] || wait "$BLOCKER_PID" 2>/dev/null
 }
 trap 'stop_bg; e2e_cleanup' EXIT
@@ -21,7 +21,7 @@ psql -X -q "$DB" -c "SET application_name = 'e2e-locker'" -c "BEGIN" \
 	-c "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
 BLOCKER_PID=$!
 wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-           WHERE a.application_name = 'e2e-locker' AND l.relation = 'cleanup.library_stats'::regclass AND l.granted" 1 ||
+           WHERE a.datname = current_database() AND a.application_name = 'e2e-locker' AND l.relation = 'cleanup.library_stats'::regclass AND l.granted" 1 ||
 	fail "the locker did not lock"
 wait_for "stale servers, libraries since" 15 && wait_for "database slow to answer" &&
 	ok "the header names the parts that did not answer" || fail "no stale badge"

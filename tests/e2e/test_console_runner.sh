@@ -24,7 +24,7 @@ BLOCKER_PID=
 RUN_PID=
 stop_bg() {
 	[ -z "$RUN_PID" ] || kill -9 "$RUN_PID" 2>/dev/null
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'e2e-blocker'" >/dev/null 2>&1
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null 2>&1
 	[ -z "$BLOCKER_PID" ] || wait "$BLOCKER_PID" 2>/dev/null
 }
 trap 'stop_bg; e2e_cleanup' EXIT
@@ -48,14 +48,14 @@ wait_re " +$J prune +lib 1 Movies +draining .* no runner" && ok "jobs panel: ETA
 psql -X -q "$DB" -c "SET application_name = 'e2e-blocker'" -c "BEGIN" \
 	-c "SELECT 1 FROM cleanup.jobs WHERE id = $J FOR UPDATE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
 BLOCKER_PID=$!
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'e2e-blocker' AND wait_event = 'PgSleep'" 1 ||
+wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker' AND wait_event = 'PgSleep'" 1 ||
 	fail "the blocker did not start"
 "$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-busy 100000 >/dev/null 2>"$E2E_TMP/run.err" &
 RUN_PID=$!
 wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-           WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = $J AND l.granted
-             AND a.application_name = 'cleanupctl:job:$J:run'" 1 || fail "job run did not take the runner lock"
-RBP=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:job:$J:run'")
+           WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = $J AND l.granted AND a.datname = current_database()
+             AND a.datname = current_database() AND a.application_name = 'cleanupctl:job:$J:run'" 1 || fail "job run did not take the runner lock"
+RBP=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:run'")
 wait_re "runner: backend $RBP  last step [^ ]+ ago  cleanupctl:job:$J:run  from " && ok "the runner is shown (backend $RBP, its application)" ||
 	fail "runner not shown"
 wait_gone "NO RUNNER for" 2 || fail "NO RUNNER still shown while the job has a runner"
@@ -97,7 +97,7 @@ keys t
 wait_for "stopped by the operator" 10 && ok "t stops the busy run" || fail "t"
 
 # Let the job go: one step from the CLI, then the console runs the rest.
-sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'e2e-blocker'" >/dev/null
+sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null
 wait "$BLOCKER_PID" 2>/dev/null
 BLOCKER_PID=
 "$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-steps 1 >/dev/null || fail "one step from the CLI"

@@ -27,7 +27,7 @@ for BIN in "${BINARIES[@]}"; do
 	[ "$(colour_codes)" -gt 0 ] && ok "$name: colours by default" || fail "$name: no colour by default"
 
 	# The stale marker and reconnecting.
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cleanupctl:console' AND datname = current_database()" >/dev/null
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:console' AND datname = current_database()" >/dev/null
 	wait_for "stale since" 10 && ok "$name: stale since shown" || fail "$name: no stale marker"
 	screen | grep -q "server-2" && ok "$name: last snapshot kept" || fail "$name: snapshot lost"
 	wait_gone "stale since" 15 && ok "$name: reconnected" || fail "$name: no reconnect"

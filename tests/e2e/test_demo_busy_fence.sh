@@ -18,9 +18,9 @@ L=1
 N=$(grep -oE "job 1 prunes library 1 \([0-9]+ IDs appended\)" <<<"$FLAT" | grep -oE '[0-9]+ IDs' | grep -oE '[0-9]+')
 [ -n "$N" ] && [ "$N" = "$(sql "SELECT manifest_count FROM cleanup.jobs WHERE id = $J")" ] ||
 	fail "the narrated count \"$N\" is not the job's manifest_count"
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:holder' AND state = 'idle in transaction'" 1 20 ||
+wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:holder' AND state = 'idle in transaction'" 1 20 ||
 	fail "no holder"
-HPID=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:holder'")
+HPID=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:holder'")
 wait_for "writer backend $HPID (cleanupctl:writer:holder) holds library $L's" 15 &&
 	wait_for "admission row in a transaction left open since" && ok "the holder is named in the log" ||
 	fail "the holder is not narrated"
@@ -33,7 +33,7 @@ wait_for "held by backend $HPID: SELECT pg_terminate_backend($HPID) ends it," &&
 	ok "nothing sealed, the library still open" ||
 	fail "after busy: $(sql "SELECT coalesce(expected_count::text, 'unsealed') || '/' || phase FROM cleanup.jobs WHERE id = $J")"
 # The blocking tree: the holder at the root, the fence's probe waiting under it.
-PPID_=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:fence-probe'")
+PPID_=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:fence-probe'")
 wait_sql "SELECT pg_blocking_pids($PPID_)::text" "{$HPID}" 15 || fail "the probe is not blocked by the holder"
 wait_re "$HPID writer holder idle in transaction" 15 && wait_re "└ $PPID_ cleanupctl:fence-probe wai" &&
 	ok "the locks panel shows the blocking tree naming the holder" || fail "no blocking tree"
@@ -70,13 +70,13 @@ wait_re "audit +seal by [^ ]+ \(typed '$N'\)" 15 && ok "the seal is audited in t
 capture demo-busy-fence-2-sealed
 quit_console && ok "q quits" || fail "quit"
 wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'" 0 15 &&
-	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE application_name LIKE 'cleanupctl:%'")"
+	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'")"
 
 # Off a terminal: the narration and status, exit 0, a new unsealed job, no holder.
 "$CLEANUPCTL" --db "$DB" demo busy-fence </dev/null >"$E2E_TMP/out" 2>"$E2E_TMP/err"
 rc=$?
 [ "$rc" = 0 ] && grep -qE "demo busy-fence: job 2 prunes library [0-9]+ \(" "$E2E_TMP/err" &&
-	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:holder'")" = 0 ] &&
+	[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:holder'")" = 0 ] &&
 	ok "demo busy-fence off a terminal: narration and status, no holder" ||
 	fail "off a terminal: $rc $(cat "$E2E_TMP/err")"
 finish

@@ -14,14 +14,14 @@ J=$(sealed_job 1 100) # library 1: 300 items, the first 100 in the manifest
 "$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-steps 1 >/dev/null || fail "first step"
 BLOCKER_PID=
 stop_bg() {
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'e2e-blocker'" >/dev/null 2>&1
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null 2>&1
 	[ -z "$BLOCKER_PID" ] || wait "$BLOCKER_PID" 2>/dev/null
 }
 trap 'stop_bg; e2e_cleanup' EXIT
 psql -X -q "$DB" -c "SET application_name = 'e2e-blocker'" -c "BEGIN" \
 	-c "SELECT 1 FROM cleanup.jobs WHERE id = $J FOR UPDATE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
 BLOCKER_PID=$!
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'e2e-blocker' AND wait_event = 'PgSleep'" 1 ||
+wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker' AND wait_event = 'PgSleep'" 1 ||
 	fail "the blocker did not start"
 
 # Off a terminal: the narration on stderr, status, exit 0, no runner left.
@@ -37,9 +37,9 @@ rc=$?
 start_cmd "'$CLEANUPCTL' --db '$DB' demo kill-runner"
 wait_for "demo kill-runner: job $J is run by" 30 && ok "the scenario is narrated in the log" || fail "no narration"
 wait_for "THROTTLE 1/s" && ok "the console is throttled to the runner's rate" || fail "no throttle badge"
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:job:$J:run'" 1 15 ||
+wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:run'" 1 15 ||
 	fail "the demo started no runner"
-RBP=$(sql "SELECT pid FROM pg_stat_activity WHERE application_name = 'cleanupctl:job:$J:run'")
+RBP=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:run'")
 wait_for "runner: backend $RBP" && ok "the runner is shown" || fail "runner not shown"
 keys K
 wait_for "Terminate backend $RBP, the runner of job $J" && keys y
@@ -47,7 +47,7 @@ wait_for "NO RUNNER for" && ok "K: the gap is visible" || fail "no gap"
 wait_for "demo: job $J lost its runner (backend $RBP) after step 1" && ok "the loss is narrated" ||
 	fail "the loss is not narrated"
 
-sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'e2e-blocker'" >/dev/null
+sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null
 wait "$BLOCKER_PID" 2>/dev/null
 BLOCKER_PID=
 keys r
@@ -80,5 +80,5 @@ ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE '
 	ok "the resumed run kept the throttle" || fail "the resumed run was not throttled: $(sql "SELECT count(*), max(started_at) - min(started_at) FROM cleanup.job_steps WHERE job_id = $J AND step_no >= 2")"
 quit_console && ok "q quits" || fail "quit"
 wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'" 0 15 &&
-	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE application_name LIKE 'cleanupctl:%'")"
+	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'")"
 finish

@@ -64,7 +64,7 @@ until_seen 30 header_fresh && ok "the console reconnected by itself" || fail "st
 wait_for "demo: job $J lost its runner" 15 && wait_for "NO RUNNER for" &&
 	ok "the runner that died with the server: NO RUNNER, narrated" || fail "the lost runner is not shown"
 capture demo-server-crash-2-back
-[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:job:$J:run'")" = 0 ] ||
+[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:run'")" = 0 ] ||
 	fail "a runner is still connected"
 
 keys :
@@ -105,5 +105,5 @@ ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE '
 	ok "step numbers without a hole" || fail "step numbers"
 quit_console && ok "q quits" || fail "quit"
 wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'" 0 15 &&
-	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE application_name LIKE 'cleanupctl:%'")"
+	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'")"
 finish

@@ -20,7 +20,7 @@ wait_for "demo writer-storm: job 1 drains library 1" 30 && ok "the scenario is n
 	fail "no narration"
 J=1
 wait_for "THROTTLE 2/s" && ok "the console is throttled to the runner's rate" || fail "no throttle badge"
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cleanupctl:writer:1'" 2 15 &&
+wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:1'" 2 15 &&
 	ok "two writers on the job's server" || fail "writers"
 # The storm: rejections counted in the locks panel, per writer.
 wait_re "[0-9]+ rejected writer:1 \(last" 20 && ok "the locks panel counts the writers' rejections" ||

@@ -372,7 +372,8 @@ int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms)
 
 	while (waited < timeout_ms) {
 		PGresult *r = PQexecParams(observer,
-		                           "SELECT pid FROM pg_stat_activity WHERE application_name = $1"
+		                           "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+		                           " AND application_name = $1"
 		                           " AND cardinality(pg_blocking_pids(pid)) > 0",
 		                           1, NULL, params, NULL, NULL, 0);
 		int pid = 0;
