@@ -20,14 +20,14 @@ set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 
 # --- Man pages and completions, generated from the parser's tables -------
 # cleanupctl-gendoc links the same command and option tables as cleanupctl
-# (tui/cli.c, tui/cmd_job.c, tui/keys.c) and writes the four files.
+# (tui/cli/cli.c, tui/cli/cmd_job.c, tui/console/keys.c) and writes the four files.
 set(CLEANUP_DOC_OUT ${CMAKE_BINARY_DIR}/doc)
 set(CLEANUP_DOC_FILES
     ${CLEANUP_DOC_OUT}/cleanupctl.1
     ${CLEANUP_DOC_OUT}/cleanupctl-console.1
     ${CLEANUP_DOC_OUT}/cleanupctl.bash
     ${CLEANUP_DOC_OUT}/_cleanupctl)
-add_executable(cleanupctl-gendoc ${CMAKE_SOURCE_DIR}/man/gendoc.c ${CMAKE_SOURCE_DIR}/tui/cmdline.c)
+add_executable(cleanupctl-gendoc ${CMAKE_SOURCE_DIR}/man/gendoc.c ${CMAKE_SOURCE_DIR}/tui/lineedit/cmdline.c)
 target_compile_definitions(cleanupctl-gendoc PRIVATE CLEANUP_NO_READLINE=1)
 target_link_libraries(cleanupctl-gendoc PRIVATE cleanup_tui)
 add_custom_command(

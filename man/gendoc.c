@@ -1,8 +1,8 @@
 /* cleanupctl-gendoc: writes the man pages cleanupctl(1) and
  * cleanupctl-console(1) and the bash and zsh completions from the tables
  * the parser uses (cli_global_options, cli_commands and their option and
- * subcommand tables in tui/cli.c and tui/cmd_job.c, the console's key
- * table in tui/keys.c), so that no command or option can be documented in
+ * subcommand tables in tui/cli/cli.c and tui/cli/cmd_job.c, the console's key
+ * table in tui/console/keys.c), so that no command or option can be documented in
  * one place and missing in another. Run at build time:
  *     cleanupctl-gendoc OUTDIR VERSION
  * Output: OUTDIR/cleanupctl.1, cleanupctl-console.1, cleanupctl.bash,

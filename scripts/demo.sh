@@ -3,7 +3,7 @@
 #
 #   scripts/demo.sh BUILD_DIR [--scenario NAME]
 #
-# `cleanupctl demo` does the work (tui/cmd_demo.c): it starts the sandbox,
+# `cleanupctl demo` does the work (tui/cli/cmd_demo.c): it starts the sandbox,
 # installs the schema, seeds demo data when there is none, makes sure there
 # is a sealed, draining prune job to step, starts two `cleanupctl writer`
 # processes (stopped when the console exits) and opens the console. Off a

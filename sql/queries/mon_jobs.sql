@@ -4,7 +4,7 @@
 --  * its pace window: the steps that started in the last 60 seconds (among
 --    its 2000 newest, read by the job_steps primary key), their settled rows
 --    (deleted + moved + absent + kept) and the span from the first one's
---    start to the last one's end (tui/progress.h turns these into the pace
+--    start to the last one's end (tui/common/progress.h turns these into the pace
 --    and the ETA; issue 11, bug 2);
 --  * the end of its newest step (however old);
 --  * its runner: the backend holding the job's runner lock, a session-level

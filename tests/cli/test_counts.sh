@@ -3,7 +3,7 @@
 # visit starts a watch, --library visits until fresh, --json with jq, the
 # states an operator sees (fresh, dirty, withheld, unwatched), bad options
 # (exit 2, nothing changed) and an unknown library (exit 1). Until
-# tui/cli_commands.c lists the command the binary answers "unknown
+# tui/cli/cli_commands.c lists the command the binary answers "unknown
 # command": the test says so and passes without checking more.
 . "$(dirname "$0")/lib_foundation.sh"
 
@@ -12,7 +12,7 @@ sql "SELECT cleanup.seed_demo(1, 3, 25)" >/dev/null
 
 run counts --no-visit
 if [ "$RC" -eq 2 ] && grep -q 'unknown command "counts"' <<<"$ERR"; then
-	echo "SKIP: cleanupctl counts is not registered in tui/cli_commands.c yet"
+	echo "SKIP: cleanupctl counts is not registered in tui/cli/cli_commands.c yet"
 	finish
 	exit 0
 fi

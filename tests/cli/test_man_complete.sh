@@ -2,7 +2,7 @@
 # The man pages and the bash and zsh completions are complete: every
 # command (each cli_command defined in tui/, each job subcommand) and every
 # option that a command's source parses (each "--option" literal in
-# tui/cmd_*.c, the global ones in tui/main.c) appears in cleanupctl(1)
+# tui/cli/cmd_*.c, the global ones in tui/main.c) appears in cleanupctl(1)
 # under that command, in the bash completion's word list for it, and in
 # the zsh completion's block for it. The files are the ones the build
 # generated (cleanupctl-gendoc, from the parser's tables), so an option
@@ -52,7 +52,7 @@ has_option() {
 
 # 1. Commands: every descriptor defined in tui/ is in --help, the man page
 #    and both completions.
-mapfile -t defined < <(grep -ho 'const cli_command cmd_[a-z_]*_entry = {' "$CLEANUP_SOURCE_DIR"/tui/*.c |
+mapfile -t defined < <(grep -ho 'const cli_command cmd_[a-z_]*_entry = {' "$CLEANUP_SOURCE_DIR"/tui/cli/*.c |
 	sed 's/const cli_command \(cmd_[a-z_]*_entry\).*/\1/')
 [ "${#defined[@]}" -ge 10 ] || fail "found only ${#defined[@]} command descriptors in tui/"
 helpcmds=$("$CLEANUPCTL" --help | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }')
@@ -62,7 +62,7 @@ helpcmds=$("$CLEANUPCTL" --help | awk '/^commands:/ { on = 1; next } on && NF ==
 NOT_YET_REGISTERED=" "
 for entry in "${defined[@]}"; do
 	[[ $NOT_YET_REGISTERED == *" $entry "* ]] && { echo "note: $entry is not registered yet"; continue; }
-	name=$(grep -h -A2 "const cli_command $entry = {" "$CLEANUP_SOURCE_DIR"/tui/*.c | grep -o '"[a-z-]*"' | head -1 | tr -d '"')
+	name=$(grep -h -A2 "const cli_command $entry = {" "$CLEANUP_SOURCE_DIR"/tui/cli/*.c | grep -o '"[a-z-]*"' | head -1 | tr -d '"')
 	check
 	grep -qx "$name" <<<"$helpcmds" || fail "command $name ($entry) is not in the command table (cleanupctl --help)"
 	grep -q "^\.SS \"$name[ \"]" "$MAN" || fail "cleanupctl(1) has no section for command $name"
@@ -83,7 +83,7 @@ done
 
 # 3. Options: every "--option" a command's source parses. Words on a line
 #    that starts another program (demo's writer: execl) are that program's.
-for src in "$CLEANUP_SOURCE_DIR"/tui/cmd_*.c; do
+for src in "$CLEANUP_SOURCE_DIR"/tui/cli/cmd_*.c; do
 	# the first quoted word after each descriptor is its name
 	mapfile -t cmds < <(awk '/const cli_command cmd_[a-z_]*_entry = \{/ { want = 1 }
 		want && match($0, /"[a-z-]+"/) { print substr($0, RSTART + 1, RLENGTH - 2); want = 0 }' "$src")
@@ -125,8 +125,8 @@ done
 while IFS= read -r key; do
 	check
 	grep -qF -- ".B $(sed 's/-/\\-/g' <<<"$key")" "$CMAN" || fail "cleanupctl-console(1) does not list key $key"
-done < <(grep -o '^	{"[^"]*", "' "$CLEANUP_SOURCE_DIR/tui/keys.c" | sed 's/^	{"\(.*\)", "$/\1/')
-for opt in $(grep -o '"--[a-z][a-z-]*"' "$CLEANUP_SOURCE_DIR/tui/cmd_console.c" | tr -d '"' | sort -u); do
+done < <(grep -o '^	{"[^"]*", "' "$CLEANUP_SOURCE_DIR/tui/console/keys.c" | sed 's/^	{"\(.*\)", "$/\1/')
+for opt in $(grep -o '"--[a-z][a-z-]*"' "$CLEANUP_SOURCE_DIR/tui/cli/cmd_console.c" | tr -d '"' | sort -u); do
 	check
 	grep -qF -- "\\fB$(roff_opt "$opt")\\fR" "$CMAN" || fail "cleanupctl-console(1) does not document $opt"
 done

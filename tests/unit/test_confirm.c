@@ -1,4 +1,4 @@
-/* The confirmation state machine of console actions (tui/confirm.h):
+/* The confirmation state machine of console actions (tui/common/confirm.h):
  * which actions need y/N or a typed confirmation, No as the default, a
  * typed confirmation with the wrong text doing nothing, and the binding to
  * the job id, phase and step the dialog showed. */

@@ -1,4 +1,4 @@
-/* The jobs and libraries panels' filter and sort (tui/jobview.h; issue 11,
+/* The jobs and libraries panels' filter and sort (tui/console/jobview.h; issue 11,
  * item 13) and the libraries' count words (issue 8). */
 #include <setjmp.h>
 #include <stdarg.h>

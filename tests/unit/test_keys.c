@@ -1,4 +1,4 @@
-/* Key dispatch of the console (tui/keys.h): movement, panels, overlays,
+/* Key dispatch of the console (tui/console/keys.h): movement, panels, overlays,
  * actions, the read-only mode hiding every action, the help table listing
  * every command, and the refresh-interval ladder of + and -. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* The console layout (tui/layout.h) for many terminal sizes: every visible
+/* The console layout (tui/console/layout.h) for many terminal sizes: every visible
  * rectangle lies on the screen, none overlaps another, together they cover
  * the screen exactly, panels keep usable minimums, and below 80x24 the
  * layout reports a terminal that is too small. */

@@ -1,4 +1,4 @@
-/* Unit tests of the built-in line editor (tui/lineedit.c): editing with
+/* Unit tests of the built-in line editor (tui/lineedit/lineedit.c): editing with
  * every Emacs key, history and its bounds, UTF-8 (multi-byte input byte by
  * byte, backspace, ^W, the cursor column with wide characters), the
  * history file and completion. */

@@ -1,4 +1,4 @@
-/* The operation layer's error mapping (tui/ops.h; issue 11, "Also build"):
+/* The operation layer's error mapping (tui/common/ops.h; issue 11, "Also build"):
  * one table gives a status's words in the CLI and the console and its exit
  * code, so the two front ends cannot word the same failure differently. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* Progress, pace and ETA as the CLI and the console both define them
- * (tui/progress.h; issue 11, bugs 2 and 9). */
+ * (tui/common/progress.h; issue 11, bugs 2 and 9). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

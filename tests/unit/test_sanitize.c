@@ -1,4 +1,4 @@
-/* Unit tests of the terminal sanitizer (tui/sanitize.c): no ESC, C0, DEL,
+/* Unit tests of the terminal sanitizer (tui/common/sanitize.c): no ESC, C0, DEL,
  * C1, bidi override or invalid UTF-8 byte survives, printable UTF-8 passes
  * unchanged, and cuts never split a character. */
 #include <setjmp.h>

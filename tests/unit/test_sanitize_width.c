@@ -1,4 +1,4 @@
-/* Unit tests of display-width cells (tui/sanitize.c, issue 12 item 6):
+/* Unit tests of display-width cells (tui/common/sanitize.c, issue 12 item 6):
  * names are text, not bytes. A cell is cut by terminal columns at a
  * character boundary: wide CJK takes two columns and is never split over
  * the cell's edge, combining marks stay with their base, four-byte

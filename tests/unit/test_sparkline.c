@@ -1,4 +1,4 @@
-/* Sparklines (tui/sparkline.h): scaling, width, gaps, UTF-8 and ASCII,
+/* Sparklines (tui/console/sparkline.h): scaling, width, gaps, UTF-8 and ASCII,
  * and the per-second rate buckets of step times. */
 #include <math.h>
 #include <setjmp.h>

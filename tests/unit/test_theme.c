@@ -1,4 +1,4 @@
-/* Unit tests of the theme parser and loader (tui/theme.c): every theme in
+/* Unit tests of the theme parser and loader (tui/console/theme.c): every theme in
  * themes/ parses and sets every role; the built-ins equal their files; bad
  * files (unknown role, unknown colour, bad attribute, duplicate role,
  * overlong line, ...) are rejected whole with the line number; named

@@ -56,7 +56,7 @@ typedef struct cleanup_mon_library {
 } cleanup_mon_library;
 
 /* A job row (json is always NULL here) plus its pace window and its runner
- * (tui/progress.h turns the window into a pace and an ETA). */
+ * (tui/common/progress.h turns the window into a pace and an ETA). */
 typedef struct cleanup_mon_job {
 	cleanup_job job;
 	char last_error_at[16];  /* HH:MM:SS, "" when none */

@@ -132,7 +132,7 @@ const char *console_compact(char *buf, size_t len, int64_t n)
 
 const char *console_eta(char *buf, size_t len, double s)
 {
-	/* One definition for both front ends (tui/progress.h). */
+	/* One definition for both front ends (tui/common/progress.h). */
 	return tui_duration_text(buf, len, s);
 }
 
