@@ -8,8 +8,8 @@
 -- record of what the job did); NULL: nothing was purged.
 -- jobs_purgeable_idx: the finished jobs not purged yet, oldest first, so
 -- that finding the next job to purge reads one index entry however many
--- jobs have been purged before. Its columns are not written by a step
--- until the job finishes, so steps' job-row updates stay HOT.
+-- jobs have been purged before. A running job's row is outside its
+-- predicate, so a step's update of the job row never writes to it.
 
 ALTER TABLE cleanup.jobs ADD COLUMN purged_at timestamptz;
 
