@@ -80,8 +80,14 @@ for BIN in "${BINARIES[@]}"; do
 	keys :
 	type_text "step abc"
 	keys Enter
-	wait_for "step needs a job id, a positive integer, not \"abc\"" && ok "$name: bad argument explained" ||
-		fail "$name: bad argument"
+	wait_for "step: job id must be an integer from 1 to 9223372036854775807, not \"abc\"" &&
+		ok "$name: bad argument explained in the CLI's words" || fail "$name: bad argument"
+	# the CLI's id rule: "+5" is refused as `cleanupctl job step +5` refuses it
+	keys :
+	type_text "pause +$J"
+	keys Enter
+	wait_for "pause: job id must be an integer from 1 to 9223372036854775807, not \"+$J\": digits only: no sign" &&
+		ok "$name: +N refused as the CLI refuses it" || fail "$name: +N accepted"
 
 	# Remove a library: the wrong name does nothing, the right one creates the job.
 	keys BTab

@@ -168,57 +168,18 @@ int cli_usage(const cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
 
 const char *cli_int_syntax(const char *s, int64_t min, int64_t max, int64_t *out)
 {
-	const char *p = s;
-	bool neg = false;
-	uint64_t v = 0, limit;
-
-	if (!s || !*s)
-		return "an empty value";
-	if (*p == '-' && min < 0) {
-		neg = true;
-		p++;
-	}
-	if (!*p)
-		return "no digits";
-	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	for (; *p; p++) {
-		unsigned d;
-
-		if (*p < '0' || *p > '9')
-			return p == s && (*p == '+' || *p == '-' || *p == ' ' || *p == '\t')
-			           ? "digits only: no sign, space or prefix"
-			           : "digits only: no spaces, letters, prefixes or fractions";
-		d = (unsigned)(*p - '0');
-		if (v > (limit - d) / 10)
-			return "out of range";
-		v = v * 10 + d;
-	}
-	if (neg) {
-		int64_t r = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-
-		if (r < min)
-			return "out of range";
-		*out = r;
-		return NULL;
-	}
-	if ((int64_t)v < min || (int64_t)v > max)
-		return "out of range";
-	*out = (int64_t)v;
-	return NULL;
+	return tui_op_int_syntax(s, min, max, out);
 }
 
 bool cli_parse_int(const cli_ctx *ctx, const char *opt, const char *s, int64_t min, int64_t max,
                    int64_t *out)
 {
-	int64_t v = 0;
-	const char *why = cli_int_syntax(s, min, max, &v);
+	char msg[512];
 
-	if (why) {
-		cli_usage(ctx, NULL, "%s must be an integer from %" PRId64 " to %" PRId64 ", not \"%s\": %s", opt, min,
-		          max, s ? s : "", why);
+	if (!tui_op_parse_int(out, msg, sizeof msg, opt, s, min, max)) {
+		cli_usage(ctx, NULL, "%s", msg);
 		return false;
 	}
-	*out = v;
 	return true;
 }
 
@@ -366,13 +327,9 @@ static const char *target_word(const cleanup_job *job)
 
 void cli_print_job_line(FILE *f, const cleanup_job *job)
 {
-	char kind[64], name[CLEANUP_NAME_SIZE], phase[64];
+	char line[CLEANUP_NAME_SIZE + 256];
 
-	fprintf(f, "job %" PRId64 ": %s of %s %" PRId64 " (%s), phase %s, step %d\n", job->id,
-	        tui_sanitize(kind, sizeof kind, job->kind), target_word(job),
-	        strcmp(job->kind, "remove-server") == 0 ? job->server_id : job->library_id,
-	        tui_sanitize(name, sizeof name, job->target_name), tui_sanitize(phase, sizeof phase, job->phase),
-	        job->step_no);
+	fprintf(f, "%s\n", tui_op_job_line(line, sizeof line, job));
 }
 
 void cli_print_job_detail(FILE *f, const cleanup_job *job)
@@ -580,37 +537,10 @@ void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs)
 
 void cli_wait_begin(cli_wait *w, double seconds)
 {
-	w->seconds = seconds;
-	w->deadline = tui_op_mono_s() + seconds;
-	w->attempts = 1;
-	w->delay_ms = CLI_WAIT_FIRST_MS;
+	tui_op_wait_begin(w, seconds, "--wait");
 }
 
 bool cli_wait_again(cli_wait *w, cleanup_error *err)
 {
-	double left, ms;
-	struct timespec ts;
-
-	if (err->status != CLEANUP_EBUSY || w->seconds <= 0)
-		return false;
-	left = w->deadline - tui_op_mono_s();
-	if (left <= 0) {
-		char note[160];
-
-		snprintf(note, sizeof note, "still busy after --wait %g s (%d attempts)", w->seconds, w->attempts);
-		if (err->detail[0])
-			snprintf(err->detail + strlen(err->detail), sizeof err->detail - strlen(err->detail), "; %s", note);
-		else
-			snprintf(err->detail, sizeof err->detail, "%s", note);
-		return false;
-	}
-	ms = w->delay_ms < left * 1000 ? w->delay_ms : left * 1000;
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)((ms - (double)ts.tv_sec * 1000) * 1e6);
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-	w->delay_ms = w->delay_ms * 2 > CLI_WAIT_MAX_MS ? CLI_WAIT_MAX_MS : w->delay_ms * 2;
-	w->attempts++;
-	cleanup_error_clear(err);
-	return true;
+	return tui_op_wait_again(w, err);
 }

@@ -148,16 +148,13 @@ int cli_fail_interrupted(const cli_ctx *ctx, const cleanup_error *cause, const c
 int cli_usage(const cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The one rule for numeric option values: S must be decimal digits only
- * (a leading '-' only when MIN < 0): no sign, space, prefix ("0x"),
- * fraction or trailing text, within [MIN, MAX] without overflow. Returns
- * NULL and sets *OUT, or the rule S broke ("out of range", "digits only:
- * ...") with *OUT untouched. Pure. */
+/* The one rule for numeric option values, the console's too: the
+ * operation layer's tui_op_int_syntax (ops.h). Pure. */
 const char *cli_int_syntax(const char *s, int64_t min, int64_t max, int64_t *out);
 
-/* Parses an int64 in [MIN, MAX] for option OPT with cli_int_syntax(); on
- * failure prints a usage error naming OPT, the range, the value and the
- * rule, and returns false (exit 2). */
+/* Parses an int64 in [MIN, MAX] for option OPT with tui_op_parse_int(); on
+ * failure prints its usage error (naming OPT, the range, the value and the
+ * rule, as the console says it) and returns false (exit 2). */
 bool cli_parse_int(const cli_ctx *ctx, const char *opt, const char *s, int64_t min, int64_t max,
                    int64_t *out);
 
@@ -179,29 +176,19 @@ const char *cli_seconds_syntax(const char *s, double min, double max, double *ou
 bool cli_no_repeats(const cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, int first);
 
 /* --wait SECONDS on the commands that can answer busy (55P03: job create,
- * seal, pause, resume, cancel, step): after a busy answer, wait and try
- * again, the waits doubling from CLI_WAIT_FIRST_MS up to CLI_WAIT_MAX_MS,
- * none past the deadline; at the deadline the busy error stands (exit 3).
- * Usage:
+ * seal, pause, resume, cancel, step): the operation layer's one retry rule
+ * (ops.h, tui_op_wait: bounded backoff until the deadline, then the busy
+ * error stands, exit 3), named "--wait" in its note. Usage:
  *     cli_wait_begin(&w, seconds);
  *     do rc = call(..., &err); while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
  */
-enum { CLI_WAIT_FIRST_MS = 50, CLI_WAIT_MAX_MS = 2000 };
-typedef struct cli_wait {
-	double seconds;  /* --wait's value; 0: no retry */
-	double deadline; /* monotonic seconds */
-	int attempts;
-	int delay_ms;    /* the next wait */
-} cli_wait;
+enum { CLI_WAIT_FIRST_MS = TUI_OP_WAIT_FIRST_MS, CLI_WAIT_MAX_MS = TUI_OP_WAIT_MAX_MS };
+typedef tui_op_wait cli_wait;
 
-/* Starts the clock for --wait SECONDS (0: one attempt). */
+/* tui_op_wait_begin(W, SECONDS, "--wait"). */
 void cli_wait_begin(cli_wait *w, double seconds);
 
-/* After a failed attempt with ERR: when ERR is busy and the deadline has
- * not passed, sleeps the next backoff (at most up to the deadline), clears
- * ERR and returns true (try again). Otherwise returns false, ERR kept;
- * when --wait ran out, ERR's detail says after how long and how many
- * attempts. */
+/* tui_op_wait_again(W, ERR). */
 bool cli_wait_again(cli_wait *w, cleanup_error *err);
 
 /* Ctrl-C, after psql (src/bin/psql/common.c, cancel.c). A long command

@@ -13,10 +13,14 @@
 #include "cli.h"
 #include "ops.h"
 
+/* Ends a job action: the error, the job's document (--json), or the
+ * operation layer's success message of ACTION (ACT_NONE: a creation),
+ * the same words the console shows (ops.h, tui_op_done_text). */
 static int finish_job(cli_ctx *ctx, cleanup_engine *e, int rc, cleanup_job *job, cleanup_error *err,
-                      const char *verb)
+                      tui_action action)
 {
 	int code = EXIT_DONE;
+	char text[CLEANUP_NAME_SIZE + 512];
 
 	if (rc != CLEANUP_OK) {
 		code = cli_fail(ctx, err);
@@ -24,9 +28,8 @@ static int finish_job(cli_ctx *ctx, cleanup_engine *e, int rc, cleanup_job *job,
 		cli_json_doc(stdout, job->json);
 		putchar('\n');
 	} else {
-		if (verb)
-			printf("%s ", verb);
-		cli_print_job_line(stdout, job);
+		printf("%s\n", action == ACT_NONE ? tui_op_created_text(text, sizeof text, job)
+		                                  : tui_op_done_text(text, sizeof text, action, job));
 	}
 	cleanup_job_reset(job);
 	cleanup_engine_close(e);
@@ -95,7 +98,7 @@ static int job_create(cli_ctx *ctx, int argc, char **argv)
 	do
 		rc = tui_op_create(&job, e, kind, target, values[CREATE_MODE], &err);
 	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
-	return finish_job(ctx, e, rc, &job, &err, "created");
+	return finish_job(ctx, e, rc, &job, &err, ACT_NONE);
 }
 
 /* Reads up to MAX lines of stdin into IDS (malloc'd strings), validating
@@ -264,7 +267,7 @@ static int job_seal(cli_ctx *ctx, int argc, char **argv)
 	do
 		rc = tui_op_seal(&job, e, id, expected, &err);
 	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
-	return finish_job(ctx, e, rc, &job, &err, "sealed");
+	return finish_job(ctx, e, rc, &job, &err, ACT_SEAL);
 }
 
 static const cli_option transition_options[] = {
@@ -300,8 +303,7 @@ static int job_transition(cli_ctx *ctx, int argc, char **argv)
 	do
 		rc = tui_op_transition(&job, e, id, tui_action_from_name(argv[0]), &err);
 	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
-	return finish_job(ctx, e, rc, &job, &err,
-	                  strcmp(argv[0], "pause") == 0 ? "paused" : strcmp(argv[0], "resume") == 0 ? "resumed" : "cancelled");
+	return finish_job(ctx, e, rc, &job, &err, tui_action_from_name(argv[0]));
 }
 
 static const cli_option show_options[] = {

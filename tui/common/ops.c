@@ -2,11 +2,14 @@
  * ends, and the job actions on an engine handle, each with the runner lock
  * where the one-runner rule wants it. */
 #include "ops.h"
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "cleanup/runner.h"
 #include "progress.h"
+#include "sanitize.h"
 
 /* The one table: busy and refused read the same in both front ends; the
  * console's message line also says what kind of failure the rest were. */
@@ -53,6 +56,187 @@ const char *tui_op_error_text(char *buf, size_t len, const char *what, const cle
 	         tui_op_error_prefix(err->status, front), err->message);
 	return buf;
 }
+
+/* ---- the success wording ---------------------------------------------- */
+
+/* The one table of what a done action is called, in both front ends. */
+static const struct {
+	tui_action action;
+	const char *verb;
+} done_words[] = {
+	{ACT_REMOVE_LIBRARY, "created"}, {ACT_REMOVE_SERVER, "created"}, {ACT_SEAL, "sealed"},
+	{ACT_PAUSE, "paused"},           {ACT_RESUME, "resumed"},        {ACT_CANCEL, "cancelled"},
+};
+
+const char *tui_op_done_verb(tui_action action)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof done_words / sizeof done_words[0]; i++)
+		if (done_words[i].action == action)
+			return done_words[i].verb;
+	return NULL;
+}
+
+const char *tui_op_job_line(char *buf, size_t len, const cleanup_job *job)
+{
+	char kind[64], name[CLEANUP_NAME_SIZE], phase[64];
+	bool server = strcmp(job->kind, "remove-server") == 0;
+
+	snprintf(buf, len, "job %" PRId64 ": %s of %s %" PRId64 " (%s), phase %s, step %d", job->id,
+	         tui_sanitize(kind, sizeof kind, job->kind), server ? "server" : "library",
+	         server ? job->server_id : job->library_id, tui_sanitize(name, sizeof name, job->target_name),
+	         tui_sanitize(phase, sizeof phase, job->phase), job->step_no);
+	return buf;
+}
+
+const char *tui_op_done_text(char *buf, size_t len, tui_action action, const cleanup_job *job)
+{
+	const char *verb = tui_op_done_verb(action);
+	char line[CLEANUP_NAME_SIZE + 256];
+	size_t o;
+
+	tui_op_job_line(line, sizeof line, job);
+	snprintf(buf, len, "%s%s%s", verb ? verb : "", verb ? " " : "", line);
+	o = strlen(buf);
+	if (action == ACT_SEAL && o < len)
+		snprintf(buf + o, len - o, "; library fenced at high-water id %" PRId64, job->high_water_id);
+	else if ((action == ACT_REMOVE_LIBRARY || action == ACT_REMOVE_SERVER) && o < len)
+		snprintf(buf + o, len - o, "; admission is closed");
+	return buf;
+}
+
+const char *tui_op_created_text(char *buf, size_t len, const cleanup_job *job)
+{
+	tui_action a = strcmp(job->kind, "remove-library") == 0  ? ACT_REMOVE_LIBRARY
+	               : strcmp(job->kind, "remove-server") == 0 ? ACT_REMOVE_SERVER
+	                                                         : ACT_NONE;
+	char line[CLEANUP_NAME_SIZE + 256];
+
+	if (a != ACT_NONE)
+		return tui_op_done_text(buf, len, a, job);
+	snprintf(buf, len, "created %s", tui_op_job_line(line, sizeof line, job));
+	return buf;
+}
+
+/* ---- the id rule --------------------------------------------------------- */
+
+const char *tui_op_int_syntax(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	const char *p = s;
+	bool neg = false;
+	uint64_t v = 0, limit;
+
+	if (!s || !*s)
+		return "an empty value";
+	if (*p == '-' && min < 0) {
+		neg = true;
+		p++;
+	}
+	if (!*p)
+		return "no digits";
+	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; *p; p++) {
+		unsigned d;
+
+		if (*p < '0' || *p > '9')
+			return p == s && (*p == '+' || *p == '-' || *p == ' ' || *p == '\t')
+			           ? "digits only: no sign, space or prefix"
+			           : "digits only: no spaces, letters, prefixes or fractions";
+		d = (unsigned)(*p - '0');
+		if (v > (limit - d) / 10)
+			return "out of range";
+		v = v * 10 + d;
+	}
+	if (neg) {
+		int64_t r = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+
+		if (r < min)
+			return "out of range";
+		*out = r;
+		return NULL;
+	}
+	if ((int64_t)v < min || (int64_t)v > max)
+		return "out of range";
+	*out = (int64_t)v;
+	return NULL;
+}
+
+bool tui_op_parse_int(int64_t *out, char *msg, size_t len, const char *what, const char *s, int64_t min,
+                      int64_t max)
+{
+	int64_t v = 0;
+	const char *why = tui_op_int_syntax(s, min, max, &v);
+
+	if (why) {
+		snprintf(msg, len, "%s must be an integer from %" PRId64 " to %" PRId64 ", not \"%.200s\": %s", what, min,
+		         max, s ? s : "", why);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+bool tui_op_parse_id(int64_t *out, char *msg, size_t len, const char *what, const char *s)
+{
+	return tui_op_parse_int(out, msg, len, what, s, 1, INT64_MAX);
+}
+
+/* ---- the retry rule -------------------------------------------------------- */
+
+void tui_op_wait_begin(tui_op_wait *w, double seconds, const char *what)
+{
+	memset(w, 0, sizeof *w);
+	w->seconds = seconds;
+	w->deadline = tui_op_mono_s() + seconds;
+	w->attempts = 1;
+	w->delay_ms = TUI_OP_WAIT_FIRST_MS;
+	w->what = what ? what : "--wait";
+}
+
+bool tui_op_wait_again(tui_op_wait *w, cleanup_error *err)
+{
+	double left, until;
+
+	if (err->status != CLEANUP_EBUSY || w->seconds <= 0 || (w->stop && w->stop(w->arg)))
+		return false;
+	left = w->deadline - tui_op_mono_s();
+	if (left <= 0) {
+		char note[160];
+		size_t l = strlen(err->detail);
+
+		snprintf(note, sizeof note, "still busy after %s %g s (%d attempts)", w->what, w->seconds, w->attempts);
+		if (l)
+			snprintf(err->detail + l, sizeof err->detail - l, "; %s", note);
+		else
+			snprintf(err->detail, sizeof err->detail, "%s", note);
+		return false;
+	}
+	if (w->retrying)
+		w->retrying(w, err, left, w->arg);
+	until = tui_op_mono_s() + (w->delay_ms < left * 1000 ? w->delay_ms : left * 1000) / 1000.0;
+	for (;;) {
+		double now = tui_op_mono_s(), nap = until - now;
+		struct timespec ts;
+
+		if (nap <= 0)
+			break;
+		if (w->stop && nap > 0.05)
+			nap = 0.05; /* short naps: a stop is seen at once */
+		ts.tv_sec = (time_t)nap;
+		ts.tv_nsec = (long)((nap - (double)ts.tv_sec) * 1e9);
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		if (w->stop && w->stop(w->arg))
+			return false;
+	}
+	w->delay_ms = w->delay_ms * 2 > TUI_OP_WAIT_MAX_MS ? TUI_OP_WAIT_MAX_MS : w->delay_ms * 2;
+	w->attempts++;
+	cleanup_error_clear(err);
+	return true;
+}
+
+/* ---- operations ------------------------------------------------------------ */
 
 void tui_op_result_init(tui_op_result *r)
 {

@@ -27,6 +27,9 @@
 
 /* ---- the error-to-message mapping (pure) ------------------------------ */
 
+/* The words that start every busy answer, in both front ends. */
+#define TUI_BUSY_PREFIX "busy, retry later: "
+
 /* Which front end words a failure: the CLI prints "cleanupctl: " and the
  * words on stderr and exits with the code, so a failure needs no word of
  * its own; the console's message line does ("failed: ", "connection
@@ -74,6 +77,89 @@ const char *tui_op_error_prefix(int status, tui_op_front front);
  * Returns BUF. Pure. */
 const char *tui_op_error_text(char *buf, size_t len, const char *what, const cleanup_error *err,
                               tui_op_front front);
+
+/* ---- the success wording (pure) --------------------------------------- */
+
+/* "job 12: prune of library 3 (Movies), phase paused, step 0": the one
+ * line that names a job after an action, every text from the database
+ * made terminal-safe (sanitize.h). Returns BUF. Pure. */
+const char *tui_op_job_line(char *buf, size_t len, const cleanup_job *job);
+
+/* The verb of a done ACTION: "created" (a create or a removal), "sealed",
+ * "paused", "resumed", "cancelled"; NULL for any other action (a step, a
+ * run, a preview say what they did in their own lines). Pure, static. */
+const char *tui_op_done_verb(tui_action action);
+
+/* The one success message of ACTION on JOB (the job after it), for both
+ * front ends: the verb and the job line ("paused job 12: prune of library
+ * 3 (Movies), phase paused, step 0"); a seal adds where it fenced the
+ * library ("; library fenced at high-water id 20000"), a removal that
+ * admission is closed. An action without a verb: the job line alone.
+ * Returns BUF. Pure. */
+const char *tui_op_done_text(char *buf, size_t len, tui_action action, const cleanup_job *job);
+
+/* The success message of creating JOB, whatever its kind: "created" and
+ * the job line (a removal's adds that admission is closed, as
+ * tui_op_done_text says it). Returns BUF. Pure. */
+const char *tui_op_created_text(char *buf, size_t len, const cleanup_job *job);
+
+/* ---- the id rule (pure) ----------------------------------------------- */
+
+/* The one rule for integers typed by an operator, in the CLI's options
+ * and arguments and the console's `:` commands alike: S must be decimal
+ * digits only (a leading '-' only when MIN < 0): no sign, space, prefix
+ * ("0x"), fraction or trailing text, within [MIN, MAX] without overflow;
+ * leading zeros are digits ("05" is 5). Returns NULL and sets *OUT, or
+ * the rule S broke ("out of range", "digits only: ...", "an empty value")
+ * with *OUT untouched. Pure. */
+const char *tui_op_int_syntax(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Parses S for WHAT ("job id", "--steps") with tui_op_int_syntax. Returns
+ * true and sets *OUT; else false with the one message of both front ends
+ * in MSG: 'WHAT must be an integer from MIN to MAX, not "S": RULE'. */
+bool tui_op_parse_int(int64_t *out, char *msg, size_t len, const char *what, const char *s, int64_t min,
+                      int64_t max);
+
+/* An id (job, library, server): tui_op_parse_int from 1 to INT64_MAX. */
+bool tui_op_parse_id(int64_t *out, char *msg, size_t len, const char *what, const char *s);
+
+/* ---- the retry rule for busy answers ----------------------------------
+ *
+ * `--wait SECONDS` in the CLI (job create, seal, pause, resume, cancel,
+ * step) and `:wait SECONDS` in the console: after a busy answer, wait and
+ * try again, the waits doubling from TUI_OP_WAIT_FIRST_MS up to
+ * TUI_OP_WAIT_MAX_MS, none past the deadline; at the deadline the busy
+ * error stands (exit 3), its detail saying after how long and how many
+ * attempts. Usage:
+ *     tui_op_wait_begin(&w, seconds, "--wait");
+ *     do rc = call(..., &err); while (rc != CLEANUP_OK && tui_op_wait_again(&w, &err));
+ */
+enum { TUI_OP_WAIT_FIRST_MS = 50, TUI_OP_WAIT_MAX_MS = 2000 };
+typedef struct tui_op_wait {
+	double seconds;  /* the wait asked for; 0: one attempt */
+	double deadline; /* monotonic seconds */
+	int attempts;
+	int delay_ms;    /* the next wait */
+	const char *what; /* the setting's name for the note ("--wait", ":wait") */
+	/* Optional (NULL: none): STOP(ARG) true ends the wait at once (the
+	 * busy error stands); RETRYING(W, ERR, LEFT_S, ARG) is told before
+	 * each wait, so a front end can say "busy, retrying (N s left)". The
+	 * wait sleeps in naps of at most 50 ms when STOP is set. */
+	bool (*stop)(void *arg);
+	void (*retrying)(const struct tui_op_wait *w, const cleanup_error *err, double left_s, void *arg);
+	void *arg;
+} tui_op_wait;
+
+/* Starts the clock for SECONDS (0: one attempt); WHAT names the setting
+ * in the note ("--wait"); no hooks. */
+void tui_op_wait_begin(tui_op_wait *w, double seconds, const char *what);
+
+/* After a failed attempt with ERR: when ERR is busy, the deadline has not
+ * passed and STOP did not say stop, tells RETRYING, sleeps the next
+ * backoff (at most up to the deadline), clears ERR and returns true (try
+ * again). Otherwise returns false, ERR kept; when the wait ran out, ERR's
+ * detail says "still busy after WHAT S s (N attempts)". */
+bool tui_op_wait_again(tui_op_wait *w, cleanup_error *err);
 
 /* ---- operations on an engine handle ----------------------------------- */
 

@@ -1,5 +1,5 @@
 /* One definition of a job's progress, pace and ETA, of the name a job's
- * connection carries, and of the busy wording, for the CLI (cmd_job_step.c)
+ * connection carries, for the CLI (cmd_job_step.c)
  * and the console (panel_jobs.c, panel_detail.c, actions.c) alike, so that
  * the two front ends cannot disagree again (issue 11, bug 9). Pure.
  *
@@ -122,8 +122,5 @@ double tui_throttle_wait(double *next_at, double now, double rate);
  * tui_job_progress_line. */
 const char *tui_run_progress_text(char *buf, size_t len, const cleanup_job *job, const tui_step_window *w,
                                   double now, int runner_pid);
-
-/* The words that start every busy answer, in both front ends. */
-#define TUI_BUSY_PREFIX "busy, retry later: "
 
 #endif

@@ -32,6 +32,7 @@ struct tui_actions {
 	tui_request req;
 	atomic_bool stop_run;
 	atomic_int max_rate_milli;   /* steps per 1000 s; 0: no throttle */
+	atomic_int wait_ms;          /* :wait: busy answers retried this long; 0: none */
 	tui_result results[RESULT_QUEUE];
 	int rhead, rcount;
 	bool have_progress;          /* a progress slot overwritten by each step of a run */
@@ -175,6 +176,52 @@ static bool run_progress(const cleanup_run_progress *p, void *arg)
 	return !atomic_load(&rc->a->stop_run);
 }
 
+/* :wait (the operation layer's retry rule, ops.h): what an action's
+ * retries tell the footer, and what stops them (t, quit). */
+typedef struct retry_ctx {
+	tui_actions *a;
+	const confirm_target *t;
+} retry_ctx;
+
+static bool retry_stopped(void *arg)
+{
+	const retry_ctx *x = arg;
+
+	return atomic_load(&x->a->stop_run);
+}
+
+static void retry_note(const tui_op_wait *w, const cleanup_error *err, double left_s, void *arg)
+{
+	const retry_ctx *x = arg;
+	tui_result r;
+	char what[96];
+
+	memset(&r, 0, sizeof r);
+	r.action = x->t->action;
+	r.job_id = x->t->job_id;
+	r.status = CLEANUP_EBUSY;
+	r.final = false;
+	if (x->t->job_id > 0)
+		snprintf(what, sizeof what, "%s job %" PRId64, tui_action_name(x->t->action), x->t->job_id);
+	else
+		snprintf(what, sizeof what, "%s %" PRId64, tui_action_name(x->t->action), x->t->target_id);
+	/* whole seconds, rounded up: "1 s left" until the deadline */
+	snprintf(r.message, sizeof r.message, "%s: busy, retrying (%d s left, attempt %d; t stops): %.700s", what,
+	         (int)(left_s + 0.999), w->attempts + 1, err->message);
+	post(x->a, &r);
+}
+
+/* Starts W for an action of T with this console's :wait. */
+static void retry_begin(tui_op_wait *w, retry_ctx *x, tui_actions *a, const confirm_target *t)
+{
+	x->a = a;
+	x->t = t;
+	tui_op_wait_begin(w, atomic_load(&a->wait_ms) / 1000.0, ":wait");
+	w->stop = retry_stopped;
+	w->retrying = retry_note;
+	w->arg = x;
+}
+
 static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, tui_result *r)
 {
 	const confirm_target *t = &q->target;
@@ -184,6 +231,8 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	const cleanup_step_result *step = &res.step;
 	const char *kind = tui_op_removal_kind(t->action);
 	char why[512];
+	tui_op_wait w;
+	retry_ctx x;
 	int rc;
 
 	memset(&job, 0, sizeof job);
@@ -192,17 +241,18 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	r->status = CLEANUP_OK;
 
 	if (kind) {
-		rc = tui_op_create(&res.job, e, kind, t->target_id, NULL, &err);
+		retry_begin(&w, &x, a, t);
+		do
+			rc = tui_op_create(&res.job, e, kind, t->target_id, NULL, &err);
+		while (rc != CLEANUP_OK && tui_op_wait_again(&w, &err));
 		if (rc != CLEANUP_OK) {
 			from_error(r, kind, &err);
 			tui_op_result_reset(&res);
 			return;
 		}
 		r->job_id = res.job.id;
-		snprintf(r->message, sizeof r->message,
-		         "created job %" PRId64 ": %s of %s %" PRId64 " \"%s\"; admission is closed, phase %s", res.job.id,
-		         kind, t->action == ACT_REMOVE_LIBRARY ? "library" : "server", t->target_id, t->target_name,
-		         res.job.phase);
+		/* the CLI's words (ops.h) */
+		tui_op_done_text(r->message, sizeof r->message, t->action, &res.job);
 		tui_op_result_reset(&res);
 		return;
 	}
@@ -223,7 +273,10 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 
 	switch (t->action) {
 	case ACT_STEP:
-		rc = tui_op_step(&res.step, e, t->job_id, job.step_no, &err);
+		retry_begin(&w, &x, a, t);
+		do
+			rc = tui_op_step(&res.step, e, t->job_id, job.step_no, &err);
+		while (rc != CLEANUP_OK && tui_op_wait_again(&w, &err));
 		if (rc == CLEANUP_OK) {
 			char prefix[64];
 
@@ -274,18 +327,20 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	case ACT_PAUSE:
 	case ACT_RESUME:
 	case ACT_CANCEL:
-		rc = tui_op_transition(&res.job, e, t->job_id, t->action, &err);
-		if (rc == CLEANUP_OK)
-			snprintf(r->message, sizeof r->message, "%s: job %" PRId64 " is now %s", tui_action_name(t->action),
-			         t->job_id, res.job.phase);
+		retry_begin(&w, &x, a, t);
+		do
+			rc = tui_op_transition(&res.job, e, t->job_id, t->action, &err);
+		while (rc != CLEANUP_OK && tui_op_wait_again(&w, &err));
+		if (rc == CLEANUP_OK) /* the CLI's words (ops.h) */
+			tui_op_done_text(r->message, sizeof r->message, t->action, &res.job);
 		break;
 	case ACT_SEAL:
-		rc = tui_op_seal(&res.job, e, t->job_id, t->seal_count, &err);
+		retry_begin(&w, &x, a, t);
+		do
+			rc = tui_op_seal(&res.job, e, t->job_id, t->seal_count, &err);
+		while (rc != CLEANUP_OK && tui_op_wait_again(&w, &err));
 		if (rc == CLEANUP_OK)
-			snprintf(r->message, sizeof r->message,
-			         "sealed job %" PRId64 " with %" PRId64 " IDs; library fenced, high-water id %" PRId64
-			         ", phase %s",
-			         t->job_id, t->seal_count, res.job.high_water_id, res.job.phase);
+			tui_op_done_text(r->message, sizeof r->message, t->action, &res.job);
 		break;
 	default:
 		rc = cleanup_error_set(&err, CLEANUP_EINVAL, "unknown action");
@@ -415,6 +470,7 @@ int actions_start(tui_actions **out, const char *conninfo, int wake_fd, cleanup_
 	a->wake_fd = wake_fd;
 	atomic_init(&a->stop_run, false);
 	atomic_init(&a->max_rate_milli, 0);
+	atomic_init(&a->wait_ms, 0);
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
 	if (pthread_create(&a->thread, NULL, worker, a) != 0) {
@@ -468,6 +524,16 @@ void actions_set_max_rate(tui_actions *a, double steps_per_s)
 double actions_max_rate(tui_actions *a)
 {
 	return atomic_load(&a->max_rate_milli) / 1000.0;
+}
+
+void actions_set_wait(tui_actions *a, double seconds)
+{
+	atomic_store(&a->wait_ms, seconds > 0 ? (int)(seconds * 1000.0 + 0.5) : 0);
+}
+
+double actions_wait(tui_actions *a)
+{
+	return atomic_load(&a->wait_ms) / 1000.0;
 }
 
 void actions_stop_run(tui_actions *a)

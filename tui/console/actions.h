@@ -54,7 +54,8 @@ int actions_submit(tui_actions *a, const tui_request *req);
  * *JOB its job. */
 bool actions_busy(tui_actions *a, tui_action *what, int64_t *job);
 
-/* Asks a run to stop after the step in flight. */
+/* Asks a run to stop after the step in flight, or an action waiting out
+ * a busy answer (:wait) to stop waiting. */
 void actions_stop_run(tui_actions *a);
 
 /* Throttles runs (issue 11, item 14: a demo job an operator can watch):
@@ -63,6 +64,17 @@ void actions_stop_run(tui_actions *a);
  * holding no transaction (t still stops it at once). */
 void actions_set_max_rate(tui_actions *a, double steps_per_s);
 double actions_max_rate(tui_actions *a);
+
+/* :wait SECONDS (the operation layer's retry rule, ops.h tui_op_wait, the
+ * same as the CLI's --wait): a busy answer to a step, pause, resume,
+ * cancel, seal or removal is retried with bounded backoff for up to
+ * SECONDS on the worker (the console's loop never waits), each retry
+ * posted as progress ("busy, retrying (N s left)"); actions_stop_run()
+ * ends the wait at once and the busy answer stands. 0 (the default):
+ * busy is answered at once. A run has its own busy rule (the engine's
+ * backoff, --max-busy). */
+void actions_set_wait(tui_actions *a, double seconds);
+double actions_wait(tui_actions *a);
 
 /* Takes the oldest posted result into *OUT; false when there is none. */
 bool actions_poll(tui_actions *a, tui_result *out);

@@ -416,6 +416,10 @@ void console_stop_run(console *c)
 	if (actions_busy(c->act, &what, NULL) && what == ACT_RUN) {
 		actions_stop_run(c->act);
 		console_message(c, ROLE_INFO, "stopping the run after its current step...");
+	} else if (what != ACT_NONE && c->run_status[0]) {
+		/* an action retrying a busy answer (:wait): the busy answer stands */
+		actions_stop_run(c->act);
+		console_message(c, ROLE_INFO, "stopping the wait: the busy answer stands");
 	} else {
 		console_message(c, ROLE_INFO, "no run in progress in this console");
 	}
@@ -486,9 +490,11 @@ static void take_results(console *c)
 		if (!r.final) {
 			snprintf(c->run_status, sizeof c->run_status, "%.500s", r.message);
 			c->run_status_at = cleanup_monitor_now();
+			c->run_status_action = r.action;
 			continue;
 		}
 		c->run_status[0] = '\0';
+		c->run_status_action = ACT_NONE;
 		console_message(c, role_of[tui_op_error_severity(r.status)], "%s%s%s", r.message,
 		                r.hint[0] ? " — hint: " : "", r.hint);
 		if (!r.audited)

@@ -88,7 +88,9 @@ struct console {
 	double message_at;                /* monotonic; messages fade after a while */
 	console_note notes[CONSOLE_NOTES];
 	int nnotes, note_head;
-	char run_status[512];             /* progress of a run in progress, "" when none */
+	char run_status[512];             /* progress of a run in progress, or of an action retrying
+	                                   * a busy answer (:wait), "" when none */
+	tui_action run_status_action;     /* whose progress run_status is */
 	double run_status_at;             /* monotonic: when it last changed */
 	int help_top;                     /* first row of the help shown (it scrolls) */
 	/* The jobs panel's view: filter (`/`) and sort (`o`), rebuilt from
@@ -162,6 +164,12 @@ void console_build_views(console *c);
 /* console_cmd.c */
 void console_cmdline_open(console *c);
 void console_cmdline_key(console *c, int key);
+/* The id argument S of command CMD (WHAT: "job id", "library id", "server
+ * id") by the CLI's rule and in its words (ops.h, tui_op_parse_id): true
+ * with *OUT; else false with MSG 'CMD: WHAT must be an integer from 1 to
+ * ..., not "S": RULE (usage: USAGE)'. Pure. */
+bool console_parse_id_arg(int64_t *out, char *msg, size_t len, const char *cmd, const char *what, const char *s,
+                          const char *usage);
 /* Runs one command line (also used by tests through the binary). */
 void console_execute(console *c, const char *line);
 

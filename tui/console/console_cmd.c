@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "cmdline.h"
 #include "config.h"
 #include "console.h"
+#include "ops.h"
 
 typedef enum arg_kind { ARG_NONE, ARG_JOB, ARG_JOB_COUNT, ARG_LIBRARY, ARG_SERVER, ARG_THEME, ARG_SECONDS } arg_kind;
 
@@ -39,6 +41,7 @@ static const console_command commands[] = {
 	{"theme", ARG_THEME, ACT_NONE, "theme NAME"},
 	{"refresh", ARG_SECONDS, ACT_NONE, "refresh SECONDS"},
 	{"throttle", ARG_SECONDS, ACT_NONE, "throttle STEPS_PER_SECOND (0: none)"},
+	{"wait", ARG_SECONDS, ACT_NONE, "wait SECONDS (retry busy answers that long; 0: none)"},
 	{"help", ARG_NONE, ACT_NONE, "help"},
 	{"quit", ARG_NONE, ACT_NONE, "quit"},
 };
@@ -166,21 +169,6 @@ static void complete(lineedit_candidates *out, const char *line, size_t word_sta
 
 /* ---- parsing ---------------------------------------------------------- */
 
-static bool parse_id(const char *s, int64_t *out)
-{
-	char *end = NULL;
-	long long v;
-
-	if (!s || !*s)
-		return false;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < 1)
-		return false;
-	*out = v;
-	return true;
-}
-
 static void run_command(console *c, const console_command *cmd, char **argv, int argc)
 {
 	int64_t id = 0, count = 0;
@@ -197,24 +185,27 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 	if (cmd->arg == ARG_JOB || cmd->arg == ARG_JOB_COUNT || cmd->arg == ARG_LIBRARY || cmd->arg == ARG_SERVER) {
 		const char *what = cmd->arg == ARG_LIBRARY ? "library id" : cmd->arg == ARG_SERVER ? "server id" : "job id";
 
-		if (argc < 2 || !parse_id(argv[1], &id)) {
-			console_message(c, ROLE_WARNING, "%s needs a %s, a positive integer%s%s%s: %s", cmd->name, what,
-			                argc >= 2 ? ", not \"" : "", argc >= 2 ? argv[1] : "", argc >= 2 ? "\"" : "", cmd->usage);
+		char msg[1024];
+
+		/* the CLI's id rule and words (ops.h): "+5", "5x", "-1" refused alike */
+		if (argc < 2) {
+			console_message(c, ROLE_WARNING, "%s needs a %s: %s", cmd->name, what, cmd->usage);
+			return;
+		}
+		if (!console_parse_id_arg(&id, msg, sizeof msg, cmd->name, what, argv[1], cmd->usage)) {
+			console_message(c, ROLE_WARNING, "%s", msg);
 			return;
 		}
 		if (cmd->arg == ARG_JOB_COUNT) {
-			char *end = NULL;
+			char why[512];
 
 			if (argc < 3) {
 				console_message(c, ROLE_WARNING,
 				                "seal needs the expected unique count of the complete traversal: %s", cmd->usage);
 				return;
 			}
-			errno = 0;
-			count = strtoll(argv[2], &end, 10);
-			if (errno || *end || count < 0) {
-				console_message(c, ROLE_WARNING, "the expected count must be an integer of 0 or more, not \"%s\"",
-				                argv[2]);
+			if (!tui_op_parse_int(&count, why, sizeof why, "the expected count", argv[2], 0, INT64_MAX)) {
+				console_message(c, ROLE_WARNING, "seal: %s (usage: %s)", why, cmd->usage);
 				return;
 			}
 		}
@@ -305,6 +296,25 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 			console_message(c, ROLE_INFO, "runs from this console: at most %g steps a second", rate);
 		else
 			console_message(c, ROLE_INFO, "runs from this console: no throttle");
+	} else if (strcmp(cmd->name, "wait") == 0) {
+		double sec = 0;
+		const char *why;
+
+		if (argc != 2) {
+			console_message(c, ROLE_WARNING, "wait needs seconds: %s", cmd->usage);
+			return;
+		}
+		/* the CLI's --wait rule: seconds from 0 to 86400 */
+		if ((why = cli_seconds_syntax(argv[1], 0, 86400, &sec))) {
+			console_message(c, ROLE_WARNING, "wait takes seconds from 0 to 86400, not \"%s\": %s", argv[1], why);
+			return;
+		}
+		actions_set_wait(c->act, sec);
+		if (sec > 0)
+			console_message(c, ROLE_INFO,
+			                "actions from this console: a busy answer is retried for up to %g s (t stops the wait)", sec);
+		else
+			console_message(c, ROLE_INFO, "actions from this console: a busy answer is shown at once");
 	} else if (strcmp(cmd->name, "help") == 0) {
 		c->help = true;
 		c->help_top = 0;

@@ -274,7 +274,7 @@ static void draw_header(console *c, double now)
 		snprintf(badges[nb], sizeof badges[nb], " READ-ONLY ");
 		roles[nb++] = ROLE_BADGE;
 	}
-	if (c->run_status[0]) {
+	if (c->run_status[0] && c->run_status_action == ACT_RUN) {
 		snprintf(badges[nb], sizeof badges[nb], " RUNNING ");
 		roles[nb++] = ROLE_BADGE;
 	}
@@ -524,7 +524,7 @@ static void draw_help(console *c)
 	                       ? "commands: show N, theme NAME, refresh SECONDS, help, quit (read-only: no actions)"
 	                       : "commands: step N, run N, stop, pause N, resume N, cancel N, seal N COUNT, preview N, "
 	                         "remove-library ID, remove-server ID, kill-runner N, show N, theme NAME, refresh SECONDS, "
-	                         "throttle STEPS_PER_SECOND, help, quit";
+	                         "throttle STEPS_PER_SECOND, wait SECONDS, help, quit";
 	int cmd_lines = wrap(cmds, w - 4, -1, 0, 8, ROLE_DIM);
 	const key_help *rowsv[64];
 	char title[96];
