@@ -1239,6 +1239,13 @@ int cleanup_monitor_backend_pid(const cleanup_monitor *m)
 	return m->state == CLEANUP_MON_READY ? cleanup_engine_backend_pid(m->db) : 0;
 }
 
+cleanup_engine *cleanup_monitor_engine_int(cleanup_monitor *m)
+{
+	/* READY with no cycle in flight: the setup cycle (LISTEN, SET
+	 * default_transaction_read_only, prepare) began with READY and is done */
+	return m->state == CLEANUP_MON_READY && m->nops == 0 && m->db && m->db->conn ? m->db : NULL;
+}
+
 void cleanup_monitor_server(const cleanup_monitor *m, char *buf, size_t len, char *version, size_t vlen)
 {
 	snprintf(buf, len, "%s", m->where);

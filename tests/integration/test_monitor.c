@@ -274,6 +274,73 @@ static void test_reconnect_after_terminate_backend(void **state)
 	PQfinish(c);
 }
 
+/* Drives M until its own connection is idle (set up, no query in flight)
+ * and returns its engine handle. */
+static cleanup_engine *idle_engine(cleanup_monitor *m)
+{
+	double start = cleanup_monitor_now();
+	cleanup_engine *e;
+
+	while (!(e = cleanup_monitor_engine_int(m))) {
+		struct pollfd p;
+		short ev = 0;
+		int fd = cleanup_monitor_fd(m, &ev), t = cleanup_monitor_timeout_ms(m, cleanup_monitor_now());
+
+		assert_true(cleanup_monitor_now() - start < 10);
+		p.fd = fd;
+		p.events = ev;
+		p.revents = 0;
+		poll(&p, fd >= 0 ? 1 : 0, t < 0 || t > 50 ? 50 : t);
+		cleanup_monitor_service(m, cleanup_monitor_now());
+	}
+	return e;
+}
+
+/* A write on the monitor's session is refused by the server with 25006
+ * (read_only_sql_transaction), and the monitor goes on refreshing. */
+static void assert_session_read_only(cleanup_monitor *m, PGconn *c, const char *when)
+{
+	cleanup_engine *e = idle_engine(m);
+	cleanup_error err;
+	uint64_t seq = cleanup_monitor_snapshot(m)->seq;
+	int rc;
+
+	cleanup_error_clear(&err);
+	rc = cleanup_engine_exec(e, "CREATE TABLE public.monitor_ro_probe (i int)", &err);
+	if (rc == CLEANUP_OK)
+		fprintf(stderr, "%s: the monitor's session wrote (created a table)\n", when);
+	assert_int_not_equal(rc, CLEANUP_OK);
+	assert_string_equal(err.sqlstate, "25006");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_class WHERE relname = 'monitor_ro_probe'"), 0);
+	cleanup_monitor_refresh_now(m);
+	drive_until(m, has_snapshot, &seq, 5000, "a refresh after the refused write");
+}
+
+/* Issue 11: the console's data source changes nothing. Its session is
+ * read-only (SET default_transaction_read_only = on in the monitor's
+ * setup), on the first connection and again after a reconnect: a write
+ * through the monitor's own connection gets SQLSTATE 25006. */
+static void test_monitor_session_is_read_only(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "ro-check");
+	cleanup_monitor *m;
+	struct stale_wait sw;
+	uint64_t zero = 0;
+
+	(void)state;
+	m = open_monitor(60000, -1, 0);
+	drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
+	assert_session_read_only(m, c, "first connection");
+	sw.m = m;
+	sw.old_pid = cleanup_monitor_backend_pid(m);
+	pgtest_exec(c, "SELECT pg_terminate_backend(%d)", sw.old_pid);
+	drive_until(m, went_stale, &sw, 5000, "the monitor to notice the lost connection");
+	drive_until(m, reconnected, &sw, 10000, "the monitor to reconnect");
+	assert_session_read_only(m, c, "after the reconnect");
+	cleanup_monitor_close(m);
+	PQfinish(c);
+}
+
 /* A server that does not answer: the monitor keeps trying with backoff and
  * reports the error; nothing blocks. */
 static void test_unreachable_server_backs_off(void **state)
@@ -423,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_contents),
 		cmocka_unit_test(test_notify_from_another_connection_triggers_refresh),
 		cmocka_unit_test(test_reconnect_after_terminate_backend),
+		cmocka_unit_test(test_monitor_session_is_read_only),
 		cmocka_unit_test(test_unreachable_server_backs_off),
 		cmocka_unit_test(test_lock_tree_shows_blocked_writer),
 		cmocka_unit_test(test_lock_query_timeout_degrades),

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "cleanup/engine.h"
 #include "cleanup/error.h"
 #include "cleanup/job.h"
 #include "cleanup/locks.h"
@@ -279,6 +280,14 @@ int cleanup_monitor_backend_pid(const cleanup_monitor *m);
  * version ("15.4") into VERSION; both "" before the first connection. The
  * last connection's values are kept while reconnecting. */
 void cleanup_monitor_server(const cleanup_monitor *m, char *buf, size_t len, char *version, size_t vlen);
+
+/* Internal, for tests (integration_test_monitor proves the session is
+ * read-only, issue 11): the engine handle of M's own connection while M is
+ * connected, set up and has no query in flight; NULL otherwise (drive
+ * cleanup_monitor_service and ask again). Owned by M, valid until the next
+ * cleanup_monitor_service(); a statement run on it must leave no result
+ * pending. The console never calls it. */
+cleanup_engine *cleanup_monitor_engine_int(cleanup_monitor *m);
 
 /* NOTIFY messages received since the monitor was opened. */
 uint64_t cleanup_monitor_notifications(const cleanup_monitor *m);
