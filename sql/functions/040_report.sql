@@ -31,6 +31,9 @@ AS $$
         'last_error_at', j.last_error_at, 'created_by', j.created_by,
         'created_at', j.created_at, 'sealed_at', j.sealed_at,
         'updated_at', j.updated_at, 'finished_at', j.finished_at,
+        -- Schema 11: when `cleanupctl purge` removed the job's manifest,
+        -- retained rows and step records (null: not purged).
+        'purged_at', j.purged_at,
         -- Issue 7: domain mutations by kind and the item claims.
         'mutations_by_kind', cleanup.mutations_json(j.deleted, j.retries_deleted, j.previews_deleted,
                                                     j.collections_deleted, j.sync_status_deleted,

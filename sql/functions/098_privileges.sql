@@ -158,6 +158,8 @@ BEGIN
         -- the job API (cleanup_runner)
         'job_create', 'job_append', 'job_seal', 'job_transition', 'job_step', 'job_step_preview',
         'job_note_busy', 'job_step_replay', 'audit_record',
+        -- retention (080_retention.sql, cleanup_runner)
+        'purge_step', 'purge_plan',
         -- reports (cleanup_runner, cleanup_console)
         'job_show_json', 'jobs_json', 'status_json',
         -- demo data (owner only; definer so that it runs as the owner whoever calls it)
@@ -324,3 +326,6 @@ GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_ap
                           cleanup.job_note_busy(bigint, text),
                           cleanup.audit_record(text, text, bigint, text, text)
    TO cleanup_runner;
+-- Retention (080_retention.sql): `cleanupctl purge` of finished jobs'
+-- manifests, step records and old events, bounded per transaction.
+GRANT EXECUTE ON FUNCTION cleanup.purge_step(interval, int), cleanup.purge_plan(interval, int) TO cleanup_runner;

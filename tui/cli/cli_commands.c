@@ -9,8 +9,10 @@
 #include <stddef.h>
 #include "cli.h"
 
-/* cmd_worker.c (declared here: cli.h is shared). */
+/* cmd_worker.c, cmd_purge.c (declared here: cli.h is shared). */
 extern const cli_command cmd_worker_entry;
+extern const cli_command cmd_purge_entry;
+extern const cli_option cmd_purge_options[];
 
 const cli_option cli_global_options[] = {
 	{"--db", "CONNINFO", "the database (libpq conninfo or URI); else the libpq environment, else a running "
@@ -100,6 +102,7 @@ const cli_command_doc cli_commands[] = {
 	{&cmd_console_entry, console_options, NULL, NULL},
 	{&cmd_writer_entry, writer_options, NULL, NULL},
 	{&cmd_counts_entry, cmd_counts_options, NULL, NULL},
+	{&cmd_purge_entry, cmd_purge_options, NULL, NULL},
 	{&cmd_demo_entry, NULL, NULL, NULL},
 	{NULL, NULL, NULL, NULL},
 };
