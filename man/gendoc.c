@@ -78,10 +78,18 @@ static void man_header(FILE *f, const char *name, const char *what)
 }
 
 static const char *const environment[][2] = {
+	{"CLEANUPCTL_DB", "the conninfo (as for --db) when --db is not given; --db wins over it, and without "
+	                  "either the libpq environment below applies, else a running sandbox. An empty value "
+	                  "counts as unset. The place for a conninfo with a password: a command line is visible "
+	                  "to every local user (ps, /proc/PID/cmdline), an environment only to its user and root. "
+	                  "A password in it is shown as *** in every message, as one in --db. cleanupctl demo "
+	                  "hands its conninfo to its child processes this way"},
 	{"PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGUSER",
-	 "the server, as for psql, when --db is not given (libpq's environment)"},
-	{"PGSERVICE, PGSERVICEFILE", "a service from pg_service.conf (~/.pg_service.conf), when --db is not given"},
-	{"PGPASSFILE", "the password file (default ~/.pgpass); a password is never taken on the command line"},
+	 "the server, as for psql, when neither --db nor CLEANUPCTL_DB is given (libpq's environment)"},
+	{"PGSERVICE, PGSERVICEFILE",
+	 "a service from pg_service.conf (~/.pg_service.conf), when neither --db nor CLEANUPCTL_DB is given"},
+	{"PGPASSFILE, PGPASSWORD", "the password file (default ~/.pgpass), or the password itself: both keep a "
+	                           "password off the command line, where ps shows it"},
 	{"PGSSLMODE, PGCONNECT_TIMEOUT, PGOPTIONS", "passed to libpq as usual (sslmode=... also works in --db)"},
 	{"CLEANUP_SANDBOX_DIR", "the sandbox directory when sandbox has no --dir"},
 	{"XDG_STATE_HOME", "an installed cleanupctl's default sandbox is $XDG_STATE_HOME/cleanupctl/sandbox "

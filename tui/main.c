@@ -1,6 +1,7 @@
 /* cleanupctl: the one binary. Parses the global options (--db, --json,
- * --quiet, --help, --version) wherever they appear, then dispatches to a
- * command from the table in cli.c (cli_commands). */
+ * --quiet, --help, --version) wherever they appear, takes the conninfo from
+ * CLEANUPCTL_DB when --db is not given, then dispatches to a command from
+ * the table in cli.c (cli_commands). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,12 @@
 #include "cleanup/install.h"
 #include "cli.h"
 #include "config.h"
+
+/* The environment variable that holds the conninfo when --db is not given:
+ * a conninfo with a password belongs there (or in ~/.pgpass), not on a
+ * command line, which ps shows to every local user. `cleanupctl demo`
+ * hands its conninfo to its child processes through it. */
+#define DB_ENV "CLEANUPCTL_DB"
 
 /* The --help text: the global options and every command, from the tables
  * in cli.c (the man page and completions come from the same tables). */
@@ -21,7 +28,9 @@ static void print_help(FILE *f)
 	for (i = 0; cli_commands[i].cmd; i++)
 		fprintf(f, "  %-9s %-44s %s\n", cli_commands[i].cmd->name, cli_commands[i].cmd->usage,
 		        cli_commands[i].cmd->summary);
-	fprintf(f, "\nConnection: --db CONNINFO, else PGHOST, PGPORT, PGDATABASE, PGUSER, PGSERVICE.\n"
+	fprintf(f, "\nConnection: --db CONNINFO, else $" DB_ENV ", else PGHOST, PGPORT, PGDATABASE,\n"
+	           "PGUSER, PGSERVICE, else a running sandbox. Passwords: ~/.pgpass or $" DB_ENV ",\n"
+	           "never --db (ps shows a command line to every local user).\n"
 	           "Exit codes: 0 done, 1 error, 2 usage, 3 busy (retry later), 4 refused by a job's\n"
 	           "state or a guard.\n");
 }
@@ -42,9 +51,23 @@ static int print_version(const cli_ctx *ctx)
 	return EXIT_DONE;
 }
 
+/* The conninfo to use: --db's value DB_GIVEN when given, else CLEANUPCTL_DB
+ * when set and not empty, else NULL (cli_connect then takes libpq's
+ * environment, else the running sandbox). The result is never printed as
+ * it is: every message shows it through cleanup_conninfo_redact(). */
+static const char *conninfo_choice(const char *db_given)
+{
+	const char *env = getenv(DB_ENV);
+
+	if (db_given)
+		return db_given;
+	return env && *env ? env : NULL;
+}
+
 /* Main: global options first (--json is looked for before anything else,
  * so that every usage error, a missing --db value included, is one JSON
- * document with --json), then the command. Returns the exit code. */
+ * document with --json), then the conninfo (conninfo_choice), then the
+ * command. Returns the exit code. */
 int main(int argc, char **argv)
 {
 	cli_ctx ctx = {0};
@@ -98,6 +121,7 @@ int main(int argc, char **argv)
 			rest[nrest++] = argv[i];
 		}
 	}
+	ctx.db = conninfo_choice(ctx.db);
 	if (nrest == 0) {
 		if (help) {
 			print_help(stdout);

@@ -1,8 +1,9 @@
-# Helpers of the Ctrl-C tests (test_cli_interrupt.sh, test_cli_interrupt_step.sh),
+# Helpers of the tests that stop a command at a failpoint and signal it
+# (test_cli_interrupt.sh, test_cli_interrupt_step.sh, test_worker.sh),
 # sourced after lib_foundation.sh: waits on observed states (a lock granted
 # or waited on, a process stopped, a message printed), a session that holds
-# an advisory lock (a failpoint's) until told, and the prune both tests
-# interrupt.
+# an advisory lock (a failpoint's) until told, the prune the Ctrl-C tests
+# interrupt, and the collection of a background command's outcome.
 
 # wait_for DESCRIPTION COMMAND...: polls COMMAND until it succeeds (60 s).
 wait_for() {
@@ -44,11 +45,12 @@ new_job() {
 	sql "SELECT cleanup.job_seal($J, 1)" >/dev/null
 }
 
-# collect PID: waits for the runner; sets RC, OUT, ERR.
+# collect PID [OUTFILE ERRFILE]: waits for the command PID; sets RC, and
+# OUT and ERR from OUTFILE and ERRFILE ($TMPD/out and $TMPD/err by default).
 collect() {
 	wait "$1"
 	RC=$?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
+	OUT=$(cat "${2:-$TMPD/out}")
+	ERR=$(cat "${3:-$TMPD/err}")
 }
 

@@ -12,24 +12,29 @@
 # advisory lock in pg_locks, a line the worker printed, a process ending),
 # never on time.
 . "$(dirname "$0")/lib_foundation.sh"
+. "$(dirname "$0")/lib_interrupt.sh"
 
-# wait_for DESCRIPTION COMMAND...: polls COMMAND until it succeeds (60 s).
-wait_for() {
-	local what=$1 n=0
-	shift
-	until "$@"; do
-		n=$((n + 1))
-		[ "$n" -lt 3000 ] || { echo "FAIL: timed out waiting for $what"; FAILS=$((FAILS + 1)); return 1; }
-		sleep 0.02
-	done
-}
-lock_waited() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND NOT granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
-lock_granted() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
-said() { grep -q "$2" "$1" 2>/dev/null; }
 # runner_pid JOB: the backend holding JOB's runner lock ("" when none).
 runner_pid() {
 	sql "SELECT pid FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND classid = 1668050546
 	       AND objid = ($1 % 2147483648) AND objsubid = 2"
+}
+
+# worker_at_step1 NAME [ARGS...]: with the step_before_commit failpoint's
+# lock held (hold_start), starts `cleanupctl worker ARGS` with that
+# failpoint on, its output in $TMPD/NAME and $TMPD/NAME.err, and returns
+# once the step 1 it runs of job $J waits at the failpoint (pg_locks). Sets
+# WPID (the worker), KEY and RP (the backend holding $J's runner lock).
+worker_at_step1() {
+	local name=$1
+	shift
+	KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
+	hold_start "$KEY"
+	PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" worker "$@" \
+		>"$TMPD/$name" 2>"$TMPD/$name.err" </dev/null 7>&- &
+	WPID=$!
+	wait_for "step 1 at its failpoint" lock_waited "$KEY"
+	RP=$(runner_pid "$J")
 }
 
 # prune_jobs N ITEMS SEEN: N servers of one library of ITEMS items, and on
@@ -104,19 +109,8 @@ CURRENT="worker: one runner per job; job run refused naming the worker; SIGTERM 
 db_fresh cleanup_lab_t_cli_worker2
 prune_jobs 1 2000 1
 J=${JOBS// /}
-KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
-rm -f "$TMPD/hold"
-mkfifo "$TMPD/hold"
-psql -X -q "$DB" <"$TMPD/hold" >/dev/null 2>&1 &
-HOLDER=$!
-exec 7>"$TMPD/hold"
-echo "SELECT pg_advisory_lock($KEY);" >&7
-wait_for "the failpoint holder" lock_granted "$KEY"
-PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" worker \
-	>"$TMPD/wa" 2>"$TMPD/wa.err" </dev/null 7>&- &
-WA=$!
-wait_for "step 1 at its failpoint" lock_waited "$KEY"
-RP=$(runner_pid "$J")
+worker_at_step1 wa
+WA=$WPID
 [ -n "$RP" ] || fail "no runner lock held while the worker's step 1 runs"
 same "$(sql "SELECT application_name FROM pg_stat_activity WHERE pid = ${RP:-0}")" "cleanupctl:job:$J:worker/1" \
 	"the runner's backend names the job and the worker's runner"
@@ -141,13 +135,8 @@ same "$(jq -sc '[.[] | select(.event == "claimed")] | length' <<<"$OUT")" "0" \
 
 kill -TERM "$WA"
 wait_for "the worker to say it is stopping" said "$TMPD/wa" "SIGTERM: stopping"
-echo '\q' >&7
-exec 7>&-
-wait "$HOLDER" 2>/dev/null
-wait "$WA"
-RC=$?
-OUT=$(cat "$TMPD/wa")
-ERR=$(cat "$TMPD/wa.err")
+hold_end
+collect "$WA" "$TMPD/wa" "$TMPD/wa.err"
 expect 0 "finished job $J: interrupted, 1 step," "stopped (signal)"
 same "$(sql "SELECT phase || ' ' || step_no FROM cleanup.jobs WHERE id = $J")" "draining 1" \
 	"the step in flight committed and none after it"
@@ -164,28 +153,12 @@ CURRENT="worker: a runner killed from the console (its backend terminated) is re
 db_fresh cleanup_lab_t_cli_worker3
 prune_jobs 1 1500 0
 J=${JOBS// /}
-KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
-rm -f "$TMPD/hold"
-mkfifo "$TMPD/hold"
-psql -X -q "$DB" <"$TMPD/hold" >/dev/null 2>&1 &
-HOLDER=$!
-exec 7>"$TMPD/hold"
-echo "SELECT pg_advisory_lock($KEY);" >&7
-wait_for "the failpoint holder" lock_granted "$KEY"
-PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" worker --idle-exit --poll 0.2 \
-	>"$TMPD/wk" 2>"$TMPD/wk.err" </dev/null 7>&- &
-WK=$!
-wait_for "step 1 at its failpoint" lock_waited "$KEY"
-RP=$(runner_pid "$J")
+worker_at_step1 wk --idle-exit --poll 0.2
+WK=$WPID
 same "$(sql "SELECT pg_terminate_backend(${RP:-0})")" "t" "the runner's backend terminated"
 wait_for "the worker to log the lost run" said "$TMPD/wk" "finished job $J: lost"
-echo '\q' >&7
-exec 7>&-
-wait "$HOLDER" 2>/dev/null
-wait "$WK"
-RC=$?
-OUT=$(cat "$TMPD/wk")
-ERR=$(cat "$TMPD/wk.err")
+hold_end
+collect "$WK" "$TMPD/wk" "$TMPD/wk.err"
 expect 0 "finished job $J: lost, 0 steps" "finished job $J: completed" "1 lost, 0 failed"
 same "$(grep -c "claimed job $J" <<<"$OUT")" "2" "claimed again after the loss"
 same "$(sql "SELECT phase || ' ' || deleted || ' ' || (step_no = (SELECT count(*) FROM cleanup.job_steps WHERE job_id = $J))

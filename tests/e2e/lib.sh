@@ -27,7 +27,9 @@ TMUX_N=0
 TMUX_SOCKET="cleanupctl-e2e-$$-0"
 T() { timeout 10 tmux -L "$TMUX_SOCKET" "$@"; }
 E2E_TMUX_BROKEN=0
+BLOCKER_PID=
 e2e_cleanup() {
+	[ -z "$BLOCKER_PID" ] || blocker_stop
 	((E2E_TMUX_BROKEN)) || timeout 5 tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null
 	rm -rf "$E2E_TMP"
 }
@@ -98,18 +100,45 @@ fail() {
 }
 ok() { echo "ok: $*"; }
 
-# db_fresh NAME: drops and creates database cleanup_lab_e2e_NAME, installs
-# the schema, seeds 2 servers x 2 libraries x 300 items; sets $DB.
+# db_fresh NAME [ITEMS]: drops and creates database cleanup_lab_e2e_NAME,
+# installs the schema, seeds 2 servers x 2 libraries x ITEMS items (300 by
+# default); sets $DB.
 db_fresh() {
 	local name="cleanup_lab_e2e_$1"
 	psql -X -q "$ADMIN" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" -c "CREATE DATABASE $name" 2>/dev/null
 	DB="host=$SOCK port=$PORT dbname=$name user=postgres"
-	"$CLEANUPCTL" --quiet --db "$DB" install >/dev/null || { echo "install into $name failed"; exit 1; }
-	"$CLEANUPCTL" --quiet --db "$DB" seed --servers 2 --libraries 2 --items 300 >/dev/null || { echo "seed failed"; exit 1; }
+	"$CLEANUPCTL" --quiet --db "$DB" install >/dev/null || { echo "FAIL: install into $name failed"; exit 1; }
+	"$CLEANUPCTL" --quiet --db "$DB" seed --servers 2 --libraries 2 --items "${2:-300}" >/dev/null ||
+		{ echo "FAIL: seed of $name failed"; exit 1; }
 }
 
 # sql QUERY: one value from $DB.
 sql() { psql -X -q -t -A "$DB" -c "$1"; }
+
+# blocker_start JOB: a psql session of its own (application_name
+# e2e-blocker) holds JOB's row FOR UPDATE in a transaction left open, so
+# that every step of JOB is busy until blocker_stop; returns once the
+# session is seen waiting in pg_sleep (its lock taken). Sets BLOCKER_PID.
+blocker_start() {
+	psql -X -q "$DB" -c "SET application_name = 'e2e-blocker'" -c "BEGIN" \
+		-c "SELECT 1 FROM cleanup.jobs WHERE id = $1 FOR UPDATE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
+	BLOCKER_PID=$!
+	wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker' AND wait_event = 'PgSleep'" 1 ||
+		fail "the blocker did not start"
+}
+# blocker_stop: ends the blocker's session (its transaction rolls back) and
+# waits for its psql; also at exit (e2e_cleanup).
+blocker_stop() {
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null 2>&1
+	[ -z "$BLOCKER_PID" ] || wait "$BLOCKER_PID" 2>/dev/null
+	BLOCKER_PID=
+}
+
+# cleanupctl_backends: the application names of this database's cleanupctl
+# sessions, comma-separated ("" when none).
+cleanupctl_backends() {
+	sql "SELECT coalesce(string_agg(application_name, ', ' ORDER BY application_name), '') FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'"
+}
 
 # sealed_job LIBRARY KEEP: a prune job on LIBRARY whose manifest holds the
 # first KEEP external IDs, sealed; prints its id.
@@ -179,30 +208,25 @@ seen_text() { grep -qF -- "$1" <<<"$SCREEN" || grep -qF -- "$1" <<<"$FLAT"; }
 seen_re() { grep -qE -- "$1" <<<"$SCREEN"; }
 gone_text() { ! grep -qF -- "$1" <<<"$SCREEN"; }
 
+# wait_screen WHAT SECONDS TEST ARG: until `TEST ARG` holds of the screen
+# (until_seen, at most SECONDS, scaled); when it does not, prints the
+# screen, saying it waited for WHAT, and returns 1.
+wait_screen() {
+	until_seen "$2" "$3" "$4" && return 0
+	echo "--- screen (waited $(wait_limit "$2" 2>/dev/null)s for $1) ---"
+	printf '%s\n---\n' "$SCREEN"
+	return 1
+}
+
 # wait_for TEXT [SECONDS]: until the screen shows TEXT (fixed string; may
 # be wrapped over rows).
-wait_for() {
-	until_seen "${2:-10}" seen_text "$1" && return 0
-	echo "--- screen (waited $(wait_limit "${2:-10}" 2>/dev/null)s for \"$1\") ---"
-	printf '%s\n---\n' "$SCREEN"
-	return 1
-}
+wait_for() { wait_screen "\"$1\"" "${2:-10}" seen_text "$1"; }
 
 # wait_re REGEX [SECONDS]: until a row of the screen matches REGEX (ERE).
-wait_re() {
-	until_seen "${2:-10}" seen_re "$1" && return 0
-	echo "--- screen (waited $(wait_limit "${2:-10}" 2>/dev/null)s for /$1/) ---"
-	printf '%s\n---\n' "$SCREEN"
-	return 1
-}
+wait_re() { wait_screen "/$1/" "${2:-10}" seen_re "$1"; }
 
 # wait_gone TEXT [SECONDS]: until the screen no longer shows TEXT.
-wait_gone() {
-	until_seen "${2:-10}" gone_text "$1" && return 0
-	echo "--- screen (waited $(wait_limit "${2:-10}" 2>/dev/null)s for \"$1\" to go) ---"
-	printf '%s\n' "$SCREEN"
-	return 1
-}
+wait_gone() { wait_screen "\"$1\" to go" "${2:-10}" gone_text "$1"; }
 
 # wait_sql QUERY EXPECTED [SECONDS]: until QUERY returns EXPECTED.
 wait_sql() {
@@ -269,4 +293,63 @@ private_sandbox() {
 capture() {
 	[ -n "${E2E_CAPTURE_DIR:-}" ] || return 0
 	mkdir -p "$E2E_CAPTURE_DIR" && printf '%s\n' "$SCREEN" >"$E2E_CAPTURE_DIR/$1.txt"
+}
+
+# The demo scenarios (tests/e2e/test_demo_*.sh): `cleanupctl demo SCENARIO`
+# on a terminal, followed from the console alone.
+
+# demo_console NARRATION RATE COMMAND: starts COMMAND (a `cleanupctl demo
+# SCENARIO` command line) in tmux (start_cmd; COLS and ROWS apply), waits
+# for the scenario's opening NARRATION in the log and, when RATE is not
+# empty, for the console's "THROTTLE RATE/s" badge (the runner's rate).
+demo_console() {
+	start_cmd "$3"
+	wait_for "$1" 30 && ok "the scenario is narrated in the log" || fail "no narration"
+	[ -z "$2" ] || { wait_for "THROTTLE $2/s" && ok "the console is throttled to the runner's rate" || fail "no throttle badge"; }
+}
+
+# demo_completed JOB WHO: JOB completes (WHO ran it: "the runner", "the
+# console's run"), the console narrates the completion with the job's
+# counters as the database has them. Sets D K M A X T (deleted, kept,
+# moved, absent, examined, total_estimate).
+demo_completed() {
+	wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $1" completed 60 && ok "$2 completed the job" ||
+		fail "not completed"
+	wait_for "demo: job $1 completed at step" 15 || fail "completion not narrated"
+	read -r D K M A X T <<<"$(sql "SELECT deleted, kept, moved, absent, examined, total_estimate FROM cleanup.jobs WHERE id = $1" | tr '|' ' ')"
+	wait_for "deleted $D, kept $K, moved $M, absent $A: $X examined" &&
+		ok "the completion is narrated with the job's counters" || fail "narrated counters differ from $D/$K/$M/$A/$X"
+}
+
+# demo_counters_exact JOB LIBRARY ITEMS: after demo_completed, the job's
+# counters against the survivors. Every item of LIBRARY at sealing (ITEMS
+# of them; external IDs ext-LIBRARY-N, immutable, A4) outside the manifest
+# was deleted by the job once, unless a writer had moved it out first (A3:
+# it then still exists, by id and external ID, anywhere: writers never
+# delete, and may have moved it back since the job ended); examined =
+# deleted + kept + moved + absent; the steps' deletions add up to the
+# job's (nothing counted twice, across a crash too); step numbers have no
+# hole. Sets MANIFEST and ESCAPED.
+demo_counters_exact() {
+	local j=$1 l=$2 items=$3
+	MANIFEST=$(sql "SELECT count(*) FROM cleanup.manifest WHERE job_id = $j")
+	ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE 'ext-$l-%'
+	                 AND i.id <= (SELECT high_water_id FROM cleanup.jobs WHERE id = $j)
+	                 AND NOT EXISTS (SELECT 1 FROM cleanup.manifest m WHERE m.job_id = $j AND m.external_id = i.external_id)")
+	[ "$T" = "$items" ] && [ "$D" = $((items - MANIFEST - ESCAPED)) ] && [ "$X" = $((D + K + M + A)) ] &&
+		ok "counters exact: $D deleted = $items items - $MANIFEST in the manifest - $ESCAPED moved out first; examined $X = deleted + kept + moved + absent" ||
+		fail "counters: deleted $D kept $K moved $M absent $A examined $X of $T; $items items, manifest $MANIFEST, moved out $ESCAPED"
+	[ "$(sql "SELECT sum(deleted) FROM cleanup.job_steps WHERE job_id = $j")" = "$D" ] &&
+		ok "the steps' deletions add up to the job's (nothing counted twice)" ||
+		fail "steps' deletions: $(sql "SELECT sum(deleted) FROM cleanup.job_steps WHERE job_id = $j") vs $D"
+	[ "$(sql "SELECT count(*) = max(step_no) AND min(step_no) = 1 FROM cleanup.job_steps WHERE job_id = $j")" = t ] &&
+		ok "step numbers without a hole" || fail "step numbers"
+}
+
+# demo_quit: q quits the console, and no cleanupctl session of the demo
+# (writers, runner, conductor, holder, probe) is left in this database.
+demo_quit() {
+	quit_console && ok "q quits" || fail "quit"
+	wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'" 0 15 &&
+		ok "no demo process left behind" || fail "demo processes left: $(cleanupctl_backends)"
 }

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 db_fresh demo_bf
-start_cmd "'$CLEANUPCTL' --db '$DB' demo busy-fence"
-wait_for "demo busy-fence: job 1 prunes library 1 (" 30 && ok "the scenario is narrated in the log" ||
-	fail "no narration"
+demo_console "demo busy-fence: job 1 prunes library 1 (" "" "'$CLEANUPCTL' --db '$DB' demo busy-fence"
 J=1
 L=1
 # The traversal's count, as the demo appended it (writes into the library
@@ -68,9 +66,7 @@ done
 	fail "counts differ: $(sql "SELECT manifest_count || '/' || coalesce(expected_count::text, '-') FROM cleanup.jobs WHERE id = $J")"
 wait_re "audit +seal by [^ ]+ \(typed '$N'\)" 15 && ok "the seal is audited in the log" || fail "seal not in the log"
 capture demo-busy-fence-2-sealed
-quit_console && ok "q quits" || fail "quit"
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'" 0 15 &&
-	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'")"
+demo_quit
 
 # Off a terminal: the narration and status, exit 0, a new unsealed job, no holder.
 "$CLEANUPCTL" --db "$DB" demo busy-fence </dev/null >"$E2E_TMP/out" 2>"$E2E_TMP/err"

@@ -33,9 +33,7 @@ rc=$?
 J=$(sql "SELECT id FROM cleanup.jobs WHERE phase = 'draining'")
 [ "$J" = 1 ] || fail "the demo job: \"$J\""
 
-start_cmd "env CLEANUP_SANDBOX_DIR='$PRIVATE_SANDBOX' '$CLEANUPCTL' demo server-crash"
-wait_for "demo server-crash: job $J is run by" 30 && ok "the scenario is narrated in the log" || fail "no narration"
-wait_for "THROTTLE 1/s" && ok "the console is throttled to the runner's rate" || fail "no throttle badge"
+demo_console "demo server-crash: job $J is run by" 1 "env CLEANUP_SANDBOX_DIR='$PRIVATE_SANDBOX' '$CLEANUPCTL' demo server-crash"
 # The stop and the restart come from the demo's conductor as audit rows.
 wait_for "job $J committed step" 30 && wait_for "stopping the server (immediate) in 2 s, for 3 s" &&
 	ok "the stop is narrated as it happens" || fail "the stop is not narrated"
@@ -77,33 +75,10 @@ type_text "prune 1 Movies"
 keys Enter
 wait_for "demo: job $J resumed at step $((KEPT + 1)) by backend" 15 &&
 	ok "the resume is narrated, at the step after the last committed one" || fail "the resume is not narrated"
-wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 60 && ok "the console's run completed the job" ||
-	fail "not completed"
-wait_for "demo: job $J completed at step" 15 || fail "completion not narrated"
-read -r D K M A X T <<<"$(sql "SELECT deleted, kept, moved, absent, examined, total_estimate FROM cleanup.jobs WHERE id = $J" | tr '|' ' ')"
-wait_for "deleted $D, kept $K, moved $M, absent $A: $X examined" &&
-	ok "the completion is narrated with the job's counters" || fail "narrated counters differ from $D/$K/$M/$A/$X"
+demo_completed "$J" "the console's run"
 capture demo-server-crash-3-done
-# Exact: every item of library 1 at sealing (external IDs ext-1-N, immutable,
-# A4) outside the manifest was deleted by the job once, unless a writer had
-# moved it out first (A3: it then still exists, in another library).
-MANIFEST=$(sql "SELECT count(*) FROM cleanup.manifest WHERE job_id = $J")
-# Survivors: items of library 1 at sealing (id <= the high-water id, ids and
-# external IDs immutable, A4) outside the manifest that still exist
-# anywhere: a writer moved each out before the job reached it (and may
-# have moved it back since the job ended; writers never delete).
-ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE 'ext-1-%'
-                 AND i.id <= (SELECT high_water_id FROM cleanup.jobs WHERE id = $J)
-                 AND NOT EXISTS (SELECT 1 FROM cleanup.manifest m WHERE m.job_id = $J AND m.external_id = i.external_id)")
-[ "$T" = "$ITEMS" ] && [ "$D" = $((ITEMS - MANIFEST - ESCAPED)) ] && [ "$X" = $((D + K + M + A)) ] &&
-	ok "counters exact: $D deleted = $ITEMS items - $MANIFEST in the manifest - $ESCAPED moved out first; examined $X = deleted + kept + moved + absent" ||
-	fail "counters: deleted $D kept $K moved $M absent $A examined $X of $T; $ITEMS items, manifest $MANIFEST, moved out $ESCAPED"
-[ "$(sql "SELECT sum(deleted) FROM cleanup.job_steps WHERE job_id = $J")" = "$D" ] &&
-	ok "the steps' deletions add up to the job's (nothing counted twice across the crash)" ||
-	fail "steps' deletions: $(sql "SELECT sum(deleted) FROM cleanup.job_steps WHERE job_id = $J") vs $D"
-[ "$(sql "SELECT count(*) = max(step_no) AND min(step_no) = 1 FROM cleanup.job_steps WHERE job_id = $J")" = t ] &&
-	ok "step numbers without a hole" || fail "step numbers"
-quit_console && ok "q quits" || fail "quit"
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'" 0 15 &&
-	ok "no demo process left behind" || fail "demo processes left: $(sql "SELECT string_agg(application_name, ', ') FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:%'")"
+# Exact across the crash: each item of library 1 outside the manifest
+# deleted once, the steps' deletions adding up to the job's.
+demo_counters_exact "$J" 1 "$ITEMS"
+demo_quit
 finish

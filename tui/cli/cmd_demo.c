@@ -37,7 +37,11 @@
  * events, and the counters add up at completion.
  *
  * The conductor (server-crash, busy-fence) narrates through audit rows
- * (action "demo SCENARIO"): they reach every open console's log at once. */
+ * (action "demo SCENARIO"): they reach every open console's log at once.
+ *
+ * Every child `cleanupctl` gets the demo's conninfo in its environment
+ * (CLEANUPCTL_DB), never on its command line: a password in --db would
+ * otherwise be in /proc/PID/cmdline, which every local user may read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -149,9 +153,14 @@ static const char *const scenarios[] = {"kill-runner", "server-crash", "writer-s
 /* busy-fence: how long the holder keeps its transaction open, at most. */
 #define HOLD_S 120
 
-/* Redirects stdout and stderr to LOG (appending), stdin from /dev/null,
- * and asks for SIGTERM when the parent dies: for the demo's children. */
-static void child_setup(const char *log)
+/* For the demo's children, in the child after fork: redirects stdout and
+ * stderr to LOG (appending), stdin from /dev/null, asks for SIGTERM when
+ * the parent dies, and puts CONNINFO into CLEANUPCTL_DB, where a
+ * `cleanupctl` it executes finds it without --db (main.c): an argv is
+ * world-readable in /proc, an environment only to its user and root. When
+ * the environment cannot take it the child says so in LOG and exits 127:
+ * it never falls back to another database. */
+static void child_setup(const char *log, const char *conninfo)
 {
 	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	int nul = open("/dev/null", O_RDONLY);
@@ -163,11 +172,15 @@ static void child_setup(const char *log)
 	}
 	if (nul >= 0)
 		dup2(nul, STDIN_FILENO);
+	if (setenv("CLEANUPCTL_DB", conninfo, 1) != 0) {
+		fprintf(stderr, "demo: cannot set CLEANUPCTL_DB for a child: %s\n", strerror(errno));
+		_exit(127);
+	}
 }
 
-/* Starts `cleanupctl --db CONNINFO job run JOB --max-rate RATE --max-busy
- * 100000` with its output in LOG; it dies with us (PR_SET_PDEATHSIG).
- * Returns its pid (-1 when fork failed). */
+/* Starts `cleanupctl job run JOB --max-rate RATE --max-busy 100000` on
+ * CONNINFO (in its CLEANUPCTL_DB) with its output in LOG; it dies with us
+ * (PR_SET_PDEATHSIG). Returns its pid (-1 when fork failed). */
 static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log)
 {
 	char jbuf[24];
@@ -176,16 +189,17 @@ static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, c
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
 	pid = fork();
 	if (pid == 0) {
-		child_setup(log);
-		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "run", jbuf, "--max-rate", rate, "--max-busy",
-		      "100000", (char *)NULL);
+		child_setup(log, conninfo);
+		execl("/proc/self/exe", "cleanupctl", "job", "run", jbuf, "--max-rate", rate, "--max-busy", "100000",
+		      (char *)NULL);
 		_exit(127);
 	}
 	return pid;
 }
 
-/* Starts `cleanupctl --db CONNINFO writer --rate RATE --server S` with its
- * output in LOG; it dies with us (PR_SET_PDEATHSIG). Returns its pid. */
+/* Starts `cleanupctl writer --rate RATE --server S` on CONNINFO (in its
+ * CLEANUPCTL_DB) with its output in LOG; it dies with us
+ * (PR_SET_PDEATHSIG). Returns its pid. */
 static pid_t start_writer(const char *conninfo, int64_t server, const char *rate, const char *log)
 {
 	char sbuf[24];
@@ -194,9 +208,8 @@ static pid_t start_writer(const char *conninfo, int64_t server, const char *rate
 	snprintf(sbuf, sizeof sbuf, "%" PRId64, server);
 	pid = fork();
 	if (pid == 0) {
-		child_setup(log);
-		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "writer", "--rate", rate, "--server", sbuf,
-		      (char *)NULL);
+		child_setup(log, conninfo);
+		execl("/proc/self/exe", "cleanupctl", "writer", "--rate", rate, "--server", sbuf, (char *)NULL);
 		_exit(127);
 	}
 	return pid;
@@ -425,8 +438,9 @@ static bool pq_run(PGconn *c, const char *sql, int64_t v)
 	return ok;
 }
 
-/* Runs `cleanupctl --db CONNINFO job seal JOB --expected N`, its output in
- * LOG; returns its exit code (-1 when it could not run). */
+/* Runs `cleanupctl job seal JOB --expected N` on CONNINFO (in its
+ * CLEANUPCTL_DB), its output in LOG; returns its exit code (-1 when it
+ * could not run). */
 static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *log)
 {
 	char jbuf[24], nbuf[24];
@@ -438,9 +452,8 @@ static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *lo
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		child_setup(log);
-		execl("/proc/self/exe", "cleanupctl", "--db", conninfo, "job", "seal", jbuf, "--expected", nbuf,
-		      (char *)NULL);
+		child_setup(log, conninfo);
+		execl("/proc/self/exe", "cleanupctl", "job", "seal", jbuf, "--expected", nbuf, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
@@ -549,7 +562,7 @@ static pid_t start_conductor(int scenario, cleanup_sandbox *sb, const char *conn
 	if (pid == 0) {
 		int rc;
 
-		child_setup(log);
+		child_setup(log, conninfo);
 		if (scenario == SC_SERVER_CRASH)
 			rc = conduct_server_crash(sb, conninfo, job);
 		else
@@ -678,7 +691,7 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(
 		    ctx, &cmd_demo_entry, "%s",
 		    "demo server-crash stops the server it runs on: it runs only on the demo's own sandbox "
-		    "(without --db)");
+		    "(without --db and without CLEANUPCTL_DB)");
 	snprintf(logdir, sizeof logdir, "/tmp");
 	if (!ctx->db) {
 		if (cleanup_sandbox_init(&sb, NULL, &err) != CLEANUP_OK ||
