@@ -1188,6 +1188,11 @@ int cleanup_monitor_interval(const cleanup_monitor *m)
 	return m->refresh_ms;
 }
 
+int cleanup_monitor_query_timeout_ms(const cleanup_monitor *m)
+{
+	return m->query_timeout_ms;
+}
+
 void cleanup_monitor_set_detail_job(cleanup_monitor *m, int64_t job_id)
 {
 	if (job_id != m->detail_job_id) {

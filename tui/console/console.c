@@ -924,6 +924,7 @@ int console_run(const console_opts *opts, cleanup_error *err)
 			c->snap = cleanup_monitor_snapshot(c->mon);
 		sync_selection(c);
 		narrate(c);
+		console_narrate_connection(c, wall);
 		cleanup_monitor_set_detail_job(c->mon, c->sel_job_id);
 		console_draw(c, wall);
 		/* the page of steps the detail panel asked for while drawing */

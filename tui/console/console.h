@@ -40,6 +40,8 @@ typedef struct console_opts {
 int console_run(const console_opts *opts, cleanup_error *err);
 
 #define CONSOLE_NOTES 64
+/* The parts of a snapshot that can go stale (CLEANUP_MON_PART_*, bit k). */
+#define CONSOLE_PARTS 6
 
 /* A line the console itself adds to the log (outcomes arrive as audit rows
  * too; these cover what could not be recorded). */
@@ -117,6 +119,16 @@ struct console {
 	bool narr_gap;                    /* it has been without a runner */
 	int narr_gap_step;                /* its last step when the runner was lost */
 	char narr_phase[16];
+	/* This console's own connection, as narrated in the log
+	 * (narrate_conn.c): a loss not yet followed by a reconnect, since
+	 * when (wall clock), the last reconnect attempt seen; the stale parts
+	 * narrated, since when, and the snapshot they were read from. */
+	bool conn_lost;
+	double conn_lost_at;
+	int conn_attempt_noted;
+	unsigned parts_stale;
+	double part_since[CONSOLE_PARTS];
+	uint64_t parts_seq;
 	theme t;
 	char theme_msg[256];
 	int wake[2];                      /* the self-pipe */
@@ -160,6 +172,15 @@ const cleanup_mon_library *console_view_library(const console *c, int k);
 const cleanup_mon_library *console_find_library(const console *c, int64_t id);
 /* Rebuilds the jobs and libraries views from the shown snapshot. */
 void console_build_views(console *c);
+
+/* narrate_conn.c: notes in the log for this console's own connection
+ * changes since the last call (lost with the reason, reconnecting,
+ * reconnected after N s; a part stale on a statement timeout, and back).
+ * WALL: the wall clock now. */
+void console_narrate_connection(console *c, double wall);
+/* The name of snapshot part K (bit k of stale_parts): "servers",
+ * "libraries", "jobs", "steps", "log", "contention". */
+const char *console_part_name(int k);
 
 /* console_cmd.c */
 void console_cmdline_open(console *c);

@@ -293,12 +293,12 @@ static void draw_header(console *c, double now)
 	} else if (s->stale_parts) {
 		/* some refresh queries timed out: their panels show older rows */
 		char parts[96] = "", at[16];
-		static const char *const names[] = {"servers", "libraries", "jobs", "steps", "log", "contention"};
-		size_t k;
+		int k;
 
-		for (k = 0; k < sizeof names / sizeof names[0]; k++)
+		for (k = 0; k < CONSOLE_PARTS; k++)
 			if (s->stale_parts & (1u << k))
-				snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s", parts[0] ? ", " : "", names[k]);
+				snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s", parts[0] ? ", " : "",
+				         console_part_name(k));
 		clock_text(at, sizeof at, s->stale_parts_at);
 		snprintf(badges[nb], sizeof badges[nb], " stale %s since %s: database slow to answer ", parts, at);
 		roles[nb++] = ROLE_STALE;

@@ -269,6 +269,10 @@ const char *cleanup_monitor_last_error(const cleanup_monitor *m);
  * monitor was doing; status CLEANUP_OK when none. */
 const cleanup_error *cleanup_monitor_last_error_record(const cleanup_monitor *m);
 
+/* The statement_timeout of every refresh query in milliseconds (-1:
+ * none): a part whose query hits it is kept stale (stale_parts). */
+int cleanup_monitor_query_timeout_ms(const cleanup_monitor *m);
+
 /* Connection attempts since the connection was lost (0 while connected). */
 int cleanup_monitor_attempts(const cleanup_monitor *m);
 
