@@ -347,6 +347,11 @@ int main(int argc, char **argv)
 		       "(flat: within 1.10x: %s)\n",
 		       worst, worst < 20 ? "met" : "NOT met", o.sizes[o.nsizes - 1], o.sizes[0], grow_run, grow_con,
 		       grow_run <= 1.10 && grow_con <= 1.10 ? "yes" : "NO");
+		/* The line scripts/bench.sh gathers into the run's summary. */
+		printf("summary: client RSS (%ld to %ld items): largest peak %.1f MB (target < 20 MB: %s), "
+		       "growth job run %.2fx, console %.2fx (flat: %s)\n",
+		       o.sizes[0], o.sizes[o.nsizes - 1], worst, worst < 20 ? "met" : "NOT met", grow_run, grow_con,
+		       grow_run <= 1.10 && grow_con <= 1.10 ? "yes" : "NO");
 	}
 	return 0;
 }

@@ -20,6 +20,10 @@
 # Each program gets --db CONNINFO, then the words of $BENCH_ARGS_<program>
 # ($BENCH_ARGS for bench_cleanup). docs/benchmarks.md records the figures
 # and what they mean.
+#
+# At the end the run prints its summary: every "summary: " line the programs
+# printed (the headline figure of each, with its target where there is one),
+# side by side, and which programs failed.
 set -eu
 build=${1:-build}
 ctl="$build/tui/cleanupctl"
@@ -41,8 +45,10 @@ for p in $programs; do
 	fi
 done
 
+outdir=$(mktemp -d "${TMPDIR:-/tmp}/cleanupctl-bench.XXXXXX")
 stop() {
 	"$ctl" --quiet sandbox stop --dir "$dir" >/dev/null 2>&1 || true
+	rm -rf "$outdir"
 }
 trap stop EXIT INT TERM
 
@@ -62,7 +68,26 @@ for p in $programs; do
 	echo "command: $build/bench/$p --db \"$conninfo\" $args"
 	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
+	# Each program's output is kept to gather its "summary: " lines at
+	# the end (POSIX sh has no pipefail: the exit status goes by file).
 	# shellcheck disable=SC2086
-	"$build/bench/$p" --db "$conninfo" $args || status=$?
+	{ "$build/bench/$p" --db "$conninfo" $args; echo $? >"$outdir/$p.rc"; } | tee "$outdir/$p.out"
+	rc=$(cat "$outdir/$p.rc" 2>/dev/null || echo 1)
+	[ "$rc" = 0 ] || status=$rc
 done
+# The headline figures of every program side by side (issue 10: shapes and
+# prune ratios, manifest against COPY, 1/2/4 runners, client memory): each
+# program prints its own as "summary: " lines; the detail is above.
+echo
+echo "summary of this run ($(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end):"
+found=0
+for p in $programs; do
+	if grep -q '^summary: ' "$outdir/$p.out" 2>/dev/null; then
+		sed -n 's/^summary: /  /p' "$outdir/$p.out"
+		found=1
+	fi
+	rc=$(cat "$outdir/$p.rc" 2>/dev/null || echo 1)
+	[ "$rc" = 0 ] || echo "  $p: FAILED (exit $rc): its figures are missing"
+done
+[ "$found" = 1 ] || echo "  (no program of this run prints a summary line)"
 exit "$status"

@@ -24,6 +24,16 @@ db_fresh() {
 # sql QUERY: one value from $DB.
 sql() { psql -X -q -t -A "$DB" -c "$1"; }
 
+# login_role ROLE GROUP: a login role ROLE, member of GROUP (cleanup_runner,
+# cleanup_writer, cleanup_console). Roles are cluster-wide and tests run at
+# the same time: creating one another test just created is not an error.
+login_role() {
+	psql -X -q "$ADMIN" -v ON_ERROR_STOP=1 -c "DO \$\$ BEGIN
+	  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '$1') THEN
+	    BEGIN CREATE ROLE $1 LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
+	  END IF; END \$\$" -c "GRANT $2 TO $1" 2>/dev/null || { echo "cannot create role $1"; exit 1; }
+}
+
 # fingerprint: md5 of jobs, manifest, admission, stats, events, inventory.
 fingerprint() {
 	sql "SELECT md5(concat_ws('|',

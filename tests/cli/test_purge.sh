@@ -149,14 +149,8 @@ run --json purge --older-than 0
 same "$(jq -r '[.jobs[].job_id] | join(",")' <<<"$OUT")" "$D" "job D purged once finished"
 
 CURRENT="roles: a runner login may purge, a console login may not"
-for pair in t_cli_purge_runner:cleanup_runner t_cli_purge_console:cleanup_console; do
-	role=${pair%%:*}
-	group=${pair#*:}
-	psql -X -q "$ADMIN" -v ON_ERROR_STOP=1 -c "DO \$\$ BEGIN
-	  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '$role') THEN
-	    BEGIN CREATE ROLE $role LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-	  END IF; END \$\$" -c "GRANT $group TO $role" 2>/dev/null || { echo "cannot create role $role"; exit 1; }
-done
+login_role t_cli_purge_runner cleanup_runner
+login_role t_cli_purge_console cleanup_console
 BASE=$DB
 DB="$BASE user=t_cli_purge_console"
 run purge --older-than 0

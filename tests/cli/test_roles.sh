@@ -12,14 +12,9 @@ sql "SELECT cleanup.seed_demo(2, 2, 10)" >/dev/null
 BASE=$DB
 
 # Login roles of this test (cluster-wide; other tests run at the same time).
-for pair in t_cli_writer:cleanup_writer t_cli_runner:cleanup_runner t_cli_console:cleanup_console; do
-	role=${pair%%:*}
-	group=${pair#*:}
-	psql -X -q "$ADMIN" -v ON_ERROR_STOP=1 -c "DO \$\$ BEGIN
-	  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '$role') THEN
-	    BEGIN CREATE ROLE $role LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;
-	  END IF; END \$\$" -c "GRANT $group TO $role" 2>/dev/null || { echo "cannot create role $role"; exit 1; }
-done
+login_role t_cli_writer cleanup_writer
+login_role t_cli_runner cleanup_runner
+login_role t_cli_console cleanup_console
 WRITER="$BASE user=t_cli_writer"
 RUNNER="$BASE user=t_cli_runner"
 CONSOLE="$BASE user=t_cli_console"
