@@ -533,6 +533,44 @@ void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs)
 	}
 }
 
+/* --- the options of the commands that take steps (cli.h) --------------------- */
+
+int cli_step_option(const cli_ctx *ctx, const cli_command *cmd, unsigned accept, int argc, char **argv, int *i,
+                    cli_step_opts *o)
+{
+	static const struct {
+		unsigned kind;
+		const char *name;
+		int64_t min, max;
+	} ints[] = {
+		{CLI_STEP_OPT_TIMEOUT, "--timeout", 0, 86400},
+		{CLI_STEP_OPT_BUSY, "--max-busy", 1, 1000000},
+		{CLI_STEP_OPT_BUSY, "--backoff-max", 1, 60000},
+	};
+	int64_t *const dest[] = {&o->timeout, &o->max_busy, &o->backoff_max};
+	bool missing = false;
+	const char *v;
+	size_t k;
+
+	for (k = 0; k < sizeof ints / sizeof ints[0] && !missing; k++)
+		if ((accept & ints[k].kind) && (v = cli_opt(argc, argv, i, ints[k].name, &missing)))
+			return cli_parse_int(ctx, ints[k].name, v, ints[k].min, ints[k].max, dest[k]) ? 1 : -1;
+	if (!missing && (accept & CLI_STEP_OPT_SYNC) &&
+	    (v = cli_opt(argc, argv, i, "--synchronous-commit", &missing))) {
+		if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) {
+			o->sync = strcmp(v, "on") == 0;
+			return 1;
+		}
+		cli_usage(ctx, cmd, "--synchronous-commit must be on or off, not \"%s\"", v);
+		return -1;
+	}
+	if (missing) {
+		cli_usage(ctx, cmd, "%s needs a value", argv[*i]);
+		return -1;
+	}
+	return 0;
+}
+
 /* --- --wait (cli.h) ---------------------------------------------------------- */
 
 void cli_wait_begin(cli_wait *w, double seconds)

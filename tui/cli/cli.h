@@ -102,6 +102,27 @@ extern const cli_option cmd_counts_options[];
 /* More lines for `cleanupctl console --help` (cmd_console.c). */
 extern const char cmd_console_help[];
 
+/* The options of the commands that take steps (job step, job run,
+ * worker), parsed in one place: the statement timeout, the step
+ * transactions' synchronous_commit and the busy rule of a run. The caller
+ * sets its defaults before parsing. */
+typedef struct cli_step_opts {
+	int64_t timeout;     /* --timeout SECONDS, 0 to 86400 */
+	int sync;            /* --synchronous-commit on|off: 1 or 0 (-1: the caller's "not given") */
+	int64_t max_busy;    /* --max-busy N, 1 to 1000000 */
+	int64_t backoff_max; /* --backoff-max MS, 1 to 60000 */
+} cli_step_opts;
+
+/* Which of them a command takes (a bit set). */
+enum { CLI_STEP_OPT_TIMEOUT = 1, CLI_STEP_OPT_SYNC = 2, CLI_STEP_OPT_BUSY = 4 };
+
+/* When argv[*I] is one of the options in ACCEPT ("--x V" or "--x=V"),
+ * parses its value into O and advances *I past it: returns 1. Returns 0
+ * when argv[*I] is none of them, -1 after a usage error (a bad or missing
+ * value, printed with CMD's usage: exit 2). */
+int cli_step_option(const cli_ctx *ctx, const cli_command *cmd, unsigned accept, int argc, char **argv, int *i,
+                    cli_step_opts *o);
+
 /* `job step` and `job run` (cmd_job_step.c); argv[0] is "step" / "run". */
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv);
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv);

@@ -26,21 +26,8 @@ static int apply_timeout(cli_ctx *ctx, cleanup_engine *e, int64_t seconds)
 	return 0;
 }
 
-/* --synchronous-commit on|off (docs/steps.md, "Settings"). */
-static bool parse_sync(const cli_ctx *ctx, const char *v, int *out)
-{
-	if (strcmp(v, "on") == 0) {
-		*out = 1;
-		return true;
-	}
-	if (strcmp(v, "off") == 0) {
-		*out = 0;
-		return true;
-	}
-	cli_usage(ctx, &cmd_job_entry, "--synchronous-commit must be on or off, not \"%s\"", v);
-	return false;
-}
-
+/* --synchronous-commit on|off (docs/steps.md, "Settings"): SYNC 1 or 0,
+ * -1 when not given (the session's). */
 static int apply_sync(cli_ctx *ctx, cleanup_engine *e, int sync)
 {
 	cleanup_error err;
@@ -120,22 +107,16 @@ static void print_steps_json(const cleanup_job *job, const cleanup_step_result *
 	printf("], \"interrupted\": %s}\n", interrupted ? "true" : "false");
 }
 
-/* Options that job step and job run share: --timeout SECONDS and
- * --synchronous-commit on|off. Returns 1 when argv[*I] was one of them
- * (consumed), 0 when it was not, -1 after a usage message. */
-static int common_option(cli_ctx *ctx, int argc, char **argv, int *i, int64_t *timeout, int *sync)
+/* What job step and job run start with: argv[1] is the job id, no option
+ * is given twice. Returns 0 with *ID, or the exit code after a usage
+ * error. Their options then go through cli_step_option (cli.h: --timeout,
+ * --synchronous-commit; a run's busy rule too), as the worker's do. */
+static int job_args(cli_ctx *ctx, int argc, char **argv, int64_t *id)
 {
-	bool missing = false;
-	const char *v;
-
-	if ((v = cli_opt(argc, argv, i, "--timeout", &missing)))
-		return cli_parse_int(ctx, "--timeout", v, 0, 86400, timeout) ? 1 : -1;
-	if (!missing && (v = cli_opt(argc, argv, i, "--synchronous-commit", &missing)))
-		return parse_sync(ctx, v, sync) ? 1 : -1;
-	if (missing) {
-		cli_usage(ctx, &cmd_job_entry, "%s needs a value", argv[*i]);
-		return -1;
-	}
+	if (argc < 2)
+		return cli_usage(ctx, &cmd_job_entry, "job %s needs a job id", argv[0]);
+	if (!cli_parse_id(ctx, "job id", argv[1], id) || !cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
+		return EXIT_USAGE;
 	return 0;
 }
 
@@ -164,11 +145,11 @@ static void print_interrupted_steps(FILE *f, const cli_ctx *ctx, cleanup_engine 
 
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 {
-	int64_t id, nsteps = 1, replay = 0, timeout = TUI_OP_STATEMENT_TIMEOUT_S;
+	int64_t id, nsteps = 1, replay = 0;
 	double wait_s = 0;       /* --wait: busy answers retried until then */
 	cli_wait w;
 	bool preview = false, have_steps = false;
-	int sync = -1;
+	cli_step_opts so = {TUI_OP_STATEMENT_TIMEOUT_S, -1, 0, 0};
 	cleanup_step_result *steps = NULL;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
@@ -177,20 +158,17 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 	int i, n = 0, rc = CLEANUP_OK, code;
 
 	memset(&job, 0, sizeof job);
-	if (argc < 2)
-		return cli_usage(ctx, &cmd_job_entry, "job step needs a job id");
-	if (!cli_parse_id(ctx, "job id", argv[1], &id) || !cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
-		return EXIT_USAGE;
+	if ((code = job_args(ctx, argc, argv, &id)))
+		return code;
 	for (i = 2; i < argc; i++) {
 		bool missing = false;
 		const char *v;
 
-		switch (common_option(ctx, argc, argv, &i, &timeout, &sync)) {
-		case -1:
+		if ((code = cli_step_option(ctx, &cmd_job_entry, CLI_STEP_OPT_TIMEOUT | CLI_STEP_OPT_SYNC, argc, argv, &i,
+		                            &so)) < 0)
 			return EXIT_USAGE;
-		case 1:
+		if (code > 0)
 			continue;
-		}
 		if ((v = cli_opt(argc, argv, &i, "--steps", &missing))) {
 			if (!cli_parse_int(ctx, "--steps", v, 1, 100000, &nsteps))
 				return EXIT_USAGE;
@@ -217,7 +195,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 	cli_job_app_name(ctx, id, replay ? "replay" : preview ? "preview" : "step");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
-	if ((code = apply_timeout(ctx, e, timeout)) || (code = apply_sync(ctx, e, sync))) {
+	if ((code = apply_timeout(ctx, e, so.timeout)) || (code = apply_sync(ctx, e, so.sync))) {
 		cleanup_engine_close(e);
 		return code;
 	}
@@ -396,14 +374,13 @@ static bool run_callback(const cleanup_run_progress *p, void *arg)
 
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 {
-	int64_t id, max_steps = 0, reconnects = 0, timeout = TUI_OP_STATEMENT_TIMEOUT_S, backoff_max = 1000,
-		max_busy = 100;
+	int64_t id, max_steps = 0, reconnects = 0;
 	double deadline = 0, max_rate = 0;
 	/* A run's drain steps commit asynchronously unless told otherwise: a
 	 * lost step is lost whole and runs again (S7), and completing and
 	 * parent-deleting steps always commit synchronously, so what a run
 	 * reports as done is durable (docs/steps.md, Settings). */
-	int sync = 0;
+	cli_step_opts so = {TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000};
 	bool no_pipeline = false;
 	cleanup_run_opts opts;
 	cleanup_run_summary sum;
@@ -413,20 +390,17 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	bool interrupted;
 	int i, rc, code;
 
-	if (argc < 2)
-		return cli_usage(ctx, &cmd_job_entry, "job run needs a job id");
-	if (!cli_parse_id(ctx, "job id", argv[1], &id) || !cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
-		return EXIT_USAGE;
+	if ((code = job_args(ctx, argc, argv, &id)))
+		return code;
 	for (i = 2; i < argc; i++) {
 		bool missing = false;
 		const char *v;
 
-		switch (common_option(ctx, argc, argv, &i, &timeout, &sync)) {
-		case -1:
+		if ((code = cli_step_option(ctx, &cmd_job_entry, CLI_STEP_OPT_TIMEOUT | CLI_STEP_OPT_SYNC | CLI_STEP_OPT_BUSY,
+		                            argc, argv, &i, &so)) < 0)
 			return EXIT_USAGE;
-		case 1:
+		if (code > 0)
 			continue;
-		}
 		if ((v = cli_opt(argc, argv, &i, "--max-steps", &missing))) {
 			if (!cli_parse_int(ctx, "--max-steps", v, 1, INT32_MAX, &max_steps))
 				return EXIT_USAGE;
@@ -441,12 +415,6 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 				                 v, why);
 		} else if ((v = cli_opt(argc, argv, &i, "--reconnect", &missing))) {
 			if (!cli_parse_int(ctx, "--reconnect", v, 0, 1000, &reconnects))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--max-busy", &missing))) {
-			if (!cli_parse_int(ctx, "--max-busy", v, 1, 1000000, &max_busy))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--backoff-max", &missing))) {
-			if (!cli_parse_int(ctx, "--backoff-max", v, 1, 60000, &backoff_max))
 				return EXIT_USAGE;
 		} else if ((v = cli_opt(argc, argv, &i, "--max-rate", &missing))) {
 			const char *why = cli_seconds_syntax(v, 0.1, 1000, &max_rate);
@@ -468,7 +436,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		return code;
 	/* The step commit mode is the run's (opts.step_commit below): set at
 	 * its start and again on every reconnect's new session. */
-	if ((code = apply_timeout(ctx, e, timeout))) {
+	if ((code = apply_timeout(ctx, e, so.timeout))) {
 		cleanup_engine_close(e);
 		return code;
 	}
@@ -491,11 +459,11 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	tui_op_run_opts_init(&opts, max_rate);
 	opts.max_steps = (int)max_steps;
 	opts.deadline_s = deadline;
-	opts.backoff_max_ms = (int)backoff_max;
-	opts.max_busy_retries = (int)max_busy;
+	opts.backoff_max_ms = (int)so.backoff_max;
+	opts.max_busy_retries = (int)so.max_busy;
 	opts.max_reconnects = (int)reconnects;
 	opts.no_pipeline = opts.no_pipeline || no_pipeline;
-	if (sync == 1)
+	if (so.sync == 1)
 		opts.step_commit = CLEANUP_STEP_COMMIT_SYNC;
 	opts.callback = run_callback;
 	opts.callback_arg = &view;

@@ -485,16 +485,6 @@ static void supervise(worker *w, const sigset_t *set)
 
 /* --- the command --------------------------------------------------------- */
 
-static bool parse_sync(const cli_ctx *ctx, const char *v, int *out)
-{
-	if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) {
-		*out = strcmp(v, "on") == 0;
-		return true;
-	}
-	cli_usage(ctx, &cmd_worker_entry, "--synchronous-commit must be on or off, not \"%s\"", v);
-	return false;
-}
-
 static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 {
 	static worker w; /* large (the server list): not on the stack */
@@ -502,9 +492,12 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 	pthread_t threads[WORKER_MAX_RUNNERS];
 	sigset_t set, old_set;
 	cleanup_engine *e = NULL;
-	int64_t concurrency = 1, max_busy = 100, backoff_max = 1000, timeout = 300, v64;
+	int64_t concurrency = 1, v64;
+	/* --timeout, --synchronous-commit, --max-busy, --backoff-max: parsed
+	 * as job run parses them (cli_step_option) */
+	cli_step_opts so = {TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000};
 	double poll = 2;
-	int i, started = 0, code, sync = 0;
+	int i, started = 0, code;
 	char t[32];
 
 	memset(&w, 0, sizeof w);
@@ -512,6 +505,12 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 		bool missing = false;
 		const char *v;
 
+		if ((code = cli_step_option(ctx, &cmd_worker_entry,
+		                            CLI_STEP_OPT_TIMEOUT | CLI_STEP_OPT_SYNC | CLI_STEP_OPT_BUSY, argc, argv, &i,
+		                            &so)) < 0)
+			return EXIT_USAGE;
+		if (code > 0)
+			continue;
 		if ((v = cli_opt(argc, argv, &i, "--concurrency", &missing))) {
 			if (!cli_parse_int(ctx, "--concurrency", v, 1, WORKER_MAX_RUNNERS, &concurrency))
 				return EXIT_USAGE;
@@ -532,18 +531,6 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 			if (why)
 				return cli_usage(ctx, &cmd_worker_entry,
 				                 "--poll must be a number of seconds from 0.1 to 3600, not \"%s\": %s", v, why);
-		} else if ((v = cli_opt(argc, argv, &i, "--max-busy", &missing))) {
-			if (!cli_parse_int(ctx, "--max-busy", v, 1, 1000000, &max_busy))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--backoff-max", &missing))) {
-			if (!cli_parse_int(ctx, "--backoff-max", v, 1, 60000, &backoff_max))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing))) {
-			if (!cli_parse_int(ctx, "--timeout", v, 0, 86400, &timeout))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--synchronous-commit", &missing))) {
-			if (!parse_sync(ctx, v, &sync))
-				return EXIT_USAGE;
 		} else if (!missing && strcmp(argv[i], "--idle-exit") == 0) {
 			w.idle_exit = true;
 		} else {
@@ -592,10 +579,10 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 	w.ctx = ctx;
 	w.concurrency = (int)concurrency;
 	w.poll_s = poll;
-	w.max_busy = (int)max_busy;
-	w.backoff_max_ms = (int)backoff_max;
-	w.timeout_s = (int)timeout;
-	w.sync = sync;
+	w.max_busy = (int)so.max_busy;
+	w.backoff_max_ms = (int)so.backoff_max;
+	w.timeout_s = (int)so.timeout;
+	w.sync = so.sync;
 	pthread_mutex_init(&w.mu, NULL);
 
 	stop_flag = 0;
