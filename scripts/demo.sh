@@ -28,6 +28,6 @@ elif [ $# -ge 2 ]; then
 	exit 2
 fi
 if [ -n "${CLEANUP_DEMO_DB:-}" ]; then
-	exec "$B" --db "$CLEANUP_DEMO_DB" demo $SCENARIO
+	CLEANUPCTL_DB="$CLEANUP_DEMO_DB" exec "$B" demo $SCENARIO
 fi
 exec "$B" demo $SCENARIO
