@@ -93,8 +93,15 @@ bool actions_poll(tui_actions *a, tui_result *out)
  * ...", "busy, retry later: ...") and the hint. */
 static void from_error(tui_result *r, const char *what, const cleanup_error *err)
 {
+	size_t l;
+
 	r->status = err->status;
 	tui_op_error_text(r->message, sizeof r->message, what, err, TUI_FRONT_CONSOLE);
+	/* a busy answer's detail says who holds the lock and, after :wait,
+	 * "still busy after :wait N s (M attempts)" */
+	l = strlen(r->message);
+	if (err->status == CLEANUP_EBUSY && err->detail[0] && l < sizeof r->message)
+		snprintf(r->message + l, sizeof r->message - l, " (%.300s)", err->detail);
 	snprintf(r->hint, sizeof r->hint, "%.500s", err->hint);
 }
 
