@@ -97,17 +97,19 @@ END $$;
 -- the deletion candidates of the batch (at most 128; seen rows were passed
 -- over at discovery and never reach this function). The discovery (same
 -- transaction, under the same locks) gave each candidate's id, xmin and
--- ctid. Unless P_PREVIEW, one statement classifies and mutates: every
--- candidate is locked FOR UPDATE SKIP LOCKED by its ctid (a TID scan: no
--- index descents) and re-read:
+-- ctid. Unless P_PREVIEW, one statement locks and classifies: every
+-- candidate is locked FOR UPDATE SKIP LOCKED by its ctid (a TID scan per
+-- candidate: no index descents) and re-read:
 --     locked, out of scope: moved; xmin changed: retained; with
 --     dependents (item_retries, identity_review_previews): claimed (its
 --     claimed_by set to the job, D3/D4: the claims drain deletes its
 --     dependents, then it, under the same budget); else deleted (by ctid:
---     the tuple version this step locked and compared);
---     not locked: looked up by id at the statement's snapshot: gone:
---     absent; out of scope: moved; else retained (a concurrent writer holds
---     it; a skipped row is never treated as done, seed 000).
+--     the tuple version this step locked and compared, in a statement of
+--     its own under that lock);
+--     not locked (rare: a writer holds it, or it changed or went since
+--     discovery): looked up by id: gone: absent; out of scope: moved; else
+--     retained (a concurrent writer holds it; a skipped row is never
+--     treated as done, seed 000).
 --   In scope: library_id = P_LIB, or (P_LIB NULL, remove-server) a library
 --   of P_SERVER.
 -- Retained rows are added to cleanup.job_retained; with P_RETAINED_PASS the
@@ -126,73 +128,94 @@ LANGUAGE plpgsql
 SET enable_seqscan = off
 AS $$
 DECLARE
-    v_expected int;
-    v_claims   int;
-    v_claim_t  tid[];
+    v_del_t    tid[];          -- locked, unchanged, in scope, no dependents
+    v_claim_t  tid[];          -- the same with dependents
     v_ret_ids  bigint[];
-    v_done_ids bigint[];
+    v_locked   bigint[];       -- the candidates the lock returned
+    v_n_ret    int;
+    v_ret_more bigint[];
+    v_n_mov    int;
+    v_n_abs    int;
 BEGIN
     IF NOT p_preview THEN
-        WITH d AS MATERIALIZED (
-            SELECT * FROM unnest(v_ids, v_xmins, v_ctids) AS d(id, x, t)),
-        -- Whether any dependent row lies in the batch's id range: one
-        -- index probe per dependent table and step (at the statement's
-        -- snapshot, like the per-row probes it spares). Without one, no
-        -- candidate has dependents and the per-row probes are skipped
-        -- (issue 10: two probes per candidate were ~5 us of a ~60 us
-        -- deletion on the loaded machine; docs/benchmarks.md).
-        deps AS MATERIALIZED (
-            SELECT coalesce((SELECT true FROM inventory.item_retries r
-                              WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false)
-                OR coalesce((SELECT true FROM inventory.identity_review_previews r
-                              WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false) AS any_deps
-              FROM (SELECT min(d.id) AS lo, max(d.id) AS hi FROM d) b),
-        l AS MATERIALIZED (
-            SELECT i.id, i.library_id, i.xmin AS x, i.ctid AS t
-              FROM inventory.items i
-             WHERE i.ctid = ANY (ARRAY(SELECT d.t FROM d WHERE d.t IS NOT NULL))
-               FOR UPDATE SKIP LOCKED),
-        v AS MATERIALIZED (
-            SELECT d.id, l.t,
-                   CASE
-                     WHEN l.id IS NOT NULL THEN
+        -- Lock and classify, one statement (issue 10, "where a step's time
+        -- goes"): the verdict is computed once per locked row (OFFSET 0
+        -- keeps the subquery from being flattened, which would copy the
+        -- CASE, its subplans and init plans into every aggregate that
+        -- reads it), with no materialized CTE, hash join or
+        -- data-modifying WITH. The join of the candidates with their rows
+        -- is a TID probe per candidate; FOR UPDATE OF i SKIP LOCKED
+        -- skips what a writer holds, and a row updated since discovery is
+        -- not returned (the lock follows the update chain to a version
+        -- with another ctid, which the join's recheck refuses).
+        -- Whether any dependent row lies in the batch's id range is one
+        -- index probe per dependent table and step, an init plan run only
+        -- when a locked row is unchanged and in scope; without one, no
+        -- candidate has dependents and the per-row probes are skipped.
+        -- Scalar subqueries, not EXISTS: an EXISTS can become a hashed
+        -- subplan that reads the whole dependent table.
+        SELECT array_agg(v.t) FILTER (WHERE v.verdict = 'delete'),
+               array_agg(v.t) FILTER (WHERE v.verdict = 'claim'),
+               array_agg(v.id) FILTER (WHERE v.verdict = 'retained'),
+               count(*) FILTER (WHERE v.verdict = 'moved'),
+               array_agg(v.id)
+          INTO v_del_t, v_claim_t, v_ret_ids, n_moved, v_locked
+          FROM (SELECT l.id, l.t,
                        CASE
-                         WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.library_id = p_lib
+                         WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.lib = p_lib
                                         ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
-                                                      WHERE lb.id = l.library_id AND lb.server_id = p_server) END)
+                                                      WHERE lb.id = l.lib AND lb.server_id = p_server) END)
                            THEN 'moved'
-                         WHEN d.x IS NULL OR NOT (l.x = d.x) THEN 'retained'
-                         -- Scalar subqueries, not EXISTS: an EXISTS can become a
-                         -- hashed subplan that reads the whole dependent table.
-                         WHEN (SELECT deps.any_deps FROM deps)
+                         WHEN l.dx IS NULL OR NOT (l.x = l.dx) THEN 'retained'
+                         WHEN (SELECT coalesce((SELECT true FROM inventory.item_retries r
+                                                 WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false)
+                                   OR coalesce((SELECT true FROM inventory.identity_review_previews r
+                                                 WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false)
+                                 FROM (SELECT min(x) AS lo, max(x) AS hi FROM unnest(v_ids) AS x) b)
                           AND ((SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
                                OR (SELECT true FROM inventory.identity_review_previews r
                                     WHERE r.item_id = l.id LIMIT 1))
                            THEN 'claim'
                          ELSE 'delete'
-                       END
-                     ELSE coalesce((
-                       SELECT CASE WHEN (CASE WHEN p_lib IS NOT NULL THEN x.library_id = p_lib
-                                              ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
-                                                            WHERE lb.id = x.library_id AND lb.server_id = p_server) END)
-                                   THEN 'retained' ELSE 'moved' END
-                         FROM inventory.items x WHERE x.id = d.id), 'absent')
-                   END AS verdict
-              FROM d LEFT JOIN l ON l.id = d.id),
-        del AS (
-            DELETE FROM inventory.items i
-             WHERE i.ctid = ANY (ARRAY(SELECT v.t FROM v WHERE v.verdict = 'delete'))
-            RETURNING 1)
-        SELECT (SELECT count(*) FROM del), count(*) FILTER (WHERE v.verdict = 'delete'),
-               count(*) FILTER (WHERE v.verdict = 'retained'),
-               count(*) FILTER (WHERE v.verdict = 'moved'),
-               count(*) FILTER (WHERE v.verdict = 'absent'),
-               count(*) FILTER (WHERE v.verdict = 'claim'),
-               array_agg(v.t) FILTER (WHERE v.verdict = 'claim'),
-               array_agg(v.id) FILTER (WHERE v.verdict = 'retained'),
-               array_agg(v.id) FILTER (WHERE v.verdict <> 'retained')
-          INTO n_deleted, v_expected, n_retained, n_moved, n_absent, v_claims, v_claim_t, v_ret_ids, v_done_ids
-          FROM v;
+                       END AS verdict
+                  FROM (SELECT d.id, d.x AS dx, i.xmin AS x, i.ctid AS t, i.library_id AS lib
+                          FROM unnest(v_ids, v_xmins, v_ctids) AS d(id, x, t)
+                          JOIN inventory.items i ON i.ctid = d.t
+                           FOR UPDATE OF i SKIP LOCKED) l
+                OFFSET 0) v;
+        n_moved := coalesce(n_moved, 0);
+        n_absent := 0;
+        IF coalesce(cardinality(v_locked), 0) < cardinality(v_ids) THEN
+            -- Candidates the lock did not return, looked up by id: gone:
+            -- absent; out of scope: moved; else retained (held by a
+            -- writer, or changed since discovery: S5).
+            SELECT count(*) FILTER (WHERE q.verdict = 'absent'),
+                   count(*) FILTER (WHERE q.verdict = 'moved'),
+                   array_agg(q.id) FILTER (WHERE q.verdict = 'retained')
+              INTO v_n_abs, v_n_mov, v_ret_more
+              FROM (SELECT d.id,
+                           coalesce((
+                             SELECT CASE WHEN (CASE WHEN p_lib IS NOT NULL THEN x.library_id = p_lib
+                                                    ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
+                                                                  WHERE lb.id = x.library_id
+                                                                    AND lb.server_id = p_server) END)
+                                         THEN 'retained' ELSE 'moved' END
+                               FROM inventory.items x WHERE x.id = d.id), 'absent') AS verdict
+                      FROM unnest(v_ids) AS d(id)
+                     WHERE d.id <> ALL (coalesce(v_locked, '{}'::bigint[]))
+                    OFFSET 0) q;
+            n_absent := v_n_abs;
+            n_moved := n_moved + v_n_mov;
+            v_ret_ids := v_ret_ids || v_ret_more;
+        END IF;
+        n_retained := coalesce(cardinality(v_ret_ids), 0);
+        -- The deletes, by the ctids of the versions locked and compared
+        -- above (nobody else can have changed them since).
+        n_deleted := 0;
+        IF v_del_t IS NOT NULL THEN
+            DELETE FROM inventory.items i WHERE i.ctid = ANY (v_del_t);
+            GET DIAGNOSTICS n_deleted = ROW_COUNT;
+        END IF;
         -- Bookkeeping of cleanup.job_retained, in statements of their own
         -- run only when they have rows to write (issue 10: each
         -- data-modifying WITH is set up in every step, rows or not).
@@ -202,15 +225,16 @@ BEGIN
             SELECT p_job, x FROM unnest(v_ret_ids) AS x
             ON CONFLICT DO NOTHING;
         END IF;
-        IF v_done_ids IS NOT NULL AND p_retained_pass THEN
+        IF p_retained_pass AND n_retained < cardinality(v_ids) THEN
             -- The pass's resolved rows leave it, each found by its full key
             -- (a LATERAL probe with LIMIT 1 cannot become a walk of the
             -- job's retained rows, issue 10), then deleted by its TID.
             DELETE FROM cleanup.job_retained r
-             WHERE r.ctid = ANY (ARRAY(SELECT x.t FROM unnest(v_done_ids) AS v(id)
+             WHERE r.ctid = ANY (ARRAY(SELECT x.t FROM unnest(v_ids) AS v(id)
                                         CROSS JOIN LATERAL (SELECT rr.ctid AS t FROM cleanup.job_retained rr
                                                              WHERE rr.job_id = p_job AND rr.item_id = v.id
-                                                             LIMIT 1) x));
+                                                             LIMIT 1) x
+                                       WHERE v.id <> ALL (coalesce(v_ret_ids, '{}'::bigint[]))));
         END IF;
         -- The claims (D3, D4), under the row locks taken above (nobody else
         -- can have moved these tuples since): a statement of their own, run
@@ -221,9 +245,13 @@ BEGIN
             UPDATE inventory.items i SET claimed_by = p_job WHERE i.ctid = ANY (v_claim_t);
             GET DIAGNOSTICS n_claimed = ROW_COUNT;
         END IF;
-        IF n_deleted <> v_expected OR n_claimed <> v_claims THEN
-            -- Cannot happen: this step holds the locks of the rows it deletes.
-            RAISE EXCEPTION 'step of job %: deleted % rows, expected %', p_job, n_deleted, v_expected;
+        IF n_deleted <> coalesce(cardinality(v_del_t), 0) OR n_claimed <> coalesce(cardinality(v_claim_t), 0)
+           OR n_deleted + n_claimed + n_retained + n_moved + n_absent <> cardinality(v_ids) THEN
+            -- Cannot happen: this step holds the locks of the rows it
+            -- deletes, and every candidate gets one verdict.
+            RAISE EXCEPTION 'step of job %: deleted % rows, expected %; claimed %, expected %; % verdicts for % candidates',
+                p_job, n_deleted, coalesce(cardinality(v_del_t), 0), n_claimed, coalesce(cardinality(v_claim_t), 0),
+                n_deleted + n_claimed + n_retained + n_moved + n_absent, cardinality(v_ids);
         END IF;
     ELSE
         WITH v AS MATERIALIZED (
@@ -261,12 +289,18 @@ END $$;
 -- key after P_AFTER of either side, whichever comes first (issue 10: a
 -- manifest with many IDs that match no item cannot make a page read more
 -- than 10,000 rows of it), or at the end when neither side has that many.
--- Returns how many items were read, the page's end key (LAST_KEY; NULL
--- when the page reached the end: the check is complete), and the ids of
--- eligible items (not in the manifest, id at or below P_HIGH_WATER), NULL
--- when none. Only a merge join is allowed: with generic plans the planner
--- would otherwise choose one probe per row, three times the cost
--- (docs/steps.md).
+-- The items side is read once: at most 10,000 items up to the manifest's
+-- 10,000th key (the merge reads the manifest only as far as the last item
+-- read, one key past it at most); the page ends at the last item read
+-- when there were 10,000, else at that manifest key (issue 10: finding the
+-- items' 10,000th key first read every item of a page twice, each with
+-- its heap fetch, 40% of a page).
+-- Returns how many items were read, the page's end key (LAST_KEY; the last
+-- key read when the page reached the end), whether keys remain after it
+-- (MORE; false: the check is complete), and the ids of eligible items (not
+-- in the manifest, id at or below P_HIGH_WATER), NULL when none. Only a
+-- merge join is allowed: with generic plans the planner would otherwise
+-- choose one probe per row, three times the cost (docs/steps.md).
 DROP FUNCTION IF EXISTS cleanup.final_check_page(bigint, bigint, bigint, text);
 CREATE OR REPLACE FUNCTION cleanup.final_check_page(p_job bigint, p_lib bigint, p_high_water bigint, p_after text,
                                                     OUT checked int, OUT last_key text, OUT eligible bigint[],
@@ -278,38 +312,44 @@ SET enable_sort = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    v_end text;
+    v_mend text;               -- the manifest's 10,000th key after P_AFTER
+    v_max  text;               -- the last item key read
 BEGIN
-    -- The page's end: index-only walks of at most 10,000 keys per side.
-    v_end := least((SELECT i.external_id FROM inventory.items i
-                     WHERE i.library_id = p_lib AND i.external_id > p_after
-                     ORDER BY i.library_id, i.external_id OFFSET 9999 LIMIT 1),
-                   (SELECT x.external_id FROM cleanup.manifest x
-                     WHERE x.job_id = p_job AND x.external_id > p_after
-                     ORDER BY x.job_id, x.external_id OFFSET 9999 LIMIT 1));
-    more := v_end IS NOT NULL;
-    -- Two statements, not one with "v_end IS NULL OR ...": an OR is no
-    -- index bound, and the items side would be read to the library's end.
-    IF more THEN
-        SELECT count(*), v_end,
+    -- The manifest's bound: an index-only walk of at most 10,000 keys.
+    v_mend := (SELECT x.external_id FROM cleanup.manifest x
+                WHERE x.job_id = p_job AND x.external_id > p_after
+                ORDER BY x.job_id, x.external_id OFFSET 9999 LIMIT 1);
+    -- Two statements, not one with "v_mend IS NULL OR ...": an OR is no
+    -- index bound, and the manifest side would be read to the job's end.
+    IF v_mend IS NOT NULL THEN
+        SELECT count(*), max(p.external_id),
                array_agg(p.id ORDER BY p.id) FILTER (WHERE m.external_id IS NULL AND p.id <= p_high_water)
-          INTO checked, last_key, eligible
+          INTO checked, v_max, eligible
           FROM (SELECT i.id, i.external_id FROM inventory.items i
-                 WHERE i.library_id = p_lib AND i.external_id > p_after AND i.external_id <= v_end
-                 ORDER BY i.library_id, i.external_id) p
+                 WHERE i.library_id = p_lib AND i.external_id > p_after AND i.external_id <= v_mend
+                 ORDER BY i.library_id, i.external_id LIMIT 10000) p
           LEFT JOIN (SELECT x.external_id FROM cleanup.manifest x
-                      WHERE x.job_id = p_job AND x.external_id > p_after AND x.external_id <= v_end
+                      WHERE x.job_id = p_job AND x.external_id > p_after AND x.external_id <= v_mend
                       ORDER BY x.job_id, x.external_id) m ON m.external_id = p.external_id;
     ELSE
         SELECT count(*), max(p.external_id),
                array_agg(p.id ORDER BY p.id) FILTER (WHERE m.external_id IS NULL AND p.id <= p_high_water)
-          INTO checked, last_key, eligible
+          INTO checked, v_max, eligible
           FROM (SELECT i.id, i.external_id FROM inventory.items i
                  WHERE i.library_id = p_lib AND i.external_id > p_after
-                 ORDER BY i.library_id, i.external_id) p
+                 ORDER BY i.library_id, i.external_id LIMIT 10000) p
           LEFT JOIN (SELECT x.external_id FROM cleanup.manifest x
                       WHERE x.job_id = p_job AND x.external_id > p_after
                       ORDER BY x.job_id, x.external_id) m ON m.external_id = p.external_id;
+    END IF;
+    IF checked = 10000 THEN
+        -- 10,000 items: the page ends at the last one (keys may follow).
+        last_key := v_max;
+        more := true;
+    ELSE
+        -- Every item up to the manifest's bound (or to the end) was read.
+        more := v_mend IS NOT NULL;
+        last_key := CASE WHEN more THEN v_mend ELSE v_max END;
     END IF;
 END $$;
 
