@@ -1,17 +1,20 @@
 /* One operation layer under the CLI (cmd_job.c, cmd_job_step.c, cli.c) and
- * the console (actions.c): the job actions, each on an engine handle the
- * caller opened, and the one mapping from a status to the operator's words
- * and the exit code (issue 11, "Also build"), so that the two front ends
- * cannot disagree again.
+ * the console (actions.c, console_cmd.c): the job actions, each on an
+ * engine handle the caller opened; the one mapping from a status to the
+ * operator's words and the exit code; the one success wording of pause,
+ * resume, cancel, seal and create; the one id rule; and the one retry rule
+ * for busy answers (--wait, :wait) (issue 11, "Also build"), so that the
+ * two front ends cannot disagree again.
  *
  * Each operation takes the runner lock where the one-runner rule says so
  * (a step: cleanup_job_runner_claim; a run takes it inside
  * cleanup_job_run), calls the engine, releases, and returns the engine's
  * status unchanged with ERR filled (the cause kept: SQLSTATE, message,
  * detail, hint). Results go into the engine's result structs (OUT, first;
- * the console keeps them in one tui_op_result). What each front end prints
- * of a result stays its own (the CLI's lines, the console's message line);
- * the error's words and the exit code come from the table here.
+ * the console keeps them in one tui_op_result). A step's or a run's lines
+ * stay each front end's own (the CLI's step lines, the console's message
+ * line); the words of an error and of a job action done, and the exit
+ * code, come from here.
  */
 #ifndef CLEANUP_TUI_OPS_H
 #define CLEANUP_TUI_OPS_H
