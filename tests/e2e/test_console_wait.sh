@@ -8,23 +8,12 @@
 # words ("paused job N: prune of library 1 (Movies), phase paused"). The
 # row lock is observed in pg_stat_activity, never slept for.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_hold.sh"
 
 db_fresh wait
-HOLDER_PID=
-stop_holder() {
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-wait-holder'" >/dev/null 2>&1
-	[ -z "$HOLDER_PID" ] || wait "$HOLDER_PID" 2>/dev/null
-	HOLDER_PID=
-}
-trap 'stop_holder; e2e_cleanup' EXIT
-
 J=$("$CLEANUPCTL" --json --db "$DB" job create prune --library 1 | jq -r .id)
 [ "$J" -gt 0 ] 2>/dev/null || fail "job create: $J"
-psql -X -q "$DB application_name=e2e-wait-holder" \
-	-c "BEGIN" -c "SELECT 1 FROM cleanup.jobs WHERE id = $J FOR UPDATE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
-HOLDER_PID=$!
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-wait-holder'
-           AND state = 'active' AND query LIKE '%pg_sleep%'" 1 || fail "the holder does not hold the row"
+hold_start e2e-wait-holder "SELECT 1 FROM cleanup.jobs WHERE id = $J FOR UPDATE" || fail "the holder does not hold the row"
 # The CLI, for comparison: busy at once, exit 3.
 "$CLEANUPCTL" --db "$DB" job pause "$J" >/dev/null 2>"$E2E_TMP/cli.err"
 [ $? = 3 ] && grep -q "busy, retry later: " "$E2E_TMP/cli.err" && ok "the CLI answers busy at once (exit 3)" ||
@@ -72,7 +61,7 @@ clock1=$(head -1 <<<"$SCREEN" | grep -oE "[0-9]{2}:[0-9]{2}:[0-9]{2}" | head -1)
 until_seen 10 eval '[ "$(head -1 <<<"$SCREEN" | grep -oE "[0-9]{2}:[0-9]{2}:[0-9]{2}" | head -1)" != "$clock1" ]' &&
 	ok "the clock goes on while the action retries" || fail "the console waited with its action"
 capture console-wait-retrying
-stop_holder
+hold_stop
 wait_for "paused job $J: prune of library 1 (Movies), phase paused, step 0" 30 &&
 	ok "the pause succeeds once the lock goes, in the CLI's words" || fail "no success after the lock went"
 [ "$(sql "SELECT phase FROM cleanup.jobs WHERE id = $J")" = paused ] || fail "the job is not paused"

@@ -138,60 +138,23 @@ static void test_both_front_ends_word_every_status_from_one_row(void **state)
 	}
 }
 
-/* The CLI's error line (cli_fail) is the table's words, and its exit code
- * the table's: what it prints to stderr is captured. */
-static void test_cli_fail_prints_the_tables_words_and_exit_code(void **state)
+/* Starts capturing stderr into a temporary file: *SAVED and *FD to give
+ * to capture_end. */
+static void capture_begin(int *saved, int *fd, char *path)
 {
-	cleanup_error busy = error_from_sqlstate("55P03", "library 4 is being fenced");
-	cli_ctx ctx;
-	char path[] = "/tmp/test_ops_XXXXXX", out[2048], want[1200];
-	int fd = mkstemp(path), saved = dup(STDERR_FILENO), code;
-	FILE *f;
-	size_t n;
-
-	(void)state;
-	assert_true(fd >= 0 && saved >= 0);
-	memset(&ctx, 0, sizeof ctx);
+	*fd = mkstemp(path);
+	*saved = dup(STDERR_FILENO);
+	assert_true(*fd >= 0 && *saved >= 0);
 	fflush(stderr);
-	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
-	code = cli_fail(&ctx, &busy);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	close(fd);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = fread(out, 1, sizeof out - 1, f);
-	out[n] = '\0';
-	fclose(f);
-	unlink(path);
-	assert_int_equal(code, tui_op_exit_code(CLEANUP_EBUSY, false));
-	{
-		char text[1100];
-
-		snprintf(want, sizeof want, "cleanupctl: %s\n",
-		         tui_op_error_text(text, sizeof text, "", &busy, TUI_FRONT_CLI));
-	}
-	assert_string_equal(out, want);
-	assert_string_equal(out, "cleanupctl: busy, retry later: library 4 is being fenced\n");
+	assert_int_equal(dup2(*fd, STDERR_FILENO), STDERR_FILENO);
 }
 
-/* What cli_parse_id() prints on stderr for S (into OUT) and whether it
- * accepted S (*ID then). */
-static bool cli_id_captured(const char *s, int64_t *id, char *out, size_t len)
+/* Ends the capture: stderr back, what was written into OUT (LEN > 0). */
+static void capture_end(int saved, int fd, const char *path, char *out, size_t len)
 {
-	cli_ctx ctx;
-	char path[] = "/tmp/test_ops_XXXXXX";
-	int fd = mkstemp(path), saved = dup(STDERR_FILENO);
-	bool ok;
 	FILE *f;
 	size_t n;
 
-	assert_true(fd >= 0 && saved >= 0);
-	memset(&ctx, 0, sizeof ctx);
-	fflush(stderr);
-	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
-	ok = cli_parse_id(&ctx, "job id", s, id);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
@@ -202,6 +165,41 @@ static bool cli_id_captured(const char *s, int64_t *id, char *out, size_t len)
 	out[n] = '\0';
 	fclose(f);
 	unlink(path);
+}
+
+/* The CLI's error line (cli_fail) is the table's words, and its exit code
+ * the table's: what it prints to stderr is captured. */
+static void test_cli_fail_prints_the_tables_words_and_exit_code(void **state)
+{
+	cleanup_error busy = error_from_sqlstate("55P03", "library 4 is being fenced");
+	cli_ctx ctx;
+	char path[] = "/tmp/test_ops_XXXXXX", out[2048], want[1200], text[1100];
+	int fd, saved, code;
+
+	(void)state;
+	memset(&ctx, 0, sizeof ctx);
+	capture_begin(&saved, &fd, path);
+	code = cli_fail(&ctx, &busy);
+	capture_end(saved, fd, path, out, sizeof out);
+	assert_int_equal(code, tui_op_exit_code(CLEANUP_EBUSY, false));
+	snprintf(want, sizeof want, "cleanupctl: %s\n", tui_op_error_text(text, sizeof text, "", &busy, TUI_FRONT_CLI));
+	assert_string_equal(out, want);
+	assert_string_equal(out, "cleanupctl: busy, retry later: library 4 is being fenced\n");
+}
+
+/* What cli_parse_id() prints on stderr for S (into OUT) and whether it
+ * accepted S (*ID then). */
+static bool cli_id_captured(const char *s, int64_t *id, char *out, size_t len)
+{
+	cli_ctx ctx;
+	char path[] = "/tmp/test_ops_XXXXXX";
+	int fd, saved;
+	bool ok;
+
+	memset(&ctx, 0, sizeof ctx);
+	capture_begin(&saved, &fd, path);
+	ok = cli_parse_id(&ctx, "job id", s, id);
+	capture_end(saved, fd, path, out, len);
 	return ok;
 }
 
