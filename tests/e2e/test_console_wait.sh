@@ -38,6 +38,18 @@ wait_for "pause job $J: busy, retry later: " 10 && ok "without :wait the busy an
 grab
 seen_text "retrying" && fail "it retried without :wait"
 
+# The console's seconds follow the CLI's rule (digits, an optional fraction).
+keys :
+type_text "wait 1e1"
+keys Enter
+wait_for "wait takes seconds from 0 to 86400, not \"1e1\": a decimal number of seconds" &&
+	ok ":wait 1e1 refused as --wait 1e1 is" || fail ":wait 1e1"
+keys :
+type_text "throttle +2"
+keys Enter
+wait_for "throttle takes 0 (none) or steps a second from 0.1 to 1000, not \"+2\": a decimal number" &&
+	ok ":throttle +2 refused as --max-rate +2 is" || fail ":throttle +2"
+
 # :wait 1: retried for a second, then the busy answer stands and says so.
 keys :
 type_text "wait 1"

@@ -5,7 +5,6 @@
  * confirmations as their keys. Tab completes commands, job ids, library
  * and server ids and theme names. */
 #include <dirent.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,34 +260,35 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 		clearok(curscr, TRUE);
 		console_message(c, ROLE_OK, "theme %s%s", argv[1], theme_is_monochrome() ? " (monochrome: NO_COLOR or no colours)" : "");
 	} else if (strcmp(cmd->name, "refresh") == 0) {
-		char *end = NULL;
-		double sec;
+		double sec = 0;
+		const char *why;
 
 		if (argc != 2) {
 			console_message(c, ROLE_WARNING, "refresh needs seconds: %s", cmd->usage);
 			return;
 		}
-		errno = 0;
-		sec = strtod(argv[1], &end);
-		if (errno || *end || sec < 0.1 || sec > 60) {
-			console_message(c, ROLE_WARNING, "refresh takes seconds from 0.1 to 60, not \"%s\"", argv[1]);
+		/* the CLI's rule for seconds: digits with an optional fraction */
+		if ((why = cli_seconds_syntax(argv[1], 0.1, 60, &sec))) {
+			console_message(c, ROLE_WARNING, "refresh takes seconds from 0.1 to 60, not \"%s\": %s", argv[1], why);
 			return;
 		}
 		cleanup_monitor_set_interval(c->mon, (int)(sec * 1000 + 0.5));
 		console_message(c, ROLE_INFO, "refresh every %g s", cleanup_monitor_interval(c->mon) / 1000.0);
 	} else if (strcmp(cmd->name, "throttle") == 0) {
-		char *end = NULL;
-		double rate;
+		double rate = 0;
+		const char *why;
 
 		if (argc != 2) {
 			console_message(c, ROLE_WARNING, "throttle needs steps a second: %s", cmd->usage);
 			return;
 		}
-		errno = 0;
-		rate = strtod(argv[1], &end);
-		if (errno || end == argv[1] || *end || !(rate == 0 || (rate >= 0.1 && rate <= 1000))) {
-			console_message(c, ROLE_WARNING, "throttle takes 0 (none) or steps a second from 0.1 to 1000, not \"%s\"",
-			                argv[1]);
+		/* the rule of job run --max-rate, and 0 for none */
+		why = cli_seconds_syntax(argv[1], 0, 1000, &rate);
+		if (!why && rate > 0 && rate < 0.1)
+			why = "out of range";
+		if (why) {
+			console_message(c, ROLE_WARNING, "throttle takes 0 (none) or steps a second from 0.1 to 1000, not \"%s\": %s",
+			                argv[1], why);
 			return;
 		}
 		actions_set_max_rate(c->act, rate);
