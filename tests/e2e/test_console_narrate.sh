@@ -8,9 +8,17 @@
 # against one cluster), reconnecting, and reconnected after N s. Every
 # wait observes the screen or the database (pg_locks, pg_stat_activity).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib_hold.sh"
 
 db_fresh narrate
+# A psql session of this test holding cleanup.library_stats until
+# locker_stop (also at exit), ended in this database only.
+LOCKER_PID=
+locker_stop() {
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-narrate-locker'" >/dev/null 2>&1
+	[ -z "$LOCKER_PID" ] || wait "$LOCKER_PID" 2>/dev/null
+	LOCKER_PID=
+}
+trap 'locker_stop; e2e_cleanup' EXIT
 MONITOR_Q="SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:console' AND backend_type = 'client backend'"
 
 COLS=160 start "$CLEANUPCTL"
@@ -18,7 +26,12 @@ wait_re "│ +1 +1 Movies +open +300 counter" && ok "libraries shown" || fail "l
 wait_sql "SELECT count(*) FROM ($MONITOR_Q) m" 1 || fail "the console's monitor is not connected"
 
 # --- a part goes stale (statement timeout behind a lock) and comes back ---
-hold_start e2e-narrate-locker "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE" ||
+psql -X -q "$DB application_name=e2e-narrate-locker" -c "BEGIN" \
+	-c "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
+LOCKER_PID=$!
+wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE a.datname = current_database() AND a.application_name = 'e2e-narrate-locker'
+             AND l.relation = 'cleanup.library_stats'::regclass AND l.granted" 1 ||
 	fail "the locker did not lock"
 wait_for "this console: libraries stale: its refresh query hit the statement timeout (2 s" 15 &&
 	ok "the log says which part went stale and why" || fail "no stale note for libraries"
@@ -28,7 +41,7 @@ grab
 grep -qE "[0-9:]{8} console +this console: libraries stale" <<<"$SCREEN" &&
 	ok "the note is the console's (the log's console column)" || fail "not marked as the console's"
 capture console-narrate-1-stale
-hold_stop
+locker_stop
 wait_re "this console: libraries current again \(its rows were stale for [0-9]+ s\)" 15 && wait_for "this console: servers current again" &&
 	ok "the parts coming back are narrated" || fail "no note for the parts coming back"
 

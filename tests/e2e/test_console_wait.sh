@@ -6,14 +6,14 @@
 # with :wait 60 the footer says "busy, retrying (N s left ...)" while the
 # clock goes on, and once the holder goes the pause succeeds in the CLI's
 # words ("paused job N: prune of library 1 (Movies), phase paused"). The
-# row lock is observed in pg_stat_activity, never slept for.
+# row lock (lib.sh's blocker) is observed in pg_stat_activity, never slept
+# for.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib_hold.sh"
 
 db_fresh wait
 J=$("$CLEANUPCTL" --json --db "$DB" job create prune --library 1 | jq -r .id)
 [ "$J" -gt 0 ] 2>/dev/null || fail "job create: $J"
-hold_start e2e-wait-holder "SELECT 1 FROM cleanup.jobs WHERE id = $J FOR UPDATE" || fail "the holder does not hold the row"
+blocker_start "$J" # lib.sh: its row held FOR UPDATE until blocker_stop
 # The CLI, for comparison: busy at once, exit 3.
 "$CLEANUPCTL" --db "$DB" job pause "$J" >/dev/null 2>"$E2E_TMP/cli.err"
 [ $? = 3 ] && grep -q "busy, retry later: " "$E2E_TMP/cli.err" && ok "the CLI answers busy at once (exit 3)" ||
@@ -73,7 +73,7 @@ clock1=$(head -1 <<<"$SCREEN" | grep -oE "[0-9]{2}:[0-9]{2}:[0-9]{2}" | head -1)
 until_seen 10 eval '[ "$(head -1 <<<"$SCREEN" | grep -oE "[0-9]{2}:[0-9]{2}:[0-9]{2}" | head -1)" != "$clock1" ]' &&
 	ok "the clock goes on while the action retries" || fail "the console waited with its action"
 capture console-wait-retrying
-hold_stop
+blocker_stop
 wait_for "paused job $J: prune of library 1 (Movies), phase paused, step 0" 30 &&
 	ok "the pause succeeds once the lock goes, in the CLI's words" || fail "no success after the lock went"
 [ "$(sql "SELECT phase FROM cleanup.jobs WHERE id = $J")" = paused ] || fail "the job is not paused"
