@@ -168,6 +168,32 @@ static void complete(lineedit_candidates *out, const char *line, size_t word_sta
 
 /* ---- parsing ---------------------------------------------------------- */
 
+/* The one argument of :refresh, :throttle or :wait by the CLI's rule for
+ * seconds (cli_seconds_syntax: digits with an optional fraction), from MIN
+ * to MAX, or 0 when ZERO_OFF (0: none); false with a message naming the
+ * range, the value and the rule broken. */
+static bool seconds_arg(console *c, const console_command *cmd, char **argv, int argc, double min, double max,
+                        bool zero_off, double *out)
+{
+	bool rate = strcmp(cmd->name, "throttle") == 0;
+	const char *why;
+
+	if (argc != 2) {
+		console_message(c, ROLE_WARNING, "%s needs %s: %s", cmd->name, rate ? "steps a second" : "seconds",
+		                cmd->usage);
+		return false;
+	}
+	why = cli_seconds_syntax(argv[1], zero_off ? 0 : min, max, out);
+	if (!why && zero_off && *out > 0 && *out < min)
+		why = "out of range";
+	if (why) {
+		console_message(c, ROLE_WARNING, "%s takes %s%s from %g to %g, not \"%s\": %s", cmd->name,
+		                zero_off ? "0 (none) or " : "", rate ? "steps a second" : "seconds", min, max, argv[1], why);
+		return false;
+	}
+	return true;
+}
+
 static void run_command(console *c, const console_command *cmd, char **argv, int argc)
 {
 	int64_t id = 0, count = 0;
@@ -261,36 +287,17 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 		console_message(c, ROLE_OK, "theme %s%s", argv[1], theme_is_monochrome() ? " (monochrome: NO_COLOR or no colours)" : "");
 	} else if (strcmp(cmd->name, "refresh") == 0) {
 		double sec = 0;
-		const char *why;
 
-		if (argc != 2) {
-			console_message(c, ROLE_WARNING, "refresh needs seconds: %s", cmd->usage);
+		if (!seconds_arg(c, cmd, argv, argc, 0.1, 60, false, &sec))
 			return;
-		}
-		/* the CLI's rule for seconds: digits with an optional fraction */
-		if ((why = cli_seconds_syntax(argv[1], 0.1, 60, &sec))) {
-			console_message(c, ROLE_WARNING, "refresh takes seconds from 0.1 to 60, not \"%s\": %s", argv[1], why);
-			return;
-		}
 		cleanup_monitor_set_interval(c->mon, (int)(sec * 1000 + 0.5));
 		console_message(c, ROLE_INFO, "refresh every %g s", cleanup_monitor_interval(c->mon) / 1000.0);
 	} else if (strcmp(cmd->name, "throttle") == 0) {
 		double rate = 0;
-		const char *why;
 
-		if (argc != 2) {
-			console_message(c, ROLE_WARNING, "throttle needs steps a second: %s", cmd->usage);
-			return;
-		}
 		/* the rule of job run --max-rate, and 0 for none */
-		why = cli_seconds_syntax(argv[1], 0, 1000, &rate);
-		if (!why && rate > 0 && rate < 0.1)
-			why = "out of range";
-		if (why) {
-			console_message(c, ROLE_WARNING, "throttle takes 0 (none) or steps a second from 0.1 to 1000, not \"%s\": %s",
-			                argv[1], why);
+		if (!seconds_arg(c, cmd, argv, argc, 0.1, 1000, true, &rate))
 			return;
-		}
 		actions_set_max_rate(c->act, rate);
 		if (rate > 0)
 			console_message(c, ROLE_INFO, "runs from this console: at most %g steps a second", rate);
@@ -298,17 +305,10 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 			console_message(c, ROLE_INFO, "runs from this console: no throttle");
 	} else if (strcmp(cmd->name, "wait") == 0) {
 		double sec = 0;
-		const char *why;
 
-		if (argc != 2) {
-			console_message(c, ROLE_WARNING, "wait needs seconds: %s", cmd->usage);
-			return;
-		}
 		/* the CLI's --wait rule: seconds from 0 to 86400 */
-		if ((why = cli_seconds_syntax(argv[1], 0, 86400, &sec))) {
-			console_message(c, ROLE_WARNING, "wait takes seconds from 0 to 86400, not \"%s\": %s", argv[1], why);
+		if (!seconds_arg(c, cmd, argv, argc, 0, 86400, false, &sec))
 			return;
-		}
 		actions_set_wait(c->act, sec);
 		if (sec > 0)
 			console_message(c, ROLE_INFO,
