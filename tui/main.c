@@ -55,13 +55,16 @@ static int print_version(const cli_ctx *ctx)
  * when set and not empty, else NULL (cli_connect then takes libpq's
  * environment, else the running sandbox). The result is never printed as
  * it is: every message shows it through cleanup_conninfo_redact(). */
-static const char *conninfo_choice(const char *db_given)
+static const char *conninfo_choice(cli_ctx *ctx, const char *db_given)
 {
 	const char *env = getenv(DB_ENV);
 
 	if (db_given)
 		return db_given;
-	return env && *env ? env : NULL;
+	if (!env || !*env)
+		return NULL;
+	ctx->db_from = DB_ENV;
+	return env;
 }
 
 /* Main: global options first (--json is looked for before anything else,
@@ -121,7 +124,7 @@ int main(int argc, char **argv)
 			rest[nrest++] = argv[i];
 		}
 	}
-	ctx.db = conninfo_choice(ctx.db);
+	ctx.db = conninfo_choice(&ctx, ctx.db);
 	if (nrest == 0) {
 		if (help) {
 			print_help(stdout);

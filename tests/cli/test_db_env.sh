@@ -86,12 +86,12 @@ bad_env() {
 	shift 3
 	CURRENT="bad CLEANUPCTL_DB: $what: $*"
 	run_env CLEANUPCTL_DB="$db" -- "$@"
-	expect 1 "cannot connect to the database (" "$frag"
+	expect 1 "cannot connect to the database (" "$frag" "the conninfo came from CLEANUPCTL_DB (no --db given)"
 	no_secret
 	CURRENT="bad CLEANUPCTL_DB: $what: --json $*"
 	run_env CLEANUPCTL_DB="$db" -- --json "$@"
 	no_secret
-	jq -e --arg f "$frag" '.error.exit_code == 1 and (.error.message | startswith("cannot connect to the database (")) and (.error.message | contains($f))' <<<"$OUT" >/dev/null ||
+	jq -e --arg f "$frag" '.error.exit_code == 1 and (.error.message | startswith("cannot connect to the database (")) and (.error.message | contains($f)) and (.error.hint | contains("the conninfo came from CLEANUPCTL_DB"))' <<<"$OUT" >/dev/null ||
 		fail "$CURRENT: not the usual redacted error document"
 }
 BAD="host=$SOCK port=$PORT dbname=cleanup_no_such_db user=postgres password=$SECRET"
@@ -103,6 +103,11 @@ bad_env "URI user:password@" "postgresql://postgres:$SECRET@/cleanup_no_such_db?
 	"postgresql://postgres:***@/" status
 bad_env "URI ?password=" "postgresql:///cleanup_no_such_db?host=$SOCK&port=$PORT&password=$SECRET" \
 	"&password=***" status
+CURRENT="a bad --db beside CLEANUPCTL_DB: --db's error, no word of CLEANUPCTL_DB"
+run_env CLEANUPCTL_DB="$DBA" -- --db "$BAD" status
+expect 1 "cannot connect to the database (" "password=***"
+no_secret
+case "$ERR" in *CLEANUPCTL_DB*) fail "$CURRENT: the error names CLEANUPCTL_DB" ;; esac
 bad_env "a string libpq rejects" "host=$SOCK password $SECRET" "password ***" status
 
 # The demo: off a terminal it runs on CLEANUPCTL_DB's database (status of

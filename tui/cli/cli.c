@@ -287,6 +287,12 @@ int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
 	if (!ctx->db)
 		ctx->db = default_conninfo(sandbox_conninfo, sizeof sandbox_conninfo);
 	rc = cleanup_engine_open(out, ctx->db, ctx->app_name, &err);
+	/* The user did not type this conninfo on this command line: say where
+	 * it came from (the message shows it redacted, as it shows --db). */
+	if (rc == CLEANUP_ECONN && ctx->db_from)
+		cleanup_error_hint(&err, "the conninfo came from %s (no --db given): correct or unset %s, or pass --db "
+		                   "CONNINFO",
+		                   ctx->db_from, ctx->db_from);
 	if (rc == CLEANUP_OK && check_schema) {
 		rc = cleanup_schema_check(*out, &err);
 		if (rc != CLEANUP_OK) {

@@ -15,7 +15,8 @@
 
 /* Global options, parsed from anywhere on the command line. */
 typedef struct cli_ctx {
-	const char *db;       /* --db CONNINFO, else NULL (libpq environment) */
+	const char *db;       /* --db CONNINFO, else $CLEANUPCTL_DB, else NULL (libpq environment) */
+	const char *db_from;  /* where db came from: "CLEANUPCTL_DB", else NULL (--db or the default) */
 	bool json;            /* --json: one JSON document on stdout */
 	bool quiet;           /* --quiet: no progress chatter */
 	const char *app_name; /* application_name for cli_connect (NULL: "cleanupctl");

@@ -15,8 +15,8 @@ extern const cli_command cmd_purge_entry;
 extern const cli_option cmd_purge_options[];
 
 const cli_option cli_global_options[] = {
-	{"--db", "CONNINFO", "the database (libpq conninfo or URI); else the libpq environment, else a running "
-	                     "sandbox", NULL},
+	{"--db", "CONNINFO", "the database (libpq conninfo or URI); else $CLEANUPCTL_DB, else the libpq environment, "
+	                     "else a running sandbox", NULL},
 	{"--json", NULL, "one JSON document on stdout (docs/json.md), errors included", NULL},
 	{"--quiet", NULL, "no progress chatter (also -q)", NULL},
 	{"--help", NULL, "usage; after a command, that command's (also -h)", NULL},
