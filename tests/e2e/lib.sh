@@ -27,9 +27,11 @@ TMUX_N=0
 TMUX_SOCKET="cleanupctl-e2e-$$-0"
 T() { timeout 10 tmux -L "$TMUX_SOCKET" "$@"; }
 E2E_TMUX_BROKEN=0
-BLOCKER_PID=
 e2e_cleanup() {
-	[ -z "$BLOCKER_PID" ] || blocker_stop
+	local n
+	for n in "${HOLD_NAMES[@]}"; do
+		hold_stop "$n"
+	done
 	((E2E_TMUX_BROKEN)) || timeout 5 tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null
 	rm -rf "$E2E_TMP"
 }
@@ -115,24 +117,40 @@ db_fresh() {
 # sql QUERY: one value from $DB.
 sql() { psql -X -q -t -A "$DB" -c "$1"; }
 
-# blocker_start JOB: a psql session of its own (application_name
-# e2e-blocker) holds JOB's row FOR UPDATE in a transaction left open, so
-# that every step of JOB is busy until blocker_stop; returns once the
-# session is seen waiting in pg_sleep (its lock taken). Sets BLOCKER_PID.
-blocker_start() {
-	psql -X -q "$DB" -c "SET application_name = 'e2e-blocker'" -c "BEGIN" \
-		-c "SELECT 1 FROM cleanup.jobs WHERE id = $1 FOR UPDATE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
-	BLOCKER_PID=$!
-	wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker' AND wait_event = 'PgSleep'" 1 ||
-		fail "the blocker did not start"
+# hold_start NAME SQL: a psql session of its own (application_name NAME)
+# runs SQL (a row lock, a LOCK TABLE) in a transaction it leaves open,
+# sleeping; returns once that session is seen in pg_sleep, so its lock is
+# taken. hold_stop NAME ends it (its transaction rolls back) and waits for
+# its psql; e2e_cleanup ends every one still held at exit. Sessions are
+# found in this test's database only: tests run in parallel on one cluster.
+HOLD_NAMES=()
+HOLD_PIDS=()
+hold_start() {
+	psql -X -q "$DB" -c "SET application_name = '$1'" -c "BEGIN" -c "$2" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
+	HOLD_NAMES+=("$1")
+	HOLD_PIDS+=("$!")
+	wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '$1' AND wait_event = 'PgSleep'" 1 ||
+		fail "the session $1 did not take its lock ($2)"
 }
-# blocker_stop: ends the blocker's session (its transaction rolls back) and
-# waits for its psql; also at exit (e2e_cleanup).
-blocker_stop() {
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null 2>&1
-	[ -z "$BLOCKER_PID" ] || wait "$BLOCKER_PID" 2>/dev/null
-	BLOCKER_PID=
+hold_stop() {
+	local i
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '$1'" >/dev/null 2>&1
+	for i in "${!HOLD_NAMES[@]}"; do
+		if [ "${HOLD_NAMES[i]}" = "$1" ]; then
+			wait "${HOLD_PIDS[i]}" 2>/dev/null
+			unset 'HOLD_NAMES[i]' 'HOLD_PIDS[i]'
+		fi
+	done
 }
+# blocker_start JOB: JOB's row held FOR UPDATE by the session e2e-blocker,
+# so that every step of JOB is busy until blocker_stop.
+blocker_start() { hold_start e2e-blocker "SELECT 1 FROM cleanup.jobs WHERE id = $1 FOR UPDATE"; }
+blocker_stop() { hold_stop e2e-blocker; }
+# locker_start: cleanup.library_stats locked ACCESS EXCLUSIVE by the session
+# e2e-locker, so that the console's servers and libraries queries hit
+# their statement timeout until locker_stop.
+locker_start() { hold_start e2e-locker "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE"; }
+locker_stop() { hold_stop e2e-locker; }
 
 # cleanupctl_backends: the application names of this database's cleanupctl
 # sessions, comma-separated ("" when none).

@@ -8,21 +8,10 @@
 . "$(dirname "$0")/lib.sh"
 
 db_fresh degrade
-BLOCKER_PID=
-stop_bg() {
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-locker'" >/dev/null 2>&1
-	[ -z "$BLOCKER_PID" ] || wait "$BLOCKER_PID" 2>/dev/null
-}
-trap 'stop_bg; e2e_cleanup' EXIT
 
 start "$CLEANUPCTL"
 wait_re "│ +1 +1 Movies +open +300 counter" && ok "libraries shown" || fail "libraries not shown"
-psql -X -q "$DB" -c "SET application_name = 'e2e-locker'" -c "BEGIN" \
-	-c "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
-BLOCKER_PID=$!
-wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-           WHERE a.datname = current_database() AND a.application_name = 'e2e-locker' AND l.relation = 'cleanup.library_stats'::regclass AND l.granted" 1 ||
-	fail "the locker did not lock"
+locker_start # lib.sh: cleanup.library_stats locked until locker_stop (also at exit)
 wait_for "stale servers, libraries since" 15 && wait_for "database slow to answer" &&
 	ok "the header names the parts that did not answer" || fail "no stale badge"
 wait_re "libraries 1/4 ~stale" && wait_re "servers 1/2 ~stale" && ok "their panels say ~stale" || fail "panel titles"
@@ -33,8 +22,7 @@ grep -qE "jobs[^~]*┐" <<<"$SCREEN" && ! grep -q "jobs.*~stale" <<<"$SCREEN" &&
 gone_text "reconnecting" && ok "the connection stays" || fail "the console reconnected"
 keys BTab
 wait_re "\[libraries 1/4 ~stale\]" 5 && ok "the keys still work" || fail "keys"
-stop_bg
-BLOCKER_PID=
+locker_stop
 wait_gone "database slow to answer" 15 && wait_gone "~stale" && ok "the marker goes once the lock goes" ||
 	fail "still stale"
 quit_console && ok "q quits" || fail "quit"

@@ -11,20 +11,13 @@ BIN=$CLEANUPCTL
 db_fresh kill_runner
 J=$(sealed_job 1 100) # library 1: 300 items, the first 100 in the manifest
 "$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-steps 1 >/dev/null || fail "first step"
-BLOCKER_PID=
 RUN_PID=
 stop_bg() {
 	[ -z "$RUN_PID" ] || kill -9 "$RUN_PID" 2>/dev/null
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null 2>&1
-	[ -z "$BLOCKER_PID" ] || wait "$BLOCKER_PID" 2>/dev/null
 }
 trap 'stop_bg; e2e_cleanup' EXIT
 
-psql -X -q "$DB" -c "SET application_name = 'e2e-blocker'" -c "BEGIN" \
-	-c "SELECT 1 FROM cleanup.jobs WHERE id = $J FOR UPDATE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
-BLOCKER_PID=$!
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker' AND wait_event = 'PgSleep'" 1 ||
-	fail "the blocker did not start"
+blocker_start "$J" # lib.sh: the job's row held FOR UPDATE until blocker_stop (also at exit)
 "$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-busy 100000 >/dev/null 2>"$E2E_TMP/run.err" &
 RUN_PID=$!
 wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:run'" 1 || fail "no runner"
@@ -48,9 +41,7 @@ wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'kill-runner' AND jo
 [ "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" = 1 ] || fail "the job moved during the kill"
 
 # The next runner, from the console, resumes from step 1.
-sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null
-wait "$BLOCKER_PID" 2>/dev/null
-BLOCKER_PID=
+blocker_stop
 keys r
 wait_for "Type \"prune 1 Movies\"" || fail "run dialog"
 type_text "prune 1 Movies"

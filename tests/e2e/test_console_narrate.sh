@@ -10,15 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 
 db_fresh narrate
-# A psql session of this test holding cleanup.library_stats until
-# locker_stop (also at exit), ended in this database only.
-LOCKER_PID=
-locker_stop() {
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-narrate-locker'" >/dev/null 2>&1
-	[ -z "$LOCKER_PID" ] || wait "$LOCKER_PID" 2>/dev/null
-	LOCKER_PID=
-}
-trap 'locker_stop; e2e_cleanup' EXIT
 MONITOR_Q="SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:console' AND backend_type = 'client backend'"
 
 COLS=160 start "$CLEANUPCTL"
@@ -26,13 +17,7 @@ wait_re "│ +1 +1 Movies +open +300 counter" && ok "libraries shown" || fail "l
 wait_sql "SELECT count(*) FROM ($MONITOR_Q) m" 1 || fail "the console's monitor is not connected"
 
 # --- a part goes stale (statement timeout behind a lock) and comes back ---
-psql -X -q "$DB application_name=e2e-narrate-locker" -c "BEGIN" \
-	-c "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
-LOCKER_PID=$!
-wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-           WHERE a.datname = current_database() AND a.application_name = 'e2e-narrate-locker'
-             AND l.relation = 'cleanup.library_stats'::regclass AND l.granted" 1 ||
-	fail "the locker did not lock"
+locker_start # lib.sh: cleanup.library_stats locked until locker_stop (also at exit)
 wait_for "this console: libraries stale: its refresh query hit the statement timeout (2 s" 15 &&
 	ok "the log says which part went stale and why" || fail "no stale note for libraries"
 wait_for "this console: servers stale: its refresh query hit the statement timeout" 5 &&

@@ -20,12 +20,9 @@ BIN=$CLEANUPCTL
 db_fresh runner
 DBNAME=cleanup_lab_e2e_runner
 J=$(sealed_job 1 100)
-BLOCKER_PID=
 RUN_PID=
 stop_bg() {
 	[ -z "$RUN_PID" ] || kill -9 "$RUN_PID" 2>/dev/null
-	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null 2>&1
-	[ -z "$BLOCKER_PID" ] || wait "$BLOCKER_PID" 2>/dev/null
 }
 trap 'stop_bg; e2e_cleanup' EXIT
 
@@ -45,11 +42,7 @@ wait_re " +$J prune +lib 1 Movies +draining .* no runner" && ok "jobs panel: ETA
 
 # A writer-side row lock on the job keeps every step busy: the runner
 # retries (and stays the runner) until the lock goes.
-psql -X -q "$DB" -c "SET application_name = 'e2e-blocker'" -c "BEGIN" \
-	-c "SELECT 1 FROM cleanup.jobs WHERE id = $J FOR UPDATE" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
-BLOCKER_PID=$!
-wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker' AND wait_event = 'PgSleep'" 1 ||
-	fail "the blocker did not start"
+blocker_start "$J" # lib.sh: the job's row held FOR UPDATE until blocker_stop (also at exit)
 "$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-busy 100000 >/dev/null 2>"$E2E_TMP/run.err" &
 RUN_PID=$!
 wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
@@ -97,9 +90,7 @@ keys t
 wait_for "stopped by the operator" 10 && ok "t stops the busy run" || fail "t"
 
 # Let the job go: one step from the CLI, then the console runs the rest.
-sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'e2e-blocker'" >/dev/null
-wait "$BLOCKER_PID" 2>/dev/null
-BLOCKER_PID=
+blocker_stop
 "$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-steps 1 >/dev/null || fail "one step from the CLI"
 D1=$(sql "SELECT deleted FROM cleanup.jobs WHERE id = $J")
 wait_for "NO RUNNER for" 5 || fail "the one-step runner is still shown after it ended"
