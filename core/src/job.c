@@ -62,6 +62,7 @@ void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
 	col_copy(job->sealed_at, sizeof job->sealed_at, res, row, "sealed_at");
 	col_copy(job->updated_at, sizeof job->updated_at, res, row, "updated_at");
 	col_copy(job->finished_at, sizeof job->finished_at, res, row, "finished_at");
+	col_copy(job->purged_at, sizeof job->purged_at, res, row, "purged_at");
 }
 
 /* Fills JOB from row ROW of RES (columns of cleanup.jobs plus json). */

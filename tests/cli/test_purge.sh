@@ -113,6 +113,8 @@ run --json job show "$A"
 expect 0
 same "$(jq -r '[(.purged_at != null), (.steps | length)] | @csv' <<<"$OUT")" "true,0" \
 	"job show: purged_at set, no step records"
+run job show "$A"
+expect 0 "manifest, retained rows and step records removed (cleanupctl purge)"
 
 CURRENT="a job row held by another session is skipped, not waited for"
 psql -X -q "$DB" -c "SET application_name = 't-purge-holder'" -c "BEGIN" \

@@ -390,6 +390,9 @@ void cli_print_job_detail(FILE *f, const cleanup_job *job)
 	fprintf(f, "  updated       %s\n", tui_sanitize(t1, sizeof t1, job->updated_at));
 	if (job->finished_at[0])
 		fprintf(f, "  finished      %s\n", tui_sanitize(t1, sizeof t1, job->finished_at));
+	if (job->purged_at[0])
+		fprintf(f, "  purged        %s: manifest, retained rows and step records removed (cleanupctl purge)\n",
+		        tui_sanitize(t1, sizeof t1, job->purged_at));
 }
 
 /* --- Ctrl-C (see cli.h) --------------------------------------------------- */

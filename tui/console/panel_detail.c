@@ -263,7 +263,10 @@ static void draw(console *c, tui_rect r, bool focused)
 	             run ? runner_head : "", cur ? "  CURSOR (lib: id from > to)" : "");
 	n = rows(c);
 	if (n == 0 && ++y < r.y + r.h)
-		console_put(y, r.x, r.w, ROLE_DIM, j->step_no ? "" : "(no steps yet)");
+		console_put(y, r.x, r.w, ROLE_DIM,
+		            j->purged_at[0] ? "(step records removed by cleanupctl purge)"
+		            : j->step_no    ? ""
+		                            : "(no steps yet)");
 	console_scroll(c, PANEL_DETAIL, n, r.y + r.h - y - 1);
 	want_page(c, n, c->top[PANEL_DETAIL], r.y + r.h - y - 1);
 	for (i = 0; y + 1 < r.y + r.h && c->top[PANEL_DETAIL] + i < n; i++) {

@@ -47,6 +47,7 @@ typedef struct cleanup_job {
 	int64_t busy_retries;
 	char last_error[512];
 	char created_at[40], sealed_at[40], updated_at[40], finished_at[40];
+	char purged_at[40];     /* when `cleanupctl purge` removed its manifest and step records; "" when not */
 	char *json;
 } cleanup_job;
 
