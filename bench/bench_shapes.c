@@ -25,7 +25,10 @@
  * p50/p99/max (drain and pass steps; final-check pages apart), the prune's
  * wall time, the DELETE's, their ratio, the synchronous prune's ratio,
  * and each shape's p99 against the favourable one's; the load average
- * at the start and the end (the machine is shared). Each run is checked exact. */
+ * at the start and the end (the machine is shared). Each run is checked exact.
+ * Beside the wall-time ratios, the same ratios of the server's CPU time
+ * (the sandbox's postmaster and all its processes, from /proc, read before
+ * and after each run): far steadier than wall time on a shared machine. */
 #include <pthread.h>
 #include "bench_common.h"
 #include "cleanup/install.h"
@@ -73,6 +76,7 @@ typedef struct result {
 	int64_t total_items, manifest, deleted, locked;
 	double prune_s, delete_s, ratio;
 	double sync_s, sync_ratio; /* the same prune with every step committed synchronously */
+	double prune_cpu, delete_cpu, cpu_ratio, sync_cpu_ratio; /* server CPU seconds, their ratios */
 	int steps, pass_steps, pages;
 	double p50, p99, max, page_max;
 	bool exact;
@@ -195,19 +199,24 @@ static void fresh_copy(const opts *o)
 	PQfinish(c);
 }
 
-static double run_delete(const opts *o, const built *b, int64_t *rows)
+/* The one DELETE on a fresh copy: its wall seconds; *ROWS the rows it
+ * deleted, *CPU the server's CPU seconds meanwhile (-1: unknown). */
+static double run_delete(const opts *o, const built *b, int64_t *rows, double *cpu)
 {
 	char x[3][24];
 	const char *p[3] = {i64(x[0], b->job), i64(x[1], b->library), i64(x[2], b->high_water)};
 	PGconn *c;
 	PGresult *r;
-	double t0;
+	double t0, c0, c1;
 
 	fresh_copy(o);
 	c = bench_open(o->db, DB_RUN, "bench:one-delete");
+	c0 = bench_server_cpu(c);
 	t0 = bench_now();
 	r = bench_run(c, "prune_one_delete", 3, p);
 	t0 = bench_now() - t0;
+	c1 = bench_server_cpu(c);
+	*cpu = c0 >= 0 && c1 >= 0 ? c1 - c0 : -1;
 	*rows = strtoll(PQcmdTuples(r), NULL, 10);
 	PQclear(r);
 	PQfinish(c);
@@ -247,12 +256,14 @@ static void run_prune(result *r, const opts *o, const shape *s, const built *b, 
 	cleanup_error err;
 	writer w = {NULL, false};
 	char ci[4096];
-	PGconn *c;
+	PGconn *c, *meter;
 	PGresult *res;
-	double t0, *d = NULL;
+	double t0, c0, c1, *d = NULL;
 	int rc, i, n;
 
 	fresh_copy(o);
+	/* An idle connection whose backend names the server's postmaster. */
+	meter = bench_open(o->db, DB_RUN, "bench:cpu-meter");
 	if (s->lock_every > 0) {
 		w.c = bench_open(o->db, DB_RUN, "bench:writer-in-flight");
 		PQclear(PQexec(w.c, "BEGIN"));
@@ -268,9 +279,13 @@ static void run_prune(result *r, const opts *o, const shape *s, const built *b, 
 	if (cleanup_engine_open(&e, ci, "bench:prune", &err) != CLEANUP_OK)
 		bench_fatal_err("connecting", &err);
 	memset(&sum, 0, sizeof sum);
+	c0 = bench_server_cpu(meter);
 	t0 = bench_now();
 	rc = cleanup_job_run(&sum, e, b->job, &ro, &err);
 	r->prune_s = bench_now() - t0;
+	c1 = bench_server_cpu(meter);
+	r->prune_cpu = c0 >= 0 && c1 >= 0 ? c1 - c0 : -1;
+	PQfinish(meter);
 	if (rc != CLEANUP_OK)
 		bench_fatal_err("bounded prune", &err);
 	cleanup_engine_close(e);
@@ -374,7 +389,7 @@ int main(int argc, char **argv)
 	for (k = 0; k < N_SHAPES; k++) {
 		const shape *s = &shapes[k];
 		built b;
-		double *pr, *de, *ra, *sy, *sr;
+		double *pr, *de, *ra, *sy, *sr, *dc, *rc_, *sc;
 		int round;
 
 		if (!wanted(&o, s->name))
@@ -388,7 +403,10 @@ int main(int argc, char **argv)
 		ra = calloc((size_t)o.rounds, sizeof *ra);
 		sy = calloc((size_t)o.rounds, sizeof *sy);
 		sr = calloc((size_t)o.rounds, sizeof *sr);
-		if (!pr || !de || !ra || !sy || !sr)
+		dc = calloc((size_t)o.rounds, sizeof *dc);
+		rc_ = calloc((size_t)o.rounds, sizeof *rc_);
+		sc = calloc((size_t)o.rounds, sizeof *sc);
+		if (!pr || !de || !ra || !sy || !sr || !dc || !rc_ || !sc)
 			bench_fatal("out of memory");
 		res[k].exact = true;
 		for (round = 0; round < o.rounds; round++) {
@@ -400,12 +418,12 @@ int main(int argc, char **argv)
 			/* Alternating order: DELETE, asynchronous, synchronous in even
 			 * rounds, the reverse in odd ones. */
 			if (round % 2 == 0)
-				de[round] = run_delete(&o, &b, &rows);
+				de[round] = run_delete(&o, &b, &rows, &dc[round]);
 			else
 				run_prune(&syn, &o, s, &b, CLEANUP_STEP_COMMIT_SYNC);
 			run_prune(&one, &o, s, &b, CLEANUP_STEP_COMMIT_ASYNC);
 			if (round % 2 == 1)
-				de[round] = run_delete(&o, &b, &rows);
+				de[round] = run_delete(&o, &b, &rows, &dc[round]);
 			else
 				run_prune(&syn, &o, s, &b, CLEANUP_STEP_COMMIT_SYNC);
 			if (rows != b.unseen)
@@ -415,10 +433,14 @@ int main(int argc, char **argv)
 			ra[round] = one.prune_s / de[round];
 			sy[round] = syn.prune_s;
 			sr[round] = syn.prune_s / de[round];
+			rc_[round] = dc[round] > 0 && one.prune_cpu >= 0 ? one.prune_cpu / dc[round] : 0;
+			sc[round] = dc[round] > 0 && syn.prune_cpu >= 0 ? syn.prune_cpu / dc[round] : 0;
 			bench_note("shape %s round %d: prune %.2f s in %d steps (p50 %.2f, p99 %.2f, max %.2f ms), DELETE "
-			           "%.2f s: %.2fx%s; synchronous steps %.2f s (p50 %.2f ms): %.2fx%s",
+			           "%.2f s: %.2fx%s; synchronous steps %.2f s (p50 %.2f ms): %.2fx%s; server CPU %.2f / %.2f / "
+			           "%.2f s: %.2fx, synchronous %.2fx",
 			           s->name, round + 1, one.prune_s, one.steps, one.p50, one.p99, one.max, de[round], ra[round],
-			           one.exact ? "" : " NOT EXACT", syn.prune_s, syn.p50, sr[round], syn.exact ? "" : " NOT EXACT");
+			           one.exact ? "" : " NOT EXACT", syn.prune_s, syn.p50, sr[round], syn.exact ? "" : " NOT EXACT",
+			           one.prune_cpu, syn.prune_cpu, dc[round], rc_[round], sc[round]);
 			/* Step figures of the last round (asynchronous); exactness of
 			 * every round and both runs. */
 			one.exact = one.exact && syn.exact && res[k].exact;
@@ -431,6 +453,12 @@ int main(int argc, char **argv)
 		res[k].ratio = bench_quantile(ra, (size_t)o.rounds, 0.5);
 		res[k].sync_s = bench_quantile(sy, (size_t)o.rounds, 0.5);
 		res[k].sync_ratio = bench_quantile(sr, (size_t)o.rounds, 0.5);
+		res[k].delete_cpu = bench_quantile(dc, (size_t)o.rounds, 0.5);
+		res[k].cpu_ratio = bench_quantile(rc_, (size_t)o.rounds, 0.5);
+		res[k].sync_cpu_ratio = bench_quantile(sc, (size_t)o.rounds, 0.5);
+		free(dc);
+		free(rc_);
+		free(sc);
 		free(sy);
 		free(sr);
 		free(pr);
@@ -447,21 +475,23 @@ int main(int argc, char **argv)
 	       o.items, o.skew_items, o.quick ? " (--quick: scaled down from 5,000,000)" : "", o.rounds,
 	       o.rounds == 1 ? "" : "s");
 	printf("  load average: %s at the start, %s at the end (1, 5, 15 minutes)\n", load_start, bench_load_avg(load_end, sizeof load_end));
-	printf("  %-12s %10s %6s %5s %9s %9s %9s %7s %8s %8s %8s %7s %7s %8s %s\n", "shape", "items", "steps", "pass",
-	       "p50 ms", "p99 ms", "max ms", "pages", "prune s", "sync s", "DELETE s", "ratio", "sync", "p99/fav",
-	       "exact");
+	printf("  %-12s %10s %6s %5s %9s %9s %9s %7s %8s %8s %8s %7s %7s %7s %7s %8s %s\n", "shape", "items", "steps",
+	       "pass", "p50 ms", "p99 ms", "max ms", "pages", "prune s", "sync s", "DELETE s", "ratio", "sync", "cpu",
+	       "cpusync", "p99/fav", "exact");
 	for (k = 0; k < N_SHAPES; k++) {
 		const result *r = &res[k];
 
 		if (!r->ran)
 			continue;
-		printf("  %-12s %10" PRId64 " %6d %5d %9.2f %9.2f %9.2f %7d %8.2f %8.2f %8.2f %6.2fx %6.2fx %7.2fx %s\n",
+		printf("  %-12s %10" PRId64 " %6d %5d %9.2f %9.2f %9.2f %7d %8.2f %8.2f %8.2f %6.2fx %6.2fx %6.2fx %6.2fx "
+		       "%7.2fx %s\n",
 		       shapes[k].name, r->total_items, r->steps, r->pass_steps, r->p50, r->p99, r->max, r->pages, r->prune_s,
-		       r->sync_s, r->delete_s, r->ratio, r->sync_ratio, fav_p99 > 0 ? r->p99 / fav_p99 : 0,
-		       r->exact ? "yes" : "NO");
+		       r->sync_s, r->delete_s, r->ratio, r->sync_ratio, r->cpu_ratio, r->sync_cpu_ratio,
+		       fav_p99 > 0 ? r->p99 / fav_p99 : 0, r->exact ? "yes" : "NO");
 	}
 	printf("  (ratio: the prune with asynchronous step commits, as `job run` runs it, against the DELETE of the same\n"
-	       "  round; sync: every step committed synchronously; step durations inside the server, of the asynchronous\n"
+	       "  round; sync: every step committed synchronously; cpu, cpusync: the same ratios of the server's CPU time\n"
+	       "  (postmaster and all its processes, from /proc); step durations inside the server, of the asynchronous\n"
 	       "  run, drain and pass steps; final-check pages below)\n");
 	for (k = 0; k < N_SHAPES; k++) {
 		if (!res[k].ran)
