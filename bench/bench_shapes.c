@@ -501,6 +501,35 @@ int main(int argc, char **argv)
 			printf("; %" PRId64 " rows held by the writer in flight", res[k].locked);
 		printf("\n");
 	}
+	/* The lines scripts/bench.sh gathers into the run's summary: the prune
+	 * ratios of issue 10 (favourable: <= 2.5x asynchronous, <= 3.5x
+	 * synchronous) and the p99 of every shape against the favourable one's
+	 * (<= 2x). */
+	{
+		double worst_p99 = 0;
+		const char *worst = "-";
+
+		for (k = 0; k < N_SHAPES; k++) {
+			const result *r = &res[k];
+
+			if (!r->ran)
+				continue;
+			printf("summary: prune %-11s (%d round%s): %.2fx DELETE asynchronous, %.2fx synchronous; server CPU "
+			       "%.2fx / %.2fx%s\n",
+			       shapes[k].name, o.rounds, o.rounds == 1 ? "" : "s", r->ratio, r->sync_ratio, r->cpu_ratio,
+			       r->sync_cpu_ratio,
+			       strcmp(shapes[k].name, "favourable") != 0 ? ""
+			       : r->ratio <= 2.5 && r->sync_ratio <= 3.5 ? " (target 2.5x / 3.5x: met)"
+			                                                  : " (target 2.5x / 3.5x: NOT met)");
+			if (fav_p99 > 0 && r->p99 / fav_p99 > worst_p99) {
+				worst_p99 = r->p99 / fav_p99;
+				worst = shapes[k].name;
+			}
+		}
+		if (fav_p99 > 0)
+			printf("summary: step p99 across shapes: at most %.2fx the favourable shape's (%s; target <= 2x: %s)\n",
+			       worst_p99, worst, worst_p99 <= 2.0 ? "met" : "NOT met");
+	}
 	for (k = 0; k < N_SHAPES; k++)
 		if (res[k].ran && !res[k].exact)
 			return 1;
