@@ -92,6 +92,18 @@ static void print_job_text(const purged_job *j)
 	       j->steps, j->purged ? "" : " so far (run purge again for the rest)");
 }
 
+/* The keys a job has in both JSON documents (a run, a dry run): opens the
+ * object and prints job_id, kind, target_name and finished_at. */
+static void json_job_open(size_t i, int64_t id, const char *kind, const char *target, const char *finished_at)
+{
+	printf("%s{\"job_id\": %" PRId64 ", \"kind\": ", i ? ", " : "", id);
+	cli_json_string(stdout, kind);
+	printf(", \"target_name\": ");
+	cli_json_string(stdout, target);
+	printf(", \"finished_at\": ");
+	cli_json_string(stdout, finished_at);
+}
+
 static void print_run_json(const purge_run *run, int64_t days, double secs)
 {
 	size_t i;
@@ -100,12 +112,7 @@ static void print_run_json(const purge_run *run, int64_t days, double secs)
 	for (i = 0; i < run->n_jobs; i++) {
 		const purged_job *j = &run->jobs[i];
 
-		printf("%s{\"job_id\": %" PRId64 ", \"kind\": ", i ? ", " : "", j->id);
-		cli_json_string(stdout, j->kind);
-		printf(", \"target_name\": ");
-		cli_json_string(stdout, j->target);
-		printf(", \"finished_at\": ");
-		cli_json_string(stdout, j->finished_at);
+		json_job_open(i, j->id, j->kind, j->target, j->finished_at);
 		printf(", \"manifest\": %" PRId64 ", \"retained\": %" PRId64 ", \"steps\": %" PRId64 ", \"purged\": %s}",
 		       j->manifest, j->retained, j->steps, j->purged ? "true" : "false");
 	}
@@ -128,14 +135,9 @@ static void print_plan(const cli_ctx *ctx, const cleanup_purge_plan *p, int64_t 
 		for (i = 0; i < p->n_jobs; i++) {
 			const cleanup_purge_job *j = &p->jobs[i];
 
-			printf("%s{\"job_id\": %" PRId64 ", \"kind\": ", i ? ", " : "", j->job_id);
-			cli_json_string(stdout, j->kind);
-			printf(", \"target_name\": ");
-			cli_json_string(stdout, j->target_name);
+			json_job_open(i, j->job_id, j->kind, j->target_name, j->finished_at);
 			printf(", \"phase\": ");
 			cli_json_string(stdout, j->phase);
-			printf(", \"finished_at\": ");
-			cli_json_string(stdout, j->finished_at);
 			printf(", \"manifest\": %" PRId64 ", \"steps\": %" PRId64 "}", j->manifest, j->steps);
 		}
 		printf("], \"jobs_total\": %" PRId64 ", \"events\": %" PRId64 ", \"events_capped\": %s}\n", p->jobs_total,
