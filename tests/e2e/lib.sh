@@ -320,8 +320,13 @@ capture() {
 # SCENARIO` command line) in tmux (start_cmd; COLS and ROWS apply), waits
 # for the scenario's opening NARRATION in the log and, when RATE is not
 # empty, for the console's "THROTTLE RATE/s" badge (the runner's rate).
+# The terminal is 90 rows unless ROWS says otherwise: the log panel (newest
+# first) then shows about twenty lines, so the opening notes are still in
+# view when the conductor's first lines follow them within the same second
+# (at 40 rows the log shows five, and a test that looked a second late
+# under load missed them).
 demo_console() {
-	start_cmd "$3"
+	ROWS=${ROWS:-90} start_cmd "$3"
 	wait_for "$1" 30 && ok "the scenario is narrated in the log" || fail "no narration"
 	[ -z "$2" ] || { wait_for "THROTTLE $2/s" && ok "the console is throttled to the runner's rate" || fail "no throttle badge"; }
 }

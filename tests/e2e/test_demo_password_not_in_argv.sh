@@ -120,7 +120,7 @@ blocker_stop
 
 # 2. --db, busy-fence: only the demo (and its fork, the conductor) and what
 #    started it hold the password; no program the demo executed does.
-start_cmd "'$CLEANUPCTL' --db '$CONN' demo busy-fence"
+ROWS=90 start_cmd "'$CLEANUPCTL' --db '$CONN' demo busy-fence" # 90 rows: see demo_console
 wait_re "demo busy-fence: job [0-9]+ prunes library" 30 && ok "busy-fence on --db: narrated" || fail "no narration"
 wait_sql "$writers_q" 2 15 && ok "busy-fence: two writers connected to this database" || fail "busy-fence: writers"
 wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:holder' AND state = 'idle in transaction'" 1 20 ||
