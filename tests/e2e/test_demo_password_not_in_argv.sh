@@ -61,13 +61,19 @@ descends() {
 	return 1
 }
 # demo_pid SCENARIO: the pid of the running `cleanupctl ... demo SCENARIO`
-# (not of a fork of it, such as the conductor: its parent is another).
+# of this test: one that descends from this test's tmux server (its socket,
+# lib.sh's TMUX_SOCKET, is this test's own; other demo tests run the same
+# command at the same time), and not a fork of it such as the conductor
+# (whose parent has the same command line).
 demo_pid() {
-	local p line
+	local p line s
 	for p in $(pids_with " demo $1"); do
 		line=$(cmdline_of "$p")
-		[[ $line == "$CLEANUPCTL "* ]] && [ "$(cmdline_of "$(parent_of "$p")")" != "$line" ] &&
-			{ echo "$p"; return 0; }
+		[[ $line == "$CLEANUPCTL "* ]] || continue
+		[ "$(cmdline_of "$(parent_of "$p")")" != "$line" ] || continue
+		for s in $(pids_with "tmux -L $TMUX_SOCKET "); do
+			descends "$p" "$s" && { echo "$p"; return 0; }
+		done
 	done
 	return 1
 }
