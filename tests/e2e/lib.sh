@@ -260,6 +260,17 @@ wait_sql() {
 	return 1
 }
 
+# focus PANEL: Tab until PANEL ("log", "jobs", ...) is the focused panel
+# (its title in brackets: "[log 3/13]"); false when it never is.
+focus() {
+	local i
+	for i in 1 2 3 4 5 6 7; do
+		wait_re "\[$1 [0-9]+/[0-9]+\]" 1 >/dev/null && return 0
+		keys Tab
+	done
+	return 1
+}
+
 # keys KEY...: tmux send-keys (named keys like Enter, Tab, Escape work).
 keys() { T send-keys "$@"; }
 # type TEXT: literal text.
