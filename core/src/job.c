@@ -55,6 +55,12 @@ void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
 	job->high_water_id = col_int64(res, row, "high_water_id");
 	job->cursor_library_id = col_int64(res, row, "cursor_library_id");
 	job->cursor_id = col_int64(res, row, "cursor_id");
+	{
+		int c = PQfnumber(res, "key_cursor");
+
+		job->key_order = c >= 0 && !PQgetisnull(res, row, c);
+	}
+	col_copy(job->key_cursor, sizeof job->key_cursor, res, row, "key_cursor");
 	job->total_estimate = col_int64(res, row, "total_estimate");
 	job->busy_retries = col_int64(res, row, "busy_retries");
 	col_copy(job->last_error, sizeof job->last_error, res, row, "last_error");

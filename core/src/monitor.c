@@ -602,6 +602,8 @@ static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res, int m_steps
 		v->claims_in_flight = (int32_t)col_int64(res, i, "claims_in_flight");
 		v->cursor_from = col_int64(res, i, "cursor_from");
 		v->cursor_to = col_int64(res, i, "cursor_to");
+		col_copy(v->key_from, sizeof v->key_from, res, i, "key_from");
+		col_copy(v->key_to, sizeof v->key_to, res, i, "key_to");
 		v->gap_s = col_number(res, i, "gap_s", -1);
 		col_copy(v->phase_after, sizeof v->phase_after, res, i, "phase_after");
 		v->started_epoch = col_number(res, i, "started_epoch", 0);

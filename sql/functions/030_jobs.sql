@@ -367,6 +367,8 @@ BEGIN
            high_water_id = (SELECT coalesce(max(id), 0) FROM inventory.items WHERE library_id = j.library_id),
            total_estimate = (SELECT coalesce(item_count, 0) FROM cleanup.library_stats WHERE library_id = j.library_id),
            cursor_library_id = j.library_id, cursor_id = 0, pass_no = 1,
+           -- The first pass walks external-ID order (migration 012).
+           key_cursor = '', key_bound = NULL, key_bound_end = false,
            sealed_at = now(), updated_at = now()
      WHERE id = p_job
     RETURNING * INTO j;

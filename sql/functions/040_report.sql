@@ -27,6 +27,9 @@ AS $$
         'manifest_count', j.manifest_count, 'expected_count', j.expected_count,
         'high_water_id', j.high_water_id, 'cursor_library_id', j.cursor_library_id,
         'cursor_id', j.cursor_id, 'check_cursor', j.check_cursor, 'total_estimate', j.total_estimate,
+        -- Schema 12: pass 1 of a prune in external-ID order, its cursor
+        -- (null: the job walks ids).
+        'key_cursor', j.key_cursor,
         'busy_retries', j.busy_retries, 'last_error', j.last_error,
         'last_error_at', j.last_error_at, 'created_by', j.created_by,
         'created_at', j.created_at, 'sealed_at', j.sealed_at,

@@ -213,8 +213,19 @@ BEGIN
         -- above (nobody else can have changed them since).
         n_deleted := 0;
         IF v_del_t IS NOT NULL THEN
+            -- With this function's enable_seqscan = off in force, the
+            -- foreign-key checks this DELETE fires (PostgreSQL plans them
+            -- once per session, at their first use, with the settings in
+            -- force then) were planned as index scans even on an empty
+            -- dependent table, where the one DELETE's checks read a table
+            -- of no pages: 28,000 instructions a check instead of 20,000,
+            -- 11% of a whole prune (issue 10, item 3; docs/benchmarks.md).
+            -- The DELETE itself is a TID scan either way. The function's
+            -- SET restores the setting when it returns.
+            PERFORM set_config('enable_seqscan', 'on', true);
             DELETE FROM inventory.items i WHERE i.ctid = ANY (v_del_t);
             GET DIAGNOSTICS n_deleted = ROW_COUNT;
+            PERFORM set_config('enable_seqscan', 'off', true);
         END IF;
         -- Bookkeeping of cleanup.job_retained, in statements of their own
         -- run only when they have rows to write (issue 10: each
@@ -353,6 +364,76 @@ BEGIN
     END IF;
 END $$;
 
+-- One batch of the first pass of prune P_JOB in external-ID order (issue
+-- 10, item 3; migration 012): the items of library P_LIB whose external ID
+-- sorts after P_AFTER and (unless P_BOUND is NULL) at or below P_BOUND, in
+-- index (library_id, external_id) order, merged with the job's manifest
+-- over the same key range (index manifest_pkey's order): a merge join, so
+-- each item costs a step along two ordered index ranges instead of one
+-- manifest probe by key (4-5 us each; the merge is about a third of it).
+-- An item is seen when its external ID is in the manifest; a candidate
+-- when it is not and its id is at or below P_HIGH_WATER (rows above it
+-- arrived after the fence and are passed over, as pass 1 in id order never
+-- reaches them). At most P_LIMIT items are read, and the batch stops after
+-- the P_BUDGET-th candidate (a WindowAgg run condition: the row holding
+-- the next candidate is read, not taken, as in id order). P_BOUND (the
+-- manifest's 1,024th key after P_AFTER, see cleanup.step_mode_drain)
+-- bounds the manifest keys the merge reads.
+-- Returns the candidates' ids, xmins and ctids (parallel arrays, NULL when
+-- none), how many items were taken (N_READ), how many of them were seen
+-- (N_KEPT) or above the high-water id (N_ABOVE), and the last key taken.
+-- Only a merge join is allowed, and no sort: every input is an index
+-- range in the order the join and the window need.
+CREATE OR REPLACE FUNCTION cleanup.drain_key_batch(p_job bigint, p_lib bigint, p_high_water bigint,
+                                                   p_after text, p_bound text, p_budget int, p_limit int,
+                                                   OUT ids bigint[], OUT xmins xid[], OUT ctids tid[],
+                                                   OUT n_read int, OUT n_kept int, OUT n_above int,
+                                                   OUT last_key text)
+LANGUAGE plpgsql STABLE
+SET enable_nestloop = off
+SET enable_hashjoin = off
+SET enable_sort = off
+SET enable_incremental_sort = off
+SET plan_cache_mode = force_generic_plan
+AS $$
+BEGIN
+    -- Two statements, not one with "p_bound IS NULL OR ...": an OR is no
+    -- index bound.
+    IF p_bound IS NULL THEN
+        SELECT array_agg(c.id) FILTER (WHERE c.cand), array_agg(c.xmin) FILTER (WHERE c.cand),
+               array_agg(c.ctid) FILTER (WHERE c.cand), count(*), count(*) FILTER (WHERE c.seen AND c.id <= p_high_water),
+               count(*) FILTER (WHERE c.id > p_high_water), max(c.k)
+          INTO ids, xmins, ctids, n_read, n_kept, n_above, last_key
+          FROM (SELECT b.*, count(*) FILTER (WHERE b.cand)
+                                OVER (ORDER BY b.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+                  FROM (SELECT i.k, i.id, i.xmin, i.ctid, m.external_id IS NOT NULL AS seen,
+                               m.external_id IS NULL AND i.id <= p_high_water AS cand
+                          FROM (SELECT i.library_id, i.external_id AS k, i.id, i.xmin, i.ctid FROM inventory.items i
+                                 WHERE i.library_id = p_lib AND i.external_id > p_after
+                                 ORDER BY i.library_id, i.external_id LIMIT p_limit) i
+                          LEFT JOIN (SELECT m.external_id FROM cleanup.manifest m
+                                      WHERE m.job_id = p_job AND m.external_id > p_after
+                                      ORDER BY m.job_id, m.external_id) m ON m.external_id = i.k) b) c
+         WHERE c.before < p_budget;
+    ELSE
+        SELECT array_agg(c.id) FILTER (WHERE c.cand), array_agg(c.xmin) FILTER (WHERE c.cand),
+               array_agg(c.ctid) FILTER (WHERE c.cand), count(*), count(*) FILTER (WHERE c.seen AND c.id <= p_high_water),
+               count(*) FILTER (WHERE c.id > p_high_water), max(c.k)
+          INTO ids, xmins, ctids, n_read, n_kept, n_above, last_key
+          FROM (SELECT b.*, count(*) FILTER (WHERE b.cand)
+                                OVER (ORDER BY b.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+                  FROM (SELECT i.k, i.id, i.xmin, i.ctid, m.external_id IS NOT NULL AS seen,
+                               m.external_id IS NULL AND i.id <= p_high_water AS cand
+                          FROM (SELECT i.library_id, i.external_id AS k, i.id, i.xmin, i.ctid FROM inventory.items i
+                                 WHERE i.library_id = p_lib AND i.external_id > p_after AND i.external_id <= p_bound
+                                 ORDER BY i.library_id, i.external_id LIMIT p_limit) i
+                          LEFT JOIN (SELECT m.external_id FROM cleanup.manifest m
+                                      WHERE m.job_id = p_job AND m.external_id > p_after AND m.external_id <= p_bound
+                                      ORDER BY m.job_id, m.external_id) m ON m.external_id = i.k) b) c
+         WHERE c.before < p_budget;
+    END IF;
+END $$;
+
 -- Where a new pass over cleanup.job_retained starts: just below the
 -- smallest retained id (of job P_JOB, and of P_MORE, rows about to be
 -- retained), and at 0 when every id is positive. Pass 1 walks from id 0,
@@ -469,6 +550,17 @@ DECLARE
     v_next    bigint;
     v_budget  int := 128;      -- domain mutations left in this step (D2)
     v_inflight int := 0;       -- claims of the job in flight after this step
+    v_keyed   boolean := false; -- pass 1 of a prune in external-ID order
+    v_read    int;             -- keyed: items the batch took
+    v_above   int;             -- keyed: of them, above the high-water id
+    v_key     text;            -- keyed: the last key the batch took
+    v_batch   int;
+    v_bids    bigint[];        -- keyed: one batch's candidates, counts
+    v_bxmins  xid[];
+    v_bctids  tid[];
+    v_bread   int;
+    v_bkept   int;
+    v_babove  int;
     r         record;
     cd        record;          -- a claims drain's result
 BEGIN
@@ -517,7 +609,80 @@ BEGIN
     -- remove-server, library by library in ascending id); every later
     -- pass visits the rows in cleanup.job_retained in id order.
     ---------------------------------------------------------------
-    IF j.pass_no = 1 THEN
+    IF j.pass_no = 1 AND v_prune AND j.key_cursor IS NOT NULL THEN
+        -------------------------------------------------------------
+        -- A prune's first pass in external-ID order (issue 10, item 3;
+        -- migration 012): the items after the key cursor merged with
+        -- the manifest (cleanup.drain_key_batch), up to the manifest's
+        -- 1,024th key after the cursor. That bound is computed once
+        -- (an index-only walk of 1,024 keys) and kept in the job row
+        -- until the cursor reaches it: the sealed manifest does not
+        -- change, so it holds for every step in between. The step
+        -- record's check_from/check_to give the batch's key range;
+        -- cursor_id stays 0 in this pass.
+        -------------------------------------------------------------
+        s.action := 'drain';
+        s.library_id := j.cursor_library_id;
+        v_scope := j.cursor_library_id;
+        v_keyed := true;
+        IF NOT p_preview THEN
+            IF NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
+                RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
+                    j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
+            END IF;
+        END IF;
+        s.check_from := j.key_cursor;
+        v_read := 0;
+        v_above := 0;
+        v_kept := 0;
+        -- At most two batches: a batch that took every item up to the
+        -- bound with budget left goes on past it with the manifest's
+        -- next 1,024 keys, in the same step (once: every batch and
+        -- every bound walk reads at most 1,024 rows, and a step at
+        -- most 1,024 items in all).
+        FOR v_batch IN 1 .. 2 LOOP
+            IF j.key_bound IS NULL AND NOT j.key_bound_end THEN
+                j.key_bound := (SELECT x.external_id FROM cleanup.manifest x
+                                 WHERE x.job_id = p_job AND x.external_id > j.key_cursor
+                                 ORDER BY x.job_id, x.external_id OFFSET 1023 LIMIT 1);
+                j.key_bound_end := j.key_bound IS NULL;
+            END IF;
+            SELECT b.ids, b.xmins, b.ctids, b.n_read, b.n_kept, b.n_above, b.last_key
+              INTO v_bids, v_bxmins, v_bctids, v_bread, v_bkept, v_babove, v_key
+              FROM cleanup.drain_key_batch(p_job, j.cursor_library_id, j.high_water_id, j.key_cursor,
+                                           j.key_bound, v_budget - coalesce(cardinality(v_ids), 0),
+                                           1024 - v_read) b;
+            v_ids := v_ids || v_bids;
+            v_xmins := v_xmins || v_bxmins;
+            v_ctids := v_ctids || v_bctids;
+            v_read := v_read + v_bread;
+            v_kept := v_kept + v_bkept;
+            v_above := v_above + v_babove;
+            v_n := coalesce(cardinality(v_ids), 0);
+            IF v_n = v_budget OR v_read = 1024 THEN
+                -- More may follow under the bound (as in id order, a
+                -- range ending exactly here costs one empty step).
+                v_more := true;
+                j.key_cursor := v_key;
+                IF j.key_cursor >= j.key_bound THEN
+                    j.key_bound := NULL;
+                END IF;
+                EXIT;
+            ELSIF j.key_bound_end THEN
+                -- The library's last items: the pass is over.
+                v_more := false;
+                j.key_cursor := coalesce(v_key, j.key_cursor);
+                EXIT;
+            END IF;
+            -- Every item up to the bound was taken: go on from the bound,
+            -- with the manifest's next 1,024 keys.
+            v_more := true;
+            j.key_cursor := j.key_bound;
+            j.key_bound := NULL;
+        END LOOP;
+        v_examined := v_read - v_above;
+        s.check_to := j.key_cursor;
+    ELSIF j.pass_no = 1 THEN
         s.action := 'drain';
         s.library_id := j.cursor_library_id;
         v_scope := j.cursor_library_id;
@@ -664,7 +829,7 @@ BEGIN
     END IF;
     s.mutations := s.deleted + s.retries_deleted + s.previews_deleted;
     s.claims_in_flight := v_inflight;
-    IF v_examined > 0 THEN
+    IF v_examined > 0 AND NOT v_keyed THEN
         j.cursor_id := v_max;
     END IF;
     s.cursor_to := j.cursor_id;
@@ -1065,6 +1230,7 @@ BEGIN
            SET step_no = s.step_no, phase = j.phase, pass_no = j.pass_no,
                cursor_library_id = j.cursor_library_id, cursor_id = j.cursor_id,
                check_cursor = j.check_cursor,
+               key_cursor = j.key_cursor, key_bound = j.key_bound, key_bound_end = j.key_bound_end,
                examined = examined + s.examined,
                visited = visited + s.visited, deleted = deleted + s.deleted, moved = moved + s.moved,
                absent = absent + s.absent, retained = retained + s.retained, kept = kept + s.kept,

@@ -3,7 +3,9 @@
 -- the job_steps primary key, so that the detail panel can page through a
 -- job's whole history from its first step (issue 11, item 13) at the cost
 -- of one page (121 rows of one index range, whatever the history's length).
--- Each step also gets its cursor (the item ids before and after it) and
+-- Each step also gets its cursor (the item ids before and after it; the
+-- external IDs for a prune's first pass in key order and a final-check
+-- page, schema 12: their first 40 characters) and
 -- the gap since the step before it ended (the 121st row serves the oldest
 -- step's): a gap is where a run stopped, a runner died or another took
 -- over. Each step names its runner (runner_pid, runner_app: the session
@@ -11,7 +13,7 @@
 SELECT x.step_no, x.action, x.pass_no, x.library_id, x.visited, x.deleted, x.moved, x.absent, x.retained, x.kept,
        x.libraries_deleted, x.servers_deleted, x.mutations, x.phase_after, x.claims_in_flight,
        x.mutations - x.deleted - x.libraries_deleted - x.servers_deleted AS dependent_mutations,
-       x.cursor_from, x.cursor_to,
+       x.cursor_from, x.cursor_to, left(x.check_from, 40) AS key_from, left(x.check_to, 40) AS key_to,
        CASE WHEN x.prev_no = x.step_no - 1 THEN extract(epoch FROM x.started_at - x.prev_end) END AS gap_s,
        extract(epoch FROM x.started_at) AS started_epoch,
        to_char(x.started_at, 'HH24:MI:SS') AS started,

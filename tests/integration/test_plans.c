@@ -534,14 +534,18 @@ static void scenario(const char *name, bool analyzed)
 	                   "SELECT i.id, 'candidate' FROM (SELECT id FROM inventory.items WHERE library_id = 1 "
 	                   "AND id %% 2 = 1 ORDER BY id LIMIT 60) i WHERE i.id %% 4 = 1");
 	/* The prune of library 1 (server 1): every second item seen, plus 1,000
-	 * IDs that match no item (sorted among the real ones), 128 a call. */
+	 * IDs that match no item (sorted among the real ones) and a run of
+	 * 3,000 that match none and sort before every item (the first pass in
+	 * external-ID order walks past them 1,024 manifest keys at a time,
+	 * schema 12), 128 a call. */
 	prune = pgtest_int(setup, "SELECT (cleanup.job_create('prune', 1, 'bounded')).id");
 	pgtest_exec(setup,
 	            "SELECT count(cleanup.job_append(%" PRId64 ", ids)) FROM ("
 	            "  SELECT array_agg(x ORDER BY x) AS ids FROM ("
 	            "    SELECT x, row_number() OVER (ORDER BY x) AS rn FROM ("
 	            "      SELECT external_id AS x FROM inventory.items WHERE library_id = 1 AND id %% 2 = 0"
-	            "      UNION ALL SELECT format('ext-1-%%s-gone', g) FROM generate_series(1, 1000) g) s) t"
+	            "      UNION ALL SELECT format('ext-1-%%s-gone', g) FROM generate_series(1, 1000) g"
+	            "      UNION ALL SELECT format('ext-1-0-gone-%%s', g) FROM generate_series(1, 3000) g) s) t"
 	            "  GROUP BY (rn - 1) / 128) q",
 	            prune);
 	pgtest_exec(setup,

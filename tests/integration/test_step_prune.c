@@ -556,33 +556,57 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 }
 
 /* S6: an unseen item with a negative id (explicit ids are allowed) lies
- * before the drain's starting cursor; the final check, which reads every
- * item of the library, finds it, a pass deletes it, and a seen one with a
- * negative id is kept. */
-static void test_S6_final_check_finds_nonpositive_id(void **state)
+ * before an id-order drain's starting cursor; the final check, which reads
+ * every item of the library, finds it, a pass deletes it, and a seen one
+ * with a negative id is kept. A prune's first pass in external-ID order
+ * (schema 12) reads every item of the library whatever its id, so it
+ * deletes the row itself and the final check finds nothing; in id order
+ * (a prune sealed before schema 12: key_cursor NULL) the final check is
+ * what finds it. */
+static void final_check_nonpositive_id(const char *name, bool id_order, int id0)
 {
-	PGconn *c = conn("s6n");
+	PGconn *c = conn(name);
 	int64_t srv, lib, job;
 
-	(void)state;
-	srv = new_server(c, "s6n");
-	lib = new_library(c, srv, "s6n", 100);
-	pgtest_exec(c, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (-2001, %lld, 's6n-unseen'), "
-	               "(-2002, %lld, 's6n-seen')",
-	            (long long)lib, (long long)lib);
+	srv = new_server(c, name);
+	lib = new_library(c, srv, name, 100);
+	pgtest_exec(c, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (%d, %lld, '%s-unseen'), "
+	               "(%d, %lld, '%s-seen')",
+	            id0 - 1, (long long)lib, name, id0 - 2, (long long)lib, name);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
-	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY['s6n-seen', 's6n-1'])", (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY['%s-seen', '%s-1'])", (long long)job, name, name);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 2)", (long long)job);
+	if (id_order)
+		pgtest_exec(c, "UPDATE cleanup.jobs SET key_cursor = NULL WHERE id = %lld", (long long)job);
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 20", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = -2001"), 0);
-	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = -2002"), 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %d", id0 - 1), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %d", id0 - 2), 1);
 	assert_int_equal(job_int(c, job, "deleted"), 100);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'final-check'",
 	                            (long long)job),
-	                 1);
+	                 id_order ? 1 : 0);
+	/* Pass 1 walked external IDs (its steps record their key range) or
+	 * ids (they do not). */
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'drain' "
+	                            "AND pass_no = 1 AND check_to IS NOT NULL",
+	                            (long long)job) > 0,
+	                 !id_order);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
+}
+
+static void test_S6_final_check_finds_nonpositive_id(void **state)
+{
+	(void)state;
+	final_check_nonpositive_id("s6n", true, -2000);
+}
+
+static void test_S6_key_order_pass_finds_nonpositive_id(void **state)
+{
+	(void)state;
+	final_check_nonpositive_id("s6k", false, -3000);
 }
 
 /* The pid of a blocked backend named APP other than NOT_PID. */
@@ -668,7 +692,10 @@ static char *step_counts(PGconn *c, int64_t job, int step_no)
  * candidates, one stopped by the 128th candidate after 128 rows, and the
  * rest of the range. Every step stays within 128 visits, 128 mutations and
  * 1024 rows examined; the counters equal the ground truth. The preview
- * predicts the same batch. */
+ * predicts the same batch. A prune's first pass walks external-ID order
+ * (schema 12): the external IDs are zero-padded ("s1x-0001"), so that their
+ * order is the items' and the batches fall where the ids say; the cursor
+ * is the external ID of the last row taken. */
 static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
 {
 	PGconn *c = conn("s1-examined");
@@ -678,16 +705,23 @@ static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
 
 	(void)state;
 	srv = new_server(c, "s1x");
-	lib = new_library(c, srv, "s1x", 3000);
+	lib = new_library(c, srv, "s1x", 0);
+	pgtest_exec(c,
+	            "INSERT INTO inventory.items (library_id, external_id) "
+	            "SELECT %lld, 's1x-' || lpad(g::text, 4, '0') FROM generate_series(1, 3000) g ORDER BY g",
+	            (long long)lib);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
 	for (from = 1; from <= 3000; from += 128)
 		pgtest_exec(c,
-		            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 's1x-' || g FROM generate_series(%d, %d) g "
-		            "WHERE NOT " S1_UNSEEN "))",
+		            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 's1x-' || lpad(g::text, 4, '0') "
+		            "FROM generate_series(%d, %d) g WHERE NOT " S1_UNSEEN "))",
 		            (long long)job, from, from + 127 < 3000 ? from + 127 : 3000);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.manifest WHERE job_id = %lld", (long long)job), 2697);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 2697)", (long long)job);
 	id2176 = pgtest_int(c, "SELECT id FROM inventory.items WHERE external_id = 's1x-2176'");
+	assert_string_equal((got = pgtest_text(c, "SELECT key_cursor FROM cleanup.jobs WHERE id = %lld", (long long)job)),
+	                    "");
+	free(got);
 
 	/* The preview predicts step 1: 1024 rows passed over, nothing visited. */
 	assert_int_equal(ctl(&out, "--json job step %lld --preview", (long long)job), 0);
@@ -708,10 +742,16 @@ static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
 	free(got);
 	assert_string_equal((got = step_counts(c, job, 3)), "128 128 0 128 128");
 	free(got);
-	assert_int_equal(pgtest_int(c, "SELECT cursor_to FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 3",
-	                            (long long)job),
-	                 id2176);
-	assert_int_equal(job_int(c, job, "cursor_id"), id2176);
+	assert_string_equal((got = pgtest_text(c, "SELECT check_from || ' > ' || check_to FROM cleanup.job_steps "
+	                                          "WHERE job_id = %lld AND step_no = 3",
+	                                          (long long)job)),
+	                    "s1x-2048 > s1x-2176");
+	free(got);
+	assert_string_equal((got = pgtest_text(c, "SELECT key_cursor FROM cleanup.jobs WHERE id = %lld", (long long)job)),
+	                    "s1x-2176");
+	free(got);
+	/* The id cursor is not used in this pass. */
+	assert_int_equal(job_int(c, job, "cursor_id"), 0);
 	/* Nothing past the cursor was touched: 2177..2300 and 2800 remain. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld AND id > %lld",
 	                            (long long)lib, (long long)id2176),
@@ -780,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_S6_final_check_finds_survivor),
 		cmocka_unit_test(test_S6_final_check_pages_find_late_survivor),
 		cmocka_unit_test(test_S6_final_check_finds_nonpositive_id),
+		cmocka_unit_test(test_S6_key_order_pass_finds_nonpositive_id),
 		cmocka_unit_test(test_S9_run_reconnects_after_terminated_backend),
 		cmocka_unit_test(test_S1_examined_rows_bound_and_candidate_budget),
 		cmocka_unit_test(test_S1_budget_of_every_step),

@@ -294,13 +294,16 @@ static void test_a_run_notifies_about_every_100_ms(void **state)
 }
 
 /* An upgrade from schema 009 (the columns and the trigger condition as
- * they were): install applies migration 010 only; steps recorded before
- * keep NULL runners, new steps record theirs and notify coalesced. */
+ * they were): install applies migration 010 and every later one; steps
+ * recorded before keep NULL runners, new steps record theirs and notify
+ * coalesced. Migration 012 (a prune's first pass in external-ID order):
+ * a sealed prune that has not stepped yet starts in key order; one that
+ * has stepped goes on in id order, from its id cursor. */
 static void test_upgrade_from_009_adds_runner_and_notified_at(void **state)
 {
 	char *old = pgtest_fresh_db("step_runner_009");
 	PGconn *c = pgtest_connect(old, "observer");
-	int64_t lib, job;
+	int64_t lib, job, lib2, job2;
 	char *out = NULL, *def;
 	char *saved = ci;
 
@@ -309,8 +312,13 @@ static void test_upgrade_from_009_adds_runner_and_notified_at(void **state)
 	lib = new_library(c, new_server(c, "up"), "up", 600);
 	job = sealed_prune(c, lib, "up", 600, 0);
 	assert_int_equal(step_on(c, job, 1), 1);
+	lib2 = new_library(c, new_server(c, "up2"), "up2", 300);
+	job2 = sealed_prune(c, lib2, "up2", 300, 2);
 	/* Back to 009: migration 010's columns gone, 009's trigger condition,
-	 * and what later migrations add (011: jobs.purged_at and its index). */
+	 * and what later migrations add (011: jobs.purged_at and its index;
+	 * 012: the key cursor). */
+	pgtest_exec(c, "ALTER TABLE cleanup.jobs DROP COLUMN key_cursor, DROP COLUMN key_bound, "
+	               "DROP COLUMN key_bound_end");
 	pgtest_exec(c, "ALTER TABLE cleanup.jobs DROP COLUMN purged_at");
 	pgtest_exec(c, "DROP TRIGGER jobs_notify_update ON cleanup.jobs");
 	pgtest_exec(c, "ALTER TABLE cleanup.jobs DROP COLUMN notified_at");
@@ -338,12 +346,34 @@ static void test_upgrade_from_009_adds_runner_and_notified_at(void **state)
 	def = recorded_runner(c, job, 1);
 	assert_string_equal(def, "NULL NULL");
 	free(def);
+	/* 012: the prune that has stepped stays in id order, the other
+	 * starts in key order. */
+	assert_int_equal(pgtest_int(c, "SELECT (key_cursor IS NULL)::int FROM cleanup.jobs WHERE id = %lld",
+	                            (long long)job),
+	                 1);
+	def = pgtest_text(c, "SELECT key_cursor FROM cleanup.jobs WHERE id = %lld", (long long)job2);
+	assert_string_equal(def, "");
+	free(def);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 2 "
 	                            "AND runner_pid > 0 AND runner_app LIKE 'cleanupctl:job:%%'",
 	                            (long long)job),
 	                 1);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 2 "
+	                            "AND check_to IS NULL AND cursor_to > 0",
+	                            (long long)job),
+	                 1);
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job2), 0);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 1 "
+	                            "AND check_from = '' AND check_to IS NOT NULL",
+	                            (long long)job2),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib2),
+	                 150);
+	assert_steps_consistent(c, job2);
 	assert_int_equal(pgtest_int(c, "SELECT (notified_at IS NOT NULL)::int FROM cleanup.jobs WHERE id = %lld",
 	                            (long long)job),
 	                 1);

@@ -371,7 +371,15 @@ void cli_print_job_detail(FILE *f, const cleanup_job *job)
 		        job->history_detached, job->claimed, job->released, job->claimed - job->released);
 	if (job->total_estimate >= 0)
 		fprintf(f, "  in scope      %s items when sealed\n", cli_count(a, sizeof a, job->total_estimate));
-	fprintf(f, "  cursor        library %" PRId64 ", id %" PRId64 "\n", job->cursor_library_id, job->cursor_id);
+	if (job->key_order && job->pass_no == 1 && strcmp(job->phase, "draining") == 0) {
+		/* Pass 1 of a prune in external-ID order (schema 12). */
+		char key[600];
+
+		fprintf(f, "  cursor        library %" PRId64 ", external ID %s\n", job->cursor_library_id,
+		        job->key_cursor[0] ? tui_sanitize(key, sizeof key, job->key_cursor) : "(start)");
+	} else {
+		fprintf(f, "  cursor        library %" PRId64 ", id %" PRId64 "\n", job->cursor_library_id, job->cursor_id);
+	}
 	fprintf(f, "  counters      examined %" PRId64 ", visited %" PRId64 ", deleted %" PRId64 ", moved %" PRId64
 	           ", absent %" PRId64 ", retained %" PRId64 ", kept %" PRId64 "\n",
 	        job->examined, job->visited, job->deleted, job->moved, job->absent, job->retained, job->kept);

@@ -60,6 +60,15 @@ static void print_step_line(FILE *f, const cleanup_step_result *s)
 	else if (strcmp(s->action, "single-transaction") == 0)
 		fprintf(f, "  %s %d rows of the library in one transaction\n", s->preview ? "would delete" : "deleted",
 		        s->deleted);
+	else if (strcmp(s->action, "drain") == 0 && (s->check_from[0] || s->check_to[0]))
+		/* Pass 1 of a prune in external-ID order (schema 12). */
+		fprintf(f,
+		        "  %s %d rows (external IDs after \"%s\" up to \"%s\"): kept %d seen; %s %d candidates: %s %d, "
+		        "moved %d, absent %d, retained %d\n",
+		        s->preview ? "would examine" : "examined", s->examined,
+		        tui_sanitize(from, sizeof from, s->check_from), tui_sanitize(to, sizeof to, s->check_to), s->kept,
+		        s->preview ? "would visit" : "visited", s->visited, s->preview ? "would delete" : "deleted",
+		        s->deleted, s->moved, s->absent, s->retained);
 	else if (s->examined > 0 || strcmp(s->action, "drain") == 0 || strcmp(s->action, "pass") == 0)
 		fprintf(f,
 		        "  %s %d rows (ids %" PRId64 "..%" PRId64 "): kept %d seen; %s %d candidates: %s %d, moved %d, "

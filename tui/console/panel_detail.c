@@ -211,7 +211,16 @@ static void draw(console *c, tui_rect r, bool focused)
 	x = r.x + console_putf(y, r.x, r.w, ROLE_NORMAL, "progress %s  ", tui_job_progress_line(line, sizeof line, v));
 	x += console_putf(y, x, r.x + r.w - x, j->busy_retries ? ROLE_WARNING : ROLE_NORMAL, "busy retries %" PRId64 "  ",
 	                  j->busy_retries);
-	console_putf(y, x, r.x + r.w - x, ROLE_DIM, "cursor lib %" PRId64 " id %" PRId64, j->cursor_library_id, j->cursor_id);
+	if (j->key_order && j->pass_no == 1 && strcmp(j->phase, "draining") == 0) {
+		/* Pass 1 of a prune in external-ID order (schema 12). */
+		char key[128];
+
+		console_putf(y, x, r.x + r.w - x, ROLE_DIM, "cursor lib %" PRId64 " key %s", j->cursor_library_id,
+		             j->key_cursor[0] ? tui_sanitize_cut(key, sizeof key, j->key_cursor, 32) : "(start)");
+	} else {
+		console_putf(y, x, r.x + r.w - x, ROLE_DIM, "cursor lib %" PRId64 " id %" PRId64, j->cursor_library_id,
+		             j->cursor_id);
+	}
 	if (active || v->runner_pid > 0) {
 		if (++y >= r.y + r.h)
 			return;
@@ -273,7 +282,7 @@ static void draw(console *c, tui_rect r, bool focused)
 		int k = c->top[PANEL_DETAIL] + i, no = n - k;
 		const cleanup_mon_step *s = page_step(c, no);
 		bool sel = focused && k == c->sel[PANEL_DETAIL];
-		char durbuf[24], gap[16], cursor[64], runner[4 * RUNNER_W + 1];
+		char durbuf[24], gap[16], cursor[200], runner[4 * RUNNER_W + 1];
 
 		y++;
 		if (sel) {
@@ -292,7 +301,15 @@ static void draw(console *c, tui_rect r, bool focused)
 		} else {
 			gap[0] = '\0';
 		}
-		if (s->library_id > 0 && (s->cursor_from >= 0 || s->cursor_to >= 0))
+		if (s->library_id > 0 && strcmp(s->action, "drain") == 0 && s->key_to[0]) {
+			/* Pass 1 of a prune in external-ID order (schema 12): the
+			 * batch's key range. */
+			char k1[80], k2[80];
+
+			snprintf(cursor, sizeof cursor, "  %" PRId64 ": %s > %s", s->library_id,
+			         s->key_from[0] ? tui_sanitize_cut(k1, sizeof k1, s->key_from, 16) : "start",
+			         tui_sanitize_cut(k2, sizeof k2, s->key_to, 16));
+		} else if (s->library_id > 0 && (s->cursor_from >= 0 || s->cursor_to >= 0))
 			snprintf(cursor, sizeof cursor, "  %" PRId64 ": %s > %s", s->library_id,
 			         s->cursor_from >= 0 ? console_count(a, sizeof a, s->cursor_from) : "start",
 			         s->cursor_to >= 0 ? console_count(b, sizeof b, s->cursor_to) : "-");

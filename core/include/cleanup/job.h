@@ -42,7 +42,13 @@ typedef struct cleanup_job {
 	int64_t expected_count; /* -1 until sealed */
 	int64_t high_water_id;  /* -1 until sealed */
 	int64_t cursor_library_id;
-	int64_t cursor_id;
+	int64_t cursor_id;      /* pass 1 in id order: the last item id taken */
+	/* Pass 1 of a prune in external-ID order (schema 12, key_order set):
+	 * the last external ID taken ("" before the first step); cursor_id
+	 * stays 0 in that pass. key_order is 0 for removals and for a prune
+	 * sealed before schema 12, whose pass 1 walks ids. */
+	int key_order;
+	char key_cursor[264];
 	int64_t total_estimate; /* items in scope when sealed, -1 before */
 	int64_t busy_retries;
 	char last_error[512];

@@ -90,6 +90,10 @@ typedef struct cleanup_mon_step {
 	int32_t dependent_mutations; /* dependents deleted and history detached (issue 7) */
 	int32_t claims_in_flight;    /* the job's claims after the step */
 	int64_t cursor_from, cursor_to; /* the item-id cursor before and after the step, -1: none */
+	/* The external-ID range of a drain step of a prune's first pass in
+	 * key order, and of a final-check page (its first 40 characters; ""
+	 * when none). */
+	char key_from[164], key_to[164];
 	double gap_s;            /* seconds from the end of the step before to this one's start, -1: first step */
 	char phase_after[16];
 	double started_epoch;    /* seconds since 1970 */
