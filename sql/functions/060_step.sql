@@ -366,19 +366,20 @@ END $$;
 
 -- One batch of the first pass of prune P_JOB in external-ID order (issue
 -- 10, item 3; migration 012): the items of library P_LIB whose external ID
--- sorts after P_AFTER and (unless P_BOUND is NULL) at or below P_BOUND, in
--- index (library_id, external_id) order, merged with the job's manifest
--- over the same key range (index manifest_pkey's order): a merge join, so
--- each item costs a step along two ordered index ranges instead of one
--- manifest probe by key (4-5 us each; the merge is about a third of it).
+-- sorts after P_AFTER and at or below P_BOUND, in index
+-- (library_id, external_id) order, merged with the job's manifest over the
+-- same key range (index manifest_pkey's order): a merge join, so each item
+-- costs a step along two ordered index ranges instead of one manifest
+-- probe by key (4-5 us each; the merge is about a third of it). P_BOUND
+-- (cleanup.step_mode_drain) is the manifest's 1,024th key after P_AFTER,
+-- which bounds the manifest keys the merge reads, or, when fewer follow,
+-- the library's last external ID.
 -- An item is seen when its external ID is in the manifest; a candidate
 -- when it is not and its id is at or below P_HIGH_WATER (rows above it
 -- arrived after the fence and are passed over, as pass 1 in id order never
 -- reaches them). At most P_LIMIT items are read, and the batch stops after
 -- the P_BUDGET-th candidate (a WindowAgg run condition: the row holding
--- the next candidate is read, not taken, as in id order). P_BOUND (the
--- manifest's 1,024th key after P_AFTER, see cleanup.step_mode_drain)
--- bounds the manifest keys the merge reads.
+-- the next candidate is read, not taken, as in id order).
 -- Returns the candidates' ids, xmins and ctids (parallel arrays, NULL when
 -- none), how many items were taken (N_READ), how many of them were seen
 -- (N_KEPT) or above the high-water id (N_ABOVE), and the last key taken.
@@ -397,41 +398,24 @@ SET enable_incremental_sort = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 BEGIN
-    -- Two statements, not one with "p_bound IS NULL OR ...": an OR is no
-    -- index bound.
-    IF p_bound IS NULL THEN
-        SELECT array_agg(c.id) FILTER (WHERE c.cand), array_agg(c.xmin) FILTER (WHERE c.cand),
-               array_agg(c.ctid) FILTER (WHERE c.cand), count(*), count(*) FILTER (WHERE c.seen AND c.id <= p_high_water),
-               count(*) FILTER (WHERE c.id > p_high_water), max(c.k)
-          INTO ids, xmins, ctids, n_read, n_kept, n_above, last_key
-          FROM (SELECT b.*, count(*) FILTER (WHERE b.cand)
-                                OVER (ORDER BY b.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
-                  FROM (SELECT i.k, i.id, i.xmin, i.ctid, m.external_id IS NOT NULL AS seen,
-                               m.external_id IS NULL AND i.id <= p_high_water AS cand
-                          FROM (SELECT i.library_id, i.external_id AS k, i.id, i.xmin, i.ctid FROM inventory.items i
-                                 WHERE i.library_id = p_lib AND i.external_id > p_after
-                                 ORDER BY i.library_id, i.external_id LIMIT p_limit) i
-                          LEFT JOIN (SELECT m.external_id FROM cleanup.manifest m
-                                      WHERE m.job_id = p_job AND m.external_id > p_after
-                                      ORDER BY m.job_id, m.external_id) m ON m.external_id = i.k) b) c
-         WHERE c.before < p_budget;
-    ELSE
-        SELECT array_agg(c.id) FILTER (WHERE c.cand), array_agg(c.xmin) FILTER (WHERE c.cand),
-               array_agg(c.ctid) FILTER (WHERE c.cand), count(*), count(*) FILTER (WHERE c.seen AND c.id <= p_high_water),
-               count(*) FILTER (WHERE c.id > p_high_water), max(c.k)
-          INTO ids, xmins, ctids, n_read, n_kept, n_above, last_key
-          FROM (SELECT b.*, count(*) FILTER (WHERE b.cand)
-                                OVER (ORDER BY b.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
-                  FROM (SELECT i.k, i.id, i.xmin, i.ctid, m.external_id IS NOT NULL AS seen,
-                               m.external_id IS NULL AND i.id <= p_high_water AS cand
-                          FROM (SELECT i.library_id, i.external_id AS k, i.id, i.xmin, i.ctid FROM inventory.items i
-                                 WHERE i.library_id = p_lib AND i.external_id > p_after AND i.external_id <= p_bound
-                                 ORDER BY i.library_id, i.external_id LIMIT p_limit) i
-                          LEFT JOIN (SELECT m.external_id FROM cleanup.manifest m
-                                      WHERE m.job_id = p_job AND m.external_id > p_after AND m.external_id <= p_bound
-                                      ORDER BY m.job_id, m.external_id) m ON m.external_id = i.k) b) c
-         WHERE c.before < p_budget;
-    END IF;
+    -- PL/pgSQL, not SQL: its plan is cached for the session, where an
+    -- SQL function with SET clauses would be planned at every call.
+    SELECT array_agg(c.id) FILTER (WHERE c.cand), array_agg(c.xmin) FILTER (WHERE c.cand),
+           array_agg(c.ctid) FILTER (WHERE c.cand), count(*)::int,
+           (count(*) FILTER (WHERE c.seen AND c.id <= p_high_water))::int,
+           (count(*) FILTER (WHERE c.id > p_high_water))::int, max(c.k)
+      INTO ids, xmins, ctids, n_read, n_kept, n_above, last_key
+      FROM (SELECT b.*, count(*) FILTER (WHERE b.cand)
+                            OVER (ORDER BY b.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+              FROM (SELECT i.k, i.id, i.xmin, i.ctid, m.external_id IS NOT NULL AS seen,
+                           m.external_id IS NULL AND i.id <= p_high_water AS cand
+                      FROM (SELECT i.library_id, i.external_id AS k, i.id, i.xmin, i.ctid FROM inventory.items i
+                             WHERE i.library_id = p_lib AND i.external_id > p_after AND i.external_id <= p_bound
+                             ORDER BY i.library_id, i.external_id LIMIT p_limit) i
+                      LEFT JOIN (SELECT m.external_id FROM cleanup.manifest m
+                                  WHERE m.job_id = p_job AND m.external_id > p_after AND m.external_id <= p_bound
+                                  ORDER BY m.job_id, m.external_id) m ON m.external_id = i.k) b) c
+     WHERE c.before < p_budget;
 END $$;
 
 -- Where a new pass over cleanup.job_retained starts: just below the
@@ -617,7 +601,9 @@ BEGIN
         -- 1,024th key after the cursor. That bound is computed once
         -- (an index-only walk of 1,024 keys) and kept in the job row
         -- until the cursor reaches it: the sealed manifest does not
-        -- change, so it holds for every step in between. The step
+        -- change, so it holds for every step in between. When fewer
+        -- keys follow, the bound is the library's last external ID
+        -- (key_bound_end) and stays until the pass ends. The step
         -- record's check_from/check_to give the batch's key range;
         -- cursor_id stays 0 in this pass.
         -------------------------------------------------------------
@@ -641,11 +627,22 @@ BEGIN
         -- every bound walk reads at most 1,024 rows, and a step at
         -- most 1,024 items in all).
         FOR v_batch IN 1 .. 2 LOOP
-            IF j.key_bound IS NULL AND NOT j.key_bound_end THEN
+            IF j.key_bound IS NULL THEN
                 j.key_bound := (SELECT x.external_id FROM cleanup.manifest x
                                  WHERE x.job_id = p_job AND x.external_id > j.key_cursor
                                  ORDER BY x.job_id, x.external_id OFFSET 1023 LIMIT 1);
                 j.key_bound_end := j.key_bound IS NULL;
+                IF j.key_bound_end THEN
+                    -- Fewer than 1,024 manifest keys follow: the rest of
+                    -- the library is the last range. Its last external
+                    -- ID holds as the bound: admission is closed, ids and
+                    -- external IDs are immutable, and a row that arrives
+                    -- around the guards has an id above the high-water
+                    -- id, which the pass passes over anyway ('' when the
+                    -- library is empty: an empty range).
+                    j.key_bound := coalesce((SELECT max(i.external_id) FROM inventory.items i
+                                              WHERE i.library_id = j.cursor_library_id), '');
+                END IF;
             END IF;
             SELECT b.ids, b.xmins, b.ctids, b.n_read, b.n_kept, b.n_above, b.last_key
               INTO v_bids, v_bxmins, v_bctids, v_bread, v_bkept, v_babove, v_key
@@ -664,7 +661,7 @@ BEGIN
                 -- range ending exactly here costs one empty step).
                 v_more := true;
                 j.key_cursor := v_key;
-                IF j.key_cursor >= j.key_bound THEN
+                IF j.key_cursor >= j.key_bound AND NOT j.key_bound_end THEN
                     j.key_bound := NULL;
                 END IF;
                 EXIT;

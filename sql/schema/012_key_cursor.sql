@@ -17,7 +17,9 @@
 -- The manifest is sealed, so a bound computed by one step holds for the
 -- next ones until the cursor passes it.
 -- cleanup.jobs.key_bound_end: fewer than 1,024 manifest keys follow the
--- cursor: no bound is needed any more (the manifest does not grow).
+-- cursor (the manifest does not grow): key_bound is then the library's
+-- last external ID, and the rest of the pass is one range
+-- (sql/functions/060_step.sql, cleanup.step_mode_drain).
 
 ALTER TABLE cleanup.jobs
     ADD COLUMN key_cursor text,

@@ -109,6 +109,14 @@ run job run "$R"
 expect 0 "completed"
 run job run "$J"
 expect 0 "completed"
+DB=$BASE
+# The runner login ran the prune's first pass in external-ID order (its
+# drain steps record key ranges), and every item went (nothing was seen).
+[ "$(sql "SELECT count(*) FROM cleanup.job_steps WHERE job_id = $J AND action = 'drain' AND pass_no = 1
+          AND check_to IS NOT NULL")" -gt 0 ] || fail "the runner's prune did not walk external IDs"
+same "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 1 AND id <= (SELECT high_water_id FROM cleanup.jobs WHERE id = $J)")" \
+	"0" "the runner's prune deleted every unseen item"
+DB=$RUNNER
 run job cancel "$R"
 expect 4 "already ended"
 DB=$BASE

@@ -732,6 +732,9 @@ static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
 
 	assert_int_equal(ctl(&out, "job step %lld --steps 3", (long long)job), 0);
 	assert_non_null(strstr(out, "examined 1024 rows"));
+	/* The steps print the key range they walked. */
+	assert_non_null(strstr(out, "examined 1024 rows (external IDs after \"\" up to \"s1x-1024\")"));
+	assert_non_null(strstr(out, "examined 128 rows (external IDs after \"s1x-2048\" up to \"s1x-2176\")"));
 	free(out);
 	/* Step 1: items 1..1024, all seen. Step 2: 1025..2048, the 1024 bound,
 	 * 50 candidates (1100, 1400, 2001..2048). Step 3: 2049..2176, stopped

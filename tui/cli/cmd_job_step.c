@@ -60,22 +60,21 @@ static void print_step_line(FILE *f, const cleanup_step_result *s)
 	else if (strcmp(s->action, "single-transaction") == 0)
 		fprintf(f, "  %s %d rows of the library in one transaction\n", s->preview ? "would delete" : "deleted",
 		        s->deleted);
-	else if (strcmp(s->action, "drain") == 0 && (s->check_from[0] || s->check_to[0]))
-		/* Pass 1 of a prune in external-ID order (schema 12). */
-		fprintf(f,
-		        "  %s %d rows (external IDs after \"%s\" up to \"%s\"): kept %d seen; %s %d candidates: %s %d, "
-		        "moved %d, absent %d, retained %d\n",
-		        s->preview ? "would examine" : "examined", s->examined,
-		        tui_sanitize(from, sizeof from, s->check_from), tui_sanitize(to, sizeof to, s->check_to), s->kept,
+	else if (s->examined > 0 || strcmp(s->action, "drain") == 0 || strcmp(s->action, "pass") == 0) {
+		/* The range the step walked: external IDs in a prune's first
+		 * pass in key order (schema 12: check_from/check_to), else ids. */
+		char range[1300];
+
+		if (strcmp(s->action, "drain") == 0 && (s->check_from[0] || s->check_to[0]))
+			snprintf(range, sizeof range, "external IDs after \"%s\" up to \"%s\"",
+			         tui_sanitize(from, sizeof from, s->check_from), tui_sanitize(to, sizeof to, s->check_to));
+		else
+			snprintf(range, sizeof range, "ids %" PRId64 "..%" PRId64, s->cursor_from, s->cursor_to);
+		fprintf(f, "  %s %d rows (%s): kept %d seen; %s %d candidates: %s %d, moved %d, absent %d, retained %d\n",
+		        s->preview ? "would examine" : "examined", s->examined, range, s->kept,
 		        s->preview ? "would visit" : "visited", s->visited, s->preview ? "would delete" : "deleted",
 		        s->deleted, s->moved, s->absent, s->retained);
-	else if (s->examined > 0 || strcmp(s->action, "drain") == 0 || strcmp(s->action, "pass") == 0)
-		fprintf(f,
-		        "  %s %d rows (ids %" PRId64 "..%" PRId64 "): kept %d seen; %s %d candidates: %s %d, moved %d, "
-		        "absent %d, retained %d\n",
-		        s->preview ? "would examine" : "examined", s->examined, s->cursor_from, s->cursor_to, s->kept,
-		        s->preview ? "would visit" : "visited", s->visited, s->preview ? "would delete" : "deleted",
-		        s->deleted, s->moved, s->absent, s->retained);
+	}
 	if (s->claimed || s->released || s->claims_in_flight)
 		fprintf(f, "  claims: %d new, %d items deleted with their dependents, %d in flight\n", s->claimed,
 		        s->released, s->claims_in_flight);
