@@ -76,10 +76,10 @@ static void build(const opts *o)
 		bench_fatal_err("seed", &err);
 	c = bench_open(o->db, DB_TPL, "bench:workers");
 	{
-		PGresult *r = PQexec(c, "SELECT id FROM inventory.libraries ORDER BY id");
+		PGresult *r = bench_run(c, "worker_libraries", 0, NULL);
 
-		if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != N_JOBS)
-			bench_fatal("expected %d libraries: %s", N_JOBS, PQerrorMessage(c));
+		if (PQntuples(r) != N_JOBS)
+			bench_fatal("expected %d libraries, found %d", N_JOBS, PQntuples(r));
 		for (i = 0; i < N_JOBS; i++) {
 			cleanup_job job;
 			int64_t lib = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10), id;
@@ -122,6 +122,7 @@ static void fresh_copy(const opts *o, bool no_notify)
 typedef struct round_result {
 	double wall_s;
 	double server_cpu_s;
+	double sampler_cpu_s; /* the sampler's own backend, part of server_cpu_s */
 	int max_runners;      /* runner backends active at once, at most */
 	long samples, lock_wait_samples;
 	/* What the waiting runners waited for: "wait_event relation", counted
@@ -149,21 +150,32 @@ static void count_wait(round_result *out, const char *kind)
 }
 
 /* Runs `cleanupctl worker --concurrency R --idle-exit` on DB_RUN, sampling
- * its runner backends every 20 ms until it exits; checks the jobs after. */
+ * its runner backends every 100 ms until it exits; checks the jobs after.
+ * The sampler shares the machine with the runners: at 20 ms a sample (the
+ * statement re-planned each time, pg_locks read for every runner) it took
+ * 1.9 ms of server CPU a sample, a tenth of a core, which a 4-runner round
+ * paid out of its two cores and a 1-runner round took from the idle one
+ * (docs/benchmarks-workers.md). Prepared, reading pg_locks only for a
+ * waiting backend, every 100 ms: under 2% of a core. */
 static void run_worker(round_result *out, const opts *o, int runners)
 {
 	char ci[4096], conc[16];
 	PGconn *c;
 	PGresult *r;
-	double t0, cpu0;
+	double t0, cpu0, scpu0;
 	pid_t pid;
 	int st;
 
 	memset(out, 0, sizeof *out);
 	bench_conninfo(ci, sizeof ci, o->db, DB_RUN);
 	c = bench_open(o->db, DB_RUN, "bench:workers:sampler");
+	r = PQprepare(c, "sample", bench_sql("worker_sample"), 0, NULL);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		bench_fatal("worker_sample: %s", PQerrorMessage(c));
+	PQclear(r);
 	snprintf(conc, sizeof conc, "%d", runners);
 	cpu0 = bench_server_cpu(c);
+	scpu0 = bench_proc_cpu(PQbackendPID(c), false);
 	t0 = bench_now();
 	pid = fork();
 	if (pid < 0)
@@ -179,13 +191,15 @@ static void run_worker(round_result *out, const opts *o, int runners)
 	}
 	for (;;) {
 		pid_t w = waitpid(pid, &st, WNOHANG);
-		struct timespec ts = {0, 20 * 1000 * 1000};
+		struct timespec ts = {0, 100 * 1000 * 1000};
 
 		if (w == pid)
 			break;
 		if (w < 0)
 			bench_fatal("waitpid: %s", strerror(errno));
-		r = bench_run(c, "worker_sample", 0, NULL);
+		r = PQexecPrepared(c, "sample", 0, NULL, NULL, NULL, 0);
+		if (PQresultStatus(r) != PGRES_TUPLES_OK)
+			bench_fatal("worker_sample: %s", PQerrorMessage(c));
 		if (PQntuples(r) > 0) {
 			int n = atoi(PQgetvalue(r, 0, 0)), j;
 			bool waited = false;
@@ -205,6 +219,7 @@ static void run_worker(round_result *out, const opts *o, int runners)
 	}
 	out->wall_s = bench_now() - t0;
 	out->server_cpu_s = bench_server_cpu(c) - cpu0;
+	out->sampler_cpu_s = bench_proc_cpu(PQbackendPID(c), false) - scpu0;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		bench_fatal("cleanupctl worker --concurrency %d failed (status %d)", runners, st);
 	r = bench_run(c, "worker_jobs_check", 0, NULL);
@@ -216,6 +231,62 @@ static void run_worker(round_result *out, const opts *o, int runners)
 		            PQgetvalue(r, 0, 4));
 	PQclear(r);
 	PQfinish(c);
+}
+
+/* The control (worker_control_drain.sql): DB_RUN's four libraries emptied
+ * by bare batched DELETEs looping in the server, from SESSIONS sessions
+ * (1: the libraries in turn; N_JOBS: one each, at once). Sets its wall
+ * time and server CPU; fatal unless every item went. */
+static void run_control(double *wall_s, double *cpu_s, const opts *o, int sessions)
+{
+	PGconn *c[N_JOBS], *s;
+	PGresult *r;
+	char lib[N_JOBS][24];
+	double t0, cpu0;
+	int i;
+
+	if (sessions != 1 && sessions != N_JOBS)
+		bench_fatal("the control runs 1 or %d sessions, not %d", N_JOBS, sessions);
+	s = bench_open(o->db, DB_RUN, "bench:workers:control");
+	r = bench_run(s, "worker_libraries", 0, NULL);
+	if (PQntuples(r) != N_JOBS)
+		bench_fatal("expected %d libraries, found %d", N_JOBS, PQntuples(r));
+	for (i = 0; i < N_JOBS; i++)
+		snprintf(lib[i], sizeof lib[i], "%s", PQgetvalue(r, i, 0));
+	PQclear(r);
+	for (i = 0; i < sessions; i++)
+		c[i] = bench_open(o->db, DB_RUN, "bench:workers:control");
+	cpu0 = bench_server_cpu(s);
+	t0 = bench_now();
+	for (i = 0; i < N_JOBS; i++) {
+		PGconn *ci = c[sessions == 1 ? 0 : i];
+		const char *p[1] = {lib[i]};
+
+		PQclear(bench_run(ci, "worker_control_library", 1, p));
+		/* Simple protocol: the DO block commits every batch. */
+		if (!PQsendQuery(ci, bench_sql("worker_control_drain")))
+			bench_fatal("worker_control_drain: %s", PQerrorMessage(ci));
+		if (sessions > 1)
+			continue; /* all four at once; collected below */
+		while ((r = PQgetResult(ci))) {
+			if (PQresultStatus(r) != PGRES_COMMAND_OK)
+				bench_fatal("worker_control_drain: %s", PQerrorMessage(ci));
+			PQclear(r);
+		}
+	}
+	for (i = 0; sessions > 1 && i < sessions; i++)
+		while ((r = PQgetResult(c[i]))) {
+			if (PQresultStatus(r) != PGRES_COMMAND_OK)
+				bench_fatal("worker_control_drain: %s", PQerrorMessage(c[i]));
+			PQclear(r);
+		}
+	*wall_s = bench_now() - t0;
+	*cpu_s = bench_server_cpu(s) - cpu0;
+	if (bench_int(s, "worker_control_check", 0, NULL) != 0)
+		bench_fatal("the control left items behind");
+	for (i = 0; i < sessions; i++)
+		PQfinish(c[i]);
+	PQfinish(s);
 }
 
 /* The row updates per engine table in DB_RUN (after a run). */
@@ -256,7 +327,10 @@ int main(int argc, char **argv)
 {
 	opts o = {NULL, 100000, 3, false};
 	round_result last[N_COUNTS], ab;
-	double *walls[N_COUNTS], med[N_COUNTS], *ab_walls, ab_med, load0, load1;
+	double *walls[N_COUNTS], *cpus[N_COUNTS], med[N_COUNTS], cpu_med[N_COUNTS], *ab_walls, ab_med, load0, load1;
+	/* The control (run_control): [0] 1 session, [1] N_JOBS sessions. */
+	static const int control_sessions[2] = {1, N_JOBS};
+	double *ctl_walls[2], *ctl_cpus[2], ctl_med[2], ctl_cpu_med[2];
 	int i, j, k, round;
 
 	bench_name = "bench_workers";
@@ -289,7 +363,12 @@ int main(int argc, char **argv)
 	           "nothing seen", N_JOBS, o.items);
 	build(&o);
 	for (k = 0; k < N_COUNTS; k++)
-		if (!(walls[k] = calloc((size_t)o.rounds, sizeof *walls[k])))
+		if (!(walls[k] = calloc((size_t)o.rounds, sizeof *walls[k])) ||
+		    !(cpus[k] = calloc((size_t)o.rounds, sizeof *cpus[k])))
+			bench_fatal("out of memory");
+	for (k = 0; k < 2; k++)
+		if (!(ctl_walls[k] = calloc((size_t)o.rounds, sizeof *ctl_walls[k])) ||
+		    !(ctl_cpus[k] = calloc((size_t)o.rounds, sizeof *ctl_cpus[k])))
 			bench_fatal("out of memory");
 	load0 = loadavg1();
 	for (round = 0; round < o.rounds; round++) {
@@ -300,14 +379,26 @@ int main(int argc, char **argv)
 			fresh_copy(&o, false);
 			run_worker(&last[k], &o, runner_counts[k]);
 			walls[k][round] = last[k].wall_s;
-			bench_note("round %d, %d runner%s: %.2f s wall, %.2f s server CPU, at most %d runners at once, lock "
-			           "waits in %ld of %ld samples",
+			cpus[k][round] = last[k].server_cpu_s;
+			bench_note("round %d, %d runner%s: %.2f s wall, %.2f s server CPU (the sampler's %.2f s), at most %d "
+			           "runners at once, lock waits in %ld of %ld samples",
 			           round + 1, runner_counts[k], runner_counts[k] == 1 ? "" : "s", last[k].wall_s,
-			           last[k].server_cpu_s, last[k].max_runners, last[k].lock_wait_samples, last[k].samples);
+			           last[k].server_cpu_s, last[k].sampler_cpu_s, last[k].max_runners, last[k].lock_wait_samples,
+			           last[k].samples);
 			for (j = 0; j < last[k].nkinds; j++)
 				bench_note("  waiting for %s: %ld backend-samples", last[k].wait_kind[j], last[k].wait_count[j]);
 			if (runner_counts[k] == 4 && round == o.rounds - 1)
 				print_table_stats(&o);
+		}
+		/* The control, on fresh copies too, its order alternating. */
+		for (i = 0; i < 2; i++) {
+			k = round % 2 == 0 ? i : 1 - i;
+			fresh_copy(&o, false);
+			run_control(&ctl_walls[k][round], &ctl_cpus[k][round], &o, control_sessions[k]);
+			bench_note("round %d, control (bare batched DELETEs in the server), %d session%s: %.2f s wall, %.2f s "
+			           "server CPU",
+			           round + 1, control_sessions[k], control_sessions[k] == 1 ? "" : "s", ctl_walls[k][round],
+			           ctl_cpus[k][round]);
 		}
 	}
 	/* A/B: 4 runners without the jobs' per-row NOTIFY, the shared lock
@@ -327,8 +418,14 @@ int main(int argc, char **argv)
 	ab_med = bench_quantile(ab_walls, (size_t)o.rounds, 0.5);
 	free(ab_walls);
 	load1 = loadavg1();
-	for (k = 0; k < N_COUNTS; k++)
+	for (k = 0; k < N_COUNTS; k++) {
 		med[k] = bench_quantile(walls[k], (size_t)o.rounds, 0.5);
+		cpu_med[k] = bench_quantile(cpus[k], (size_t)o.rounds, 0.5);
+	}
+	for (k = 0; k < 2; k++) {
+		ctl_med[k] = bench_quantile(ctl_walls[k], (size_t)o.rounds, 0.5);
+		ctl_cpu_med[k] = bench_quantile(ctl_cpus[k], (size_t)o.rounds, 0.5);
+	}
 
 	printf("Workers: %d prune jobs on %d servers, %ld items each (none seen), run by cleanupctl worker "
 	       "--idle-exit%s; %d round%s (median wall time); load average %.2f before, %.2f after; %ld cores\n",
@@ -343,16 +440,36 @@ int main(int argc, char **argv)
 	printf("  %-8s %9.2f %8.2fx %11.0f %12.2f %8ld/%-5ld   A/B: 4 runners with jobs_notify disabled\n", "4 (A/B)",
 	       ab_med, ab_med > 0 ? med[0] / ab_med : 0, ab_med > 0 ? (double)(N_JOBS * o.items) / ab_med : 0,
 	       ab.server_cpu_s, ab.lock_wait_samples, ab.samples);
+	/* Where the time goes: one runner keeps one backend busy (pipelined
+	 * steps) and the rest of the server runs beside it on the other core;
+	 * four share both cores and each step costs more CPU. The control is
+	 * the same deletions without the engine, on the same copies. */
+	printf("  server CPU per round (median): 1 runner %.2f s in %.2f s wall (%.2f cores); 4 runners %.2f s "
+	       "(%+.0f%% for the same work)\n",
+	       cpu_med[0], med[0], med[0] > 0 ? cpu_med[0] / med[0] : 0, cpu_med[2],
+	       cpu_med[0] > 0 ? 100 * (cpu_med[2] / cpu_med[0] - 1) : 0);
+	printf("  control, the same %ld deletions as bare batched DELETEs looping in the server (128 a transaction, "
+	       "no engine):\n    1 session %.2f s (%.2f s server CPU), 4 sessions %.2f s (%.2f s): %.2fx\n",
+	       N_JOBS * o.items, ctl_med[0], ctl_cpu_med[0], ctl_med[1], ctl_cpu_med[1],
+	       ctl_med[1] > 0 ? ctl_med[0] / ctl_med[1] : 0);
 	printf("  target: 4 runners >= 1.8x of 1: %s (%.2fx)\n", med[2] > 0 && med[0] / med[2] >= 1.8 ? "met" : "NOT met",
 	       med[2] > 0 ? med[0] / med[2] : 0);
 	/* The line scripts/bench.sh gathers into the run's summary. */
 	printf("summary: workers (%d jobs on %d servers, median of %d): 2 runners %.2fx, 4 runners %.2fx of 1 "
-	       "(target >= 1.8x: %s)\n",
+	       "(target >= 1.8x: %s); 4 runners' server CPU %+.0f%% of 1's; control (bare DELETE loops) 4 sessions "
+	       "%.2fx of 1\n",
 	       N_JOBS, N_JOBS, o.rounds, med[1] > 0 ? med[0] / med[1] : 0, med[2] > 0 ? med[0] / med[2] : 0,
-	       med[2] > 0 && med[0] / med[2] >= 1.8 ? "met" : "NOT met");
+	       med[2] > 0 && med[0] / med[2] >= 1.8 ? "met" : "NOT met",
+	       cpu_med[0] > 0 ? 100 * (cpu_med[2] / cpu_med[0] - 1) : 0, ctl_med[1] > 0 ? ctl_med[0] / ctl_med[1] : 0);
 	bench_admin(o.db, "db_drop", DB_RUN, NULL);
 	bench_admin(o.db, "db_drop", DB_TPL, NULL);
-	for (k = 0; k < N_COUNTS; k++)
+	for (k = 0; k < N_COUNTS; k++) {
 		free(walls[k]);
+		free(cpus[k]);
+	}
+	for (k = 0; k < 2; k++) {
+		free(ctl_walls[k]);
+		free(ctl_cpus[k]);
+	}
 	return 0;
 }

@@ -4,7 +4,10 @@
 -- tuple / transactionid waits on one table; object 0 of pg_database in
 -- AccessExclusiveLock is PostgreSQL's NOTIFY queue lock, which every
 -- transaction that called pg_notify() takes at commit, one at a time
--- (PreCommit_Notify in src/backend/commands/async.c).
+-- (PreCommit_Notify in src/backend/commands/async.c). pg_locks is read
+-- only for a backend that pg_stat_activity shows waiting for a lock (a
+-- one-time filter): the sampler runs beside the runners and its own CPU is
+-- taken from theirs (bench_workers.c, run_worker).
 SELECT count(*) OVER () AS runners, w.kind IS NOT NULL AS waiting, coalesce(w.kind, '') AS kind
   FROM pg_stat_activity a
   LEFT JOIN LATERAL (
@@ -14,7 +17,7 @@ SELECT count(*) OVER () AS runners, w.kind IS NOT NULL AS waiting, coalesce(w.ki
                     THEN l.locktype || ' on ' || l.relation::regclass::text || ' (' || l.mode || ')'
                     ELSE l.locktype || ' (' || l.mode || ')' END AS kind
           FROM pg_locks l
-         WHERE l.pid = a.pid AND NOT l.granted
+         WHERE a.wait_event_type = 'Lock' AND l.pid = a.pid AND NOT l.granted
          LIMIT 1) w ON true
  WHERE a.datname = current_database() AND a.application_name LIKE 'cleanupctl:job:%:worker/%'
    AND a.state = 'active'
