@@ -9,10 +9,16 @@
  * 4-runner round, the row updates per engine table (pg_stat_user_tables)
  * show whether the rows the steps update are per job. An A/B round runs
  * the 4 runners once more with the jobs' per-row NOTIFY trigger disabled
- * on the copy, to price the NOTIFY queue lock the sampling finds.
+ * on the copy, to price the NOTIFY queue lock the sampling finds. Each
+ * round also runs a control: the same deletions as bare batched DELETE
+ * loops in the server, from 1 session and from 4, so that the runners'
+ * speedup is read beside what this machine gives PostgreSQL alone.
  *
- *   bench_workers --db CONNINFO [--items N (100000)] [--rounds N (3)] [--quick]
+ *   bench_workers --db CONNINFO [--items N (100000)] [--rounds N (5)] [--quick]
  *
+ * Five rounds by default: on this shared machine the same work's wall time
+ * moved by up to 1.5x between rounds a minute apart (the control's single
+ * session took 7.1-10.8 s), and a median of three moved with it.
  * --quick (or BENCH_QUICK set in the environment): 20,000 items a job, one
  * round. docs/benchmarks-workers.md records the figures. */
 #include <fcntl.h>
@@ -42,7 +48,7 @@ static const char *cleanupctl = BENCH_CLEANUPCTL;
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_workers --db CONNINFO [--items N (100000)] [--rounds N (3)] [--quick] "
+	fprintf(stderr, "usage: bench_workers --db CONNINFO [--items N (100000)] [--rounds N (5)] [--quick] "
 	                "[--cleanupctl PATH]\n");
 	exit(2);
 }
@@ -325,7 +331,7 @@ static double loadavg1(void)
 
 int main(int argc, char **argv)
 {
-	opts o = {NULL, 100000, 3, false};
+	opts o = {NULL, 100000, 5, false};
 	round_result last[N_COUNTS], ab;
 	double *walls[N_COUNTS], *cpus[N_COUNTS], med[N_COUNTS], cpu_med[N_COUNTS], *ab_walls, ab_med, load0, load1;
 	/* The control (run_control): [0] 1 session, [1] N_JOBS sessions. */
