@@ -208,23 +208,25 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 	else
 		snprintf(app_name, sizeof app_name, "cleanupctl:writer:all");
 	ctx->app_name = app_name;
-	/* The schema check is the writer's own (cleanup_writer_new): a sync
-	 * writer's role has no access to schema cleanup (docs/roles.md). */
-	if ((rc = cli_connect(ctx, &e, false)))
-		return rc;
-	if (cleanup_writer_new(&w, e, &opts, &err) != CLEANUP_OK) {
-		rc = cli_fail(ctx, &err);
-		cleanup_engine_close(e);
-		return rc;
-	}
-
-	/* No SA_RESTART: a signal ends the pacing sleep at once. */
+	/* The handlers come before the connection: the writer shows in
+	 * pg_stat_activity as soon as it has connected, and a SIGTERM sent on
+	 * seeing it must stop it cleanly (a summary, exit 0), not kill it
+	 * while it reads its libraries. No SA_RESTART: a signal ends the
+	 * pacing sleep at once (libpq retries its own waits on EINTR). */
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	stop_requested = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	stop_requested = 0;
+	/* The schema check is the writer's own (cleanup_writer_new): a sync
+	 * writer's role has no access to schema cleanup (docs/roles.md). */
+	if ((rc = cli_connect(ctx, &e, false)))
+		goto out;
+	if (cleanup_writer_new(&w, e, &opts, &err) != CLEANUP_OK) {
+		rc = cli_fail(ctx, &err);
+		goto out;
+	}
 
 	rep.out = ctx->quiet ? NULL : ctx->json ? stderr : stdout;
 	if (!ctx->quiet && !ctx->json) {
@@ -240,8 +242,6 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 		fflush(stdout);
 	}
 	rc = cleanup_writer_run(w, &stop_requested, report, &rep, &err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	if (rc != CLEANUP_OK) {
 		rc = cli_fail(ctx, &err);
 	} else {
@@ -252,6 +252,9 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 			print_summary(cleanup_writer_get_stats(w), cleanup_writer_dependents(w));
 		rc = EXIT_DONE;
 	}
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	cleanup_writer_free(w);
 	cleanup_engine_close(e);
 	return rc;
