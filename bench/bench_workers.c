@@ -239,6 +239,19 @@ static void run_worker(round_result *out, const opts *o, int runners)
 	PQfinish(c);
 }
 
+/* Reads every result of the query sent on C; fatal unless each is a
+ * completed command. */
+static void control_collect(PGconn *c)
+{
+	PGresult *r;
+
+	while ((r = PQgetResult(c))) {
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			bench_fatal("worker_control_drain: %s", PQerrorMessage(c));
+		PQclear(r);
+	}
+}
+
 /* The control (worker_control_drain.sql): DB_RUN's four libraries emptied
  * by bare batched DELETEs looping in the server, from SESSIONS sessions
  * (1: the libraries in turn; N_JOBS: one each, at once). Sets its wall
@@ -272,20 +285,11 @@ static void run_control(double *wall_s, double *cpu_s, const opts *o, int sessio
 		/* Simple protocol: the DO block commits every batch. */
 		if (!PQsendQuery(ci, bench_sql("worker_control_drain")))
 			bench_fatal("worker_control_drain: %s", PQerrorMessage(ci));
-		if (sessions > 1)
-			continue; /* all four at once; collected below */
-		while ((r = PQgetResult(ci))) {
-			if (PQresultStatus(r) != PGRES_COMMAND_OK)
-				bench_fatal("worker_control_drain: %s", PQerrorMessage(ci));
-			PQclear(r);
-		}
+		if (sessions == 1)
+			control_collect(ci); /* the libraries in turn */
 	}
 	for (i = 0; sessions > 1 && i < sessions; i++)
-		while ((r = PQgetResult(c[i]))) {
-			if (PQresultStatus(r) != PGRES_COMMAND_OK)
-				bench_fatal("worker_control_drain: %s", PQerrorMessage(c[i]));
-			PQclear(r);
-		}
+		control_collect(c[i]); /* all four ran at once */
 	*wall_s = bench_now() - t0;
 	*cpu_s = bench_server_cpu(s) - cpu0;
 	if (bench_int(s, "worker_control_check", 0, NULL) != 0)
@@ -336,7 +340,7 @@ int main(int argc, char **argv)
 	double *walls[N_COUNTS], *cpus[N_COUNTS], med[N_COUNTS], cpu_med[N_COUNTS], *ab_walls, ab_med, load0, load1;
 	/* The control (run_control): [0] 1 session, [1] N_JOBS sessions. */
 	static const int control_sessions[2] = {1, N_JOBS};
-	double *ctl_walls[2], *ctl_cpus[2], ctl_med[2], ctl_cpu_med[2];
+	double *ctl_walls[2], *ctl_cpus[2], ctl_med[2], ctl_cpu_med[2], cpu_growth, ctl_speedup;
 	int i, j, k, round;
 
 	bench_name = "bench_workers";
@@ -446,18 +450,18 @@ int main(int argc, char **argv)
 	printf("  %-8s %9.2f %8.2fx %11.0f %12.2f %8ld/%-5ld   A/B: 4 runners with jobs_notify disabled\n", "4 (A/B)",
 	       ab_med, ab_med > 0 ? med[0] / ab_med : 0, ab_med > 0 ? (double)(N_JOBS * o.items) / ab_med : 0,
 	       ab.server_cpu_s, ab.lock_wait_samples, ab.samples);
+	cpu_growth = cpu_med[0] > 0 ? 100 * (cpu_med[2] / cpu_med[0] - 1) : 0;
+	ctl_speedup = ctl_med[1] > 0 ? ctl_med[0] / ctl_med[1] : 0;
 	/* Where the time goes: one runner keeps one backend busy (pipelined
 	 * steps) and the rest of the server runs beside it on the other core;
 	 * four share both cores and each step costs more CPU. The control is
 	 * the same deletions without the engine, on the same copies. */
 	printf("  server CPU per round (median): 1 runner %.2f s in %.2f s wall (%.2f cores); 4 runners %.2f s "
 	       "(%+.0f%% for the same work)\n",
-	       cpu_med[0], med[0], med[0] > 0 ? cpu_med[0] / med[0] : 0, cpu_med[2],
-	       cpu_med[0] > 0 ? 100 * (cpu_med[2] / cpu_med[0] - 1) : 0);
+	       cpu_med[0], med[0], med[0] > 0 ? cpu_med[0] / med[0] : 0, cpu_med[2], cpu_growth);
 	printf("  control, the same %ld deletions as bare batched DELETEs looping in the server (128 a transaction, "
 	       "no engine):\n    1 session %.2f s (%.2f s server CPU), 4 sessions %.2f s (%.2f s): %.2fx\n",
-	       N_JOBS * o.items, ctl_med[0], ctl_cpu_med[0], ctl_med[1], ctl_cpu_med[1],
-	       ctl_med[1] > 0 ? ctl_med[0] / ctl_med[1] : 0);
+	       N_JOBS * o.items, ctl_med[0], ctl_cpu_med[0], ctl_med[1], ctl_cpu_med[1], ctl_speedup);
 	printf("  target: 4 runners >= 1.8x of 1: %s (%.2fx)\n", med[2] > 0 && med[0] / med[2] >= 1.8 ? "met" : "NOT met",
 	       med[2] > 0 ? med[0] / med[2] : 0);
 	/* The line scripts/bench.sh gathers into the run's summary. */
@@ -466,7 +470,7 @@ int main(int argc, char **argv)
 	       "%.2fx of 1\n",
 	       N_JOBS, N_JOBS, o.rounds, med[1] > 0 ? med[0] / med[1] : 0, med[2] > 0 ? med[0] / med[2] : 0,
 	       med[2] > 0 && med[0] / med[2] >= 1.8 ? "met" : "NOT met",
-	       cpu_med[0] > 0 ? 100 * (cpu_med[2] / cpu_med[0] - 1) : 0, ctl_med[1] > 0 ? ctl_med[0] / ctl_med[1] : 0);
+	       cpu_growth, ctl_speedup);
 	bench_admin(o.db, "db_drop", DB_RUN, NULL);
 	bench_admin(o.db, "db_drop", DB_TPL, NULL);
 	for (k = 0; k < N_COUNTS; k++) {

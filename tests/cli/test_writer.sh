@@ -110,4 +110,42 @@ same "$(jq -r .stopped_by <<<"$OUT")" "signal" "writer stopped by SIGTERM"
 same "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:2'")" "0" \
 	"the writer disconnected"
 
+# A SIGTERM while the writer is still starting (connected, reading its
+# server) stops it as cleanly: the handlers are installed before it
+# connects. Its server lookup is held behind a lock another session takes,
+# observed with pg_blocking_pids; the SIGTERM comes then, the lock goes,
+# and the writer ends with its summary, exit 0, no operation done.
+CURRENT="writer: SIGTERM while it starts"
+psql -X -q "$DB" -c "BEGIN" -c "LOCK TABLE inventory.media_servers IN ACCESS EXCLUSIVE MODE" \
+	-c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
+lpid=$!
+locked=""
+for _ in $(seq 1 1000); do
+	locked=$(sql "SELECT count(*) FROM pg_locks WHERE relation = 'inventory.media_servers'::regclass
+	                AND mode = 'AccessExclusiveLock' AND granted")
+	[ "$locked" = "1" ] && break
+	sleep 0.02
+done
+same "$locked" "1" "another session holds inventory.media_servers"
+"$CLEANUPCTL" --db "$DB" --json writer --server 2 --rate 20 >"$TMPD/w2.out" 2>"$TMPD/w2.err" &
+wpid=$!
+blocked=""
+for _ in $(seq 1 1000); do
+	blocked=$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+	                 AND application_name = 'cleanupctl:writer:2' AND cardinality(pg_blocking_pids(pid)) > 0")
+	[ "$blocked" = "1" ] && break
+	sleep 0.02
+done
+same "$blocked" "1" "the starting writer waits for the lock on its server"
+kill -TERM "$wpid"
+sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database()
+       AND query = 'SELECT pg_sleep(300)'" >/dev/null
+wait "$lpid" 2>/dev/null
+wait "$wpid"
+RC=$?
+OUT=$(cat "$TMPD/w2.out")
+ERR=$(cat "$TMPD/w2.err")
+expect 0
+same "$(jq -r '[.stopped_by, .ops] | @csv' <<<"$OUT")" '"signal",0' "writer stopped by SIGTERM while it started"
+
 finish
