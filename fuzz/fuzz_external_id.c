@@ -11,13 +11,26 @@
  *  - the quoted form is clean UTF-8 within BUFLEN bytes, and unquoting it
  *    gives the ID back (a prefix of it when the quote was cut with "...").
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cleanup/error.h"
 #include "cleanup/job.h"
 #include "fuzz.h"
 
-enum ref_verdict { REF_OK, REF_EMPTY, REF_LONG, REF_NUL, REF_UTF8, REF_CONTROL };
+enum ref_verdict { REF_OK, REF_EMPTY, REF_LONG, REF_NUL, REF_UTF8, REF_CONTROL, REF_EDGE_SPACE, REF_INVISIBLE };
+
+/* The invisible characters, as the rule's statement lists them (job.h),
+ * written again here: spaces other than U+0020, zero-width, format and
+ * bidirectional controls, fillers. */
+static bool ref_invisible(uint32_t cp)
+{
+	return cp == 0x00A0 || cp == 0x00AD || cp == 0x034F || cp == 0x061C || (cp >= 0x115F && cp <= 0x1160) ||
+	       cp == 0x1680 || (cp >= 0x17B4 && cp <= 0x17B5) || (cp >= 0x180B && cp <= 0x180F) ||
+	       (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x206F) ||
+	       cp == 0x3000 || cp == 0x3164 || cp == 0xFEFF || cp == 0xFFA0 || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
+	       (cp >= 0xE0000 && cp <= 0xE007F);
+}
 
 /* The rule, written from its statement in job.h, not from job.c. *AT gets
  * the byte offset of the first character that breaks it. */
@@ -44,6 +57,20 @@ static enum ref_verdict reference(const uint8_t *s, size_t len, size_t *at)
 			return REF_CONTROL;
 		i += k;
 	}
+	/* After the whole ID is known clean, as the server's rule orders it. */
+	if (s[0] == ' ' || s[len - 1] == ' ') {
+		*at = s[0] == ' ' ? 0 : len - 1;
+		return REF_EDGE_SPACE;
+	}
+	for (i = 0; i < len;) {
+		uint32_t cp;
+		size_t k = fuzz_utf8_char(s + i, len - i, &cp);
+
+		*at = i;
+		if (ref_invisible(cp))
+			return REF_INVISIBLE;
+		i += k;
+	}
 	return REF_OK;
 }
 
@@ -61,6 +88,10 @@ static const char *rule_word(enum ref_verdict v)
 		return "UTF-8";
 	case REF_CONTROL:
 		return "control";
+	case REF_EDGE_SPACE:
+		return "space at its start or end";
+	case REF_INVISIBLE:
+		return "invisible";
 	default:
 		return "";
 	}

@@ -63,6 +63,11 @@ void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
 	col_copy(job->key_cursor, sizeof job->key_cursor, res, row, "key_cursor");
 	job->total_estimate = col_int64(res, row, "total_estimate");
 	job->busy_retries = col_int64(res, row, "busy_retries");
+	job->scope_count = PQfnumber(res, "scope_count") >= 0 ? col_int64(res, row, "scope_count") : -1;
+	job->moved_early = PQfnumber(res, "moved_early") >= 0 ? col_int64(res, row, "moved_early") : 0;
+	job->absent_early = PQfnumber(res, "absent_early") >= 0 ? col_int64(res, row, "absent_early") : 0;
+	col_copy(job->blocked_since, sizeof job->blocked_since, res, row, "blocked_since");
+	col_copy(job->blocked_text, sizeof job->blocked_text, res, row, "blocked_text");
 	col_copy(job->last_error, sizeof job->last_error, res, row, "last_error");
 	col_copy(job->created_at, sizeof job->created_at, res, row, "created_at");
 	col_copy(job->sealed_at, sizeof job->sealed_at, res, row, "sealed_at");
@@ -213,6 +218,26 @@ char *cleanup_quote_id(char *buf, size_t buflen, const char *id, size_t len)
 	return buf;
 }
 
+/* True for the characters the rule calls invisible: spaces other than
+ * U+0020, zero-width, format and bidirectional control characters,
+ * fillers. The same list as cleanup.external_id_problem
+ * (sql/schema/013_boundary.sql). */
+bool cleanup_external_id_invisible(uint32_t cp)
+{
+	static const uint32_t ranges[][2] = {
+		{0x00A0, 0x00A0}, {0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160},
+		{0x1680, 0x1680}, {0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x2000, 0x200F}, {0x2028, 0x202F},
+		{0x205F, 0x206F}, {0x3000, 0x3000}, {0x3164, 0x3164}, {0xFEFF, 0xFEFF}, {0xFFA0, 0xFFA0},
+		{0xFFF9, 0xFFFB}, {0xE0000, 0xE007F},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+		if (cp >= ranges[i][0] && cp <= ranges[i][1])
+			return true;
+	return false;
+}
+
 int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whylen)
 {
 	const unsigned char *s = (const unsigned char *)id;
@@ -247,6 +272,21 @@ int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whyl
 			return CLEANUP_EINVAL;
 		}
 		i += k;
+	}
+	/* The rules in the order the server's definition applies them. */
+	if (s[0] == ' ' || s[len - 1] == ' ') {
+		snprintf(why, whylen, "has a space at its start or end");
+		return CLEANUP_EINVAL;
+	}
+	for (i = 0; i < len; i += k) {
+		k = utf8_seq(s + i, len - i, &cp);
+		if (cleanup_external_id_invisible(cp)) {
+			snprintf(why, whylen,
+			         "contains an invisible character (U+%04X at offset %zu: a space other than U+0020, a "
+			         "zero-width, format or bidirectional control character, or a filler)",
+			         (unsigned)cp, i);
+			return CLEANUP_EINVAL;
+		}
 	}
 	return CLEANUP_OK;
 }

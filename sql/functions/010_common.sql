@@ -18,7 +18,13 @@
 --   CUA05  parent guard: delete outside the cleanup protocol          exit 4
 --   CUA10  a write to a claimed item or its dependents (D4)           exit 4
 --   CUA11  a dependent write into a draining library or server (D5)  exit 4
+--   CUA12  a write that sets, changes or clears a claim (T1)          exit 4
 --   CU102  a disposition that cannot be recorded                      exit 2
+--   CU420  install: the inventory holds ids outside the key space     exit 4
+--
+-- Every busy answer (55P03) the engine raises names who holds what it
+-- needed (T3; 011_holders.sql): the message ends "held by pid N (role,
+-- application, client, state, transaction age) holds WHAT".
 
 -- Engine lock keys: namespace in the high bits, the object id in the low
 -- 40 bits. Since schema 006 the keys name rows of cleanup.engine_locks,
@@ -59,14 +65,18 @@ BEGIN
 END $$;
 
 -- Takes the server's coordinator lock for this transaction without waiting;
--- raises 55P03 when another cleanup transaction holds it.
+-- raises 55P03 when another cleanup transaction holds it, naming it.
 CREATE OR REPLACE FUNCTION cleanup.lock_coordinator(server bigint)
 RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
     IF NOT cleanup.try_engine_lock(cleanup.coordinator_key(server)) THEN
         RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', server
-            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.coordinator_key(server),
+                                        pg_catalog.format('the cleanup coordinator lock of server %s', server)
+                                )),
+                  HINT = 'busy: retry later';
     END IF;
 END $$;
 
@@ -83,43 +93,89 @@ BEGIN
     FOR l IN SELECT DISTINCT x FROM unnest(libs) AS x ORDER BY x LOOP
         IF NOT cleanup.try_engine_lock(cleanup.library_key(l)) THEN
             RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', l
-                USING ERRCODE = '55P03', HINT = 'busy: retry later';
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.library_key(l),
+                                            pg_catalog.format('the cleanup lock of library %s', l)
+                                )),
+                  HINT = 'busy: retry later';
         END IF;
     END LOOP;
 END $$;
 
--- True when this transaction (not a subtransaction of it) holds engine
--- lock KEY: its row's xmax is this transaction's id, which only a lock
--- taken (or a change made) by this transaction can put there. The parent
--- guards ask this; a role without access to cleanup.engine_locks cannot
--- arrange it.
+-- True when this transaction holds engine lock KEY: its row's xmax is this
+-- transaction's id, or the id of one of its subtransactions (a savepoint
+-- released or still open: T5, "writers as they really write": ORMs
+-- declare their locks inside savepoints). Only a lock taken (or a change
+-- made) by this transaction can put either there; a role without access
+-- to cleanup.engine_locks cannot arrange it.
+-- A subtransaction's id is newer than its top-level transaction's
+-- (age() < 0), and PostgreSQL exposes no test of "one of mine": so the row
+-- is locked again, SKIP LOCKED. A lock this transaction already holds is
+-- granted without change (xmax stays); another live transaction's is
+-- skipped; a lock left by a finished one is taken anew, which writes this
+-- transaction's id: a changed xmax answers false. Only rows whose xmax is
+-- newer than this transaction pay that (rare: the guards' usual answers
+-- come from the first two tests). VOLATILE: it may lock.
 CREATE OR REPLACE FUNCTION cleanup.holds_lock(key bigint)
-RETURNS boolean LANGUAGE sql STABLE
+RETURNS boolean LANGUAGE plpgsql
 AS $$
-    SELECT EXISTS (
-        SELECT 1 FROM cleanup.engine_locks l
-         WHERE l.key = holds_lock.key
-           AND l.xmax = pg_current_xact_id_if_assigned()::xid)
-$$;
+DECLARE
+    v_top xid8 := pg_catalog.pg_current_xact_id_if_assigned();
+    x0    xid;
+    x1    xid;
+BEGIN
+    IF v_top IS NULL THEN
+        RETURN false;               -- no transaction id: no row lock either
+    END IF;
+    SELECT l.xmax INTO x0 FROM cleanup.engine_locks l WHERE l.key = holds_lock.key;
+    IF NOT FOUND OR x0 = '0'::xid THEN
+        RETURN false;
+    ELSIF x0 = v_top::xid THEN
+        RETURN true;
+    ELSIF pg_catalog.age(x0) >= 0 THEN
+        RETURN false;               -- older than this transaction: not a subtransaction of it
+    END IF;
+    PERFORM 1 FROM cleanup.engine_locks l WHERE l.key = holds_lock.key FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    SELECT l.xmax INTO x1 FROM cleanup.engine_locks l WHERE l.key = holds_lock.key;
+    RETURN x1 = x0;
+END $$;
 
--- The job row, locked FOR UPDATE NOWAIT; CU001 when it does not exist,
--- 55P03 when another transaction holds it.
+-- The job row, locked FOR UPDATE without waiting; CU001 when it does not
+-- exist, 55P03 naming the holder when another transaction holds it.
+-- SKIP LOCKED, not NOWAIT in an EXCEPTION block: no subtransaction.
 CREATE OR REPLACE FUNCTION cleanup.lock_job(p_job bigint)
 RETURNS cleanup.jobs LANGUAGE plpgsql
 AS $$
 DECLARE
     j cleanup.jobs;
 BEGIN
-    BEGIN
-        SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE NOWAIT;
-    EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION 'job % is locked by another cleanup transaction', p_job
-            USING ERRCODE = '55P03', HINT = 'busy: retry later';
-    END;
+    SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        PERFORM cleanup.raise_job_busy(p_job);
+    END IF;
+    RETURN j;
+END $$;
+
+-- Raises for job P_JOB whose row SKIP LOCKED did not return: CU001 when
+-- the job does not exist, else 55P03 naming who holds its row.
+CREATE OR REPLACE FUNCTION cleanup.raise_job_busy(p_job bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    x xid;
+BEGIN
+    SELECT c.xmax INTO x FROM cleanup.jobs c WHERE c.id = p_job;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
     END IF;
-    RETURN j;
+    RAISE EXCEPTION 'job % is locked by another transaction', p_job
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.row_holders_text(x, pg_catalog.format('the row of job %s', p_job)
+                                )),
+                  HINT = 'busy: retry later';
 END $$;
 
 -- A short description of a job for messages: "job 12 (prune of library 5 "Movies")".

@@ -99,6 +99,68 @@ BEGIN
        SET item_count = s.item_count + excluded.item_count, changed_at = now();
 END $$;
 
+-- T7: rows that leave a library while a cleanup job fences it, before a
+-- step of the job reached them (a move out into an open library, A3, or a
+-- delete by a login allowed to delete), are recorded for the job
+-- (cleanup.job_departures; its next step counts them as moved or absent).
+-- P_LIBS, P_IDS, P_KEYS: the old library, id and external ID of each row
+-- leaving (parallel arrays); P_KIND 'moved' or 'deleted'.
+-- The source libraries' admission rows are share-locked without waiting
+-- (a fence or a seal in flight: busy), so no fence can begin while such a
+-- write is uncommitted: a job's scope count, taken under the fence, never
+-- counts a row already on its way out. Then, for a fenced library, the
+-- job row is share-locked without waiting (a step in flight: busy), so
+-- the job's cursor read here is the one its next step starts from: a row
+-- beyond it is one no step has examined (pass 1, at or below the
+-- high-water id), and only such rows are recorded; a row behind it was
+-- counted by the step that passed it.
+CREATE OR REPLACE FUNCTION cleanup.record_departures(p_kind text, p_libs bigint[], p_ids bigint[], p_keys text[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    l   bigint;
+    la  record;
+    j   record;
+    n   int;
+BEGIN
+    FOR l IN SELECT DISTINCT x FROM unnest(p_libs) AS x ORDER BY x LOOP
+        SELECT a.state, a.job_id, a.xmax INTO la FROM cleanup.library_admission a
+         WHERE a.library_id = l FOR SHARE SKIP LOCKED;
+        IF NOT FOUND THEN
+            SELECT a.state, a.job_id, a.xmax INTO la FROM cleanup.library_admission a WHERE a.library_id = l;
+            CONTINUE WHEN NOT FOUND;
+            RAISE EXCEPTION 'library % is being fenced by a cleanup job; retry later', l
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.row_holders_text(la.xmax, pg_catalog.format('the admission row of library %s', l)
+                                )),
+                  HINT = 'busy: retry later';
+        END IF;
+        CONTINUE WHEN la.state <> 'draining' OR la.job_id IS NULL;
+        -- Past its first pass a job never returns to it: no lock needed
+        -- to know that nothing is beyond its cursor any more.
+        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM cleanup.jobs c
+                                   WHERE c.id = la.job_id AND c.phase = 'draining' AND c.pass_no = 1);
+        SELECT c.id, c.phase, c.pass_no, c.key_cursor, c.cursor_library_id, c.cursor_id, c.high_water_id
+          INTO j FROM cleanup.jobs c WHERE c.id = la.job_id FOR KEY SHARE SKIP LOCKED;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'a step of cleanup job % is running in library %; retry later', la.job_id, l
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.row_holders_text((SELECT c.xmax FROM cleanup.jobs c WHERE c.id = la.job_id),
+                                         pg_catalog.format('the row of job %s', la.job_id)
+                                )),
+                  HINT = 'busy: retry later';
+        END IF;
+        CONTINUE WHEN j.phase <> 'draining' OR j.pass_no <> 1;
+        INSERT INTO cleanup.job_departures (job_id, item_id, kind)
+        SELECT j.id, w.id, p_kind
+          FROM unnest(p_libs, p_ids, p_keys) AS w(lib, id, k)
+         WHERE w.lib = l AND w.id <= j.high_water_id
+           AND CASE WHEN j.key_cursor IS NOT NULL THEN w.k > j.key_cursor
+                    ELSE (w.lib, w.id) > (j.cursor_library_id, j.cursor_id) END
+        ON CONFLICT DO NOTHING;
+    END LOOP;
+END $$;
+
 CREATE OR REPLACE FUNCTION cleanup.items_after_insert()
 RETURNS trigger LANGUAGE plpgsql
 AS $$
@@ -166,6 +228,13 @@ BEGIN
             USING ERRCODE = 'CUA03', HINT = 'server identity of an item is immutable';
     END IF;
 
+    -- Rows moving out of a fenced library before a step reached them (T7).
+    IF EXISTS (SELECT 1 FROM old_rows o JOIN new_rows n USING (id) WHERE o.library_id <> n.library_id) THEN
+        PERFORM cleanup.record_departures('moved', array_agg(o.library_id), array_agg(o.id), array_agg(o.external_id))
+           FROM old_rows o JOIN new_rows n USING (id)
+          WHERE o.library_id <> n.library_id;
+    END IF;
+
     SELECT array_agg(lib ORDER BY lib), array_agg(d ORDER BY lib) INTO mlibs, mdeltas
       FROM (SELECT lib, sum(d) AS d FROM (
                 SELECT o.library_id AS lib, -1 AS d FROM old_rows o JOIN new_rows n USING (id)
@@ -198,7 +267,17 @@ BEGIN
     SELECT min(library_id), max(library_id), count(*) INTO lo, hi, n FROM old_rows;
     IF n = 0 THEN
         RETURN NULL;
-    ELSIF lo = hi THEN
+    END IF;
+    -- Anyone's delete but a step's (which holds the library locks) may
+    -- take rows out of a fenced library before a step reached them (T7).
+    IF NOT cleanup.holds_lock(cleanup.library_key(lo))
+       OR (lo <> hi AND EXISTS (SELECT 1 FROM (SELECT DISTINCT o.library_id FROM old_rows o) x
+                                 WHERE NOT cleanup.holds_lock(cleanup.library_key(x.library_id)))) THEN
+        PERFORM cleanup.record_departures('deleted', array_agg(o.library_id), array_agg(o.id),
+                                          array_agg(o.external_id))
+           FROM old_rows o;
+    END IF;
+    IF lo = hi THEN
         UPDATE cleanup.library_stats SET item_count = item_count - n, changed_at = now()
          WHERE library_id = lo;
         IF FOUND THEN

@@ -142,7 +142,7 @@ BEGIN
     END IF;
 
     -- Lock order (L1): source table, coordinator, job row, libraries.
-    LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE;
+    PERFORM cleanup.lock_tables_nowait(format('creating a %s job', p_kind), ARRAY['inventory.items'::regclass]);
     PERFORM cleanup.lock_coordinator(v_server);
     -- Plan phase (seed 004): unknown references refuse before any fence.
     PERFORM cleanup.assert_known_references(p_kind);
@@ -186,8 +186,13 @@ BEGIN
             SELECT coalesce(max(id), 0) INTO j.high_water_id
               FROM inventory.items WHERE library_id = v_library;
         END IF;
+        -- T7: the rows in scope now, under the fence (no admitted write
+        -- in flight; a move or delete out of the library holds its
+        -- admission row, cleanup.record_departures), by the exact
+        -- per-library count.
         UPDATE cleanup.jobs
            SET cursor_library_id = j.cursor_library_id, total_estimate = j.total_estimate,
+               scope_count = j.total_estimate,
                high_water_id = j.high_water_id, sealed_at = now(), updated_at = now()
          WHERE id = j.id
         RETURNING * INTO j;
@@ -229,8 +234,12 @@ BEGIN
     -- One regex over the whole call first (cheap); the per-ID search that
     -- names the first bad ID runs only when something is wrong. The
     -- server's UTF8 encoding has already rejected invalid UTF-8 (22021).
+    -- The IDs joined by a newline (which no good ID contains: the control
+    -- check runs on the plain join) show edge spaces and invisible
+    -- characters in one regex too (migration 013's rule).
     IF array_position(p_ids, NULL) IS NOT NULL
        OR array_to_string(p_ids, '') ~ '[\x01-\x1f\x7f-\x9f]'
+       OR array_to_string(p_ids, E'\n') ~ '(^|\n) | (\n|$)|[\u00a0\u00ad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f]'
        OR EXISTS (SELECT 1 FROM unnest(p_ids) AS x WHERE x = '' OR octet_length(x) > 256) THEN
         SELECT i, x, cleanup.external_id_problem(x) AS why INTO bad
           FROM unnest(p_ids) WITH ORDINALITY AS t(x, i)
@@ -239,7 +248,7 @@ BEGIN
         -- The ID is shown JSON-quoted, so control characters print as escapes.
         RAISE EXCEPTION 'external ID #% (%) %', bad.i, coalesce(left(to_json(bad.x)::text, 80), 'NULL'), bad.why
             USING ERRCODE = 'CU101',
-                  DETAIL = 'IDs are non-empty, at most 256 bytes of UTF-8, without control characters; nothing was appended';
+                  DETAIL = 'IDs are non-empty, at most 256 bytes of UTF-8, without control characters, spaces at either end or invisible characters; nothing was appended';
     END IF;
 
     -- Appends from several collectors serialize on the job row (short
@@ -329,7 +338,7 @@ BEGIN
         RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
     END IF;
 
-    LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE;
+    PERFORM cleanup.lock_tables_nowait(format('sealing job %s', p_job), ARRAY['inventory.items'::regclass]);
     PERFORM cleanup.lock_coordinator(j.server_id);
     PERFORM cleanup.assert_known_references(j.kind);
     j := cleanup.lock_job(p_job);
@@ -345,6 +354,13 @@ BEGIN
             USING ERRCODE = 'CU400';
     END IF;
 
+    -- IDs the external-ID rule refuses today but the inventory held before
+    -- it changed (migration 013) can never be appended: protected, so
+    -- the prune keeps their rows (it cannot know whether they were seen).
+    INSERT INTO cleanup.manifest (job_id, external_id, protected)
+    SELECT p_job, g.external_id, true FROM cleanup.legacy_ids g
+     WHERE g.library_id = j.library_id ORDER BY g.external_id
+    ON CONFLICT DO NOTHING;
     -- Protected IDs (C9) are the database's, not the traversal's: the
     -- expected count is compared with the seen ones.
     SELECT count(*) FILTER (WHERE NOT protected), count(*) FILTER (WHERE protected)
@@ -366,6 +382,8 @@ BEGIN
        SET phase = 'draining', expected_count = p_expected, manifest_count = actual, protected = n_protected,
            high_water_id = (SELECT coalesce(max(id), 0) FROM inventory.items WHERE library_id = j.library_id),
            total_estimate = (SELECT coalesce(item_count, 0) FROM cleanup.library_stats WHERE library_id = j.library_id),
+           -- T7: the rows in scope at the seal, under the fence (see job_create).
+           scope_count = (SELECT coalesce(item_count, 0) FROM cleanup.library_stats WHERE library_id = j.library_id),
            cursor_library_id = j.library_id, cursor_id = 0, pass_no = 1,
            -- The first pass walks external-ID order (migration 012).
            key_cursor = '', key_bound = NULL, key_bound_end = false,
@@ -419,6 +437,8 @@ BEGIN
         END IF;
         UPDATE cleanup.jobs SET phase = 'cancelled', updated_at = now(), finished_at = now()
          WHERE id = p_job RETURNING * INTO j;
+        -- T2: a job's claims end with it.
+        PERFORM cleanup.release_claims(p_job);
         -- Writes into the library are no longer protected for this job
         -- (waits for admitted writes in flight, within lock_timeout).
         UPDATE cleanup.library_admission SET collecting_job = NULL, changed_at = now()

@@ -42,7 +42,23 @@ AS $$
                                                     j.collections_deleted, j.sync_status_deleted,
                                                     j.history_detached, j.libraries_deleted, j.servers_deleted),
         'claims', jsonb_build_object('claimed', j.claimed, 'released', j.released,
-                                     'in_flight', j.claimed - j.released))
+                                     'in_flight', j.claimed - j.released),
+        -- Schema 13 (T7): every row in the job's scope at its seal (a
+        -- removal: at its creation) ends in exactly one of deleted, kept,
+        -- moved, absent; moved_early and absent_early are the rows that
+        -- left the scope before a step reached them (in moved and
+        -- absent). accounted = deleted + kept + moved + absent; null
+        -- scope for jobs older than schema 13.
+        'ledger', jsonb_build_object('scope', j.scope_count,
+                                     'accounted', j.deleted + j.kept + j.moved + j.absent,
+                                     'moved_early', j.moved_early, 'absent_early', j.absent_early,
+                                     'holds', CASE WHEN j.scope_count IS NULL OR j.phase <> 'completed' THEN NULL
+                                                   ELSE j.scope_count = j.deleted + j.kept + j.moved + j.absent END),
+        -- T3: who holds the job up, as its runner's last busy answer found
+        -- (null once a step goes through).
+        'blocked', CASE WHEN j.blocked_since IS NULL THEN NULL
+                        ELSE jsonb_build_object('since', j.blocked_since, 'holders', coalesce(j.blocked_by, '[]'::jsonb),
+                                                'reason', j.last_error) END)
 $$;
 
 CREATE OR REPLACE FUNCTION cleanup.step_json(s cleanup.job_steps)
@@ -65,6 +81,7 @@ AS $$
                                                     s.history_detached, s.libraries_deleted, s.servers_deleted),
         'claims', jsonb_build_object('claimed', s.claimed, 'released', s.released,
                                      'in_flight', s.claims_in_flight),
+        'moved_early', s.moved_early, 'absent_early', s.absent_early,
         -- Who ran the step (schema 10); null for steps recorded before it.
         'runner', CASE WHEN s.runner_pid IS NULL THEN NULL
                        ELSE jsonb_build_object('pid', s.runner_pid, 'application', s.runner_app) END)

@@ -7,6 +7,8 @@
 --   CUA10  a write to a claimed item (update, move, delete, or a write of
 --          one of its dependents): rejected until the job deletes it
 --   CUA11  a dependent write into a draining library or server
+--   CUA12  a write that sets, changes or clears a claim (T1): claims are
+--          the engine's (cleanup.job_claims), made and released by steps
 --   CU102  a disposition that cannot be recorded (bad input)
 
 -- The references the engine knows how to carry out: a fixed internal list
@@ -147,7 +149,10 @@ END $$;
 ---------------------------------------------------------------------------
 
 -- Admits dependents of items IDS (table P_WHAT): each item exists, is not
--- claimed (CUA10) and its library and server admit writes (CUA11).
+-- claimed (CUA10) and its library and server admit writes (CUA11). A
+-- dependent written while a prune collects for the item's library is an
+-- accepted write about that item (C9 for dependents): the item's external
+-- ID is protected in the job's manifest, as an update of the item would.
 CREATE OR REPLACE FUNCTION cleanup.admit_item_dependents(p_what text, ids bigint[])
 RETURNS void LANGUAGE plpgsql
 AS $$
@@ -170,21 +175,23 @@ BEGIN
             r.id, r.claimed_by, p_what
             USING ERRCODE = 'CUA10', HINT = 'the item is being deleted with its dependents';
     END IF;
-    IF libs IS NOT NULL THEN
-        PERFORM cleanup.admit_dependent_libraries(p_what, libs);
+    IF libs IS NOT NULL AND cleanup.admit_dependent_libraries_collecting(p_what, libs) THEN
+        PERFORM cleanup.protect_written(array_agg(i.library_id), array_agg(i.external_id))
+           FROM inventory.items i WHERE i.id = ANY (ids);
     END IF;
 END $$;
 
 -- Admits dependents of libraries LIBS (table P_WHAT): the library rows
 -- FOR SHARE NOWAIT, then their admission rows (cleanup.admit_writes);
--- a draining library or server refuses with CUA11.
-CREATE OR REPLACE FUNCTION cleanup.admit_dependent_libraries(p_what text, libs bigint[])
-RETURNS void LANGUAGE plpgsql
+-- a draining library or server refuses with CUA11. Returns whether a
+-- prune collects for one of LIBS (cleanup.admit_writes).
+CREATE OR REPLACE FUNCTION cleanup.admit_dependent_libraries_collecting(p_what text, libs bigint[])
+RETURNS boolean LANGUAGE plpgsql
 AS $$
 BEGIN
     BEGIN
         PERFORM 1 FROM inventory.libraries WHERE id = ANY (libs) ORDER BY id FOR SHARE NOWAIT;
-        PERFORM cleanup.admit_writes(libs);
+        RETURN cleanup.admit_writes(libs);
     EXCEPTION
         WHEN lock_not_available THEN
             RAISE EXCEPTION 'a library these % rows belong to is locked by a cleanup step; retry later', p_what
@@ -193,6 +200,13 @@ BEGIN
             RAISE EXCEPTION '%: no new or changed % rows there', SQLERRM, p_what
                 USING ERRCODE = 'CUA11', HINT = 'the library is being cleaned; its dependents are drained with it';
     END;
+END $$;
+
+CREATE OR REPLACE FUNCTION cleanup.admit_dependent_libraries(p_what text, libs bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM cleanup.admit_dependent_libraries_collecting(p_what, libs);
 END $$;
 
 -- Trigger: item dependents (item_retries, identity_review_previews),
@@ -292,14 +306,19 @@ BEGIN
 END $$;
 
 -- Trigger: a claimed item cannot be updated, moved or deleted except by
--- the job that claimed it, deleting it (D4). Row trigger, fired only for
+-- the engine (D4, T1): a step deleting it, or a step changing only its
+-- claim (releasing it, or taking over a mark no job of the engine made),
+-- both under the library lock the step holds. Row trigger, fired only for
 -- claimed rows (WHEN), so unclaimed writes pay nothing.
 CREATE OR REPLACE FUNCTION cleanup.items_claim_guard()
 RETURNS trigger LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF TG_OP = 'DELETE' AND cleanup.holds_lock(cleanup.library_key(OLD.library_id)) THEN
-        RETURN OLD;
+    IF cleanup.holds_lock(cleanup.library_key(OLD.library_id))
+       AND (TG_OP = 'DELETE'
+            OR (NEW.claimed_by IS DISTINCT FROM OLD.claimed_by
+                AND (to_jsonb(NEW) - 'claimed_by') = (to_jsonb(OLD) - 'claimed_by'))) THEN
+        RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
     END IF;
     RAISE EXCEPTION 'item % is claimed by cleanup job %: it cannot be % until the job deletes it',
         OLD.id, OLD.claimed_by, CASE TG_OP WHEN 'DELETE' THEN 'deleted' ELSE 'changed or moved' END
@@ -310,6 +329,37 @@ DROP TRIGGER IF EXISTS items_claim_guard ON inventory.items;
 CREATE TRIGGER items_claim_guard BEFORE UPDATE OR DELETE ON inventory.items
     FOR EACH ROW WHEN (OLD.claimed_by IS NOT NULL)
     EXECUTE FUNCTION cleanup.items_claim_guard();
+
+-- Trigger: nobody but the engine sets a claim (T1). An insert never
+-- carries one; an update that sets one on an unclaimed row is a step's
+-- claim only when this transaction holds the row's library lock (which
+-- no login outside the engine can take), the row stays where it is, and
+-- the claim names a draining job. Fired only when the new row carries a
+-- claim the old one did not (WHEN), so writes that leave claimed_by alone,
+-- ORMs writing back the value they read included, pay nothing.
+CREATE OR REPLACE FUNCTION cleanup.items_claim_set_guard()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' AND NEW.library_id = OLD.library_id
+       AND cleanup.holds_lock(cleanup.library_key(NEW.library_id))
+       AND EXISTS (SELECT 1 FROM cleanup.jobs j WHERE j.id = NEW.claimed_by AND j.phase = 'draining') THEN
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION 'item %: claimed_by is set only by a cleanup step (tried %)',
+        NEW.id, NEW.claimed_by
+        USING ERRCODE = 'CUA12',
+              HINT = 'claims are the cleanup engine''s; write items with claimed_by NULL or unchanged';
+END $$;
+
+DROP TRIGGER IF EXISTS items_claim_set_guard_insert ON inventory.items;
+CREATE TRIGGER items_claim_set_guard_insert BEFORE INSERT ON inventory.items
+    FOR EACH ROW WHEN (NEW.claimed_by IS NOT NULL)
+    EXECUTE FUNCTION cleanup.items_claim_set_guard();
+DROP TRIGGER IF EXISTS items_claim_set_guard_update ON inventory.items;
+CREATE TRIGGER items_claim_set_guard_update BEFORE UPDATE OF claimed_by ON inventory.items
+    FOR EACH ROW WHEN (OLD.claimed_by IS NULL AND NEW.claimed_by IS NOT NULL)
+    EXECUTE FUNCTION cleanup.items_claim_set_guard();
 
 -- The guards of the five dependent tables: admission on insert and
 -- update, the delete guard, and TRUNCATE refused (it skips row and
@@ -350,29 +400,100 @@ END $$;
 -- Bounded drains, called by the step engine under its locks (060_step.sql).
 ---------------------------------------------------------------------------
 
--- Claims in flight of job P_JOB: the claimed items, at most P_BUDGET of
--- them in id order, locked FOR UPDATE SKIP LOCKED (a skipped one stays
--- claimed for a later step); their dependents are deleted, retries first,
--- then previews, at most P_BUDGET rows together; then the claimed items
--- left without dependents are deleted within what remains of P_BUDGET
--- (an item is deleted last, D2). N_ABSENT claims whose item is gone are
--- released. N_LEFT: claims still in flight after this. With P_PREVIEW
+-- Claims in flight of job P_JOB (T1): the claims it recorded in
+-- cleanup.job_claims, at most P_BUDGET of them in item id order, their
+-- items locked FOR UPDATE SKIP LOCKED (a skipped one stays claimed for a
+-- later step). A claim is good when its item still carries the version
+-- the claim wrote (xmin), the claim mark names the job, the item is in
+-- the job's scope (its library; for remove-server a library of its
+-- server) and, for a prune, its external ID is not in the manifest and
+-- its id is at or below the high-water id: the checks every candidate
+-- passes (S2, S3). Good claims: their dependents are deleted, retries
+-- first, then previews, at most P_BUDGET rows together; then the claimed
+-- items left without dependents within what remains of P_BUDGET (an item
+-- is deleted last, D2). Every other claim is released: its item gone,
+-- absent; out of scope, moved; else retained (its mark cleared; a later
+-- pass looks at it afresh). N_HELD: claims skipped because another
+-- transaction holds their item, HELD_XMAX the first one's xmax (to name
+-- the holder). N_LEFT: claims still in flight after this. With P_PREVIEW
 -- nothing is locked or changed and the counts are predictions.
+DROP FUNCTION IF EXISTS cleanup.claims_drain(bigint, int, boolean);
 CREATE OR REPLACE FUNCTION cleanup.claims_drain(p_job bigint, p_budget int, p_preview boolean,
-    OUT n_items int, OUT n_retries int, OUT n_previews int, OUT n_left int)
+    OUT n_items int, OUT n_retries int, OUT n_previews int, OUT n_left int,
+    OUT n_absent int, OUT n_moved int, OUT n_retained int, OUT n_held int, OUT held_xmax xid)
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_ids  bigint[];
-    v_n    int := p_budget;
-    v_gone bigint[];
+    j       cleanup.jobs;
+    v_ids   bigint[];          -- good claims, their items locked
+    v_ret   bigint[];          -- released: retained (mark to clear)
+    v_rel   bigint[];          -- every claim released by a verdict
+    v_gone  bigint[];          -- released: absent
+    v_n     int := p_budget;
+    v_done  bigint[];          -- items deleted
 BEGIN
-    n_items := 0; n_retries := 0; n_previews := 0;
+    n_items := 0; n_retries := 0; n_previews := 0; n_absent := 0; n_moved := 0; n_retained := 0; n_held := 0;
+    SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
     IF p_preview THEN
-        v_ids := ARRAY(SELECT id FROM inventory.items WHERE claimed_by = p_job ORDER BY claimed_by, id LIMIT p_budget);
+        v_ids := ARRAY(SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = p_job
+                        ORDER BY c.job_id, c.item_id LIMIT p_budget);
     ELSE
-        v_ids := ARRAY(SELECT id FROM inventory.items WHERE claimed_by = p_job ORDER BY claimed_by, id
-                        LIMIT p_budget FOR UPDATE SKIP LOCKED);
+        -- Lock and judge, one statement: each claim's item by key, locked
+        -- FOR UPDATE SKIP LOCKED, then the checks of every candidate.
+        SELECT array_agg(v.item_id) FILTER (WHERE v.verdict = 'good'),
+               array_agg(v.item_id) FILTER (WHERE v.verdict = 'retained'),
+               array_agg(v.item_id) FILTER (WHERE v.verdict <> 'good'),
+               count(*) FILTER (WHERE v.verdict = 'moved'),
+               count(*) FILTER (WHERE v.verdict = 'retained')
+          INTO v_ids, v_ret, v_rel, n_moved, n_retained
+          FROM (SELECT l.item_id,
+                       CASE
+                         WHEN NOT (CASE WHEN j.kind = 'remove-server'
+                                        THEN EXISTS (SELECT 1 FROM inventory.libraries lb
+                                                      WHERE lb.id = l.library_id AND lb.server_id = j.server_id)
+                                        ELSE l.library_id = j.library_id END)
+                           THEN 'moved'
+                         WHEN l.claimed_by IS DISTINCT FROM p_job OR NOT (l.x = l.claimed_xid)
+                           THEN 'retained'
+                         WHEN j.kind = 'prune'
+                              AND (l.item_id > j.high_water_id
+                                   OR coalesce((SELECT true FROM cleanup.manifest m
+                                                 WHERE m.job_id = p_job AND m.external_id = l.external_id
+                                                 LIMIT 1), false))
+                           THEN 'retained'
+                         ELSE 'good'
+                       END AS verdict
+                  FROM (SELECT c.item_id, c.claimed_xid, i.xmin AS x, i.library_id, i.claimed_by, i.external_id
+                          FROM (SELECT c.item_id, c.claimed_xid FROM cleanup.job_claims c
+                                 WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c
+                          JOIN inventory.items i ON i.id = c.item_id
+                           FOR UPDATE OF i SKIP LOCKED) l
+                OFFSET 0) v;
+        n_moved := coalesce(n_moved, 0);
+        n_retained := coalesce(n_retained, 0);
+        -- The claims whose item the lock did not return: gone (absent,
+        -- released) or held by another transaction (skipped, stays).
+        SELECT array_agg(c.item_id) FILTER (WHERE i.id IS NULL),
+               count(*) FILTER (WHERE i.id IS NOT NULL),
+               (array_agg(i.xmax ORDER BY c.item_id) FILTER (WHERE i.id IS NOT NULL))[1]
+          INTO v_gone, n_held, held_xmax
+          FROM (SELECT c.item_id FROM cleanup.job_claims c
+                 WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c
+          LEFT JOIN LATERAL (SELECT x.id, x.xmax FROM inventory.items x WHERE x.id = c.item_id LIMIT 1) i ON true
+         WHERE c.item_id <> ALL (coalesce(v_ids, '{}'::bigint[]) || coalesce(v_rel, '{}'::bigint[]));
+        n_absent := coalesce(cardinality(v_gone), 0);
+        -- Released claims leave the record; a retained one's mark is
+        -- cleared (the engine's own change: this step holds the library
+        -- lock, and only claimed_by changes).
+        IF v_rel IS NOT NULL OR v_gone IS NOT NULL THEN
+            DELETE FROM cleanup.job_claims c
+             WHERE c.job_id = p_job AND c.item_id = ANY (coalesce(v_rel, '{}'::bigint[]) || coalesce(v_gone, '{}'::bigint[]));
+        END IF;
+        IF v_ret IS NOT NULL THEN
+            UPDATE inventory.items i SET claimed_by = NULL WHERE i.id = ANY (v_ret) AND i.claimed_by = p_job;
+            INSERT INTO cleanup.job_retained (job_id, item_id)
+            SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
+        END IF;
     END IF;
     IF cardinality(v_ids) > 0 AND v_n > 0 THEN
         IF p_preview THEN
@@ -409,21 +530,51 @@ BEGIN
                 v_n := v_n - n_previews;
             END IF;
             IF v_n > 0 THEN
-                DELETE FROM inventory.items i
-                 WHERE i.id = ANY (ARRAY(
-                           SELECT u.x FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                            -- Scalar probes by key (an EXISTS could be hashed over the table).
-                            WHERE (SELECT true FROM inventory.item_retries r WHERE r.item_id = u.x LIMIT 1) IS NULL
-                              AND (SELECT true FROM inventory.identity_review_previews r
-                                    WHERE r.item_id = u.x LIMIT 1) IS NULL
-                            ORDER BY u.o LIMIT v_n))
-                   AND i.claimed_by = p_job;
-                GET DIAGNOSTICS n_items = ROW_COUNT;
+                WITH d AS (
+                    DELETE FROM inventory.items i
+                     WHERE i.id = ANY (ARRAY(
+                               SELECT u.x FROM unnest(v_ids) WITH ORDINALITY u(x, o)
+                                -- Scalar probes by key (an EXISTS could be hashed over the table).
+                                WHERE (SELECT true FROM inventory.item_retries r WHERE r.item_id = u.x LIMIT 1) IS NULL
+                                  AND (SELECT true FROM inventory.identity_review_previews r
+                                        WHERE r.item_id = u.x LIMIT 1) IS NULL
+                                ORDER BY u.o LIMIT v_n))
+                       AND i.claimed_by = p_job
+                    RETURNING i.id)
+                SELECT array_agg(d.id) INTO v_done FROM d;
+                n_items := coalesce(cardinality(v_done), 0);
+                IF n_items > 0 THEN
+                    DELETE FROM cleanup.job_claims c WHERE c.job_id = p_job AND c.item_id = ANY (v_done);
+                END IF;
             END IF;
         END IF;
     END IF;
     SELECT count(*) - CASE WHEN p_preview THEN n_items ELSE 0 END INTO n_left
-      FROM inventory.items WHERE claimed_by = p_job;
+      FROM cleanup.job_claims WHERE job_id = p_job;
+END $$;
+
+-- Releases every claim of job P_JOB (T2: a job's claims end with it): a
+-- cancelled job's, before its admission reopens. Under the libraries'
+-- locks (taken here without waiting, 55P03 naming the holder), the marks
+-- are cleared and the record emptied. Returns how many were released.
+CREATE OR REPLACE FUNCTION cleanup.release_claims(p_job bigint)
+RETURNS int LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_libs bigint[];
+    n      int;
+BEGIN
+    v_libs := ARRAY(SELECT DISTINCT c.library_id FROM cleanup.job_claims c WHERE c.job_id = p_job ORDER BY 1);
+    IF cardinality(v_libs) = 0 THEN
+        RETURN 0;
+    END IF;
+    PERFORM cleanup.lock_libraries(v_libs);
+    UPDATE inventory.items i SET claimed_by = NULL
+      FROM cleanup.job_claims c
+     WHERE c.job_id = p_job AND i.id = c.item_id AND i.claimed_by = p_job;
+    DELETE FROM cleanup.job_claims WHERE job_id = p_job;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
 END $$;
 
 -- Library dependents of library P_LIB before its parent delete (item 6):

@@ -45,7 +45,16 @@ BEGIN
         END IF;
     EXCEPTION WHEN lock_not_available THEN
         RAISE EXCEPTION '% row % is locked by another transaction (a sync writer in flight); nothing changed',
-            p_what, p_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
+            p_what, p_id
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.row_holders_text(CASE p_what
+                WHEN 'library' THEN (SELECT x.xmax FROM inventory.libraries x WHERE x.id = p_id)
+                WHEN 'server' THEN (SELECT x.xmax FROM inventory.media_servers x WHERE x.id = p_id)
+                WHEN 'library admission' THEN (SELECT x.xmax FROM cleanup.library_admission x WHERE x.library_id = p_id)
+                ELSE (SELECT x.xmax FROM cleanup.server_admission x WHERE x.server_id = p_id) END,
+                pg_catalog.format('the %s row %s', p_what, p_id)
+                                )),
+                  HINT = 'busy: retry later';
     END;
     RETURN FOUND;
 END $$;
@@ -62,9 +71,13 @@ DECLARE
     n int;
 BEGIN
     PERFORM cleanup.log_event(p_job, 'busy', coalesce(p_message, 'busy'));
+    -- T3: who holds the job up now (cleanup.job_blockers), shown by
+    -- status, jobs, job show and the console until a step goes through.
     UPDATE cleanup.jobs
        SET busy_retries = busy_retries + 1,
-           last_error = left(coalesce(p_message, 'busy'), 2000), last_error_at = now()
+           last_error = left(coalesce(p_message, 'busy'), 2000), last_error_at = now(),
+           blocked_since = coalesce(blocked_since, now()),
+           blocked_by = cleanup.job_blockers(p_job)
      WHERE id = (SELECT id FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED);
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n = 1;
@@ -209,6 +222,13 @@ BEGIN
             v_ret_ids := v_ret_ids || v_ret_more;
         END IF;
         n_retained := coalesce(cardinality(v_ret_ids), 0);
+        IF p_retained_pass AND v_locked IS NULL AND n_retained = cardinality(v_ids) THEN
+            -- T4: every row this pass step revisits is held by another
+            -- transaction. Retaining them again would start a new pass at
+            -- every step; the step is busy instead (nothing changes) and
+            -- its runner backs off, naming who holds the first one.
+            PERFORM cleanup.raise_item_held(p_job, v_ids);
+        END IF;
         -- The deletes, by the ctids of the versions locked and compared
         -- above (nobody else can have changed them since).
         n_deleted := 0;
@@ -251,9 +271,15 @@ BEGIN
         -- can have moved these tuples since): a statement of their own, run
         -- only when there are any, since even an UPDATE of no row fires the
         -- statement triggers of inventory.items (admission, count cache).
+        -- Each claim is recorded (T1): the claims drain acts on this
+        -- record, with the version the claim wrote (this transaction's
+        -- id is the new row version's xmin).
         n_claimed := 0;
         IF v_claim_t IS NOT NULL THEN
-            UPDATE inventory.items i SET claimed_by = p_job WHERE i.ctid = ANY (v_claim_t);
+            WITH c AS (UPDATE inventory.items i SET claimed_by = p_job WHERE i.ctid = ANY (v_claim_t)
+                       RETURNING i.id, i.library_id)
+            INSERT INTO cleanup.job_claims (job_id, item_id, library_id, claimed_xid)
+            SELECT p_job, c.id, c.library_id, pg_current_xact_id()::xid FROM c;
             GET DIAGNOSTICS n_claimed = ROW_COUNT;
         END IF;
         IF n_deleted <> coalesce(cardinality(v_del_t), 0) OR n_claimed <> coalesce(cardinality(v_claim_t), 0)
@@ -463,7 +489,7 @@ BEGIN
         t_parent := clock_timestamp();
         UPDATE cleanup.jobs SET phase = 'finalizing' WHERE id = p_job;   -- the parent guard's condition
         PERFORM cleanup.lock_parent_row('library admission', j.library_id);
-        PERFORM 1 FROM cleanup.library_stats WHERE library_id = j.library_id FOR UPDATE NOWAIT;
+        PERFORM cleanup.lock_library_stats(ARRAY[j.library_id]);
         -- Dependents first (the lab's foreign keys restrict): the old
         -- behaviour had no budget, so neither has this.
         DELETE FROM inventory.item_retries x USING inventory.items i
@@ -487,6 +513,9 @@ BEGIN
         DELETE FROM cleanup.library_admission WHERE library_id = j.library_id;
         DELETE FROM cleanup.library_stats WHERE library_id = j.library_id;
         DELETE FROM inventory.libraries WHERE id = j.library_id;
+        PERFORM cleanup.audit_engine(p_job, 'delete-library',
+            format('library %s (%s) deleted, %s items with it, by job %s in one transaction',
+                   j.library_id, j.target_name, v_n, p_job));
         DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(j.library_id);
         s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
     END IF;
@@ -551,21 +580,29 @@ BEGIN
     ---------------------------------------------------------------
     -- Claims in flight (D3, D4): their dependents, then the items.
     ---------------------------------------------------------------
-    IF EXISTS (SELECT 1 FROM inventory.items WHERE claimed_by = p_job) THEN
+    IF EXISTS (SELECT 1 FROM cleanup.job_claims c WHERE c.job_id = p_job) THEN
         -- The libraries of the claims this step drains (the first 128 by
-        -- id, as cleanup.claims_drain takes them), read in the partial
-        -- index's order: a DISTINCT over the table was a 100 ms scan of a
-        -- 400,000-item inventory in every step (bench_dependents).
+        -- item id, as cleanup.claims_drain takes them), from the job's
+        -- record of its claims (T1: a mark in inventory.items.claimed_by
+        -- alone never brings an item here).
         v_libs := ARRAY(SELECT DISTINCT c.library_id
-                          FROM (SELECT i.library_id FROM inventory.items i WHERE i.claimed_by = p_job
-                                 ORDER BY i.claimed_by, i.id LIMIT 128) c
+                          FROM (SELECT c.library_id FROM cleanup.job_claims c WHERE c.job_id = p_job
+                                 ORDER BY c.job_id, c.item_id LIMIT 128) c
                          ORDER BY 1);
         IF NOT p_preview THEN
             PERFORM cleanup.lock_libraries(v_libs);
-            PERFORM 1 FROM cleanup.library_stats WHERE library_id = ANY (v_libs)
-              ORDER BY library_id FOR UPDATE NOWAIT;
+            PERFORM cleanup.lock_library_stats(v_libs);
         END IF;
         cd := cleanup.claims_drain(p_job, v_budget, p_preview);
+        IF NOT p_preview AND cd.n_held > 0
+           AND cd.n_items + cd.n_retries + cd.n_previews + cd.n_absent + cd.n_moved + cd.n_retained = 0 THEN
+            -- T4: nothing to do but claims whose items another
+            -- transaction holds. Busy, not an empty step: nothing is
+            -- committed, the runner backs off, the holder is named.
+            PERFORM cleanup.raise_item_held(p_job,
+                ARRAY(SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = p_job
+                       ORDER BY c.job_id, c.item_id LIMIT 128));
+        END IF;
         IF NOT p_preview AND cleanup.failpoints_on() THEN
             -- Claims drained (dependents, maybe items deleted), nothing
             -- recorded yet: the same point as after a drain's deletes.
@@ -574,7 +611,12 @@ BEGIN
         s.action := 'drain-claims';
         s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
         s.deleted := cd.n_items;
-        s.released := cd.n_items;
+        -- Every claim that ended: deleted, or released as absent, moved
+        -- or retained (its item no longer what the claim wrote).
+        s.released := cd.n_items + cd.n_absent + cd.n_moved + cd.n_retained;
+        s.absent := cd.n_absent;
+        s.moved := cd.n_moved;
+        s.retained := cd.n_retained;
         s.retries_deleted := cd.n_retries;
         s.previews_deleted := cd.n_previews;
         v_budget := v_budget - cd.n_items - cd.n_retries - cd.n_previews;
@@ -611,11 +653,13 @@ BEGIN
         s.library_id := j.cursor_library_id;
         v_scope := j.cursor_library_id;
         v_keyed := true;
-        IF NOT p_preview THEN
-            IF NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
-                RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
-                    j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
-            END IF;
+        IF NOT p_preview AND NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
+            RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', j.cursor_library_id
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.library_key(j.cursor_library_id),
+                                            pg_catalog.format('the cleanup lock of library %s', j.cursor_library_id)
+                                )),
+                  HINT = 'busy: retry later';
         END IF;
         s.check_from := j.key_cursor;
         v_read := 0;
@@ -684,11 +728,13 @@ BEGIN
         s.library_id := j.cursor_library_id;
         v_scope := j.cursor_library_id;
         IF j.cursor_library_id IS NOT NULL THEN
-            IF NOT p_preview THEN
-                IF NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
-                    RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction',
-                        j.cursor_library_id USING ERRCODE = '55P03', HINT = 'busy: retry later';
-                END IF;
+            IF NOT p_preview AND NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
+                RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', j.cursor_library_id
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.library_key(j.cursor_library_id),
+                                                pg_catalog.format('the cleanup lock of library %s', j.cursor_library_id)
+                                )),
+                  HINT = 'busy: retry later';
             END IF;
             -- Discovery, one statement: the range from the cursor in id
             -- order, at most 1024 rows examined (the literal LIMIT),
@@ -788,34 +834,35 @@ BEGIN
             -- take them now without waiting (a writer moving a row out
             -- holds one until it commits: busy, retry), never inside
             -- the DELETE. Held from here to commit only.
-            PERFORM 1 FROM cleanup.library_stats
-              WHERE library_id = ANY (coalesce(v_libs, ARRAY[j.cursor_library_id]))
-              ORDER BY library_id FOR UPDATE NOWAIT;
+            PERFORM cleanup.lock_library_stats(coalesce(v_libs, ARRAY[j.cursor_library_id]));
         END IF;
         r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids,
                                 j.pass_no > 1, p_preview);
         IF NOT p_preview AND cleanup.failpoints_on() THEN
             PERFORM cleanup.failpoint('step_after_delete');
         END IF;
-        s.visited := v_n;
-        s.deleted := s.deleted + r.n_deleted;
-        s.retained := r.n_retained;
-        s.moved := r.n_moved;
-        s.absent := r.n_absent;
-        s.claimed := r.n_claimed;
-        v_budget := v_budget - r.n_deleted;
-        IF s.visited <> r.n_deleted + s.retained + s.moved + s.absent + s.claimed THEN
+        IF v_n <> r.n_deleted + r.n_retained + r.n_moved + r.n_absent + r.n_claimed THEN
             -- Cannot happen: every visited candidate gets one verdict.
             RAISE EXCEPTION 'step % of job %: % visited but % accounted for', s.step_no, p_job,
-                s.visited, r.n_deleted + s.retained + s.moved + s.absent + s.claimed;
+                v_n, r.n_deleted + r.n_retained + r.n_moved + r.n_absent + r.n_claimed;
         END IF;
+        s.visited := v_n;
+        s.deleted := s.deleted + r.n_deleted;
+        s.retained := s.retained + r.n_retained;
+        s.moved := s.moved + r.n_moved;
+        s.absent := s.absent + r.n_absent;
+        s.claimed := r.n_claimed;
+        v_budget := v_budget - r.n_deleted;
         IF r.n_claimed > 0 THEN
             -- The new claims' dependents (and, when they fit, the items)
             -- with what is left of the budget; the rest in later steps.
             IF v_budget > 0 THEN
                 cd := cleanup.claims_drain(p_job, v_budget, p_preview);
                 s.deleted := s.deleted + cd.n_items;
-                s.released := s.released + cd.n_items;
+                s.released := s.released + cd.n_items + cd.n_absent + cd.n_moved + cd.n_retained;
+                s.absent := s.absent + cd.n_absent;
+                s.moved := s.moved + cd.n_moved;
+                s.retained := s.retained + cd.n_retained;
                 s.retries_deleted := s.retries_deleted + cd.n_retries;
                 s.previews_deleted := s.previews_deleted + cd.n_previews;
                 v_inflight := cd.n_left;
@@ -980,6 +1027,17 @@ BEGIN
             END IF;
         END IF;
         IF v_ret IS NULL AND NOT p_preview THEN
+            -- A writer's declared write lock (count cache) on the library
+            -- would make the parent delete wait on it: busy now, naming
+            -- it, before the parent row is locked (T3).
+            IF NOT cleanup.try_engine_lock(cleanup.write_key(v_next)) THEN
+                RAISE EXCEPTION 'library % has a declared sync write in flight (its count-cache write lock)', v_next
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.write_key(v_next),
+                        pg_catalog.format('the declared write lock (count cache) of library %s', v_next)
+                                )),
+                  HINT = 'busy: retry later';
+            END IF;
             IF cleanup.lock_parent_row('library', v_next) THEN
                 t_parent := clock_timestamp();
             ELSE
@@ -1021,6 +1079,8 @@ BEGIN
             DELETE FROM cleanup.library_admission WHERE library_id = v_next;
             DELETE FROM cleanup.library_stats WHERE library_id = v_next;
             DELETE FROM inventory.libraries WHERE id = v_next;
+            PERFORM cleanup.audit_engine(p_job, 'delete-library',
+                format('library %s deleted, empty, by step %s of job %s', v_next, s.step_no, p_job));
             DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(v_next);
             s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
         END IF;
@@ -1042,6 +1102,9 @@ BEGIN
             END IF;
             DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
             DELETE FROM inventory.media_servers WHERE id = j.server_id;
+            PERFORM cleanup.audit_engine(p_job, 'delete-server',
+                format('server %s (%s) deleted, without libraries, by step %s of job %s',
+                       j.server_id, j.target_name, s.step_no, p_job));
             DELETE FROM cleanup.engine_locks WHERE key = cleanup.coordinator_key(j.server_id);
             s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
             s.servers_deleted := 1;
@@ -1101,21 +1164,52 @@ BEGIN
     IF p_preview THEN
         SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
     ELSE
-        -- L1: source table, coordinator, job row; library locks follow.
-        LOCK TABLE inventory.items IN ROW EXCLUSIVE MODE NOWAIT;
-        -- A removal deletes parents too: no foreign key can be added to
-        -- them between this step's reference check and its deletes.
-        IF v_kind <> 'prune' THEN
-            LOCK TABLE inventory.libraries IN ROW EXCLUSIVE MODE NOWAIT;
-            IF v_kind = 'remove-server' THEN
-                LOCK TABLE inventory.media_servers IN ROW EXCLUSIVE MODE NOWAIT;
+        -- L1: source tables, coordinator, job row; library locks follow.
+        -- Every table this step may write, dependents included (T6), in
+        -- ROW EXCLUSIVE: no DDL on any of them (a new foreign key, a
+        -- trigger, a column) can land between the contract check below
+        -- and this step's commit. Without waiting: a table held by
+        -- someone else (a writer's LOCK TABLE, DDL, or DDL queued behind
+        -- a long reader) is busy, naming the holder. The block is a
+        -- subtransaction that takes no transaction id, so everything
+        -- after it runs under the top-level id (cleanup.holds_lock).
+        BEGIN
+            IF v_kind = 'prune' THEN
+                LOCK TABLE inventory.items, inventory.item_retries, inventory.identity_review_previews
+                    IN ROW EXCLUSIVE MODE NOWAIT;
+            ELSE
+                -- A removal deletes parents and library dependents too.
+                LOCK TABLE inventory.items, inventory.libraries, inventory.media_servers,
+                           inventory.item_retries, inventory.identity_review_previews,
+                           inventory.library_collections, inventory.library_sync_status,
+                           inventory.classification_history
+                    IN ROW EXCLUSIVE MODE NOWAIT;
             END IF;
-        END IF;
+        EXCEPTION WHEN lock_not_available THEN
+            RAISE EXCEPTION 'a table step % of job % writes is locked', p_step_no, p_job
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || ((SELECT string_agg(h, '; ') FROM (
+                     SELECT cleanup.relation_holders_text(t::regclass) AS h
+                       FROM unnest(ARRAY['inventory.items', 'inventory.libraries', 'inventory.media_servers',
+                                         'inventory.item_retries', 'inventory.identity_review_previews',
+                                         'inventory.library_collections', 'inventory.library_sync_status',
+                                         'inventory.classification_history']) AS t
+                      WHERE EXISTS (SELECT 1 FROM cleanup.relation_pids(t::regclass))) q
+                                )),
+                  HINT = 'busy: retry later';
+        END;
         IF NOT cleanup.try_engine_lock(cleanup.coordinator_key(v_server)) THEN
             RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', v_server
-                USING ERRCODE = '55P03', HINT = 'busy: retry later';
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.coordinator_key(v_server),
+                                            pg_catalog.format('the cleanup coordinator lock of server %s', v_server)
+                                )),
+                  HINT = 'busy: retry later';
         END IF;
-        SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE NOWAIT;
+        SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED;
+        IF NOT FOUND THEN
+            PERFORM cleanup.raise_job_busy(p_job);
+        END IF;
         -- Setting cleanup.step_synchronous_commit = off (docs/steps.md): the
         -- step commits without waiting for its WAL flush. A step lost in a
         -- server crash is lost whole (S7) and simply runs again.
@@ -1170,7 +1264,7 @@ BEGIN
     s.pass_no := j.pass_no;
     s.examined := 0; s.visited := 0; s.deleted := 0; s.moved := 0; s.absent := 0; s.retained := 0; s.kept := 0;
     s.libraries_deleted := 0; s.servers_deleted := 0; s.mutations := 0; s.checked := 0;
-    s.claimed := 0; s.released := 0; s.claims_in_flight := 0;
+    s.claimed := 0; s.released := 0; s.claims_in_flight := 0; s.moved_early := 0; s.absent_early := 0;
     s.retries_deleted := 0; s.previews_deleted := 0; s.collections_deleted := 0;
     s.sync_status_deleted := 0; s.history_detached := 0;
     s.started_at := t0;
@@ -1187,6 +1281,26 @@ BEGIN
     END IF;
     j := r.j;
     s := r.s;
+
+    IF NOT p_preview AND EXISTS (SELECT 1 FROM cleanup.job_departures d WHERE d.job_id = p_job) THEN
+        -- T7: rows of the job's scope that left it before a step reached
+        -- them, recorded by the writers' own statements (020_admission.sql);
+        -- moved and absent count them, apart from the rows steps visited.
+        WITH d AS (DELETE FROM cleanup.job_departures d WHERE d.job_id = p_job RETURNING d.kind)
+        SELECT count(*) FILTER (WHERE d.kind = 'moved'), count(*) FILTER (WHERE d.kind = 'deleted')
+          INTO s.moved_early, s.absent_early FROM d;
+        s.moved := s.moved + s.moved_early;
+        s.absent := s.absent + s.absent_early;
+    END IF;
+    IF j.phase = 'completed' AND NOT p_preview AND j.scope_count IS NOT NULL
+       AND j.scope_count <> (j.deleted + s.deleted) + (j.kept + s.kept) + (j.moved + s.moved) + (j.absent + s.absent) THEN
+        -- T7's identity does not hold: never silent (docs/steps.md).
+        PERFORM cleanup.log_event(p_job, 'ledger',
+            format('job %s completed with %s rows in scope but %s deleted + %s kept + %s moved + %s absent = %s',
+                   p_job, j.scope_count, j.deleted + s.deleted, j.kept + s.kept, j.moved + s.moved,
+                   j.absent + s.absent,
+                   (j.deleted + s.deleted) + (j.kept + s.kept) + (j.moved + s.moved) + (j.absent + s.absent)));
+    END IF;
 
     s.phase_after := j.phase;
     s.cursor_to := coalesce(s.cursor_to, j.cursor_id);
@@ -1231,6 +1345,10 @@ BEGIN
                examined = examined + s.examined,
                visited = visited + s.visited, deleted = deleted + s.deleted, moved = moved + s.moved,
                absent = absent + s.absent, retained = retained + s.retained, kept = kept + s.kept,
+               moved_early = moved_early + s.moved_early, absent_early = absent_early + s.absent_early,
+               -- A committed step made progress: the job is no longer
+               -- held up (T3; set by cleanup.job_note_busy).
+               blocked_since = NULL, blocked_by = NULL,
                claimed = claimed + s.claimed, released = released + s.released,
                retries_deleted = retries_deleted + s.retries_deleted,
                previews_deleted = previews_deleted + s.previews_deleted,

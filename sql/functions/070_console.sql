@@ -22,3 +22,15 @@ BEGIN
     PERFORM pg_notify('cleanup_events', coalesce(p_job::text, ''));
     RETURN v_id;
 END $$;
+
+-- An audit row for a deletion the engine made on its own (T8, seed 004:
+-- every parent delete is audited): the library or server a step deleted.
+-- os_user is what the runner said (cleanup.os_user, set per transaction)
+-- or '(engine)'; db_role is the session's login role (the column's default).
+CREATE OR REPLACE FUNCTION cleanup.audit_engine(p_job bigint, p_action text, p_outcome text)
+RETURNS void LANGUAGE sql
+AS $$
+    INSERT INTO cleanup.audit (os_user, action, job_id, confirmation, outcome)
+    VALUES (left(coalesce(nullif(current_setting('cleanup.os_user', true), ''), '(engine)'), 200),
+            left(p_action, 40), p_job, NULL, left(p_outcome, 2000));
+$$;

@@ -99,11 +99,20 @@ BEGIN
                       HINT = 'sort the distinct old and new libraries of the transaction and declare them at once';
         END IF;
     END LOOP;
+    -- (Locks a released savepoint took carry its id, not this
+    -- transaction's, and are not seen here: this check keeps the order of
+    -- declarations, the guard's cleanup.holds_lock sees them.)
     SELECT max(l.key) - cleanup.write_key(0) INTO v_held
       FROM cleanup.engine_locks l
      WHERE l.key > cleanup.write_key(p_libs[1]) AND l.key < cleanup.lock_key(4, 0)
        AND l.key <> ALL (SELECT cleanup.write_key(x) FROM unnest(p_libs) AS x)
        AND l.xmax = pg_current_xact_id_if_assigned()::xid;
+    -- Declared locks make cleanup steps of these libraries busy until this
+    -- transaction ends: a writer that leaves it idle is ended after a
+    -- minute (T3), unless its session already has a shorter limit.
+    IF current_setting('idle_in_transaction_session_timeout')::interval NOT BETWEEN interval '1 ms' AND interval '60 s' THEN
+        PERFORM set_config('idle_in_transaction_session_timeout', '60s', true);
+    END IF;
     IF v_held IS NOT NULL THEN
         RAISE EXCEPTION 'library locks must be taken in ascending order: this transaction holds library % and declares library %',
             v_held, p_libs[1]
@@ -265,6 +274,17 @@ BEGIN
     SELECT slot INTO v_slot FROM cleanup.count_registry WHERE library_id = OLD.id;
     IF FOUND THEN
         PERFORM cleanup.count_release(v_slot);
+    END IF;
+    -- A writer's declared lock on the library (count_declare) would make
+    -- this delete wait: busy instead, naming it (T3).
+    PERFORM 1 FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id) FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND AND EXISTS (SELECT 1 FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id)) THEN
+        RAISE EXCEPTION 'library % has a declared sync write in flight (its count-cache write lock)', OLD.id
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.write_key(OLD.id),
+                                        pg_catalog.format('the declared write lock (count cache) of library %s', OLD.id)
+                                )),
+                  HINT = 'busy: retry later';
     END IF;
     DELETE FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id);
     RETURN NULL;

@@ -151,7 +151,8 @@ BEGIN
         'libraries_before_insert', 'libraries_after_insert', 'libraries_before_update',
         'libraries_before_delete', 'inventory_truncate_guard',
         -- guards: claims and dependent admission (055_dependents.sql)
-        'items_claim_guard', 'item_dependents_guard', 'item_dependents_delete_guard', 'item_dependents_nowait',
+        'items_claim_guard', 'items_claim_set_guard', 'item_dependents_guard', 'item_dependents_delete_guard',
+        'item_dependents_nowait',
         'library_dependents_guard',
         -- the DDL watch (event trigger)
         'contract_watch',
@@ -306,6 +307,8 @@ GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(clea
 -- What `cleanupctl deps` reads of the dispositions (issue 7), and the
 -- mutations-by-kind shape job_json and step_json build (they are granted).
 GRANT SELECT ON cleanup.reference_dispositions TO cleanup_runner, cleanup_console;
+-- T3: a job's holders as a line of text (job show; IMMUTABLE, reads nothing).
+GRANT EXECUTE ON FUNCTION cleanup.holders_text(jsonb) TO cleanup_runner, cleanup_console;
 GRANT EXECUTE ON FUNCTION cleanup.mutations_json(bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint)
    TO cleanup_runner, cleanup_console;
 -- The count cache (issue 8, 075_count_cache.sql): the console's and
@@ -329,3 +332,75 @@ GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_ap
 -- Retention (080_retention.sql): `cleanupctl purge` of finished jobs'
 -- manifests, step records and old events, bounded per transaction.
 GRANT EXECUTE ON FUNCTION cleanup.purge_step(interval, int), cleanup.purge_plan(interval, int) TO cleanup_runner;
+
+-- 5. Every engine function pins its search_path (T5): a caller's
+-- search_path (a schema of its own ahead of pg_catalog, with an operator
+-- or function of the same name) can never change what an engine function
+-- means, whether it is a guard, a helper, or a function a CHECK constraint
+-- of the inventory calls in the writer's own session. SQL-standard bodies
+-- (BEGIN ATOMIC) are bound when they are created and need no setting: the
+-- small per-row helpers are written that way so that they stay inlinable.
+-- tests/integration/test_privileges.c walks pg_proc and fails on a
+-- function that is neither.
+DO $$
+DECLARE
+    x record;
+BEGIN
+    FOR x IN SELECT n.nspname, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid) AS args, p.prokind
+               FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+              WHERE n.nspname IN ('cleanup', 'inventory') AND p.prosqlbody IS NULL AND p.prokind IN ('f', 'p')
+                AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)
+              ORDER BY 1, 2, 3 LOOP
+        EXECUTE format('ALTER %s %I.%I(%s) SET search_path = pg_catalog, pg_temp',
+                       CASE x.prokind WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, x.nspname, x.proname, x.args);
+    END LOOP;
+END $$;
+
+-- 6. Holders named in full (T3, 011_holders.sql): the definer functions
+-- that name who holds a lock read pg_stat_activity as cleanup_owner; with
+-- pg_read_all_stats it sees every session's state, client and transaction
+-- start. Granting it needs a superuser (or ADMIN on it): without one the
+-- holders are still named by pid, role and application.
+DO $$
+BEGIN
+    IF NOT pg_catalog.pg_has_role('cleanup_owner', 'pg_read_all_stats', 'USAGE') THEN
+        BEGIN
+            GRANT pg_read_all_stats TO cleanup_owner;
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE NOTICE 'cleanup_owner is not a member of pg_read_all_stats and % may not make it one: busy answers name holders by pid, role and application only (docs/roles.md)', current_user;
+        END;
+    END IF;
+END $$;
+
+-- 7. Writer logins get bounded waits and idle transactions (T3): a login
+-- role that is a member of cleanup_writer and has no setting of its own
+-- for the parameter (in any database) gets, in this database,
+--   idle_in_transaction_session_timeout = 60s   a writer idle inside a
+--       transaction holds the admission and count rows its writes locked,
+--       which makes cleanup steps of those libraries busy;
+--   lock_timeout = 10s                           no writer statement waits
+--       longer than that (the guards never make it wait at all).
+-- An operator's own setting is never replaced: ALTER ROLE ... SET (or
+-- RESET) changes them; install gives them to writer logins created since
+-- the last install. Needs CREATEROLE or a superuser; otherwise a NOTICE.
+DO $$
+DECLARE
+    x record;
+BEGIN
+    FOR x IN SELECT r.rolname, g.name, g.value
+               FROM pg_catalog.pg_roles r
+              CROSS JOIN (VALUES ('idle_in_transaction_session_timeout', '60s'), ('lock_timeout', '10s')) AS g(name, value)
+              WHERE r.rolcanlogin AND NOT r.rolsuper
+                AND pg_catalog.pg_has_role(r.oid, 'cleanup_writer', 'MEMBER')
+                AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_db_role_setting s, unnest(s.setconfig) AS c
+                                 WHERE s.setrole = r.oid AND c LIKE g.name || '=%')
+              ORDER BY 1, 2 LOOP
+        BEGIN
+            EXECUTE format('ALTER ROLE %I IN DATABASE %I SET %s = %L', x.rolname, pg_catalog.current_database(),
+                           x.name, x.value);
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE NOTICE 'writer login % keeps no % default: % may not alter roles (docs/roles.md)',
+                x.rolname, x.name, current_user;
+        END;
+    END LOOP;
+END $$;

@@ -188,8 +188,10 @@ wait_run() {
 # its budget (S1, D2: at most 128 candidates visited, 128 domain mutations,
 # 1024 rows examined; the mutations are the sum of their kinds) and its
 # counts add up (every visited candidate has one verdict, a released claim
-# ends in a deletion: visited + released = deleted + moved + absent +
-# retained + claimed; every examined row was visited or kept).
+# ends in a verdict, and a row that left before a step reached it is moved
+# or absent early: visited + released + moved_early + absent_early =
+# deleted + moved + absent + retained + claimed; every examined row was
+# visited or kept).
 check_consistent() {
 	local job=$1 where=$2 r
 	r=$(q "SELECT $(consistent_sql)" -v job="$job")
@@ -223,7 +225,9 @@ consistent_sql() {
         AND j.collections_deleted = coalesce(sum(s.collections_deleted), 0)
         AND j.sync_status_deleted = coalesce(sum(s.sync_status_deleted), 0)
         AND j.history_detached = coalesce(sum(s.history_detached), 0)
-        AND bool_and(coalesce(s.visited + s.released = s.deleted + s.moved + s.absent + s.retained + s.claimed, true))
+        AND bool_and(coalesce(s.visited + s.released + s.moved_early + s.absent_early
+                              = s.deleted + s.moved + s.absent + s.retained + s.claimed, true))
+        AND j.moved_early = coalesce(sum(s.moved_early), 0) AND j.absent_early = coalesce(sum(s.absent_early), 0)
         AND bool_and(coalesce(s.examined = s.visited + s.kept, true))
         AND bool_and(coalesce(s.action = 'single-transaction'
                               OR s.mutations = s.deleted + s.retries_deleted + s.previews_deleted

@@ -350,7 +350,8 @@ demo_completed() {
 	wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $1" completed 60 && ok "$2 completed the job" ||
 		fail "not completed"
 	wait_for "demo: job $1 completed at step" 15 || fail "completion not narrated"
-	read -r D K M A R X T <<<"$(sql "SELECT deleted, kept, moved, absent, retained, examined, total_estimate FROM cleanup.jobs WHERE id = $1" | tr '|' ' ')"
+	read -r D K M A R X T ME AE S <<<"$(sql "SELECT deleted, kept, moved, absent, retained, examined, total_estimate,
+	                                              moved_early, absent_early, scope_count FROM cleanup.jobs WHERE id = $1" | tr '|' ' ')"
 	wait_for "deleted $D, kept $K, moved $M, absent $A: $X examined" &&
 		ok "the completion is narrated with the job's counters" || fail "narrated counters differ from $D/$K/$M/$A/$X"
 }
@@ -360,11 +361,14 @@ demo_completed() {
 # of them; external IDs ext-LIBRARY-N, immutable, A4) outside the manifest
 # was deleted by the job once, unless a writer had moved it out first (A3:
 # it then still exists, by id and external ID, anywhere: writers never
-# delete, and may have moved it back since the job ended); examined =
-# deleted + kept + moved + absent + retained (a row a writer held when a
-# step came is retained, then examined again by a later pass, which
-# resolves it: docs/steps.md, "retained counts retention events"; a
-# writer moving rows out of the library holds them so); the steps'
+# delete, and may have moved it back since the job ended); every row in
+# scope at the seal is in exactly one counter (T7): ITEMS = deleted + kept
+# + moved + absent, moved and absent counting the rows that left before a
+# step reached them (moved_early, absent_early); examined = deleted + kept
+# + (moved - moved_early) + (absent - absent_early) + retained (a row a
+# writer held when a step came is retained, then examined again by a later
+# pass, which resolves it: docs/steps.md, "retained counts retention
+# events"; a writer moving rows out of the library holds them so); the steps'
 # deletions add up to the
 # job's (nothing counted twice, across a crash too); step numbers have no
 # hole. Sets MANIFEST and ESCAPED.
@@ -374,9 +378,10 @@ demo_counters_exact() {
 	ESCAPED=$(sql "SELECT count(*) FROM inventory.items i WHERE i.external_id LIKE 'ext-$l-%'
 	                 AND i.id <= (SELECT high_water_id FROM cleanup.jobs WHERE id = $j)
 	                 AND NOT EXISTS (SELECT 1 FROM cleanup.manifest m WHERE m.job_id = $j AND m.external_id = i.external_id)")
-	[ "$T" = "$items" ] && [ "$D" = $((items - MANIFEST - ESCAPED)) ] && [ "$X" = $((D + K + M + A + R)) ] &&
-		ok "counters exact: $D deleted = $items items - $MANIFEST in the manifest - $ESCAPED moved out first; examined $X = deleted + kept + moved + absent + retained ($R)" ||
-		fail "counters: deleted $D kept $K moved $M absent $A retained $R examined $X of $T; $items items, manifest $MANIFEST, moved out $ESCAPED"
+	[ "$T" = "$items" ] && [ "$S" = "$items" ] && [ "$D" = $((items - MANIFEST - ESCAPED)) ] &&
+		[ "$items" = $((D + K + M + A)) ] && [ "$X" = $((D + K + M - ME + A - AE + R)) ] &&
+		ok "counters exact: $D deleted = $items items - $MANIFEST in the manifest - $ESCAPED moved out first; $items in scope = deleted + kept + moved ($ME before a step) + absent; examined $X" ||
+		fail "counters: deleted $D kept $K moved $M ($ME early) absent $A ($AE early) retained $R examined $X of $T (scope $S); $items items, manifest $MANIFEST, moved out $ESCAPED"
 	[ "$(sql "SELECT sum(deleted) FROM cleanup.job_steps WHERE job_id = $j")" = "$D" ] &&
 		ok "the steps' deletions add up to the job's (nothing counted twice)" ||
 		fail "steps' deletions: $(sql "SELECT sum(deleted) FROM cleanup.job_steps WHERE job_id = $j") vs $D"

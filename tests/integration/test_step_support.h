@@ -116,7 +116,8 @@ static __attribute__((unused)) void assert_steps_consistent(PGconn *c, int64_t j
 	                 0);
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld "
-	                            "AND (visited + released <> deleted + moved + absent + retained + claimed "
+	                            "AND (visited + released + moved_early + absent_early <> "
+                            "deleted + moved + absent + retained + claimed "
 	                            "OR examined <> visited + kept OR (action <> 'single-transaction' AND mutations <> "
 	                            "deleted + retries_deleted + previews_deleted + collections_deleted + "
 	                            "sync_status_deleted + history_detached + libraries_deleted + servers_deleted))",

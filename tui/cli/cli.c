@@ -383,6 +383,23 @@ void cli_print_job_detail(FILE *f, const cleanup_job *job)
 	fprintf(f, "  counters      examined %" PRId64 ", visited %" PRId64 ", deleted %" PRId64 ", moved %" PRId64
 	           ", absent %" PRId64 ", retained %" PRId64 ", kept %" PRId64 "\n",
 	        job->examined, job->visited, job->deleted, job->moved, job->absent, job->retained, job->kept);
+	if (job->scope_count >= 0) {
+		/* T7: every row in scope at the seal (or creation) ends in one
+		 * counter; "so far" until the job completes. */
+		int64_t sum = job->deleted + job->kept + job->moved + job->absent;
+		int done = strcmp(job->phase, "completed") == 0;
+
+		fprintf(f,
+		        "  ledger        %" PRId64 " in scope = %" PRId64 " deleted + %" PRId64 " kept + %" PRId64
+		        " moved + %" PRId64 " absent (%" PRId64 " moved, %" PRId64 " absent before a step reached them)%s\n",
+		        job->scope_count, job->deleted, job->kept, job->moved, job->absent, job->moved_early, job->absent_early,
+		        done ? (sum == job->scope_count ? ": holds" : ": DOES NOT HOLD") : ", so far");
+	}
+	if (job->blocked_since[0]) {
+		fprintf(f, "  blocked since %s: ", tui_sanitize(t1, sizeof t1, job->blocked_since));
+		tui_fputs_safe(job->blocked_text[0] ? job->blocked_text : "(holder gone)", f);
+		fputc('\n', f);
+	}
 	if (strcmp(job->kind, "prune") != 0)
 		fprintf(f, "  parents       %d libraries deleted, %d servers deleted\n", job->libraries_deleted,
 		        job->servers_deleted);

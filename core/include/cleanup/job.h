@@ -8,6 +8,7 @@
 #ifndef CLEANUP_JOB_H
 #define CLEANUP_JOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "cleanup/engine.h"
@@ -50,6 +51,15 @@ typedef struct cleanup_job {
 	int key_order;
 	char key_cursor[264];
 	int64_t total_estimate; /* items in scope when sealed, -1 before */
+	/* Schema 13 (T7): the rows in scope at the seal (a removal: at its
+	 * creation), -1 when unknown (older jobs); at completion scope_count =
+	 * deleted + kept + moved + absent. moved_early and absent_early: rows
+	 * that left the scope before a step reached them (in moved, absent). */
+	int64_t scope_count, moved_early, absent_early;
+	/* T3: since when and by whom the job is held up (its runner's last busy
+	 * answer; "" when it is not): who, in one line of text. */
+	char blocked_since[40];
+	char blocked_text[1024];
 	int64_t busy_retries;
 	char last_error[512];
 	char created_at[40], sealed_at[40], updated_at[40], finished_at[40];
@@ -116,11 +126,20 @@ typedef struct cleanup_append_totals {
 int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *engine, int64_t job_id,
                             const char *const *ids, size_t n, cleanup_error *err);
 
-/* Checks one external ID against the manifest rules: non-empty, at most
- * CLEANUP_EXTERNAL_ID_MAX bytes, valid UTF-8, no control characters (C0,
- * DEL, C1). Returns 0 when good, else CLEANUP_EINVAL with the rule broken
- * written to WHY (WHYLEN bytes, may be NULL). Pure; no database. */
+/* Checks one external ID against the manifest rules (C10, the same as the
+ * inventory's): non-empty, at most CLEANUP_EXTERNAL_ID_MAX bytes, valid
+ * UTF-8, no control characters (C0, DEL, C1), no space (U+0020) at either
+ * end, no invisible character (cleanup_external_id_invisible). Returns 0
+ * when good, else CLEANUP_EINVAL with the rule broken written to WHY
+ * (WHYLEN bytes, may be NULL). Pure; no database. */
 int cleanup_external_id_check(const char *id, size_t len, char *why, size_t whylen);
+
+/* True for a character the external-ID rule refuses as invisible: U+00A0,
+ * U+00AD, U+034F, U+061C, U+115F-U+1160, U+1680, U+17B4-U+17B5,
+ * U+180B-U+180F, U+2000-U+200F, U+2028-U+202F, U+205F-U+206F, U+3000,
+ * U+3164, U+FEFF, U+FFA0, U+FFF9-U+FFFB, U+E0000-U+E007F (spaces other
+ * than U+0020, zero-width, format and bidirectional controls, fillers). */
+bool cleanup_external_id_invisible(uint32_t cp);
 
 /* Writes a printable, quoted form of the LEN bytes at ID into BUF (BUFLEN
  * bytes, always NUL-terminated) for messages: printable text as is,

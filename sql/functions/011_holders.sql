@@ -1,0 +1,294 @@
+-- 011_holders: who holds what a cleanup transaction needs (T3: every busy
+-- answer names its holder). One lookup, used by every busy message the
+-- engine raises, by the busy notes of a job's runner (the job's
+-- blocked_by, shown by status, jobs, job show and the console) and by
+-- `cleanupctl locks`.
+--
+-- A holder is a backend other than this one: its pid, login role,
+-- application, client, state and transaction age, and what it holds.
+-- Row locks are found through the row's xmax: a transaction (or
+-- subtransaction) holds an ExclusiveLock on its own id, which pg_locks
+-- shows with its pid; rows share-locked by several transactions carry a
+-- multixact, whose members are looked up. A table lock is found in
+-- pg_locks directly, held or queued ahead (a queued ACCESS EXCLUSIVE
+-- request blocks every later lock on the table as the held one would).
+--
+-- Run as cleanup_owner (the callers are SECURITY DEFINER), which the
+-- installer makes a member of pg_read_all_stats when it can
+-- (098_privileges.sql), so that other roles' sessions show their state and
+-- client; without it those columns read as "?". Reads only; never waits.
+
+-- The backends, other than this one, that own transaction X: a plain
+-- transaction id, or the members of multixact X. Empty when none is alive.
+CREATE OR REPLACE FUNCTION cleanup.xid_pids(x xid)
+RETURNS int[] LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v int[];
+BEGIN
+    IF x IS NULL OR x = '0'::xid THEN
+        RETURN '{}';
+    END IF;
+    SELECT array_agg(DISTINCT l.pid ORDER BY l.pid) INTO v
+      FROM pg_catalog.pg_locks l
+     WHERE l.locktype = 'transactionid' AND l.transactionid = x AND l.granted
+       AND l.mode = 'ExclusiveLock' AND l.pid <> pg_catalog.pg_backend_pid();
+    IF v IS NULL THEN
+        -- A multixact (several share lockers). An id that is not one, or
+        -- one truncated away, raises: no holder then.
+        BEGIN
+            SELECT array_agg(DISTINCT l.pid ORDER BY l.pid) INTO v
+              FROM pg_catalog.pg_get_multixact_members(x) m
+              JOIN pg_catalog.pg_locks l ON l.locktype = 'transactionid' AND l.transactionid = m.xid
+                                         AND l.granted AND l.mode = 'ExclusiveLock'
+             WHERE l.pid <> pg_catalog.pg_backend_pid();
+        EXCEPTION WHEN OTHERS THEN
+            v := NULL;
+        END;
+    END IF;
+    RETURN coalesce(v, '{}');
+END $$;
+
+-- The backends, other than this one, that hold a lock on relation P_REL
+-- conflicting with ROW EXCLUSIVE (what a cleanup transaction takes on
+-- every table it writes), or that queue for one ahead of us, each with
+-- its lock mode.
+CREATE OR REPLACE FUNCTION cleanup.relation_pids(p_rel regclass, OUT pid int, OUT mode text, OUT granted boolean)
+RETURNS SETOF record LANGUAGE sql STABLE
+AS $$
+    SELECT l.pid, l.mode, l.granted
+      FROM pg_catalog.pg_locks l
+     WHERE l.locktype = 'relation' AND l.relation = p_rel
+       AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+       AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
+       AND l.pid <> pg_catalog.pg_backend_pid()
+$$;
+
+-- Holders P_PIDS as JSON objects {pid, role, application, client, state,
+-- xact_age_s, holds: P_WHAT}, in pid order; '[]' when none is alive.
+CREATE OR REPLACE FUNCTION cleanup.holders_json(p_pids int[], p_what text)
+RETURNS jsonb LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
+               'pid', a.pid,
+               'role', coalesce(a.usename::text, '?'),
+               'application', coalesce(a.application_name, ''),
+               'client', CASE WHEN a.client_addr IS NULL AND a.client_port = -1 THEN 'local'
+                              ELSE coalesce(a.client_hostname, pg_catalog.host(a.client_addr), '?') END,
+               'state', coalesce(a.state, '?'),
+               'xact_age_s', pg_catalog.round(EXTRACT(epoch FROM pg_catalog.clock_timestamp() - a.xact_start)::numeric, 1),
+               'holds', left(p_what, 200))
+             ORDER BY a.pid), '[]'::jsonb)
+      FROM pg_catalog.pg_stat_activity a
+     WHERE a.pid = ANY (p_pids)
+$$;
+
+-- One line for messages: "pid 4411 (role sync_movies, application psql,
+-- client local, idle in transaction, transaction 91.2 s old) holds row lock
+-- on ...", several joined with "; ". P_H: holders_json's array.
+CREATE OR REPLACE FUNCTION cleanup.holders_text(p_h jsonb)
+RETURNS text LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT coalesce(pg_catalog.string_agg(pg_catalog.format('pid %s (role %s, application %s, client %s, %s, transaction %s) holds %s',
+                                  h->>'pid', h->>'role', coalesce(nullif(h->>'application', ''), 'none'), h->>'client',
+                                  h->>'state',
+                                  CASE WHEN h->>'xact_age_s' IS NULL THEN 'age unknown'
+                                       ELSE (h->>'xact_age_s') || ' s old' END,
+                                  h->>'holds'), '; '),
+                    'a transaction that has ended since')
+      FROM pg_catalog.jsonb_array_elements(coalesce(p_h, '[]'::jsonb)) AS h
+$$;
+
+-- The holders of a row whose xmax is X, for a message: " (held by ...)".
+CREATE OR REPLACE FUNCTION cleanup.row_holders_text(x xid, p_what text)
+RETURNS text LANGUAGE sql STABLE
+AS $$
+    SELECT cleanup.holders_text(cleanup.holders_json(cleanup.xid_pids(x), p_what))
+$$;
+
+-- The holders of engine lock KEY, for a busy message (011_holders.sql).
+CREATE OR REPLACE FUNCTION cleanup.engine_lock_holders(p_key bigint, p_what text)
+RETURNS text LANGUAGE sql STABLE
+AS $$
+    SELECT cleanup.row_holders_text((SELECT l.xmax FROM cleanup.engine_locks l WHERE l.key = p_key), p_what)
+$$;
+
+-- The holders of conflicting locks on relation P_REL, for a message.
+CREATE OR REPLACE FUNCTION cleanup.relation_holders_text(p_rel regclass)
+RETURNS text LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    h jsonb := '[]';
+    r record;
+BEGIN
+    FOR r IN SELECT * FROM cleanup.relation_pids(p_rel) ORDER BY pid LOOP
+        h := h || cleanup.holders_json(ARRAY[r.pid],
+                     pg_catalog.format('%s on %s%s', r.mode, p_rel::text, CASE WHEN r.granted THEN '' ELSE ' (queued)' END));
+    END LOOP;
+    RETURN cleanup.holders_text(h);
+END $$;
+
+-- Everything that holds up job P_JOB now, as holders_json objects, one
+-- per backend (what each holds joined): locks on the tables a cleanup
+-- transaction writes; the job's row; its engine lock rows (coordinator,
+-- library locks, the count cache's declared write locks); the admission,
+-- parent and count rows of its libraries; and the items it waits for (its
+-- retained rows and its claims, the first 32 of each). '[]' when nothing
+-- holds it.
+CREATE OR REPLACE FUNCTION cleanup.job_blockers(p_job bigint)
+RETURNS jsonb LANGUAGE plpgsql STABLE
+-- Never a waiter itself: the tables it reads may be what is held (a
+-- writer's LOCK TABLE); then the rows are not looked at.
+SET lock_timeout = '200ms'
+AS $$
+DECLARE
+    j     cleanup.jobs;
+    libs  bigint[];
+    acc   jsonb := '[]';
+    r     record;
+BEGIN
+    SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
+    IF NOT FOUND THEN
+        RETURN '[]';
+    END IF;
+    -- Tables: pg_locks once for all of them.
+    FOR r IN SELECT l.pid, l.mode, l.granted, l.relation::regclass::text AS rel
+               FROM pg_catalog.pg_locks l
+              WHERE l.locktype = 'relation'
+                AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d
+                                   WHERE d.datname = pg_catalog.current_database())
+                AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
+                AND l.pid <> pg_catalog.pg_backend_pid()
+                AND l.relation IN (SELECT c.oid FROM pg_catalog.pg_class c
+                                    WHERE c.relnamespace IN ('inventory'::regnamespace, 'cleanup'::regnamespace)
+                                      AND c.relkind IN ('r', 'p'))
+              ORDER BY l.pid LOOP
+        acc := acc || cleanup.holders_json(ARRAY[r.pid], pg_catalog.format('%s on %s%s', r.mode, r.rel,
+                                                                  CASE WHEN r.granted THEN '' ELSE ' (queued)' END));
+    END LOOP;
+    -- Rows: the job's own, its engine locks, its libraries' and server's.
+    BEGIN
+    libs := CASE WHEN j.kind = 'remove-server'
+                 THEN ARRAY(SELECT l.id FROM inventory.libraries l WHERE l.server_id = j.server_id ORDER BY l.id LIMIT 64)
+                 ELSE ARRAY[j.library_id] END;
+    FOR r IN SELECT x.what, x.xmax FROM (
+                 SELECT pg_catalog.format('the row of job %s', j.id) AS what, c.xmax
+                   FROM cleanup.jobs c WHERE c.id = j.id
+                 UNION ALL
+                 SELECT CASE l.key >> 40 WHEN 1 THEN 'the cleanup coordinator lock of server '
+                                         WHEN 2 THEN 'the cleanup lock of library '
+                                         ELSE 'the declared write lock (count cache) of library ' END
+                        || (l.key & ((1::bigint << 40) - 1))::text, l.xmax
+                   FROM cleanup.engine_locks l
+                  WHERE l.key = cleanup.coordinator_key(j.server_id)
+                     OR l.key IN (SELECT cleanup.library_key(x) FROM unnest(libs) x
+                                  UNION ALL SELECT cleanup.write_key(x) FROM unnest(libs) x)
+                 UNION ALL
+                 SELECT pg_catalog.format('the admission row of library %s', a.library_id), a.xmax
+                   FROM cleanup.library_admission a WHERE a.library_id = ANY (libs)
+                 UNION ALL
+                 SELECT pg_catalog.format('the admission row of server %s', a.server_id), a.xmax
+                   FROM cleanup.server_admission a WHERE a.server_id = j.server_id
+                 UNION ALL
+                 SELECT pg_catalog.format('the row of library %s', l.id), l.xmax
+                   FROM inventory.libraries l WHERE l.id = ANY (libs)
+                 UNION ALL
+                 SELECT pg_catalog.format('the row of server %s', s.id), s.xmax
+                   FROM inventory.media_servers s WHERE s.id = j.server_id
+                 UNION ALL
+                 SELECT pg_catalog.format('the item count of library %s', st.library_id), st.xmax
+                   FROM cleanup.library_stats st WHERE st.library_id = ANY (libs)
+                 UNION ALL
+                 SELECT pg_catalog.format('item %s of library %s (retained by the job)', i.id, i.library_id), i.xmax
+                   FROM (SELECT rr.item_id FROM cleanup.job_retained rr WHERE rr.job_id = j.id
+                          ORDER BY rr.item_id LIMIT 32) q
+                   JOIN inventory.items i ON i.id = q.item_id
+                 UNION ALL
+                 SELECT pg_catalog.format('item %s of library %s (claimed by the job)', i.id, i.library_id), i.xmax
+                   FROM (SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = j.id
+                          ORDER BY c.item_id LIMIT 32) q
+                   JOIN inventory.items i ON i.id = q.item_id) x
+              WHERE x.xmax <> '0'::xid LOOP
+        acc := acc || cleanup.holders_json(cleanup.xid_pids(r.xmax), r.what);
+    END LOOP;
+    EXCEPTION WHEN lock_not_available THEN
+        NULL;                   -- a table is held: its holder is named above
+    END;
+    -- One object per backend, what it holds joined.
+    RETURN (SELECT coalesce(pg_catalog.jsonb_agg(o ORDER BY (o->>'pid')::int), '[]'::jsonb)
+              FROM (SELECT (pg_catalog.array_agg(h ORDER BY h->>'holds'))[1] - 'holds'
+                           || pg_catalog.jsonb_build_object('holds',
+                                  left(pg_catalog.string_agg(DISTINCT h->>'holds', ', '), 600)) AS o
+                      FROM pg_catalog.jsonb_array_elements(acc) AS h
+                     GROUP BY h->>'pid') g);
+END $$;
+
+-- Raises 55P03 for job P_JOB, which waits for the items P_IDS that other
+-- transactions hold (T4), naming the holder of the first one still there.
+CREATE OR REPLACE FUNCTION cleanup.raise_item_held(p_job bigint, p_ids bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    r record;
+BEGIN
+    SELECT i.id, i.library_id, i.xmax INTO r FROM inventory.items i
+     WHERE i.id = ANY (p_ids) ORDER BY i.id LIMIT 1;
+    RAISE EXCEPTION 'job % waits for item % of library %, held by another transaction', p_job, r.id, r.library_id
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.row_holders_text(r.xmax, pg_catalog.format('item %s of library %s', r.id, r.library_id))),
+                  HINT = 'busy: retry later; the job goes on once the holder commits or rolls back';
+END $$;
+
+-- Locks the item-count rows of libraries LIBS FOR UPDATE without waiting
+-- (the count trigger of a step's delete updates them), in ascending
+-- order; 55P03 naming the holder when another transaction holds one.
+-- SKIP LOCKED, not NOWAIT: no subtransaction in a step.
+CREATE OR REPLACE FUNCTION cleanup.lock_library_stats(p_libs bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    n int;
+    r record;
+BEGIN
+    SELECT count(*) INTO n FROM (SELECT 1 FROM cleanup.library_stats
+                                  WHERE library_id = ANY (p_libs) ORDER BY library_id FOR UPDATE SKIP LOCKED) q;
+    -- One statement in the usual case (every row taken); the existence
+    -- count only when one may have been skipped.
+    IF n < cardinality(p_libs)
+       AND n < (SELECT count(*) FROM cleanup.library_stats WHERE library_id = ANY (p_libs)) THEN
+        SELECT st.library_id, st.xmax INTO r FROM cleanup.library_stats st
+         WHERE st.library_id = ANY (p_libs)
+           AND cardinality(cleanup.xid_pids(st.xmax)) > 0
+         ORDER BY st.library_id LIMIT 1;
+        RAISE EXCEPTION 'the item count of library % is locked by another transaction (a sync write in flight)',
+            coalesce(r.library_id::text, '?')
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || (cleanup.row_holders_text(r.xmax, pg_catalog.format('the item count of library %s', r.library_id)
+                                )),
+                  HINT = 'busy: retry later';
+    END IF;
+END $$;
+
+-- Locks P_TABLES (a fixed list of the caller's: regclass names, never
+-- input) IN ROW EXCLUSIVE MODE without waiting: a table someone holds
+-- (a LOCK TABLE, DDL, or DDL queued behind a long reader) is busy, 55P03,
+-- naming the holders, instead of a wait that ends in a lock timeout with
+-- nobody named. For the job functions outside the step (create, seal);
+-- the EXCEPTION block is a subtransaction.
+CREATE OR REPLACE FUNCTION cleanup.lock_tables_nowait(p_what text, p_tables regclass[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    BEGIN
+        EXECUTE 'LOCK TABLE ' || (SELECT pg_catalog.string_agg(t::text, ', ' ORDER BY o)
+                                    FROM unnest(p_tables) WITH ORDINALITY AS u(t, o))
+                || ' IN ROW EXCLUSIVE MODE NOWAIT';
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION '% is busy: a table it writes is locked', p_what
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || ((SELECT pg_catalog.string_agg(cleanup.relation_holders_text(t), '; ')
+               FROM unnest(p_tables) AS t WHERE EXISTS (SELECT 1 FROM cleanup.relation_pids(t))
+                                )),
+                  HINT = 'busy: retry later';
+    END;
+END $$;

@@ -1,0 +1,726 @@
+/* The boundary with the least-trusted login (T1-T8, docs/security.md):
+ * every attack a sync writer login could make with nothing but the grants
+ * of cleanup_writer, tried here as a real non-superuser login in that role.
+ * Each test failed on the main of 2026-12-03 (before migration 013):
+ *   T1  a writer set claimed_by = J on items of another server's library and
+ *       the next step of job J deleted them; a mark naming a job that does
+ *       not exist made a later removal fail every step with CUA10;
+ *   T3  a writer's LOCK TABLE made create, seal and step busy with nobody
+ *       named; an idle transaction after inventory.count_declare wedged a
+ *       removal's finalize step in a lock timeout, nobody named;
+ *   T4  one row held FOR UPDATE made a prune start a new pass at every
+ *       step; a held claimed item made `job run` commit empty steps;
+ *   T5  an operator of the writer's own ahead of pg_catalog switched the
+ *       external-ID rule off; ids outside the engine's key space and IDs
+ *       with edge spaces or invisible characters were accepted; locks
+ *       declared inside a savepoint were refused (CU410);
+ *   C9  a dependent written while a prune collected did not protect its
+ *       item;
+ *   T7  rows moved out before a step reached them were in no counter;
+ *   T8  the audit kept no database role and no row for a parent delete. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/install.h"
+#include "cleanup/job.h"
+#include "pgtest.h"
+
+#define WRITER "t_bnd_writer"
+#define RUNNER "t_bnd_runner"
+
+static char *conninfo;   /* as postgres (superuser) */
+static char *as_writer;  /* the same database as t_bnd_writer */
+static char *as_runner;
+
+static char *with_user(const char *ci, const char *user)
+{
+	size_t n = strlen(ci) + strlen(user) + 8;
+	char *s = malloc(n);
+
+	assert_non_null(s);
+	snprintf(s, n, "%s user=%s", ci, user);
+	return s;
+}
+
+/* Login roles of the test (cluster-wide; other test programs may create
+ * the same ones concurrently). */
+static void login_role(PGconn *c, const char *name, const char *group)
+{
+	pgtest_exec(c,
+	            "DO $$ BEGIN "
+	            "  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '%s') THEN "
+	            "    BEGIN CREATE ROLE %s LOGIN; "
+	            "    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
+	            "  END IF; END $$",
+	            name, name);
+	pgtest_exec(c, "GRANT %s TO %s", group, name);
+}
+
+static int setup(void **state)
+{
+	PGconn *c;
+
+	(void)state;
+	/* 3 servers x 2 libraries x 300 items: server 1 = libraries 1, 2;
+	 * server 2 = 3, 4; server 3 = 5, 6. */
+	conninfo = pgtest_seeded_db("boundary", 3, 2, 300);
+	c = pgtest_connect(conninfo, "setup");
+	login_role(c, WRITER, CLEANUP_ROLE_WRITER);
+	login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
+	PQfinish(c);
+	as_writer = with_user(conninfo, WRITER);
+	as_runner = with_user(conninfo, RUNNER);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(conninfo);
+	free(as_writer);
+	free(as_runner);
+	return 0;
+}
+
+/* Runs cleanupctl with --db CI and ARGS (printf-style); stdout and stderr
+ * in *OUT (may be NULL). Returns the exit status. */
+static int __attribute__((format(printf, 3, 4))) cli(char **out, const char *ci, const char *fmt, ...)
+{
+	char args[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	return pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), ci, args);
+}
+
+/* Fails the test unless TEXT contains NEEDLE, printing TEXT. */
+static void assert_contains(const char *text, const char *needle)
+{
+	if (!text || !strstr(text, needle)) {
+		fprintf(stderr, "expected \"%s\" in:\n%s\n", needle, text ? text : "(null)");
+		fail();
+	}
+}
+
+/* Library LIB of the seed's layout: its first item id. */
+static int64_t first_item(PGconn *c, int64_t lib)
+{
+	return pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = %lld", (long long)lib);
+}
+
+/* A new library of SERVER holding N items NAME-1..NAME-N; returns its id. */
+static int64_t new_library(PGconn *c, int64_t server, const char *name, int n)
+{
+	int64_t lib = pgtest_int(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, '%s') RETURNING id",
+	                         (long long)server, name);
+
+	pgtest_exec(c,
+	            "INSERT INTO inventory.items (library_id, external_id) "
+	            "SELECT %lld, '%s-' || g FROM generate_series(1, %d) g ORDER BY g",
+	            (long long)lib, name, n);
+	return lib;
+}
+
+/* A new server NAME; returns its id. */
+static int64_t new_server(PGconn *c, const char *name)
+{
+	return pgtest_int(c, "INSERT INTO inventory.media_servers (name) VALUES ('%s') RETURNING id", name);
+}
+
+/* A remove-library job of LIB whose first item carries N retry rows, one
+ * step taken: that item is claimed, its dependents partly drained (N >
+ * 128), the claim in flight. Returns the job id; *ITEM is the item. */
+static int64_t removal_with_claim(PGconn *c, int64_t lib, int n, int64_t *item)
+{
+	int64_t job;
+
+	*item = first_item(c, lib);
+	pgtest_exec(c, "INSERT INTO inventory.item_retries (item_id, reason) SELECT %lld, 'r' || g FROM generate_series(1, %d) g",
+	            (long long)*item, n);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	pgtest_exec(c, "SELECT cleanup.job_step(%lld, 1)", (long long)job);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld AND item_id = %lld",
+	                            (long long)job, (long long)*item),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT claimed_by FROM inventory.items WHERE id = %lld", (long long)*item), job);
+	return job;
+}
+
+/* The job's ledger (T7) holds: every row in scope is deleted, kept, moved
+ * or absent, once, and the step records add up (moved_early included). */
+static void assert_ledger(PGconn *c, int64_t job)
+{
+	assert_string_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job), "completed");
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.jobs WHERE id = %lld AND scope_count IS NOT NULL "
+	                            "AND scope_count = deleted + kept + moved + absent",
+	                            (long long)job),
+	                 1);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND visited + released "
+	                            "+ moved_early + absent_early <> deleted + moved + absent + retained + claimed",
+	                            (long long)job),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'ledger'",
+	                            (long long)job),
+	                 0);
+}
+
+/* T1: a writer login can neither set a claim (update or insert) nor clear
+ * or change one; writing claimed_by back unchanged (an ORM saving the row
+ * it read) stays allowed. */
+static void test_T1_writer_cannot_set_change_or_clear_a_claim(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t1"), *w = pgtest_connect(as_writer, "t1-writer");
+	int64_t job, item;
+
+	(void)state;
+	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = 1 WHERE library_id = 3"),
+	                    "CUA12");
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "INSERT INTO inventory.items (library_id, external_id, claimed_by) "
+	                                "VALUES (3, 'forged-claim', 1)"),
+	                    "CUA12");
+	pgtest_exec(w, "UPDATE inventory.items SET claimed_by = claimed_by, title = 'orm' WHERE library_id = 3");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE claimed_by IS NOT NULL"), 0);
+
+	/* A real claim in flight: nobody but the job touches it. */
+	job = removal_with_claim(c, 4, 300, &item);
+	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = NULL WHERE id = %lld",
+	                                (long long)item),
+	                    "CUA10");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = 1 WHERE id = %lld",
+	                                (long long)item),
+	                    "CUA10");
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld", (long long)job), 0);
+	assert_ledger(c, job);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* T1, T2: a claim mark no step made (a forged one, written around the
+ * guards as only an owner can now, or left from before migration 013)
+ * never brings an item into a job's drain: job J does not delete the
+ * marked items of another server's library, and a mark naming a job that
+ * does not exist does not wedge a later removal of its library. */
+static void test_T1_T2_forged_marks_neither_delete_nor_wedge(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t1-forged");
+	int64_t srv = new_server(c, "t1-forged-a"), other = new_server(c, "t1-forged-b");
+	int64_t lib = new_library(c, srv, "t1-forged-target", 300);
+	int64_t victim = new_library(c, other, "t1-forged-victim", 300);
+	int64_t wedge = new_library(c, other, "t1-forged-wedge", 50);
+	int64_t job, job2;
+
+	(void)state;
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	pgtest_exec(c, "SET session_replication_role = replica");
+	pgtest_exec(c, "UPDATE inventory.items SET claimed_by = %lld WHERE library_id = %lld AND id %% 30 = 0",
+	            (long long)job, (long long)victim);
+	pgtest_exec(c, "UPDATE inventory.items SET claimed_by = 999999 WHERE library_id = %lld", (long long)wedge);
+	pgtest_exec(c, "RESET session_replication_role");
+
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)victim),
+	                 300);
+	assert_ledger(c, job);
+
+	job2 = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)wedge);
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job2), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)wedge), 0);
+	assert_ledger(c, job2);
+	PQfinish(c);
+}
+
+/* T1: a claim is deleted only while its item is the version the claim
+ * wrote, in the job's scope: a claimed item moved out (around the guards)
+ * is released as moved and kept with its dependents; one changed in place
+ * is released as retained and judged again by a later pass. */
+static void test_T1_claim_rechecked_for_scope_and_version(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t1-recheck");
+	int64_t srv = new_server(c, "t1-recheck");
+	int64_t lib = new_library(c, srv, "t1-recheck-a", 200);
+	int64_t away = new_library(c, srv, "t1-recheck-b", 10);
+	int64_t job, item, n;
+
+	(void)state;
+	job = removal_with_claim(c, lib, 300, &item);
+	n = pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item);
+	pgtest_exec(c, "SET session_replication_role = replica");
+	pgtest_exec(c, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld", (long long)away, (long long)item);
+	pgtest_exec(c, "RESET session_replication_role");
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld AND library_id = %lld",
+	                            (long long)item, (long long)away),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item),
+	                 n);
+	assert_int_equal(pgtest_int(c, "SELECT released FROM cleanup.jobs WHERE id = %lld", (long long)job), 1);
+
+	/* Changed in place: released as retained, then deleted by a later pass. */
+	{
+		int64_t lib2 = new_library(c, new_server(c, "t1-recheck-2"), "t1-recheck-c", 200);
+		int64_t job2 = removal_with_claim(c, lib2, 300, &item);
+
+		pgtest_exec(c, "SET session_replication_role = replica");
+		pgtest_exec(c, "UPDATE inventory.items SET title = 'changed under the claim' WHERE id = %lld", (long long)item);
+		pgtest_exec(c, "RESET session_replication_role");
+		assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job2), 0);
+		assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
+		assert_true(pgtest_int(c, "SELECT pass_no FROM cleanup.jobs WHERE id = %lld", (long long)job2) >= 2);
+		assert_ledger(c, job2);
+	}
+	PQfinish(c);
+}
+
+/* T3: a writer's LOCK TABLE (its UPDATE grant allows ACCESS EXCLUSIVE)
+ * makes create, seal and step busy (exit 3) at once, naming the writer's
+ * backend and role, and changes nothing. */
+static void test_T3_table_lock_busy_names_holder(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t3"), *w = pgtest_connect(as_writer, "t3-writer");
+	int64_t srv = new_server(c, "t3-srv"), srv2 = new_server(c, "t3-srv2");
+	int64_t lib = new_library(c, srv, "t3-a", 100), lib2 = new_library(c, srv2, "t3-b", 100);
+	int64_t collecting, draining, pid;
+	char *out = NULL, *fp;
+	char needle[64];
+
+	(void)state;
+	collecting = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	draining = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib2);
+	pid = pgtest_int(w, "SELECT pg_backend_pid()");
+	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
+	fp = pgtest_fingerprint(c);
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "LOCK TABLE inventory.items IN ACCESS EXCLUSIVE MODE");
+
+	assert_int_equal(cli(&out, conninfo, "job create prune --library 6"), 3);
+	assert_contains(out, needle);
+	assert_contains(out, WRITER);
+	free(out);
+	assert_int_equal(cli(&out, conninfo, "job seal %lld --expected 0", (long long)collecting), 3);
+	assert_contains(out, needle);
+	free(out);
+	assert_int_equal(cli(&out, conninfo, "job step %lld", (long long)draining), 3);
+	assert_contains(out, needle);
+	assert_contains(out, "AccessExclusiveLock on inventory.items");
+	free(out);
+	pgtest_exec(w, "ROLLBACK");
+	{
+		char *after = pgtest_fingerprint(c);
+
+		assert_string_equal(fp, after);
+		free(after);
+	}
+	free(fp);
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)draining), 0);
+	assert_int_equal(cli(NULL, conninfo, "--quiet job cancel %lld", (long long)collecting), 0);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* T3: a writer that declared its count-cache locks and went idle makes the
+ * removal's finalize step busy, naming it, instead of a lock timeout that
+ * names nobody; and the declaration bounded its idle transaction. */
+static void test_T3_idle_declared_writer_named_at_finalize(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t3-declare"), *w = pgtest_connect(as_writer, "t3-declare-writer");
+	int64_t srv = new_server(c, "t3-declare"), lib = new_library(c, srv, "t3-declare", 150), job, pid;
+	char *out = NULL, *v;
+	char needle[64];
+
+	(void)state;
+	pid = pgtest_int(w, "SELECT pg_backend_pid()");
+	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
+	v = pgtest_text(w, "SHOW idle_in_transaction_session_timeout");
+	assert_string_equal(v, "1min");
+	free(v);
+
+	assert_int_equal(cli(&out, conninfo, "job run %lld --max-busy 2", (long long)job), 3);
+	assert_contains(out, needle);
+	assert_contains(out, "declared write lock");
+	free(out);
+	assert_string_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	                    "finalizing");
+	pgtest_exec(w, "COMMIT");
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_ledger(c, job);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* T4: a row a writer holds FOR UPDATE delays a prune, never multiplies its
+ * work: once only that row is left, the step is busy (exit 3, holder
+ * named, nothing committed) instead of a new pass at every step; the job
+ * says who blocks it; when the writer lets go, the job completes. */
+static void test_T4_held_row_backs_off_instead_of_passing(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t4"), *w = pgtest_connect(as_writer, "t4-writer");
+	int64_t srv = new_server(c, "t4"), lib = new_library(c, srv, "t4", 300), job, held, pid, steps;
+	char *out = NULL;
+	char needle[64];
+
+	(void)state;
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't4-' || g FROM generate_series(1, 100) g))",
+	            (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 100)", (long long)job);
+	held = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 't4-250'",
+	                  (long long)lib);
+	pid = pgtest_int(w, "SELECT pg_backend_pid()");
+	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)held);
+
+	assert_int_equal(cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 200", (long long)job), 3);
+	assert_contains(out, needle);
+	free(out);
+	assert_true(pgtest_int(c, "SELECT pass_no FROM cleanup.jobs WHERE id = %lld", (long long)job) <= 2);
+	steps = pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job);
+	assert_true(steps < 10);
+	/* Named in the job itself (status, job show, the console). */
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.jobs j, jsonb_array_elements(j.blocked_by) h "
+	                            "WHERE j.id = %lld AND (h->>'pid')::int = %lld AND h->>'role' = '" WRITER "'",
+	                            (long long)job, (long long)pid),
+	                 1);
+	assert_int_equal(cli(&out, conninfo, "--json job show %lld", (long long)job), 0);
+	assert_contains(out, "\"blocked\"");
+	assert_contains(out, WRITER);
+	free(out);
+
+	pgtest_exec(w, "COMMIT");
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)held), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.jobs WHERE id = %lld AND blocked_since IS NULL",
+	                            (long long)job),
+	                 1);
+	assert_ledger(c, job);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* T4: a claimed item held FOR SHARE by a writer makes the step busy, not an
+ * empty committed step after another. */
+static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t4-claim"), *w = pgtest_connect(as_writer, "t4-claim-writer");
+	int64_t srv = new_server(c, "t4-claim"), lib = new_library(c, srv, "t4-claim", 150), job, item, pid;
+	char *out = NULL;
+	char needle[64];
+
+	(void)state;
+	job = removal_with_claim(c, lib, 300, &item);
+	pid = pgtest_int(w, "SELECT pg_backend_pid()");
+	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR SHARE", (long long)item);
+	assert_int_equal(cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 100", (long long)job), 3);
+	assert_contains(out, needle);
+	free(out);
+	assert_int_equal(pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 1);
+	pgtest_exec(w, "COMMIT");
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_ledger(c, job);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* T5: every function of the engine's schemas pins its search_path, or has
+ * a SQL-standard body bound when it was created. */
+static void test_T5_every_engine_function_pins_search_path(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t5-walk");
+	char *bad;
+
+	(void)state;
+	bad = pgtest_text(c, "SELECT string_agg(p.oid::regprocedure::text, ', ') FROM pg_proc p "
+	                     "WHERE p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace) "
+	                     "AND p.prosqlbody IS NULL "
+	                     "AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)");
+	if (bad)
+		fprintf(stderr, "functions without a pinned search_path: %s\n", bad);
+	assert_null(bad);
+	assert_true(pgtest_int(c, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'cleanup'::regnamespace") > 100);
+	PQfinish(c);
+}
+
+/* T5: a writer with a schema of its own puts an operator ~ there, ahead of
+ * pg_catalog, to switch the external-ID rule off for its inserts: the rule
+ * still holds (its body was bound when it was created). */
+static void test_T5_callers_search_path_cannot_change_the_id_rule(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t5"), *w;
+
+	(void)state;
+	pgtest_exec(c, "DROP SCHEMA IF EXISTS t_bnd_evil CASCADE");
+	pgtest_exec(c, "CREATE SCHEMA t_bnd_evil AUTHORIZATION " WRITER);
+	w = pgtest_connect(as_writer, "t5-writer");
+	pgtest_exec(w, "CREATE FUNCTION t_bnd_evil.never(text, text) RETURNS boolean LANGUAGE sql AS 'SELECT false'");
+	pgtest_exec(w, "CREATE OPERATOR t_bnd_evil.~ (LEFTARG = text, RIGHTARG = text, FUNCTION = t_bnd_evil.never)");
+	pgtest_exec(w, "CREATE FUNCTION t_bnd_evil.octet_length(text) RETURNS int LANGUAGE sql AS 'SELECT 1'");
+	pgtest_exec(w, "SET search_path = t_bnd_evil, pg_catalog");
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "INSERT INTO inventory.items (library_id, external_id) "
+	                                "VALUES (3, E'evil\\ttab')"),
+	                    "23514");
+	assert_string_equal(pgtest_fail(w, NULL, 0,
+	                                "INSERT INTO inventory.items (library_id, external_id) "
+	                                "VALUES (3, 'evil-trailing ')"),
+	                    "23514");
+	PQfinish(w);
+	pgtest_exec(c, "DROP SCHEMA t_bnd_evil CASCADE");
+	PQfinish(c);
+}
+
+/* C10: one ID rule on both sides: spaces at either end and invisible
+ * characters are refused by the inventory (the writer's insert), the
+ * manifest (job_append) and the C pre-check alike; an inner space is not. */
+static void test_C10_id_rule_refuses_edge_spaces_and_invisibles(void **state)
+{
+	static const char *const bad[] = {"abc ",        " abc",          "a\xc2\xa0" "b",   "a\xe2\x80\x8b" "b",
+	                                  "a\xe2\x80\xae" "b", "\xef\xbb\xbf" "abc", "a\xe2\x81\xa6" "b", "a\xe3\x80\x80" "b",
+	                                  "a\xf3\xa0\x80\x81" "b"};
+	PGconn *c = pgtest_connect(conninfo, "c10"), *w = pgtest_connect(as_writer, "c10-writer");
+	int64_t srv = new_server(c, "c10"), lib = new_library(c, srv, "c10", 1), job;
+	size_t i;
+	char why[128];
+
+	(void)state;
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *lit = PQescapeLiteral(c, bad[i], strlen(bad[i]));
+
+		assert_non_null(lit);
+		assert_string_equal(pgtest_fail(w, NULL, 0,
+		                                "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, %s)",
+		                                (long long)lib, lit),
+		                    "23514");
+		assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_append(%lld, ARRAY[%s])", (long long)job, lit),
+		                    "CU101");
+		assert_int_equal(cleanup_external_id_check(bad[i], strlen(bad[i]), why, sizeof why), CLEANUP_EINVAL);
+		PQfreemem(lit);
+	}
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'inner space ok')",
+	            (long long)lib);
+	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY['inner space ok'])", (long long)job);
+	assert_int_equal(cleanup_external_id_check("inner space ok", 14, why, sizeof why), CLEANUP_OK);
+	pgtest_exec(c, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* T5: ids outside the engine's key space are refused at the door. */
+static void test_T5_ids_outside_the_key_space_are_refused(void **state)
+{
+	PGconn *w = pgtest_connect(as_writer, "t5-keys");
+
+	(void)state;
+	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
+	                                            "VALUES (0, 3, 'key-zero')"),
+	                    "23514");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
+	                                            "VALUES (-9223372036854775808, 3, 'key-min')"),
+	                    "23514");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
+	                                            "VALUES (9223372036854775807, 3, 'key-max')"),
+	                    "23514");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.libraries (id, server_id, name) "
+	                                            "VALUES (1099511627776, 2, 'key-lib')"),
+	                    "23514");
+	PQfinish(w);
+}
+
+/* T5 (writers as they really write): count-cache locks declared inside a
+ * savepoint that is released hold for the rest of the transaction, as the
+ * gateway's do; a savepoint rolled back takes its locks with it. */
+static void test_T5_declared_locks_inside_savepoints(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t5-savepoint"), *w = pgtest_connect(as_writer, "t5-savepoint-writer");
+	int64_t srv = new_server(c, "t5-savepoint"), lib = new_library(c, srv, "t5-savepoint", 20);
+
+	(void)state;
+	/* Watch the library: plain writes to it now need declared locks. */
+	pgtest_exec(c, "SELECT cleanup.count_visit(%lld)", (long long)lib);
+	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET title = 'x' WHERE library_id = %lld",
+	                                (long long)lib),
+	                    "CU410");
+
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
+	pgtest_exec(w, "RELEASE SAVEPOINT orm_1");
+	pgtest_exec(w, "SAVEPOINT orm_2");
+	pgtest_exec(w, "UPDATE inventory.items SET title = 'released savepoint' WHERE library_id = %lld", (long long)lib);
+	pgtest_exec(w, "RELEASE SAVEPOINT orm_2");
+	pgtest_exec(w, "COMMIT");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE title = 'released savepoint'"), 20);
+
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
+	pgtest_exec(w, "ROLLBACK TO SAVEPOINT orm_1");
+	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET title = 'rolled back' WHERE library_id = %lld",
+	                                (long long)lib),
+	                    "CU410");
+	pgtest_exec(w, "ROLLBACK");
+
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_exec(w,
+	            "SELECT inventory.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', 'library_id', %lld, "
+	            "'external_id', 't5-gateway')))",
+	            (long long)lib);
+	pgtest_exec(w, "RELEASE SAVEPOINT orm_1");
+	pgtest_exec(w, "COMMIT");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 't5-gateway'"), 1);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* C9 for dependents: a dependent row written while a prune collects is an
+ * accepted write about its item: the item is protected, never pruned,
+ * and the dependent stays. */
+static void test_C9_dependent_written_while_collecting_protects_its_item(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "c9"), *w = pgtest_connect(as_writer, "c9-writer");
+	int64_t srv = new_server(c, "c9"), lib = new_library(c, srv, "c9", 200), job, item;
+
+	(void)state;
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	item = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 'c9-150'",
+	                  (long long)lib);
+	pgtest_exec(w, "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'written while collecting')",
+	            (long long)item);
+	/* The traversal saw c9-1..c9-100 (it began before the retry row). */
+	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'c9-' || g FROM generate_series(1, 100) g))",
+	            (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 100)", (long long)job);
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 101);
+	assert_ledger(c, job);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* T7: a prune while a writer moves rows out of the fenced library, some
+ * before a step reached them, some after: at completion every row in
+ * scope at the seal is deleted, kept, moved or absent, once; the early
+ * moves are counted apart; job show prints the identity. */
+static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t7"), *w = pgtest_connect(as_writer, "t7-writer");
+	int64_t srv = new_server(c, "t7"), lib = new_library(c, srv, "t7", 600), out_lib = new_library(c, srv, "t7-out", 0);
+	int64_t job, early, moved;
+	char *out = NULL;
+
+	(void)state;
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	pgtest_exec(c,
+	            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't7-' || g FROM generate_series(1, 600) g WHERE g %% 3 = 0 "
+	            "ORDER BY g LIMIT 128))",
+	            (long long)job);
+	pgtest_exec(c,
+	            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't7-' || g FROM generate_series(1, 600) g WHERE g %% 3 = 0 "
+	            "ORDER BY g OFFSET 128))",
+	            (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 200)", (long long)job);
+	assert_int_equal(pgtest_int(c, "SELECT scope_count FROM cleanup.jobs WHERE id = %lld", (long long)job), 600);
+	/* Before any step: 10 unseen and 5 seen rows leave (A3). */
+	pgtest_exec(w,
+	            "UPDATE inventory.items SET library_id = %lld WHERE library_id = %lld AND external_id IN "
+	            "(SELECT 't7-' || g FROM generate_series(590, 600) g WHERE g %% 3 <> 0 "
+	            "UNION ALL SELECT 't7-' || g FROM generate_series(585, 600) g WHERE g %% 3 = 0)",
+	            (long long)out_lib, (long long)lib);
+	early = pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)out_lib);
+	assert_true(early >= 12);
+	assert_int_equal(cli(NULL, conninfo, "--quiet job step %lld --steps 2", (long long)job), 0);
+	/* Between steps: rows on both sides of the cursor leave (those the
+	 * steps deleted already are not there to move). */
+	moved = pgtest_int(w,
+	                   "WITH u AS (UPDATE inventory.items SET library_id = %lld WHERE library_id = %lld AND external_id IN "
+	                   "('t7-3', 't7-6', 't7-30', 't7-300', 't7-301', 't7-302', 't7-570', 't7-571') RETURNING 1) "
+	                   "SELECT count(*) FROM u",
+	                   (long long)out_lib, (long long)lib);
+	assert_true(moved >= 4);
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_ledger(c, job);
+	assert_true(pgtest_int(c, "SELECT moved_early FROM cleanup.jobs WHERE id = %lld", (long long)job) >= early);
+	assert_int_equal(cli(&out, conninfo, "job show %lld", (long long)job), 0);
+	assert_contains(out, "ledger");
+	assert_contains(out, "holds");
+	free(out);
+	/* Nothing that moved out was deleted. */
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)out_lib),
+	                 early + moved);
+	PQfinish(w);
+	PQfinish(c);
+}
+
+/* T8: the audit names the login role beside the operator it was told, and
+ * every parent delete of the engine is an audit row. */
+static void test_T8_audit_names_role_and_parent_deletes(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t8");
+	int64_t srv = new_server(c, "t8"), lib = new_library(c, srv, "t8", 10), job;
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(cli(&out, as_runner, "--json job create remove-library --library %lld", (long long)lib), 0);
+	free(out);
+	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs WHERE library_id = %lld", (long long)lib);
+	assert_int_equal(cli(NULL, as_runner, "--quiet job run %lld", (long long)job), 0);
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.audit WHERE job_id = %lld AND action = 'delete-library' "
+	                            "AND db_role = '" RUNNER "'",
+	                            (long long)job),
+	                 1);
+	/* An operator action the console audits: the operator name it was
+	 * told, and the login role beside it. */
+	{
+		PGconn *r = pgtest_connect(as_runner, "t8-runner");
+
+		pgtest_exec(r, "SELECT cleanup.audit_record('alice', 'cancel', %lld, 'cancel job', 'refused')", (long long)job);
+		PQfinish(r);
+	}
+	assert_int_equal(pgtest_int(c,
+	                            "SELECT count(*) FROM cleanup.audit WHERE job_id = %lld AND os_user = 'alice' "
+	                            "AND db_role = '" RUNNER "'",
+	                            (long long)job),
+	                 1);
+	PQfinish(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
+		cmocka_unit_test(test_T1_T2_forged_marks_neither_delete_nor_wedge),
+		cmocka_unit_test(test_T1_claim_rechecked_for_scope_and_version),
+		cmocka_unit_test(test_T3_table_lock_busy_names_holder),
+		cmocka_unit_test(test_T3_idle_declared_writer_named_at_finalize),
+		cmocka_unit_test(test_T4_held_row_backs_off_instead_of_passing),
+		cmocka_unit_test(test_T4_held_claim_is_busy_not_empty_steps),
+		cmocka_unit_test(test_T5_every_engine_function_pins_search_path),
+		cmocka_unit_test(test_T5_callers_search_path_cannot_change_the_id_rule),
+		cmocka_unit_test(test_C10_id_rule_refuses_edge_spaces_and_invisibles),
+		cmocka_unit_test(test_T5_ids_outside_the_key_space_are_refused),
+		cmocka_unit_test(test_T5_declared_locks_inside_savepoints),
+		cmocka_unit_test(test_C9_dependent_written_while_collecting_protects_its_item),
+		cmocka_unit_test(test_T7_every_row_accounted_while_writers_move_rows_out),
+		cmocka_unit_test(test_T8_audit_names_role_and_parent_deletes),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
