@@ -68,16 +68,24 @@ CREATE OR REPLACE FUNCTION cleanup.job_note_busy(p_job bigint, p_message text)
 RETURNS boolean LANGUAGE plpgsql
 AS $$
 DECLARE
-    n int;
+    n    int;
+    v_by jsonb := cleanup.job_blockers(p_job);
+    v_msg text := coalesce(p_message, 'busy');
 BEGIN
-    PERFORM cleanup.log_event(p_job, 'busy', coalesce(p_message, 'busy'));
-    -- T3: who holds the job up now (cleanup.job_blockers), shown by
-    -- status, jobs, job show and the console until a step goes through.
+    -- T3: every busy answer names its holder. A message the engine raised
+    -- names it in its detail, which a caller may not pass on: the holders
+    -- found now are added when the message names none.
+    IF position('held by' IN v_msg) = 0 THEN
+        v_msg := v_msg || '; held by ' || cleanup.holders_text(v_by);
+    END IF;
+    PERFORM cleanup.log_event(p_job, 'busy', v_msg);
+    -- Who holds the job up now (cleanup.job_blockers), shown by status,
+    -- jobs, job show and the console until a step goes through.
     UPDATE cleanup.jobs
        SET busy_retries = busy_retries + 1,
-           last_error = left(coalesce(p_message, 'busy'), 2000), last_error_at = now(),
+           last_error = left(v_msg, 2000), last_error_at = now(),
            blocked_since = coalesce(blocked_since, now()),
-           blocked_by = cleanup.job_blockers(p_job)
+           blocked_by = v_by
      WHERE id = (SELECT id FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED);
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n = 1;

@@ -702,6 +702,42 @@ static void test_T8_audit_names_role_and_parent_deletes(void **state)
 	PQfinish(c);
 }
 
+/* A role that may only connect sees and does nothing: no inventory, no
+ * engine state or function, no engine table to lock; the advisory locks
+ * any role can take (the engine's locks once were such) hold up nothing. */
+static void test_connect_only_role_sees_and_does_nothing(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "connect-only"), *n;
+	char *as_nobody = with_user(conninfo, "t_bnd_nobody");
+	int64_t srv = new_server(c, "nobody"), lib = new_library(c, srv, "nobody", 50), job;
+
+	(void)state;
+	pgtest_exec(c,
+	            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 't_bnd_nobody') THEN "
+	            "BEGIN CREATE ROLE t_bnd_nobody LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
+	            "END IF; END $$");
+	n = pgtest_connect(as_nobody, "nobody");
+	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT count(*) FROM inventory.items"), "42501");
+	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT count(*) FROM cleanup.jobs"), "42501");
+	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT cleanup.status_json()"), "42501");
+	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT cleanup.job_step(1, 1)"), "42501");
+	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT inventory.count_declare(ARRAY[1]::bigint[])"), "42501");
+	assert_string_equal(pgtest_fail(n, NULL, 0, "LOCK TABLE cleanup.engine_locks IN ACCESS EXCLUSIVE MODE"),
+	                    "42501");
+	/* Advisory keys in every form the engine once used: nothing waits. */
+	pgtest_exec(n, "BEGIN");
+	pgtest_exec(n, "SELECT pg_advisory_xact_lock((1::bigint << 40) | %lld), pg_advisory_xact_lock((2::bigint << 40) | %lld), "
+	               "pg_advisory_xact_lock(1668050546, 1)",
+	            (long long)srv, (long long)lib);
+	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	assert_ledger(c, job);
+	pgtest_exec(n, "ROLLBACK");
+	PQfinish(n);
+	free(as_nobody);
+	PQfinish(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -720,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_C9_dependent_written_while_collecting_protects_its_item),
 		cmocka_unit_test(test_T7_every_row_accounted_while_writers_move_rows_out),
 		cmocka_unit_test(test_T8_audit_names_role_and_parent_deletes),
+		cmocka_unit_test(test_connect_only_role_sees_and_does_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
