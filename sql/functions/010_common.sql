@@ -32,16 +32,22 @@
 -- and so block cleanup, or forge for a parent guard: issue 9).
 CREATE OR REPLACE FUNCTION cleanup.lock_key(ns int, obj bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT ((ns::bigint) << 40) | obj $$;
+BEGIN ATOMIC
+    SELECT ((ns::bigint) << 40) | obj;
+END;
 
 -- Namespace 1: per-server cleanup coordinator lock. Namespace 2: library lock.
 CREATE OR REPLACE FUNCTION cleanup.coordinator_key(server bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT cleanup.lock_key(1, server) $$;
+BEGIN ATOMIC
+    SELECT cleanup.lock_key(1, server);
+END;
 
 CREATE OR REPLACE FUNCTION cleanup.library_key(library bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT cleanup.lock_key(2, library) $$;
+BEGIN ATOMIC
+    SELECT cleanup.lock_key(2, library);
+END;
 
 -- Takes engine lock KEY for this transaction without waiting (its row of
 -- cleanup.engine_locks FOR UPDATE SKIP LOCKED: no subtransaction, no
@@ -181,17 +187,17 @@ END $$;
 -- A short description of a job for messages: "job 12 (prune of library 5 "Movies")".
 CREATE OR REPLACE FUNCTION cleanup.job_label(j cleanup.jobs)
 RETURNS text LANGUAGE sql STABLE
-AS $$
+BEGIN ATOMIC
     SELECT format('job %s (%s of %s %s %L, phase %s)', j.id, j.kind,
                   CASE WHEN j.kind = 'remove-server' THEN 'server' ELSE 'library' END,
-                  coalesce(j.library_id, j.server_id), j.target_name, j.phase)
-$$;
+                  coalesce(j.library_id, j.server_id), j.target_name, j.phase);
+END;
 
 -- Appends a row to the event log; bounded message size.
 CREATE OR REPLACE FUNCTION cleanup.log_event(p_job bigint, p_kind text, p_message text)
 RETURNS void LANGUAGE sql
-AS $$
+BEGIN ATOMIC
     INSERT INTO cleanup.events (job_id, kind, message)
     VALUES (p_job, left(p_kind, 40), left(p_message, 2000));
     SELECT pg_notify('cleanup_events', coalesce(p_job::text, ''));
-$$;
+END;

@@ -128,6 +128,40 @@ BEGIN
     RETURN cleanup.holders_text(h);
 END $$;
 
+-- Who holds a table of the inventory or of the engine in a mode that
+-- makes a reader or a writer wait (any lock that conflicts with ROW
+-- EXCLUSIVE, held or queued), as holders_json objects, one per backend:
+-- what a command that ended in a lock timeout names (T3), when it cannot
+-- know which lock it waited for. Reads pg_locks once; '[]' when none.
+CREATE OR REPLACE FUNCTION cleanup.lock_blockers()
+RETURNS jsonb LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    acc jsonb := '[]';
+    r   record;
+BEGIN
+    FOR r IN SELECT l.pid, l.mode, l.granted, l.relation::regclass::text AS rel
+               FROM pg_catalog.pg_locks l
+              WHERE l.locktype = 'relation'
+                AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d
+                                   WHERE d.datname = pg_catalog.current_database())
+                AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
+                AND l.pid <> pg_catalog.pg_backend_pid()
+                AND l.relation IN (SELECT c.oid FROM pg_catalog.pg_class c
+                                    WHERE c.relnamespace IN ('inventory'::regnamespace, 'cleanup'::regnamespace)
+                                      AND c.relkind IN ('r', 'p'))
+              ORDER BY l.pid LOOP
+        acc := acc || cleanup.holders_json(ARRAY[r.pid], pg_catalog.format('%s on %s%s', r.mode, r.rel,
+                                                                  CASE WHEN r.granted THEN '' ELSE ' (queued)' END));
+    END LOOP;
+    RETURN (SELECT coalesce(pg_catalog.jsonb_agg(o ORDER BY (o->>'pid')::int), '[]'::jsonb)
+              FROM (SELECT (pg_catalog.array_agg(h ORDER BY h->>'holds'))[1] - 'holds'
+                           || pg_catalog.jsonb_build_object('holds',
+                                  left(pg_catalog.string_agg(DISTINCT h->>'holds', ', '), 600)) AS o
+                      FROM pg_catalog.jsonb_array_elements(acc) AS h
+                     GROUP BY h->>'pid') g);
+END $$;
+
 -- Everything that holds up job P_JOB now, as holders_json objects, one
 -- per backend (what each holds joined): locks on the tables a cleanup
 -- transaction writes; the job's row; its engine lock rows (coordinator,

@@ -67,12 +67,14 @@ END $$;
 -- test this (an inlined expression) before calling cleanup.failpoint().
 CREATE OR REPLACE FUNCTION cleanup.failpoints_on()
 RETURNS boolean LANGUAGE sql STABLE
-AS $$
+BEGIN ATOMIC
     SELECT coalesce(current_setting('cleanup.failpoints', true), '') <> ''
-        OR coalesce(current_setting('cleanup.test_hook', true), '') <> ''
-$$;
+        OR coalesce(current_setting('cleanup.test_hook', true), '') <> '';
+END;
 
 -- Key of the hook's advisory lock under its older name (isolation specs).
 CREATE OR REPLACE FUNCTION cleanup.test_hook_key()
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT cleanup.lock_key(9, 1) $$;
+BEGIN ATOMIC
+    SELECT cleanup.lock_key(9, 1);
+END;

@@ -7,16 +7,16 @@ CREATE OR REPLACE FUNCTION cleanup.mutations_json(items bigint, retries bigint, 
                                                   collections bigint, sync_status bigint, history bigint,
                                                   libraries bigint, servers bigint)
 RETURNS jsonb LANGUAGE sql IMMUTABLE
-AS $$
+BEGIN ATOMIC
     SELECT jsonb_build_object(
         'items', items, 'item_retries', retries, 'identity_review_previews', previews,
         'library_collections', collections, 'library_sync_status', sync_status,
-        'classification_history_detached', history, 'libraries', libraries, 'servers', servers)
-$$;
+        'classification_history_detached', history, 'libraries', libraries, 'servers', servers);
+END;
 
 CREATE OR REPLACE FUNCTION cleanup.job_json(j cleanup.jobs)
 RETURNS jsonb LANGUAGE sql STABLE
-AS $$
+BEGIN ATOMIC
     SELECT jsonb_build_object(
         'id', j.id, 'kind', j.kind, 'mode', j.mode,
         'server_id', j.server_id, 'library_id', j.library_id, 'target_name', j.target_name,
@@ -58,12 +58,12 @@ AS $$
         -- (null once a step goes through).
         'blocked', CASE WHEN j.blocked_since IS NULL THEN NULL
                         ELSE jsonb_build_object('since', j.blocked_since, 'holders', coalesce(j.blocked_by, '[]'::jsonb),
-                                                'reason', j.last_error) END)
-$$;
+                                                'reason', j.last_error) END);
+END;
 
 CREATE OR REPLACE FUNCTION cleanup.step_json(s cleanup.job_steps)
 RETURNS jsonb LANGUAGE sql STABLE
-AS $$
+BEGIN ATOMIC
     SELECT jsonb_build_object(
         'job_id', s.job_id, 'step_no', s.step_no, 'action', s.action, 'pass_no', s.pass_no,
         'library_id', s.library_id, 'cursor_from', s.cursor_from, 'cursor_to', s.cursor_to,
@@ -84,12 +84,15 @@ AS $$
         'moved_early', s.moved_early, 'absent_early', s.absent_early,
         -- Who ran the step (schema 10); null for steps recorded before it.
         'runner', CASE WHEN s.runner_pid IS NULL THEN NULL
-                       ELSE jsonb_build_object('pid', s.runner_pid, 'application', s.runner_app) END)
-$$;
+                       ELSE jsonb_build_object('pid', s.runner_pid, 'application', s.runner_app) END);
+END;
 
 -- One job with its recent steps (newest first, at most P_STEPS).
 CREATE OR REPLACE FUNCTION cleanup.job_show_json(p_job bigint, p_steps int DEFAULT 20)
 RETURNS jsonb LANGUAGE plpgsql STABLE
+-- A report never waits long behind a lock (T3): a writer's LOCK TABLE
+-- on a table it reads ends it in 55P03 after 2 s.
+SET lock_timeout = '2s'
 AS $$
 DECLARE
     j cleanup.jobs;
@@ -109,6 +112,9 @@ END $$;
 -- Unfinished jobs and the most recent finished ones (bounded).
 CREATE OR REPLACE FUNCTION cleanup.jobs_json(p_limit int DEFAULT 50)
 RETURNS jsonb LANGUAGE sql STABLE
+-- A report never waits long behind a lock (T3): a writer's LOCK TABLE
+-- on a table it reads ends it in 55P03 after 2 s.
+SET lock_timeout = '2s'
 AS $$
     SELECT coalesce(jsonb_agg(cleanup.job_json(j) ORDER BY j.id DESC), '[]'::jsonb)
       FROM (SELECT * FROM cleanup.jobs WHERE phase NOT IN ('completed', 'cancelled')
@@ -121,6 +127,9 @@ $$;
 -- jobs, plus the jobs list.
 CREATE OR REPLACE FUNCTION cleanup.status_json()
 RETURNS jsonb LANGUAGE sql STABLE
+-- A report never waits long behind a lock (T3): a writer's LOCK TABLE
+-- on a table it reads ends it in 55P03 after 2 s.
+SET lock_timeout = '2s'
 AS $$
     SELECT jsonb_build_object(
         'schema_version', (SELECT version FROM cleanup.schema_info),

@@ -30,18 +30,30 @@
 
 -- The contract's numbers, in one place.
 CREATE OR REPLACE FUNCTION cleanup.count_page_rows()
-RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 20000 $$;
+RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT 20000;
+END;
 -- Rows of one statement a watched library's invalidation handles one by
 -- one; a larger transition set invalidates the library's whole cache.
 CREATE OR REPLACE FUNCTION cleanup.count_transition_limit()
-RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 1024 $$;
+RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT 1024;
+END;
 -- Another library's watch is reclaimed after this long without a visit.
 CREATE OR REPLACE FUNCTION cleanup.count_idle_reclaim()
-RETURNS interval LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT interval '7 days' $$;
+RETURNS interval LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT interval '7 days';
+END;
 -- A published count not confirmed by a visit for this long is expired; a
 -- page not recounted for this long is recounted by the next idle visit.
 CREATE OR REPLACE FUNCTION cleanup.count_freshness()
-RETURNS interval LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT interval '1 hour' $$;
+RETURNS interval LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT interval '1 hour';
+END;
 
 -- Namespace 3 of cleanup.engine_locks: a library's write lock, the lock of
 -- the declared-lock protocol. Writers take it (cleanup.count_declare,
@@ -53,7 +65,9 @@ RETURNS interval LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT interval '1 h
 -- and claims are engine work), a declared writer namespace 3.
 CREATE OR REPLACE FUNCTION cleanup.write_key(library bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT cleanup.lock_key(3, library) $$;
+BEGIN ATOMIC
+    SELECT cleanup.lock_key(3, library);
+END;
 
 -- Frees registry slot P_SLOT and its summaries (the library is no longer
 -- watched). The caller holds the library's lock or the library is gone.

@@ -309,6 +309,9 @@ GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(clea
 GRANT SELECT ON cleanup.reference_dispositions TO cleanup_runner, cleanup_console;
 -- T3: a job's holders as a line of text (job show; IMMUTABLE, reads nothing).
 GRANT EXECUTE ON FUNCTION cleanup.holders_text(jsonb) TO cleanup_runner, cleanup_console;
+-- T3: after a lock timeout, who holds the inventory's or the engine's
+-- tables (catalog and statistics views only: what the caller may see).
+GRANT EXECUTE ON FUNCTION cleanup.lock_blockers(), cleanup.holders_json(int[], text) TO cleanup_runner, cleanup_console;
 GRANT EXECUTE ON FUNCTION cleanup.mutations_json(bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint)
    TO cleanup_runner, cleanup_console;
 -- The count cache (issue 8, 075_count_cache.sql): the console's and
@@ -393,7 +396,9 @@ BEGIN
               WHERE r.rolcanlogin AND NOT r.rolsuper
                 AND pg_catalog.pg_has_role(r.oid, 'cleanup_writer', 'MEMBER')
                 AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_db_role_setting s, unnest(s.setconfig) AS c
-                                 WHERE s.setrole = r.oid AND c LIKE g.name || '=%')
+                                 WHERE s.setrole = r.oid AND c LIKE g.name || '=%'
+                                   AND s.setdatabase IN (0, (SELECT d.oid FROM pg_catalog.pg_database d
+                                                              WHERE d.datname = pg_catalog.current_database())))
               ORDER BY 1, 2 LOOP
         BEGIN
             EXECUTE format('ALTER ROLE %I IN DATABASE %I SET %s = %L', x.rolname, pg_catalog.current_database(),

