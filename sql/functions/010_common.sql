@@ -79,9 +79,9 @@ BEGIN
     IF NOT cleanup.try_engine_lock(cleanup.coordinator_key(server)) THEN
         RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', server
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.coordinator_key(server),
+                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.coordinator_key(server),
                                         pg_catalog.format('the cleanup coordinator lock of server %s', server)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
     END IF;
 END $$;
@@ -100,9 +100,9 @@ BEGIN
         IF NOT cleanup.try_engine_lock(cleanup.library_key(l)) THEN
             RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', l
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.library_key(l),
+                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.library_key(l),
                                             pg_catalog.format('the cleanup lock of library %s', l)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
         END IF;
     END LOOP;
@@ -179,8 +179,8 @@ BEGIN
     END IF;
     RAISE EXCEPTION 'job % is locked by another transaction', p_job
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.row_holders_text(x, pg_catalog.format('the row of job %s', p_job)
-                                )),
+                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(x, pg_catalog.format('the row of job %s', p_job)
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
 END $$;
 

@@ -269,7 +269,7 @@ BEGIN
      WHERE i.id = ANY (p_ids) ORDER BY i.id LIMIT 1;
     RAISE EXCEPTION 'job % waits for item % of library %, held by another transaction', p_job, r.id, r.library_id
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.row_holders_text(r.xmax, pg_catalog.format('item %s of library %s', r.id, r.library_id))),
+                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(r.xmax, pg_catalog.format('item %s of library %s', r.id, r.library_id))), 'a transaction that has ended since'),
                   HINT = 'busy: retry later; the job goes on once the holder commits or rolls back';
 END $$;
 
@@ -297,8 +297,8 @@ BEGIN
         RAISE EXCEPTION 'the item count of library % is locked by another transaction (a sync write in flight)',
             coalesce(r.library_id::text, '?')
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.row_holders_text(r.xmax, pg_catalog.format('the item count of library %s', r.library_id)
-                                )),
+                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(r.xmax, pg_catalog.format('the item count of library %s', r.library_id)
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
     END IF;
 END $$;
@@ -320,9 +320,9 @@ BEGIN
     EXCEPTION WHEN lock_not_available THEN
         RAISE EXCEPTION '% is busy: a table it writes is locked', p_what
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || ((SELECT pg_catalog.string_agg(cleanup.relation_holders_text(t), '; ')
+                  DETAIL = 'held by ' || coalesce(((SELECT pg_catalog.string_agg(cleanup.relation_holders_text(t), '; ')
                FROM unnest(p_tables) AS t WHERE EXISTS (SELECT 1 FROM cleanup.relation_pids(t))
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
     END;
 END $$;

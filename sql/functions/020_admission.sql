@@ -131,8 +131,8 @@ BEGIN
             CONTINUE WHEN NOT FOUND;
             RAISE EXCEPTION 'library % is being fenced by a cleanup job; retry later', l
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.row_holders_text(la.xmax, pg_catalog.format('the admission row of library %s', l)
-                                )),
+                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(la.xmax, pg_catalog.format('the admission row of library %s', l)
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
         END IF;
         CONTINUE WHEN la.state <> 'draining' OR la.job_id IS NULL;
@@ -145,9 +145,9 @@ BEGIN
         IF NOT FOUND THEN
             RAISE EXCEPTION 'a step of cleanup job % is running in library %; retry later', la.job_id, l
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.row_holders_text((SELECT c.xmax FROM cleanup.jobs c WHERE c.id = la.job_id),
+                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text((SELECT c.xmax FROM cleanup.jobs c WHERE c.id = la.job_id),
                                          pg_catalog.format('the row of job %s', la.job_id)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
         END IF;
         CONTINUE WHEN j.phase <> 'draining' OR j.pass_no <> 1;

@@ -47,13 +47,13 @@ BEGIN
         RAISE EXCEPTION '% row % is locked by another transaction (a sync writer in flight); nothing changed',
             p_what, p_id
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.row_holders_text(CASE p_what
+                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(CASE p_what
                 WHEN 'library' THEN (SELECT x.xmax FROM inventory.libraries x WHERE x.id = p_id)
                 WHEN 'server' THEN (SELECT x.xmax FROM inventory.media_servers x WHERE x.id = p_id)
                 WHEN 'library admission' THEN (SELECT x.xmax FROM cleanup.library_admission x WHERE x.library_id = p_id)
                 ELSE (SELECT x.xmax FROM cleanup.server_admission x WHERE x.server_id = p_id) END,
                 pg_catalog.format('the %s row %s', p_what, p_id)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
     END;
     RETURN FOUND;
@@ -664,9 +664,9 @@ BEGIN
         IF NOT p_preview AND NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
             RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', j.cursor_library_id
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.library_key(j.cursor_library_id),
+                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.library_key(j.cursor_library_id),
                                             pg_catalog.format('the cleanup lock of library %s', j.cursor_library_id)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
         END IF;
         s.check_from := j.key_cursor;
@@ -739,9 +739,9 @@ BEGIN
             IF NOT p_preview AND NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
                 RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', j.cursor_library_id
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.library_key(j.cursor_library_id),
+                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.library_key(j.cursor_library_id),
                                                 pg_catalog.format('the cleanup lock of library %s', j.cursor_library_id)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
             END IF;
             -- Discovery, one statement: the range from the cursor in id
@@ -1041,9 +1041,9 @@ BEGIN
             IF NOT cleanup.try_engine_lock(cleanup.write_key(v_next)) THEN
                 RAISE EXCEPTION 'library % has a declared sync write in flight (its count-cache write lock)', v_next
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.write_key(v_next),
+                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.write_key(v_next),
                         pg_catalog.format('the declared write lock (count cache) of library %s', v_next)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
             END IF;
             IF cleanup.lock_parent_row('library', v_next) THEN
@@ -1196,22 +1196,22 @@ BEGIN
         EXCEPTION WHEN lock_not_available THEN
             RAISE EXCEPTION 'a table step % of job % writes is locked', p_step_no, p_job
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || ((SELECT string_agg(h, '; ') FROM (
+                  DETAIL = 'held by ' || coalesce(((SELECT string_agg(h, '; ') FROM (
                      SELECT cleanup.relation_holders_text(t::regclass) AS h
                        FROM unnest(ARRAY['inventory.items', 'inventory.libraries', 'inventory.media_servers',
                                          'inventory.item_retries', 'inventory.identity_review_previews',
                                          'inventory.library_collections', 'inventory.library_sync_status',
                                          'inventory.classification_history']) AS t
                       WHERE EXISTS (SELECT 1 FROM cleanup.relation_pids(t::regclass))) q
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
         END;
         IF NOT cleanup.try_engine_lock(cleanup.coordinator_key(v_server)) THEN
             RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', v_server
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.coordinator_key(v_server),
+                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.coordinator_key(v_server),
                                             pg_catalog.format('the cleanup coordinator lock of server %s', v_server)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
         END IF;
         SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED;

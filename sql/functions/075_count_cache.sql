@@ -295,9 +295,9 @@ BEGIN
     IF NOT FOUND AND EXISTS (SELECT 1 FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id)) THEN
         RAISE EXCEPTION 'library % has a declared sync write in flight (its count-cache write lock)', OLD.id
             USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || (cleanup.engine_lock_holders(cleanup.write_key(OLD.id),
+                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.write_key(OLD.id),
                                         pg_catalog.format('the declared write lock (count cache) of library %s', OLD.id)
-                                )),
+                                )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
     END IF;
     DELETE FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id);

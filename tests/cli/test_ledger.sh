@@ -37,7 +37,9 @@ sql "CREATE SCHEMA ledger;
 login_role t_ledger_writer cleanup_writer
 login_role t_ledger_runner cleanup_runner
 sql "GRANT USAGE ON SCHEMA ledger TO t_ledger_writer; GRANT SELECT, INSERT ON ledger.writes TO t_ledger_writer" >/dev/null
-WDB="$DB user=t_ledger_writer"
+# Bounded like a writer login the installer has seen (docs/roles.md): no
+# writer statement of the test waits without end.
+WDB="$DB user=t_ledger_writer options='-c lock_timeout=10s -c idle_in_transaction_session_timeout=60s'"
 RDB="$DB user=t_ledger_runner"
 
 # A write and its ledger row, one statement: both commit or neither.
