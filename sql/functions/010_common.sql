@@ -187,17 +187,23 @@ END $$;
 -- A short description of a job for messages: "job 12 (prune of library 5 "Movies")".
 CREATE OR REPLACE FUNCTION cleanup.job_label(j cleanup.jobs)
 RETURNS text LANGUAGE sql STABLE
-BEGIN ATOMIC
+-- A string body, not BEGIN ATOMIC: an SQL-standard body that reads a
+-- table would pin its columns and refuse later migrations (ALTER TABLE
+-- ... DROP COLUMN). search_path is pinned by 098.
+AS $$
     SELECT format('job %s (%s of %s %s %L, phase %s)', j.id, j.kind,
                   CASE WHEN j.kind = 'remove-server' THEN 'server' ELSE 'library' END,
                   coalesce(j.library_id, j.server_id), j.target_name, j.phase);
-END;
+$$;
 
 -- Appends a row to the event log; bounded message size.
 CREATE OR REPLACE FUNCTION cleanup.log_event(p_job bigint, p_kind text, p_message text)
 RETURNS void LANGUAGE sql
-BEGIN ATOMIC
+-- A string body, not BEGIN ATOMIC: an SQL-standard body that reads a
+-- table would pin its columns and refuse later migrations (ALTER TABLE
+-- ... DROP COLUMN). search_path is pinned by 098.
+AS $$
     INSERT INTO cleanup.events (job_id, kind, message)
     VALUES (p_job, left(p_kind, 40), left(p_message, 2000));
     SELECT pg_notify('cleanup_events', coalesce(p_job::text, ''));
-END;
+$$;

@@ -16,7 +16,10 @@ END;
 
 CREATE OR REPLACE FUNCTION cleanup.job_json(j cleanup.jobs)
 RETURNS jsonb LANGUAGE sql STABLE
-BEGIN ATOMIC
+-- A string body, not BEGIN ATOMIC: an SQL-standard body that reads a
+-- table would pin its columns and refuse later migrations (ALTER TABLE
+-- ... DROP COLUMN). search_path is pinned by 098.
+AS $$
     SELECT jsonb_build_object(
         'id', j.id, 'kind', j.kind, 'mode', j.mode,
         'server_id', j.server_id, 'library_id', j.library_id, 'target_name', j.target_name,
@@ -59,11 +62,14 @@ BEGIN ATOMIC
         'blocked', CASE WHEN j.blocked_since IS NULL THEN NULL
                         ELSE jsonb_build_object('since', j.blocked_since, 'holders', coalesce(j.blocked_by, '[]'::jsonb),
                                                 'reason', j.last_error) END);
-END;
+$$;
 
 CREATE OR REPLACE FUNCTION cleanup.step_json(s cleanup.job_steps)
 RETURNS jsonb LANGUAGE sql STABLE
-BEGIN ATOMIC
+-- A string body, not BEGIN ATOMIC: an SQL-standard body that reads a
+-- table would pin its columns and refuse later migrations (ALTER TABLE
+-- ... DROP COLUMN). search_path is pinned by 098.
+AS $$
     SELECT jsonb_build_object(
         'job_id', s.job_id, 'step_no', s.step_no, 'action', s.action, 'pass_no', s.pass_no,
         'library_id', s.library_id, 'cursor_from', s.cursor_from, 'cursor_to', s.cursor_to,
@@ -85,7 +91,7 @@ BEGIN ATOMIC
         -- Who ran the step (schema 10); null for steps recorded before it.
         'runner', CASE WHEN s.runner_pid IS NULL THEN NULL
                        ELSE jsonb_build_object('pid', s.runner_pid, 'application', s.runner_app) END);
-END;
+$$;
 
 -- One job with its recent steps (newest first, at most P_STEPS).
 CREATE OR REPLACE FUNCTION cleanup.job_show_json(p_job bigint, p_steps int DEFAULT 20)

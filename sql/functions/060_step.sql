@@ -459,10 +459,13 @@ END $$;
 -- final check or the finalize check; its pass must reach it.
 CREATE OR REPLACE FUNCTION cleanup.pass_start(p_job bigint, p_more bigint[])
 RETURNS bigint LANGUAGE sql STABLE
-BEGIN ATOMIC
+-- A string body, not BEGIN ATOMIC: an SQL-standard body that reads a
+-- table would pin its columns and refuse later migrations (ALTER TABLE
+-- ... DROP COLUMN). search_path is pinned by 098.
+AS $$
     SELECT least(0, coalesce(least((SELECT min(item_id) FROM cleanup.job_retained WHERE job_id = p_job),
                                    (SELECT min(x) FROM unnest(p_more) AS x)), 1) - 1);
-END;
+$$;
 
 -- Step modes. cleanup.step_exec takes the step's locks, checks the job and
 -- the contract, then hands the job row J (its cursor and phase, changed

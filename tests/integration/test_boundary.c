@@ -449,6 +449,17 @@ static void test_T5_every_engine_function_pins_search_path(void **state)
 	if (bad)
 		fprintf(stderr, "functions without a pinned search_path: %s\n", bad);
 	assert_null(bad);
+	/* A SQL-standard body that reads a table pins its columns: a later
+	 * migration's ALTER TABLE ... DROP COLUMN would fail (CI hit it in
+	 * the upgrade-from-009 test). Those bodies stay table-free. */
+	bad = pgtest_text(c, "SELECT string_agg(DISTINCT p.oid::regprocedure::text, ', ') FROM pg_proc p "
+	                     "JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid "
+	                     "AND d.refclassid = 'pg_class'::regclass "
+	                     "WHERE p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace) "
+	                     "AND p.prosqlbody IS NOT NULL");
+	if (bad)
+		fprintf(stderr, "SQL-standard bodies that depend on a relation: %s\n", bad);
+	assert_null(bad);
 	assert_true(pgtest_int(c, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'cleanup'::regnamespace") > 100);
 	PQfinish(c);
 }
