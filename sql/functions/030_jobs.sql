@@ -396,17 +396,32 @@ BEGIN
     RETURN j;
 END $$;
 
--- pause / resume / cancel of collecting jobs (C8).
+-- pause / resume / cancel (C8). Collecting and paused jobs pause,
+-- resume and cancel. A draining or finalizing job cancels only while it
+-- has deleted nothing (issue 21: a removal or a sealed prune is not a
+-- point of no return until its first deletion): its admission reopens,
+-- its claims are released, and the cancel is audited; after its first
+-- domain mutation the refusal says how many rows are gone, and the job
+-- only goes forward.
 CREATE OR REPLACE FUNCTION cleanup.job_transition(p_job bigint, p_action text)
 RETURNS cleanup.jobs LANGUAGE plpgsql
 SET lock_timeout = '10s'
 AS $$
 DECLARE
-    j cleanup.jobs;
+    j      cleanup.jobs;
+    v_gone bigint;
+    l      bigint;
 BEGIN
+    IF p_action = 'cancel' THEN
+        -- L1 before the job row: a draining job's cancel reopens admission
+        -- under the engine's locks, as a step would.
+        SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
+        IF FOUND AND j.phase IN ('draining', 'finalizing') THEN
+            PERFORM cleanup.lock_tables_nowait(format('cancelling job %s', p_job), ARRAY['inventory.items'::regclass]);
+            PERFORM cleanup.lock_coordinator(j.server_id);
+        END IF;
+    END IF;
     j := cleanup.lock_job(p_job);
-    -- (RAISE refuses a NULL option, so phase-specific hints are separate
-    -- branches, not CASE expressions.)
     IF p_action = 'pause' THEN
         IF j.phase IN ('draining', 'finalizing') THEN
             RAISE EXCEPTION 'cannot pause %: only collecting jobs pause', cleanup.job_label(j)
@@ -428,21 +443,55 @@ BEGIN
         UPDATE cleanup.jobs SET phase = 'collecting', updated_at = now() WHERE id = p_job RETURNING * INTO j;
     ELSIF p_action = 'cancel' THEN
         IF j.phase IN ('draining', 'finalizing') THEN
-            RAISE EXCEPTION 'cannot cancel %: deletion has started, so recovery resumes forward', cleanup.job_label(j)
-                USING ERRCODE = 'CU400',
-                      HINT = format('finish it with: cleanupctl job run %s', j.id);
+            v_gone := j.deleted + j.retries_deleted + j.previews_deleted + j.collections_deleted
+                      + j.sync_status_deleted + j.history_detached + j.libraries_deleted + j.servers_deleted;
+            IF v_gone > 0 THEN
+                RAISE EXCEPTION 'cannot cancel %: deletion has started (% rows gone: % items, % dependent records, % parents), so recovery resumes forward',
+                    cleanup.job_label(j), v_gone, j.deleted,
+                    j.retries_deleted + j.previews_deleted + j.collections_deleted + j.sync_status_deleted
+                        + j.history_detached,
+                    j.libraries_deleted + j.servers_deleted
+                    USING ERRCODE = 'CU400',
+                          HINT = format('finish it with: cleanupctl job run %s', j.id);
+            END IF;
+            -- Nothing deleted yet: the fence comes down (A2's locks, without
+            -- waiting: an admitted writer in flight makes this busy).
+            PERFORM cleanup.release_claims(p_job);
+            IF j.kind = 'remove-server' THEN
+                PERFORM cleanup.lock_parent_row('server admission', j.server_id);
+                UPDATE cleanup.server_admission SET state = 'open', job_id = NULL, changed_at = now()
+                 WHERE server_id = j.server_id AND job_id = j.id;
+                FOR l IN SELECT a.library_id FROM cleanup.library_admission a
+                          WHERE a.server_id = j.server_id AND a.job_id = j.id ORDER BY a.library_id LOOP
+                    PERFORM cleanup.lock_parent_row('library admission', l);
+                END LOOP;
+            ELSE
+                PERFORM cleanup.lock_parent_row('library admission', j.library_id);
+            END IF;
+            UPDATE cleanup.library_admission SET state = 'open', job_id = NULL, collecting_job = NULL, changed_at = now()
+             WHERE job_id = j.id;
+            DELETE FROM cleanup.job_retained WHERE job_id = j.id;
+            DELETE FROM cleanup.job_departures WHERE job_id = j.id;
+            UPDATE cleanup.jobs SET phase = 'cancelled', updated_at = now(), finished_at = now(),
+                                    blocked_since = NULL, blocked_by = NULL
+             WHERE id = p_job RETURNING * INTO j;
+            PERFORM cleanup.audit_engine(j.id, 'cancel',
+                format('cancelled job %s before its first deletion; %s %s admits writes again', j.id,
+                       CASE WHEN j.kind = 'remove-server' THEN 'server' ELSE 'library' END,
+                       coalesce(j.library_id, j.server_id)));
         ELSIF j.phase NOT IN ('collecting', 'paused') THEN
             RAISE EXCEPTION 'cannot cancel %: it has already ended', cleanup.job_label(j)
                 USING ERRCODE = 'CU400';
+        ELSE
+            UPDATE cleanup.jobs SET phase = 'cancelled', updated_at = now(), finished_at = now()
+             WHERE id = p_job RETURNING * INTO j;
+            -- T2: a job's claims end with it.
+            PERFORM cleanup.release_claims(p_job);
+            -- Writes into the library are no longer protected for this job
+            -- (waits for admitted writes in flight, within lock_timeout).
+            UPDATE cleanup.library_admission SET collecting_job = NULL, changed_at = now()
+             WHERE library_id = j.library_id AND collecting_job = j.id;
         END IF;
-        UPDATE cleanup.jobs SET phase = 'cancelled', updated_at = now(), finished_at = now()
-         WHERE id = p_job RETURNING * INTO j;
-        -- T2: a job's claims end with it.
-        PERFORM cleanup.release_claims(p_job);
-        -- Writes into the library are no longer protected for this job
-        -- (waits for admitted writes in flight, within lock_timeout).
-        UPDATE cleanup.library_admission SET collecting_job = NULL, changed_at = now()
-         WHERE library_id = j.library_id AND collecting_job = j.id;
     ELSE
         RAISE EXCEPTION 'unknown action %', p_action USING ERRCODE = 'CU101';
     END IF;

@@ -151,14 +151,12 @@ same "$(jq -r '[.phase, .expected_count, .manifest_count, (.high_water_id > 0)] 
 same "$(sql "SELECT state || ':' || job_id FROM cleanup.library_admission WHERE library_id = 1")" "draining:$J" \
 	"library 1 fenced"
 
-CURRENT="seal twice, append after seal, cancel after draining started"
+CURRENT="seal twice, append after seal, pause after seal"
 before=$(fingerprint)
 run job seal "$J" --expected 2403
 expect 4 "already sealed or finished; a manifest is sealed once"
 run job append "$J" late-1
 expect 4 "is no longer collecting; appends are refused after sealing"
-run job cancel "$J"
-expect 4 "cannot cancel job $J" "deletion has started, so recovery resumes forward"
 run job pause "$J"
 expect 4 "only collecting jobs pause"
 unchanged "$before"
@@ -203,7 +201,7 @@ run status --count 2
 expect 2 "--count goes with --watch"
 
 CURRENT="--json errors"
-run --json job cancel "$J"
+run --json job pause "$J"
 expect 4
 same "$(jq -c '.error | [.status, .exit_code, .sqlstate]' <<<"$OUT")" '["refused",4,"CU400"]' "--json error"
 

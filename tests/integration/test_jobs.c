@@ -273,10 +273,43 @@ static void test_C3_seal_needs_the_exact_count(void **state)
 	refused("CU400", sql, "already sealed", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['late'])", (long long)job);
 	refused("CU400", sql, "no longer collecting", NULL);
-	snprintf(sql, sizeof sql, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
-	refused("CU400", sql, "deletion has started", "recovery resumes forward", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_transition(%lld, 'pause')", (long long)job);
 	refused("CU400", sql, "only collecting jobs pause", NULL);
+	/* C8: once a step deleted anything, the job only goes forward, and the
+	 * refusal says what is gone. */
+	pgtest_exec(db, "SELECT cleanup.job_step(%lld, 1)", (long long)job);
+	assert_true(pgtest_int(db, "SELECT deleted FROM cleanup.jobs WHERE id = %lld", (long long)job) > 0);
+	snprintf(sql, sizeof sql, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
+	refused("CU400", sql, "deletion has started", "rows gone", "recovery resumes forward", NULL);
+}
+
+/* C8 (issue 21): a sealed prune and a removal are not a point of no return
+ * until their first deletion: cancelled before it, the fence comes down
+ * (the library admits writes again), the job is cancelled and the cancel is
+ * an audit row. */
+static void test_C8_cancel_before_the_first_deletion(void **state)
+{
+	int64_t prune, removal;
+
+	(void)state;
+	prune = create("prune", 1);
+	pgtest_exec(db, "SELECT cleanup.job_append(%lld, ARRAY['ext-1-1'])", (long long)prune);
+	pgtest_exec(db, "SELECT cleanup.job_seal(%lld, 1)", (long long)prune);
+	assert_string_equal(pgtest_text(db, "SELECT phase FROM cleanup.job_transition(%lld, 'cancel')", (long long)prune),
+	                    "cancelled");
+	assert_string_equal(pgtest_text(db, "SELECT state FROM cleanup.library_admission WHERE library_id = 1"), "open");
+	pgtest_exec(db, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'after-cancel')");
+
+	removal = create("remove-library", 2);
+	assert_string_equal(pgtest_text(db, "SELECT state FROM cleanup.library_admission WHERE library_id = 2"),
+	                    "draining");
+	assert_string_equal(pgtest_text(db, "SELECT phase FROM cleanup.job_transition(%lld, 'cancel')", (long long)removal),
+	                    "cancelled");
+	assert_string_equal(pgtest_text(db, "SELECT state FROM cleanup.library_admission WHERE library_id = 2"), "open");
+	assert_int_equal(pgtest_int(db, "SELECT count(*) FROM cleanup.audit WHERE action = 'cancel' AND job_id IN (%lld, %lld)",
+	                            (long long)prune, (long long)removal),
+	                 2);
+	pgtest_exec(db, "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'after-cancel')");
 }
 
 /* C5: an empty manifest sealed with expected 0 is the statement that the
@@ -486,6 +519,7 @@ int main(void)
 		cmocka_unit_test_setup(test_C3_seal_needs_the_exact_count, reset),
 		cmocka_unit_test_setup(test_C5_empty_manifest_sealed_with_zero, reset),
 		cmocka_unit_test_setup(test_C8_pause_resume_cancel, reset),
+		cmocka_unit_test_setup(test_C8_cancel_before_the_first_deletion, reset),
 		cmocka_unit_test_setup(test_C7_one_unfinished_job_per_server, reset),
 		cmocka_unit_test_setup(test_removal_jobs_fence_immediately, reset),
 		cmocka_unit_test_setup(test_unknown_job_and_target, reset),
