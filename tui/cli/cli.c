@@ -144,7 +144,8 @@ int cli_fail_interrupted(const cli_ctx *ctx, const cleanup_error *cause, const c
 	cleanup_error_clear(&e);
 	e.status = cause->status;
 	memcpy(e.sqlstate, cause->sqlstate, sizeof e.sqlstate);
-	snprintf(e.message, sizeof e.message, "interrupted: %s cancelled by Ctrl-C; its transaction rolled back", what);
+	snprintf(e.message, sizeof e.message, "interrupted: %s cancelled by %s; its transaction rolled back", what,
+	         cli_interrupt_name());
 	snprintf(e.detail, sizeof e.detail, "%s", cause->message);
 	memcpy(e.hint, cause->hint, sizeof e.hint);
 	memcpy(e.context, cause->context, sizeof e.context);
@@ -425,6 +426,8 @@ void cli_print_job_detail(FILE *f, const cleanup_job *job)
 static volatile sig_atomic_t interrupt_count;
 static volatile sig_atomic_t interrupt_flag;
 static volatile sig_atomic_t interrupt_finish_first;
+/* The first signal that stopped the command (SIGINT, SIGTERM, SIGHUP). */
+static volatile sig_atomic_t interrupt_signal;
 
 /* write(2) of a constant message: async-signal-safe. */
 static void say(const char *msg)
@@ -441,6 +444,8 @@ static void on_sigint(int sig)
 	(void)sig;
 	if (interrupt_count < 1000)
 		interrupt_count++;
+	if (interrupt_signal == 0)
+		interrupt_signal = SIGINT;
 	interrupt_flag = 1;
 	if (interrupt_finish_first && interrupt_count == 1) {
 		say("\ncleanupctl: interrupted: finishing the current step or batch, then stopping "
@@ -453,21 +458,52 @@ static void on_sigint(int sig)
 	errno = saved;
 }
 
+/* SIGTERM, SIGHUP (a supervisor stopping the service, a closed terminal):
+ * always "finish what is in flight, then stop", never a cancel, however
+ * often they come; only a second Ctrl-C cancels. */
+static void on_sigterm(int sig)
+{
+	int saved = errno;
+
+	if (interrupt_count == 0)
+		interrupt_count = 1;
+	if (interrupt_signal == 0)
+		interrupt_signal = sig;
+	if (!interrupt_flag)
+		say(sig == SIGHUP ? "\ncleanupctl: SIGHUP: finishing the current step or batch, then stopping\n"
+		                  : "\ncleanupctl: SIGTERM: finishing the current step or batch, then stopping\n");
+	interrupt_flag = 1;
+	errno = saved;
+}
+
 void cli_interrupt_begin(cleanup_engine *engine, bool finish_first)
 {
 	struct sigaction sa;
 
 	interrupt_count = 0;
 	interrupt_flag = 0;
+	interrupt_signal = 0;
 	interrupt_finish_first = finish_first;
 	cleanup_engine_cancel_arm(engine);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	/* No SA_RESTART: a read of stdin returns, so job append stops at once;
 	 * libpq retries its own interrupted waits. */
 	sa.sa_flags = 0;
 	sigaction(SIGINT, &sa, NULL);
+	if (finish_first) {
+		/* A command that can stop between steps or batches stops there on
+		 * SIGTERM and SIGHUP too, with its summary (exit 130); the others
+		 * keep the default action (the server rolls back the statement). */
+		sa.sa_handler = on_sigterm;
+		sigemptyset(&sa.sa_mask);
+		sigaddset(&sa.sa_mask, SIGINT);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 }
 
 void cli_interrupt_end(void)
@@ -478,12 +514,28 @@ void cli_interrupt_end(void)
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	if (interrupt_finish_first) {
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 	cleanup_engine_cancel_arm(NULL);
 }
 
 int cli_interrupts(void)
 {
 	return (int)interrupt_count;
+}
+
+const char *cli_interrupt_name(void)
+{
+	switch (interrupt_signal) {
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		return "Ctrl-C";
+	}
 }
 
 volatile sig_atomic_t *cli_interrupt_flag(void)

@@ -222,12 +222,19 @@ bool cli_wait_again(cli_wait *w, cleanup_error *err);
  * PQcancel, prepared before the query; the handler is async-signal-safe).
  * Without FINISH_FIRST (install, seed: one transaction each) the first
  * Ctrl-C cancels. A cancelled query rolls back; nothing it did stays.
- * cli_interrupt_end() restores the default handler. */
+ * With FINISH_FIRST, SIGTERM and SIGHUP act as a first Ctrl-C however
+ * often they arrive (finish what is in flight, summary, exit 130); they
+ * never cancel. cli_interrupt_end() restores the default handlers. */
 void cli_interrupt_begin(cleanup_engine *engine, bool finish_first);
 void cli_interrupt_end(void);
 
-/* How many Ctrl-Cs arrived since cli_interrupt_begin() (0: none). */
+/* How many interrupts arrived since cli_interrupt_begin() (0: none;
+ * SIGTERM and SIGHUP count once). */
 int cli_interrupts(void);
+
+/* What stopped the command, for messages: "Ctrl-C", "SIGTERM" or
+ * "SIGHUP" (the first of them to arrive). */
+const char *cli_interrupt_name(void);
 
 /* The flag the run loop polls (cleanup_run_opts.interrupt). */
 volatile sig_atomic_t *cli_interrupt_flag(void);

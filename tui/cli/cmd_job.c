@@ -222,9 +222,10 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 			       id, t.added, t.duplicates, t.calls, t.manifest_count, cli_interrupts() > 0 ? "true" : "false");
 		else
 			printf("job %" PRId64 ": %" PRId64 " new, %" PRId64 " duplicate in %" PRId64
-			       " call%s; manifest holds %" PRId64 " IDs%s\n",
+			       " call%s; manifest holds %" PRId64 " IDs%s%s%s\n",
 			       id, t.added, t.duplicates, t.calls, t.calls == 1 ? "" : "s", t.manifest_count,
-			       cli_interrupts() > 0 ? "; interrupted by Ctrl-C: the rest of the input was not read" : "");
+			       cli_interrupts() > 0 ? "; interrupted by " : "", cli_interrupts() > 0 ? cli_interrupt_name() : "",
+			       cli_interrupts() > 0 ? ": the rest of the input was not read" : "");
 		if (cli_interrupts() > 0 && unsent > 0 && !ctx->json)
 			fprintf(stderr, "cleanupctl: %zu IDs read after the last call were not sent\n", unsent);
 	}

@@ -128,7 +128,7 @@ static int job_args(cli_ctx *ctx, int argc, char **argv, int64_t *id)
 	return 0;
 }
 
-/* After a Ctrl-C stopped `job step --steps N` (human output only): how
+/* After a Ctrl-C, SIGTERM or SIGHUP stopped `job step --steps N` (human output only): how
  * many steps this command committed (N) and the job's step as the
  * database has it, on F (stdout after a finished step, stderr after a
  * cancelled one), even with --quiet. */
@@ -142,12 +142,12 @@ static void print_interrupted_steps(FILE *f, const cli_ctx *ctx, cleanup_engine 
 	memset(&j, 0, sizeof j);
 	if (cleanup_job_get(&j, e, id, &err) == CLEANUP_OK)
 		fprintf(f,
-		        "job %" PRId64 ": interrupted by Ctrl-C after %d step%s of this command; the job is at step %d as "
+		        "job %" PRId64 ": interrupted by %s after %d step%s of this command; the job is at step %d as "
 		        "the database has it; cleanupctl job step %" PRId64 " continues\n",
-		        id, n, n == 1 ? "" : "s", j.step_no, id);
+		        id, cli_interrupt_name(), n, n == 1 ? "" : "s", j.step_no, id);
 	else
-		fprintf(f, "job %" PRId64 ": interrupted by Ctrl-C after %d step%s of this command\n", id, n,
-		        n == 1 ? "" : "s");
+		fprintf(f, "job %" PRId64 ": interrupted by %s after %d step%s of this command\n", id,
+		        cli_interrupt_name(), n, n == 1 ? "" : "s");
 	cleanup_job_reset(&j);
 }
 
@@ -509,6 +509,12 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		       sum.replayed, sum.lost_steps, sum.verified ? "true" : "false", interrupted ? "true" : "false",
 		       sum.elapsed_s, sum.completed ? "true" : "false", sum.stopped ? "true" : "false");
 		cli_json_string(stdout, sum.stop_reason);
+		/* what stopped it: "SIGINT" (Ctrl-C), "SIGTERM", "SIGHUP", or null */
+		printf(", \"signal\": ");
+		if (interrupted)
+			cli_json_string(stdout, strcmp(cli_interrupt_name(), "Ctrl-C") == 0 ? "SIGINT" : cli_interrupt_name());
+		else
+			printf("null");
 		if (rc != CLEANUP_OK) {
 			printf(", \"error\": ");
 			cli_json_error(stdout, &err, tui_op_exit_code(err.status, interrupted),
@@ -531,7 +537,11 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 		if (!ctx->json && (!ctx->quiet || interrupted)) {
 			char line[512];
 
-			printf("%s\n", cli_run_summary_text(line, sizeof line, id, &sum, false));
+			printf("%s", cli_run_summary_text(line, sizeof line, id, &sum, false));
+			if (interrupted)
+				printf(" (stopped by %s after the step in flight; cleanupctl job run %" PRId64 " continues)", cli_interrupt_name(),
+				       id);
+			printf("\n");
 		}
 	}
 	cleanup_job_reset(&sum.job);

@@ -275,7 +275,7 @@ static int exec_purge(cli_ctx *ctx, int argc, char **argv)
 			       secs,
 			       !run.stopped                          ? ""
 			       : strcmp(run.stopped, "max-rows") == 0 ? "; --max-rows reached, run purge again for the rest"
-			                                              : "; interrupted by Ctrl-C, run purge again for the rest");
+			                                              : "; interrupted, run purge again for the rest");
 		}
 	}
 	free(run.jobs);

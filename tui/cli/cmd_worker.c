@@ -16,7 +16,7 @@
  * with bounded backoff; a job still busy after --max-busy answers in a row
  * is released and set aside for a doubling while (1 s to 30 s). A job that
  * fails otherwise is set aside for longer (30 s to 10 min), or, with
- * --idle-exit, for the rest of the worker's life. SIGTERM or SIGINT: no
+ * --idle-exit, for the rest of the worker's life. SIGTERM, SIGHUP or SIGINT: no
  * runner starts another step; the steps in flight commit (with the run
  * loop's pipeline, the one running and at most one already sent); every
  * runner lock is released; exit 0. One log line (or JSON line) per claimed and
@@ -49,7 +49,7 @@
 
 extern const cli_command cmd_worker_entry;
 
-/* Set when SIGTERM or SIGINT arrives; every runner polls it
+/* Set when SIGTERM, SIGHUP or SIGINT arrives; every runner polls it
  * (cleanup_run_opts.interrupt). The signals are blocked in every thread
  * and taken by the main thread with sigtimedwait(), so no handler runs
  * and the main thread can say at once that it is stopping. */
@@ -447,7 +447,12 @@ static void *runner_main(void *arg)
 	return NULL;
 }
 
-/* Waits until every runner has left its loop, taking SIGTERM and SIGINT
+static const char *signal_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
+}
+
+/* Waits until every runner has left its loop, taking SIGTERM, SIGHUP and SIGINT
  * (blocked in SET) meanwhile: the first sets the stop flag and says so. */
 static void supervise(worker *w, const sigset_t *set)
 {
@@ -464,7 +469,7 @@ static void supervise(worker *w, const sigset_t *set)
 		if (live == 0)
 			return;
 		sig = sigtimedwait(set, &info, &slice);
-		if (sig != SIGTERM && sig != SIGINT)
+		if (sig != SIGTERM && sig != SIGINT && sig != SIGHUP)
 			continue;
 		if (!stop_flag) {
 			stop_flag = 1;
@@ -472,10 +477,10 @@ static void supervise(worker *w, const sigset_t *set)
 			if (w->ctx->json) {
 				printf("{\"event\": \"stopping\", \"at\": ");
 				cli_json_string(stdout, stamp_json(t, sizeof t));
-				printf(", \"signal\": \"%s\"}\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+				printf(", \"signal\": \"%s\"}\n", signal_name(sig));
 			} else {
 				printf("%s worker: %s: stopping; the steps in flight finish, no runner starts another\n",
-				       stamp(t, sizeof t), sig == SIGTERM ? "SIGTERM" : "SIGINT");
+				       stamp(t, sizeof t), signal_name(sig));
 			}
 			fflush(stdout);
 			pthread_mutex_unlock(&w->mu);
@@ -589,6 +594,7 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	/* Blocked before the runners start: they inherit the mask. */
 	pthread_sigmask(SIG_BLOCK, &set, &old_set);
 

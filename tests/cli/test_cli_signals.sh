@@ -1,0 +1,76 @@
+#!/bin/bash
+# SIGTERM and SIGHUP stop `job run`, `job step --steps N` and `worker`
+# after the step in flight, with a summary (issue 19, item 5): a supervisor
+# (systemd's stop, a closed terminal, kill) gets the same clean stop as a
+# first Ctrl-C. The step running commits, no step starts after it, the
+# command prints what it did and exits 130 (job run, job step; `worker`
+# exits 0, a service's clean stop); a second SIGTERM never cancels the
+# step running (only a second Ctrl-C does). Every wait is on an observed
+# state (a backend waiting on the step_before_commit failpoint's lock, a
+# line printed). Before the fix SIGTERM killed job run and job step
+# mid-step (exit 143, no summary) and SIGHUP killed the worker.
+. "$(dirname "$0")/lib_foundation.sh"
+
+. "$(dirname "$0")/lib_interrupt.sh"
+
+# at_failpoint ARGS...: starts `cleanupctl ARGS` with the step_before_commit
+# failpoint on and its lock held; returns once a step waits there. Sets PID.
+at_failpoint() {
+	KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
+	hold_start "$KEY"
+	PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" "$@" \
+		>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
+	PID=$!
+	wait_for "a step at its failpoint" lock_waited "$KEY"
+}
+step_no() { sql "SELECT step_no FROM cleanup.jobs WHERE id = $J"; }
+
+for SIG in TERM HUP; do
+	CURRENT="job run: SIG$SIG during step 1 finishes it, then stops with a summary"
+	new_job "cleanup_lab_t_cli_sig_run_${SIG,,}"
+	at_failpoint job run "$J"
+	kill -"$SIG" "$PID"
+	wait_for "the SIG$SIG noted" said "$TMPD/err" "SIG$SIG: finishing the current step"
+	# a second one changes nothing: the step is not cancelled
+	kill -"$SIG" "$PID"
+	hold_end
+	collect "$PID"
+	expect 130 "job $J: 1 step in" "interrupted; phase draining, step 1" "stopped by SIG$SIG after the step in flight"
+	same "$(step_no)" "1" "the step in flight committed and nothing after it (SIG$SIG)"
+	grep -q "cancel request" <<<"$ERR" && fail "a SIG$SIG cancelled the step running ($CURRENT)"
+
+	CURRENT="job run --json: SIG$SIG, one document naming the signal"
+	at_failpoint --json job run "$J"
+	kill -"$SIG" "$PID"
+	wait_for "the SIG$SIG noted" said "$TMPD/err" "SIG$SIG: finishing the current step"
+	hold_end
+	collect "$PID"
+	expect 130
+	same "$(jq -c '[.interrupted, .steps_taken, .stop_reason, .signal, .job.step_no]' <<<"$OUT")" \
+		"[true,1,\"interrupted\",\"SIG$SIG\",2]" "run --json after SIG$SIG"
+
+	CURRENT="job step --steps 5: SIG$SIG during the step finishes it, then stops"
+	at_failpoint job step "$J" --steps 5
+	kill -"$SIG" "$PID"
+	wait_for "the SIG$SIG noted" said "$TMPD/err" "SIG$SIG: finishing the current step"
+	hold_end
+	collect "$PID"
+	expect 130 "step 3: " "interrupted by SIG$SIG after 1 step of this command; the job is at step 3"
+	same "$(step_no)" "3" "job step: the step in flight committed and nothing after it (SIG$SIG)"
+done
+
+CURRENT="worker: SIGHUP stops after the step in flight, releases the job, exit 0"
+new_job cleanup_lab_t_cli_sig_worker
+at_failpoint worker --server 1
+kill -HUP "$PID"
+wait_for "the worker to say it is stopping" said "$TMPD/out" "SIGHUP: stopping"
+hold_end
+collect "$PID"
+expect 0
+same "$(step_no)" "1" "worker: the step in flight committed and nothing after it"
+# the job is free again: a run completes it
+run --quiet job run "$J"
+expect 0
+same "$(sql "SELECT phase FROM cleanup.jobs WHERE id = $J")" "completed" "a run after the worker's SIGHUP completes the job"
+
+finish
