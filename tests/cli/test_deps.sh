@@ -1,7 +1,7 @@
 #!/bin/bash
 # cleanupctl deps through the real binary: the bounded walk on a 13-table
-# chain with 3 foreign keys per level and a loop back (under a second at
-# the default depth 16, where path enumeration took 82-112 s; the time is
+# chain with 3 foreign keys per level and a loop back (about 300 ms at
+# the default depth 16, limit 10 s, where path enumeration took 82-112 s; the time is
 # printed as a "bench:" line), gaps named in text and --json, the
 # fingerprint (stable without DDL, changed by DISABLE TRIGGER ALL), the
 # offline report without a database, and bad input (exit 2, nothing read).
@@ -14,14 +14,17 @@ sql "DO \$\$ DECLARE k int; prev text := 'inventory.items'; BEGIN FOR k IN 1..13
        prev := format('public.chain_%s', lpad(k::text, 2, '0')); END LOOP; END \$\$" >/dev/null
 sql "ALTER TABLE public.chain_01 ADD COLUMN z bigint REFERENCES public.chain_13" >/dev/null
 
-CURRENT="deps: 13x3 chain, depth 16, under a second"
+CURRENT="deps: 13x3 chain, depth 16, bounded"
 t0=$(date +%s%N)
 run deps
 t1=$(date +%s%N)
 ms=$(((t1 - t0) / 1000000))
 echo "bench: cleanupctl deps on the 13x3 chain with a loop, default depth 16: ${ms} ms (before: 112 s)"
 expect 0 "49 edges" "gap: cycle: public.chain_01 -> public.chain_02" "chain_01_z_fkey" "limits: depth 16"
-[ "$ms" -lt 1000 ] || fail "deps took ${ms} ms (limit 1000)"
+# The limit is ten times the figure on a quiet machine (about 300 ms), so
+# that a machine busy with other work passes, and still a hundredth of the
+# path enumeration it guards against.
+[ "$ms" -lt 10000 ] || fail "deps took ${ms} ms (limit 10000)"
 
 CURRENT="deps --json: gaps and limits"
 run --json deps

@@ -111,8 +111,8 @@ same "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_datab
 	"the writer disconnected"
 
 # A SIGTERM while the writer is still starting (connected, reading its
-# server) stops it as cleanly: the handlers are installed before it
-# connects. Its server lookup is held behind a lock another session takes,
+# server, busy behind a lock and trying again) stops it as cleanly: the
+# handlers are installed before it connects. Its server lookup is held behind a lock another session takes,
 # observed with pg_blocking_pids; the SIGTERM comes then, the lock goes,
 # and the writer ends with its summary, exit 0, no operation done.
 CURRENT="writer: SIGTERM while it starts"
@@ -137,6 +137,13 @@ for _ in $(seq 1 1000); do
 	sleep 0.02
 done
 same "$blocked" "1" "the starting writer waits for the lock on its server"
+# Its 1 s lock_timeout ends that wait (busy); the writer says so and tries
+# again rather than exiting: the SIGTERM comes after that line.
+for _ in $(seq 1 3000); do
+	grep -q "busy while starting" "$TMPD/w2.err" && break
+	sleep 0.02
+done
+grep -q "busy while starting" "$TMPD/w2.err" || fail "the starting writer did not retry after its lock timeout"
 kill -TERM "$wpid"
 sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database()
        AND query = 'SELECT pg_sleep(300)'" >/dev/null

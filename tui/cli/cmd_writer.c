@@ -223,9 +223,35 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 	 * writer's role has no access to schema cleanup (docs/roles.md). */
 	if ((rc = cli_connect(ctx, &e, false)))
 		goto out;
-	if (cleanup_writer_new(&w, e, &opts, &err) != CLEANUP_OK) {
-		rc = cli_fail(ctx, &err);
-		goto out;
+	/* A writer that starts while its tables are locked (lock_timeout:
+	 * busy) tries again every 200 ms until it gets in or is stopped; a
+	 * stop while it waits is a clean stop with nothing done. */
+	while (cleanup_writer_new(&w, e, &opts, &err) != CLEANUP_OK) {
+		int nap_no;
+
+		if (err.status != CLEANUP_EBUSY) {
+			rc = cli_fail(ctx, &err);
+			goto out;
+		}
+		if (!stop_requested && !ctx->quiet)
+			fprintf(stderr, "cleanupctl: writer: busy while starting (%s); trying again\n", err.message);
+		for (nap_no = 0; nap_no < 20 && !stop_requested; nap_no++) {
+			struct timespec nap = {0, 10 * 1000 * 1000};
+
+			nanosleep(&nap, NULL);
+		}
+		if (stop_requested) {
+			cleanup_writer_stats none;
+
+			memset(&none, 0, sizeof none);
+			none.stopped = true;
+			if (ctx->json)
+				print_summary_json(&none, &opts, false, 0);
+			else if (!ctx->quiet)
+				print_summary(&none, 0);
+			rc = EXIT_DONE;
+			goto out;
+		}
 	}
 
 	rep.out = ctx->quiet ? NULL : ctx->json ? stderr : stdout;
