@@ -506,6 +506,29 @@ int cleanup_engine_backend_pid(const cleanup_engine *e)
 	return e && e->conn ? PQbackendPID(e->conn) : 0;
 }
 
+/* A busy answer that names nobody (a lock timeout: "canceling statement
+ * due to lock timeout", no detail) gets the holders of the inventory's and
+ * the engine's tables as its detail (T3: every busy answer names its
+ * holder), looked up on E's connection when it is idle (an autocommit
+ * statement failed; a transaction in error cannot ask). Best effort: any
+ * failure leaves ERR as it was. */
+static void name_lock_timeout_holders(cleanup_engine *e, cleanup_error *err)
+{
+	PGresult *res;
+	const char *text;
+
+	if (!err || err->detail[0] || !e || !e->conn || PQstatus(e->conn) != CONNECTION_OK ||
+	    PQtransactionStatus(e->conn) != PQTRANS_IDLE || PQpipelineStatus(e->conn) != PQ_PIPELINE_OFF)
+		return;
+	res = PQexec(e->conn, "SELECT CASE WHEN b <> '[]' THEN cleanup.holders_text(b) END FROM cleanup.lock_blockers() b");
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
+		text = PQgetvalue(res, 0, 0);
+		if (*text)
+			snprintf(err->detail, sizeof err->detail, "held by %s", text);
+	}
+	PQclear(res);
+}
+
 int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresult *res,
                              const char *context)
 {
@@ -545,6 +568,8 @@ int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresu
 			snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
 			cleanup_text_copy(err->detail, sizeof err->detail, detail);
 			cleanup_text_copy(err->hint, sizeof err->hint, hint);
+			if (status == CLEANUP_EBUSY && state && strcmp(state, "55P03") == 0)
+				name_lock_timeout_holders(e, err);
 		}
 	}
 	if (err) {

@@ -93,6 +93,40 @@ AS $$
                        ELSE jsonb_build_object('pid', s.runner_pid, 'application', s.runner_app) END);
 $$;
 
+-- The rows of `cleanupctl status` (text): servers and libraries with
+-- their admission, job and cached item count. Functions rather than plain
+-- queries so that they carry their own bound (T3): a writer's LOCK TABLE
+-- on inventory.libraries made status wait with no end; now 55P03 after
+-- 2 s, and the engine names the holder.
+CREATE OR REPLACE FUNCTION cleanup.status_servers()
+RETURNS TABLE (id bigint, name text, admission text, job_id bigint, item_count bigint, library_count bigint)
+LANGUAGE sql STABLE
+SET lock_timeout = '2s'
+AS $$
+    SELECT s.id, s.name, coalesce(sa.state, 'missing'),
+           (SELECT j.id FROM cleanup.jobs j
+             WHERE j.server_id = s.id AND j.phase NOT IN ('completed', 'cancelled')),
+           (SELECT coalesce(sum(st.item_count), 0)::bigint FROM inventory.libraries l
+              JOIN cleanup.library_stats st ON st.library_id = l.id WHERE l.server_id = s.id),
+           (SELECT count(*) FROM inventory.libraries l WHERE l.server_id = s.id)
+      FROM inventory.media_servers s
+      LEFT JOIN cleanup.server_admission sa ON sa.server_id = s.id
+     ORDER BY s.id
+$$;
+
+CREATE OR REPLACE FUNCTION cleanup.status_libraries()
+RETURNS TABLE (id bigint, server_id bigint, name text, admission text, job_id bigint, item_count bigint)
+LANGUAGE sql STABLE
+SET lock_timeout = '2s'
+AS $$
+    SELECT l.id, l.server_id, l.name, coalesce(la.state, 'missing'), la.job_id,
+           coalesce(st.item_count, 0)::bigint
+      FROM inventory.libraries l
+      LEFT JOIN cleanup.library_admission la ON la.library_id = l.id
+      LEFT JOIN cleanup.library_stats st ON st.library_id = l.id
+     ORDER BY l.server_id, l.id
+$$;
+
 -- One job with its recent steps (newest first, at most P_STEPS).
 CREATE OR REPLACE FUNCTION cleanup.job_show_json(p_job bigint, p_steps int DEFAULT 20)
 RETURNS jsonb LANGUAGE plpgsql STABLE

@@ -664,6 +664,8 @@ RETURNS TABLE (library_id bigint, server_id bigint, name text, slot int, state t
                pages bigint, dirty_pages bigint, last_visit_at timestamptz, published_at timestamptz,
                last_restart text)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+-- A report never waits long behind a lock (T3): 55P03 after 2 s.
+SET lock_timeout = '2s'
 AS $$
     SELECT l.id, l.server_id, l.name, r.slot, st.state, st.reason,
            CASE WHEN st.state = 'fresh' THEN r.published_count END, r.published_count,

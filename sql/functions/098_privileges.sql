@@ -300,7 +300,7 @@ GRANT SELECT ON cleanup.schema_info, cleanup.jobs, cleanup.job_steps, cleanup.ev
 -- and the replay of a recorded step.
 GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(cleanup.job_steps),
                           cleanup.job_show_json(bigint, int), cleanup.jobs_json(int), cleanup.status_json(),
-                          cleanup.locks_tree(), cleanup.dependency_edges(int, int),
+                          cleanup.status_servers(), cleanup.status_libraries(), cleanup.locks_tree(), cleanup.dependency_edges(int, int),
                           cleanup.dependency_evidence(int, int),
                           cleanup.dependency_evidence(int, int, int, int), cleanup.job_step_replay(bigint, int)
    TO cleanup_runner, cleanup_console;

@@ -311,6 +311,19 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 	assert_contains(out, "AccessExclusiveLock on inventory.items");
 	free(out);
 	pgtest_exec(w, "ROLLBACK");
+	/* A LOCK TABLE on the libraries made status hang with no timeout:
+	 * the reports wait 2 s, then answer busy naming the holder (the
+	 * engine looks the holders up after a lock timeout). */
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "LOCK TABLE inventory.libraries IN ACCESS EXCLUSIVE MODE");
+	assert_int_equal(cli(&out, conninfo, "status"), 3);
+	assert_contains(out, needle);
+	assert_contains(out, "AccessExclusiveLock on inventory.libraries");
+	free(out);
+	assert_int_equal(cli(&out, conninfo, "counts --no-visit"), 3);
+	assert_contains(out, needle);
+	free(out);
+	pgtest_exec(w, "ROLLBACK");
 	{
 		char *after = pgtest_fingerprint(c);
 
