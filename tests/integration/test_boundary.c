@@ -409,6 +409,15 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	assert_contains(out, "\"blocked\"");
 	assert_contains(out, WRITER);
 	free(out);
+	{
+		char line[64];
+
+		assert_int_equal(cli(&out, conninfo, "status"), 0);
+		snprintf(line, sizeof line, "job %lld blocked since", (long long)job);
+		assert_contains(out, line);
+		assert_contains(out, needle);
+		free(out);
+	}
 
 	pgtest_exec(w, "COMMIT");
 	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);

@@ -37,6 +37,18 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 	}
 	if (n == 0)
 		printf("(no jobs)\n");
+	/* T3: a job that cannot go on because a row or table is held says
+	 * so, holder named (pid, role, application, client, state, age). */
+	for (i = 0; i < n; i++) {
+		const cleanup_job *j = &jobs[i];
+		char since[64];
+
+		if (!j->blocked_since[0] || strcmp(j->phase, "completed") == 0 || strcmp(j->phase, "cancelled") == 0)
+			continue;
+		printf("job %" PRId64 " blocked since %s: ", j->id, tui_sanitize(since, sizeof since, j->blocked_since));
+		tui_fputs_safe(j->blocked_text[0] ? j->blocked_text : "(holder gone)", stdout);
+		printf("\n");
+	}
 }
 
 /* Prints one status report (table or JSON) from E. */
