@@ -1,7 +1,7 @@
 # Embeds every file under sql/ into the binary, so `cleanupctl install` and the
 # engine's named queries work from any directory.
 #
-# sql/schema/NNN_name.sql   versioned migrations, applied once each, in order
+# sql/schema/NNN_*.sql      versioned migrations, applied once each, in order
 # sql/functions/*.sql       idempotent definitions (CREATE OR REPLACE), re-applied
 #                           whenever the bundle checksum changes
 # sql/queries/NAME.sql      one statement each; NAME becomes CLEANUP_Q_NAME

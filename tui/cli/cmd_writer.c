@@ -1,4 +1,4 @@
-/* cleanupctl writer: a simulated sync writer (core/src/writer.c) that
+/* cleanupctl writer: a simulated sync writer (lab/src/writer.c) that
  * inserts, updates and moves items across the libraries of one server (or
  * all) at a rate, through the count cache's mutation gateway when its role
  * may (else plain SQL), prints each rejection as it happens and a summary at the
