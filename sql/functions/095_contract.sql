@@ -5,8 +5,12 @@
 -- triggers (with their enabled state), rewrite rules and row-security flags;
 -- every foreign key that references an inventory table (an unknown incoming
 -- cascade would do uncounted work); the enabled state of the RI triggers of
--- those keys and of the monitored tables' constraints; and the definitions
--- of the engine's own functions. Only the installer records it (099_contract_record.sql;
+-- those keys and of the monitored tables' constraints; the whole foreign-key
+-- graph reachable from the inventory roots, with the triggers (enabled
+-- state included) and the inheritance children of every table in it (T6);
+-- and the definitions of the engine's own functions, settings included.
+-- What no contract may be recorded with (a cascade anywhere in that graph,
+-- a disabled guard, a foreign trigger, ...) is refused by 096_drift.sql. Only the installer records it (099_contract_record.sql;
 -- `cleanupctl install` also records it again after repairing drift); every
 -- step compares it before its domain mutations and stops on drift (CU403).
 -- The comparison is cheap while the DDL watch (event triggers below) is the
@@ -104,11 +108,41 @@ parts AS (
                                                E'\n' ORDER BY d.table_name, d.constraint_name), '')
       FROM cleanup.reference_dispositions d
     UNION ALL
-    SELECT 'functions', string_agg(format('%s(%s) %s %s %s', p.proname, pg_get_function_identity_arguments(p.oid),
-                                          md5(p.prosrc), p.provolatile, p.prosecdef),
-                                   E'\n' ORDER BY p.proname, pg_get_function_identity_arguments(p.oid))
-      FROM pg_proc p WHERE p.pronamespace = 'cleanup'::regnamespace)
-SELECT jsonb_object_agg(part, encode(sha256(convert_to(coalesce(txt, ''), 'UTF8')), 'hex')) FROM parts
+    -- T6: the whole foreign-key graph reachable from the inventory roots
+    -- (cleanup.contract_reach, 096_drift.sql), not only the monitored
+    -- tables: a key into a dependent's dependent, with the enabled state of
+    -- its RI triggers; the user triggers of every reachable table with
+    -- their enabled state; and inheritance children and partitions.
+    SELECT 'graph', coalesce(string_agg(format('%s %s %s%s', c.conrelid::regclass::text, c.conname,
+                                               pg_get_constraintdef(c.oid), cleanup.contract_ri_state(c.oid)),
+                                        E'\n' ORDER BY c.conrelid::regclass::text, c.conname), '')
+      FROM pg_constraint c
+     WHERE c.contype = 'f' AND c.confrelid IN (SELECT r FROM cleanup.contract_reach() AS r)
+    UNION ALL
+    SELECT 'graph_triggers', coalesce(string_agg(format('%s %s', pg_get_triggerdef(t.oid), t.tgenabled),
+                                                 E'\n' ORDER BY t.tgrelid::regclass::text, t.tgname), '')
+      FROM pg_trigger t
+     WHERE t.tgrelid IN (SELECT r FROM cleanup.contract_reach() AS r) AND NOT t.tgisinternal
+    UNION ALL
+    SELECT 'inheritance', coalesce(string_agg(format('%s <- %s', i.inhparent::regclass::text, i.inhrelid::regclass::text),
+                                              E'\n' ORDER BY i.inhparent::regclass::text, i.inhrelid::regclass::text), '')
+      FROM pg_inherits i
+     WHERE i.inhparent IN (SELECT r FROM cleanup.contract_reach() AS r)
+        OR i.inhrelid IN (SELECT r FROM cleanup.contract_reach() AS r)
+    UNION ALL
+    -- The engine's functions (schemas cleanup and inventory) as
+    -- pg_get_functiondef prints them: body, volatility, SECURITY DEFINER
+    -- and every SET clause (T6: ALTER FUNCTION ... RESET lock_timeout is
+    -- drift). Not prosrc: a SQL-standard body (BEGIN ATOMIC) has none.
+    SELECT 'functions', string_agg(format('%s %s', p.oid::regprocedure::text, md5(pg_get_functiondef(p.oid))),
+                                   E'\n' ORDER BY p.oid::regprocedure::text)
+      FROM pg_proc p
+     WHERE p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace) AND p.prokind IN ('f', 'p'))
+SELECT jsonb_object_agg(part, encode(sha256(convert_to(coalesce(txt, ''), 'UTF8')), 'hex'))
+       -- In full, not hashed: the installer names a function whose
+       -- settings changed since (cleanup.drift_refusals).
+       || jsonb_build_object('function_settings', cleanup.contract_function_settings())
+  FROM parts
 $$;
 
 -- The installer's drift check: the components that differ between the
@@ -145,14 +179,19 @@ CREATE OR REPLACE FUNCTION cleanup.contract_fingerprint(components jsonb)
 RETURNS text LANGUAGE sql IMMUTABLE
 AS $$ SELECT encode(sha256(convert_to(components::text, 'UTF8')), 'hex') $$;
 
--- Records the current contract. Called by the installer only.
+-- Records the current contract. Called by the installer only. Never with
+-- drift that no contract may record (T6, 096_drift.sql): CU460, nothing
+-- recorded, also for a caller who goes around the installer.
 CREATE OR REPLACE FUNCTION cleanup.contract_record()
 RETURNS text LANGUAGE plpgsql
 AS $$
 DECLARE
-    c jsonb := cleanup.contract_components();
-    f text := cleanup.contract_fingerprint(c);
+    c jsonb;
+    f text;
 BEGIN
+    PERFORM cleanup.assert_no_drift(NULL);
+    c := cleanup.contract_components();
+    f := cleanup.contract_fingerprint(c);
     INSERT INTO cleanup.schema_contract AS s (fingerprint, components, watch_state)
     VALUES (f, c, cleanup.contract_watch_state())
     ON CONFLICT (singleton) DO UPDATE
