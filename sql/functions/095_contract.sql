@@ -164,9 +164,10 @@ BEGIN
     END IF;
     live := cleanup.contract_components();
     IF cleanup.contract_fingerprint(live) <> rec.fingerprint THEN
+        -- function_settings details 'functions' (which changes with it).
         SELECT coalesce(string_agg(k, ', ' ORDER BY k), 'fingerprint') INTO parts
           FROM jsonb_object_keys(live || rec.components) AS k
-         WHERE live->k IS DISTINCT FROM rec.components->k;
+         WHERE live->k IS DISTINCT FROM rec.components->k AND k <> 'function_settings';
     END IF;
     IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
        AND (rec.watch_state IS NULL OR rec.watch_state IS DISTINCT FROM cleanup.contract_watch_state()) THEN
@@ -239,9 +240,9 @@ BEGIN
         END IF;
         RETURN;
     END IF;
-    SELECT string_agg(k, ', ' ORDER BY k) INTO changed
+    SELECT coalesce(string_agg(k, ', ' ORDER BY k), 'function_settings') INTO changed
       FROM jsonb_object_keys(live || rec.components) AS k
-     WHERE live->k IS DISTINCT FROM rec.components->k;
+     WHERE live->k IS DISTINCT FROM rec.components->k AND k <> 'function_settings';
     RAISE EXCEPTION 'schema contract drift: % changed since the installer recorded the contract; no step runs', changed
         USING ERRCODE = 'CU403',
               DETAIL = CASE WHEN rec.dirty

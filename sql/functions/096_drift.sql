@@ -27,9 +27,10 @@
 --     DELETE reaches the children, which the foreign keys and the guards
 --     of the parent do not cover.
 --   * An engine function (schemas cleanup, inventory) whose settings (SET
---     clauses: lock_timeout, search_path, ...) differ from the ones the
---     contract recorded: ALTER FUNCTION cleanup.job_step(...) RESET
---     lock_timeout makes a step wait without bound.
+--     clauses: lock_timeout, search_path, ...) were changed since the
+--     contract recorded them, its body unchanged: ALTER FUNCTION
+--     cleanup.job_step(...) RESET lock_timeout makes a step wait without
+--     bound. (A function replaced whole is repaired by the definitions.)
 -- Catalog reads only (and the recorded contract, passed in); names print
 -- schema-qualified (search_path pinned here, not only by 098_privileges.sql:
 -- the installer also runs this file on its own, in a savepoint, to look at
@@ -52,19 +53,33 @@ AS $$
     SELECT rel FROM reach
 $$;
 
--- The settings (proconfig) of every engine function, by signature: the
--- contract records them (component 'function_settings') so that the
--- installer can name a function whose SET clauses changed since.
+-- The settings (proconfig) of every engine function, by signature, with
+-- a hash of its body: the contract records them (component
+-- 'function_settings') so that the installer can name a function whose SET
+-- clauses were changed since (ALTER FUNCTION ... SET / RESET: same body,
+-- other settings). A function replaced whole (CREATE OR REPLACE, which
+-- also drops its settings) has another body: that is drift the installer
+-- repairs by applying the bundle's definition again, not a refusal.
 CREATE OR REPLACE FUNCTION cleanup.contract_function_settings()
 RETURNS jsonb LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    -- Sorted: RESET and SET again reorder proconfig without changing it.
-    SELECT coalesce(jsonb_object_agg(p.oid::regprocedure::text,
-                                     to_jsonb(ARRAY(SELECT x FROM unnest(p.proconfig) AS x ORDER BY x))),
-                    '{}'::jsonb)
+    SELECT coalesce(jsonb_object_agg(p.oid::regprocedure::text, cleanup.contract_function_state(p.oid)), '{}'::jsonb)
       FROM pg_catalog.pg_proc p
      WHERE p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace) AND p.prokind IN ('f', 'p')
+$$;
+
+-- One function's entry of 'function_settings': {"config": its settings,
+-- sorted (RESET and SET again reorder proconfig without changing it),
+-- "body": md5 of its body (a SQL-standard body has no prosrc)}.
+CREATE OR REPLACE FUNCTION cleanup.contract_function_state(p_fn oid)
+RETURNS jsonb LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+               'config', to_jsonb(ARRAY(SELECT x FROM unnest(p.proconfig) AS x ORDER BY x)),
+               'body', md5(CASE WHEN p.prosqlbody IS NULL THEN p.prosrc ELSE pg_get_function_sqlbody(p.oid) END))
+      FROM pg_catalog.pg_proc p WHERE p.oid = p_fn
 $$;
 
 -- Every object the contract must not be recorded with, one line each
@@ -121,16 +136,19 @@ BEGIN
         UNION ALL
         SELECT 5, s.key,
                format('function %s: its settings changed since the contract was recorded (now [%s], recorded [%s])',
-                      s.key, array_to_string(ARRAY(SELECT jsonb_array_elements_text(l.cfg)), '; '),
-                      array_to_string(ARRAY(SELECT x FROM jsonb_array_elements_text(s.value) AS x ORDER BY x), '; '))
+                      s.key, array_to_string(ARRAY(SELECT jsonb_array_elements_text(l.st->'config')), '; '),
+                      array_to_string(ARRAY(SELECT x FROM jsonb_array_elements_text(s.value->'config') AS x
+                                             ORDER BY x), '; '))
           FROM jsonb_each(CASE WHEN jsonb_typeof(p_recorded->'function_settings') = 'object'
                                THEN p_recorded->'function_settings' ELSE '{}'::jsonb END) AS s
-          JOIN LATERAL (SELECT to_jsonb(ARRAY(SELECT x FROM unnest(p.proconfig) AS x ORDER BY x)) AS cfg
+          JOIN LATERAL (SELECT cleanup.contract_function_state(p.oid) AS st
                           FROM pg_catalog.pg_proc p
                          WHERE p.oid = to_regprocedure(s.key)
                            AND p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace)) l ON true
-         WHERE l.cfg IS DISTINCT FROM to_jsonb(ARRAY(SELECT x FROM jsonb_array_elements_text(s.value) AS x
-                                                       ORDER BY x)))
+         WHERE jsonb_typeof(s.value) = 'object'
+           AND l.st->'body' = s.value->'body'
+           AND l.st->'config' IS DISTINCT FROM to_jsonb(ARRAY(SELECT x FROM jsonb_array_elements_text(s.value->'config') AS x
+                                                             ORDER BY x)))
     SELECT array_agg(line ORDER BY o, k, line) INTO found FROM lines;
     IF found IS NULL THEN
         RETURN NULL;
