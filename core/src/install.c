@@ -160,7 +160,35 @@ static int privileges_drift(cleanup_install_result *out, cleanup_engine *e, clea
 	return rc;
 }
 
+/* The plan phase's settings (migration 015_plan.sql): records OPTS, then
+ * reads what is recorded into OUT. In the install transaction. */
+static int plan_settings(cleanup_install_result *out, cleanup_engine *e, const cleanup_install_options *opts,
+                         cleanup_error *err)
+{
+	PGresult *res = NULL;
+	const char *params[3];
+	int rc;
+
+	params[0] = opts ? opts->validator : NULL;
+	params[1] = opts ? opts->remove_validator : NULL;
+	params[2] = opts ? opts->default_mode : NULL;
+	rc = engine_query(&res, e, CLEANUP_Q_INSTALL_PLAN, 3, params, "recording the plan phase's settings", err);
+	if (rc == CLEANUP_OK) {
+		out->plan_changed = strcmp(col_text(res, 0, "changed"), "t") == 0;
+		col_copy(out->default_mode, sizeof out->default_mode, res, 0, "default_mode");
+		col_copy(out->validators, sizeof out->validators, res, 0, "validators");
+	}
+	PQclear(res);
+	return rc;
+}
+
 int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_error *err)
+{
+	return cleanup_install_with(out, e, NULL, err);
+}
+
+int cleanup_install_with(cleanup_install_result *out, cleanup_engine *e, const cleanup_install_options *opts,
+                         cleanup_error *err)
 {
 	const char *db = cleanup_engine_dbname(e);
 	int target = cleanup_schema_version(), version = 0, rc, i;
@@ -250,6 +278,8 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 		}
 	}
 	out->to_version = target;
+	if ((rc = plan_settings(out, e, opts, err)))
+		goto out;
 	if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_FAILPOINT, 0, NULL, "before committing the install", err)))
 		goto out;
 	PQclear(res);

@@ -53,6 +53,19 @@ AS $$
     SELECT rel FROM reach
 $$;
 
+-- One function's entry of 'function_settings': {"config": its settings,
+-- sorted (RESET and SET again reorder proconfig without changing it),
+-- "body": md5 of its body (a SQL-standard body has no prosrc)}.
+CREATE OR REPLACE FUNCTION cleanup.contract_function_state(p_fn oid)
+RETURNS jsonb LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+               'config', to_jsonb(ARRAY(SELECT x FROM unnest(p.proconfig) AS x ORDER BY x)),
+               'body', md5(CASE WHEN p.prosqlbody IS NULL THEN p.prosrc ELSE pg_get_function_sqlbody(p.oid) END))
+      FROM pg_catalog.pg_proc p WHERE p.oid = p_fn
+$$;
+
 -- The settings (proconfig) of every engine function, by signature, with
 -- a hash of its body: the contract records them (component
 -- 'function_settings') so that the installer can name a function whose SET
@@ -67,19 +80,6 @@ AS $$
     SELECT coalesce(jsonb_object_agg(p.oid::regprocedure::text, cleanup.contract_function_state(p.oid)), '{}'::jsonb)
       FROM pg_catalog.pg_proc p
      WHERE p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace) AND p.prokind IN ('f', 'p')
-$$;
-
--- One function's entry of 'function_settings': {"config": its settings,
--- sorted (RESET and SET again reorder proconfig without changing it),
--- "body": md5 of its body (a SQL-standard body has no prosrc)}.
-CREATE OR REPLACE FUNCTION cleanup.contract_function_state(p_fn oid)
-RETURNS jsonb LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT jsonb_build_object(
-               'config', to_jsonb(ARRAY(SELECT x FROM unnest(p.proconfig) AS x ORDER BY x)),
-               'body', md5(CASE WHEN p.prosqlbody IS NULL THEN p.prosrc ELSE pg_get_function_sqlbody(p.oid) END))
-      FROM pg_catalog.pg_proc p WHERE p.oid = p_fn
 $$;
 
 -- Every object the contract must not be recorded with, one line each
