@@ -55,14 +55,16 @@ $$;
 
 -- One function's entry of 'function_settings': {"config": its settings,
 -- sorted (RESET and SET again reorder proconfig without changing it),
--- "body": md5 of its body (a SQL-standard body has no prosrc)}.
+-- "body": md5 of its body (prosqlbody for a SQL-standard body, which has
+-- no prosrc)}.
+-- contract_function_settings repeats the expression inline (a call per
+-- function doubled its time); the two must stay the same.
 CREATE OR REPLACE FUNCTION cleanup.contract_function_state(p_fn oid)
 RETURNS jsonb LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT jsonb_build_object(
-               'config', to_jsonb(ARRAY(SELECT x FROM unnest(p.proconfig) AS x ORDER BY x)),
-               'body', md5(CASE WHEN p.prosqlbody IS NULL THEN p.prosrc ELSE pg_get_function_sqlbody(p.oid) END))
+    SELECT jsonb_build_object('config', to_jsonb(ARRAY(SELECT x FROM unnest(p.proconfig) AS x ORDER BY x)),
+                              'body', md5(coalesce(p.prosqlbody::text, p.prosrc)))
       FROM pg_catalog.pg_proc p WHERE p.oid = p_fn
 $$;
 
@@ -77,7 +79,11 @@ CREATE OR REPLACE FUNCTION cleanup.contract_function_settings()
 RETURNS jsonb LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce(jsonb_object_agg(p.oid::regprocedure::text, cleanup.contract_function_state(p.oid)), '{}'::jsonb)
+    SELECT coalesce(jsonb_object_agg(p.oid::regprocedure::text,
+                                     jsonb_build_object('config', to_jsonb(ARRAY(SELECT x FROM unnest(p.proconfig) AS x
+                                                                                  ORDER BY x)),
+                                                        'body', md5(coalesce(p.prosqlbody::text, p.prosrc)))),
+                    '{}'::jsonb)
       FROM pg_catalog.pg_proc p
      WHERE p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace) AND p.prokind IN ('f', 'p')
 $$;

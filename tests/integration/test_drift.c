@@ -124,12 +124,12 @@ static void test_T6_cascade_anywhere_in_the_graph_is_refused(void **state)
 	pgtest_exec(dba, "CREATE TABLE public.retry_notes (id bigint PRIMARY KEY, "
 	                 "retry_id bigint REFERENCES inventory.item_retries ON DELETE CASCADE)");
 	pgtest_exec(dba, "INSERT INTO public.retry_notes SELECT r.id, r.id FROM inventory.item_retries r");
-	expect_step_refused(c, job, "graph");
+	expect_step_refused(c, job, "incoming_foreign_keys");
 	expect_install_refused(c, "foreign key public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade "
 	                          "(constraint retry_notes_retry_id_fkey)");
 	assert_string_equal(pgtest_fail(dba, msg, sizeof msg, "SELECT cleanup.contract_record()"), "CU460");
 	assert_non_null(strstr(msg, "public.retry_notes(retry_id)"));
-	expect_step_refused(c, job, "graph");
+	expect_step_refused(c, job, "incoming_foreign_keys");
 
 	/* Restricting, but with a cascade one level further down. */
 	pgtest_exec(dba, "ALTER TABLE public.retry_notes DROP CONSTRAINT retry_notes_retry_id_fkey");
@@ -141,7 +141,7 @@ static void test_T6_cascade_anywhere_in_the_graph_is_refused(void **state)
 	pgtest_exec(dba, "DROP TABLE public.note_tags, public.retry_notes");
 
 	pgtest_exec(dba, "CREATE TABLE public.retry_refs (retry_id bigint REFERENCES inventory.item_retries ON DELETE SET NULL)");
-	expect_step_refused(c, job, "graph");
+	expect_step_refused(c, job, "incoming_foreign_keys");
 	expect_install_refused(c, "foreign key public.retry_refs(retry_id) -> inventory.item_retries ON DELETE set null");
 	pgtest_exec(dba, "DROP TABLE public.retry_refs");
 	expect_exact(c, job);
@@ -164,7 +164,7 @@ static void test_T6_disabled_foreign_key_trigger_is_refused(void **state)
 	                        "AND tgconstraint = (SELECT oid FROM pg_constraint WHERE conname = 'item_retries_item_id_fkey' "
 	                        "AND conrelid = 'inventory.item_retries'::regclass) ORDER BY tgname LIMIT 1");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries DISABLE TRIGGER \"%s\"", trig);
-	expect_step_refused(c, job, "graph");
+	expect_step_refused(c, job, "incoming_foreign_keys");
 	expect_install_refused(c, "foreign key item_retries_item_id_fkey of inventory.item_retries is switched off");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries ENABLE REPLICA TRIGGER \"%s\"", trig);
 	expect_install_refused(c, "is replica-only");
@@ -308,7 +308,7 @@ static void test_T6_ddl_waits_for_a_running_step(void **state)
 	                       (long long)job, (long long)step + 1) <= 128);
 	/* The cascade landed after the step: nothing of it ran in the step. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM public.retry_notes"), notes);
-	expect_step_refused(c, job, "graph");
+	expect_step_refused(c, job, "incoming_foreign_keys");
 	expect_install_refused(c, "public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade");
 	pgtest_exec(c, "DROP TABLE public.retry_notes");
 	expect_exact(c, job);
