@@ -10,6 +10,8 @@
 
 #define ALLOW_EXACT "cleanup_lab"
 #define ALLOW_PREFIX "cleanup_lab_"
+/* The definitions of the drift check (T6), run before anything else. */
+#define DRIFT_FILE "096_drift"
 
 int cleanup_schema_version(void)
 {
@@ -104,6 +106,40 @@ static int contract_drift(cleanup_install_result *out, char **recorded, cleanup_
 	return rc;
 }
 
+/* T6, before anything is applied: drift that no contract may record (a
+ * cascade anywhere in the inventory's foreign-key graph, a disabled
+ * foreign key or guard trigger, a foreign trigger, a child table, changed
+ * engine function settings: 096_drift.sql) refuses the install, CU460,
+ * naming it. Looked at on the schema as found, because applying the
+ * definitions again would re-create a disabled guard and reset changed
+ * settings without anyone being told. The check is this bundle's: its
+ * file is applied in a savepoint, run, and rolled back (an older
+ * installed check could otherwise refuse the very upgrade that mends it).
+ * Schemas without a recorded contract (before migration 4) skip it;
+ * 099_contract_record.sql checks the rest once the definitions are
+ * applied. */
+static int drift_refusals(cleanup_engine *e, cleanup_error *err)
+{
+	const char *file = NULL;
+	PGresult *res = NULL;
+	int rc, i;
+
+	for (i = 0; i < sql_function_count; i++)
+		if (strcmp(sql_function_files[i].name, DRIFT_FILE) == 0)
+			file = sql_function_files[i].text;
+	if (!file)
+		return cleanup_error_set(err, CLEANUP_ERROR, "the bundle has no %s", DRIFT_FILE);
+	if ((rc = engine_script(e, "SAVEPOINT cleanup_drift", "looking for drift", err)))
+		return rc;
+	if ((rc = engine_script(e, file, "looking for drift", err)))
+		return rc;
+	rc = engine_query(&res, e, CLEANUP_Q_INSTALL_DRIFT_REFUSALS, 0, NULL, "looking for drift", err);
+	PQclear(res);
+	if (rc != CLEANUP_OK)
+		return rc;
+	return engine_script(e, "ROLLBACK TO SAVEPOINT cleanup_drift", "looking for drift", err);
+}
+
 /* With the bundle unchanged: privileges on schema cleanup that the
  * privilege model did not grant (say, UPDATE on the admission rows given
  * by hand to a writer: defect 4), or objects no longer owned by
@@ -124,7 +160,35 @@ static int privileges_drift(cleanup_install_result *out, cleanup_engine *e, clea
 	return rc;
 }
 
+/* The plan phase's settings (migration 015_plan.sql): records OPTS, then
+ * reads what is recorded into OUT. In the install transaction. */
+static int plan_settings(cleanup_install_result *out, cleanup_engine *e, const cleanup_install_options *opts,
+                         cleanup_error *err)
+{
+	PGresult *res = NULL;
+	const char *params[3];
+	int rc;
+
+	params[0] = opts ? opts->validator : NULL;
+	params[1] = opts ? opts->remove_validator : NULL;
+	params[2] = opts ? opts->default_mode : NULL;
+	rc = engine_query(&res, e, CLEANUP_Q_INSTALL_PLAN, 3, params, "recording the plan phase's settings", err);
+	if (rc == CLEANUP_OK) {
+		out->plan_changed = strcmp(col_text(res, 0, "changed"), "t") == 0;
+		col_copy(out->default_mode, sizeof out->default_mode, res, 0, "default_mode");
+		col_copy(out->validators, sizeof out->validators, res, 0, "validators");
+	}
+	PQclear(res);
+	return rc;
+}
+
 int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_error *err)
+{
+	return cleanup_install_with(out, e, NULL, err);
+}
+
+int cleanup_install_with(cleanup_install_result *out, cleanup_engine *e, const cleanup_install_options *opts,
+                         cleanup_error *err)
 {
 	const char *db = cleanup_engine_dbname(e);
 	int target = cleanup_schema_version(), version = 0, rc, i;
@@ -165,6 +229,8 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 		                       db, version, target);
 		goto out;
 	}
+	if (version >= 4 && (rc = drift_refusals(e, err)))
+		goto out;
 	for (i = 0; i < sql_schema_count; i++) {
 		if (sql_schema_files[i].version <= version)
 			continue;
@@ -212,6 +278,8 @@ int cleanup_install(cleanup_install_result *out, cleanup_engine *e, cleanup_erro
 		}
 	}
 	out->to_version = target;
+	if ((rc = plan_settings(out, e, opts, err)))
+		goto out;
 	if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_FAILPOINT, 0, NULL, "before committing the install", err)))
 		goto out;
 	PQclear(res);

@@ -19,8 +19,10 @@
 --   CUA10  a write to a claimed item or its dependents (D4)           exit 4
 --   CUA11  a dependent write into a draining library or server (D5)  exit 4
 --   CUA12  a write that sets, changes or clears a claim (T1)          exit 4
---   CU102  a disposition that cannot be recorded                      exit 2
+--   CU102  a disposition, validator or default mode that cannot be recorded  exit 2
 --   CU420  install: the inventory holds ids outside the key space     exit 4
+--   CU460  install: drift that no contract may record (T6, 096_drift.sql)  exit 4
+--   CU461  job create: a recorded validator refused the job (032_plan.sql)  exit 4
 --
 -- Every busy answer (55P03) the engine raises names who holds what it
 -- needed (T3; 011_holders.sql): the message ends "held by pid N (role,

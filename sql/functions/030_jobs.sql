@@ -102,8 +102,11 @@ END $$;
 
 -- Creates a job. prune starts collecting; remove-library and remove-server
 -- close admission at once and start draining. Refuses (CU401) when the
--- server already has an unfinished job (C7).
-CREATE OR REPLACE FUNCTION cleanup.job_create(p_kind text, p_target bigint, p_mode text DEFAULT 'bounded')
+-- server already has an unfinished job (C7). P_MODE NULL: the recorded
+-- default (the rollout switch, cleanup.plan_default_mode). The plan phase
+-- (cleanup.plan_check, 032_plan.sql) locks the parent row and releases it,
+-- runs the RESTRICT checks and the recorded validators (CU461).
+CREATE OR REPLACE FUNCTION cleanup.job_create(p_kind text, p_target bigint, p_mode text DEFAULT NULL)
 RETURNS cleanup.jobs LANGUAGE plpgsql
 SET lock_timeout = '10s'
 AS $$
@@ -119,6 +122,7 @@ BEGIN
         RAISE EXCEPTION 'unknown job kind %: expected prune, remove-library or remove-server', p_kind
             USING ERRCODE = 'CU101';
     END IF;
+    p_mode := coalesce(p_mode, cleanup.plan_default_mode(p_kind));
     IF p_mode NOT IN ('bounded', 'single-transaction') THEN
         RAISE EXCEPTION 'unknown mode %: expected bounded or single-transaction', p_mode
             USING ERRCODE = 'CU101';
@@ -144,8 +148,9 @@ BEGIN
     -- Lock order (L1): source table, coordinator, job row, libraries.
     PERFORM cleanup.lock_tables_nowait(format('creating a %s job', p_kind), ARRAY['inventory.items'::regclass]);
     PERFORM cleanup.lock_coordinator(v_server);
-    -- Plan phase (seed 004): unknown references refuse before any fence.
-    PERFORM cleanup.assert_known_references(p_kind);
+    -- Plan phase (seed 004): the parent row locked and released, unknown
+    -- references and validators refuse before any fence.
+    PERFORM cleanup.plan_check(p_kind, CASE WHEN p_kind = 'remove-server' THEN v_server ELSE v_library END);
 
     SELECT * INTO v_other FROM cleanup.jobs
      WHERE server_id = v_server AND phase NOT IN ('completed', 'cancelled');

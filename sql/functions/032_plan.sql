@@ -79,3 +79,226 @@ BEGIN
                   HINT = 'drop the constraint or make it one the engine knows (docs/data-model.md, "Dependents"), then install again';
     END IF;
 END $$;
+
+---------------------------------------------------------------------------
+-- The plan phase of `job create` (seed 004, section 3.1; issue 19 item 7):
+-- lock the parent, run the RESTRICT checks and the validators, release the
+-- parent. Validators and the rollout switch live in migration 015_plan.sql.
+---------------------------------------------------------------------------
+
+-- Validator P_NAME ('schema.func', quoted identifiers allowed) as the
+-- function the plan phase calls: SCHEMA.FUNC(text, bigint) RETURNS text,
+-- owned by cleanup_owner or a superuser (job_create runs it as
+-- cleanup_owner: a function its owner could replace would otherwise run
+-- anything with the engine's rights). Resolved in pg_proc through
+-- parse_ident and format('%I.%I(text, bigint)'): never concatenated
+-- text. Raises CU102 naming what is wrong.
+CREATE OR REPLACE FUNCTION cleanup.plan_validator_resolve(p_name text)
+RETURNS regprocedure LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    parts text[];
+    fn    regprocedure;
+    p     pg_catalog.pg_proc;
+BEGIN
+    BEGIN
+        parts := pg_catalog.parse_ident(p_name);
+    EXCEPTION WHEN invalid_parameter_value OR syntax_error THEN
+        parts := NULL;
+    END;
+    IF p_name IS NULL OR parts IS NULL OR cardinality(parts) <> 2 THEN
+        RAISE EXCEPTION 'validator "%" refused: write it as schema.function', coalesce(p_name, '')
+            USING ERRCODE = 'CU102', HINT = 'e.g. cleanupctl install --validator ops.keep_vip_libraries';
+    END IF;
+    fn := pg_catalog.to_regprocedure(pg_catalog.format('%I.%I(text, bigint)', parts[1], parts[2]));
+    IF fn IS NULL THEN
+        RAISE EXCEPTION 'validator "%" refused: no function %.%(text, bigint)', p_name, parts[1], parts[2]
+            USING ERRCODE = 'CU102',
+                  HINT = 'a validator takes (kind text, target_id bigint) and returns a refusal reason text or NULL';
+    END IF;
+    SELECT * INTO p FROM pg_catalog.pg_proc WHERE oid = fn;
+    IF p.prorettype <> 'text'::regtype OR p.proretset OR p.prokind <> 'f' THEN
+        RAISE EXCEPTION 'validator % refused: it must return one text (a refusal reason, or NULL)', fn
+            USING ERRCODE = 'CU102';
+    END IF;
+    IF NOT (p.proowner = (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = 'cleanup_owner')
+            OR (SELECT rolsuper FROM pg_catalog.pg_roles WHERE oid = p.proowner)) THEN
+        RAISE EXCEPTION 'validator % refused: it is owned by %, not by cleanup_owner or a superuser', fn,
+            p.proowner::regrole
+            USING ERRCODE = 'CU102',
+                  HINT = 'job create runs validators with the engine''s rights; ALTER FUNCTION ... OWNER TO cleanup_owner';
+    END IF;
+    RETURN fn;
+END $$;
+
+-- Records validator P_NAME (the installer's: cleanupctl install
+-- --validator) and gives cleanup_owner, which job_create runs as, USAGE
+-- on its schema and EXECUTE on it (what the validator itself reads is
+-- the operator's to grant, or it is SECURITY DEFINER). Returns its
+-- signature.
+CREATE OR REPLACE FUNCTION cleanup.plan_validator_record(p_name text)
+RETURNS text LANGUAGE plpgsql
+AS $$
+DECLARE
+    fn  regprocedure := cleanup.plan_validator_resolve(p_name);
+    nsp name := (SELECT n.nspname FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+                  WHERE p.oid = fn);
+BEGIN
+    IF NOT pg_catalog.has_schema_privilege('cleanup_owner', nsp, 'USAGE') THEN
+        EXECUTE pg_catalog.format('GRANT USAGE ON SCHEMA %I TO cleanup_owner', nsp);
+    END IF;
+    IF NOT pg_catalog.has_function_privilege('cleanup_owner', fn, 'EXECUTE') THEN
+        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO cleanup_owner', fn);
+    END IF;
+    INSERT INTO cleanup.plan_validators (name) VALUES (fn::text) ON CONFLICT (name) DO NOTHING;
+    RETURN fn::text;
+END $$;
+
+-- Removes validator P_NAME (cleanupctl install --remove-validator): by
+-- its recorded signature, so a validator whose function was dropped can
+-- be removed too. CU102 when none is recorded under that name.
+CREATE OR REPLACE FUNCTION cleanup.plan_validator_remove(p_name text)
+RETURNS text LANGUAGE plpgsql
+AS $$
+DECLARE
+    parts text[];
+    v     text;
+BEGIN
+    BEGIN
+        parts := pg_catalog.parse_ident(p_name);
+    EXCEPTION WHEN invalid_parameter_value OR syntax_error THEN
+        parts := NULL;
+    END;
+    IF parts IS NULL OR cardinality(parts) <> 2 THEN
+        RAISE EXCEPTION 'validator "%" refused: write it as schema.function', coalesce(p_name, '')
+            USING ERRCODE = 'CU102';
+    END IF;
+    DELETE FROM cleanup.plan_validators
+     WHERE name = pg_catalog.format('%s.%s(text,bigint)', quote_ident(parts[1]), quote_ident(parts[2]))
+    RETURNING name INTO v;
+    IF v IS NULL THEN
+        RAISE EXCEPTION 'no validator %.% is recorded', parts[1], parts[2]
+            USING ERRCODE = 'CU102',
+                  HINT = coalesce('recorded: ' || (SELECT string_agg(name, ', ' ORDER BY name) FROM cleanup.plan_validators),
+                                  'none is recorded');
+    END IF;
+    RETURN v;
+END $$;
+
+-- The rollout switch (cleanupctl install --default-mode MODE). CU102 for
+-- another mode.
+CREATE OR REPLACE FUNCTION cleanup.plan_set_default_mode(p_mode text)
+RETURNS text LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_mode IS NULL OR p_mode NOT IN ('bounded', 'single-transaction') THEN
+        RAISE EXCEPTION 'default mode "%" refused: expected bounded or single-transaction', coalesce(p_mode, '')
+            USING ERRCODE = 'CU102';
+    END IF;
+    INSERT INTO cleanup.plan_settings AS s (singleton, default_mode) VALUES (true, p_mode)
+    ON CONFLICT (singleton) DO UPDATE
+       SET default_mode = excluded.default_mode, recorded_at = now(), recorded_by = session_user
+     WHERE s.default_mode IS DISTINCT FROM excluded.default_mode;
+    RETURN p_mode;
+END $$;
+
+-- The mode of a new job of P_KIND when `job create` names none: the
+-- recorded default, where it applies (single-transaction is only for
+-- remove-library; other kinds stay bounded).
+CREATE OR REPLACE FUNCTION cleanup.plan_default_mode(p_kind text)
+RETURNS text LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    m text := coalesce((SELECT default_mode FROM cleanup.plan_settings), 'bounded');
+BEGIN
+    RETURN CASE WHEN m = 'single-transaction' AND p_kind <> 'remove-library' THEN 'bounded' ELSE m END;
+END $$;
+
+-- The plan phase of a job of P_KIND on P_TARGET (the library; the server
+-- for remove-server), inside job_create after its table and coordinator
+-- locks. The parent row FOR UPDATE NOWAIT: a holder makes the create busy
+-- (55P03, the holder named, 011_holders.sql), never a waiter. Under it:
+-- the RESTRICT checks (CU404: every reference into what the job deletes
+-- has a disposition the engine carries out) and every recorded validator,
+-- in name order, each called as VALIDATOR(P_KIND, P_TARGET); the first
+-- reason refuses the job (CU461, naming the validator and its reason). A
+-- validator that is gone, changed owner or fails refuses too (it was
+-- recorded to be asked). The whole check runs in a subtransaction that is
+-- rolled back on purpose, so the parent row lock is released at once (a
+-- row lock ends only with its (sub)transaction; seed 004: the parent is
+-- never held across the drain) and nothing a validator did stays.
+CREATE OR REPLACE FUNCTION cleanup.plan_check(p_kind text, p_target bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_name   text;
+    v_fn     regprocedure;
+    v_call   text;
+    v_reason text;
+    v_by     text;
+BEGIN
+    BEGIN
+        PERFORM cleanup.lock_parent_row(CASE WHEN p_kind = 'remove-server' THEN 'server' ELSE 'library' END, p_target);
+        PERFORM cleanup.assert_known_references(p_kind);
+        FOR v_name IN SELECT name FROM cleanup.plan_validators ORDER BY name LOOP
+            BEGIN
+                v_fn := cleanup.plan_validator_resolve(
+                            (SELECT pg_catalog.format('%I.%I', n.nspname, p.proname)
+                               FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+                              WHERE p.oid = pg_catalog.to_regprocedure(v_name)));
+                SELECT pg_catalog.format('SELECT %I.%I($1, $2)', n.nspname, p.proname) INTO v_call
+                  FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+                 WHERE p.oid = v_fn;
+                EXECUTE v_call INTO v_reason USING p_kind, p_target;
+            EXCEPTION WHEN OTHERS THEN
+                v_reason := CASE WHEN SQLSTATE = 'CU102' AND pg_catalog.to_regprocedure(v_name) IS NULL
+                                 THEN 'it no longer exists'
+                                 ELSE 'it failed: ' || SQLERRM END;
+            END;
+            IF v_reason IS NOT NULL THEN
+                v_by := v_name;
+                EXIT;
+            END IF;
+        END LOOP;
+        -- Roll the block back: the parent row lock ends here.
+        RAISE EXCEPTION USING ERRCODE = 'CU4Z9';
+    EXCEPTION WHEN SQLSTATE 'CU4Z9' THEN
+        NULL;
+    END;
+    IF v_by IS NOT NULL THEN
+        RAISE EXCEPTION '% job refused by validator %: %', p_kind, v_by, left(v_reason, 500)
+            USING ERRCODE = 'CU461',
+                  DETAIL = pg_catalog.format('plan phase of %s %s: the validator, recorded by the installer, '
+                                             'returned a refusal; nothing changed',
+                                             CASE WHEN p_kind = 'remove-server' THEN 'server' ELSE 'library' END,
+                                             p_target),
+                  HINT = 'resolve what it names and retry; an operator removes a validator with '
+                         'cleanupctl install --remove-validator SCHEMA.FUNC';
+    END IF;
+END $$;
+
+-- The installer's part (cleanupctl install --validator, --remove-validator,
+-- --default-mode; each NULL: unchanged): records them, then returns what
+-- is recorded (validators ', '-separated, '' when none) and whether this
+-- call changed it.
+CREATE OR REPLACE FUNCTION cleanup.plan_install(p_add text, p_remove text, p_mode text,
+    OUT changed boolean, OUT default_mode text, OUT validators text)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    before text := (SELECT s.default_mode FROM cleanup.plan_settings s) || ' / '
+                   || coalesce((SELECT string_agg(v.name, ', ' ORDER BY v.name) FROM cleanup.plan_validators v), '');
+BEGIN
+    IF p_add IS NOT NULL THEN
+        PERFORM cleanup.plan_validator_record(p_add);
+    END IF;
+    IF p_remove IS NOT NULL THEN
+        PERFORM cleanup.plan_validator_remove(p_remove);
+    END IF;
+    IF p_mode IS NOT NULL THEN
+        PERFORM cleanup.plan_set_default_mode(p_mode);
+    END IF;
+    default_mode := coalesce((SELECT s.default_mode FROM cleanup.plan_settings s), 'bounded');
+    validators := coalesce((SELECT string_agg(v.name, ', ' ORDER BY v.name) FROM cleanup.plan_validators v), '');
+    changed := before IS DISTINCT FROM default_mode || ' / ' || validators;
+END $$;

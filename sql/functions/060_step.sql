@@ -1189,11 +1189,14 @@ BEGIN
                 LOCK TABLE inventory.items, inventory.item_retries, inventory.identity_review_previews
                     IN ROW EXCLUSIVE MODE NOWAIT;
             ELSE
-                -- A removal deletes parents and library dependents too.
+                -- A removal deletes parents and library dependents too, and
+                -- the parents' admission rows (they reference the parents:
+                -- part of the graph the contract covers, 096_drift.sql).
                 LOCK TABLE inventory.items, inventory.libraries, inventory.media_servers,
                            inventory.item_retries, inventory.identity_review_previews,
                            inventory.library_collections, inventory.library_sync_status,
-                           inventory.classification_history
+                           inventory.classification_history,
+                           cleanup.library_admission, cleanup.server_admission
                     IN ROW EXCLUSIVE MODE NOWAIT;
             END IF;
         EXCEPTION WHEN lock_not_available THEN
@@ -1204,7 +1207,8 @@ BEGIN
                        FROM unnest(ARRAY['inventory.items', 'inventory.libraries', 'inventory.media_servers',
                                          'inventory.item_retries', 'inventory.identity_review_previews',
                                          'inventory.library_collections', 'inventory.library_sync_status',
-                                         'inventory.classification_history']) AS t
+                                         'inventory.classification_history',
+                                         'cleanup.library_admission', 'cleanup.server_admission']) AS t
                       WHERE EXISTS (SELECT 1 FROM cleanup.relation_pids(t::regclass))) q
                                 )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';

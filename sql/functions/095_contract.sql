@@ -5,8 +5,12 @@
 -- triggers (with their enabled state), rewrite rules and row-security flags;
 -- every foreign key that references an inventory table (an unknown incoming
 -- cascade would do uncounted work); the enabled state of the RI triggers of
--- those keys and of the monitored tables' constraints; and the definitions
--- of the engine's own functions. Only the installer records it (099_contract_record.sql;
+-- those keys and of the monitored tables' constraints; the whole foreign-key
+-- graph reachable from the inventory roots, with the triggers (enabled
+-- state included) and the inheritance children of every table in it (T6);
+-- and the definitions of the engine's own functions, settings included.
+-- What no contract may be recorded with (a cascade anywhere in that graph,
+-- a disabled guard, a foreign trigger, ...) is refused by 096_drift.sql. Only the installer records it (099_contract_record.sql;
 -- `cleanupctl install` also records it again after repairing drift); every
 -- step compares it before its domain mutations and stops on drift (CU403).
 -- The comparison is cheap while the DDL watch (event triggers below) is the
@@ -52,9 +56,14 @@ AS $$
      WHERE t.tgconstraint = p_con AND t.tgisinternal
 $$;
 
+-- PL/pgSQL so that the plan is cached: planning this query was a third of
+-- a full comparison (min of 15: 29.5 ms as SQL, 15.9 ms as PL/pgSQL, on a
+-- loaded 2-core machine where the previous, smaller SQL version took 20.6).
 CREATE OR REPLACE FUNCTION cleanup.contract_components()
-RETURNS jsonb LANGUAGE sql STABLE
+RETURNS jsonb LANGUAGE plpgsql STABLE
 AS $$
+BEGIN
+RETURN (
 WITH monitored(rel) AS (
     SELECT to_regclass(r) FROM unnest(ARRAY[
         'inventory.media_servers', 'inventory.libraries', 'inventory.items',
@@ -63,6 +72,9 @@ WITH monitored(rel) AS (
         'cleanup.reference_dispositions', 'inventory.item_retries', 'inventory.identity_review_previews',
         'inventory.library_collections', 'inventory.library_sync_status', 'inventory.classification_history']) AS r
      WHERE to_regclass(r) IS NOT NULL),
+-- T6: the tables reachable from the inventory roots (096_drift.sql).
+reach AS MATERIALIZED (
+    SELECT r AS rel FROM cleanup.contract_reach() AS r),
 parts AS (
     SELECT 'columns' AS part, string_agg(format('%s.%s %s %s %s', m.rel::text, a.attname,
                   format_type(a.atttypid, a.atttypmod), a.attnotnull,
@@ -104,12 +116,51 @@ parts AS (
                                                E'\n' ORDER BY d.table_name, d.constraint_name), '')
       FROM cleanup.reference_dispositions d
     UNION ALL
-    SELECT 'functions', string_agg(format('%s(%s) %s %s %s', p.proname, pg_get_function_identity_arguments(p.oid),
-                                          md5(p.prosrc), p.provolatile, p.prosecdef),
-                                   E'\n' ORDER BY p.proname, pg_get_function_identity_arguments(p.oid))
-      FROM pg_proc p WHERE p.pronamespace = 'cleanup'::regnamespace)
-SELECT jsonb_object_agg(part, encode(sha256(convert_to(coalesce(txt, ''), 'UTF8')), 'hex')) FROM parts
-$$;
+    -- T6: the whole foreign-key graph reachable from the inventory roots
+    -- (cleanup.contract_reach, 096_drift.sql), beyond what the parts above
+    -- cover for the monitored tables: a key into a dependent's dependent,
+    -- with the enabled state of its RI triggers; the user triggers of the
+    -- other reachable tables with their enabled state; and inheritance
+    -- children and partitions of every reachable table. (Only what the
+    -- monitored parts leave out: usually nothing, so nearly free.)
+    SELECT 'graph', coalesce(string_agg(format('%s %s %s%s', c.conrelid::regclass::text, c.conname,
+                                               pg_get_constraintdef(c.oid), cleanup.contract_ri_state(c.oid)),
+                                        E'\n' ORDER BY c.conrelid::regclass::text, c.conname), '')
+      FROM pg_constraint c
+     WHERE c.contype = 'f' AND c.confrelid IN (SELECT rel FROM reach)
+       AND c.confrelid NOT IN (SELECT rel FROM monitored WHERE rel::text LIKE 'inventory.%')
+    UNION ALL
+    SELECT 'graph_triggers', coalesce(string_agg(format('%s %s', pg_get_triggerdef(t.oid), t.tgenabled),
+                                                 E'\n' ORDER BY t.tgrelid::regclass::text, t.tgname), '')
+      FROM pg_trigger t
+     WHERE t.tgrelid IN (SELECT rel FROM reach) AND t.tgrelid NOT IN (SELECT rel FROM monitored)
+       AND NOT t.tgisinternal
+    UNION ALL
+    SELECT 'inheritance', coalesce(string_agg(format('%s <- %s', i.inhparent::regclass::text, i.inhrelid::regclass::text),
+                                              E'\n' ORDER BY i.inhparent::regclass::text, i.inhrelid::regclass::text), '')
+      FROM pg_inherits i
+     WHERE i.inhparent IN (SELECT rel FROM reach) OR i.inhrelid IN (SELECT rel FROM reach)
+    UNION ALL
+    -- The engine's functions (schemas cleanup and inventory): body,
+    -- result, volatility, strictness, leakproofness, parallel safety,
+    -- SECURITY DEFINER and every SET clause, sorted (T6: ALTER FUNCTION
+    -- ... RESET lock_timeout is drift). The body is prosqlbody when there
+    -- is one: a SQL-standard body (BEGIN ATOMIC) has an empty prosrc. (The
+    -- catalog columns, not pg_get_functiondef: the same facts for a third
+    -- of the time, ~1 ms for 150 functions.)
+    SELECT 'functions', string_agg(format('%s %s %s %s %s %s %s %s %s %s', p.oid::regprocedure::text,
+                                          md5(coalesce(p.prosqlbody::text, p.prosrc)), p.prorettype::regtype::text,
+                                          p.proretset, p.provolatile, p.proisstrict, p.proleakproof, p.proparallel,
+                                          p.prosecdef, ARRAY(SELECT x FROM unnest(p.proconfig) AS x ORDER BY x)),
+                                   E'\n' ORDER BY p.oid::regprocedure::text)
+      FROM pg_proc p
+     WHERE p.pronamespace IN ('cleanup'::regnamespace, 'inventory'::regnamespace) AND p.prokind IN ('f', 'p'))
+SELECT jsonb_object_agg(part, encode(sha256(convert_to(coalesce(txt, ''), 'UTF8')), 'hex'))
+       -- In full, not hashed: the installer names a function whose
+       -- settings changed since (cleanup.drift_refusals).
+       || jsonb_build_object('function_settings', cleanup.contract_function_settings())
+  FROM parts);
+END $$;
 
 -- The installer's drift check: the components that differ between the
 -- recorded contract and the live schema, comma-separated, plus 'watch'
@@ -130,9 +181,10 @@ BEGIN
     END IF;
     live := cleanup.contract_components();
     IF cleanup.contract_fingerprint(live) <> rec.fingerprint THEN
+        -- function_settings details 'functions' (which changes with it).
         SELECT coalesce(string_agg(k, ', ' ORDER BY k), 'fingerprint') INTO parts
           FROM jsonb_object_keys(live || rec.components) AS k
-         WHERE live->k IS DISTINCT FROM rec.components->k;
+         WHERE live->k IS DISTINCT FROM rec.components->k AND k <> 'function_settings';
     END IF;
     IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
        AND (rec.watch_state IS NULL OR rec.watch_state IS DISTINCT FROM cleanup.contract_watch_state()) THEN
@@ -145,14 +197,19 @@ CREATE OR REPLACE FUNCTION cleanup.contract_fingerprint(components jsonb)
 RETURNS text LANGUAGE sql IMMUTABLE
 AS $$ SELECT encode(sha256(convert_to(components::text, 'UTF8')), 'hex') $$;
 
--- Records the current contract. Called by the installer only.
+-- Records the current contract. Called by the installer only. Never with
+-- drift that no contract may record (T6, 096_drift.sql): CU460, nothing
+-- recorded, also for a caller who goes around the installer.
 CREATE OR REPLACE FUNCTION cleanup.contract_record()
 RETURNS text LANGUAGE plpgsql
 AS $$
 DECLARE
-    c jsonb := cleanup.contract_components();
-    f text := cleanup.contract_fingerprint(c);
+    c jsonb;
+    f text;
 BEGIN
+    PERFORM cleanup.assert_no_drift(NULL);
+    c := cleanup.contract_components();
+    f := cleanup.contract_fingerprint(c);
     INSERT INTO cleanup.schema_contract AS s (fingerprint, components, watch_state)
     VALUES (f, c, cleanup.contract_watch_state())
     ON CONFLICT (singleton) DO UPDATE
@@ -200,9 +257,9 @@ BEGIN
         END IF;
         RETURN;
     END IF;
-    SELECT string_agg(k, ', ' ORDER BY k) INTO changed
+    SELECT coalesce(string_agg(k, ', ' ORDER BY k), 'function_settings') INTO changed
       FROM jsonb_object_keys(live || rec.components) AS k
-     WHERE live->k IS DISTINCT FROM rec.components->k;
+     WHERE live->k IS DISTINCT FROM rec.components->k AND k <> 'function_settings';
     RAISE EXCEPTION 'schema contract drift: % changed since the installer recorded the contract; no step runs', changed
         USING ERRCODE = 'CU403',
               DETAIL = CASE WHEN rec.dirty

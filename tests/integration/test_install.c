@@ -120,10 +120,11 @@ static void test_upgrade_reapplies_definitions(void **state)
 
 /* Same bundle, drifted schema (seed 001): install compares the recorded
  * contract with the live schema, applies the definitions again (the
- * disabled guard is enabled again, the replaced engine function restored),
- * records the contract again and says so; what the definitions cannot undo
- * (a new foreign key) is named as recorded. Without drift a second run
- * changes nothing, also after harmless DDL. Through the binary and the API. */
+ * replaced engine function restored), records the contract again and says
+ * so; what the definitions cannot undo (a new column) is named as
+ * recorded. A disabled guard is refused, named (T6: neither recorded nor
+ * silently re-created). Without drift a second run changes nothing, also
+ * after harmless DDL. Through the binary and the API. */
 static void test_install_repairs_contract_drift(void **state)
 {
 	char *conninfo = pgtest_fresh_db("install_drift");
@@ -137,8 +138,13 @@ static void test_install_repairs_contract_drift(void **state)
 	pgtest_exec(c, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	pgtest_exec(c, "CREATE OR REPLACE FUNCTION cleanup.job_label(j cleanup.jobs) RETURNS text "
 	               "LANGUAGE sql STABLE AS $$ SELECT 'sabotaged' $$");
+	assert_int_equal(cli(&out, conninfo, "install 2>&1"), 4);
+	assert_non_null(strstr(out, "guard trigger items_admit_insert on inventory.items is disabled"));
+	free(out);
+	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "D");
+	pgtest_exec(c, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	assert_int_equal(cli(&out, conninfo, "install"), 0);
-	assert_non_null(strstr(out, "schema contract drift in cleanup_lab_t_install_drift (functions, triggers) repaired"));
+	assert_non_null(strstr(out, "schema contract drift in cleanup_lab_t_install_drift (functions) repaired"));
 	free(out);
 	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
 	src = pgtest_text(c, "SELECT prosrc FROM pg_proc WHERE oid = 'cleanup.job_label(cleanup.jobs)'::regprocedure");
@@ -146,13 +152,13 @@ static void test_install_repairs_contract_drift(void **state)
 	free(src);
 	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
 
-	/* D1 (issue 7): drift that adds a reference into the inventory with
-	 * no disposition is never recorded: install refuses, exit 4, naming
-	 * the constraint, and nothing of it is committed. */
+	/* D1 (issue 7), T6: drift that adds a cascading reference into the
+	 * inventory is never recorded: install refuses, exit 4, naming the
+	 * constraint, and nothing of it is committed. */
 	pgtest_exec(c, "CREATE TABLE public.claims (item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
 	before = pgtest_text(c, "SELECT fingerprint || recorded_at::text FROM cleanup.schema_contract");
 	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_EREFUSED);
-	assert_string_equal(err.sqlstate, "CU404");
+	assert_string_equal(err.sqlstate, "CU460");
 	assert_non_null(strstr(err.message, "public.claims(item_id) -> inventory.items ON DELETE cascade"));
 	assert_int_equal(cli(&out, conninfo, "install"), 4);
 	assert_non_null(strstr(out, "claims_item_id_fkey"));

@@ -4,9 +4,10 @@
  * changed; `cleanupctl install` repairs the drift (applies the definitions
  * again and records the contract again) and the job runs on, exactly.
  * Drift here: a disabled admission trigger (also when disabled under
- * session_replication_role = replica), a new ON DELETE CASCADE foreign key
+ * session_replication_role = replica: install names it and records
+ * nothing, T6), a new ON DELETE CASCADE foreign key
  * to inventory.items (refused by install as well, and by every step even
- * when a contract with it was recorded: D1). Without a working DDL watch (disabled, or none at
+ * when a contract with it was written: D1). Without a working DDL watch (disabled, or none at
  * all) every step compares the contract in full: steps run, and drift that
  * no event trigger marked stops them all the same. */
 #include "test_step_support.h"
@@ -68,9 +69,11 @@ static void expect_exact(PGconn *c, int64_t job)
 	assert_steps_consistent(c, job);
 }
 
-/* A disabled admission guard stops every step; install enables it again.
- * Disabled under session_replication_role = replica, it is caught as well:
- * the DDL watch fires ALWAYS. */
+/* A disabled admission guard stops every step. Install names it and
+ * records nothing (T6: it neither records it nor re-creates it behind the
+ * back of whoever disabled it); enabled again, the steps run. Disabled
+ * under session_replication_role = replica, it is caught as well: the DDL
+ * watch fires ALWAYS. */
 static void test_contract_disabled_guard_refuses_until_install(void **state)
 {
 	PGconn *c = conn("guard"), *dba = conn("dba");
@@ -82,11 +85,12 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	expect_refused(c, job, "triggers");
 
-	assert_int_equal(ctl(&out, "install"), 0);
-	assert_non_null(strstr(out, "schema contract drift"));
-	assert_non_null(strstr(out, "(triggers) repaired"));
+	assert_int_equal(ctl(&out, "install 2>&1"), 4);
+	assert_non_null(strstr(out, "guard trigger items_admit_insert on inventory.items is disabled"));
 	free(out);
-	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
+	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "D");
+	expect_refused(c, job, "triggers");
+	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 
 	/* The same DDL from a session that fires only replica triggers. */
@@ -94,10 +98,12 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	pgtest_exec(dba, "RESET session_replication_role");
 	expect_refused(c, job, "triggers");
+	assert_int_equal(ctl(&out, "--json install"), 4);
+	assert_non_null(strstr(out, "\"sqlstate\": \"CU460\""));
+	free(out);
+	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	assert_int_equal(ctl(&out, "--json install"), 0);
-	assert_non_null(strstr(out, "\"contract_repaired\": true"));
-	assert_non_null(strstr(out, "\"contract_drift\": \"triggers\""));
-	assert_non_null(strstr(out, "\"contract_kept\": \"\""));
+	assert_non_null(strstr(out, "\"contract_repaired\": false"));
 	free(out);
 	expect_exact(c, job);
 	PQfinish(c);
@@ -128,9 +134,12 @@ static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 	free(out);
 	expect_refused(c, job, "incoming_foreign_keys");
 
-	/* The contract alone is not enough: recorded behind the installer's
-	 * back, the step still refuses, CU404, nothing changed. */
-	pgtest_exec(dba, "SELECT cleanup.contract_record()");
+	/* contract_record itself refuses it (T6, CU460). And the contract
+	 * alone is not enough: written behind the installer's back, the step
+	 * still refuses, CU404, nothing changed. */
+	assert_string_equal(pgtest_fail(dba, NULL, 0, "SELECT cleanup.contract_record()"), "CU460");
+	pgtest_exec(dba, "UPDATE cleanup.schema_contract SET components = cleanup.contract_components(), "
+	                 "fingerprint = cleanup.contract_fingerprint(cleanup.contract_components()), dirty = false");
 	before = pgtest_fingerprint(c);
 	step = job_int(c, job, "step_no");
 	assert_int_equal(ctl(&out, "job step %lld 2>&1", (long long)job), 4);
@@ -181,8 +190,12 @@ static void test_contract_without_ddl_watch_compares_in_full(void **state)
 	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
 	expect_refused(c, job, "triggers");
+	/* A disabled guard is named, not re-created (T6); enabled again, the
+	 * install repairs the watch. */
+	assert_int_equal(ctl(NULL, "install"), 4);
+	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	assert_int_equal(ctl(&out, "install"), 0);
-	assert_non_null(strstr(out, "(triggers, watch) repaired"));
+	assert_non_null(strstr(out, "(watch) repaired"));
 	free(out);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'cleanup_contract_watch%%' "
 	                               "AND evtenabled = 'A'"),

@@ -99,6 +99,7 @@ extern const cli_command cmd_demo_entry;
 extern const cli_command cmd_counts_entry;
 /* Options tables that live beside their command (cmd_counts.c). */
 extern const cli_option cmd_counts_options[];
+extern const cli_option cmd_install_options[];
 
 /* More lines for `cleanupctl console --help` (cmd_console.c). */
 extern const char cmd_console_help[];

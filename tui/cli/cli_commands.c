@@ -91,7 +91,7 @@ static const cli_option worker_options[] = {
 
 const cli_command_doc cli_commands[] = {
 	{&cmd_sandbox_entry, sandbox_options, NULL, "start stop status"},
-	{&cmd_install_entry, NULL, NULL, NULL},
+	{&cmd_install_entry, cmd_install_options, NULL, NULL},
 	{&cmd_seed_entry, seed_options, NULL, NULL},
 	{&cmd_status_entry, status_options, NULL, NULL},
 	{&cmd_jobs_entry, jobs_options, NULL, NULL},

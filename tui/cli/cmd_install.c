@@ -1,23 +1,46 @@
 /* cleanupctl install: installs or upgrades the embedded schema, in one
  * transaction, into allowlisted databases only. */
 #include <stdio.h>
+#include <string.h>
 #include "cleanup/install.h"
 #include "cli.h"
 
+enum { INSTALL_VALIDATOR, INSTALL_REMOVE_VALIDATOR, INSTALL_DEFAULT_MODE, INSTALL__N };
+
+const cli_option cmd_install_options[] = {
+	[INSTALL_VALIDATOR] = {"--validator", "SCHEMA.FUNC",
+	                       "record a validator FUNC(kind text, target_id bigint) RETURNS text that every job "
+	                       "create asks (a reason refuses the job)", NULL},
+	[INSTALL_REMOVE_VALIDATOR] = {"--remove-validator", "SCHEMA.FUNC", "stop asking a recorded validator", NULL},
+	[INSTALL_DEFAULT_MODE] = {"--default-mode", "MODE",
+	                          "what job create uses without --mode: bounded (the default) or single-transaction "
+	                          "(remove-library only)", "bounded single-transaction"},
+	[INSTALL__N] = {NULL, NULL, NULL, NULL},
+};
+
 static int exec_install(cli_ctx *ctx, int argc, char **argv)
 {
+	const char *values[INSTALL__N] = {0}, *pos[1];
+	cleanup_install_options opts;
 	cleanup_install_result r;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	int rc;
+	int rc, npos;
 
-	if (argc > 1)
-		return cli_usage(ctx, &cmd_install_entry, "unexpected argument \"%s\"", argv[1]);
+	if (!cli_parse_options(ctx, &cmd_install_entry, cmd_install_options, argc, argv, 1, values, pos, 0, &npos))
+		return EXIT_USAGE;
+	if (values[INSTALL_DEFAULT_MODE] && strcmp(values[INSTALL_DEFAULT_MODE], "bounded") &&
+	    strcmp(values[INSTALL_DEFAULT_MODE], "single-transaction"))
+		return cli_usage(ctx, &cmd_install_entry, "--default-mode must be bounded or single-transaction, not \"%s\"",
+		                 values[INSTALL_DEFAULT_MODE]);
+	opts.validator = values[INSTALL_VALIDATOR];
+	opts.remove_validator = values[INSTALL_REMOVE_VALIDATOR];
+	opts.default_mode = values[INSTALL_DEFAULT_MODE];
 	if ((rc = cli_connect(ctx, &e, false)))
 		return rc;
 	/* One transaction: Ctrl-C cancels it and the database is unchanged. */
 	cli_interrupt_begin(e, false);
-	rc = cleanup_install(&r, e, &err);
+	rc = cleanup_install_with(&r, e, &opts, &err);
 	cli_interrupt_end();
 	if (rc != CLEANUP_OK) {
 		rc = cli_interrupts() > 0 ? cli_fail_interrupted(ctx, &err, "install") : cli_fail(ctx, &err);
@@ -40,8 +63,20 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 			cli_json_string(stdout, r.kept);
 		else
 			printf("null");
-		printf(", \"changed\": %s}\n", r.migrations_applied || r.functions_applied ? "true" : "false");
-	} else if (r.contract_repaired && !r.kept[0]) {
+		printf(", \"default_mode\": ");
+		cli_json_string(stdout, r.default_mode);
+		printf(", \"validators\": ");
+		cli_json_string(stdout, r.validators);
+		printf(", \"plan_changed\": %s", r.plan_changed ? "true" : "false");
+		printf(", \"changed\": %s}\n",
+		       r.migrations_applied || r.functions_applied || r.plan_changed ? "true" : "false");
+		cleanup_engine_close(e);
+		return EXIT_DONE;
+	}
+	if (r.plan_changed)
+		printf("plan phase of %s: default mode %s; validators: %s\n", cleanup_engine_dbname(e), r.default_mode,
+		       r.validators[0] ? r.validators : "none");
+	if (r.contract_repaired && !r.kept[0]) {
 		printf("schema contract drift in %s (%s) repaired: definitions applied again, contract recorded again\n",
 		       cleanup_engine_dbname(e), r.drift);
 	} else if (r.contract_repaired) {
@@ -52,7 +87,7 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 		printf("installed schema version %d into %s (was %d; %d migrations, definitions %s)\n", r.to_version,
 		       cleanup_engine_dbname(e), r.from_version, r.migrations_applied,
 		       r.functions_applied ? "applied" : "unchanged");
-	} else {
+	} else if (!r.plan_changed) {
 		printf("schema version %d is already installed in %s; nothing changed\n", r.to_version,
 		       cleanup_engine_dbname(e));
 	}
@@ -61,5 +96,6 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 }
 
 const cli_command cmd_install_entry = {
-	"install", "", "install or upgrade the schema (allowlisted databases only)", exec_install,
+	"install", "[--validator SCHEMA.FUNC] [--remove-validator SCHEMA.FUNC] [--default-mode MODE]",
+	"install or upgrade the schema (allowlisted databases only)", exec_install,
 };

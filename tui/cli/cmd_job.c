@@ -39,8 +39,9 @@ static int finish_job(cli_ctx *ctx, cleanup_engine *e, int rc, cleanup_job *job,
 static const cli_option create_options[] = {
 	{"--library", "ID", "prune, remove-library: the library", NULL},
 	{"--server", "ID", "remove-server: the server", NULL},
-	{"--mode", "MODE", "remove-library: bounded (default) or single-transaction, the old one-transaction "
-	                   "cascade, for comparisons only", "bounded single-transaction"},
+	{"--mode", "MODE", "remove-library: bounded or single-transaction, the old one-transaction "
+	                   "cascade, for comparisons only (default: install --default-mode, bounded)",
+	 "bounded single-transaction"},
 	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
 	{NULL, NULL, NULL, NULL},
 };

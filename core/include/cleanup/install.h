@@ -5,7 +5,8 @@
  * "cleanup_lab_". Everything runs in one transaction; a second run with the
  * same bundle changes nothing, unless the live schema drifted from the
  * recorded schema contract (seed 001): then the definitions are applied
- * again and the contract recorded again, and the result says so.
+ * again and the contract recorded again, and the result says so. Drift no
+ * contract may record is refused instead (T6, CU460).
  */
 #ifndef CLEANUP_INSTALL_H
 #define CLEANUP_INSTALL_H
@@ -35,7 +36,21 @@ typedef struct cleanup_install_result {
 	                         * the privilege model did not make (docs/roles.md) */
 	char kept[256];         /* of those, the ones re-applying the definitions did not undo:
 	                         * recorded as the new contract ("" when all were undone) */
+	bool plan_changed;      /* a validator recorded or removed, or the default mode changed */
+	char default_mode[32];  /* the default mode of `job create` after the install */
+	char validators[512];   /* the recorded validators after the install, ", "-separated
+	                         * signatures ("" when none; cut at a name when too long) */
 } cleanup_install_result;
+
+/* The plan phase's settings an install records (seed 004; issue 19 item 7;
+ * migration 015_plan.sql): NULL members leave things as they are. */
+typedef struct cleanup_install_options {
+	const char *validator;        /* SCHEMA.FUNC(kind text, target_id bigint) RETURNS text to record:
+	                               * every `job create` asks it (a reason refuses, CU461) */
+	const char *remove_validator; /* SCHEMA.FUNC to stop asking */
+	const char *default_mode;     /* "bounded" or "single-transaction": what `job create`
+	                               * uses without --mode (the rollout switch) */
+} cleanup_install_options;
 
 /* Installs or upgrades the schema in ENGINE's database, in one transaction
  * under an advisory lock. With the same bundle already installed it
@@ -50,6 +65,19 @@ typedef struct cleanup_install_result {
  * when the database name is not allowlisted, with a message naming it and
  * the rule; nothing is changed. */
 int cleanup_install(cleanup_install_result *out, cleanup_engine *engine, cleanup_error *err);
+
+/* cleanup_install() that also records OPTS (NULL: none) in the same
+ * transaction, after the definitions. A validator that is not a function
+ * SCHEMA.FUNC(text, bigint) returning text, owned by cleanup_owner or a
+ * superuser, a validator to remove that is not recorded, or another mode:
+ * EINVAL (CU102, exit 2) naming it, and nothing of the install is
+ * committed. Drift that no contract may record (T6: a cascade anywhere in
+ * the inventory's foreign-key graph, a disabled foreign key or guard
+ * trigger, a foreign trigger, a child table, changed settings of an engine
+ * function) refuses any install: EREFUSED, CU460, the object named,
+ * nothing changed (sql/functions/096_drift.sql). */
+int cleanup_install_with(cleanup_install_result *out, cleanup_engine *engine, const cleanup_install_options *opts,
+                         cleanup_error *err);
 
 /* Checks that ENGINE's database carries this binary's schema. EREFUSED with
  * a hint to run `cleanupctl install` when it does not. */
