@@ -31,7 +31,7 @@ BINDIR=$(jq -r '.bindir // empty' <<<"$info")
 NAME=cleanup_lab_fleet
 db_fresh $NAME
 DIRECT_ADMIN=$DB
-"$CLEANUPCTL" --quiet --db "$DB" seed --servers 4 --libraries 2 --items 200 >/dev/null || { echo "seed failed"; exit 1; }
+"$CLEANUPCTL" --quiet --db "$DB" seed --servers 5 --libraries 2 --items 200 >/dev/null || { echo "seed failed"; exit 1; }
 
 ROLE=fleet_slow
 login_role $ROLE cleanup_runner
@@ -82,17 +82,29 @@ unix_socket_dir = $d
 auth_type = trust
 auth_file = $d/userlist.txt
 pool_mode = $mode
-default_pool_size = 3
+default_pool_size = 8
 max_client_conn = 100
 server_round_robin = 1
 server_reset_query =
-server_check_delay = 0
 logfile = $d/pgbouncer.log
 pidfile = $d/pgbouncer.pid
 admin_users = postgres
 EOF
 	as_pg "$PGBOUNCER" -d -q "$d/pgbouncer.ini" || { echo "FAIL: pgbouncer ($mode) did not start"; cat "$d/pgbouncer.log"; exit 1; }
 	PIDS+=("$d/pgbouncer.pid")
+}
+
+# stop_pgbouncer MODE: stops it (its own pid) and waits until its server
+# connections have left the primary, so the next pool's are the only ones.
+stop_pgbouncer() {
+	local i
+	kill "$(head -1 "$RUN/pgb-$1/pgbouncer.pid")"
+	for i in $(seq 1 300); do
+		[ "$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT count(*) FROM pg_stat_activity WHERE datname = '$NAME' AND usename = '$ROLE'")" = 0 ] && return
+		sleep 0.1
+	done
+	echo "FAIL: the $1 pool's server connections did not end"
+	FAILS=$((FAILS + 1))
 }
 
 # The defaults a client of the pool must see (the role's own settings,
@@ -133,7 +145,8 @@ pool_clean() {
 		for p in $pids; do case " $seen " in *" $p "*) ;; *) all=0 ;; esac; done
 		[ $all = 1 ] && return
 	done
-	echo "FAIL: [$CELL] after $what: the checking client never reached every server of the pool ($pids; saw$seen)"
+	echo "FAIL: [$CELL] after $what: the checking client never reached every server of the pool ($(echo $pids); saw$seen)"
+	psql -X -q "$POOL_ADMIN" -c "SHOW SERVERS" -c "SHOW CLIENTS"
 	FAILS=$((FAILS + 1))
 }
 
@@ -219,12 +232,16 @@ flow 1
 CELL=session
 start_pgbouncer session 6432
 POOL="host=$RUN/pgb-session port=6432 dbname=$NAME user=$ROLE"
+POOL_ADMIN="host=$RUN/pgb-session port=6432 dbname=pgbouncer user=postgres"
 flow 2
+stop_pgbouncer session
 
 CELL=transaction
 start_pgbouncer transaction 6433
 POOL="host=$RUN/pgb-transaction port=6433 dbname=$NAME user=$ROLE"
+POOL_ADMIN="host=$RUN/pgb-transaction port=6433 dbname=pgbouncer user=postgres"
 flow 3
+stop_pgbouncer transaction
 
 # --- the standby --------------------------------------------------------
 CELL=standby
@@ -251,6 +268,11 @@ c job append "$job" ext-7-1 ext-7-2
 c job seal "$job" --expected 2
 c job run "$job"
 [ "$RC" = 0 ] || fail "the primary's run"
+c --json job create prune --library 9
+sealed=$(jq -r .id <<<"$OUT" 2>/dev/null)
+c job append "$sealed" ext-9-1
+c job seal "$sealed" --expected 1
+[ "$RC" = 0 ] || fail "the primary's seal"
 lsn=$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT pg_current_wal_insert_lsn()")
 CELL=$CELL_P
 # A standby's transactions are read-only whatever the defaults.
@@ -275,11 +297,11 @@ c job append "$job" ext-8-1
 expect 5 "standby"
 c job seal "$job" --expected 2
 expect 5 "standby"
-c job run "$job"
+c job run "$sealed"
 expect 5 "standby"
-c job step "$job"
+c job step "$sealed"
 expect 5 "standby"
-c job cancel "$job"
+c job cancel "$sealed"
 expect 5 "standby"
 
 # The worker waits and says so (its own process, stopped by its pid).

@@ -13,6 +13,10 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 
 	if (argc > 1)
 		return cli_usage(ctx, &cmd_install_entry, "unexpected argument \"%s\"", argv[1]);
+	/* As pg_dump and pg_restore: no statement or lock timeout unless
+	 * --timeout says so (a role's statement_timeout does not apply). */
+	if (ctx->timeout_s < 0)
+		cleanup_engine_defaults(0, 0);
 	if ((rc = cli_connect(ctx, &e, false)))
 		return rc;
 	/* One transaction: Ctrl-C cancels it and the database is unchanged. */
