@@ -223,6 +223,32 @@ reads() {
 	ok "counts --no-visit"
 }
 
+# console_shows TEXT...: console --readonly on the cell's connection, in a
+# tmux of its own (a 200-column terminal), shows every TEXT in its screen
+# within 30 s (observed, not slept for); then it is quit with q.
+console_shows() {
+	local sock=fleet-$$-$CELL t i screen="" missing
+	command -v tmux >/dev/null || { echo "FAIL: tmux is not installed"; FAILS=$((FAILS + 1)); return; }
+	timeout 10 tmux -L "$sock" new-session -d -x 200 -y 50 \
+		"$(printf '%q ' "$CLEANUPCTL" --db "$POOL" console --readonly); sleep 1" || { echo "FAIL: tmux"; FAILS=$((FAILS + 1)); return; }
+	for i in $(seq 1 300); do
+		screen=$(timeout 10 tmux -L "$sock" capture-pane -p 2>/dev/null)
+		missing=""
+		for t in "$@"; do grep -qF -- "$t" <<<"$screen" || missing="$t"; done
+		[ -z "$missing" ] && break
+		sleep 0.1
+	done
+	if [ -n "$missing" ]; then
+		echo "FAIL: [$CELL] console --readonly does not show \"$missing\"; its screen:"
+		sed 's/^/    /' <<<"$screen" | head -20
+		FAILS=$((FAILS + 1))
+	fi
+	timeout 10 tmux -L "$sock" send-keys q 2>/dev/null
+	for i in $(seq 1 100); do timeout 10 tmux -L "$sock" has-session 2>/dev/null || break; sleep 0.1; done
+	timeout 10 tmux -L "$sock" kill-server 2>/dev/null
+	pool_clean "console --readonly"
+}
+
 POOL_DIRECT="host=$SOCK port=$PORT dbname=$NAME user=$ROLE"
 
 CELL=direct
@@ -241,6 +267,7 @@ start_pgbouncer transaction 6433
 POOL="host=$RUN/pgb-transaction port=6433 dbname=$NAME user=$ROLE"
 POOL_ADMIN="host=$RUN/pgb-transaction port=6433 dbname=pgbouncer user=postgres"
 flow 3
+console_shows "pooler: polling" "READ-ONLY" "Shows"
 stop_pgbouncer transaction
 
 # --- the standby --------------------------------------------------------
@@ -286,6 +313,7 @@ reads
 c --json job show "$job"
 ok "job show"
 same "$(jq -r '[.phase, .deleted] | join(" ")' <<<"$OUT" 2>/dev/null)" "completed 198" "[$CELL] the replayed job"
+console_shows "standby, read-only, replay lag" "READ-ONLY"
 c jobs --limit 3
 ok "jobs --limit"
 
