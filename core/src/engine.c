@@ -356,6 +356,41 @@ int engine_probe_result(cleanup_engine *e, const PGresult *res, cleanup_error *e
 	return CLEANUP_OK;
 }
 
+/* How often a statement that only sets (or reads) settings is sent again
+ * when the role's own statement_timeout ended it (57014): until our
+ * timeouts are in force, the first statement of a session or transaction
+ * runs under the role's (a DBA's 20ms is shorter than a busy machine's
+ * scheduling delay). Nothing else ran: sending it again is safe. */
+#define SETTINGS_ATTEMPTS 8
+
+static bool timed_out(const cleanup_error *err)
+{
+	return err && strcmp(err->sqlstate, "57014") == 0;
+}
+
+int engine_script_settings(cleanup_engine *e, const char *sql, const char *context, cleanup_error *err)
+{
+	int rc = CLEANUP_OK, attempt;
+
+	for (attempt = 0; attempt < SETTINGS_ATTEMPTS; attempt++) {
+		rc = engine_script(e, sql, context, err);
+		if (rc == CLEANUP_OK || !timed_out(err) || !cleanup_engine_ok(e))
+			return rc;
+		if (PQtransactionStatus(e->conn) == PQTRANS_INERROR)
+			PQclear(PQexec(e->conn, "ROLLBACK"));
+	}
+	return rc;
+}
+
+int engine_begin(cleanup_engine *e, const char *begin_sql, const char *context, cleanup_error *err)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof sql, "%s; SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d", begin_sql,
+	         e->timeout_ms > 0 ? e->timeout_ms : 0, e->lock_timeout_ms > 0 ? e->lock_timeout_ms : 0);
+	return engine_script_settings(e, sql, context, err);
+}
+
 /* The session settings of a direct connection (its session ends with the
  * engine: nothing stays behind). Behind a pooler: none, engine_query sets
  * them per transaction. */
@@ -370,17 +405,23 @@ static int apply_session(cleanup_engine *e, cleanup_error *err)
 	         e->step_sync < 0 ? "" : e->step_sync ? "; SET cleanup.step_synchronous_commit = on"
 	                                               : "; SET cleanup.step_synchronous_commit = off",
 	         e->read_only ? "; SET default_transaction_read_only = on" : "");
-	return engine_script(e, sql, "setting the session's timeouts", err);
+	return engine_script_settings(e, sql, "setting the session's timeouts", err);
 }
 
 /* Identifies the server of E's new connection, then sets a direct
  * session up. */
 static int probe(cleanup_engine *e, cleanup_error *err)
 {
-	PGresult *res = PQexec(e->conn, ENGINE_PROBE_SQL);
-	int rc = engine_probe_result(e, res, err);
+	PGresult *res;
+	int rc = CLEANUP_OK, attempt;
 
-	PQclear(res);
+	for (attempt = 0; attempt < SETTINGS_ATTEMPTS; attempt++) {
+		res = PQexec(e->conn, ENGINE_PROBE_SQL);
+		rc = engine_probe_result(e, res, err);
+		PQclear(res);
+		if (rc == CLEANUP_OK || !timed_out(err) || !cleanup_engine_ok(e))
+			break;
+	}
 	if (rc == CLEANUP_OK)
 		rc = apply_session(e, err);
 	return rc;
@@ -577,9 +618,13 @@ int cleanup_engine_recheck(cleanup_engine *e, cleanup_error *err)
 
 	if (!e || !e->conn)
 		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
-	res = PQexec(e->conn, ENGINE_PROBE_SQL);
-	rc = engine_probe_result(e, res, err);
-	PQclear(res);
+	for (int attempt = 0; attempt < SETTINGS_ATTEMPTS; attempt++) {
+		res = PQexec(e->conn, ENGINE_PROBE_SQL);
+		rc = engine_probe_result(e, res, err);
+		PQclear(res);
+		if (rc == CLEANUP_OK || !timed_out(err) || !cleanup_engine_ok(e))
+			break;
+	}
 	return rc;
 }
 
@@ -777,14 +822,15 @@ static bool send_tx_settings(cleanup_engine *e)
 /* Behind a pooler: query Q as an unnamed statement after the settings, in
  * one pipeline with one Sync: one round trip, one transaction (or part of
  * the caller's open one). */
-static int pooled_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n, const char *const *params,
-                        const char *context, cleanup_error *err)
+static int pooled_query_once(PGresult **out, bool *settings_timed_out, cleanup_engine *e, enum sql_query_id q, int n,
+                             const char *const *params, const char *context, cleanup_error *err)
 {
 	PGconn *c = e->conn;
 	PGresult *res, *keep = NULL;
 	int rc = CLEANUP_OK, nulls = 0;
 	bool failed = false;
 
+	*settings_timed_out = false;
 	if (!PQenterPipelineMode(c))
 		return engine_error_from_result(err, e, NULL, context);
 	if (!send_tx_settings(e) ||
@@ -812,8 +858,10 @@ static int pooled_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, 
 			ExecStatusType st = PQresultStatus(res);
 
 			if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-				if (!failed)
+				if (!failed) {
 					rc = engine_error_from_result(err, e, res, context);
+					*settings_timed_out = nulls == 0 && timed_out(err);
+				}
 				failed = true;
 			} else if (nulls == 1 && !keep) {
 				keep = res; /* the query's result (the settings' came first) */
@@ -831,6 +879,22 @@ static int pooled_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, 
 	}
 	*out = keep;
 	return CLEANUP_OK;
+}
+
+/* pooled_query_once, sent again when the role's statement_timeout ended
+ * the settings statement (nothing else ran) outside a transaction block. */
+static int pooled_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n, const char *const *params,
+                        const char *context, cleanup_error *err)
+{
+	bool again = false;
+	int rc = CLEANUP_OK, attempt;
+
+	for (attempt = 0; attempt < SETTINGS_ATTEMPTS; attempt++) {
+		rc = pooled_query_once(out, &again, e, q, n, params, context, err);
+		if (rc == CLEANUP_OK || !again || !cleanup_engine_ok(e) || PQtransactionStatus(e->conn) != PQTRANS_IDLE)
+			break;
+	}
+	return rc;
 }
 
 int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,

@@ -115,6 +115,16 @@ void engine_timeout_sql(char *buf, size_t len, int timeout_ms, bool local);
 /* The server-side name of prepared query Q, into BUF. */
 void engine_statement_name(char *buf, size_t len, enum sql_query_id q);
 
+/* engine_script for a script that only sets settings (or opens a
+ * transaction and sets them): sent again, after a ROLLBACK when needed,
+ * when the role's own statement_timeout ended it (57014). */
+int engine_script_settings(cleanup_engine *engine, const char *sql, const char *context, cleanup_error *err);
+
+/* Opens a transaction with BEGIN_SQL ("BEGIN ...") and sets ENGINE's
+ * timeouts locally in it at once (SET LOCAL), so that no statement of it
+ * runs under the role's own timeouts; with engine_script_settings' retry. */
+int engine_begin(cleanup_engine *engine, const char *begin_sql, const char *context, cleanup_error *err);
+
 /* Runs a parameterless script (several statements allowed). */
 int engine_script(cleanup_engine *engine, const char *sql, const char *context, cleanup_error *err);
 

@@ -163,7 +163,7 @@ int cleanup_job_step_preview(cleanup_step_result *out, cleanup_engine *e, int64_
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(ctx, sizeof ctx, "previewing the next step of job %s", jbuf);
 	/* READ ONLY: the server itself guarantees the preview mutates nothing. */
-	rc = engine_script(e, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", ctx, err);
+	rc = engine_begin(e, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", ctx, err);
 	if (rc != CLEANUP_OK)
 		return rc;
 	rc = one_step(out, e, CLEANUP_Q_STEP_PREVIEW, 1, params, true, ctx, err);
@@ -290,6 +290,19 @@ static int runner_conn_end(cleanup_engine *e, cleanup_error *err)
  * connection (and its release could land on another one): the lock is
  * taken transaction-scoped by a connection of its own, which keeps the
  * transaction open until the run ends (runner_claim_xact.sql). */
+/* The lock connection's transaction: its timeouts first (the role's own
+ * could be 20ms), and no idle-in-transaction timeout (it idles by design). */
+static int runner_conn_begin(cleanup_engine *h, cleanup_error *err)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof sql,
+	         "BEGIN; SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d; "
+	         "SET LOCAL idle_in_transaction_session_timeout = 0",
+	         h->timeout_ms > 0 ? h->timeout_ms : 0, h->lock_timeout_ms > 0 ? h->lock_timeout_ms : 0);
+	return engine_script_settings(h, sql, "taking the runner lock", err);
+}
+
 static int runner_claim_pooled(bool *claimed, PGresult **out, cleanup_engine *e, int64_t job_id, const char *jbuf,
                                cleanup_error *err)
 {
@@ -308,8 +321,7 @@ static int runner_claim_pooled(bool *claimed, PGresult **out, cleanup_engine *e,
 	h->timeout_ms = e->timeout_ms;
 	h->lock_timeout_ms = e->lock_timeout_ms;
 	if ((rc = cleanup_engine_reconnect(h, err)) != CLEANUP_OK ||
-	    (rc = engine_script(h, "BEGIN; SET LOCAL idle_in_transaction_session_timeout = 0", "taking the runner lock",
-	                        err)) != CLEANUP_OK ||
+	    (rc = runner_conn_begin(h, err)) != CLEANUP_OK ||
 	    (rc = engine_query(out, h, CLEANUP_Q_RUNNER_CLAIM_XACT, 1, params, "taking the runner lock", err)) !=
 	        CLEANUP_OK) {
 		cleanup_engine_close(h);

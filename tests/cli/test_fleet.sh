@@ -125,8 +125,11 @@ pool_clean() {
 	local what=$1 pids seen="" got pid vals i
 	case $CELL in direct | primary | standby) return ;; esac # no pool there: each session ends with its command
 	pids=$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT pid FROM pg_stat_activity WHERE datname = '$NAME' AND usename = '$ROLE' ORDER BY pid")
-	for i in $(seq 1 20); do
+	for i in $(seq 1 40); do
 		got=$(psql -X -q -t -A "$POOL application_name=fleet_check" -c "$CHECK" 2>&1) || {
+			# The checking client has the role's 20ms too: on a loaded
+			# machine its own query may time out; that is not a finding.
+			case $got in *"statement timeout"*) continue ;; esac
 			echo "FAIL: [$CELL] after $what: the checking client failed: $got"
 			FAILS=$((FAILS + 1))
 			return
@@ -221,6 +224,10 @@ reads() {
 	ok "deps"
 	c counts --no-visit
 	ok "counts --no-visit"
+	if [ "$CELL" = standby ]; then
+		c counts
+		ok "counts (no visits on a standby)"
+	fi
 }
 
 # console_shows TEXT...: console --readonly on the cell's connection, in a
