@@ -14,7 +14,7 @@ CTEST_ARGS ?=
 # What a fresh Debian 12 lacks for building and testing (file: CPack's
 # dependency detection for make package and cli_test_package).
 DEB_PACKAGES = build-essential cmake pkg-config libpq-dev postgresql-15 postgresql-client-15 \
-               libncurses-dev libreadline-dev libcmocka-dev tmux jq procps file python3
+               libncurses-dev libreadline-dev libcmocka-dev tmux jq procps file python3 pgbouncer
 
 .PHONY: all deps configure build test demo bench soak fuzz package clean
 

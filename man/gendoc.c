@@ -170,6 +170,7 @@ static int write_man(const char *path)
 	      ".TP\n.B 2\nusage or bad input: the message names the value and the rule; nothing changed\n"
 	      ".TP\n.B 3\nbusy, retry later (SQLSTATE 55P03); \\fB\\-\\-wait\\fR \\fISECONDS\\fR retries first\n"
 	      ".TP\n.B 4\nrefused by a job's state or a guard\n"
+	      ".TP\n.B 5\na write sent to a read\\-only server: a hot standby (SQLSTATE 25006); run it on the primary\n"
 	      ".TP\n.B 130\nstopped by Ctrl\\-C (what was cancelled rolled back)\n",
 	      f);
 	fputs(".SH ENVIRONMENT\n", f);

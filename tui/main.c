@@ -79,6 +79,7 @@ int main(int argc, char **argv)
 	bool help = false;
 
 	ctx.argv0 = "cleanupctl";
+	ctx.timeout_s = -1;
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--json") == 0)
 			ctx.json = true;
@@ -111,6 +112,27 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			ctx.db = v;
+		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing)) || missing) {
+			/* Global: every command's transactions (issue 20); job
+			 * step, job run and worker take it as before. */
+			int64_t t;
+
+			if (missing) {
+				rc = cli_usage(&ctx, NULL, "--timeout needs a number of seconds, 0 (none) to 86400");
+				goto out;
+			}
+			if (ctx.timeout_s >= 0) {
+				rc = cli_usage(&ctx, NULL, "--timeout given twice: an option is given once, it never silently wins");
+				goto out;
+			}
+			if (!cli_parse_int(&ctx, "--timeout", v, 0, 86400, &t)) {
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			ctx.timeout_s = t;
+			cleanup_engine_defaults((int)(t * 1000), t > 0 && t * 1000 < CLEANUP_DEFAULT_LOCK_TIMEOUT_MS
+			                                             ? (int)(t * 1000)
+			                                             : CLEANUP_DEFAULT_LOCK_TIMEOUT_MS);
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx.json = true;
 		} else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {

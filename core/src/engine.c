@@ -332,12 +332,106 @@ static void connected(cleanup_engine *e)
 {
 	PQsetNoticeProcessor(e->conn, quiet_notices, NULL);
 	memset(e->prepared, 0, sizeof e->prepared);
+	e->probed = e->pooled = e->standby = false;
+	e->server_pid = 0;
+}
+
+int engine_probe_result(cleanup_engine *e, const PGresult *res, cleanup_error *err)
+{
+	const char *force = getenv("CLEANUP_ASSUME_POOLED");
+	int rc = engine_check_result(e, res, "identifying the server", err);
+
+	if (rc != CLEANUP_OK)
+		return rc;
+	if (PQntuples(res) != 1)
+		return cleanup_error_set(err, CLEANUP_ERROR, "identifying the server: no answer");
+	e->server_pid = (int)col_int64(res, 0, "pid");
+	e->standby = strcmp(col_text(res, 0, "standby"), "t") == 0;
+	/* A pooler answers the startup itself: the BackendKeyData pid libpq
+	 * got is its own (PgBouncer makes one up), not the server's. A direct
+	 * connection's always matches. CLEANUP_ASSUME_POOLED=1 takes the
+	 * pooled path on a direct connection (tests, benchmarks). */
+	e->pooled = e->server_pid != PQbackendPID(e->conn) || (force && strcmp(force, "1") == 0);
+	e->probed = true;
+	return CLEANUP_OK;
+}
+
+/* How often a statement that only sets (or reads) settings is sent again
+ * when the role's own statement_timeout ended it (57014): until our
+ * timeouts are in force, the first statement of a session or transaction
+ * runs under the role's (a DBA's 20ms is shorter than a busy machine's
+ * scheduling delay). Nothing else ran: sending it again is safe. */
+#define SETTINGS_ATTEMPTS 8
+
+static bool timed_out(const cleanup_error *err)
+{
+	return err && strcmp(err->sqlstate, "57014") == 0;
+}
+
+int engine_script_settings(cleanup_engine *e, const char *sql, const char *context, cleanup_error *err)
+{
+	int rc = CLEANUP_OK, attempt;
+
+	for (attempt = 0; attempt < SETTINGS_ATTEMPTS; attempt++) {
+		rc = engine_script(e, sql, context, err);
+		if (rc == CLEANUP_OK || !timed_out(err) || !cleanup_engine_ok(e))
+			return rc;
+		if (PQtransactionStatus(e->conn) == PQTRANS_INERROR)
+			PQclear(PQexec(e->conn, "ROLLBACK"));
+	}
+	return rc;
+}
+
+int engine_begin(cleanup_engine *e, const char *begin_sql, const char *context, cleanup_error *err)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof sql, "%s; SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d", begin_sql,
+	         e->timeout_ms > 0 ? e->timeout_ms : 0, e->lock_timeout_ms > 0 ? e->lock_timeout_ms : 0);
+	return engine_script_settings(e, sql, context, err);
+}
+
+/* The session settings of a direct connection (its session ends with the
+ * engine: nothing stays behind). Behind a pooler: none, engine_query sets
+ * them per transaction. */
+static int apply_session(cleanup_engine *e, cleanup_error *err)
+{
+	char sql[256];
+
+	if (e->pooled || !e->conn)
+		return CLEANUP_OK;
+	snprintf(sql, sizeof sql, "SET statement_timeout = %d; SET lock_timeout = %d%s%s",
+	         e->timeout_ms > 0 ? e->timeout_ms : 0, e->lock_timeout_ms > 0 ? e->lock_timeout_ms : 0,
+	         e->step_sync < 0 ? "" : e->step_sync ? "; SET cleanup.step_synchronous_commit = on"
+	                                               : "; SET cleanup.step_synchronous_commit = off",
+	         e->read_only ? "; SET default_transaction_read_only = on" : "");
+	return engine_script_settings(e, sql, "setting the session's timeouts", err);
+}
+
+/* Identifies the server of E's new connection, then sets a direct
+ * session up. */
+static int probe(cleanup_engine *e, cleanup_error *err)
+{
+	PGresult *res;
+	int rc = CLEANUP_OK, attempt;
+
+	for (attempt = 0; attempt < SETTINGS_ATTEMPTS; attempt++) {
+		res = PQexec(e->conn, ENGINE_PROBE_SQL);
+		rc = engine_probe_result(e, res, err);
+		PQclear(res);
+		if (rc == CLEANUP_OK || !timed_out(err) || !cleanup_engine_ok(e))
+			break;
+	}
+	if (rc == CLEANUP_OK)
+		rc = apply_session(e, err);
+	return rc;
 }
 
 static int connect_now(cleanup_engine *e, cleanup_error *err)
 {
 	const char *keys[ENGINE_CONN_PARAMS], *vals[ENGINE_CONN_PARAMS];
 	PGconn *conn;
+	int rc;
 
 	conn_params(e, keys, vals);
 	conn = PQconnectdbParams(keys, vals, 1);
@@ -347,7 +441,11 @@ static int connect_now(cleanup_engine *e, cleanup_error *err)
 		return connect_failed(e, conn, err);
 	e->conn = conn;
 	connected(e);
-	return CLEANUP_OK;
+	if ((rc = probe(e, err)) != CLEANUP_OK) {
+		PQfinish(e->conn);
+		e->conn = NULL;
+	}
+	return rc;
 }
 
 int engine_connect_start(cleanup_engine *e, cleanup_error *err)
@@ -390,6 +488,17 @@ void engine_disconnect(cleanup_engine *e)
 	memset(e->prepared, 0, sizeof e->prepared);
 }
 
+static int default_statement_ms = CLEANUP_DEFAULT_STATEMENT_TIMEOUT_MS;
+static int default_lock_ms = CLEANUP_DEFAULT_LOCK_TIMEOUT_MS;
+
+void cleanup_engine_defaults(int statement_timeout_ms, int lock_timeout_ms)
+{
+	if (statement_timeout_ms >= 0)
+		default_statement_ms = statement_timeout_ms;
+	if (lock_timeout_ms >= 0)
+		default_lock_ms = lock_timeout_ms;
+}
+
 int engine_new(cleanup_engine **out, const char *conninfo, const char *app_name, cleanup_error *err)
 {
 	cleanup_engine *e;
@@ -398,6 +507,9 @@ int engine_new(cleanup_engine **out, const char *conninfo, const char *app_name,
 	e = calloc(1, sizeof *e);
 	if (!e)
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	e->timeout_ms = default_statement_ms;
+	e->lock_timeout_ms = default_lock_ms;
+	e->step_sync = -1;
 	if ((conninfo && *conninfo && !(e->conninfo = engine_strdup(conninfo, err))) ||
 	    !(e->app_name = engine_strdup(app_name ? app_name : "cleanupctl", err))) {
 		cleanup_engine_close(e);
@@ -467,6 +579,8 @@ void cleanup_engine_close(cleanup_engine *e)
 		return;
 	if (armed_engine == e)
 		cleanup_engine_cancel_arm(NULL);
+	/* A runner lock held for a run ends with its connection. */
+	cleanup_engine_close(e->runner);
 	if (e->conn)
 		PQfinish(e->conn);
 	free(e->conninfo);
@@ -481,12 +595,35 @@ int cleanup_engine_reconnect(cleanup_engine *e, cleanup_error *err)
 	if (armed_engine == e)
 		cancel_retake(NULL);
 	engine_disconnect(e);
-	rc = connect_now(e, err);
-	if (rc == CLEANUP_OK) {
-		if (armed_engine == e)
-			cancel_retake(e);
-		if (e->timeout_ms > 0)
-			rc = cleanup_engine_set_timeout(e, e->timeout_ms, err);
+	rc = connect_now(e, err); /* the session settings again, when direct */
+	if (rc == CLEANUP_OK && armed_engine == e)
+		cancel_retake(e);
+	return rc;
+}
+
+bool cleanup_engine_pooled(const cleanup_engine *e)
+{
+	return e && e->pooled;
+}
+
+bool cleanup_engine_standby(const cleanup_engine *e)
+{
+	return e && e->standby;
+}
+
+int cleanup_engine_recheck(cleanup_engine *e, cleanup_error *err)
+{
+	PGresult *res;
+	int rc;
+
+	if (!e || !e->conn)
+		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	for (int attempt = 0; attempt < SETTINGS_ATTEMPTS; attempt++) {
+		res = PQexec(e->conn, ENGINE_PROBE_SQL);
+		rc = engine_probe_result(e, res, err);
+		PQclear(res);
+		if (rc == CLEANUP_OK || !timed_out(err) || !cleanup_engine_ok(e))
+			break;
 	}
 	return rc;
 }
@@ -563,8 +700,29 @@ int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresu
 	} else {
 		if (!msg || !*msg)
 			msg = res ? PQresultErrorMessage(res) : (e && e->conn ? PQerrorMessage(e->conn) : "");
-		cleanup_error_set(err, status, "%s", msg && *msg ? msg : "unknown database error");
-		if (err) {
+		if (status == CLEANUP_EREADONLY)
+			/* 25006: a write on a read-only server. Say which kind, in
+			 * words of our own, with the server's message as detail. */
+			cleanup_error_set(err, status, "the server is %s: it takes no writes%s%s",
+			                  e && e->standby ? "a hot standby (read-only, in recovery)"
+			                                  : "read-only (default_transaction_read_only or a read-only transaction)",
+			                  context && *context ? " (" : "", context && *context ? context : "");
+		else
+			cleanup_error_set(err, status, "%s", msg && *msg ? msg : "unknown database error");
+		if (err && status == CLEANUP_EREADONLY) {
+			size_t l = strlen(err->message);
+
+			if (context && *context && l + 1 < sizeof err->message) {
+				err->message[l] = ')';
+				err->message[l + 1] = '\0';
+			}
+			snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
+			cleanup_text_copy(err->detail, sizeof err->detail, msg);
+			cleanup_error_hint(err, "%s", e && e->standby
+			                                  ? "run write commands against the primary (a host list with "
+			                                    "target_session_attrs=read-write picks it); reads work here"
+			                                  : "connect without a read-only setting");
+		} else if (err) {
 			snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
 			cleanup_text_copy(err->detail, sizeof err->detail, detail);
 			cleanup_text_copy(err->hint, sizeof err->hint, hint);
@@ -640,6 +798,12 @@ int engine_send_query(cleanup_engine *e, enum sql_query_id q, int n, const char 
 
 	if (!e || !e->conn)
 		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	if (e->pooled) {
+		/* No named statements behind a pooler: an unnamed one. */
+		if (!PQsendQueryParams(e->conn, sql_query_files[q].text, n, NULL, params, NULL, NULL, 0))
+			return engine_error_from_result(err, e, NULL, context);
+		return CLEANUP_OK;
+	}
 	if (!e->prepared[q])
 		return cleanup_error_set(err, CLEANUP_ERROR, "%s: query %s is not prepared on this connection",
 		                         context ? context : "sending a query", sql_query_files[q].name);
@@ -658,6 +822,106 @@ int engine_send_script(cleanup_engine *e, const char *sql, const char *context, 
 	return CLEANUP_OK;
 }
 
+/* The per-transaction settings of a pooled engine: set_config(..., true)
+ * lasts until the transaction ends, so nothing stays on the pooler's
+ * server connection. $1 statement_timeout, $2 lock_timeout, $3 the step
+ * commit mode ('' the server's), and for a read-only engine the
+ * transaction is made read-only (allowed before or after a snapshot). */
+#define TX_SETTINGS_SQL                                                                                    \
+	"SELECT pg_catalog.set_config('statement_timeout', $1, true), pg_catalog.set_config('lock_timeout', $2, " \
+	"true), pg_catalog.set_config('cleanup.step_synchronous_commit', $3, true)"
+#define TX_SETTINGS_RO_SQL TX_SETTINGS_SQL ", pg_catalog.set_config('transaction_read_only', 'on', true)"
+
+/* Sends E's per-transaction settings (pipeline mode, no Sync). */
+static bool send_tx_settings(cleanup_engine *e)
+{
+	char st[16], lt[16];
+	const char *params[3] = {st, lt, e->step_sync < 0 ? "" : e->step_sync ? "on" : "off"};
+
+	snprintf(st, sizeof st, "%d", e->timeout_ms > 0 ? e->timeout_ms : 0);
+	snprintf(lt, sizeof lt, "%d", e->lock_timeout_ms > 0 ? e->lock_timeout_ms : 0);
+	return PQsendQueryParams(e->conn, e->read_only ? TX_SETTINGS_RO_SQL : TX_SETTINGS_SQL, 3, NULL, params, NULL,
+	                         NULL, 0) == 1;
+}
+
+/* Behind a pooler: query Q as an unnamed statement after the settings, in
+ * one pipeline with one Sync: one round trip, one transaction (or part of
+ * the caller's open one). */
+static int pooled_query_once(PGresult **out, bool *settings_timed_out, cleanup_engine *e, enum sql_query_id q, int n,
+                             const char *const *params, const char *context, cleanup_error *err)
+{
+	PGconn *c = e->conn;
+	PGresult *res, *keep = NULL;
+	int rc = CLEANUP_OK, nulls = 0;
+	bool failed = false;
+
+	*settings_timed_out = false;
+	if (!PQenterPipelineMode(c))
+		return engine_error_from_result(err, e, NULL, context);
+	if (!send_tx_settings(e) ||
+	    !PQsendQueryParams(c, sql_query_files[q].text, n, NULL, params, NULL, NULL, 0) || !PQpipelineSync(c)) {
+		rc = engine_error_from_result(err, e, NULL, context);
+		PQexitPipelineMode(c);
+		return rc;
+	}
+	for (;;) {
+		res = PQgetResult(c);
+		if (!res) {
+			if (PQstatus(c) == CONNECTION_BAD || ++nulls > 2) {
+				if (!failed)
+					rc = engine_error_from_result(err, e, NULL, context);
+				failed = true;
+				break;
+			}
+			continue;
+		}
+		if (PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
+			PQclear(res);
+			break;
+		}
+		if (PQresultStatus(res) != PGRES_PIPELINE_ABORTED) {
+			ExecStatusType st = PQresultStatus(res);
+
+			if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+				if (!failed) {
+					rc = engine_error_from_result(err, e, res, context);
+					*settings_timed_out = nulls == 0 && timed_out(err);
+				}
+				failed = true;
+			} else if (nulls == 1 && !keep) {
+				keep = res; /* the query's result (the settings' came first) */
+				res = NULL;
+			}
+		}
+		PQclear(res);
+	}
+	PQexitPipelineMode(c);
+	if (rc == CLEANUP_OK && !keep)
+		rc = cleanup_error_set(err, CLEANUP_ERROR, "%s: no result", context ? context : "a query");
+	if (rc != CLEANUP_OK) {
+		PQclear(keep);
+		return rc;
+	}
+	*out = keep;
+	return CLEANUP_OK;
+}
+
+/* pooled_query_once, sent again when the role's statement_timeout ended
+ * the settings statement (nothing else ran) outside a transaction block. */
+static int pooled_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n, const char *const *params,
+                        const char *context, cleanup_error *err)
+{
+	bool again = false;
+	int rc = CLEANUP_OK, attempt;
+
+	for (attempt = 0; attempt < SETTINGS_ATTEMPTS; attempt++) {
+		rc = pooled_query_once(out, &again, e, q, n, params, context, err);
+		if (rc == CLEANUP_OK || !again || !cleanup_engine_ok(e) || PQtransactionStatus(e->conn) != PQTRANS_IDLE)
+			break;
+	}
+	return rc;
+}
+
 int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
                  const char *const *params, const char *context, cleanup_error *err)
 {
@@ -668,6 +932,8 @@ int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
 	*out = NULL;
 	if (!e || !e->conn)
 		return cleanup_error_set(err, CLEANUP_ECONN, "not connected");
+	if (e->pooled)
+		return pooled_query(out, e, q, n, params, context, err);
 	rc = engine_prepare(e, q, n, context, err);
 	if (rc != CLEANUP_OK)
 		return rc;
@@ -712,10 +978,32 @@ int cleanup_engine_set_timeout(cleanup_engine *e, int timeout_ms, cleanup_error 
 
 	if (timeout_ms < 0)
 		return cleanup_error_set(err, CLEANUP_EINVAL, "timeout %d ms is negative", timeout_ms);
+	if (e->pooled) {
+		e->timeout_ms = timeout_ms; /* each transaction sets it */
+		return CLEANUP_OK;
+	}
 	engine_timeout_sql(sql, sizeof sql, timeout_ms, false);
 	rc = engine_script(e, sql, "setting statement_timeout", err);
 	if (rc == CLEANUP_OK)
 		e->timeout_ms = timeout_ms;
+	return rc;
+}
+
+int cleanup_engine_set_lock_timeout(cleanup_engine *e, int timeout_ms, cleanup_error *err)
+{
+	char sql[64];
+	int rc;
+
+	if (timeout_ms < 0)
+		return cleanup_error_set(err, CLEANUP_EINVAL, "lock timeout %d ms is negative", timeout_ms);
+	if (e->pooled) {
+		e->lock_timeout_ms = timeout_ms;
+		return CLEANUP_OK;
+	}
+	snprintf(sql, sizeof sql, "SET lock_timeout = %d", timeout_ms);
+	rc = engine_script(e, sql, "setting lock_timeout", err);
+	if (rc == CLEANUP_OK)
+		e->lock_timeout_ms = timeout_ms;
 	return rc;
 }
 

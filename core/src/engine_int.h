@@ -20,8 +20,35 @@ struct cleanup_engine {
 	char *app_name;
 	bool app_name_fixed; /* application_name, not its fallback: PGAPPNAME does not rename it */
 	bool prepared[CLEANUP_Q__COUNT];
+	/* Settings every transaction of the engine runs with (issue 20):
+	 * statement_timeout and lock_timeout in ms (0 none), the step commit
+	 * mode (-1 the server's, 0 off, 1 on), read-only. On a direct
+	 * connection they are session settings, set at connect; behind a
+	 * pooler each transaction sets them locally (engine_query). */
 	int timeout_ms;
+	int lock_timeout_ms;
+	int step_sync;
+	bool read_only;
+	/* What the connection is (engine_probe_result): behind a pooler
+	 * (pg_backend_pid() differs from the BackendKeyData pid libpq got: a
+	 * pooler answers the startup itself), a hot standby, the server pid. */
+	bool probed;
+	bool pooled;
+	bool standby;
+	int server_pid;
+	/* Behind a pooler: the connection that holds the runner lock of job
+	 * runner_job in a transaction it keeps open for the run (step.c). */
+	struct cleanup_engine *runner;
+	int64_t runner_job;
 };
+
+/* The statement that identifies the server of a new connection: its
+ * backend pid and whether it is in recovery. Stateless, for any pooler. */
+#define ENGINE_PROBE_SQL "SELECT pg_catalog.pg_backend_pid() AS pid, pg_catalog.pg_is_in_recovery() AS standby"
+
+/* Reads RES, the answer to ENGINE_PROBE_SQL, into ENGINE (pooled, standby,
+ * server_pid). */
+int engine_probe_result(cleanup_engine *engine, const PGresult *res, cleanup_error *err);
 
 /* How many keyword/value slots a connection's parameters take, NULL
  * included. */
@@ -87,6 +114,16 @@ void engine_timeout_sql(char *buf, size_t len, int timeout_ms, bool local);
 
 /* The server-side name of prepared query Q, into BUF. */
 void engine_statement_name(char *buf, size_t len, enum sql_query_id q);
+
+/* engine_script for a script that only sets settings (or opens a
+ * transaction and sets them): sent again, after a ROLLBACK when needed,
+ * when the role's own statement_timeout ended it (57014). */
+int engine_script_settings(cleanup_engine *engine, const char *sql, const char *context, cleanup_error *err);
+
+/* Opens a transaction with BEGIN_SQL ("BEGIN ...") and sets ENGINE's
+ * timeouts locally in it at once (SET LOCAL), so that no statement of it
+ * runs under the role's own timeouts; with engine_script_settings' retry. */
+int engine_begin(cleanup_engine *engine, const char *begin_sql, const char *context, cleanup_error *err);
 
 /* Runs a parameterless script (several statements allowed). */
 int engine_script(cleanup_engine *engine, const char *sql, const char *context, cleanup_error *err);

@@ -109,6 +109,9 @@ int cleanup_status_from_sqlstate(const char *s)
 	if (strncmp(s, "08", 2) == 0 || strcmp(s, "57P01") == 0 || strcmp(s, "57P02") == 0 ||
 	    strcmp(s, "57P03") == 0)
 		return CLEANUP_ECONN;
+	/* A write on a read-only server (a hot standby): exit 5. */
+	if (strcmp(s, "25006") == 0)
+		return CLEANUP_EREADONLY;
 	/* A deadlock or serialization failure is contention too: retry. */
 	if (strcmp(s, "40P01") == 0 || strcmp(s, "40001") == 0)
 		return CLEANUP_EBUSY;
@@ -126,6 +129,8 @@ int cleanup_exit_code(int status)
 		return 3;
 	case CLEANUP_EREFUSED:
 		return 4;
+	case CLEANUP_EREADONLY:
+		return 5;
 	default:
 		return 1;
 	}
@@ -148,6 +153,8 @@ const char *cleanup_status_name(int status)
 		return "connection";
 	case CLEANUP_ENOMEM:
 		return "out-of-memory";
+	case CLEANUP_EREADONLY:
+		return "read-only-server";
 	default:
 		return "error";
 	}

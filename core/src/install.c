@@ -208,7 +208,7 @@ int cleanup_install_with(cleanup_install_result *out, cleanup_engine *e, const c
 		                        "sandbox: cleanupctl sandbox start");
 		return rc;
 	}
-	rc = engine_script(e, "BEGIN", "starting the install transaction", err);
+	rc = engine_begin(e, "BEGIN", "starting the install transaction", err);
 	if (rc != CLEANUP_OK)
 		goto out;
 	in_tx = true;

@@ -411,6 +411,42 @@ static int append_flush(cleanup_engine *e, const char *name, const char *jbuf, c
 	return st;
 }
 
+/* Behind a pooler: one call after the other, each its own transaction
+ * with its settings and a synchronous commit (engine_query), no pipeline:
+ * a pooler may hand each pipelined transaction to another server
+ * connection. Same totals as the pipelined run. */
+static int append_many_pooled(cleanup_append_totals *totals, cleanup_engine *e, const char *jbuf,
+                              const char *const *ids, size_t n, const char *ctx, cleanup_error *err)
+{
+	size_t ncalls = n == 0 ? 1 : (n + CLEANUP_APPEND_MAX - 1) / CLEANUP_APPEND_MAX, k;
+	int rc = CLEANUP_OK;
+
+	for (k = 0; k < ncalls; k++) {
+		size_t from = k * CLEANUP_APPEND_MAX;
+		size_t cnt = n - from < CLEANUP_APPEND_MAX ? n - from : CLEANUP_APPEND_MAX;
+		char *array = format_text_array(ids + from, n == 0 ? 0 : cnt);
+		const char *params[2] = {jbuf, array};
+		PGresult *res = NULL;
+
+		if (!array)
+			return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+		rc = engine_query(&res, e, CLEANUP_Q_JOB_APPEND_LEAN, 2, params, ctx, err);
+		free(array);
+		if (rc == CLEANUP_OK && PQntuples(res) == 1) {
+			totals->calls++;
+			totals->added += col_int64(res, 0, "added");
+			totals->duplicates += col_int64(res, 0, "duplicates");
+			totals->manifest_count = col_int64(res, 0, "manifest_count");
+		} else if (rc == CLEANUP_OK) {
+			rc = cleanup_error_set(err, CLEANUP_ERROR, "%s: no answer", ctx);
+		}
+		PQclear(res);
+		if (rc != CLEANUP_OK)
+			break;
+	}
+	return rc;
+}
+
 int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, int64_t job_id,
                             const char *const *ids, size_t n, cleanup_error *err)
 {
@@ -429,6 +465,8 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 	conn = e->conn;
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(ctx, sizeof ctx, "appending to job %s", jbuf);
+	if (e->pooled)
+		return append_many_pooled(totals, e, jbuf, ids, n, ctx, err);
 	/* The lean statements: counts, no JSON document per call. Every call
 	 * but the last commits asynchronously; the last one's synchronous
 	 * commit is the run's flush barrier (or, with CLEANUP_APPEND_FLUSH=call,

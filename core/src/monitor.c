@@ -320,6 +320,13 @@ int cleanup_monitor_timeout_ms(const cleanup_monitor *m, double now)
 static const char *op_context(mon_op op)
 {
 	switch (op) {
+	case MON_OP_PROBE:
+		return "identifying the server";
+	case MON_OP_ROLE:
+		return "reading the server's role";
+	case MON_OP_TX_BEGIN:
+	case MON_OP_TX_END:
+		return "the refresh transaction";
 	case MON_OP_LISTEN:
 		return "setting up the console's session";
 	case MON_OP_PREPARE:
@@ -359,18 +366,44 @@ static bool send_op(cleanup_monitor *m)
 	int rc;
 
 	switch (op) {
+	case MON_OP_PROBE:
+		rc = engine_send_script(m->db, ENGINE_PROBE_SQL, ctx, &err);
+		break;
 	case MON_OP_LISTEN: {
-		/* LISTEN, the statement_timeout of every refresh query (the
-		 * lock query's transaction sets its own), and a read-only
-		 * session: the console's data source changes nothing. */
+		/* A direct connection (its session ends with the console):
+		 * LISTEN (not during recovery: a standby refuses it), the
+		 * statement_timeout of every refresh query (the lock query's
+		 * transaction sets its own), and a read-only session: the
+		 * console's data source changes nothing. */
 		char text[640], timeout[64];
 
 		engine_timeout_sql(timeout, sizeof timeout, m->query_timeout_ms, false);
-		snprintf(text, sizeof text, "%s\n; %s; SET default_transaction_read_only = on",
-		         sql_query_files[CLEANUP_Q_MON_LISTEN].text, timeout);
+		snprintf(text, sizeof text, "%s%s%s; SET lock_timeout = %d; SET default_transaction_read_only = on",
+		         m->db->standby ? "" : sql_query_files[CLEANUP_Q_MON_LISTEN].text, m->db->standby ? "" : "\n; ",
+		         timeout, m->query_timeout_ms > 0 ? m->query_timeout_ms : 0);
 		rc = engine_send_script(m->db, text, ctx, &err);
 		break;
 	}
+	case MON_OP_ROLE:
+		/* Replay lag: 0 when everything received is replayed, else the
+		 * age of the last replayed commit. */
+		rc = engine_send_script(m->db,
+		                        "SELECT pg_catalog.pg_is_in_recovery() AS standby, CASE WHEN NOT "
+		                        "pg_catalog.pg_is_in_recovery() THEN NULL WHEN pg_catalog.pg_last_wal_receive_lsn() "
+		                        "IS NOT DISTINCT FROM pg_catalog.pg_last_wal_replay_lsn() THEN 0 ELSE "
+		                        "extract(epoch FROM pg_catalog.clock_timestamp() - "
+		                        "pg_catalog.pg_last_xact_replay_timestamp())::float8 END AS lag_s",
+		                        ctx, &err);
+		break;
+	case MON_OP_TX_BEGIN:
+		/* Behind a pooler: no session settings, the refresh's own. */
+		snprintf(sql, sizeof sql, "BEGIN READ ONLY; SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d",
+		         m->query_timeout_ms > 0 ? m->query_timeout_ms : 0, m->query_timeout_ms > 0 ? m->query_timeout_ms : 0);
+		rc = engine_send_script(m->db, sql, ctx, &err);
+		break;
+	case MON_OP_TX_END:
+		rc = engine_send_script(m->db, "ROLLBACK", ctx, &err);
+		break;
 	case MON_OP_PREPARE:
 		rc = engine_send_prepare(m->db, mon_queries[m->prep_index], 0, ctx, &err);
 		break;
@@ -450,6 +483,7 @@ static void begin_setup(cleanup_monitor *m, double now)
 	mon_op ops[MON_MAX_OPS];
 	int n = 0, i;
 
+	ops[n++] = MON_OP_PROBE;
 	ops[n++] = MON_OP_LISTEN;
 	for (i = 0; i < N_MON_QUERIES; i++)
 		ops[n++] = MON_OP_PREPARE;
@@ -459,8 +493,9 @@ static void begin_setup(cleanup_monitor *m, double now)
 
 static void begin_refresh(cleanup_monitor *m, double now)
 {
-	static const mon_op ops[] = {MON_OP_SERVERS, MON_OP_LIBRARIES,  MON_OP_JOBS,         MON_OP_STEPS,
-	                             MON_OP_STEP_RATE, MON_OP_EVENTS, MON_OP_CONTENTION, MON_OP_REFRESH_DONE};
+	static const mon_op ops[] = {MON_OP_TX_BEGIN,  MON_OP_ROLE,   MON_OP_SERVERS,    MON_OP_LIBRARIES,
+	                             MON_OP_JOBS,      MON_OP_STEPS,  MON_OP_STEP_RATE,  MON_OP_EVENTS,
+	                             MON_OP_CONTENTION, MON_OP_TX_END, MON_OP_REFRESH_DONE};
 
 	snapshot_clear(m->pending);
 	m->pending->detail_job_id = m->detail_job_id;
@@ -856,12 +891,24 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 	bool timed_out;
 	int rc;
 
+	if (op == MON_OP_PROBE) {
+		if (engine_probe_result(m->db, res, &err) != CLEANUP_OK) {
+			set_error_record(m, "refresh failed", &err);
+			return false;
+		}
+		return true;
+	}
 	rc = op == MON_OP_PREPARE
 	         ? engine_prepare_result(m->db, mon_queries[m->prep_index], res, op_context(op), &err)
 	         : engine_check_result(m->db, res, op_context(op), &err);
+	if (rc != CLEANUP_OK && (op == MON_OP_TX_END || op == MON_OP_ROLE))
+		return true; /* the role stays unknown this time; ROLLBACK of nothing */
 	if (rc != CLEANUP_OK) {
-		/* 57014: statement_timeout (or a cancel) ended the query */
-		timed_out = strcmp(err.sqlstate, "57014") == 0;
+		/* 57014: statement_timeout (or a cancel) ended the query; 25P02:
+		 * behind a pooler, a query after it in the same refresh
+		 * transaction (their parts keep their rows as well) */
+		timed_out = strcmp(err.sqlstate, "57014") == 0 ||
+		            (m->db->pooled && strcmp(err.sqlstate, "25P02") == 0);
 		m->op_failed = true;
 		if (op == MON_OP_LOCKS || op == MON_OP_LOCKS_BEGIN) {
 			if (timed_out)
@@ -890,6 +937,17 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 		return false;
 	}
 	switch (op) {
+	case MON_OP_ROLE:
+		m->pending->standby = strcmp(col_text(res, 0, "standby"), "t") == 0;
+		m->pending->replay_lag_s = col_number(res, 0, "lag_s", -1);
+		m->pending->pooled = m->db->pooled;
+		if (m->db->standby && !m->pending->standby && !m->db->pooled) {
+			/* Promoted (a failover): a new session listens again. */
+			set_error(m, "the server was promoted", "reconnecting to listen for notifications", CLEANUP_ECONN);
+			return false;
+		}
+		m->db->standby = m->pending->standby;
+		return true;
 	case MON_OP_SERVERS:
 		rc = parse_servers(m->pending, res);
 		break;
@@ -973,6 +1031,21 @@ static void publish_locks(cleanup_monitor *m, double now)
 	c->seq++;
 }
 
+/* True when OP is not sent on this connection: the detail job's queries
+ * without a detail job; LISTEN and PREPARE behind a pooler (no session
+ * state there); the refresh transaction on a direct connection (its
+ * session has the settings). */
+static bool skip_op(const cleanup_monitor *m, mon_op op)
+{
+	if ((op == MON_OP_STEPS || op == MON_OP_STEP_RATE) && m->pending->detail_job_id < 0)
+		return true;
+	if (op == MON_OP_LISTEN || op == MON_OP_PREPARE)
+		return m->db->pooled;
+	if (op == MON_OP_TX_BEGIN || op == MON_OP_TX_END)
+		return !m->db->pooled;
+	return false;
+}
+
 /* Moves past the op whose results are all in; runs markers and sends the
  * next op. Returns the CLEANUP_MON_* bits it produced. */
 static int advance(cleanup_monitor *m, double now)
@@ -991,7 +1064,7 @@ static int advance(cleanup_monitor *m, double now)
 			return bits;
 		}
 		op = m->ops[m->opi];
-		if ((op == MON_OP_STEPS || op == MON_OP_STEP_RATE) && m->pending->detail_job_id < 0)
+		if (skip_op(m, op))
 			continue;
 		if (op == MON_OP_REFRESH_DONE) {
 			publish_refresh(m, now);
@@ -1018,7 +1091,7 @@ static int kick(cleanup_monitor *m, double now)
 {
 	mon_op op = m->ops[0];
 
-	if (op == MON_OP_STEPS && m->pending->detail_job_id < 0) {
+	if (skip_op(m, op)) {
 		m->opi = 0;
 		return advance(m, now);
 	}

@@ -17,7 +17,8 @@
 
 typedef enum mon_op {
 	MON_OP_NONE = 0,
-	MON_OP_LISTEN,
+	MON_OP_PROBE,        /* what the server is: pooled, standby (engine_probe_result) */
+	MON_OP_LISTEN,       /* direct connections only; no LISTEN on a standby */
 	MON_OP_PREPARE,      /* prepare[prep_index] */
 	MON_OP_SERVERS,
 	MON_OP_LIBRARIES,
@@ -26,6 +27,9 @@ typedef enum mon_op {
 	MON_OP_STEP_RATE,    /* new step records of the detail job, for its step-rate ring */
 	MON_OP_EVENTS,
 	MON_OP_CONTENTION,
+	MON_OP_ROLE,         /* standby and replay lag, each refresh */
+	MON_OP_TX_BEGIN,     /* behind a pooler: the refresh is one read-only transaction */
+	MON_OP_TX_END,       /* with its settings local to it, then ROLLBACK */
 	MON_OP_REFRESH_DONE, /* marker: the refresh cycle is complete */
 	MON_OP_LOCKS_BEGIN,
 	MON_OP_LOCKS,

@@ -100,6 +100,8 @@ static int one_step(cleanup_step_result *out, cleanup_engine *e, enum sql_query_
 	return rc;
 }
 
+static bool runner_conn_alive(cleanup_engine *e, int64_t job_id);
+
 /* Runs step STEP_NO; LEAN leaves out the server-built JSON (the run loop
  * needs only the counts, and building the document costs every step). */
 static int step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t step_no, int busy_seen,
@@ -113,6 +115,18 @@ static int step_at(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, 
 	snprintf(sbuf, sizeof sbuf, "%" PRId32, step_no);
 	snprintf(bbuf, sizeof bbuf, "%d", busy_seen > 0 ? busy_seen : 0);
 	snprintf(ctx, sizeof ctx, "running step %s of job %s", sbuf, jbuf);
+	if (e->runner && e->runner_job == job_id && !runner_conn_alive(e, job_id)) {
+		/* Behind a pooler the runner lock is a connection of its own:
+		 * checked before every step, so a terminated lock backend stops
+		 * the run before it could compete with a new runner. */
+		memset(out, 0, sizeof *out);
+		cleanup_error_set(err, CLEANUP_EREFUSED,
+		                  "lost the runner lock of job %s: the connection holding it ended (terminated, or the "
+		                  "pooler or server went away); step %s was not run",
+		                  jbuf, sbuf);
+		cleanup_error_hint(err, "start the run again: it resumes from the last committed step");
+		return CLEANUP_EREFUSED;
+	}
 	rc = one_step(out, e, lean ? CLEANUP_Q_STEP_RUN_LEAN : CLEANUP_Q_STEP_RUN, 3, params, false, ctx, err);
 	if (rc == CLEANUP_OK)
 		failpoint("after_commit"); /* committed, the answer not yet acted on */
@@ -149,7 +163,7 @@ int cleanup_job_step_preview(cleanup_step_result *out, cleanup_engine *e, int64_
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(ctx, sizeof ctx, "previewing the next step of job %s", jbuf);
 	/* READ ONLY: the server itself guarantees the preview mutates nothing. */
-	rc = engine_script(e, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", ctx, err);
+	rc = engine_begin(e, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", ctx, err);
 	if (rc != CLEANUP_OK)
 		return rc;
 	rc = one_step(out, e, CLEANUP_Q_STEP_PREVIEW, 1, params, true, ctx, err);
@@ -217,9 +231,17 @@ out:
 
 int cleanup_step_set_synchronous_commit(cleanup_engine *e, bool synchronous, cleanup_error *err)
 {
-	return engine_script(e, synchronous ? "SET cleanup.step_synchronous_commit = on"
-	                                    : "SET cleanup.step_synchronous_commit = off",
-	                     "setting the step commit mode", err);
+	int rc = CLEANUP_OK;
+
+	/* Behind a pooler each step's transaction sets it (engine_query);
+	 * on a direct connection it is the session's. */
+	if (!e->pooled)
+		rc = engine_script(e, synchronous ? "SET cleanup.step_synchronous_commit = on"
+		                                  : "SET cleanup.step_synchronous_commit = off",
+		                   "setting the step commit mode", err);
+	if (rc == CLEANUP_OK)
+		e->step_sync = synchronous ? 1 : 0;
+	return rc;
 }
 
 /* --- the runner lock (cleanup/runner.h) ----------------------------------- */
@@ -228,6 +250,91 @@ int cleanup_step_set_synchronous_commit(cleanup_engine *e, bool synchronous, cle
  * killed runner's backend may still be finishing its (bounded) step, and a
  * terminated one may not have ended yet, when the next runner starts. */
 #define RUNNER_CLAIM_GRACE_S 2.0
+
+/* True while E (behind a pooler) holds the runner lock of JOB_ID: its
+ * lock connection is up and still in the transaction that took it. Reads
+ * what the server sent meanwhile without waiting: a terminated lock
+ * backend (the console's K) shows here before the next step. */
+static bool runner_conn_alive(cleanup_engine *e, int64_t job_id)
+{
+	PGconn *c;
+	PGresult *res;
+
+	if (!e->runner || e->runner_job != job_id || !e->runner->conn)
+		return false;
+	c = e->runner->conn;
+	if (!PQconsumeInput(c) || PQstatus(c) != CONNECTION_OK)
+		return false;
+	while (!PQisBusy(c) && (res = PQgetResult(c)) != NULL)
+		PQclear(res);
+	return PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) == PQTRANS_INTRANS;
+}
+
+/* Ends the runner lock connection of E (ROLLBACK ends the lock with its
+ * transaction; closing the connection would too). */
+static int runner_conn_end(cleanup_engine *e, cleanup_error *err)
+{
+	int rc = CLEANUP_OK;
+
+	if (!e->runner)
+		return CLEANUP_OK;
+	if (cleanup_engine_ok(e->runner) && PQtransactionStatus(e->runner->conn) == PQTRANS_INTRANS)
+		rc = engine_script(e->runner, "ROLLBACK", "releasing the runner lock", err);
+	cleanup_engine_close(e->runner);
+	e->runner = NULL;
+	e->runner_job = 0;
+	return rc;
+}
+
+/* Behind a pooler a session lock would stay on a pooled server
+ * connection (and its release could land on another one): the lock is
+ * taken transaction-scoped by a connection of its own, which keeps the
+ * transaction open until the run ends (runner_claim_xact.sql). */
+/* The lock connection's transaction: its timeouts first (the role's own
+ * could be 20ms), and no idle-in-transaction timeout (it idles by design). */
+static int runner_conn_begin(cleanup_engine *h, cleanup_error *err)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof sql,
+	         "BEGIN; SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d; "
+	         "SET LOCAL idle_in_transaction_session_timeout = 0",
+	         h->timeout_ms > 0 ? h->timeout_ms : 0, h->lock_timeout_ms > 0 ? h->lock_timeout_ms : 0);
+	return engine_script_settings(h, sql, "taking the runner lock", err);
+}
+
+static int runner_claim_pooled(bool *claimed, PGresult **out, cleanup_engine *e, int64_t job_id, const char *jbuf,
+                               cleanup_error *err)
+{
+	const char *params[1] = {jbuf};
+	cleanup_engine *h = NULL;
+	int rc;
+
+	if (runner_conn_alive(e, job_id)) {
+		*claimed = true; /* a reconnected run: the lock held on */
+		return CLEANUP_OK;
+	}
+	runner_conn_end(e, NULL);
+	if ((rc = engine_new(&h, e->conninfo, e->app_name, err)) != CLEANUP_OK)
+		return rc;
+	h->app_name_fixed = e->app_name_fixed;
+	h->timeout_ms = e->timeout_ms;
+	h->lock_timeout_ms = e->lock_timeout_ms;
+	if ((rc = cleanup_engine_reconnect(h, err)) != CLEANUP_OK ||
+	    (rc = runner_conn_begin(h, err)) != CLEANUP_OK ||
+	    (rc = engine_query(out, h, CLEANUP_Q_RUNNER_CLAIM_XACT, 1, params, "taking the runner lock", err)) !=
+	        CLEANUP_OK) {
+		cleanup_engine_close(h);
+		return rc;
+	}
+	if (PQntuples(*out) == 1 && strcmp(col_text(*out, 0, "claimed"), "t") == 0) {
+		e->runner = h;
+		e->runner_job = job_id;
+	} else {
+		cleanup_engine_close(h);
+	}
+	return CLEANUP_OK;
+}
 
 int cleanup_job_runner_claim(bool *claimed, cleanup_runner_holder *holder, cleanup_engine *e, int64_t job_id,
                              cleanup_error *err)
@@ -241,7 +348,13 @@ int cleanup_job_runner_claim(bool *claimed, cleanup_runner_holder *holder, clean
 	if (holder)
 		memset(holder, 0, sizeof *holder);
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
-	rc = engine_query(&res, e, CLEANUP_Q_RUNNER_CLAIM, 1, params, "taking the runner lock", err);
+	if (e->pooled) {
+		rc = runner_claim_pooled(claimed, &res, e, job_id, jbuf, err);
+		if (rc != CLEANUP_OK || *claimed)
+			goto out;
+	} else {
+		rc = engine_query(&res, e, CLEANUP_Q_RUNNER_CLAIM, 1, params, "taking the runner lock", err);
+	}
 	if (rc != CLEANUP_OK)
 		goto out;
 	if (PQntuples(res) != 1) {
@@ -270,7 +383,15 @@ int cleanup_job_runner_release(cleanup_engine *e, int64_t job_id, cleanup_error 
 	int rc;
 
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	if (e->runner)
+		return runner_conn_end(e, err);
+	if (e->pooled)
+		return CLEANUP_OK; /* never claimed on this engine */
 	rc = engine_query(&res, e, CLEANUP_Q_RUNNER_RELEASE, 1, params, "releasing the runner lock", err);
+	if (rc == CLEANUP_OK && strcmp(col_text(res, 0, "released"), "t") != 0)
+		rc = cleanup_error_set(err, CLEANUP_ERROR,
+		                       "releasing the runner lock of job %s: this session (backend %d) did not hold it", jbuf,
+		                       e->server_pid);
 	PQclear(res);
 	return rc;
 }
@@ -670,7 +791,9 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 	while (!st.done) {
 		if (!may_start(&st, 0))
 			break;
-		if (!st.o->no_pipeline && st.prepared && st.unrecorded_busy == 0) {
+		/* Behind a pooler no pipelining: a pooler may hand the second
+		 * transaction of a pipeline to another server connection. */
+		if (!st.o->no_pipeline && !e->pooled && st.prepared && st.unrecorded_busy == 0) {
 			rc = run_pipelined(&st, err);
 		} else {
 			/* One step at a time: the first on a connection (it prepares

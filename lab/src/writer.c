@@ -21,7 +21,7 @@
 #include "cleanup/writer.h"
 #include "engine_int.h"
 
-#define WRITER_LOCK_TIMEOUT "SET lock_timeout = 1000"
+#define WRITER_LOCK_TIMEOUT_MS 1000
 #define WRITER_STATEMENT_TIMEOUT_MS 5000
 #define WRITER_REFRESH_S 5.0
 
@@ -103,13 +103,14 @@ const char *cleanup_writer_op_name(cleanup_writer_op op)
 	return "?";
 }
 
-/* The session settings of a writer: its transactions stay short. */
+/* The settings of a writer: its transactions stay short (the session's
+ * on a direct connection, each transaction's behind a pooler). */
 static int setup_session(cleanup_writer *w, cleanup_error *err)
 {
 	int rc = cleanup_engine_set_timeout(w->e, WRITER_STATEMENT_TIMEOUT_MS, err);
 
 	if (rc == CLEANUP_OK)
-		rc = engine_script(w->e, WRITER_LOCK_TIMEOUT, "setting the writer's lock_timeout", err);
+		rc = cleanup_engine_set_lock_timeout(w->e, WRITER_LOCK_TIMEOUT_MS, err);
 	return rc;
 }
 

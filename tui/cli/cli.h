@@ -19,6 +19,7 @@ typedef struct cli_ctx {
 	const char *db_from;  /* where db came from: "CLEANUPCTL_DB", else NULL (--db or the default) */
 	bool json;            /* --json: one JSON document on stdout */
 	bool quiet;           /* --quiet: no progress chatter */
+	int64_t timeout_s;    /* --timeout SECONDS (0: none); -1 when not given: the command's default */
 	const char *app_name; /* application_name for cli_connect (NULL: "cleanupctl");
 	                       * job verbs use "cleanupctl:job:<id>:<verb>", the writer
 	                       * "cleanupctl:writer:<server>", the console "cleanupctl:console" */
@@ -144,7 +145,7 @@ const char *cli_run_summary_text(char *buf, size_t len, int64_t id, const struct
 enum { CLI_JSON_VERSION = 2 };
 
 /* Exit codes (PRODUCT.md); ops.h maps a status to them (tui_op_exit_code). */
-enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_BUSY = 3, EXIT_REFUSED = 4 };
+enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_BUSY = 3, EXIT_REFUSED = 4, EXIT_READONLY = 5 };
 /* Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2. */
 enum { EXIT_INTERRUPTED = TUI_OP_EXIT_INTERRUPTED };
 

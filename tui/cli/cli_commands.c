@@ -19,6 +19,9 @@ const cli_option cli_global_options[] = {
 	                     "else a running sandbox", NULL},
 	{"--json", NULL, "one JSON document on stdout (docs/json.md), errors included", NULL},
 	{"--quiet", NULL, "no progress chatter (also -q)", NULL},
+	{"--timeout", "SECONDS", "the statement timeout of every transaction, 0 (none) to 86400; default 60, 300 for "
+	                         "job step, job run and worker; lock_timeout is 10 s or this if less (docs/fleet.md)",
+	 NULL},
 	{"--help", NULL, "usage; after a command, that command's (also -h)", NULL},
 	{"--version", NULL, "the program, schema and libpq versions", NULL},
 	{NULL, NULL, NULL, NULL},

@@ -53,22 +53,19 @@ static int exec_console(cli_ctx *ctx, int argc, char **argv)
 		return cli_fail(ctx, &err);
 	}
 	ctx->app_name = "cleanupctl:console";
-	if (o.readonly) {
-		/* Every connection of a read-only console (this check, the
-		 * monitor's, the action worker's) is read-only at the server:
-		 * default_transaction_read_only in its startup options. Without
-		 * --db, cli_connect() first resolves what to connect to (the
-		 * sandbox or the libpq environment); that connection runs no
-		 * query. */
-		if (!ctx->db) {
-			if ((rc = cli_connect(ctx, &e, false)))
-				return rc;
-			cleanup_engine_close(e);
-			e = NULL;
-		}
+	if (o.readonly && ctx->db) {
+		/* A read-only console sends no write: it has no actions, and
+		 * the monitor's transactions are read-only at the server (its
+		 * session's default on a direct connection, BEGIN READ ONLY
+		 * behind a pooler). No startup options (issue 20): PgBouncer
+		 * refuses "options", and a read-only default made
+		 * target_session_attrs=read-write refuse the server. The
+		 * conninfo is still checked up front: a string libpq rejects is
+		 * named here, its password redacted. */
 		if (cleanup_conninfo_readonly(&ro, ctx->db, &err) != CLEANUP_OK)
 			return cli_fail(ctx, &err);
-		ctx->db = ro;
+		free(ro);
+		ro = NULL;
 	}
 	/* Check the connection and the schema once, before taking the screen:
 	 * a wrong --db is a clear message, not a dashboard that keeps retrying. */

@@ -155,6 +155,15 @@ static int exec_counts(cli_ctx *ctx, int argc, char **argv)
 	ctx->app_name = "cleanupctl:counts";
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
+	if (!no_visit && nlibs == 0 && cleanup_engine_standby(e)) {
+		/* A hot standby takes no visit (a visit writes): the plain
+		 * `counts` only reads there, and says so (issue 20). --library
+		 * asks for visits: exit 5 as any write. */
+		if (!ctx->quiet)
+			fprintf(stderr, "cleanupctl: counts: the server is a hot standby (read-only): no visits, "
+			                "the cache's state as replayed\n");
+		no_visit = true;
+	}
 	if (!no_visit && nlibs == 0) {
 		/* One visit for every watched library. */
 		if (cleanup_count_report(&rows, &nrows, e, NULL, &err) != CLEANUP_OK)

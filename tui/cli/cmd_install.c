@@ -36,6 +36,10 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 	opts.validator = values[INSTALL_VALIDATOR];
 	opts.remove_validator = values[INSTALL_REMOVE_VALIDATOR];
 	opts.default_mode = values[INSTALL_DEFAULT_MODE];
+	/* As pg_dump and pg_restore: no statement or lock timeout unless
+	 * --timeout says so (a role's statement_timeout does not apply). */
+	if (ctx->timeout_s < 0)
+		cleanup_engine_defaults(0, 0);
 	if ((rc = cli_connect(ctx, &e, false)))
 		return rc;
 	/* One transaction: Ctrl-C cancels it and the database is unchanged. */

@@ -21,7 +21,10 @@ static int apply_timeout(cli_ctx *ctx, cleanup_engine *e, int64_t seconds)
 {
 	cleanup_error err;
 
-	if (seconds > 0 && cleanup_engine_set_timeout(e, (int)(seconds * 1000), &err) != CLEANUP_OK)
+	/* The global --timeout (main.c) wins over the default; 0 is none. */
+	if (ctx->timeout_s >= 0)
+		seconds = ctx->timeout_s;
+	if (seconds >= 0 && cleanup_engine_set_timeout(e, (int)(seconds * 1000), &err) != CLEANUP_OK)
 		return cli_fail(ctx, &err);
 	return 0;
 }

@@ -40,6 +40,9 @@ static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 			                 argv[i]);
 		}
 	}
+	/* As install: no timeouts unless --timeout says so. */
+	if (ctx->timeout_s < 0)
+		cleanup_engine_defaults(0, 0);
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	/* One statement, one transaction: Ctrl-C cancels it, nothing stays. */

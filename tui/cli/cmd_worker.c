@@ -77,6 +77,8 @@ typedef struct worker {
 	size_t naside;
 	int completed, interrupted, busy, lost, failed, steps;
 	int live; /* runners still in their loop */
+	bool standby_said; /* "waiting: a standby" printed, not yet "promoted" */
+	bool standby_exit; /* --idle-exit on a standby: exit 5 */
 } worker;
 
 typedef struct runner {
@@ -273,6 +275,43 @@ static void log_note(runner *r, const char *what, const cleanup_error *err)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* A hot standby runs no job (every step writes): the worker waits for a
+ * promotion, saying so once (stderr, and a note event with --json), and
+ * that it goes on when the server is promoted. With --idle-exit it stops
+ * at once (exit 5). Returns true while E is a standby. */
+static bool standby_wait(runner *r, cleanup_engine *e)
+{
+	worker *w = r->w;
+	cleanup_error err;
+	char t[32];
+	bool standby;
+
+	if (cleanup_engine_recheck(e, &err) != CLEANUP_OK)
+		return false; /* the candidates query will say what is wrong */
+	standby = cleanup_engine_standby(e);
+	pthread_mutex_lock(&w->mu);
+	if (standby && !w->standby_said) {
+		w->standby_said = true;
+		fprintf(stderr, "cleanupctl: worker: the server is a hot standby (read-only, in recovery): no job runs here; %s\n",
+		        w->idle_exit ? "stopping (--idle-exit)" : "waiting until it is promoted (checked every --poll)");
+		if (w->ctx->json) {
+			printf("{\"event\": \"standby\", \"at\": ");
+			cli_json_string(stdout, stamp_json(t, sizeof t));
+			printf(", \"runner\": %d, \"waiting\": %s}\n", r->k, w->idle_exit ? "false" : "true");
+		} else {
+			printf("%s worker: waiting: the server is a hot standby (read-only)\n", stamp(t, sizeof t));
+		}
+		fflush(stdout);
+	} else if (!standby && w->standby_said) {
+		w->standby_said = false;
+		fprintf(stderr, "cleanupctl: worker: the server was promoted: claiming jobs again\n");
+	}
+	if (standby && w->idle_exit)
+		w->standby_exit = true;
+	pthread_mutex_unlock(&w->mu);
+	return standby;
+}
+
 /* --- one runner ---------------------------------------------------------- */
 
 /* Runs job C on a connection of its own if this runner can claim it.
@@ -314,7 +353,7 @@ static bool try_job(runner *r, const cleanup_worker_candidate *c)
 		goto release;
 	r->claimed++;
 	log_claimed(r, &job, cleanup_engine_backend_pid(e));
-	if (w->timeout_s > 0 && cleanup_engine_set_timeout(e, w->timeout_s * 1000, &err) != CLEANUP_OK) {
+	if (w->timeout_s >= 0 && cleanup_engine_set_timeout(e, w->timeout_s * 1000, &err) != CLEANUP_OK) {
 		sum.job = job;
 		memset(&job, 0, sizeof job);
 		log_finished(r, c->job_id, "error", &sum, &err, EXIT_ERROR);
@@ -405,6 +444,12 @@ static void *runner_main(void *arg)
 				continue;
 			}
 			reconnect_wait = 1;
+		}
+		if (standby_wait(r, poll)) {
+			if (w->idle_exit)
+				break;
+			nap(w->poll_s);
+			continue;
 		}
 		if (cleanup_worker_candidates(&c, &n, poll, w->servers, w->nservers, WORKER_CANDIDATES, &err) !=
 		    CLEANUP_OK) {
@@ -586,7 +631,7 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 	w.poll_s = poll;
 	w.max_busy = (int)so.max_busy;
 	w.backoff_max_ms = (int)so.backoff_max;
-	w.timeout_s = (int)so.timeout;
+	w.timeout_s = (int)(ctx->timeout_s >= 0 ? ctx->timeout_s : so.timeout);
 	w.sync = so.sync;
 	pthread_mutex_init(&w.mu, NULL);
 
@@ -646,6 +691,8 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 			if (w.aside[k].failed)
 				code = EXIT_ERROR;
 	}
+	if (code == EXIT_DONE && w.standby_exit && !stop_flag)
+		code = EXIT_READONLY; /* --idle-exit on a standby */
 	if (ctx->json) {
 		printf("{\"event\": \"stopped\", \"at\": ");
 		cli_json_string(stdout, stamp_json(t, sizeof t));

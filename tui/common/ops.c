@@ -18,6 +18,7 @@ static const tui_op_error_words error_words[] = {
 	{CLEANUP_EBUSY, TUI_BUSY_PREFIX, TUI_BUSY_PREFIX, TUI_OP_SEVERITY_WARNING},
 	{CLEANUP_EREFUSED, "refused: ", "refused: ", TUI_OP_SEVERITY_WARNING},
 	{CLEANUP_ECONN, "", "connection lost: ", TUI_OP_SEVERITY_DANGER},
+	{CLEANUP_EREADONLY, "read-only server: ", "read-only server: ", TUI_OP_SEVERITY_WARNING},
 	{CLEANUP_ERROR, "", "failed: ", TUI_OP_SEVERITY_DANGER}, /* also every status not listed */
 };
 

@@ -260,8 +260,8 @@ static void draw_header(console *c, double now)
 {
 	const tui_rect *r = &c->layout.header;
 	const cleanup_mon_snapshot *s = c->snap;
-	char clock[16], stale[64], buf[640], badges[6][128], where[300], version[40];
-	theme_role roles[6];
+	char clock[16], stale[64], buf[640], badges[8][128], where[300], version[40];
+	theme_role roles[8];
 	double since;
 	int x, nb = 0, i, bw = 0, maxx = r->x + r->w, right;
 	cleanup_monitor_state st = cleanup_monitor_get_state(c->mon);
@@ -272,6 +272,18 @@ static void draw_header(console *c, double now)
 	}
 	if (c->opts.readonly) {
 		snprintf(badges[nb], sizeof badges[nb], " READ-ONLY ");
+		roles[nb++] = ROLE_BADGE;
+	}
+	if (s->seq > 0 && s->standby) {
+		/* A hot standby (issue 20): what it shows is what it replayed. */
+		if (s->replay_lag_s >= 0)
+			snprintf(badges[nb], sizeof badges[nb], " standby, read-only, replay lag %.0f s ", s->replay_lag_s);
+		else
+			snprintf(badges[nb], sizeof badges[nb], " standby, read-only ");
+		roles[nb++] = ROLE_BADGE;
+	}
+	if (s->seq > 0 && s->pooled) {
+		snprintf(badges[nb], sizeof badges[nb], " pooler: polling ");
 		roles[nb++] = ROLE_BADGE;
 	}
 	if (c->run_status[0] && c->run_status_action == ACT_RUN) {

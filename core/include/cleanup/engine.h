@@ -48,6 +48,33 @@ int cleanup_engine_backend_pid(const cleanup_engine *engine);
 /* Sets a statement_timeout (milliseconds, 0 = none) for later commands. */
 int cleanup_engine_set_timeout(cleanup_engine *engine, int timeout_ms, cleanup_error *err);
 
+/* Sets the lock_timeout (milliseconds, 0 = none) for later commands. */
+int cleanup_engine_set_lock_timeout(cleanup_engine *engine, int timeout_ms, cleanup_error *err);
+
+/* The timeouts every transaction of an engine runs with unless told
+ * otherwise (issue 20: a role's statement_timeout = 20ms must not break a
+ * command, and no setting may stay behind on a pooled connection). */
+#define CLEANUP_DEFAULT_STATEMENT_TIMEOUT_MS 60000
+#define CLEANUP_DEFAULT_LOCK_TIMEOUT_MS 10000
+
+/* Changes the defaults for engines opened from now on (negative: keep);
+ * the CLI's --timeout. */
+void cleanup_engine_defaults(int statement_timeout_ms, int lock_timeout_ms);
+
+/* True when the connection goes through a connection pooler (PgBouncer,
+ * ...): the backend pid libpq was given at startup is not the server's.
+ * The engine then keeps no session state: settings per transaction, no
+ * named prepared statements, no pipelined transactions, no LISTEN. */
+bool cleanup_engine_pooled(const cleanup_engine *engine);
+
+/* True when the server was in recovery (a hot standby) when the engine
+ * connected, or at the last cleanup_engine_recheck(). */
+bool cleanup_engine_standby(const cleanup_engine *engine);
+
+/* Asks the server again whether it is in recovery (a promotion, a
+ * failover); updates cleanup_engine_standby(). */
+int cleanup_engine_recheck(cleanup_engine *engine, cleanup_error *err);
+
 /* Runs the SQL command TEXT, which takes no parameters and returns no rows
  * of interest (e.g. "LISTEN cleanup_jobs"). */
 int cleanup_engine_exec(cleanup_engine *engine, const char *text, cleanup_error *err);

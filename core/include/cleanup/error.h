@@ -19,7 +19,9 @@ typedef enum cleanup_status {
 	CLEANUP_EREFUSED = -4, /* refused by a job's phase or a guard       exit 4 */
 	CLEANUP_ENOTFOUND = -5,/* job, library, server or step unknown      exit 1 */
 	CLEANUP_ECONN = -6,    /* connection failed or was lost             exit 1 */
-	CLEANUP_ENOMEM = -7    /*                                           exit 1 */
+	CLEANUP_ENOMEM = -7,   /*                                           exit 1 */
+	CLEANUP_EREADONLY = -8 /* a write sent to a read-only server (a hot
+	                        * standby, 25006): run it on the primary    exit 5 */
 } cleanup_status;
 
 #define CLEANUP_ERR_TEXT 1024
@@ -46,7 +48,8 @@ void cleanup_error_hint(cleanup_error *err, const char *fmt, ...) __attribute__(
 
 /* Maps a SQLSTATE to a status: 55P03 -> EBUSY, CU001 -> ENOTFOUND,
  * CU1xx -> EINVAL, CU4xx and CUAxx -> EREFUSED, class 08 and 57P0x ->
- * ECONN, 22021 (bad UTF-8) -> EINVAL, else ERROR. */
+ * ECONN, 22021 (bad UTF-8) -> EINVAL, 25006 (read-only transaction, a
+ * standby) -> EREADONLY, else ERROR. */
 int cleanup_status_from_sqlstate(const char *sqlstate);
 
 /* Copies SRC (NULL: "") into DST (LEN > 0 bytes, always NUL-terminated).
@@ -56,7 +59,7 @@ int cleanup_status_from_sqlstate(const char *sqlstate);
  * bytes copied, without the NUL. */
 size_t cleanup_text_copy(char *dst, size_t len, const char *src);
 
-/* The process exit code for STATUS: 0, 1, 2, 3 or 4. */
+/* The process exit code for STATUS: 0, 1, 2, 3, 4 or 5. */
 int cleanup_exit_code(int status);
 
 /* A short name for STATUS: "ok", "error", "invalid", "busy", ... */

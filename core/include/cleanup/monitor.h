@@ -175,6 +175,15 @@ typedef struct cleanup_mon_snapshot {
 	 * console degrades instead of waiting. 0 when every query answered. */
 	unsigned stale_parts;
 	double stale_parts_at;
+	/* What the server is (issue 20), read with every refresh: a hot
+	 * standby (read-only) and how far its replay is behind (seconds since
+	 * the last replayed commit while WAL waits to be replayed; 0 when
+	 * replay has caught up with what was received; -1 unknown), and
+	 * whether the console reaches it through a pooler (no LISTEN there:
+	 * the periodic refresh is what it has). */
+	bool standby;
+	double replay_lag_s;
+	bool pooled;
 } cleanup_mon_snapshot;
 
 enum {

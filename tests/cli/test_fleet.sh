@@ -1,0 +1,360 @@
+#!/usr/bin/env bash
+# Issue 20 (fleets): cleanupctl behind real poolers and on a real standby.
+#
+# The matrix: four cells against the test sandbox's cluster,
+#   direct       the sandbox's own socket
+#   session      PgBouncer (Debian's) in session mode, server_reset_query
+#                empty: a pooler that keeps session settings
+#   transaction  PgBouncer in transaction mode
+#   standby      a hot standby made with pg_basebackup -R
+# each driven as a role with role-level timeouts (statement_timeout 20ms,
+# lock_timeout 20ms, set by ALTER ROLE as a DBA would). In each pool cell:
+# the full job flow (create, append, seal, run to completion; a removal
+# through the worker) is exact, and after every cleanupctl command a second
+# client of the same pool, reaching every server connection of the pool,
+# sees the default settings (nothing left behind: read-only, timeouts,
+# synchronous_commit, application_name, the step commit mode, advisory
+# locks). On the standby the read commands work and show what the primary
+# committed, the write commands exit 5 saying the server is a standby, and
+# the worker waits and says so.
+#
+# PgBouncer and the standby run as the unprivileged postgres user, like the
+# sandbox, on Unix sockets in a private directory (no TCP port), and are
+# stopped at the end by their own pids.
+. "$(dirname "$0")/lib_foundation.sh"
+
+PGBOUNCER=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+[ -x "$PGBOUNCER" ] || { echo "FAIL: pgbouncer is not installed (apt-get install pgbouncer; make test installs it)"; exit 1; }
+BINDIR=$(jq -r '.bindir // empty' <<<"$info")
+[ -n "$BINDIR" ] || BINDIR=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+
+NAME=cleanup_lab_fleet
+db_fresh $NAME
+DIRECT_ADMIN=$DB
+"$CLEANUPCTL" --quiet --db "$DB" seed --servers 5 --libraries 2 --items 200 >/dev/null || { echo "seed failed"; exit 1; }
+
+ROLE=fleet_slow
+login_role $ROLE cleanup_runner
+# FLEET_ROLE_TIMEOUTS=0 leaves them out: to see what else fails (an older
+# binary fails every cell at its first command with them).
+RT=${FLEET_ROLE_TIMEOUTS:-1}
+if [ "$RT" = 1 ]; then
+	psql -X -q "$ADMIN" -c "ALTER ROLE $ROLE IN DATABASE $NAME SET statement_timeout = '20ms'" \
+		-c "ALTER ROLE $ROLE IN DATABASE $NAME SET lock_timeout = '20ms'" || { echo "ALTER ROLE failed"; exit 1; }
+	RTV=20ms
+else
+	psql -X -q "$ADMIN" -c "ALTER ROLE $ROLE IN DATABASE $NAME RESET ALL" || { echo "ALTER ROLE failed"; exit 1; }
+	RTV=0
+fi
+
+# A private directory the postgres user owns (the checkout may be one it
+# cannot enter); removed at the end with everything in it.
+RUN=$(mktemp -d /tmp/cleanupctl-fleet.XXXXXX)
+chmod 700 "$RUN"
+if [ "$(id -u)" = 0 ]; then
+	chown postgres: "$RUN"
+	as_pg() { runuser -u postgres -- "$@"; }
+else
+	as_pg() { "$@"; }
+fi
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		[ -f "$p" ] && kill "$(head -1 "$p")" 2>/dev/null
+	done
+	[ -d "$RUN/standby" ] && as_pg "$BINDIR/pg_ctl" -D "$RUN/standby" -m immediate stop >/dev/null 2>&1
+	rm -rf "$RUN" "$TMPD"
+}
+trap cleanup EXIT
+
+# start_pgbouncer MODE PORT: PgBouncer in pool mode MODE on $RUN/pgb-MODE.
+start_pgbouncer() {
+	local mode=$1 port=$2 d=$RUN/pgb-$1
+	as_pg mkdir -m 700 "$d"
+	printf '"%s" ""\n"postgres" ""\n' $ROLE | as_pg tee "$d/userlist.txt" >/dev/null
+	as_pg tee "$d/pgbouncer.ini" >/dev/null <<EOF
+[databases]
+$NAME = host=$SOCK port=$PORT dbname=$NAME
+[pgbouncer]
+listen_port = $port
+unix_socket_dir = $d
+auth_type = trust
+auth_file = $d/userlist.txt
+pool_mode = $mode
+default_pool_size = 8
+max_client_conn = 100
+server_round_robin = 1
+server_reset_query =
+logfile = $d/pgbouncer.log
+pidfile = $d/pgbouncer.pid
+admin_users = postgres
+EOF
+	as_pg "$PGBOUNCER" -d -q "$d/pgbouncer.ini" || { echo "FAIL: pgbouncer ($mode) did not start"; cat "$d/pgbouncer.log"; exit 1; }
+	PIDS+=("$d/pgbouncer.pid")
+}
+
+# stop_pgbouncer MODE: stops it (its own pid) and waits until its server
+# connections have left the primary, so the next pool's are the only ones.
+stop_pgbouncer() {
+	local i
+	kill "$(head -1 "$RUN/pgb-$1/pgbouncer.pid")"
+	for i in $(seq 1 300); do
+		[ "$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT count(*) FROM pg_stat_activity WHERE datname = '$NAME' AND usename = '$ROLE'")" = 0 ] && return
+		sleep 0.1
+	done
+	echo "FAIL: the $1 pool's server connections did not end"
+	FAILS=$((FAILS + 1))
+}
+
+# The defaults a client of the pool must see (the role's own settings,
+# nothing a cleanupctl command set), and the backend it saw them on.
+CHECK="SELECT pg_backend_pid() || ' ' || concat_ws('|', current_setting('default_transaction_read_only'),
+  current_setting('transaction_read_only'), current_setting('statement_timeout'), current_setting('lock_timeout'),
+  current_setting('idle_in_transaction_session_timeout'), current_setting('synchronous_commit'),
+  current_setting('application_name'), coalesce(current_setting('cleanup.step_synchronous_commit', true), ''),
+  (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()),
+  (SELECT count(*) FROM pg_prepared_statements))"
+WANT="off|off|$RTV|$RTV|0|on|fleet_check||0|0"
+
+# pool_clean WHAT: every server connection of the pool (the role's backends
+# in the database, seen from the primary) is reached by a second client,
+# which sees the defaults. server_round_robin hands each transaction the
+# longest-idle server, so a few transactions visit all of them.
+pool_clean() {
+	local what=$1 pids seen="" got pid vals i
+	case $CELL in direct | primary | standby) return ;; esac # no pool there: each session ends with its command
+	pids=$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT pid FROM pg_stat_activity WHERE datname = '$NAME' AND usename = '$ROLE' ORDER BY pid")
+	for i in $(seq 1 40); do
+		got=$(psql -X -q -t -A "$POOL application_name=fleet_check" -c "$CHECK" 2>&1) || {
+			# The checking client has the role's 20ms too: on a loaded
+			# machine its own query may time out; that is not a finding.
+			case $got in *"statement timeout"*) continue ;; esac
+			echo "FAIL: [$CELL] after $what: the checking client failed: $got"
+			FAILS=$((FAILS + 1))
+			return
+		}
+		pid=${got%% *}
+		vals=${got#* }
+		if [ "$vals" != "$WANT" ]; then
+			echo "FAIL: [$CELL] after $what: backend $pid of the pool has \"$vals\", want \"$WANT\""
+			echo "      (read-only, xact read-only, statement_timeout, lock_timeout, idle timeout, synchronous_commit,"
+			echo "       application_name, cleanup.step_synchronous_commit, advisory locks, prepared statements)"
+			FAILS=$((FAILS + 1))
+			return
+		fi
+		case " $seen " in *" $pid "*) ;; *) seen="$seen $pid" ;; esac
+		local all=1 p
+		for p in $pids; do case " $seen " in *" $p "*) ;; *) all=0 ;; esac; done
+		[ $all = 1 ] && return
+	done
+	echo "FAIL: [$CELL] after $what: the checking client never reached every server of the pool ($(echo $pids); saw$seen)"
+	psql -X -q "$POOL_ADMIN" -c "SHOW SERVERS" -c "SHOW CLIENTS"
+	FAILS=$((FAILS + 1))
+}
+
+# c ARGS...: runs cleanupctl against the cell's connection as the role.
+c() {
+	CURRENT="[$CELL] $*"
+	"$CLEANUPCTL" --db "$POOL" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+ok() { [ "$RC" = 0 ] || fail "exit $RC, want 0"; pool_clean "$*"; }
+
+# flow SERVER: the full flow on the cell's connection. Library 2k-1 is
+# pruned (150 of its 200 IDs seen: exactly 50 deleted), library 2k is
+# removed by the worker.
+flow() {
+	local server=$1 lp=$(($1 * 2 - 1)) lr=$(($1 * 2)) job ids
+	c --json job create prune --library $lp
+	ok "job create"
+	job=$(jq -r .id <<<"$OUT" 2>/dev/null)
+	[ -n "$job" ] && [ "$job" != null ] || { fail "no job id"; return; }
+	seq 1 140 | sed "s/^/ext-$lp-/" >"$TMPD/ids"
+	CURRENT="[$CELL] job append (stdin)"
+	"$CLEANUPCTL" --db "$POOL" --json job append "$job" <"$TMPD/ids" >"$TMPD/out" 2>"$TMPD/err"
+	RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+	ok "job append (stdin)"
+	same "$(jq -r .manifest_count <<<"$OUT" 2>/dev/null)" 140 "[$CELL] manifest after the stdin append"
+	ids=$(seq 141 150 | sed "s/^/ext-$lp-/" | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	c job append "$job" $ids
+	ok "job append (arguments)"
+	c job show "$job"
+	ok "job show (collecting)"
+	c job seal "$job" --expected 150
+	ok "job seal"
+	c job step "$job" --preview
+	ok "job step --preview"
+	c job run "$job"
+	ok "job run"
+	c --json job show "$job"
+	ok "job show"
+	same "$(jq -r '[.phase, .deleted, .manifest_count] | join(" ")' <<<"$OUT" 2>/dev/null)" "completed 50 150" \
+		"[$CELL] the pruned job"
+	same "$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT count(*) FROM inventory.items WHERE library_id = $lp")" 150 \
+		"[$CELL] items left in library $lp"
+	c --json job create remove-library --library $lr
+	ok "job create remove-library"
+	job=$(jq -r .id <<<"$OUT" 2>/dev/null)
+	c worker --idle-exit --concurrency 2 --server "$server" --poll 0.2
+	ok "worker"
+	c --json job show "$job"
+	same "$(jq -r '[.phase, .deleted] | join(" ")' <<<"$OUT" 2>/dev/null)" "completed 200" "[$CELL] the removed library"
+	same "$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT count(*) FROM inventory.libraries WHERE id = $lr")" 0 \
+		"[$CELL] library $lr removed"
+	reads
+}
+
+# reads: every read command, exit 0.
+reads() {
+	c status
+	ok "status"
+	c --json status
+	ok "status --json"
+	c jobs
+	ok "jobs"
+	c locks
+	ok "locks"
+	c deps
+	ok "deps"
+	c counts --no-visit
+	ok "counts --no-visit"
+	if [ "$CELL" = standby ]; then
+		c counts
+		ok "counts (no visits on a standby)"
+	fi
+}
+
+# console_shows TEXT...: console --readonly on the cell's connection, in a
+# tmux of its own (a 200-column terminal), shows every TEXT in its screen
+# within 30 s (observed, not slept for); then it is quit with q.
+console_shows() {
+	local sock=fleet-$$-$CELL t i screen="" missing
+	command -v tmux >/dev/null || { echo "FAIL: tmux is not installed"; FAILS=$((FAILS + 1)); return; }
+	timeout 10 tmux -L "$sock" new-session -d -x 200 -y 50 \
+		"$(printf '%q ' "$CLEANUPCTL" --db "$POOL" console --readonly); sleep 1" || { echo "FAIL: tmux"; FAILS=$((FAILS + 1)); return; }
+	for i in $(seq 1 300); do
+		screen=$(timeout 10 tmux -L "$sock" capture-pane -p 2>/dev/null)
+		missing=""
+		for t in "$@"; do grep -qF -- "$t" <<<"$screen" || missing="$t"; done
+		[ -z "$missing" ] && break
+		sleep 0.1
+	done
+	if [ -n "$missing" ]; then
+		echo "FAIL: [$CELL] console --readonly does not show \"$missing\"; its screen:"
+		sed 's/^/    /' <<<"$screen" | head -20
+		FAILS=$((FAILS + 1))
+	fi
+	timeout 10 tmux -L "$sock" send-keys q 2>/dev/null
+	for i in $(seq 1 100); do timeout 10 tmux -L "$sock" has-session 2>/dev/null || break; sleep 0.1; done
+	timeout 10 tmux -L "$sock" kill-server 2>/dev/null
+	pool_clean "console --readonly"
+}
+
+POOL_DIRECT="host=$SOCK port=$PORT dbname=$NAME user=$ROLE"
+
+CELL=direct
+POOL=$POOL_DIRECT
+flow 1
+
+CELL=session
+start_pgbouncer session 6432
+POOL="host=$RUN/pgb-session port=6432 dbname=$NAME user=$ROLE"
+POOL_ADMIN="host=$RUN/pgb-session port=6432 dbname=pgbouncer user=postgres"
+flow 2
+stop_pgbouncer session
+
+CELL=transaction
+start_pgbouncer transaction 6433
+POOL="host=$RUN/pgb-transaction port=6433 dbname=$NAME user=$ROLE"
+POOL_ADMIN="host=$RUN/pgb-transaction port=6433 dbname=pgbouncer user=postgres"
+flow 3
+console_shows "pooler: polling" "READ-ONLY" "Shows"
+stop_pgbouncer transaction
+
+# --- the standby --------------------------------------------------------
+CELL=standby
+SB=$RUN/standby
+as_pg mkdir -m 700 "$RUN/standby-sock"
+if ! as_pg "$BINDIR/pg_basebackup" -h "$SOCK" -p "$PORT" -U postgres -D "$SB" -R -X stream -c fast >"$TMPD/bb" 2>&1; then
+	echo "FAIL: pg_basebackup: $(cat "$TMPD/bb")"
+	exit 1
+fi
+as_pg "$BINDIR/pg_ctl" -D "$SB" -w -t 60 -l "$RUN/standby.log" \
+	-o "-c port=54339 -c unix_socket_directories=$RUN/standby-sock -c listen_addresses= -c hot_standby=on" \
+	start >/dev/null || { echo "FAIL: the standby did not start"; cat "$RUN/standby.log"; exit 1; }
+POOL="host=$RUN/standby-sock port=54339 dbname=$NAME user=$ROLE"
+[ "$(psql -X -q -t -A "$POOL" -c "SELECT pg_is_in_recovery()")" = t ] || fail "the standby is not in recovery"
+
+# A job on the primary, then wait until the standby has replayed it
+# (observed: its replay position passes the primary's insert position).
+CELL_P=$CELL
+CELL=primary
+POOL=$DIRECT_ADMIN
+c --json job create prune --library 7
+job=$(jq -r .id <<<"$OUT" 2>/dev/null)
+c job append "$job" ext-7-1 ext-7-2
+c job seal "$job" --expected 2
+c job run "$job"
+[ "$RC" = 0 ] || fail "the primary's run"
+c --json job create prune --library 9
+sealed=$(jq -r .id <<<"$OUT" 2>/dev/null)
+c job append "$sealed" ext-9-1
+c job seal "$sealed" --expected 1
+[ "$RC" = 0 ] || fail "the primary's seal"
+lsn=$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT pg_current_wal_insert_lsn()")
+CELL=$CELL_P
+# A standby's transactions are read-only whatever the defaults.
+WANT="off|on|$RTV|$RTV|0|on|fleet_check||0|0"
+POOL="host=$RUN/standby-sock port=54339 dbname=$NAME user=$ROLE"
+for i in $(seq 1 600); do
+	[ "$(psql -X -q -t -A "$POOL" -c "SELECT pg_last_wal_replay_lsn() >= '$lsn'")" = t ] && break
+	sleep 0.1
+done
+reads
+c --json job show "$job"
+ok "job show"
+same "$(jq -r '[.phase, .deleted] | join(" ")' <<<"$OUT" 2>/dev/null)" "completed 198" "[$CELL] the replayed job"
+console_shows "standby, read-only, replay lag" "READ-ONLY"
+c jobs --limit 3
+ok "jobs --limit"
+
+# Writes: exit 5, saying it is a standby.
+CURRENT="[$CELL] job create"
+c job create prune --library 8
+expect 5 "standby"
+c job append "$job" ext-8-1
+expect 5 "standby"
+c job seal "$job" --expected 2
+expect 5 "standby"
+c job run "$sealed"
+expect 5 "standby"
+c job step "$sealed"
+expect 5 "standby"
+c job cancel "$sealed"
+expect 5 "standby"
+
+# The worker waits and says so (its own process, stopped by its pid).
+"$CLEANUPCTL" --db "$POOL" worker --poll 0.2 >"$TMPD/wout" 2>"$TMPD/werr" </dev/null &
+wpid=$!
+for i in $(seq 1 100); do
+	grep -q "standby" "$TMPD/werr" && break
+	kill -0 $wpid 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $wpid 2>/dev/null; then
+	grep -q "standby" "$TMPD/werr" || { echo "FAIL: [$CELL] the worker does not say it waits for a standby: $(cat "$TMPD/werr")"; FAILS=$((FAILS + 1)); }
+	kill -TERM $wpid
+	wait $wpid
+else
+	wait $wpid
+	echo "FAIL: [$CELL] the worker exited ($?) on a standby: $(cat "$TMPD/werr")"
+	FAILS=$((FAILS + 1))
+fi
+
+finish
