@@ -265,8 +265,8 @@ BEGIN
               DETAIL = CASE WHEN rec.dirty
                             THEN format('last DDL: %s at %s', coalesce(rec.dirty_reason, '?'), rec.dirty_since)
                             ELSE 'no DDL was marked: the DDL watch is missing, disabled or changed' END,
-              HINT = 'review the change; cleanupctl install re-applies the definitions and guards and '
-                     'records the contract again';
+              HINT = 'review the change; cleanupctl install re-applies the definitions and records the '
+                     'contract again, or refuses and names what no contract may record (CU460)';
 END $$;
 
 -- Event trigger: any DDL that is not only about temporary objects marks the

@@ -55,9 +55,9 @@ typedef struct cleanup_install_options {
 /* Installs or upgrades the schema in ENGINE's database, in one transaction
  * under an advisory lock. With the same bundle already installed it
  * compares the recorded schema contract with the live schema and, on
- * drift, applies the definitions again (restoring guards such as a
- * disabled trigger) and records the contract again (accepting what the
- * definitions do not undo, such as a new foreign key); privileges on
+ * drift, applies the definitions again (restoring a replaced engine
+ * function) and records the contract again (accepting what the
+ * definitions do not undo, such as a new column); privileges on
  * schema cleanup granted by hand count as drift and are revoked. The
  * definitions end with the privilege model (roles created when missing,
  * objects owned by cleanup_owner: a superuser, cleanup_owner or a member
