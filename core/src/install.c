@@ -160,7 +160,7 @@ static int privileges_drift(cleanup_install_result *out, cleanup_engine *e, clea
 	return rc;
 }
 
-/* The plan phase's settings (migration 015_plan.sql): records OPTS, then
+/* The plan phase's settings (migration 014_plan.sql): records OPTS, then
  * reads what is recorded into OUT. In the install transaction. */
 static int plan_settings(cleanup_install_result *out, cleanup_engine *e, const cleanup_install_options *opts,
                          cleanup_error *err)

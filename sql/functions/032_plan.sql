@@ -83,7 +83,7 @@ END $$;
 ---------------------------------------------------------------------------
 -- The plan phase of `job create` (seed 004, section 3.1; issue 19 item 7):
 -- lock the parent, run the RESTRICT checks and the validators, release the
--- parent. Validators and the rollout switch live in migration 015_plan.sql.
+-- parent. Validators and the rollout switch live in migration 014_plan.sql.
 ---------------------------------------------------------------------------
 
 -- Validator P_NAME ('schema.func', quoted identifiers allowed) as the

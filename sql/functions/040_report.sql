@@ -197,7 +197,7 @@ AS $$
               FROM inventory.media_servers s
               LEFT JOIN cleanup.server_admission sa ON sa.server_id = s.id), '[]'::jsonb),
         'jobs', cleanup.jobs_json(20),
-        -- The plan phase (015_plan.sql): the mode `job create` uses
+        -- The plan phase (014_plan.sql): the mode `job create` uses
         -- without --mode, and the validators it asks.
         'default_mode', coalesce((SELECT p.default_mode FROM cleanup.plan_settings p), 'bounded'),
         'validators', coalesce((SELECT jsonb_agg(v.name ORDER BY v.name) FROM cleanup.plan_validators v), '[]'::jsonb))

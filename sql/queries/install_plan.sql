@@ -1,4 +1,4 @@
--- The plan phase's settings (015_plan.sql, 032_plan.sql) in the install
+-- The plan phase's settings (014_plan.sql, 032_plan.sql) in the install
 -- transaction: $1 a validator to record, $2 one to remove, $3 the default
 -- mode (each NULL: unchanged); then what is recorded, and whether this
 -- install changed it.

@@ -43,7 +43,7 @@ typedef struct cleanup_install_result {
 } cleanup_install_result;
 
 /* The plan phase's settings an install records (seed 004; issue 19 item 7;
- * migration 015_plan.sql): NULL members leave things as they are. */
+ * migration 014_plan.sql): NULL members leave things as they are. */
 typedef struct cleanup_install_options {
 	const char *validator;        /* SCHEMA.FUNC(kind text, target_id bigint) RETURNS text to record:
 	                               * every `job create` asks it (a reason refuses, CU461) */
