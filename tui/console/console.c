@@ -22,6 +22,7 @@
 #include "cmdline.h"
 #include "console.h"
 #include "ops.h"
+#include "sanitize.h"
 
 static const tui_panel_class *const classes[PANEL__COUNT] = {
 	&panel_servers, &panel_libraries, &panel_jobs, &panel_detail, &panel_locks, &panel_log,
@@ -409,6 +410,50 @@ bool console_refuse_second_runner(console *c, const confirm_target *t)
 	return true;
 }
 
+void console_quit(console *c)
+{
+	tui_action what = ACT_NONE;
+	int64_t job = -1;
+	const cleanup_mon_job *v;
+	char where[CLEANUP_NAME_SIZE + 64] = "its target", state[96] = "";
+
+	if (!actions_busy(c->act, &what, &job) || what != ACT_RUN) {
+		c->quit = true;
+		return;
+	}
+	/* What quitting leaves: the job (its phase and step as last seen), no
+	 * runner, and its library or server still closed to writers. */
+	v = console_find_job(c, job);
+	if (v) {
+		const cleanup_job *j = &v->job;
+		bool server = strcmp(j->kind, "remove-server") == 0;
+		char name[CLEANUP_NAME_SIZE];
+
+		snprintf(where, sizeof where, "%s %" PRId64 " \"%s\"", server ? "server" : "library",
+		         server ? j->server_id : j->library_id, tui_sanitize_cut(name, sizeof name, j->target_name, 40));
+		snprintf(state, sizeof state, " (%s, %s, step %d)", j->kind, j->phase, j->step_no);
+	}
+	snprintf(c->quit_question, sizeof c->quit_question,
+	         "This console is running job %" PRId64 "%s. Quitting stops the run after its current step and leaves "
+	         "job %" PRId64 " unfinished with NO RUNNER, and %s closed to writers until someone runs it again "
+	         "(r in a console, or cleanupctl job run %" PRId64 "). Nothing is rolled back. Quit anyway? [y/N]",
+	         job, state, job, where, job);
+	c->quit_ask = true;
+}
+
+/* A key while the quit question is open: y quits, n / Enter / Esc keep
+ * the console and its run; other keys do nothing. */
+static void quit_key(console *c, int key)
+{
+	if (key == 'y' || key == 'Y') {
+		c->quit_ask = false;
+		c->quit = true;
+	} else if (key == 'n' || key == 'N' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
+		c->quit_ask = false;
+		console_message(c, ROLE_INFO, "quit not done: the run goes on (t stops it after its current step)");
+	}
+}
+
 void console_stop_run(console *c)
 {
 	tui_action what = ACT_NONE;
@@ -624,7 +669,7 @@ static void handle_cmd(console *c, tui_cmd cmd)
 
 	switch (cmd) {
 	case CMD_QUIT:
-		c->quit = true;
+		console_quit(c);
 		break;
 	case CMD_UP:
 		move_sel(c, -1, false);
@@ -777,6 +822,10 @@ static void handle_key(console *c, int key)
 		console_relayout(c);
 		return;
 	}
+	if (c->quit_ask) {
+		quit_key(c, key);
+		return;
+	}
 	if (c->confirm.active) {
 		confirm_key_pressed(c, key);
 		return;
@@ -920,6 +969,15 @@ int console_run(const console_opts *opts, cleanup_error *err)
 		short mev = 0;
 
 		take_results(c);
+		if (c->quit_ask) {
+			tui_action what = ACT_NONE;
+
+			/* the run ended while asking: the question no longer holds */
+			if (!actions_busy(c->act, &what, NULL) || what != ACT_RUN) {
+				c->quit_ask = false;
+				console_message(c, ROLE_INFO, "the run ended while quit was being asked; nothing runs now (q quits)");
+			}
+		}
 		if (!c->paused)
 			c->snap = cleanup_monitor_snapshot(c->mon);
 		sync_selection(c);

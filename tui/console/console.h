@@ -76,6 +76,11 @@ struct console {
 	bool paused;
 	bool utf8;
 	bool quit;
+	/* q (or :quit) while this console runs a job (issue 21, item 6): the
+	 * y/N question saying what quitting leaves behind, shown in the
+	 * dialog style of confirmations; "" when not asking. */
+	bool quit_ask;
+	char quit_question[1024];
 	tui_layout layout;
 	tui_panel_id focus;
 	int sel[PANEL__COUNT];            /* selected row per panel */
@@ -148,6 +153,10 @@ bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_j
 /* Fills T for creating a removal (ACT_REMOVE_LIBRARY / _SERVER) of ID as
  * the dashboard shows it; false (and a message) when it does not. */
 bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_target *t);
+/* q and :quit: quits at once, unless this console is running a job; then
+ * asks first (quit_question), saying what will be left: the job, its
+ * runner gone, its library closed to writers. */
+void console_quit(console *c);
 /* Asks this console's run to stop after its current step (t, :stop). */
 void console_stop_run(console *c);
 /* True (with a message naming the holder) when T is a step or a run of a

@@ -485,30 +485,43 @@ static void clear_rect(int y, int x, int h, int w)
 		mvhline(y + i, x, ' ', w);
 }
 
-static void draw_confirm(console *c)
+/* A dialog box in the middle of the screen: TITLE, QUESTION wrapped (in
+ * ROLE), then either the typed text on a prompt row (TYPED non-NULL) or
+ * the y/N keys. The confirmations and the quit question share it. */
+static void draw_dialog(console *c, const char *title, const char *question, theme_role role, const char *typed)
 {
-	const confirm_state *cf = &c->confirm;
 	int w = c->layout.cols - 8 < 78 ? c->layout.cols - 8 : 78;
-	int lines = wrap(cf->question, w - 4, -1, 0, 12, ROLE_NORMAL);
-	int h = lines + (cf->kind == CONFIRM_TYPED ? 6 : 4);
+	int maxl = c->layout.rows - 8 > 3 ? c->layout.rows - 8 : 3;
+	int lines = wrap(question, w - 4, -1, 0, maxl > 16 ? 16 : maxl, ROLE_NORMAL);
+	int h = lines + (typed ? 6 : 4);
 	int y = (c->layout.rows - h) / 2, x = (c->layout.cols - w) / 2;
-	char title[96];
 	tui_rect r = {y, x, h, w};
 
+	if (y < 0)
+		y = r.y = 0;
 	clear_rect(y, x, h, w);
-	snprintf(title, sizeof title, "confirm: %s", tui_action_name(cf->target.action));
 	console_box(r, title, true);
-	wrap(cf->question, w - 4, y + 1, x + 2, 12, cf->kind == CONFIRM_TYPED ? ROLE_WARNING : ROLE_NORMAL);
-	if (cf->kind == CONFIRM_TYPED) {
+	wrap(question, w - 4, y + 1, x + 2, lines, role);
+	if (typed) {
 		int cx;
 
 		console_put(y + lines + 2, x + 2, w - 4, ROLE_PROMPT, "> ");
-		cx = x + 4 + console_put(y + lines + 2, x + 4, w - 6, ROLE_NORMAL, cf->typed);
+		cx = x + 4 + console_put(y + lines + 2, x + 4, w - 6, ROLE_NORMAL, typed);
 		console_put(y + lines + 4, x + 2, w - 4, ROLE_DIM, "Enter confirms, Esc cancels; anything else does nothing");
 		move(y + lines + 2, cx);
 	} else {
 		console_put(y + lines + 2, x + 2, w - 4, ROLE_DIM, "y: yes   n / Enter / Esc: no");
 	}
+}
+
+static void draw_confirm(console *c)
+{
+	const confirm_state *cf = &c->confirm;
+	char title[96];
+
+	snprintf(title, sizeof title, "confirm: %s", tui_action_name(cf->target.action));
+	draw_dialog(c, title, cf->question, cf->kind == CONFIRM_TYPED ? ROLE_WARNING : ROLE_NORMAL,
+	            cf->kind == CONFIRM_TYPED ? cf->typed : NULL);
 }
 
 /* The help overlay: one row per key, then the commands; it scrolls
@@ -646,7 +659,9 @@ void console_draw(console *c, double now)
 	curs_set(0);
 	if (c->help)
 		draw_help(c);
-	if (c->confirm.active) {
+	if (c->quit_ask) {
+		draw_dialog(c, "confirm: quit during a run", c->quit_question, ROLE_WARNING, NULL);
+	} else if (c->confirm.active) {
 		draw_confirm(c);
 		if (c->confirm.kind == CONFIRM_TYPED)
 			curs_set(1);
