@@ -226,12 +226,13 @@ seen_text() { grep -qF -- "$1" <<<"$SCREEN" || grep -qF -- "$1" <<<"$FLAT"; }
 seen_re() { grep -qE -- "$1" <<<"$SCREEN"; }
 gone_text() { ! grep -qF -- "$1" <<<"$SCREEN"; }
 # seen_dialog TEXT: TEXT in the dialog box (confirmations, the quit
-# question) of a console COLS wide, its wrapped rows joined with one space:
+# question) of the console's pane, its wrapped rows joined with one space:
 # the columns of the dialog's text only, so panel text beside the box does
 # not cut a phrase (console_draw.c draw_dialog: width min(COLS - 8, 78),
 # centred, text 2 columns in).
 seen_dialog() {
-	local c=${COLS:-120} w x
+	local c w x
+	c=$(T display-message -p '#{pane_width}' 2>/dev/null) || c=${COLS:-120}
 	w=$((c - 8 < 78 ? c - 8 : 78))
 	x=$(((c - w) / 2 + 2))
 	DIALOG=$(LC_ALL=C.UTF-8 sed -E "s/^.{$x}(.{0,$((w - 4))}).*/\1/;t;d" <<<"$SCREEN" | tr '\n' ' ' | tr -s ' ')

@@ -78,7 +78,7 @@ wait_gone "runner: backend $RBP" 2 || fail "the dead runner is still shown"
 # Bug 4: the console's own run shows its progress in the footer at once
 # (the busy answers come every second at most).
 keys r
-wait_for "Type \"prune 1 Movies\"" || fail "run dialog"
+wait_dialog "Type \"prune 1 Movies\"" || fail "run dialog"
 type_text "prune 1 Movies"
 keys Enter
 wait_for "running job $J: busy, retrying" 3 && ok "run progress in the footer at once" ||
@@ -95,7 +95,7 @@ blocker_stop
 D1=$(sql "SELECT deleted FROM cleanup.jobs WHERE id = $J")
 wait_for "NO RUNNER for" 5 || fail "the one-step runner is still shown after it ended"
 keys r
-wait_for "Type \"prune 1 Movies\"" || fail "run dialog (2)"
+wait_dialog "Type \"prune 1 Movies\"" || fail "run dialog (2)"
 type_text "prune 1 Movies"
 keys Enter
 wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 20 || fail "the console's run did not complete the job"

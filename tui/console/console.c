@@ -299,6 +299,9 @@ bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_j
 	t->manifest_count = v->job.manifest_count;
 	t->items = -1;
 	t->runner_pid = v->runner_pid;
+	/* every domain row the job has deleted, as the engine's cancel counts them */
+	t->gone = v->job.deleted + v->job.retries_deleted + v->job.previews_deleted + v->job.collections_deleted +
+	          v->job.sync_status_deleted + v->job.history_detached + v->job.libraries_deleted + v->job.servers_deleted;
 	return true;
 }
 

@@ -378,11 +378,16 @@ static void draw_footer(console *c, double mono)
 	if (c->message[0] && (mono - c->message_at < 15.0 || c->message_role == ROLE_DANGER) &&
 	    (!c->run_status[0] || c->message_at >= c->run_status_at || c->message_role == ROLE_DANGER ||
 	     (c->message_role == ROLE_WARNING && mono - c->message_at < 3.0))) {
-		/* A long message (an engine's explanation) takes the row above too. */
+		/* A long message (an engine's explanation, a refusal saying how
+		 * many rows are gone) takes the rows above, as many as it needs
+		 * up to 5, so that it is read in full (issue 21, item 3). */
 		if (console_width(c->message) > r->w) {
+			int n = wrap(c->message, r->w, -1, 0, 5, c->message_role), i;
+
 			attrset(theme_attr(ROLE_NORMAL));
-			mvhline(r->y - 1, r->x, ' ', r->w);
-			wrap(c->message, r->w, r->y - 1, r->x, 2, c->message_role);
+			for (i = 1; i < n; i++)
+				mvhline(r->y - i, r->x, ' ', r->w);
+			wrap(c->message, r->w, r->y - (n - 1), r->x, n, c->message_role);
 		} else {
 			console_put(r->y, r->x, r->w, c->message_role, c->message);
 		}

@@ -24,7 +24,7 @@ static const key_help table[] = {
 	{"r", "run the selected job until done or stopped", CMD_RUN},
 	{"t", "stop the run after its current step", CMD_STOP_RUN},
 	{"P", "pause a collecting job / resume a paused one", CMD_PAUSE_JOB},
-	{"x", "cancel the selected job (collecting or paused only)", CMD_CANCEL},
+	{"x", "cancel the selected job (until its first step deletes a row)", CMD_CANCEL},
 	{"S", "seal the manifest: type the expected count", CMD_SEAL},
 	{"v", "preview the next step (changes nothing)", CMD_PREVIEW},
 	{"D", "remove the selected library or server (creates a job)", CMD_REMOVE},
