@@ -563,6 +563,7 @@ static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 		v->window_last_end = col_number(res, i, "window_last_end", -1);
 		v->last_step_age_s = col_number(res, i, "last_step_age_s", -1);
 		v->unattended_s = col_number(res, i, "unattended_s", -1);
+		v->closed_s = col_number(res, i, "closed_s", -1);
 		v->runner_pid = (int)col_number(res, i, "runner_pid", 0);
 		col_copy(v->runner_app, sizeof v->runner_app, res, i, "runner_app");
 		col_copy(v->runner_client, sizeof v->runner_client, res, i, "runner_client");

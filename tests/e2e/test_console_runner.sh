@@ -26,12 +26,14 @@ stop_bg() {
 }
 trap 'stop_bg; e2e_cleanup' EXIT
 
-COLS=160 start "$BIN"
+# 180 columns: the header's NO RUNNER badge (issue 21) takes 40 of them
+# while nobody runs the job; "where" and the version still fit.
+COLS=180 start "$BIN"
 wait_for "draining" || fail "job not shown"
 
 # Item 11: where am I.
 wait_re "postgres@[^ ]+:$PORT/$DBNAME +(PostgreSQL|PG) 15\.[0-9]+ +cmdline: readline" &&
-	ok "header: user@host:port/db and the server version (160 columns)" ||
+	ok "header: user@host:port/db and the server version (180 columns, with the NO RUNNER badge)" ||
 	fail "header does not say where the console is: $(head -1 <<<"$SCREEN")"
 
 # Item 10: nobody runs the draining job, and the console says so loudly.

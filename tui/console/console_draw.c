@@ -252,20 +252,74 @@ static void where_short(char *where, size_t len)
 	snprintf(where, len, "%s", out);
 }
 
+/* "15m", "42s", "2h05m": a short age for the header. */
+static const char *short_age(char *buf, size_t len, double s)
+{
+	long v = s >= 0 && s < 360000 ? (long)(s + 0.5) : s >= 360000 ? 359999 : 0;
+
+	if (v < 60)
+		snprintf(buf, len, "%lds", v);
+	else if (v < 3600)
+		snprintf(buf, len, "%ldm", v / 60);
+	else
+		snprintf(buf, len, "%ldh%02ldm", v / 3600, (v % 3600) / 60);
+	return buf;
+}
+
+/* The header's NO RUNNER badge (issue 21, item 2): the unfinished jobs
+ * whose library (or server) is closed to writers and that nobody runs
+ * (draining or finalizing, no session holds the runner lock), named by
+ * the one closed longest: " 1 job NO RUNNER: library 11 closed 15m ",
+ * " 3 jobs NO RUNNER: server 2 closed 1h05m, +2 ". The whole snapshot
+ * counts, whatever the jobs panel's filter. False when there is none. */
+static bool no_runner_badge(const console *c, char *buf, size_t len)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	const cleanup_mon_job *worst = NULL;
+	size_t i;
+	int n = 0;
+	char age[32];
+
+	for (i = 0; i < s->njobs; i++) {
+		const cleanup_mon_job *v = &s->jobs[i];
+
+		if (v->runner_pid > 0 || (strcmp(v->job.phase, "draining") != 0 && strcmp(v->job.phase, "finalizing") != 0))
+			continue;
+		n++;
+		if (!worst || v->closed_s > worst->closed_s)
+			worst = v;
+	}
+	if (!worst)
+		return false;
+	{
+		bool server = strcmp(worst->job.kind, "remove-server") == 0;
+		char more[24] = "";
+
+		if (n > 1)
+			snprintf(more, sizeof more, ", +%d", n - 1);
+		snprintf(buf, len, " %d job%s NO RUNNER: %s %" PRId64 " closed %s%s ", n, n == 1 ? "" : "s",
+		         server ? "server" : "library", server ? worst->job.server_id : worst->job.library_id,
+		         short_age(age, sizeof age, worst->closed_s), more);
+	}
+	return true;
+}
+
 /* The header: the clock, refresh interval and query time, the badges
- * (PAUSED, READ-ONLY, RUNNING, stale since ...), the command-line backend
+ * (NO RUNNER, PAUSED, READ-ONLY, RUNNING, stale since ...), the command-line backend
  * on the right when there is space, and where the console is connected
  * in what is left between them. */
 static void draw_header(console *c, double now)
 {
 	const tui_rect *r = &c->layout.header;
 	const cleanup_mon_snapshot *s = c->snap;
-	char clock[16], stale[64], buf[640], badges[6][128], where[300], version[40];
-	theme_role roles[6];
+	char clock[16], stale[64], buf[640], badges[7][128], where[300], version[40];
+	theme_role roles[7];
 	double since;
 	int x, nb = 0, i, bw = 0, maxx = r->x + r->w, right;
 	cleanup_monitor_state st = cleanup_monitor_get_state(c->mon);
 
+	if (no_runner_badge(c, badges[nb], sizeof badges[nb]))
+		roles[nb++] = ROLE_DANGER;
 	if (c->paused) {
 		snprintf(badges[nb], sizeof badges[nb], " PAUSED ");
 		roles[nb++] = ROLE_BADGE;
@@ -617,7 +671,7 @@ void console_draw(console *c, double now)
 			if (c->job_filter[0] || editing)
 				snprintf(title + l, sizeof title - l, " /%.40s%s", c->job_filter, editing ? "_" : "");
 			l = strlen(title);
-			if (c->job_sort != JOB_SORT_NEWEST)
+			if (c->job_sort != JOB_SORT_UNFINISHED)
 				snprintf(title + l, sizeof title - l, " by %s", tui_job_sort_name(c->job_sort));
 		}
 		if (i == PANEL_LIBRARIES) {

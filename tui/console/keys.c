@@ -18,7 +18,7 @@ static const key_help table[] = {
 	{"^L", "redraw and refresh now", CMD_REDRAW},
 	{":", "command line (step 12, pause 12, help, ...)", CMD_CMDLINE},
 	{"/", "filter the jobs, or the libraries when focused (words); Esc clears", CMD_FILTER},
-	{"o", "sort: jobs newest/phase/progress; libraries server/name/items/count", CMD_SORT},
+	{"o", "sort: jobs unfinished/phase/progress/newest; libraries server/name/items/count", CMD_SORT},
 	{"q", "quit (during a run: asks, then stops it after its current step)", CMD_QUIT},
 	{"s", "step the selected job once", CMD_STEP},
 	{"r", "run the selected job until done or stopped", CMD_RUN},

@@ -62,7 +62,7 @@ typedef struct cleanup_mon_job {
 	cleanup_job job;
 	char last_error_at[16];  /* HH:MM:SS, "" when none */
 	/* Draining or finalizing: the steps that started in the last 60 s (at
-	 * most the 2000 newest). */
+	 * most the 2000 newest), only its current runner's when it has one. */
 	int window_steps;
 	int64_t window_rows;     /* their settled rows: deleted + moved + absent + kept */
 	double window_first_start; /* epoch seconds: start of the oldest of them, -1 when none */
@@ -71,6 +71,9 @@ typedef struct cleanup_mon_job {
 	double unattended_s;     /* seconds since the newest step ended (else since the job was
 	                          * sealed or created): how long it has had no runner, when it has
 	                          * none; -1 unless draining or finalizing */
+	double closed_s;         /* seconds since its library (server) was closed to writers:
+	                          * a prune's seal, a removal's creation; -1 unless draining
+	                          * or finalizing (issue 21) */
 	/* The session holding the job's runner lock (cleanup/runner.h), if any. */
 	int runner_pid;          /* its backend pid, 0 when nobody runs the job */
 	char runner_app[64];     /* its application_name */
