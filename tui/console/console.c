@@ -730,8 +730,8 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		console_cmdline_open(c);
 		break;
 	case CMD_FILTER:
-		/* the libraries when they have the focus, else the jobs */
-		if (c->focus != PANEL_LIBRARIES)
+		/* the libraries or the log when they have the focus, else the jobs */
+		if (c->focus != PANEL_LIBRARIES && c->focus != PANEL_LOG)
 			c->focus = PANEL_JOBS;
 		if (c->zoom) {
 			c->zoom = false;
@@ -751,6 +751,15 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		build_view(c);
 		console_select_job(c, c->sel_job_id);
 		console_message(c, ROLE_INFO, "jobs sorted by %s (o changes it)", tui_job_sort_name(c->job_sort));
+		break;
+	case CMD_LOG_KIND:
+		c->log_kind = (console_log_kind)((c->log_kind + 1) % LOG_KIND__COUNT);
+		c->sel[PANEL_LOG] = 0;
+		c->top[PANEL_LOG] = 0;
+		if (c->log_kind == LOG_KIND_ALL)
+			console_message(c, ROLE_INFO, "log: every kind of line (f shows one kind)");
+		else
+			console_message(c, ROLE_INFO, "log: %s lines only (f: the next kind)", console_log_kind_name(c->log_kind));
 		break;
 	case CMD_STEP:
 		job_action(c, ACT_STEP);
@@ -789,9 +798,9 @@ static void handle_cmd(console *c, tui_cmd cmd)
  * every key. */
 static void filter_key(console *c, int key)
 {
-	bool libs = c->filter_panel == PANEL_LIBRARIES;
-	char *f = libs ? c->lib_filter : c->job_filter;
-	size_t size = libs ? sizeof c->lib_filter : sizeof c->job_filter, l = strlen(f);
+	bool libs = c->filter_panel == PANEL_LIBRARIES, log = c->filter_panel == PANEL_LOG;
+	char *f = log ? c->log_filter : libs ? c->lib_filter : c->job_filter;
+	size_t size = log ? sizeof c->log_filter : libs ? sizeof c->lib_filter : sizeof c->job_filter, l = strlen(f);
 
 	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
 		c->filter_editing = false;
@@ -804,6 +813,11 @@ static void filter_key(console *c, int key)
 	} else if (key >= 0x20 && key < 0x7f && l + 1 < size) {
 		f[l] = (char)key;
 		f[l + 1] = '\0';
+	}
+	if (log) {
+		c->sel[PANEL_LOG] = 0;
+		c->top[PANEL_LOG] = 0;
+		return;
 	}
 	if (libs) {
 		c->sel[PANEL_LIBRARIES] = 0;
@@ -827,6 +841,10 @@ static void handle_key(console *c, int key)
 	}
 	if (c->quit_ask) {
 		quit_key(c, key);
+		return;
+	}
+	if (c->log_open) { /* a log line shown whole: any key closes it, and does nothing else */
+		c->log_open = false;
 		return;
 	}
 	if (c->confirm.active) {

@@ -53,6 +53,19 @@ typedef struct console_note {
 
 typedef struct console console;
 
+/* The log's kind filter (f cycles it). */
+typedef enum console_log_kind {
+	LOG_KIND_ALL = 0,
+	LOG_KIND_LIFECYCLE,   /* engine events but busy retries: created, sealed, completed, ... */
+	LOG_KIND_AUDIT,       /* operator actions and the engine's audited deletions (cleanup.audit) */
+	LOG_KIND_BUSY,        /* busy retries */
+	LOG_KIND_CONSOLE,     /* this console's own notes */
+	LOG_KIND__COUNT
+} console_log_kind;
+
+/* "all", "lifecycle", "audit", "busy", "console". */
+const char *console_log_kind_name(console_log_kind k);
+
 /* A panel: a constant class of functions (as htop's Panel). */
 typedef struct tui_panel_class {
 	tui_panel_id id;
@@ -115,6 +128,14 @@ struct console {
 	size_t libs_view[2048];
 	int nlibs_view;
 	int64_t sel_lib_id;
+	/* The log as a tool (issue 21, item 4): `/` with the log focused
+	 * searches it (every word, ignoring case), `f` shows one kind only,
+	 * Enter opens the selected line whole in a box (any key closes it). */
+	char log_filter[64];
+	console_log_kind log_kind;
+	bool log_open;
+	char log_open_title[128];
+	char log_open_text[1600];
 	/* The detail's step history (issue 11, item 13): the page of steps the
 	 * monitor should read (numbered at most steps_want; -1: the newest),
 	 * chosen by the detail panel from its scroll position. */

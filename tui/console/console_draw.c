@@ -417,13 +417,14 @@ static void draw_footer(console *c, double mono)
 		return;
 	}
 	if (c->filter_editing) {
-		bool libs = c->filter_panel == PANEL_LIBRARIES;
+		bool libs = c->filter_panel == PANEL_LIBRARIES, log = c->filter_panel == PANEL_LOG;
 
-		x += console_putf(r->y, x, r->w, ROLE_PROMPT, "/%s", libs ? c->lib_filter : c->job_filter);
+		x += console_putf(r->y, x, r->w, ROLE_PROMPT, "/%s", log ? c->log_filter : libs ? c->lib_filter : c->job_filter);
 		console_put(r->y, x + 2, r->x + r->w - x - 2, ROLE_DIM,
-		            libs ? "filter libraries: words matched in id, srv N, name, admission, count state, job; "
-		                   "Enter keeps it, Esc clears it"
-		                 : "filter jobs: words matched in id, kind, target, phase; Enter keeps it, Esc clears it");
+		            log ? "search the log: words matched in time, kind, job and text; Enter keeps it, Esc clears it"
+		            : libs ? "filter libraries: words matched in id, srv N, name, admission, count state, job; "
+		                     "Enter keeps it, Esc clears it"
+		                   : "filter jobs: words matched in id, kind, target, phase; Enter keeps it, Esc clears it");
 		return;
 	}
 	/* A run's progress takes the footer as soon as it is newer than the
@@ -573,6 +574,23 @@ static void draw_dialog(console *c, const char *title, const char *question, the
 	}
 }
 
+/* A log line shown whole (Enter in the log): TITLE, TEXT wrapped over as
+ * many rows as the screen has, and how to close it. */
+static void draw_note_box(console *c, const char *title, const char *text)
+{
+	int w = c->layout.cols - 4 < 100 ? c->layout.cols - 4 : 100;
+	int maxl = c->layout.rows - 6 > 1 ? c->layout.rows - 6 : 1;
+	int lines = wrap(text, w - 4, -1, 0, maxl, ROLE_NORMAL);
+	int h = lines + 4;
+	int y = (c->layout.rows - h) / 2, x = (c->layout.cols - w) / 2;
+	tui_rect r = {y < 0 ? 0 : y, x, h, w};
+
+	clear_rect(r.y, x, h, w);
+	console_box(r, title, true);
+	wrap(text, w - 4, r.y + 1, x + 2, lines, ROLE_NORMAL);
+	console_put(r.y + lines + 2, x + 2, w - 4, ROLE_DIM, "any key closes");
+}
+
 static void draw_confirm(console *c)
 {
 	const confirm_state *cf = &c->confirm;
@@ -684,7 +702,17 @@ void console_draw(console *c, double now)
 			if (c->lib_sort != LIB_SORT_SERVER)
 				snprintf(title + l, sizeof title - l, " by %s", tui_lib_sort_name(c->lib_sort));
 		}
-		{
+		if (i == PANEL_LOG) {
+			size_t l = strlen(title);
+			bool editing = c->filter_editing && c->filter_panel == PANEL_LOG;
+
+			if (c->log_kind != LOG_KIND_ALL)
+				snprintf(title + l, sizeof title - l, " %s only", console_log_kind_name(c->log_kind));
+			l = strlen(title);
+			if (c->log_filter[0] || editing)
+				snprintf(title + l, sizeof title - l, " /%.40s%s", c->log_filter, editing ? "_" : "");
+		}
+				{
 			/* where the selection is: 10/12 (issue 11, item 13), in
 			 * every list */
 			int n = classes[i]->rows(c);
@@ -718,7 +746,9 @@ void console_draw(console *c, double now)
 	curs_set(0);
 	if (c->help)
 		draw_help(c);
-	if (c->quit_ask) {
+	if (c->log_open) {
+		draw_note_box(c, c->log_open_title, c->log_open_text);
+	} else if (c->quit_ask) {
 		draw_dialog(c, "confirm: quit during a run", c->quit_question, ROLE_WARNING, NULL);
 	} else if (c->confirm.active) {
 		draw_confirm(c);

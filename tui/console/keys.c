@@ -17,8 +17,9 @@ static const key_help table[] = {
 	{"+ / -", "refresh less / more often", CMD_SLOWER},
 	{"^L", "redraw and refresh now", CMD_REDRAW},
 	{":", "command line (step 12, pause 12, help, ...)", CMD_CMDLINE},
-	{"/", "filter the jobs, or the libraries when focused (words); Esc clears", CMD_FILTER},
+	{"/", "filter the jobs, or the libraries / search the log when focused; Esc clears", CMD_FILTER},
 	{"o", "sort: jobs unfinished/phase/progress/newest; libraries server/name/items/count", CMD_SORT},
+	{"f", "log: one kind only (lifecycle, audit, busy, console), again for all", CMD_LOG_KIND},
 	{"q", "quit (during a run: asks, then stops it after its current step)", CMD_QUIT},
 	{"s", "step the selected job once", CMD_STEP},
 	{"r", "run the selected job until done or stopped", CMD_RUN},
@@ -96,6 +97,8 @@ static tui_cmd plain(int key)
 		return CMD_FILTER;
 	case 'o':
 		return CMD_SORT;
+	case 'f':
+		return CMD_LOG_KIND;
 	case 's':
 		return CMD_STEP;
 	case 'r':

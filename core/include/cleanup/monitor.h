@@ -203,7 +203,7 @@ typedef struct cleanup_monitor_opts {
 	int jobs_limit;          /* finished jobs listed besides unfinished ones (0: 20) */
 	int steps_limit;         /* steps of the detail job per page (0: 60; at most CLEANUP_MON_STEPS_PAGE) */
 	int query_timeout_ms;    /* statement_timeout of every refresh query (0: 2000; -1: none) */
-	int events_limit;        /* log lines (0: 100) */
+	int events_limit;        /* log lines of each kind: audit rows, lifecycle events, busy retries (0: 100) */
 	int backoff_initial_ms;  /* first reconnect delay (0: 250) */
 	int backoff_max_ms;      /* cap of the doubling delay (0: 8000) */
 } cleanup_monitor_opts;
