@@ -4,6 +4,7 @@
 #    (the seal), at 80x24 and 120x40; the badge goes while a runner holds
 #    the job and comes back when the runner is gone;
 #  - the jobs panel lists unfinished jobs above finished ones by default;
+#    the job detail says how long the library has been closed;
 #  - status, jobs and job show say NO RUNNER with the library closed, or
 #    the runner's host:pid, its last step's age and the ETA; their --json
 #    carry runner, no_runner, closed_s, last_step_age_s, pace_rows_per_s
@@ -54,6 +55,14 @@ for size in 80x24 120x40; do
 	[ "$(grep -oE "^│[> ] +[0-9]+ (prune|rm-lib)" <<<"$SCREEN" | grep -oE "[0-9]+" | tr '\n' ' ')" = "$J1 $J2 " ] &&
 		ok "$size: the jobs panel lists the unfinished job first" || fail "$size: jobs panel order: $(grep -E "prune" <<<"$SCREEN")"
 	grep -q "jobs by " <<<"$SCREEN" && fail "$size: the default order is named as a sort"
+	if [ "$size" = 120x40 ]; then
+		# The detail, full screen: since the last step, and since the close.
+		keys Enter
+		wait_re "NO RUNNER for [0-9a-z]+: library 1 \"Movies\" closed to writers for 1[56]m[0-9]{2}s \(r runs it" &&
+			ok "$size: the detail says how long library 1 has been closed" || fail "$size: detail NO RUNNER line"
+		keys Escape
+		wait_re "\[jobs [12]/2\]" || fail "$size: Esc back to the jobs"
+	fi
 
 	# A runner: the badge goes; the CLI names it (host:pid), its last step, the ETA.
 	"$CLEANUPCTL" --quiet --db "$DB" job run "$J1" --max-rate 2 >/dev/null 2>&1 &

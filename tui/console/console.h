@@ -190,8 +190,9 @@ double console_job_pace(const cleanup_mon_job *v);
 /* The ETA column's text (progress.h's tui_eta_text), or "stalled" when a
  * runner holds the job but has not committed a step for 30 s. */
 const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
-/* "NO RUNNER for 2m10s: library 4 "Movies" closed to writers" for a
- * draining or finalizing job nobody runs, into BUF. */
+/* "NO RUNNER for 2m10s: library 4 "Movies" closed to writers for 15m02s"
+ * for a draining or finalizing job nobody runs (the first age since its
+ * last step, the second since its library was closed), into BUF. */
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v);
 
 /* The job at row K of the jobs panel's view (NULL when none). */

@@ -373,6 +373,13 @@ static void draw_header(console *c, double now)
 		         cleanup_monitor_interval(c->mon) / 1000.0, s->db_ms);
 	else
 		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs", clock, cleanup_monitor_interval(c->mon) / 1000.0);
+	/* The badges first (at 80 columns a NO RUNNER badge takes half the
+	 * row): the query time, then the interval, go when they do not fit,
+	 * rather than being cut mid-word. */
+	if (console_width(buf) > r->w - bw - 3)
+		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs", clock, cleanup_monitor_interval(c->mon) / 1000.0);
+	if (console_width(buf) > r->w - bw - 3)
+		snprintf(buf, sizeof buf, " cleanupctl console  %s", clock);
 	x = r->x + console_put(r->y, r->x, r->w - bw - 3 > 20 ? r->w - bw - 3 : 20, ROLE_HEADER, buf);
 	x += 2;
 	for (i = 0; i < nb; i++)
