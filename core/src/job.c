@@ -74,6 +74,14 @@ void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
 	col_copy(job->updated_at, sizeof job->updated_at, res, row, "updated_at");
 	col_copy(job->finished_at, sizeof job->finished_at, res, row, "finished_at");
 	col_copy(job->purged_at, sizeof job->purged_at, res, row, "purged_at");
+	job->live_runner_pid = (int)col_number(res, row, "live_runner_pid", 0);
+	col_copy(job->live_runner_host, sizeof job->live_runner_host, res, row, "live_runner_host");
+	col_copy(job->live_runner_app, sizeof job->live_runner_app, res, row, "live_runner_app");
+	job->live_no_runner = strcmp(col_text(res, row, "live_no_runner"), "t") == 0;
+	job->live_closed_s = col_number(res, row, "live_closed_s", -1);
+	job->live_last_step_age_s = col_number(res, row, "live_last_step_age_s", -1);
+	job->live_pace = col_number(res, row, "live_pace", -1);
+	job->live_eta_s = col_number(res, row, "live_eta_s", -1);
 }
 
 /* Fills JOB from row ROW of RES (columns of cleanup.jobs plus json). */

@@ -23,6 +23,11 @@ static const enum sql_query_id mon_queries[] = {
 
 #define CONNECT_TIMEOUT_S 5.0
 
+/* Busy retries kept for the log, per events_limit: they come in runs of
+ * hundreds (a runner retrying a held lock), which the console collapses
+ * into one line with their count. */
+#define MON_BUSY_FACTOR 10
+
 /* Engine events are read again this many ids back from the newest seen,
  * for transactions that committed after a newer id was visible. */
 #define EVENTS_MARGIN 1000
@@ -358,8 +363,8 @@ static const char *op_context(mon_op op)
  * when it could not be sent (the failure is recorded). */
 static bool send_op(cleanup_monitor *m)
 {
-	char p1[32], p2[32], sql[160];
-	const char *params[2] = {p1, p2};
+	char p1[32], p2[32], p3[32], sql[160];
+	const char *params[3] = {p1, p2, p3};
 	mon_op op = m->ops[m->opi];
 	const char *ctx = op_context(op);
 	cleanup_error err;
@@ -436,7 +441,8 @@ static bool send_op(cleanup_monitor *m)
 		snprintf(p1, sizeof p1, "%d", m->events_limit);
 		snprintf(p2, sizeof p2, "%" PRId64,
 		         m->events_seen > EVENTS_MARGIN ? m->events_seen - EVENTS_MARGIN : (int64_t)0);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_EVENTS, 2, params, ctx, &err);
+		snprintf(p3, sizeof p3, "%d", m->events_limit * MON_BUSY_FACTOR);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_EVENTS, 3, params, ctx, &err);
 		break;
 	case MON_OP_CONTENTION:
 		snprintf(p1, sizeof p1, "%d", 8);
@@ -598,6 +604,7 @@ static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 		v->window_last_end = col_number(res, i, "window_last_end", -1);
 		v->last_step_age_s = col_number(res, i, "last_step_age_s", -1);
 		v->unattended_s = col_number(res, i, "unattended_s", -1);
+		v->closed_s = col_number(res, i, "closed_s", -1);
 		v->runner_pid = (int)col_number(res, i, "runner_pid", 0);
 		col_copy(v->runner_app, sizeof v->runner_app, res, i, "runner_app");
 		col_copy(v->runner_client, sizeof v->runner_client, res, i, "runner_client");
@@ -730,7 +737,9 @@ static int event_newer_first(const void *a, const void *b)
 
 /* The log: new engine events (after events_seen less the margin) merged
  * into the cache, the newest audit rows, and a 'mark' row with the newest
- * event id; the snapshot gets the newest events_limit of cache and audit. */
+ * event id; the snapshot gets the newest events_limit audit rows, the
+ * newest events_limit lifecycle events and the newest 10 x events_limit
+ * busy retries, merged newest first. */
 static int parse_events(cleanup_monitor *m, cleanup_mon_snapshot *s, const PGresult *res)
 {
 	int n = PQntuples(res), i;
@@ -738,8 +747,8 @@ static int parse_events(cleanup_monitor *m, cleanup_mon_snapshot *s, const PGres
 	cleanup_mon_event *cache = NULL, *all = NULL;
 	int rc = CLEANUP_OK;
 
-	cache = calloc(lim + (size_t)n + 1, sizeof *cache);
-	all = calloc(lim + (size_t)n + 1, sizeof *all);
+	cache = calloc(m->necache + (size_t)n + 1, sizeof *cache);
+	all = calloc(m->necache + (size_t)n + 1, sizeof *all);
 	if (!cache || !all) {
 		rc = CLEANUP_ENOMEM;
 		goto out;
@@ -767,13 +776,23 @@ static int parse_events(cleanup_monitor *m, cleanup_mon_snapshot *s, const PGres
 	for (k = 0; k < m->necache; k++)
 		cache[ncache++] = m->ecache[k];
 	qsort(cache, ncache, sizeof *cache, event_newer_first);
-	if (ncache > lim)
-		ncache = lim;
+	/* The newest LIM busy retries and the newest LIM other events, kept
+	 * apart (issue 21, item 4): a storm of busy retries never pushes a
+	 * lifecycle event out, and the other way round. */
+	{
+		size_t nbusy = 0, nother = 0, keep = 0;
+
+		for (k = 0; k < ncache; k++) {
+			bool busy = strcmp(cache[k].kind, "busy") == 0;
+
+			if (busy ? nbusy++ < lim * MON_BUSY_FACTOR : nother++ < lim)
+				cache[keep++] = cache[k];
+		}
+		ncache = keep;
+	}
 	for (k = 0; k < ncache; k++)
 		all[nall++] = cache[k];
 	qsort(all, nall, sizeof *all, event_newer_first);
-	if (nall > lim)
-		nall = lim;
 	free(m->ecache);
 	m->ecache = cache;
 	m->necache = ncache;

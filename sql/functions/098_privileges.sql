@@ -129,7 +129,7 @@ END $$;
 --   locks_tree, dependency_edges, dependency_evidence
 --                       catalog and statistics views only: they show what
 --                       the caller may see, not what cleanup_owner may
---   job_json, step_json, lock_key, coordinator_key, library_key, job_label,
+--   job_json, job_live_json, step_json, lock_key, coordinator_key, library_key, job_label,
 --   external_id_problem, and every helper called only from the functions
 --   below (admit_libraries, bump_counts, fence_*, lock_*, step_exec,
 --   step_drain, final_check_page, contract_*, failpoint*, log_event, ...):
@@ -298,7 +298,8 @@ GRANT SELECT ON cleanup.schema_info, cleanup.jobs, cleanup.job_steps, cleanup.ev
 -- and dependency views (invoker; `cleanupctl deps` calls the four-limit
 -- dependency_evidence, the two-limit form and dependency_edges wrap it),
 -- and the replay of a recorded step.
-GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.step_json(cleanup.job_steps),
+GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.job_live_json(cleanup.jobs),
+                          cleanup.step_json(cleanup.job_steps),
                           cleanup.job_show_json(bigint, int), cleanup.jobs_json(int), cleanup.status_json(),
                           cleanup.status_servers(), cleanup.status_libraries(), cleanup.locks_tree(), cleanup.dependency_edges(int, int),
                           cleanup.dependency_evidence(int, int),

@@ -1,12 +1,17 @@
 -- Console: unfinished jobs and the $1 most recent ones, newest first. Job
 -- rows carry the progress; inventory is never scanned. For a draining or
 -- finalizing job also:
---  * its pace window: the steps that started in the last 60 seconds (among
+--  * its pace window: the steps of its current runner (issue 21: a new
+--    runner's ETA is its own pace, not its predecessor's; all of them
+--    when nobody runs it; a step recorded without its runner counts) that started in the last 60 seconds (among
 --    its 2000 newest, read by the job_steps primary key), their settled rows
 --    (deleted + moved + absent + kept) and the span from the first one's
 --    start to the last one's end (tui/common/progress.h turns these into the pace
 --    and the ETA; issue 11, bug 2);
 --  * the end of its newest step (however old);
+--  * closed_s: seconds since its library (a remove-server: its server) was
+--    closed to writers, while it is: a prune's seal, a removal's creation
+--    (issue 21: the header's NO RUNNER badge counts from there);
 --  * its runner: the backend holding the job's runner lock, a session-level
 --    advisory lock (classid 1668050546, objid the job id modulo 2^31,
 --    objsubid 2: the two-key form) that cleanup_job_run() holds while it
@@ -33,20 +38,15 @@ SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, 
        extract(epoch FROM w.last_end) AS window_last_end,
        extract(epoch FROM clock_timestamp() - ls.end_at) AS last_step_age_s,
        extract(epoch FROM clock_timestamp() - coalesce(ls.end_at, j.sealed_at, j.created_at)) AS unattended_s,
+       CASE WHEN j.phase IN ('draining', 'finalizing')
+            THEN extract(epoch FROM clock_timestamp() - CASE WHEN j.kind = 'prune' THEN j.sealed_at ELSE j.created_at END)
+       END AS closed_s,
        rn.pid AS runner_pid, rn.application_name AS runner_app, rn.client AS runner_client,
        to_char(rn.backend_start, 'HH24:MI:SS') AS runner_since,
        extract(epoch FROM clock_timestamp() - rn.backend_start) AS runner_age_s
   FROM (SELECT * FROM cleanup.jobs WHERE phase NOT IN ('completed', 'cancelled')
         UNION
         SELECT * FROM (SELECT * FROM cleanup.jobs ORDER BY id DESC LIMIT $1::int) recent) j
-  LEFT JOIN LATERAL (
-        SELECT count(*) AS steps, sum(s.deleted + s.moved + s.absent + s.kept) AS rows,
-               min(s.started_at) AS first_start,
-               max(s.started_at + s.duration_ms * interval '1 millisecond') AS last_end
-          FROM (SELECT deleted, moved, absent, kept, started_at, duration_ms FROM cleanup.job_steps
-                 WHERE job_id = j.id ORDER BY step_no DESC LIMIT 2000) s
-         WHERE s.started_at > clock_timestamp() - interval '60 seconds') w
-       ON j.phase IN ('draining', 'finalizing')
   LEFT JOIN LATERAL (
         SELECT s.started_at + s.duration_ms * interval '1 millisecond' AS end_at
           FROM cleanup.job_steps s WHERE s.job_id = j.id ORDER BY s.step_no DESC LIMIT 1) ls
@@ -61,4 +61,13 @@ SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, 
            AND l.classid = 1668050546::oid AND l.objid = (j.id % 2147483648)::oid AND l.objsubid = 2
          LIMIT 1) rn
        ON j.phase NOT IN ('completed', 'cancelled')
+  LEFT JOIN LATERAL (
+        SELECT count(*) AS steps, sum(s.deleted + s.moved + s.absent + s.kept) AS rows,
+               min(s.started_at) AS first_start,
+               max(s.started_at + s.duration_ms * interval '1 millisecond') AS last_end
+          FROM (SELECT deleted, moved, absent, kept, started_at, duration_ms, runner_pid FROM cleanup.job_steps
+                 WHERE job_id = j.id ORDER BY step_no DESC LIMIT 2000) s
+         WHERE s.started_at > clock_timestamp() - interval '60 seconds'
+           AND (rn.pid IS NULL OR s.runner_pid IS NULL OR s.runner_pid = rn.pid)) w
+       ON j.phase IN ('draining', 'finalizing')
  ORDER BY j.id DESC

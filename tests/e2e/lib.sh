@@ -225,6 +225,19 @@ until_seen() {
 seen_text() { grep -qF -- "$1" <<<"$SCREEN" || grep -qF -- "$1" <<<"$FLAT"; }
 seen_re() { grep -qE -- "$1" <<<"$SCREEN"; }
 gone_text() { ! grep -qF -- "$1" <<<"$SCREEN"; }
+# seen_dialog TEXT: TEXT in the dialog box (confirmations, the quit
+# question) of the console's pane, its wrapped rows joined with one space:
+# the columns of the dialog's text only, so panel text beside the box does
+# not cut a phrase (console_draw.c draw_dialog: width min(COLS - 8, 78),
+# centred, text 2 columns in).
+seen_dialog() {
+	local c w x
+	c=$(T display-message -p '#{pane_width}' 2>/dev/null) || c=${COLS:-120}
+	w=$((c - 8 < 78 ? c - 8 : 78))
+	x=$(((c - w) / 2 + 2))
+	DIALOG=$(LC_ALL=C.UTF-8 sed -E "s/^.{$x}(.{0,$((w - 4))}).*/\1/;t;d" <<<"$SCREEN" | tr '\n' ' ' | tr -s ' ')
+	grep -qF -- "$1" <<<"$DIALOG"
+}
 
 # wait_screen WHAT SECONDS TEST ARG: until `TEST ARG` holds of the screen
 # (until_seen, at most SECONDS, scaled); when it does not, prints the
@@ -239,6 +252,9 @@ wait_screen() {
 # wait_for TEXT [SECONDS]: until the screen shows TEXT (fixed string; may
 # be wrapped over rows).
 wait_for() { wait_screen "\"$1\"" "${2:-10}" seen_text "$1"; }
+
+# wait_dialog TEXT [SECONDS]: until the dialog box shows TEXT (seen_dialog).
+wait_dialog() { wait_screen "\"$1\" in the dialog" "${2:-10}" seen_dialog "$1"; }
 
 # wait_re REGEX [SECONDS]: until a row of the screen matches REGEX (ERE).
 wait_re() { wait_screen "/$1/" "${2:-10}" seen_re "$1"; }

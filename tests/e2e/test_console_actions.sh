@@ -16,7 +16,7 @@ for BIN in "${BINARIES[@]}"; do
 	# The first step: a typed phrase naming kind and target (issue 11, item
 	# 12). The job id alone, or a wrong phrase, does nothing.
 	keys s
-	wait_for "Type \"prune 1 Movies\"" || fail "$name: no typed confirmation for the first step"
+	wait_dialog "Type \"prune 1 Movies\"" || fail "$name: no typed confirmation for the first step"
 	type_text "999"
 	keys Enter
 	wait_for "not confirmed: typed \"999\"" && ok "$name: wrong phrase refused" || fail "$name: wrong phrase"
@@ -26,13 +26,13 @@ for BIN in "${BINARIES[@]}"; do
 		ok "$name: the refusal is audited" || fail "$name: refusal not audited"
 
 	keys s
-	wait_for "Type \"prune 1 Movies\"" || fail "$name: dialog"
+	wait_dialog "Type \"prune 1 Movies\"" || fail "$name: dialog"
 	type_text "$J"
 	keys Enter
 	wait_for "not confirmed: typed \"$J\"" && ok "$name: the job id alone is refused" || fail "$name: job id alone"
 	[ "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" = 0 ] || fail "$name: the job id alone stepped"
 	keys s
-	wait_for "Type \"prune 1 Movies\"" || fail "$name: dialog"
+	wait_dialog "Type \"prune 1 Movies\"" || fail "$name: dialog"
 	type_text "prune 1 Movies"
 	keys Enter
 	wait_sql "SELECT step_no FROM cleanup.jobs WHERE id = $J" 1 && ok "$name: step through the typed confirmation" ||
@@ -50,7 +50,7 @@ for BIN in "${BINARIES[@]}"; do
 
 	# Cancel of a draining job: refused, with the engine's explanation.
 	keys x
-	wait_for "deletion has started, so recovery resumes forward" && ok "$name: cancel refused with the explanation" ||
+	wait_for "deletion has started (" && wait_for "rows gone: " && wait_for "), so recovery resumes forward" && ok "$name: cancel refused with the explanation" ||
 		fail "$name: cancel explanation"
 	[ "$(sql "SELECT phase FROM cleanup.jobs WHERE id = $J")" = draining ] || fail "$name: cancel changed the phase"
 	wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'cancel' AND outcome LIKE '%refused%deletion has started%'" 1 ||
@@ -93,7 +93,7 @@ for BIN in "${BINARIES[@]}"; do
 	keys BTab
 	keys j j
 	keys D
-	wait_for "Type \"remove-library 3 Movies\"" || fail "$name: removal dialog"
+	wait_dialog "Type \"remove-library 3 Movies\"" || fail "$name: removal dialog"
 	screen | grep -q 'library 3 "Movies"' || fail "$name: dialog names another library"
 	wait_for "(300 items now)" && ok "$name: the removal dialog says how many items go" || fail "$name: item count"
 	type_text "Movies"
@@ -103,7 +103,7 @@ for BIN in "${BINARIES[@]}"; do
 		[ "$(sql "SELECT state FROM cleanup.library_admission WHERE library_id = 3")" = open ] &&
 		ok "$name: wrong name does nothing" || fail "$name: wrong name changed something"
 	keys D
-	wait_for "Type \"remove-library 3 Movies\"" || fail "$name: removal dialog"
+	wait_dialog "Type \"remove-library 3 Movies\"" || fail "$name: removal dialog"
 	type_text "remove-library 3 Movies"
 	keys Enter
 	wait_sql "SELECT count(*) FROM cleanup.jobs WHERE kind = 'remove-library' AND library_id = 3" 1 &&
@@ -114,7 +114,7 @@ for BIN in "${BINARIES[@]}"; do
 	keys :
 	type_text "run $J"
 	keys Enter
-	wait_for "Type \"prune 1 Movies\"" || fail "$name: run dialog"
+	wait_dialog "Type \"prune 1 Movies\"" || fail "$name: run dialog"
 	type_text "prune 1 Movies"
 	keys Enter
 	wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 60 && ok "$name: run completed the job" ||

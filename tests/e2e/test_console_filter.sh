@@ -1,5 +1,6 @@
 # Issue 11, item 13: `/` filters the jobs list (words matched in id, kind,
-# target, phase), `o` sorts it (newest, phase, progress), and panel titles
+# target, phase), `o` sorts it (unfinished first by default, phase,
+# progress, newest; issue 21), and panel titles
 # say where the selection is (1/2); the same keys filter and sort the
 # libraries list when it has the focus; the job detail's step history
 # scrolls back to the first step (read from the database page by page).
@@ -15,7 +16,7 @@ wait_re " +$J2 prune +lib 4 Shows +collecting" || fail "jobs not shown"
 # rows_order: the job ids of the jobs panel's rows, top to bottom
 rows_order() { grep -oE "^│[> ] +[0-9]+ prune" <<<"$SCREEN" | grep -oE "[0-9]+" | tr '\n' ' '; }
 grab
-[ "$(rows_order)" = "$J2 $J1 " ] && ok "newest first by default" || fail "default order: $(rows_order)"
+[ "$(rows_order)" = "$J2 $J1 " ] && ok "unfinished, newest first by default" || fail "default order: $(rows_order)"
 wait_re "\[jobs [12]/2\]" && ok "the title says where the selection is" || fail "no position in the title: $(sed -n '/jobs/p' <<<"$SCREEN" | head -1)"
 
 keys /
@@ -40,7 +41,10 @@ wait_for "jobs sorted by progress" || fail "o: progress"
 keys o
 wait_for "jobs sorted by newest" || fail "o: back to newest"
 grab
-[ "$(rows_order)" = "$J2 $J1 " ] && ok "and back to newest first" || fail "order after three o: $(rows_order)"
+[ "$(rows_order)" = "$J2 $J1 " ] && ok "and newest first" || fail "order after three o: $(rows_order)"
+keys o
+wait_for "jobs sorted by unfinished" && wait_re "\[jobs [12]/2\]" && ok "a fourth o: back to the default (unfinished first)" ||
+	fail "o: back to unfinished"
 
 # The libraries list: Shift-Tab from the jobs, then / and o there.
 keys BTab

@@ -43,7 +43,7 @@ wait_sql "SELECT count(*) FROM cleanup.audit WHERE action = 'kill-runner' AND jo
 # The next runner, from the console, resumes from step 1.
 blocker_stop
 keys r
-wait_for "Type \"prune 1 Movies\"" || fail "run dialog"
+wait_dialog "Type \"prune 1 Movies\"" || fail "run dialog"
 type_text "prune 1 Movies"
 keys Enter
 wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 30 && ok "a new runner completed the job" ||

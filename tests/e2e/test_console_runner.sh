@@ -26,12 +26,14 @@ stop_bg() {
 }
 trap 'stop_bg; e2e_cleanup' EXIT
 
-COLS=160 start "$BIN"
+# 180 columns: the header's NO RUNNER badge (issue 21) takes 40 of them
+# while nobody runs the job; "where" and the version still fit.
+COLS=180 start "$BIN"
 wait_for "draining" || fail "job not shown"
 
 # Item 11: where am I.
 wait_re "postgres@[^ ]+:$PORT/$DBNAME +(PostgreSQL|PG) 15\.[0-9]+ +cmdline: readline" &&
-	ok "header: user@host:port/db and the server version (160 columns)" ||
+	ok "header: user@host:port/db and the server version (180 columns, with the NO RUNNER badge)" ||
 	fail "header does not say where the console is: $(head -1 <<<"$SCREEN")"
 
 # Item 10: nobody runs the draining job, and the console says so loudly.
@@ -78,7 +80,7 @@ wait_gone "runner: backend $RBP" 2 || fail "the dead runner is still shown"
 # Bug 4: the console's own run shows its progress in the footer at once
 # (the busy answers come every second at most).
 keys r
-wait_for "Type \"prune 1 Movies\"" || fail "run dialog"
+wait_dialog "Type \"prune 1 Movies\"" || fail "run dialog"
 type_text "prune 1 Movies"
 keys Enter
 wait_for "running job $J: busy, retrying" 3 && ok "run progress in the footer at once" ||
@@ -95,7 +97,7 @@ blocker_stop
 D1=$(sql "SELECT deleted FROM cleanup.jobs WHERE id = $J")
 wait_for "NO RUNNER for" 5 || fail "the one-step runner is still shown after it ended"
 keys r
-wait_for "Type \"prune 1 Movies\"" || fail "run dialog (2)"
+wait_dialog "Type \"prune 1 Movies\"" || fail "run dialog (2)"
 type_text "prune 1 Movies"
 keys Enter
 wait_sql "SELECT phase FROM cleanup.jobs WHERE id = $J" completed 20 || fail "the console's run did not complete the job"

@@ -37,7 +37,7 @@ wait_for "demo: job $J lost its runner (backend $RBP) after step 1" && ok "the l
 
 blocker_stop
 keys r
-wait_for "Type \"prune 1 Movies\"" || fail "run dialog"
+wait_dialog "Type \"prune 1 Movies\"" || fail "run dialog"
 type_text "prune 1 Movies"
 keys Enter
 wait_for "demo: job $J resumed at step 2 by backend" 15 &&

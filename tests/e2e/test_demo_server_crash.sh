@@ -70,7 +70,7 @@ type_text "throttle 0"
 keys Enter
 wait_for "no throttle" || fail "throttle 0"
 keys r
-wait_for "Type \"prune 1 Movies\"" || fail "run dialog"
+wait_dialog "Type \"prune 1 Movies\"" || fail "run dialog"
 type_text "prune 1 Movies"
 keys Enter
 wait_for "demo: job $J resumed at step $((KEPT + 1)) by backend" 15 &&

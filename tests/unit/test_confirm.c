@@ -78,7 +78,13 @@ static void test_confirm_kinds(void **state)
 	t = job_target(ACT_PREVIEW, 3, "draining", 0);
 	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
 	t = job_target(ACT_CANCEL, 3, "draining", 2);
+	t.gone = 128; /* after the first deletion the engine refuses, saying what is gone */
 	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
+	/* a sealed job or removal that has deleted nothing cancels (issue 21) */
+	t = job_target(ACT_CANCEL, 3, "draining", 0);
+	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
+	t = job_target(ACT_CANCEL, 3, "finalizing", 2);
+	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
 	t = job_target(ACT_PAUSE, 3, "draining", 2);
 	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
 	t = job_target(ACT_STEP, 3, "collecting", 0);
@@ -203,6 +209,7 @@ static void test_confirm_no_dialog_when_engine_refuses(void **state)
 	confirm_state c;
 
 	(void)state;
+	t.gone = 1;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_ACCEPTED);
 	assert_false(c.active);
 	assert_string_equal(confirm_audit_text(&c), "");
@@ -337,6 +344,43 @@ static void test_kill_runner_names_the_backend(void **state)
 	assert_string_equal(tui_action_name(ACT_KILL_RUNNER), "kill-runner");
 }
 
+/* Issue 21, item 3: the seal, removal, run and cancel dialogs say where
+ * the point of no return is: the first step that deletes a row. */
+static void test_dialogs_say_where_the_point_of_no_return_is(void **state)
+{
+	static const char *const where = "cancelled (x) until its first step deletes a row; after that it only goes forward";
+	confirm_target t;
+	confirm_state c;
+
+	(void)state;
+	t = job_target(ACT_SEAL, 3, "collecting", 0);
+	t.seal_count = -1;
+	confirm_begin(&c, &t);
+	assert_non_null(strstr(c.question, where));
+	t = job_target(ACT_SEAL, 3, "collecting", 0);
+	confirm_begin(&c, &t);
+	assert_non_null(strstr(c.question, where));
+	t = removal(ACT_REMOVE_LIBRARY, 5, "Movies");
+	confirm_begin(&c, &t);
+	assert_non_null(strstr(c.question, where));
+	t = removal(ACT_REMOVE_SERVER, 2, "server-2");
+	confirm_begin(&c, &t);
+	assert_non_null(strstr(c.question, where));
+	t = job_target(ACT_CANCEL, 3, "draining", 0);
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	assert_non_null(strstr(c.question, "Nothing has been deleted yet: the job ends and library 7 admits writes again"));
+	assert_non_null(strstr(c.question, where));
+	t = job_target(ACT_RUN, 3, "draining", 0);
+	confirm_begin(&c, &t);
+	assert_non_null(strstr(c.question, "the first step that deletes a row is the point of no return"));
+	t.gone = 5;
+	confirm_begin(&c, &t);
+	assert_null(strstr(c.question, "point of no return"));
+	t = job_target(ACT_STEP, 3, "draining", 0);
+	confirm_begin(&c, &t);
+	assert_non_null(strstr(c.question, "This is the point of no return"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_action_names),
 		cmocka_unit_test(test_C3_seal_without_count_needs_a_collecting_job),
 		cmocka_unit_test(test_kill_runner_names_the_backend),
+		cmocka_unit_test(test_dialogs_say_where_the_point_of_no_return_is),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

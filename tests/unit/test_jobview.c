@@ -66,7 +66,8 @@ static void test_sort_orders(void **state)
 {
 	cleanup_mon_job j[5];
 	size_t v[5], n, i;
-	int64_t by_phase[] = {6, 5, 4, 2, 3}, by_progress[] = {4, 2, 5, 6, 3}, newest[] = {6, 5, 4, 3, 2};
+	int64_t by_phase[] = {6, 5, 4, 2, 3}, by_progress[] = {4, 2, 5, 6, 3}, newest[] = {6, 5, 4, 3, 2},
+	        unfinished[] = {6, 5, 4, 2, 3};
 
 	(void)state;
 	fixture(j);
@@ -80,6 +81,13 @@ static void test_sort_orders(void **state)
 	for (i = 0; i < n; i++)
 		assert_int_equal(j[v[i]].job.id, newest[i]);
 	assert_string_equal(tui_job_sort_name(JOB_SORT_PROGRESS), "progress");
+	/* the default (issue 21): unfinished above finished, newest first in
+	 * each; completed job 3 goes below paused job 2 */
+	assert_int_equal(JOB_SORT_UNFINISHED, 0);
+	n = tui_jobs_view(v, 5, j, 5, NULL, JOB_SORT_UNFINISHED);
+	for (i = 0; i < n; i++)
+		assert_int_equal(j[v[i]].job.id, unfinished[i]);
+	assert_string_equal(tui_job_sort_name(JOB_SORT_UNFINISHED), "unfinished");
 }
 
 static cleanup_mon_library lib(int64_t id, int64_t srv, const char *name, const char *state, const char *reason,

@@ -206,6 +206,42 @@ static void test_throttle_waits_an_interval_after_each_slot(void **state)
 	assert_true(next == 0);
 }
 
+/* Issue 21, item 2: the runner line of status, jobs and job show. */
+static void test_live_text(void **state)
+{
+	cleanup_job j = draining(2000, 1000, 0, 0);
+	char buf[512];
+
+	(void)state;
+	snprintf(j.kind, sizeof j.kind, "prune");
+	j.id = 7;
+	j.library_id = 11;
+	j.live_runner_pid = 0;
+	j.live_closed_s = 902;
+	j.live_last_step_age_s = 182;
+	j.live_pace = -1;
+	j.live_eta_s = -1;
+	assert_string_equal(tui_job_live_text(buf, sizeof buf, &j),
+	                    "NO RUNNER: library 11 closed to writers for 15m02s, last step 3m02s ago (cleanupctl job run 7)");
+	j.live_last_step_age_s = -1;
+	assert_non_null(strstr(tui_job_live_text(buf, sizeof buf, &j), ", no step yet (cleanupctl job run 7)"));
+	j.live_runner_pid = 4411;
+	snprintf(j.live_runner_host, sizeof j.live_runner_host, "db-ops-1");
+	snprintf(j.live_runner_app, sizeof j.live_runner_app, "cleanupctl:job:7:run\x1b[2J");
+	j.live_last_step_age_s = 1.2;
+	j.live_pace = 129.4;
+	j.live_eta_s = 7.7;
+	/* the application comes from any session: sanitized */
+	assert_string_equal(tui_job_live_text(buf, sizeof buf, &j),
+	                    "runner db-ops-1:4411 (cleanupctl:job:7:run?[2J), last step 1s ago, pace 129 rows/s, ETA 8s");
+	j.live_pace = -1;
+	j.live_eta_s = -1;
+	assert_string_equal(tui_job_live_text(buf, sizeof buf, &j),
+	                    "runner db-ops-1:4411 (cleanupctl:job:7:run?[2J), last step 1s ago, ETA ?");
+	snprintf(j.phase, sizeof j.phase, "collecting");
+	assert_string_equal(tui_job_live_text(buf, sizeof buf, &j), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_run_window_is_the_monitors),
 		cmocka_unit_test(test_progress_line),
 		cmocka_unit_test(test_throttle_waits_an_interval_after_each_slot),
+		cmocka_unit_test(test_live_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <time.h>
 #include "cleanup/report.h"
 #include "cli.h"
+#include "progress.h"
 #include "sanitize.h"
 
 static void print_jobs_table(const cleanup_job *jobs, size_t n)
@@ -34,6 +35,14 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 			printf("examined %s of %s, deleted %s\n", cli_count(a, sizeof a, j->examined),
 			       j->total_estimate >= 0 ? cli_count(b, sizeof b, j->total_estimate) : "?",
 			       cli_count(c, sizeof c, j->deleted));
+		/* Issue 21: who runs it, its last step and ETA; NO RUNNER with
+		 * how long its library has been closed (a line of its own). */
+		{
+			char live[CLEANUP_NAME_SIZE + 400];
+
+			if (tui_job_live_text(live, sizeof live, j)[0])
+				printf("%-6s %s\n", "", live);
+		}
 	}
 	if (n == 0)
 		printf("(no jobs)\n");

@@ -43,7 +43,11 @@ confirm_kind confirm_required(const confirm_target *t)
 	case ACT_RESUME:
 		return is(ph, "paused") ? CONFIRM_YES_NO : CONFIRM_NONE;
 	case ACT_CANCEL:
-		return is(ph, "collecting") || is(ph, "paused") ? CONFIRM_YES_NO : CONFIRM_NONE;
+		if (is(ph, "collecting") || is(ph, "paused"))
+			return CONFIRM_YES_NO;
+		/* Cancellable until the first deletion (issue 21); after it the
+		 * engine refuses, saying how many rows are gone. */
+		return (is(ph, "draining") || is(ph, "finalizing")) && t->gone == 0 ? CONFIRM_YES_NO : CONFIRM_NONE;
 	case ACT_STEP:
 		if (!is(ph, "draining") && !is(ph, "finalizing"))
 			return CONFIRM_NONE;
@@ -82,6 +86,10 @@ bool confirm_precheck(const confirm_target *t, char *why, size_t whylen)
 	}
 	return true;
 }
+
+/* Where the point of no return is (issue 21): said by the seal, removal,
+ * run and cancel dialogs alike. */
+#define NO_RETURN "The job can be cancelled (x) until its first step deletes a row; after that it only goes forward."
 
 /* A seal without a count: the typed confirmation is the expected count. */
 static bool typed_count(const confirm_state *c)
@@ -129,18 +137,26 @@ static void describe(confirm_state *c)
 	case ACT_STEP:
 		if (t->step_no == 0)
 			snprintf(what, sizeof what,
-			         "Run the FIRST step of job %" PRId64 " (%s, %s)? Deletion starts and cannot be undone; "
-			         "the job then only goes forward.",
+			         "Run the FIRST step of job %" PRId64 " (%s, %s)? This is the point of no return: until now "
+			         "x cancels the job; once this step deletes a row, deletion cannot be undone and the job only "
+			         "goes forward.",
 			         t->job_id, t->kind, t->phase);
 		else
 			snprintf(what, sizeof what, "Run step %d of job %" PRId64 " (%s, %s)?", t->step_no + 1, t->job_id,
 			         t->kind, t->phase);
 		break;
 	case ACT_RUN:
-		snprintf(what, sizeof what,
-		         "Run job %" PRId64 " (%s, %s) step after step until it completes or you press t? "
-		         "Deleted rows cannot be restored.",
-		         t->job_id, t->kind, t->phase);
+		if (t->gone == 0)
+			snprintf(what, sizeof what,
+			         "Run job %" PRId64 " (%s, %s) step after step until it completes or you press t? Nothing is "
+			         "deleted yet: the first step that deletes a row is the point of no return (until then x "
+			         "cancels the job). Deleted rows cannot be restored.",
+			         t->job_id, t->kind, t->phase);
+		else
+			snprintf(what, sizeof what,
+			         "Run job %" PRId64 " (%s, %s) step after step until it completes or you press t? "
+			         "Deleted rows cannot be restored.",
+			         t->job_id, t->kind, t->phase);
 		break;
 	case ACT_PAUSE:
 		snprintf(what, sizeof what, "Pause collecting job %" PRId64 "? Appends are refused until it is resumed.",
@@ -150,8 +166,16 @@ static void describe(confirm_state *c)
 		snprintf(what, sizeof what, "Resume paused job %" PRId64 " (back to collecting)?", t->job_id);
 		break;
 	case ACT_CANCEL:
-		snprintf(what, sizeof what, "Cancel job %" PRId64 " (%s)? Nothing has been deleted; its manifest is dropped.",
-		         t->job_id, t->phase);
+		if (is(t->phase, "draining") || is(t->phase, "finalizing"))
+			snprintf(what, sizeof what,
+			         "Cancel job %" PRId64 " (%s, %s)? Nothing has been deleted yet: the job ends and %s %" PRId64
+			         " admits writes again. %s",
+			         t->job_id, t->kind, t->phase, strcmp(t->kind, "remove-server") == 0 ? "server" : "library",
+			         t->target_id, NO_RETURN);
+		else
+			snprintf(what, sizeof what,
+			         "Cancel job %" PRId64 " (%s)? Nothing has been deleted; its manifest is dropped.", t->job_id,
+			         t->phase);
 		break;
 	case ACT_SEAL:
 		/* The count asked for is the operator's own statement (C3): the
@@ -160,26 +184,26 @@ static void describe(confirm_state *c)
 		if (t->seal_count < 0)
 			snprintf(what, sizeof what,
 			         "Seal job %" PRId64 "? Sealing states the traversal was complete, closes the library to "
-			         "writers and makes deletion possible. Count the unique IDs your traversal found (not what "
-			         "the manifest holds: the engine compares the two).",
-			         t->job_id);
+			         "writers and makes deletion possible. %s Count the unique IDs your traversal found (not "
+			         "what the manifest holds: the engine compares the two).",
+			         t->job_id, NO_RETURN);
 		else
 			snprintf(what, sizeof what,
 			         "Seal job %" PRId64 " with expected count %" PRId64 "? This states the traversal was complete, "
-			         "closes the library to writers and makes deletion possible.",
-			         t->job_id, t->seal_count);
+			         "closes the library to writers and makes deletion possible. %s",
+			         t->job_id, t->seal_count, NO_RETURN);
 		break;
 	case ACT_REMOVE_LIBRARY:
 		snprintf(what, sizeof what,
 		         "Create a remove-library job for library %" PRId64 " \"%s\"? Admission closes at once and "
-		         "every item of it (%s) will be deleted, with their dependent records.",
-		         t->target_id, t->target_name, items);
+		         "every item of it (%s) will be deleted, with their dependent records. %s",
+		         t->target_id, t->target_name, items, NO_RETURN);
 		break;
 	case ACT_REMOVE_SERVER:
 		snprintf(what, sizeof what,
 		         "Create a remove-server job for server %" PRId64 " \"%s\"? Admission closes at once and "
-		         "every library and item of it (%s) will be deleted, with their dependent records.",
-		         t->target_id, t->target_name, items);
+		         "every library and item of it (%s) will be deleted, with their dependent records. %s",
+		         t->target_id, t->target_name, items, NO_RETURN);
 		break;
 	case ACT_KILL_RUNNER:
 		snprintf(what, sizeof what,

@@ -2,8 +2,8 @@
  *
  * An action is bound to what the operator saw: the job id, its phase and
  * step number (or, for a removal, the target's id and name). Reversible
- * actions (pause, resume, cancel of a collecting job, a step after deletion
- * has started) ask y/N with No as the default; irreversible ones (the first
+ * actions (pause, resume, cancel of a job that has deleted nothing, a step
+ * after deletion has started) ask y/N with No as the default; irreversible ones (the first
  * deleting step, run, seal, creating remove-library or remove-server) need
  * the job id or the target's name typed; a seal started without a count
  * needs the expected unique count typed. Typing something else does
@@ -55,6 +55,10 @@ typedef struct confirm_target {
 	                          * that asks for the independent count) */
 	int64_t items;           /* removal: items the target holds now, -1 when unknown */
 	int runner_pid;          /* kill-runner: the runner's backend the operator saw */
+	int64_t gone;            /* rows the job had deleted (items, dependents, parents) as
+	                          * displayed: a draining or finalizing job can be cancelled
+	                          * until its first deletion (issue 21), so a cancel asks
+	                          * y/N at 0 and goes straight to the engine's refusal after */
 } confirm_target;
 
 typedef enum confirm_kind {
@@ -64,7 +68,7 @@ typedef enum confirm_kind {
 } confirm_kind;
 
 /* The confirmation T needs. Actions that cannot succeed in the displayed
- * phase (cancel of a draining job, pause of a paused one, ...) need none:
+ * phase (cancel of a job that has deleted rows, pause of a paused one, ...) need none:
  * they go to the engine, whose refusal and explanation are shown. Pure. */
 confirm_kind confirm_required(const confirm_target *t);
 

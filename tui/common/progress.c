@@ -1,6 +1,7 @@
 /* Progress, pace, ETA, connection names and busy wording shared by the CLI
  * and the console (progress.h). */
 #include "progress.h"
+#include "sanitize.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -121,6 +122,35 @@ const char *tui_job_eta(char *buf, size_t len, const cleanup_mon_job *v)
 		return buf;
 	}
 	return tui_eta_text(buf, len, &v->job, tui_job_pace(v), v->runner_pid > 0);
+}
+
+const char *tui_job_live_text(char *buf, size_t len, const cleanup_job *j)
+{
+	char age[16], closed[16], eta[16], host[64], app[64], step[48] = "no step yet";
+	bool server = strcmp(j->kind, "remove-server") == 0;
+
+	buf[0] = '\0';
+	if (!phase_is(j, "draining") && !phase_is(j, "finalizing"))
+		return buf;
+	if (j->live_last_step_age_s >= 0)
+		snprintf(step, sizeof step, "last step %s ago", tui_duration_text(age, sizeof age, j->live_last_step_age_s));
+	if (j->live_runner_pid <= 0) {
+		snprintf(buf, len, "NO RUNNER: %s %" PRId64 " closed to writers for %s, %s (cleanupctl job run %" PRId64 ")",
+		         server ? "server" : "library", server ? j->server_id : j->library_id,
+		         tui_duration_text(closed, sizeof closed, j->live_closed_s), step, j->id);
+		return buf;
+	}
+	if (j->live_eta_s >= 0)
+		tui_duration_text(eta, sizeof eta, j->live_eta_s);
+	else
+		snprintf(eta, sizeof eta, "?");
+	if (j->live_pace >= 0)
+		snprintf(buf, len, "runner %s:%d (%s), %s, pace %.0f rows/s, ETA %s", tui_sanitize(host, sizeof host, j->live_runner_host),
+		         j->live_runner_pid, tui_sanitize(app, sizeof app, j->live_runner_app), step, j->live_pace, eta);
+	else
+		snprintf(buf, len, "runner %s:%d (%s), %s, ETA %s", tui_sanitize(host, sizeof host, j->live_runner_host),
+		         j->live_runner_pid, tui_sanitize(app, sizeof app, j->live_runner_app), step, eta);
+	return buf;
 }
 
 /* N with thousands separators: 1,234,567. */

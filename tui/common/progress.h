@@ -85,6 +85,15 @@ double tui_job_pace(const cleanup_mon_job *v);
  * V but has not committed a step for 30 s. */
 const char *tui_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
 
+/* Issue 21, item 2: who runs J now and how it goes, from the live fields
+ * of cleanup_jobs_list() / cleanup_job_get(), for status, jobs and job
+ * show: "runner local:4411 (cleanupctl:job:7:run), last step 2s ago, pace
+ * 129 rows/s, ETA 8s", or "NO RUNNER: library 1 closed to writers for
+ * 15m10s, last step 3m02s ago (cleanupctl job run 7)" (host and
+ * application sanitized). "" for a job that is not draining or
+ * finalizing. Returns BUF. */
+const char *tui_job_live_text(char *buf, size_t len, const cleanup_job *j);
+
 /* "1,234 of 20,000 (6.2%), 349/s, ETA 43s": rows settled of the rows in
  * scope, the pace ("?/s" when unknown) and, while V drains or finalizes,
  * the ETA ("no runner", "stalled", "?" or a time). */

@@ -22,6 +22,7 @@
 #include "cmdline.h"
 #include "console.h"
 #include "ops.h"
+#include "sanitize.h"
 
 static const tui_panel_class *const classes[PANEL__COUNT] = {
 	&panel_servers, &panel_libraries, &panel_jobs, &panel_detail, &panel_locks, &panel_log,
@@ -298,6 +299,9 @@ bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_j
 	t->manifest_count = v->job.manifest_count;
 	t->items = -1;
 	t->runner_pid = v->runner_pid;
+	/* every domain row the job has deleted, as the engine's cancel counts them */
+	t->gone = v->job.deleted + v->job.retries_deleted + v->job.previews_deleted + v->job.collections_deleted +
+	          v->job.sync_status_deleted + v->job.history_detached + v->job.libraries_deleted + v->job.servers_deleted;
 	return true;
 }
 
@@ -407,6 +411,50 @@ bool console_refuse_second_runner(console *c, const confirm_target *t)
 	                tui_action_name(t->action), t->job_id, v->runner_pid, v->runner_app[0] ? v->runner_app : "?",
 	                v->runner_client[0] ? v->runner_client : "?", v->runner_since[0] ? v->runner_since : "?");
 	return true;
+}
+
+void console_quit(console *c)
+{
+	tui_action what = ACT_NONE;
+	int64_t job = -1;
+	const cleanup_mon_job *v;
+	char where[CLEANUP_NAME_SIZE + 64] = "its target", state[96] = "";
+
+	if (!actions_busy(c->act, &what, &job) || what != ACT_RUN) {
+		c->quit = true;
+		return;
+	}
+	/* What quitting leaves: the job (its phase and step as last seen), no
+	 * runner, and its library or server still closed to writers. */
+	v = console_find_job(c, job);
+	if (v) {
+		const cleanup_job *j = &v->job;
+		bool server = strcmp(j->kind, "remove-server") == 0;
+		char name[CLEANUP_NAME_SIZE];
+
+		snprintf(where, sizeof where, "%s %" PRId64 " \"%s\"", server ? "server" : "library",
+		         server ? j->server_id : j->library_id, tui_sanitize_cut(name, sizeof name, j->target_name, 40));
+		snprintf(state, sizeof state, " (%s, %s, step %d)", j->kind, j->phase, j->step_no);
+	}
+	snprintf(c->quit_question, sizeof c->quit_question,
+	         "This console is running job %" PRId64 "%s. Quitting stops the run after its current step and leaves "
+	         "job %" PRId64 " unfinished with NO RUNNER, and %s closed to writers until someone runs it again "
+	         "(r in a console, or cleanupctl job run %" PRId64 "). Nothing is rolled back. Quit anyway? [y/N]",
+	         job, state, job, where, job);
+	c->quit_ask = true;
+}
+
+/* A key while the quit question is open: y quits, n / Enter / Esc keep
+ * the console and its run; other keys do nothing. */
+static void quit_key(console *c, int key)
+{
+	if (key == 'y' || key == 'Y') {
+		c->quit_ask = false;
+		c->quit = true;
+	} else if (key == 'n' || key == 'N' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
+		c->quit_ask = false;
+		console_message(c, ROLE_INFO, "quit not done: the run goes on (t stops it after its current step)");
+	}
 }
 
 void console_stop_run(console *c)
@@ -624,7 +672,7 @@ static void handle_cmd(console *c, tui_cmd cmd)
 
 	switch (cmd) {
 	case CMD_QUIT:
-		c->quit = true;
+		console_quit(c);
 		break;
 	case CMD_UP:
 		move_sel(c, -1, false);
@@ -682,8 +730,8 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		console_cmdline_open(c);
 		break;
 	case CMD_FILTER:
-		/* the libraries when they have the focus, else the jobs */
-		if (c->focus != PANEL_LIBRARIES)
+		/* the libraries or the log when they have the focus, else the jobs */
+		if (c->focus != PANEL_LIBRARIES && c->focus != PANEL_LOG)
 			c->focus = PANEL_JOBS;
 		if (c->zoom) {
 			c->zoom = false;
@@ -703,6 +751,15 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		build_view(c);
 		console_select_job(c, c->sel_job_id);
 		console_message(c, ROLE_INFO, "jobs sorted by %s (o changes it)", tui_job_sort_name(c->job_sort));
+		break;
+	case CMD_LOG_KIND:
+		c->log_kind = (console_log_kind)((c->log_kind + 1) % LOG_KIND__COUNT);
+		c->sel[PANEL_LOG] = 0;
+		c->top[PANEL_LOG] = 0;
+		if (c->log_kind == LOG_KIND_ALL)
+			console_message(c, ROLE_INFO, "log: every kind of line (f shows one kind)");
+		else
+			console_message(c, ROLE_INFO, "log: %s lines only (f: the next kind)", console_log_kind_name(c->log_kind));
 		break;
 	case CMD_STEP:
 		job_action(c, ACT_STEP);
@@ -741,9 +798,9 @@ static void handle_cmd(console *c, tui_cmd cmd)
  * every key. */
 static void filter_key(console *c, int key)
 {
-	bool libs = c->filter_panel == PANEL_LIBRARIES;
-	char *f = libs ? c->lib_filter : c->job_filter;
-	size_t size = libs ? sizeof c->lib_filter : sizeof c->job_filter, l = strlen(f);
+	bool libs = c->filter_panel == PANEL_LIBRARIES, log = c->filter_panel == PANEL_LOG;
+	char *f = log ? c->log_filter : libs ? c->lib_filter : c->job_filter;
+	size_t size = log ? sizeof c->log_filter : libs ? sizeof c->lib_filter : sizeof c->job_filter, l = strlen(f);
 
 	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
 		c->filter_editing = false;
@@ -756,6 +813,11 @@ static void filter_key(console *c, int key)
 	} else if (key >= 0x20 && key < 0x7f && l + 1 < size) {
 		f[l] = (char)key;
 		f[l + 1] = '\0';
+	}
+	if (log) {
+		c->sel[PANEL_LOG] = 0;
+		c->top[PANEL_LOG] = 0;
+		return;
 	}
 	if (libs) {
 		c->sel[PANEL_LIBRARIES] = 0;
@@ -775,6 +837,14 @@ static void handle_key(console *c, int key)
 {
 	if (key == KEY_RESIZE) {
 		console_relayout(c);
+		return;
+	}
+	if (c->quit_ask) {
+		quit_key(c, key);
+		return;
+	}
+	if (c->log_open) { /* a log line shown whole: any key closes it, and does nothing else */
+		c->log_open = false;
 		return;
 	}
 	if (c->confirm.active) {
@@ -920,6 +990,15 @@ int console_run(const console_opts *opts, cleanup_error *err)
 		short mev = 0;
 
 		take_results(c);
+		if (c->quit_ask) {
+			tui_action what = ACT_NONE;
+
+			/* the run ended while asking: the question no longer holds */
+			if (!actions_busy(c->act, &what, NULL) || what != ACT_RUN) {
+				c->quit_ask = false;
+				console_message(c, ROLE_INFO, "the run ended while quit was being asked; nothing runs now (q quits)");
+			}
+		}
 		if (!c->paused)
 			c->snap = cleanup_monitor_snapshot(c->mon);
 		sync_selection(c);

@@ -53,6 +53,19 @@ typedef struct console_note {
 
 typedef struct console console;
 
+/* The log's kind filter (f cycles it). */
+typedef enum console_log_kind {
+	LOG_KIND_ALL = 0,
+	LOG_KIND_LIFECYCLE,   /* engine events but busy retries: created, sealed, completed, ... */
+	LOG_KIND_AUDIT,       /* operator actions and the engine's audited deletions (cleanup.audit) */
+	LOG_KIND_BUSY,        /* busy retries */
+	LOG_KIND_CONSOLE,     /* this console's own notes */
+	LOG_KIND__COUNT
+} console_log_kind;
+
+/* "all", "lifecycle", "audit", "busy", "console". */
+const char *console_log_kind_name(console_log_kind k);
+
 /* A panel: a constant class of functions (as htop's Panel). */
 typedef struct tui_panel_class {
 	tui_panel_id id;
@@ -76,6 +89,11 @@ struct console {
 	bool paused;
 	bool utf8;
 	bool quit;
+	/* q (or :quit) while this console runs a job (issue 21, item 6): the
+	 * y/N question saying what quitting leaves behind, shown in the
+	 * dialog style of confirmations; "" when not asking. */
+	bool quit_ask;
+	char quit_question[1024];
 	tui_layout layout;
 	tui_panel_id focus;
 	int sel[PANEL__COUNT];            /* selected row per panel */
@@ -110,6 +128,14 @@ struct console {
 	size_t libs_view[2048];
 	int nlibs_view;
 	int64_t sel_lib_id;
+	/* The log as a tool (issue 21, item 4): `/` with the log focused
+	 * searches it (every word, ignoring case), `f` shows one kind only,
+	 * Enter opens the selected line whole in a box (any key closes it). */
+	char log_filter[64];
+	console_log_kind log_kind;
+	bool log_open;
+	char log_open_title[128];
+	char log_open_text[1600];
 	/* The detail's step history (issue 11, item 13): the page of steps the
 	 * monitor should read (numbered at most steps_want; -1: the newest),
 	 * chosen by the detail panel from its scroll position. */
@@ -148,6 +174,10 @@ bool console_fill_job_target(const console *c, tui_action a, const cleanup_mon_j
 /* Fills T for creating a removal (ACT_REMOVE_LIBRARY / _SERVER) of ID as
  * the dashboard shows it; false (and a message) when it does not. */
 bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_target *t);
+/* q and :quit: quits at once, unless this console is running a job; then
+ * asks first (quit_question), saying what will be left: the job, its
+ * runner gone, its library closed to writers. */
+void console_quit(console *c);
 /* Asks this console's run to stop after its current step (t, :stop). */
 void console_stop_run(console *c);
 /* True (with a message naming the holder) when T is a step or a run of a
@@ -160,8 +190,9 @@ double console_job_pace(const cleanup_mon_job *v);
 /* The ETA column's text (progress.h's tui_eta_text), or "stalled" when a
  * runner holds the job but has not committed a step for 30 s. */
 const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
-/* "NO RUNNER for 2m10s: library 4 "Movies" closed to writers" for a
- * draining or finalizing job nobody runs, into BUF. */
+/* "NO RUNNER for 2m10s: library 4 "Movies" closed to writers for 15m02s"
+ * for a draining or finalizing job nobody runs (the first age since its
+ * last step, the second since its library was closed), into BUF. */
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v);
 
 /* The job at row K of the jobs panel's view (NULL when none). */

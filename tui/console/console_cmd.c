@@ -319,7 +319,7 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 		c->help = true;
 		c->help_top = 0;
 	} else if (strcmp(cmd->name, "quit") == 0) {
-		c->quit = true;
+		console_quit(c);
 	}
 }
 

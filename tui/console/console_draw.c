@@ -252,20 +252,74 @@ static void where_short(char *where, size_t len)
 	snprintf(where, len, "%s", out);
 }
 
+/* "15m", "42s", "2h05m": a short age for the header. */
+static const char *short_age(char *buf, size_t len, double s)
+{
+	long v = s >= 0 && s < 360000 ? (long)(s + 0.5) : s >= 360000 ? 359999 : 0;
+
+	if (v < 60)
+		snprintf(buf, len, "%lds", v);
+	else if (v < 3600)
+		snprintf(buf, len, "%ldm", v / 60);
+	else
+		snprintf(buf, len, "%ldh%02ldm", v / 3600, (v % 3600) / 60);
+	return buf;
+}
+
+/* The header's NO RUNNER badge (issue 21, item 2): the unfinished jobs
+ * whose library (or server) is closed to writers and that nobody runs
+ * (draining or finalizing, no session holds the runner lock), named by
+ * the one closed longest: " 1 job NO RUNNER: library 11 closed 15m ",
+ * " 3 jobs NO RUNNER: server 2 closed 1h05m, +2 ". The whole snapshot
+ * counts, whatever the jobs panel's filter. False when there is none. */
+static bool no_runner_badge(const console *c, char *buf, size_t len)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	const cleanup_mon_job *worst = NULL;
+	size_t i;
+	int n = 0;
+	char age[32];
+
+	for (i = 0; i < s->njobs; i++) {
+		const cleanup_mon_job *v = &s->jobs[i];
+
+		if (v->runner_pid > 0 || (strcmp(v->job.phase, "draining") != 0 && strcmp(v->job.phase, "finalizing") != 0))
+			continue;
+		n++;
+		if (!worst || v->closed_s > worst->closed_s)
+			worst = v;
+	}
+	if (!worst)
+		return false;
+	{
+		bool server = strcmp(worst->job.kind, "remove-server") == 0;
+		char more[24] = "";
+
+		if (n > 1)
+			snprintf(more, sizeof more, ", +%d", n - 1);
+		snprintf(buf, len, " %d job%s NO RUNNER: %s %" PRId64 " closed %s%s ", n, n == 1 ? "" : "s",
+		         server ? "server" : "library", server ? worst->job.server_id : worst->job.library_id,
+		         short_age(age, sizeof age, worst->closed_s), more);
+	}
+	return true;
+}
+
 /* The header: the clock, refresh interval and query time, the badges
- * (PAUSED, READ-ONLY, RUNNING, stale since ...), the command-line backend
+ * (NO RUNNER, PAUSED, READ-ONLY, RUNNING, stale since ...), the command-line backend
  * on the right when there is space, and where the console is connected
  * in what is left between them. */
 static void draw_header(console *c, double now)
 {
 	const tui_rect *r = &c->layout.header;
 	const cleanup_mon_snapshot *s = c->snap;
-	char clock[16], stale[64], buf[640], badges[8][128], where[300], version[40];
-	theme_role roles[8];
+	char clock[16], stale[64], buf[640], badges[9][128], where[300], version[40];
+	theme_role roles[9];
 	double since;
 	int x, nb = 0, i, bw = 0, maxx = r->x + r->w, right;
 	cleanup_monitor_state st = cleanup_monitor_get_state(c->mon);
 
+	if (no_runner_badge(c, badges[nb], sizeof badges[nb]))
+		roles[nb++] = ROLE_DANGER;
 	if (c->paused) {
 		snprintf(badges[nb], sizeof badges[nb], " PAUSED ");
 		roles[nb++] = ROLE_BADGE;
@@ -331,6 +385,13 @@ static void draw_header(console *c, double now)
 		         cleanup_monitor_interval(c->mon) / 1000.0, s->db_ms);
 	else
 		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs", clock, cleanup_monitor_interval(c->mon) / 1000.0);
+	/* The badges first (at 80 columns a NO RUNNER badge takes half the
+	 * row): the query time, then the interval, go when they do not fit,
+	 * rather than being cut mid-word. */
+	if (console_width(buf) > r->w - bw - 3)
+		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs", clock, cleanup_monitor_interval(c->mon) / 1000.0);
+	if (console_width(buf) > r->w - bw - 3)
+		snprintf(buf, sizeof buf, " cleanupctl console  %s", clock);
 	x = r->x + console_put(r->y, r->x, r->w - bw - 3 > 20 ? r->w - bw - 3 : 20, ROLE_HEADER, buf);
 	x += 2;
 	for (i = 0; i < nb; i++)
@@ -375,13 +436,14 @@ static void draw_footer(console *c, double mono)
 		return;
 	}
 	if (c->filter_editing) {
-		bool libs = c->filter_panel == PANEL_LIBRARIES;
+		bool libs = c->filter_panel == PANEL_LIBRARIES, log = c->filter_panel == PANEL_LOG;
 
-		x += console_putf(r->y, x, r->w, ROLE_PROMPT, "/%s", libs ? c->lib_filter : c->job_filter);
+		x += console_putf(r->y, x, r->w, ROLE_PROMPT, "/%s", log ? c->log_filter : libs ? c->lib_filter : c->job_filter);
 		console_put(r->y, x + 2, r->x + r->w - x - 2, ROLE_DIM,
-		            libs ? "filter libraries: words matched in id, srv N, name, admission, count state, job; "
-		                   "Enter keeps it, Esc clears it"
-		                 : "filter jobs: words matched in id, kind, target, phase; Enter keeps it, Esc clears it");
+		            log ? "search the log: words matched in time, kind, job and text; Enter keeps it, Esc clears it"
+		            : libs ? "filter libraries: words matched in id, srv N, name, admission, count state, job; "
+		                     "Enter keeps it, Esc clears it"
+		                   : "filter jobs: words matched in id, kind, target, phase; Enter keeps it, Esc clears it");
 		return;
 	}
 	/* A run's progress takes the footer as soon as it is newer than the
@@ -390,11 +452,16 @@ static void draw_footer(console *c, double mono)
 	if (c->message[0] && (mono - c->message_at < 15.0 || c->message_role == ROLE_DANGER) &&
 	    (!c->run_status[0] || c->message_at >= c->run_status_at || c->message_role == ROLE_DANGER ||
 	     (c->message_role == ROLE_WARNING && mono - c->message_at < 3.0))) {
-		/* A long message (an engine's explanation) takes the row above too. */
+		/* A long message (an engine's explanation, a refusal saying how
+		 * many rows are gone) takes the rows above, as many as it needs
+		 * up to 5, so that it is read in full (issue 21, item 3). */
 		if (console_width(c->message) > r->w) {
+			int n = wrap(c->message, r->w, -1, 0, 5, c->message_role), i;
+
 			attrset(theme_attr(ROLE_NORMAL));
-			mvhline(r->y - 1, r->x, ' ', r->w);
-			wrap(c->message, r->w, r->y - 1, r->x, 2, c->message_role);
+			for (i = 1; i < n; i++)
+				mvhline(r->y - i, r->x, ' ', r->w);
+			wrap(c->message, r->w, r->y - (n - 1), r->x, n, c->message_role);
 		} else {
 			console_put(r->y, r->x, r->w, c->message_role, c->message);
 		}
@@ -497,30 +564,60 @@ static void clear_rect(int y, int x, int h, int w)
 		mvhline(y + i, x, ' ', w);
 }
 
-static void draw_confirm(console *c)
+/* A dialog box in the middle of the screen: TITLE, QUESTION wrapped (in
+ * ROLE), then either the typed text on a prompt row (TYPED non-NULL) or
+ * the y/N keys. The confirmations and the quit question share it. */
+static void draw_dialog(console *c, const char *title, const char *question, theme_role role, const char *typed)
 {
-	const confirm_state *cf = &c->confirm;
 	int w = c->layout.cols - 8 < 78 ? c->layout.cols - 8 : 78;
-	int lines = wrap(cf->question, w - 4, -1, 0, 12, ROLE_NORMAL);
-	int h = lines + (cf->kind == CONFIRM_TYPED ? 6 : 4);
+	int maxl = c->layout.rows - 8 > 3 ? c->layout.rows - 8 : 3;
+	int lines = wrap(question, w - 4, -1, 0, maxl > 16 ? 16 : maxl, ROLE_NORMAL);
+	int h = lines + (typed ? 6 : 4);
 	int y = (c->layout.rows - h) / 2, x = (c->layout.cols - w) / 2;
-	char title[96];
 	tui_rect r = {y, x, h, w};
 
+	if (y < 0)
+		y = r.y = 0;
 	clear_rect(y, x, h, w);
-	snprintf(title, sizeof title, "confirm: %s", tui_action_name(cf->target.action));
 	console_box(r, title, true);
-	wrap(cf->question, w - 4, y + 1, x + 2, 12, cf->kind == CONFIRM_TYPED ? ROLE_WARNING : ROLE_NORMAL);
-	if (cf->kind == CONFIRM_TYPED) {
+	wrap(question, w - 4, y + 1, x + 2, lines, role);
+	if (typed) {
 		int cx;
 
 		console_put(y + lines + 2, x + 2, w - 4, ROLE_PROMPT, "> ");
-		cx = x + 4 + console_put(y + lines + 2, x + 4, w - 6, ROLE_NORMAL, cf->typed);
+		cx = x + 4 + console_put(y + lines + 2, x + 4, w - 6, ROLE_NORMAL, typed);
 		console_put(y + lines + 4, x + 2, w - 4, ROLE_DIM, "Enter confirms, Esc cancels; anything else does nothing");
 		move(y + lines + 2, cx);
 	} else {
 		console_put(y + lines + 2, x + 2, w - 4, ROLE_DIM, "y: yes   n / Enter / Esc: no");
 	}
+}
+
+/* A log line shown whole (Enter in the log): TITLE, TEXT wrapped over as
+ * many rows as the screen has, and how to close it. */
+static void draw_note_box(console *c, const char *title, const char *text)
+{
+	int w = c->layout.cols - 4 < 100 ? c->layout.cols - 4 : 100;
+	int maxl = c->layout.rows - 6 > 1 ? c->layout.rows - 6 : 1;
+	int lines = wrap(text, w - 4, -1, 0, maxl, ROLE_NORMAL);
+	int h = lines + 4;
+	int y = (c->layout.rows - h) / 2, x = (c->layout.cols - w) / 2;
+	tui_rect r = {y < 0 ? 0 : y, x, h, w};
+
+	clear_rect(r.y, x, h, w);
+	console_box(r, title, true);
+	wrap(text, w - 4, r.y + 1, x + 2, lines, ROLE_NORMAL);
+	console_put(r.y + lines + 2, x + 2, w - 4, ROLE_DIM, "any key closes");
+}
+
+static void draw_confirm(console *c)
+{
+	const confirm_state *cf = &c->confirm;
+	char title[96];
+
+	snprintf(title, sizeof title, "confirm: %s", tui_action_name(cf->target.action));
+	draw_dialog(c, title, cf->question, cf->kind == CONFIRM_TYPED ? ROLE_WARNING : ROLE_NORMAL,
+	            cf->kind == CONFIRM_TYPED ? cf->typed : NULL);
 }
 
 /* The help overlay: one row per key, then the commands; it scrolls
@@ -611,7 +708,7 @@ void console_draw(console *c, double now)
 			if (c->job_filter[0] || editing)
 				snprintf(title + l, sizeof title - l, " /%.40s%s", c->job_filter, editing ? "_" : "");
 			l = strlen(title);
-			if (c->job_sort != JOB_SORT_NEWEST)
+			if (c->job_sort != JOB_SORT_UNFINISHED)
 				snprintf(title + l, sizeof title - l, " by %s", tui_job_sort_name(c->job_sort));
 		}
 		if (i == PANEL_LIBRARIES) {
@@ -624,7 +721,17 @@ void console_draw(console *c, double now)
 			if (c->lib_sort != LIB_SORT_SERVER)
 				snprintf(title + l, sizeof title - l, " by %s", tui_lib_sort_name(c->lib_sort));
 		}
-		{
+		if (i == PANEL_LOG) {
+			size_t l = strlen(title);
+			bool editing = c->filter_editing && c->filter_panel == PANEL_LOG;
+
+			if (c->log_kind != LOG_KIND_ALL)
+				snprintf(title + l, sizeof title - l, " %s only", console_log_kind_name(c->log_kind));
+			l = strlen(title);
+			if (c->log_filter[0] || editing)
+				snprintf(title + l, sizeof title - l, " /%.40s%s", c->log_filter, editing ? "_" : "");
+		}
+				{
 			/* where the selection is: 10/12 (issue 11, item 13), in
 			 * every list */
 			int n = classes[i]->rows(c);
@@ -658,7 +765,11 @@ void console_draw(console *c, double now)
 	curs_set(0);
 	if (c->help)
 		draw_help(c);
-	if (c->confirm.active) {
+	if (c->log_open) {
+		draw_note_box(c, c->log_open_title, c->log_open_text);
+	} else if (c->quit_ask) {
+		draw_dialog(c, "confirm: quit during a run", c->quit_question, ROLE_WARNING, NULL);
+	} else if (c->confirm.active) {
 		draw_confirm(c);
 		if (c->confirm.kind == CONFIRM_TYPED)
 			curs_set(1);

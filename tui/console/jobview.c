@@ -12,7 +12,7 @@
 
 const char *tui_job_sort_name(tui_job_sort s)
 {
-	static const char *const names[JOB_SORT__COUNT] = {"newest", "phase", "progress"};
+	static const char *const names[JOB_SORT__COUNT] = {"unfinished", "phase", "progress", "newest"};
 
 	return s >= 0 && s < JOB_SORT__COUNT ? names[s] : "?";
 }
@@ -97,7 +97,12 @@ static int compare(const void *a, const void *b, void *arg)
 	const view_ctx *ctx = arg;
 	const cleanup_job *x = &ctx->jobs[*(const size_t *)a].job, *y = &ctx->jobs[*(const size_t *)b].job;
 
-	if (ctx->sort == JOB_SORT_PHASE) {
+	if (ctx->sort == JOB_SORT_UNFINISHED) {
+		bool fx = cleanup_job_phase_is_final(x->phase), fy = cleanup_job_phase_is_final(y->phase);
+
+		if (fx != fy)
+			return fx ? 1 : -1;
+	} else if (ctx->sort == JOB_SORT_PHASE) {
 		int rx = phase_rank(x->phase), ry = phase_rank(y->phase);
 
 		if (rx != ry)

@@ -11,13 +11,14 @@
 #include "cleanup/monitor.h"
 
 typedef enum tui_job_sort {
-	JOB_SORT_NEWEST = 0,  /* job id, newest first (the monitor's order) */
+	JOB_SORT_UNFINISHED = 0, /* the default (issue 21): unfinished jobs above finished ones, newest first in each */
 	JOB_SORT_PHASE,       /* unfinished first (finalizing, draining, collecting, paused), then finished */
 	JOB_SORT_PROGRESS,    /* least settled share first: what is furthest from done */
+	JOB_SORT_NEWEST,      /* job id, newest first (the monitor's order) */
 	JOB_SORT__COUNT
 } tui_job_sort;
 
-/* "newest", "phase", "progress". */
+/* "unfinished", "phase", "progress", "newest". */
 const char *tui_job_sort_name(tui_job_sort s);
 
 /* True when job V matches FILTER: every space-separated word of FILTER is

@@ -17,14 +17,15 @@ static const key_help table[] = {
 	{"+ / -", "refresh less / more often", CMD_SLOWER},
 	{"^L", "redraw and refresh now", CMD_REDRAW},
 	{":", "command line (step 12, pause 12, help, ...)", CMD_CMDLINE},
-	{"/", "filter the jobs, or the libraries when focused (words); Esc clears", CMD_FILTER},
-	{"o", "sort: jobs newest/phase/progress; libraries server/name/items/count", CMD_SORT},
-	{"q", "quit (stops a run after its current step)", CMD_QUIT},
+	{"/", "filter the jobs, or the libraries / search the log when focused; Esc clears", CMD_FILTER},
+	{"o", "sort: jobs unfinished/phase/progress/newest; libraries server/name/items/count", CMD_SORT},
+	{"f", "log: one kind only (lifecycle, audit, busy, console), again for all", CMD_LOG_KIND},
+	{"q", "quit (during a run: asks, then stops it after its current step)", CMD_QUIT},
 	{"s", "step the selected job once", CMD_STEP},
 	{"r", "run the selected job until done or stopped", CMD_RUN},
 	{"t", "stop the run after its current step", CMD_STOP_RUN},
 	{"P", "pause a collecting job / resume a paused one", CMD_PAUSE_JOB},
-	{"x", "cancel the selected job (collecting or paused only)", CMD_CANCEL},
+	{"x", "cancel the selected job (until its first step deletes a row)", CMD_CANCEL},
 	{"S", "seal the manifest: type the expected count", CMD_SEAL},
 	{"v", "preview the next step (changes nothing)", CMD_PREVIEW},
 	{"D", "remove the selected library or server (creates a job)", CMD_REMOVE},
@@ -96,6 +97,8 @@ static tui_cmd plain(int key)
 		return CMD_FILTER;
 	case 'o':
 		return CMD_SORT;
+	case 'f':
+		return CMD_LOG_KIND;
 	case 's':
 		return CMD_STEP;
 	case 'r':

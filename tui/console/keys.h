@@ -30,6 +30,7 @@ typedef enum tui_cmd {
 	CMD_CMDLINE,       /* : */
 	CMD_FILTER,        /* /: filter the jobs list */
 	CMD_SORT,          /* o: the jobs list's next sort order */
+	CMD_LOG_KIND,      /* f: the log's next kind filter (all, lifecycle, audit, busy, console) */
 	/* actions (none of them in --readonly) */
 	CMD_STEP,
 	CMD_RUN,

@@ -43,13 +43,22 @@ const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v)
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v)
 {
 	const cleanup_job *j = &v->job;
-	char age[16], name[CLEANUP_NAME_SIZE];
+	char age[16], closed[32] = "", name[CLEANUP_NAME_SIZE];
 	bool server = strcmp(j->kind, "remove-server") == 0;
 
+	/* How long it has been closed (issue 21): from the seal or the
+	 * removal's creation, however many runners came and went since. */
+	if (v->closed_s >= 0) {
+		char d[16];
+
+		snprintf(closed, sizeof closed, " for %s", tui_duration_text(d, sizeof d, v->closed_s));
+	}
 	/* The name cut at 60 columns on a character boundary, not 60 bytes. */
-	snprintf(buf, len, "NO RUNNER for %s: %s %" PRId64 " \"%s\" closed to writers (r runs it; or cleanupctl job run %" PRId64 ")",
+	snprintf(buf, len,
+	         "NO RUNNER for %s: %s %" PRId64 " \"%s\" closed to writers%s (r runs it; or cleanupctl job run %" PRId64 ")",
 	         tui_duration_text(age, sizeof age, v->unattended_s), server ? "server" : "library",
-	         server ? j->server_id : j->library_id, tui_sanitize_cut(name, sizeof name, j->target_name, 60), j->id);
+	         server ? j->server_id : j->library_id, tui_sanitize_cut(name, sizeof name, j->target_name, 60), closed,
+	         j->id);
 	return buf;
 }
 

@@ -64,6 +64,17 @@ typedef struct cleanup_job {
 	char last_error[512];
 	char created_at[40], sealed_at[40], updated_at[40], finished_at[40];
 	char purged_at[40];     /* when `cleanupctl purge` removed its manifest and step records; "" when not */
+	/* Issue 21: who runs it now and how it goes (cleanup.job_live_json),
+	 * read by cleanup_jobs_list() and cleanup_job_get(); elsewhere pid 0,
+	 * "" and -1. The runner is the session holding its runner lock. */
+	int live_runner_pid;    /* 0: nobody runs it */
+	char live_runner_host[64];  /* client host or address, "local" for a Unix socket */
+	char live_runner_app[64];   /* its application_name */
+	int live_no_runner;     /* draining or finalizing (library closed) and nobody runs it */
+	double live_closed_s;   /* seconds since its library (server) was closed to writers, -1: not closed */
+	double live_last_step_age_s; /* seconds since its newest step ended, -1: no step */
+	double live_pace;       /* the current runner's pace in rows a second, -1: unknown */
+	double live_eta_s;      /* at that pace, -1: unknown */
 	char *json;
 } cleanup_job;
 
@@ -159,8 +170,10 @@ int cleanup_job_seal(cleanup_job *out, cleanup_engine *engine, int64_t job_id, i
 int cleanup_job_transition(cleanup_job *out, cleanup_engine *engine, int64_t job_id,
                            const char *action, cleanup_error *err);
 
-/* The unfinished jobs and the most recent finished ones, newest first, at
- * most LIMIT. *OUT is a calloc'd array of *N jobs: release with
+/* The unfinished jobs and the most recent finished ones, the unfinished
+ * first (issue 21), newest first within each, at most LIMIT recent ones
+ * plus every unfinished one. Each carries its live fields (runner, last
+ * step, ETA). *OUT is a calloc'd array of *N jobs: release with
  * cleanup_jobs_free(*OUT, *N). */
 int cleanup_jobs_list(cleanup_job **out, size_t *n, cleanup_engine *engine, int limit,
                       cleanup_error *err);

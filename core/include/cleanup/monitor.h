@@ -62,7 +62,7 @@ typedef struct cleanup_mon_job {
 	cleanup_job job;
 	char last_error_at[16];  /* HH:MM:SS, "" when none */
 	/* Draining or finalizing: the steps that started in the last 60 s (at
-	 * most the 2000 newest). */
+	 * most the 2000 newest), only its current runner's when it has one. */
 	int window_steps;
 	int64_t window_rows;     /* their settled rows: deleted + moved + absent + kept */
 	double window_first_start; /* epoch seconds: start of the oldest of them, -1 when none */
@@ -71,6 +71,9 @@ typedef struct cleanup_mon_job {
 	double unattended_s;     /* seconds since the newest step ended (else since the job was
 	                          * sealed or created): how long it has had no runner, when it has
 	                          * none; -1 unless draining or finalizing */
+	double closed_s;         /* seconds since its library (server) was closed to writers:
+	                          * a prune's seal, a removal's creation; -1 unless draining
+	                          * or finalizing (issue 21) */
 	/* The session holding the job's runner lock (cleanup/runner.h), if any. */
 	int runner_pid;          /* its backend pid, 0 when nobody runs the job */
 	char runner_app[64];     /* its application_name */
@@ -209,7 +212,7 @@ typedef struct cleanup_monitor_opts {
 	int jobs_limit;          /* finished jobs listed besides unfinished ones (0: 20) */
 	int steps_limit;         /* steps of the detail job per page (0: 60; at most CLEANUP_MON_STEPS_PAGE) */
 	int query_timeout_ms;    /* statement_timeout of every refresh query (0: 2000; -1: none) */
-	int events_limit;        /* log lines (0: 100) */
+	int events_limit;        /* log lines of each kind: audit rows, lifecycle events, busy retries (0: 100) */
 	int backoff_initial_ms;  /* first reconnect delay (0: 250) */
 	int backoff_max_ms;      /* cap of the doubling delay (0: 8000) */
 } cleanup_monitor_opts;
