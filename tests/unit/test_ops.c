@@ -42,6 +42,11 @@ static void test_sqlstate_maps_to_the_product_exit_codes(void **state)
 	assert_int_equal(tui_op_exit_code(cleanup_status_from_sqlstate("CU001"), false), 1);
 	assert_int_equal(tui_op_exit_code(cleanup_status_from_sqlstate("08006"), false), 1);
 	assert_int_equal(tui_op_exit_code(cleanup_status_from_sqlstate("XX000"), false), 1);
+	/* A write on a hot standby (read_only_sql_transaction): its own code. */
+	assert_int_equal(cleanup_status_from_sqlstate("25006"), CLEANUP_EREADONLY);
+	assert_int_equal(tui_op_exit_code(cleanup_status_from_sqlstate("25006"), false), 5);
+	assert_int_equal(EXIT_READONLY, 5);
+	assert_string_equal(cleanup_status_name(CLEANUP_EREADONLY), "read-only-server");
 	assert_int_equal(tui_op_exit_code(CLEANUP_OK, false), 0);
 	assert_int_equal(tui_op_exit_code(CLEANUP_EINVAL, false), EXIT_USAGE);
 }
