@@ -395,7 +395,7 @@ const cli_subcommand cmd_job_subcommands[] = {
 	 "step until done, stopped or out of budget; options: docs/steps.md, Settings", run_options, cmd_job_run},
 	{"pause", "JOB [--wait SECONDS]", "pause a collecting job", transition_options, job_transition},
 	{"resume", "JOB [--wait SECONDS]", "resume a paused job", transition_options, job_transition},
-	{"cancel", "JOB [--wait SECONDS]", "cancel a collecting or paused job", transition_options, job_transition},
+	{"cancel", "JOB [--wait SECONDS]", "cancel a job until its first deletion (admission reopens)", transition_options, job_transition},
 	{"show", "JOB [--steps N]", "the job and its recent steps", show_options, job_show},
 	{NULL, NULL, NULL, NULL, NULL},
 };
