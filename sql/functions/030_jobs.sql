@@ -451,7 +451,7 @@ BEGIN
             v_gone := j.deleted + j.retries_deleted + j.previews_deleted + j.collections_deleted
                       + j.sync_status_deleted + j.history_detached + j.libraries_deleted + j.servers_deleted;
             IF v_gone > 0 THEN
-                RAISE EXCEPTION 'cannot cancel %: deletion has started, so recovery resumes forward (% rows gone: % items, % dependent records, % parents)',
+                RAISE EXCEPTION 'cannot cancel %: deletion has started (% rows gone: % items, % dependent records, % parents), so recovery resumes forward',
                     cleanup.job_label(j), v_gone, j.deleted,
                     j.retries_deleted + j.previews_deleted + j.collections_deleted + j.sync_status_deleted
                         + j.history_detached,
