@@ -51,7 +51,18 @@ install(TARGETS cleanup_core EXPORT cleanupTargets
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/include/cleanup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         COMPONENT dev FILES_MATCHING PATTERN "*.h")
 
-# pkg-config: a static library, so its dependencies are in Libs.
+# pkg-config: a static library, so its dependencies are in Libs. The
+# prefix is relative to the .pc file's own directory (${pcfiledir}), so the
+# file is right wherever the tree is installed: the configured prefix,
+# `cmake --install --prefix OTHER`, /usr in the .deb, or a moved prefix
+# (cli_test_pkgconfig, cli_test_package). An absolute CMAKE_INSTALL_LIBDIR
+# keeps the absolute prefix.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(CLEANUP_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH CLEANUP_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+  set(CLEANUP_PC_PREFIX "\${pcfiledir}/${CLEANUP_PC_UP}")
+endif()
 configure_file(${CMAKE_SOURCE_DIR}/cmake/cleanup.pc.in ${CMAKE_BINARY_DIR}/cleanup.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/cleanup.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
