@@ -86,7 +86,7 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	assert_non_null(strstr(out, "schema contract drift"));
 	assert_non_null(strstr(out, "(triggers) repaired"));
 	free(out);
-	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
+	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 
 	/* The same DDL from a session that fires only replica triggers. */

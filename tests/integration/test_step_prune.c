@@ -82,7 +82,7 @@ static void test_S6_S9_prune_counters_equal_ground_truth(void **state)
 	                            "AND phase_after = 'completed'",
 	                            (long long)job),
 	                 1);
-	assert_string_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
+	assert_text_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
 	                                (long long)lib),
 	                    "open");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_retained WHERE job_id = %lld", (long long)job), 0);
