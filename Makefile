@@ -84,12 +84,12 @@ clang: deps
 	@cd $(CLANG_BUILD) && ctest --output-on-failure -j$(JOBS) -L unit $(CTEST_ARGS)
 
 # CI lane: the .debs of make package checked by Debian's lintian; any
-# error fails (warnings are printed). --no-tag-display-limit: every
+# error fails (warnings are printed). --tag-display-limit 0: every
 # instance shown.
 LINTIAN_PACKAGES = lintian
 lintian: package
 	@sh scripts/install-deps.sh $(LINTIAN_PACKAGES)
-	@cd $(BUILD) && lintian --fail-on error --no-tag-display-limit cleanupctl_*.deb libcleanup-dev_*.deb
+	@cd $(BUILD) && lintian --fail-on error --tag-display-limit 0 cleanupctl_*.deb libcleanup-dev_*.deb
 
 clean:
 	rm -rf $(BUILD)
