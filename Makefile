@@ -5,6 +5,9 @@
 #   make soak    the crash tests with many more kills and more data
 #   make fuzz    every fuzz target, a million runs each (fuzz/README.md)
 #   make package Debian packages cleanupctl and libcleanup-dev (CPack)
+#   make clang   CI lane: clang, -Werror, build and the unit tests
+#   make lintian CI lane: make package, then lintian on both .debs
+# .ci/run runs make test, then the lanes (docs/ci.md).
 BUILD      ?= build
 SANITIZERS ?= OFF
 READLINE   ?= ON
@@ -13,10 +16,12 @@ CTEST_ARGS ?=
 
 # What a fresh Debian 12 lacks for building and testing (file: CPack's
 # dependency detection for make package and cli_test_package).
+# postgresql-15-plpgsql-check: cli_test_plpgsql_check.
 DEB_PACKAGES = build-essential cmake pkg-config libpq-dev postgresql-15 postgresql-client-15 \
-               libncurses-dev libreadline-dev libcmocka-dev tmux jq procps file python3 pgbouncer
+               libncurses-dev libreadline-dev libcmocka-dev tmux jq procps file python3 pgbouncer \
+               postgresql-15-plpgsql-check
 
-.PHONY: all deps configure build test demo bench soak fuzz package clean
+.PHONY: all deps configure build test demo bench soak fuzz package clang lintian clean
 
 all: build
 
@@ -64,6 +69,27 @@ fuzz: deps
 # Debian packages cleanupctl and libcleanup-dev into $(BUILD)/ (CPack).
 package: build
 	@cd $(BUILD) && cpack -G DEB
+
+# CI lane: the whole tree (engine, console, tests, fuzz drivers) built by
+# clang with -Werror in CLANG_BUILD, then the unit tests there. clang
+# comes from Debian (clang 14 on Debian 12), installed like make test's
+# packages.
+CLANG_BUILD    ?= build-clang
+CLANG_PACKAGES  = clang
+clang: deps
+	@sh scripts/install-deps.sh $(CLANG_PACKAGES)
+	@cmake -S . -B $(CLANG_BUILD) -DCMAKE_C_COMPILER=clang -DENABLE_WERROR=ON \
+	  -DWITH_READLINE=$(READLINE) >/dev/null
+	@cmake --build $(CLANG_BUILD) -j$(JOBS)
+	@cd $(CLANG_BUILD) && ctest --output-on-failure -j$(JOBS) -L unit $(CTEST_ARGS)
+
+# CI lane: the .debs of make package checked by Debian's lintian; any
+# error fails (warnings are printed). --tag-display-limit 0: every
+# instance shown.
+LINTIAN_PACKAGES = lintian
+lintian: package
+	@sh scripts/install-deps.sh $(LINTIAN_PACKAGES)
+	@cd $(BUILD) && lintian --fail-on error --tag-display-limit 0 cleanupctl_*.deb libcleanup-dev_*.deb
 
 clean:
 	rm -rf $(BUILD)

@@ -121,7 +121,6 @@ DECLARE
     l   bigint;
     la  record;
     j   record;
-    n   int;
 BEGIN
     FOR l IN SELECT DISTINCT x FROM unnest(p_libs) AS x ORDER BY x LOOP
         SELECT a.state, a.job_id, a.xmax INTO la FROM cleanup.library_admission a

@@ -153,7 +153,6 @@ DECLARE
     v_claim_t  tid[];          -- the same with dependents
     v_ret_ids  bigint[];
     v_locked   bigint[];       -- the candidates the lock returned
-    v_n_ret    int;
     v_ret_more bigint[];
     v_n_mov    int;
     v_n_abs    int;
@@ -578,7 +577,6 @@ DECLARE
     v_read    int;             -- keyed: items the batch took
     v_above   int;             -- keyed: of them, above the high-water id
     v_key     text;            -- keyed: the last key the batch took
-    v_batch   int;
     v_bids    bigint[];        -- keyed: one batch's candidates, counts
     v_bxmins  xid[];
     v_bctids  tid[];

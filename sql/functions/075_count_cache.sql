@@ -95,7 +95,6 @@ CREATE OR REPLACE FUNCTION cleanup.count_declare(p_libs bigint[])
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    i      int;
     v_held bigint;
 BEGIN
     IF p_libs IS NULL OR cardinality(p_libs) = 0 THEN

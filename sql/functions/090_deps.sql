@@ -60,7 +60,6 @@ DECLARE
     qe        int[];
     qp        int[];
     i         int;
-    j         int;
     k         int;
     path      text[];
     ckey      text;

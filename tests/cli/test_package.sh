@@ -40,7 +40,7 @@ LIBDIR=${LIBDIR%/pkgconfig}
 for f in bin/cleanupctl "$LIBDIR/libcleanup.a" include/cleanup/job.h include/cleanup/engine.h \
 	"$LIBDIR/pkgconfig/cleanup.pc" "$LIBDIR/cmake/cleanup/cleanupConfig.cmake" \
 	"$LIBDIR/cmake/cleanup/cleanupTargets.cmake" share/cleanupctl/themes/light.theme \
-	share/cleanupctl/themes/dark.theme share/man/man1/cleanupctl.1 share/man/man1/cleanupctl-console.1 \
+	share/cleanupctl/themes/dark.theme share/man/man1/cleanupctl.1.gz share/man/man1/cleanupctl-console.1.gz \
 	share/bash-completion/completions/cleanupctl share/zsh/vendor-completions/_cleanupctl \
 	share/doc/cleanupctl/README.md share/doc/cleanupctl/LICENSE share/doc/cleanupctl/CHANGELOG.md \
 	share/doc/cleanupctl/docs/json.md; do

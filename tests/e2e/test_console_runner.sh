@@ -32,7 +32,7 @@ COLS=180 start "$BIN"
 wait_for "draining" || fail "job not shown"
 
 # Item 11: where am I.
-wait_re "postgres@[^ ]+:$PORT/$DBNAME +(PostgreSQL|PG) 15\.[0-9]+ +cmdline: readline" &&
+wait_re "postgres@[^ ]+:$PORT/$DBNAME +(PostgreSQL|PG) 15\.[0-9]+ +cmdline: $CMDLINE_BACKEND" &&
 	ok "header: user@host:port/db and the server version (180 columns, with the NO RUNNER badge)" ||
 	fail "header does not say where the console is: $(head -1 <<<"$SCREEN")"
 

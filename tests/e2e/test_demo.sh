@@ -31,7 +31,7 @@ for how in script binary; do
 	else
 		start_cmd "'$CLEANUPCTL' --db '$DB' demo"
 	fi
-	wait_for "cmdline: readline" 30 || fail "$how: console did not open"
+	wait_for "cmdline: $CMDLINE_BACKEND" 30 || fail "$how: console did not open"
 	wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'cleanupctl:writer:%'" 2 15 &&
 		ok "$how: two writers running" || fail "$how: writers"
 	wait_re "writer [0-9]+ " 10 && ok "$how: writers in the locks panel" || fail "$how: locks panel"

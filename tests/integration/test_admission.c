@@ -40,9 +40,9 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "retry later"));
 	free(out);
-	assert_string_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "collecting");
-	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 1"),
+	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 1"),
 	                    "open");
 	pgtest_exec(w, "COMMIT");
 
@@ -50,7 +50,7 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	rc = pgtest_sh(NULL, "'%s' --db \"%s\" job seal %lld --expected 0", pgtest_cleanupctl(), conninfo,
 	               (long long)job);
 	assert_int_equal(rc, 0);
-	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 1"),
+	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 1"),
 	                    "draining");
 	assert_int_equal(pgtest_int(o, "SELECT high_water_id FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                 pgtest_int(o, "SELECT max(id) FROM inventory.items WHERE library_id = 1"));
@@ -157,6 +157,8 @@ static void test_A4_identity_is_immutable(void **state)
 	                    "CUA04");
 	after = pgtest_fingerprint(c);
 	assert_string_equal(before, after);
+	free(before);
+	free(after);
 	/* Ordinary edits of an open library's items are fine. */
 	pgtest_exec(c, "UPDATE inventory.items SET title = 'ok' WHERE external_id = 'ext-2-2'");
 	PQfinish(c);

@@ -152,7 +152,7 @@ static int64_t removal_with_claim(PGconn *c, int64_t lib, int n, int64_t *item)
  * or absent, once, and the step records add up (moved_early included). */
 static void assert_ledger(PGconn *c, int64_t job)
 {
-	assert_string_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job), "completed");
+	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job), "completed");
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.jobs WHERE id = %lld AND scope_count IS NOT NULL "
 	                            "AND scope_count = deleted + kept + moved + absent",
@@ -361,7 +361,7 @@ static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 	assert_contains(out, needle);
 	assert_contains(out, "declared write lock");
 	free(out);
-	assert_string_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
 	pgtest_exec(w, "COMMIT");
 	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);

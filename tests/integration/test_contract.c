@@ -58,7 +58,7 @@ static void test_contract_drift_stops_and_harmless_ddl_passes(void **state)
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.contract_assert()"), "CU403");
 	assert_non_null(strstr(msg, "functions"));
 	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.contract_assert()"), "CU403");
-	assert_string_equal(pgtest_text(c, "SELECT fingerprint FROM cleanup.schema_contract"), recorded);
+	assert_text_equal(pgtest_text(c, "SELECT fingerprint FROM cleanup.schema_contract"), recorded);
 	free(recorded);
 	PQfinish(c);
 }

@@ -146,7 +146,7 @@ static void test_install_repairs_contract_drift(void **state)
 	assert_int_equal(cli(&out, conninfo, "install"), 0);
 	assert_non_null(strstr(out, "schema contract drift in cleanup_lab_t_install_drift (functions) repaired"));
 	free(out);
-	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
+	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
 	src = pgtest_text(c, "SELECT prosrc FROM pg_proc WHERE oid = 'cleanup.job_label(cleanup.jobs)'::regprocedure");
 	assert_null(strstr(src, "sabotaged"));
 	free(src);

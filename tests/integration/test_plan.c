@@ -85,8 +85,8 @@ static void test_S1_cascading_reference_to_items_refuses_every_kind(void **state
 	               " REFERENCES inventory.items ON DELETE CASCADE)");
 	assert_int_equal(cli(&out, "job seal 2 --expected 0"), 4);
 	free(out);
-	assert_string_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = 2"), "collecting");
-	assert_string_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = 3"), "open");
+	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = 2"), "collecting");
+	assert_text_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = 3"), "open");
 	pgtest_exec(c, "DROP TABLE public.retries");
 	assert_int_equal(cli(NULL, "job seal 2 --expected 0"), 0);
 	PQfinish(c);

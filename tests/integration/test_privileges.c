@@ -171,7 +171,7 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 	                                "WHERE library_id = 2"),
 	                    "42501");
 	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE cleanup.server_admission SET state = 'open'"), "42501");
-	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 2"),
+	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 2"),
 	                    "draining");
 	assert_string_equal(pgtest_fail(w, NULL, 0,
 	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-2')"),
@@ -187,7 +187,7 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 		fprintf(stderr, "%s\n", out);
 	assert_int_equal(rc, 0);
 	free(out);
-	assert_string_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "completed");
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE external_id LIKE 'late-%%'"), 0);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.libraries WHERE id = 2"), 0);
@@ -219,10 +219,10 @@ static void test_writer_writes_inventory_through_the_guards(void **state)
 	srv = pgtest_int(w, "INSERT INTO inventory.media_servers (name) VALUES ('writer-server') RETURNING id");
 	lib = pgtest_int(w, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'Writer') RETURNING id",
 	                 (long long)srv);
-	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
+	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
 	                                (long long)lib),
 	                    "open");
-	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.server_admission WHERE server_id = %lld",
+	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.server_admission WHERE server_id = %lld",
 	                                (long long)srv),
 	                    "open");
 	/* The immutability guard still answers with its own SQLSTATE. */
@@ -468,7 +468,7 @@ static void test_runner_runs_prune_end_to_end(void **state)
 	free(out);
 	id = pgtest_text(o, "SELECT max(id)::text FROM cleanup.jobs WHERE library_id = 5");
 	assert_non_null(id);
-	assert_string_equal(pgtest_text(o, "SELECT created_by FROM cleanup.jobs WHERE id = %s", id), RUNNER);
+	assert_text_equal(pgtest_text(o, "SELECT created_by FROM cleanup.jobs WHERE id = %s", id), RUNNER);
 	rc = pgtest_sh(&out, "printf 'ext-5-%%s\\n' 1 2 3 4 5 6 7 | '%s' --db \"%s\" job append %s 2>&1",
 	               pgtest_cleanupctl(), as_runner, id);
 	assert_int_equal(rc, 0);
@@ -484,10 +484,10 @@ static void test_runner_runs_prune_end_to_end(void **state)
 		fprintf(stderr, "%s\n", out);
 	assert_int_equal(rc, 0);
 	free(out);
-	assert_string_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %s", id), "completed");
+	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %s", id), "completed");
 	assert_int_equal(pgtest_int(o, "SELECT deleted FROM cleanup.jobs WHERE id = %s", id), 3);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 5"), 7);
-	assert_string_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 5"), "open");
+	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 5"), "open");
 	rc = pgtest_sh(&out, "'%s' --db \"%s\" --json job show %s 2>&1", pgtest_cleanupctl(), as_runner, id);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"completed\""));
@@ -569,8 +569,8 @@ static void test_readonly_console_connection_refuses_writes(void **state)
 	(void)state;
 	assert_int_equal(cleanup_conninfo_readonly(&ro, conninfo, &err), CLEANUP_OK);
 	c = pgtest_connect(ro, "console-readonly");
-	assert_string_equal(pgtest_text(c, "SHOW default_transaction_read_only"), "on");
-	assert_string_equal(pgtest_text(c, "SELECT current_user"), "postgres");
+	assert_text_equal(pgtest_text(c, "SHOW default_transaction_read_only"), "on");
+	assert_text_equal(pgtest_text(c, "SELECT current_user"), "postgres");
 	assert_string_equal(pgtest_fail(c, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) "
 	                                            "VALUES (6, 'ro')"),
 	                    "25006");
@@ -585,8 +585,8 @@ static void test_readonly_console_connection_refuses_writes(void **state)
 	sprintf(given, "%s options='-c cleanup.failpoints=seal -c default_transaction_read_only=off'", conninfo);
 	assert_int_equal(cleanup_conninfo_readonly(&ro, given, &err), CLEANUP_OK);
 	c = pgtest_connect(ro, "console-readonly");
-	assert_string_equal(pgtest_text(c, "SHOW default_transaction_read_only"), "on");
-	assert_string_equal(pgtest_text(c, "SHOW cleanup.failpoints"), "seal");
+	assert_text_equal(pgtest_text(c, "SHOW default_transaction_read_only"), "on");
+	assert_text_equal(pgtest_text(c, "SHOW cleanup.failpoints"), "seal");
 	PQfinish(c);
 	free(ro);
 	free(given);

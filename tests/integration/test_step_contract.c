@@ -88,7 +88,7 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	assert_int_equal(ctl(&out, "install 2>&1"), 4);
 	assert_non_null(strstr(out, "guard trigger items_admit_insert on inventory.items is disabled"));
 	free(out);
-	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "D");
+	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "D");
 	expect_refused(c, job, "triggers");
 	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);

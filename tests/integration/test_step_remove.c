@@ -69,7 +69,7 @@ static void test_S10_remove_library_end_state(void **state)
 	                 128);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 1);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)sib), 5);
-	assert_string_equal(pgtest_text(c, "SELECT state FROM cleanup.server_admission WHERE server_id = %lld",
+	assert_text_equal(pgtest_text(c, "SELECT state FROM cleanup.server_admission WHERE server_id = %lld",
 	                                (long long)srv),
 	                    "open");
 	assert_steps_consistent(c, job);
@@ -232,7 +232,7 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 	 * foreign-key check waits for it, only for it, then finds no parent. */
 	next = job_int(c, job, "step_no") + 1;
 	pgtest_exec(f, "BEGIN");
-	assert_string_equal(pgtest_text(f, "SELECT action FROM cleanup.job_step(%lld, %lld)", (long long)job, (long long)next),
+	assert_text_equal(pgtest_text(f, "SELECT action FROM cleanup.job_step(%lld, %lld)", (long long)job, (long long)next),
 	                    "delete-library");
 	pgtest_send(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'x')", (long long)lib);
 	pgtest_wait_blocked(c, PQbackendPID(w), 10000);
@@ -270,7 +270,7 @@ static void test_S13_crash_between_drain_and_finalize(void **state)
 	assert_string_equal(job_phase(c, job), "finalizing");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 1);
-	assert_string_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
+	assert_text_equal(pgtest_text(c, "SELECT state FROM cleanup.library_admission WHERE library_id = %lld",
 	                                (long long)lib),
 	                    "draining");
 	/* The preview of the finalize step predicts the parent delete, changing nothing. */

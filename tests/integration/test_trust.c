@@ -58,7 +58,7 @@ static void test_C9_insert_while_collecting_survives(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib),
 	                 301);
 	assert_int_equal(job_int(c, job, "deleted"), 0);
-	assert_string_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "completed");
 	PQfinish(c);
 }
@@ -231,7 +231,7 @@ static void test_L1_public_advisory_keys_do_not_block_cleanup(void **state)
 	pgtest_exec(o, "SELECT pg_advisory_lock(cleanup.coordinator_key(%lld)), pg_advisory_lock(cleanup.library_key(%lld))",
 	            (long long)srv, (long long)lib);
 	assert_int_equal(ctl(NULL, "--quiet job run %lld --max-busy 2", (long long)job), 0);
-	assert_string_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "completed");
 	assert_int_equal(job_int(c, job, "deleted"), 200);
 	PQfinish(o);
@@ -252,7 +252,7 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 	lib = new_library(c, srv, "s12-forge", 0);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 	assert_int_equal(ctl(NULL, "--quiet job step %lld", (long long)job), 0);
-	assert_string_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
+	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
 	pgtest_exec(o, "BEGIN");
 	pgtest_exec(o, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(%lld)), "

@@ -29,7 +29,7 @@ static int setup(void **state)
 	job_collecting = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', 3)");
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job_draining[0]);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job_draining[1]);
-	pgtest_finish(c);
+	PQfinish(c);
 	return 0;
 }
 

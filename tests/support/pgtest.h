@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include <libpq-fe.h>
 #include "cleanup/engine.h"
@@ -43,6 +44,16 @@ const char *pgtest_fail(PGconn *c, char *msg, size_t msglen, const char *fmt, ..
 
 /* First column of the first row as text (malloc'd; NULL for SQL NULL). */
 char *pgtest_text(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* assert_string_equal() on a string this call site owns (pgtest_text()'s,
+ * a helper's malloc'd copy), freed once it compared equal: LeakSanitizer
+ * runs in the sanitizer build's tests. */
+#define assert_text_equal(owned, expected)         \
+	do {                                       \
+		char *owned_text_ = (owned);       \
+		assert_string_equal(owned_text_, expected); \
+		free(owned_text_);                 \
+	} while (0)
 
 /* First column of the first row as an integer. */
 int64_t pgtest_int(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
