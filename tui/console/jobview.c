@@ -34,9 +34,7 @@ static bool contains(const char *hay, const char *needle, size_t len)
 	return false;
 }
 
-/* True when every space-separated word of FILTER occurs in TEXT (the
- * lists' "/" filter: "srv 2" matches library 2 of server 2). */
-static bool words_in(const char *text, const char *filter)
+bool tui_words_in(const char *text, const char *filter)
 {
 	const char *p = filter;
 
@@ -63,7 +61,7 @@ bool tui_job_matches(const cleanup_mon_job *v, const char *filter)
 		return true;
 	snprintf(text, sizeof text, "%" PRId64 " %s %s %" PRId64 " %s %s %s", j->id, j->kind, server ? "srv" : "lib",
 	         server ? j->server_id : j->library_id, j->target_name, j->phase, v->runner_app);
-	return words_in(text, filter);
+	return tui_words_in(text, filter);
 }
 
 static int phase_rank(const char *phase)
@@ -205,7 +203,7 @@ bool tui_lib_matches(const cleanup_mon_library *l, const char *filter)
 
 		snprintf(text + k, sizeof text - k, " job %" PRId64 " %s %s", l->row.job_id, l->job_kind, l->job_phase);
 	}
-	return words_in(text, filter);
+	return tui_words_in(text, filter);
 }
 
 /* Count states, worst first (LIB_SORT_COUNT). */

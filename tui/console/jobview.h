@@ -27,6 +27,11 @@ const char *tui_job_sort_name(tui_job_sort s);
  * every job. */
 bool tui_job_matches(const cleanup_mon_job *v, const char *filter);
 
+/* True when every space-separated word of FILTER occurs in TEXT, ASCII
+ * case ignored (the lists' and the log's "/" filter: "srv 2" matches
+ * library 2 of server 2). Pure. */
+bool tui_words_in(const char *text, const char *filter);
+
 /* Fills OUT (room for MAX) with the indices of the jobs of JOBS (N) that
  * match FILTER, ordered by SORT (ties: newest first). Returns their
  * number. */

@@ -8,12 +8,12 @@
  * line ("busy x37 since 02:14:05, held by pid 4411 ..."), and Enter opens
  * the selected line whole. The monitor loads lifecycle events, audit rows
  * and busy retries apart, so busy retries never push the others out. */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "console.h"
+#include "jobview.h"
 
 #define LOG_MAX 1024
 
@@ -80,38 +80,6 @@ static void line_text(char *buf, size_t len, const log_line *l)
 	}
 }
 
-/* Case-insensitive (ASCII) search of NEEDLE (LEN bytes) in HAY. */
-static bool contains(const char *hay, const char *needle, size_t len)
-{
-	size_t i, j, n = strlen(hay);
-
-	for (i = 0; i + len <= n; i++) {
-		for (j = 0; j < len; j++)
-			if (tolower((unsigned char)hay[i + j]) != tolower((unsigned char)needle[j]))
-				break;
-		if (j == len)
-			return true;
-	}
-	return len == 0;
-}
-
-static bool words_in(const char *text, const char *filter)
-{
-	const char *p = filter;
-
-	while (*p) {
-		size_t len;
-
-		while (*p == ' ')
-			p++;
-		len = strcspn(p, " ");
-		if (len > 0 && !contains(text, p, len))
-			return false;
-		p += len;
-	}
-	return true;
-}
-
 /* The log's rows into LINES (room for MAX), newest first: events and notes
  * merged, the kind filter and the search applied, consecutive busy
  * retries of one job collapsed. Returns their number. */
@@ -143,7 +111,7 @@ static int collect(const console *c, log_line *lines, int max)
 			continue;
 		if (c->log_filter[0]) {
 			line_text(text, sizeof text, &l);
-			if (!words_in(text, c->log_filter))
+			if (!tui_words_in(text, c->log_filter))
 				continue;
 		}
 		if (n > 0 && is_busy(l.ev) && is_busy(lines[n - 1].ev) && lines[n - 1].ev->job_id == l.ev->job_id) {
