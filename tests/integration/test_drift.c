@@ -187,7 +187,7 @@ static void test_T6_disabled_guard_trigger_is_refused(void **state)
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries DISABLE TRIGGER item_retries_guard_delete");
 	expect_step_refused(c, job, "triggers");
 	expect_install_refused(c, "guard trigger item_retries_guard_delete on inventory.item_retries is disabled");
-	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'item_retries_guard_delete'"),
+	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'item_retries_guard_delete'"),
 	                    "D");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries ENABLE TRIGGER item_retries_guard_delete");
 	expect_exact(c, job);

@@ -141,7 +141,7 @@ static void test_install_repairs_contract_drift(void **state)
 	assert_int_equal(cli(&out, conninfo, "install 2>&1"), 4);
 	assert_non_null(strstr(out, "guard trigger items_admit_insert on inventory.items is disabled"));
 	free(out);
-	assert_string_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "D");
+	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "D");
 	pgtest_exec(c, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	assert_int_equal(cli(&out, conninfo, "install"), 0);
 	assert_non_null(strstr(out, "schema contract drift in cleanup_lab_t_install_drift (functions) repaired"));

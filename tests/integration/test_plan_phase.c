@@ -205,7 +205,7 @@ static void test_plan_default_mode_rollout_switch(void **state)
 	assert_non_null(strstr(out, "\"default_mode\": \"single-transaction\""));
 	assert_non_null(strstr(out, "\"plan_changed\": true"));
 	free(out);
-	assert_string_equal(pgtest_text(c, "SELECT default_mode FROM cleanup.plan_settings"), "single-transaction");
+	assert_text_equal(pgtest_text(c, "SELECT default_mode FROM cleanup.plan_settings"), "single-transaction");
 	assert_int_equal(ctl(&out, "install --default-mode sometimes 2>&1"), 2);
 	free(out);
 	assert_int_equal(ctl(&out, "--json status"), 0);
@@ -238,7 +238,7 @@ static void test_plan_default_mode_rollout_switch(void **state)
 	/* Back to the default; an install without the option keeps it. */
 	assert_int_equal(ctl(NULL, "install --default-mode bounded"), 0);
 	assert_int_equal(ctl(NULL, "install"), 0);
-	assert_string_equal(pgtest_text(c, "SELECT default_mode FROM cleanup.plan_settings"), "bounded");
+	assert_text_equal(pgtest_text(c, "SELECT default_mode FROM cleanup.plan_settings"), "bounded");
 	PQfinish(c);
 }
 
