@@ -241,29 +241,20 @@ SET lock_timeout = '2s'
 AS $$
     SELECT jsonb_build_object(
         'schema_version', (SELECT version FROM cleanup.schema_info),
+        -- The rows of the text status (status_servers, status_libraries),
+        -- each read once, libraries nested under their server.
         'servers', coalesce((
+            WITH libs AS (
+                SELECT l.server_id,
+                       jsonb_agg(jsonb_build_object('id', l.id, 'name', l.name, 'admission', l.admission,
+                                                    'item_count', l.item_count, 'job_id', l.job_id)
+                                 ORDER BY l.id) AS docs
+                  FROM cleanup.status_libraries() l GROUP BY l.server_id)
             SELECT jsonb_agg(jsonb_build_object(
-                       'id', s.id, 'name', s.name,
-                       'admission', coalesce(sa.state, 'missing'),
-                       'job_id', (SELECT j.id FROM cleanup.jobs j
-                                   WHERE j.server_id = s.id AND j.phase NOT IN ('completed', 'cancelled')),
-                       'item_count', (SELECT coalesce(sum(st.item_count), 0)
-                                        FROM inventory.libraries l
-                                        JOIN cleanup.library_stats st ON st.library_id = l.id
-                                       WHERE l.server_id = s.id),
-                       'libraries', coalesce((
-                           SELECT jsonb_agg(jsonb_build_object(
-                                      'id', l.id, 'name', l.name,
-                                      'admission', coalesce(la.state, 'missing'),
-                                      'item_count', coalesce(st.item_count, 0),
-                                      'job_id', la.job_id) ORDER BY l.id)
-                             FROM inventory.libraries l
-                             LEFT JOIN cleanup.library_admission la ON la.library_id = l.id
-                             LEFT JOIN cleanup.library_stats st ON st.library_id = l.id
-                            WHERE l.server_id = s.id), '[]'::jsonb))
+                       'id', s.id, 'name', s.name, 'admission', s.admission, 'job_id', s.job_id,
+                       'item_count', s.item_count, 'libraries', coalesce(libs.docs, '[]'::jsonb))
                    ORDER BY s.id)
-              FROM inventory.media_servers s
-              LEFT JOIN cleanup.server_admission sa ON sa.server_id = s.id), '[]'::jsonb),
+              FROM cleanup.status_servers() s LEFT JOIN libs ON libs.server_id = s.id), '[]'::jsonb),
         'jobs', cleanup.jobs_json(20),
         -- The plan phase (014_plan.sql): the mode `job create` uses
         -- without --mode, and the validators it asks.
