@@ -579,8 +579,6 @@ void cleanup_engine_close(cleanup_engine *e)
 		return;
 	if (armed_engine == e)
 		cleanup_engine_cancel_arm(NULL);
-	/* A runner lock held for a run ends with its connection. */
-	cleanup_engine_close(e->runner);
 	if (e->conn)
 		PQfinish(e->conn);
 	free(e->conninfo);
@@ -676,6 +674,10 @@ int engine_error_from_result(cleanup_error *err, cleanup_engine *e, const PGresu
 	int status;
 
 	status = state && *state ? cleanup_status_from_sqlstate(state) : CLEANUP_ERROR;
+	/* No SQLSTATE and libpq's own words for a server that went away: the
+	 * connection status may not say so yet (a send that failed first). */
+	if ((!state || !*state) && e && e->conn && strstr(PQerrorMessage(e->conn), "server closed the connection"))
+		status = CLEANUP_ECONN;
 	if ((e && e->conn && PQstatus(e->conn) == CONNECTION_BAD) || status == CLEANUP_ECONN) {
 		/* The backend was terminated or the server went away (57P0x, class
 		 * 08, or no answer at all). Say so plainly, with what we were

@@ -36,10 +36,6 @@ struct cleanup_engine {
 	bool pooled;
 	bool standby;
 	int server_pid;
-	/* Behind a pooler: the connection that holds the runner lock of job
-	 * runner_job in a transaction it keeps open for the run (step.c). */
-	struct cleanup_engine *runner;
-	int64_t runner_job;
 };
 
 /* The statement that identifies the server of a new connection: its

@@ -76,6 +76,7 @@ void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
 	col_copy(job->purged_at, sizeof job->purged_at, res, row, "purged_at");
 	job->live_runner_pid = (int)col_number(res, row, "live_runner_pid", 0);
 	col_copy(job->live_runner_host, sizeof job->live_runner_host, res, row, "live_runner_host");
+	job->live_runner_os_pid = (int)col_number(res, row, "live_runner_os_pid", 0);
 	col_copy(job->live_runner_app, sizeof job->live_runner_app, res, row, "live_runner_app");
 	job->live_no_runner = strcmp(col_text(res, row, "live_no_runner"), "t") == 0;
 	job->live_closed_s = col_number(res, row, "live_closed_s", -1);

@@ -608,6 +608,7 @@ static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 		v->runner_pid = (int)col_number(res, i, "runner_pid", 0);
 		col_copy(v->runner_app, sizeof v->runner_app, res, i, "runner_app");
 		col_copy(v->runner_client, sizeof v->runner_client, res, i, "runner_client");
+		v->runner_os_pid = (int)col_number(res, i, "runner_os_pid", 0);
 		col_copy(v->runner_since, sizeof v->runner_since, res, i, "runner_since");
 		v->runner_age_s = col_number(res, i, "runner_age_s", -1);
 	}

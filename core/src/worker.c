@@ -1,6 +1,6 @@
 /* The engine side of cleanupctl worker: the list of runnable jobs that no
  * runner holds (cleanup/worker.h). Claiming and running stay with the
- * runner lock and the run loop (step.c): a worker is their client. */
+ * runner lease and the run loop (runner.c): a worker is their client. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

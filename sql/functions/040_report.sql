@@ -16,12 +16,13 @@ END;
 
 -- Issue 21, item 2: who runs job J now and how it goes, as keys added to
 -- every JOB document (status, jobs, job show, the job commands):
---   runner          the session holding the job's runner lock (the
---                   session-level advisory lock cleanup_job_run() holds,
---                   sql/queries/runner_claim.sql; the same look-up as the
---                   console's, sql/queries/mon_jobs.sql): pid, host
---                   ("local" for a Unix socket), application, since; null
---                   when nobody runs it
+--   runner          the holder of the job's live runner lease
+--                   (cleanup.job_runners, 062_runner.sql; the same look-up
+--                   as the console's, sql/queries/mon_jobs.sql): pid (the
+--                   backend of its last statement), host and os_pid (the
+--                   process to stop), application, since (the lease's
+--                   start), direct (false behind a pooler), last_step;
+--                   null when nobody runs it
 --   no_runner       draining or finalizing (its library or server closed to
 --                   writers) and nobody runs it
 --   closed_at, closed_s  when its library (a remove-server: its server)
@@ -30,21 +31,23 @@ END;
 --   last_step_at, last_step_age_s  the end of its newest step, seconds since
 --   pace_rows_per_s the current runner's pace: rows settled (deleted, moved,
 --                   absent, kept) by its steps (and steps recorded without
---                   their runner) that started in the last 60 s,
+--                   their runner) that started in the last 60 s and since
+--                   the lease began,
 --                   over the time from the first of them to now; null
 --                   without a runner or with fewer than 2 such steps
 --   eta_s           rows left in scope at that pace (0 when none are left);
 --                   null when unknown
--- Reads one job's newest steps by the job_steps key and pg_locks; nothing
+-- Reads one job's newest steps by the job_steps key and its lease row; nothing
 -- for a finished job but its newest step.
 CREATE OR REPLACE FUNCTION cleanup.job_live_json(j cleanup.jobs)
 RETURNS jsonb LANGUAGE sql STABLE
 AS $$
     SELECT jsonb_build_object(
-        'runner', CASE WHEN rn.pid IS NULL THEN NULL
-                       ELSE jsonb_build_object('pid', rn.pid, 'host', rn.client,
-                                               'application', rn.application_name, 'since', rn.backend_start) END,
-        'no_runner', j.phase IN ('draining', 'finalizing') AND rn.pid IS NULL,
+        'runner', CASE WHEN rn.host IS NULL THEN NULL
+                       ELSE jsonb_build_object('pid', rn.pid, 'host', rn.host, 'os_pid', rn.os_pid,
+                                               'application', rn.application, 'since', rn.started_at,
+                                               'direct', rn.direct, 'last_step', rn.last_step) END,
+        'no_runner', j.phase IN ('draining', 'finalizing') AND rn.host IS NULL,
         'closed_at', cl.at,
         'closed_s', round(extract(epoch FROM clock_timestamp() - cl.at)::numeric, 1),
         'last_step_at', ls.end_at,
@@ -60,14 +63,9 @@ AS $$
             SELECT s.started_at + s.duration_ms * interval '1 millisecond' AS end_at
               FROM cleanup.job_steps s WHERE s.job_id = j.id ORDER BY s.step_no DESC LIMIT 1) ls ON true
       LEFT JOIN LATERAL (
-            SELECT l.pid, a.application_name, a.backend_start,
-                   coalesce(a.client_hostname, pg_catalog.host(a.client_addr), 'local') AS client
-              FROM pg_catalog.pg_locks l
-              LEFT JOIN LATERAL pg_catalog.pg_stat_get_activity(l.pid) a ON true
-             WHERE l.locktype = 'advisory' AND l.granted
-               AND l.database = (SELECT datid FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()))
-               AND l.classid = 1668050546::oid AND l.objid = (j.id % 2147483648)::oid AND l.objsubid = 2
-             LIMIT 1) rn ON j.phase NOT IN ('completed', 'cancelled')
+            SELECT r.backend_pid AS pid, r.host, r.os_pid, r.application, r.started_at, r.last_step, r.direct
+              FROM cleanup.job_runners r WHERE r.job_id = j.id AND cleanup.runner_live(r)) rn
+           ON j.phase NOT IN ('completed', 'cancelled')
       LEFT JOIN LATERAL (
             SELECT CASE WHEN count(*) >= 2 AND clock_timestamp() > min(s.started_at)
                         THEN sum(s.deleted + s.moved + s.absent + s.kept)
@@ -75,8 +73,8 @@ AS $$
               FROM (SELECT deleted, moved, absent, kept, started_at, runner_pid FROM cleanup.job_steps
                      WHERE job_id = j.id ORDER BY step_no DESC LIMIT 2000) s
              WHERE s.started_at > clock_timestamp() - interval '60 seconds'
-               AND (s.runner_pid IS NULL OR s.runner_pid = rn.pid)) w
-           ON rn.pid IS NOT NULL AND j.phase IN ('draining', 'finalizing');
+               AND (s.runner_pid IS NULL OR s.started_at >= rn.started_at)) w
+           ON rn.host IS NOT NULL AND j.phase IN ('draining', 'finalizing');
 $$;
 
 CREATE OR REPLACE FUNCTION cleanup.job_json(j cleanup.jobs)

@@ -1412,10 +1412,23 @@ END $$;
 -- after lock_timeout with 55P03. (A function cannot bound its own call
 -- with statement_timeout: PostgreSQL arms that timer when the calling
 -- statement starts.)
-CREATE OR REPLACE FUNCTION cleanup.job_step(p_job bigint, p_step_no int, p_busy int DEFAULT 0)
+--
+-- P_LEASE is the token of the runner lease (062_runner.sql) the caller
+-- holds: renewed in this step's transaction (CU470 when the lease was
+-- lost); without one the step is refused while another runner holds a
+-- live lease (CU471). A replay of a committed step needs no lease.
+DROP FUNCTION IF EXISTS cleanup.job_step(bigint, int, int);
+CREATE OR REPLACE FUNCTION cleanup.job_step(p_job bigint, p_step_no int, p_busy int DEFAULT 0,
+                                            p_lease bigint DEFAULT NULL)
 RETURNS cleanup.job_steps LANGUAGE plpgsql
 SET lock_timeout = '5s'
-AS $$ BEGIN RETURN cleanup.step_exec(p_job, p_step_no, p_busy, false); END $$;
+AS $$
+BEGIN
+    IF p_step_no > (SELECT j.step_no FROM cleanup.jobs j WHERE j.id = p_job) THEN
+        PERFORM cleanup.runner_step_check(p_job, p_lease, p_step_no);
+    END IF;
+    RETURN cleanup.step_exec(p_job, p_step_no, p_busy, false);
+END $$;
 
 -- What the next step of P_JOB would do, computed without locks or
 -- mutations (run it in a READ ONLY transaction and roll back).

@@ -7,13 +7,10 @@
 -- that wait for a heavyweight lock (wait_event_type 'Lock'); pg_locks is
 -- read once for the waiting backends. No table of the application is read.
 --
--- Runners (issue 10, item 5): a backend holding a job's runner lock (the
--- session-level advisory lock of sql/queries/runner_claim.sql: classid
--- 1668050546, objid the job id modulo 2^31, objsubid 2) is shown too,
--- whatever its application_name, with the job it runs (runs_job) and
--- since when (runner_since: its connection time; `job run` and each job
--- of `cleanupctl worker` use a connection of their own, so that is when
--- the run began).
+-- Runners (issue 10, item 5): the backend of a job's live runner lease
+-- on a direct connection (cleanup.job_runners, 062_runner.sql) is shown
+-- too, whatever its application_name, with the job it runs (runs_job)
+-- and since when (runner_since: the lease's start).
 --
 -- One definition for `cleanupctl locks`, `locks --json` and the console's
 -- lock panel (named queries locks_tree.sql and locks_tree_json.sql).
@@ -28,14 +25,12 @@ RETURNS TABLE (pid int, blocked_by int[], application_name text, state text, wai
 LANGUAGE sql STABLE
 AS $$
     WITH runners AS MATERIALIZED (
-        -- One row per runner lock held in this database (a session that
-        -- took one twice holds it once in pg_locks).
-        SELECT l.pid, min(l.objid::bigint) AS runs_job
-          FROM pg_locks l
-         WHERE l.locktype = 'advisory' AND l.granted
-           AND l.database = (SELECT datid FROM pg_stat_get_activity(pg_backend_pid()))
-           AND l.classid = 1668050546::oid AND l.objsubid = 2
-         GROUP BY l.pid
+        -- One row per backend of a live runner lease on a direct
+        -- connection (behind a pooler the backend is shared, not a runner).
+        SELECT r.backend_pid AS pid, min(r.job_id) AS runs_job, min(r.started_at) AS since
+          FROM cleanup.job_runners r
+         WHERE r.direct AND cleanup.runner_live(r)
+         GROUP BY r.backend_pid
     ), act AS MATERIALIZED (
         SELECT a.pid, a.application_name, a.state, a.wait_event_type, a.wait_event,
                a.xact_start, a.query, a.backend_start,
@@ -95,7 +90,7 @@ AS $$
            CASE WHEN s.application_name ~ '^cleanupctl:job:[0-9]{1,18}(:|$)'
                 THEN split_part(s.application_name, ':', 3)::bigint END AS job_id,
            r.runs_job,
-           CASE WHEN r.pid IS NOT NULL THEN s.backend_start END AS runner_since
+           r.since AS runner_since
       FROM shown s
       LEFT JOIN waits w ON w.pid = s.pid
       LEFT JOIN runners r ON r.pid = s.pid

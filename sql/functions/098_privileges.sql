@@ -159,6 +159,8 @@ BEGIN
         -- the job API (cleanup_runner)
         'job_create', 'job_append', 'job_seal', 'job_transition', 'job_step', 'job_step_preview',
         'job_note_busy', 'job_step_replay', 'audit_record',
+        -- the runner lease (062_runner.sql, cleanup_runner)
+        'runner_open', 'runner_renew', 'runner_close', 'runner_stop',
         -- retention (080_retention.sql, cleanup_runner)
         'purge_step', 'purge_plan',
         -- reports (cleanup_runner, cleanup_console)
@@ -290,7 +292,7 @@ END $$;
 -- deps and the console read. No inventory.items, no manifest, no
 -- schema_contract; no INSERT, UPDATE or DELETE anywhere.
 GRANT USAGE ON SCHEMA cleanup, inventory TO cleanup_runner, cleanup_console;
-GRANT SELECT ON cleanup.schema_info, cleanup.jobs, cleanup.job_steps, cleanup.events, cleanup.audit,
+GRANT SELECT ON cleanup.schema_info, cleanup.jobs, cleanup.job_steps, cleanup.events, cleanup.audit, cleanup.job_runners,
                 cleanup.library_admission, cleanup.server_admission, cleanup.library_stats,
                 inventory.media_servers, inventory.libraries
    TO cleanup_runner, cleanup_console;
@@ -303,7 +305,8 @@ GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.job_live_json(
                           cleanup.job_show_json(bigint, int), cleanup.jobs_json(int), cleanup.status_json(),
                           cleanup.status_servers(), cleanup.status_libraries(), cleanup.locks_tree(), cleanup.dependency_edges(int, int),
                           cleanup.dependency_evidence(int, int),
-                          cleanup.dependency_evidence(int, int, int, int), cleanup.job_step_replay(bigint, int)
+                          cleanup.dependency_evidence(int, int, int, int), cleanup.job_step_replay(bigint, int),
+                          cleanup.runner_live(cleanup.job_runners), cleanup.runner_label(cleanup.job_runners)
    TO cleanup_runner, cleanup_console;
 -- What `cleanupctl deps` reads of the dispositions (issue 7), and the
 -- mutations-by-kind shape job_json and step_json build (they are granted).
@@ -329,9 +332,12 @@ GRANT EXECUTE ON FUNCTION inventory.write_items(jsonb), inventory.count_declare(
 -- The job API: every change a runner makes goes through these.
 GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_append(bigint, text[]),
                           cleanup.job_seal(bigint, bigint), cleanup.job_transition(bigint, text),
-                          cleanup.job_step(bigint, int, int), cleanup.job_step_preview(bigint),
+                          cleanup.job_step(bigint, int, int, bigint), cleanup.job_step_preview(bigint),
                           cleanup.job_note_busy(bigint, text),
-                          cleanup.audit_record(text, text, bigint, text, text)
+                          cleanup.audit_record(text, text, bigint, text, text),
+                          cleanup.runner_open(bigint, bigint, text, int, text, boolean, int, bigint, boolean, boolean),
+                          cleanup.runner_renew(bigint, bigint, int),
+                          cleanup.runner_close(bigint, bigint, boolean, text), cleanup.runner_stop(bigint, int, text)
    TO cleanup_runner;
 -- Retention (080_retention.sql): `cleanupctl purge` of finished jobs'
 -- manifests, step records and old events, bounded per transaction.

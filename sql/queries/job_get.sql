@@ -4,6 +4,7 @@
 -- (cleanup.holders_text).
 SELECT j.*, x.doc::text AS json,
        (x.doc->'runner'->>'pid')::int AS live_runner_pid, x.doc->'runner'->>'host' AS live_runner_host,
+       (x.doc->'runner'->>'os_pid')::int AS live_runner_os_pid,
        x.doc->'runner'->>'application' AS live_runner_app, (x.doc->>'no_runner')::boolean AS live_no_runner,
        (x.doc->>'closed_s')::float8 AS live_closed_s, (x.doc->>'last_step_age_s')::float8 AS live_last_step_age_s,
        (x.doc->>'pace_rows_per_s')::float8 AS live_pace, (x.doc->>'eta_s')::float8 AS live_eta_s,

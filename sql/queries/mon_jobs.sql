@@ -12,15 +12,13 @@
 --  * closed_s: seconds since its library (a remove-server: its server) was
 --    closed to writers, while it is: a prune's seal, a removal's creation
 --    (issue 21: the header's NO RUNNER badge counts from there);
---  * its runner: the backend holding the job's runner lock, a session-level
---    advisory lock (classid 1668050546, objid the job id modulo 2^31,
---    objsubid 2: the two-key form) that cleanup_job_run() holds while it
---    steps the job (sql/queries/runner_claim.sql); host, application and
---    connection time from pg_stat_get_activity(pid). The function, not
---    the pg_stat_activity view, and no pg_database: those are shared
---    catalogs, so a CREATE or DROP DATABASE anywhere would invalidate this
---    prepared statement, and its re-planning could wait behind a catalog
---    lock (a refresh that hangs).
+--  * its runner: the holder of the job's live runner lease
+--    (cleanup.job_runners, sql/functions/062_runner.sql): host and OS pid
+--    of the process, its application, the backend of its last statement,
+--    since when it holds the lease. No pg_stat_activity view and no
+--    pg_database: those are shared catalogs, so a CREATE or DROP DATABASE
+--    anywhere would invalidate this prepared statement, and its
+--    re-planning could wait behind a catalog lock (a refresh that hangs).
 SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, j.step_no, j.pass_no,
        j.examined, j.visited, j.deleted, j.moved, j.absent, j.retained, j.kept,
        j.libraries_deleted, j.servers_deleted, j.manifest_count, j.expected_count,
@@ -41,9 +39,9 @@ SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, 
        CASE WHEN j.phase IN ('draining', 'finalizing')
             THEN extract(epoch FROM clock_timestamp() - CASE WHEN j.kind = 'prune' THEN j.sealed_at ELSE j.created_at END)
        END AS closed_s,
-       rn.pid AS runner_pid, rn.application_name AS runner_app, rn.client AS runner_client,
-       to_char(rn.backend_start, 'HH24:MI:SS') AS runner_since,
-       extract(epoch FROM clock_timestamp() - rn.backend_start) AS runner_age_s
+       rn.backend_pid AS runner_pid, rn.application AS runner_app, rn.host AS runner_client,
+       rn.os_pid AS runner_os_pid, to_char(rn.started_at, 'HH24:MI:SS') AS runner_since,
+       extract(epoch FROM clock_timestamp() - rn.started_at) AS runner_age_s
   FROM (SELECT * FROM cleanup.jobs WHERE phase NOT IN ('completed', 'cancelled')
         UNION
         SELECT * FROM (SELECT * FROM cleanup.jobs ORDER BY id DESC LIMIT $1::int) recent) j
@@ -52,14 +50,7 @@ SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, 
           FROM cleanup.job_steps s WHERE s.job_id = j.id ORDER BY s.step_no DESC LIMIT 1) ls
        ON j.phase IN ('draining', 'finalizing')
   LEFT JOIN LATERAL (
-        SELECT l.pid, a.application_name, a.backend_start,
-               coalesce(a.client_hostname, host(a.client_addr), 'local') AS client
-          FROM pg_catalog.pg_locks l
-          LEFT JOIN LATERAL pg_catalog.pg_stat_get_activity(l.pid) a ON true
-         WHERE l.locktype = 'advisory' AND l.granted
-           AND l.database = (SELECT datid FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()))
-           AND l.classid = 1668050546::oid AND l.objid = (j.id % 2147483648)::oid AND l.objsubid = 2
-         LIMIT 1) rn
+        SELECT r.* FROM cleanup.job_runners r WHERE r.job_id = j.id AND cleanup.runner_live(r)) rn
        ON j.phase NOT IN ('completed', 'cancelled')
   LEFT JOIN LATERAL (
         SELECT count(*) AS steps, sum(s.deleted + s.moved + s.absent + s.kept) AS rows,
@@ -68,6 +59,6 @@ SELECT j.id, j.kind, j.mode, j.server_id, j.library_id, j.target_name, j.phase, 
           FROM (SELECT deleted, moved, absent, kept, started_at, duration_ms, runner_pid FROM cleanup.job_steps
                  WHERE job_id = j.id ORDER BY step_no DESC LIMIT 2000) s
          WHERE s.started_at > clock_timestamp() - interval '60 seconds'
-           AND (rn.pid IS NULL OR s.runner_pid IS NULL OR s.runner_pid = rn.pid)) w
+           AND (rn.job_id IS NULL OR s.runner_pid IS NULL OR s.started_at >= rn.started_at)) w
        ON j.phase IN ('draining', 'finalizing')
  ORDER BY j.id DESC

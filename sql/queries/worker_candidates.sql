@@ -4,15 +4,13 @@
 -- paused jobs wait for their seal; completed and cancelled are done). The
 -- partial index jobs_one_unfinished_per_server holds exactly the unfinished
 -- jobs, at most one a server (C7), so this reads one short index, never the
--- history. A runner is the holder of the job's runner lock
--- (runner_claim.sql: classid 1668050546, objid the job id modulo 2^31,
--- objsubid 2), read from pg_locks as mon_jobs.sql reads it, with no shared
--- catalog (pg_database) in the plan.
+-- history. A runner is the holder of the job's live runner lease
+-- (cleanup.job_runners, 062_runner.sql), as mon_jobs.sql reads it.
 --
--- A list, not a claim: the claim is pg_try_advisory_lock on the connection
--- that will run the job (cleanup_job_runner_claim), atomic and never
--- waiting, so two workers reading the same list cannot both take a job; the
--- loser moves on to its next candidate. No FOR UPDATE SKIP LOCKED on the
+-- A list, not a claim: the claim is cleanup.runner_open (core/src/runner.c),
+-- atomic under the lease row's lock and never waiting for a runner, so two
+-- workers reading the same list cannot both take a job; the loser moves on
+-- to its next candidate. No FOR UPDATE SKIP LOCKED on the
 -- job row: a row lock would be a transaction's, not the run's, and the
 -- steps themselves take the job row FOR UPDATE (L1).
 SELECT j.id, j.server_id, j.kind, j.phase
@@ -21,10 +19,6 @@ SELECT j.id, j.server_id, j.kind, j.phase
    AND j.phase IN ('draining', 'finalizing')
    AND (cardinality($1::bigint[]) = 0 OR j.server_id = ANY ($1::bigint[]))
    AND NOT EXISTS (
-        SELECT 1
-          FROM pg_catalog.pg_locks l
-         WHERE l.locktype = 'advisory' AND l.granted
-           AND l.database = (SELECT datid FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()))
-           AND l.classid = 1668050546::oid AND l.objid = (j.id % 2147483648)::oid AND l.objsubid = 2)
+        SELECT 1 FROM cleanup.job_runners r WHERE r.job_id = j.id AND cleanup.runner_live(r))
  ORDER BY j.id
  LIMIT $2::int

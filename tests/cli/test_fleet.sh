@@ -64,6 +64,7 @@ cleanup() {
 		[ -f "$p" ] && kill "$(head -1 "$p")" 2>/dev/null
 	done
 	[ -d "$RUN/standby" ] && as_pg "$BINDIR/pg_ctl" -D "$RUN/standby" -m immediate stop >/dev/null 2>&1
+	[ -d "$RUN/standby2" ] && as_pg "$BINDIR/pg_ctl" -D "$RUN/standby2" -m immediate stop >/dev/null 2>&1
 	rm -rf "$RUN" "$TMPD"
 }
 trap cleanup EXIT
@@ -123,7 +124,7 @@ WANT="off|off|$RTV|$RTV|0|on|fleet_check||0|0"
 # longest-idle server, so a few transactions visit all of them.
 pool_clean() {
 	local what=$1 pids seen="" got pid vals i
-	case $CELL in direct | primary | standby) return ;; esac # no pool there: each session ends with its command
+	case $CELL in direct | primary | standby | failover) return ;; esac # no pool there: each session ends with its command
 	pids=$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT pid FROM pg_stat_activity WHERE datname = '$NAME' AND usename = '$ROLE' ORDER BY pid")
 	for i in $(seq 1 40); do
 		got=$(psql -X -q -t -A "$POOL application_name=fleet_check" -c "$CHECK" 2>&1) || {
@@ -356,5 +357,75 @@ else
 	echo "FAIL: [$CELL] the worker exited ($?) on a standby: $(cat "$TMPD/werr")"
 	FAILS=$((FAILS + 1))
 fi
+
+
+# --- a promotion in the middle of a throttled run ---------------------
+# (issue 20, item 5) The standby above is promoted to a primary of its
+# own (P2), a standby of it is made (S2), and a throttled `job run
+# --reconnect` of a prune on P2 is given both hosts with
+# target_session_attrs=read-write. After its first step P2 is stopped
+# (immediate: a crash) and S2 promoted: the run reconnects to S2, keeps its
+# runner lease by its token, and completes the job exactly (every item of
+# the library deleted once, step numbers without a gap, the lease ended).
+CELL=failover
+as_pg "$BINDIR/pg_ctl" -D "$SB" -w -t 60 promote >/dev/null || fail "promoting the standby"
+P2="host=$RUN/standby-sock port=54339 dbname=$NAME user=postgres"
+for i in $(seq 1 300); do
+	[ "$(psql -X -q -t -A "$P2" -c "SELECT pg_is_in_recovery()" 2>/dev/null)" = f ] && break
+	sleep 0.1
+done
+S2=$RUN/standby2
+as_pg mkdir -m 700 "$RUN/standby2-sock"
+if ! as_pg "$BINDIR/pg_basebackup" -h "$RUN/standby-sock" -p 54339 -U postgres -D "$S2" -R -X stream -c fast \
+	>"$TMPD/bb2" 2>&1; then
+	echo "FAIL: pg_basebackup of P2: $(cat "$TMPD/bb2")"
+	exit 1
+fi
+as_pg "$BINDIR/pg_ctl" -D "$S2" -w -t 60 -l "$RUN/standby2.log" \
+	-o "-c port=54340 -c unix_socket_directories=$RUN/standby2-sock -c listen_addresses= -c hot_standby=on" \
+	start >/dev/null || { echo "FAIL: S2 did not start"; cat "$RUN/standby2.log"; exit 1; }
+S2C="host=$RUN/standby2-sock port=54340 dbname=$NAME user=postgres"
+LIB=8 # server 4: its job of library 7 is done (server 5 has the sealed job of library 9)
+before=$(psql -X -q -t -A "$P2" -c "SELECT count(*) FROM inventory.items WHERE library_id = $LIB")
+[ "$before" -gt 0 ] || fail "[$CELL] library $LIB has no items on P2"
+POOL=$P2
+c --json job create prune --library $LIB
+ok "job create on P2"
+fj=$(jq -r .id <<<"$OUT" 2>/dev/null)
+c job seal "$fj" --expected 0
+ok "job seal on P2"
+lsn=$(psql -X -q -t -A "$P2" -c "SELECT pg_current_wal_insert_lsn()")
+for i in $(seq 1 600); do
+	[ "$(psql -X -q -t -A "$S2C" -c "SELECT pg_last_wal_replay_lsn() >= '$lsn'")" = t ] && break
+	sleep 0.1
+done
+MULTI="host=$RUN/standby-sock,$RUN/standby2-sock port=54339,54340 dbname=$NAME user=$ROLE target_session_attrs=read-write"
+"$CLEANUPCTL" --db "$MULTI" --json job run "$fj" --max-rate 1 --reconnect 100 >"$TMPD/frun" 2>"$TMPD/frun.err" </dev/null &
+frun=$!
+for i in $(seq 1 600); do
+	[ "$(psql -X -q -t -A "$P2" -c "SELECT step_no FROM cleanup.jobs WHERE id = $fj" 2>/dev/null)" -ge 1 ] 2>/dev/null && break
+	sleep 0.05
+done
+live=$(psql -X -q -t -A "$P2" -c "SELECT count(*) FROM cleanup.job_runners r WHERE job_id = $fj AND cleanup.runner_live(r)")
+same "$live" 1 "[$CELL] the throttled run holds the lease on P2"
+as_pg "$BINDIR/pg_ctl" -D "$SB" -m immediate stop >/dev/null 2>&1
+as_pg "$BINDIR/pg_ctl" -D "$S2" -w -t 60 promote >/dev/null || fail "[$CELL] promoting S2"
+wait $frun
+RC=$?
+OUT=$(cat "$TMPD/frun")
+ERR=$(cat "$TMPD/frun.err")
+CURRENT="[$CELL] job run --max-rate 1 --reconnect 100 across the promotion"
+expect 0
+same "$(jq -r '[.completed, .reconnects > 0, .job.phase] | join(" ")' <<<"$OUT" 2>/dev/null)" "true true completed" \
+	"[$CELL] the run reconnected and completed"
+same "$(psql -X -q -t -A "$S2C" -c "SELECT count(*) FROM inventory.items WHERE library_id = $LIB")" 0 \
+	"[$CELL] every item of library $LIB deleted"
+same "$(psql -X -q -t -A "$S2C" -c "SELECT deleted FROM cleanup.jobs WHERE id = $fj")" "$before" \
+	"[$CELL] deleted exactly once each"
+same "$(psql -X -q -t -A "$S2C" -c "SELECT (max(step_no) = count(*) AND max(step_no) = (SELECT step_no FROM cleanup.jobs WHERE id = $fj))::text
+                                   FROM cleanup.job_steps WHERE job_id = $fj")" true "[$CELL] step numbers without a gap"
+same "$(psql -X -q -t -A "$S2C" -c "SELECT count(*) FROM cleanup.job_runners WHERE job_id = $fj")" 0 \
+	"[$CELL] the run ended its lease on the new primary"
+as_pg "$BINDIR/pg_ctl" -D "$S2" -m immediate stop >/dev/null 2>&1
 
 finish

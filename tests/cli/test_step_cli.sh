@@ -130,34 +130,39 @@ if command -v script >/dev/null; then
 	expect 0 "job $L: 300 of 300 (100.0%)" "/s, step" "completed"
 fi
 
-# One runner per job (issue 11, item 10): while another session holds the
-# job's runner lock, job step is busy (exit 3), names the holder and
-# changes nothing.
+# One runner per job (issue 11, item 10; issue 20, item 2): while another
+# runner holds the job's lease, job step is busy (exit 3), names the holder
+# and changes nothing; once the holder's backend is gone its lease is taken
+# over (an event says "runner lost") and the step goes.
 CURRENT="one runner per job"
 sql "SELECT cleanup.seed_demo(1, 1, 10)" >/dev/null
 R=$(sql "SELECT id FROM cleanup.job_create('remove-library', (SELECT max(id) FROM inventory.libraries))")
 [ -n "$R" ] || fail "job create for the runner check"
 
 psql -X -q "$DB" -c "SET application_name = 'other-runner'" \
-	-c "SELECT pg_advisory_lock(1668050546, ($R % 2147483648)::int)" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+	-c "INSERT INTO cleanup.job_runners (job_id, token, host, os_pid, application, direct, backend_pid, server_start, ttl)
+	    VALUES ($R, 7, 'elsewhere', 4711, 'other-runner', true, pg_backend_pid(), pg_postmaster_start_time(), interval '10 min')" \
+	-c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
 holder=$!
 for _ in $(seq 1 200); do
-	[ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND classid = 1668050546
-	          AND objid = ($R % 2147483648) AND objsubid = 2")" = 1 ] && break
+	[ "$(sql "SELECT count(*) FROM cleanup.job_runners r WHERE job_id = $R AND cleanup.runner_live(r)")" = 1 ] && break
 	sleep 0.05
 done
 before=$(fingerprint)
 run job step "$R"
-expect 3 "already being run" "other-runner"
-same "$(fingerprint)" "$before" "job step refused by the runner lock changes nothing"
+expect 3 "already being run" "other-runner" "elsewhere:4711"
+same "$(fingerprint)" "$before" "job step refused by the runner lease changes nothing"
 sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'other-runner'" >/dev/null
 wait "$holder" 2>/dev/null
 for _ in $(seq 1 200); do
-	[ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND classid = 1668050546
-	          AND objid = ($R % 2147483648) AND objsubid = 2")" = 0 ] && break
+	[ "$(sql "SELECT count(*) FROM cleanup.job_runners r WHERE job_id = $R AND cleanup.runner_live(r)")" = 0 ] && break
 	sleep 0.05
 done
 run job step "$R"
 expect 0 "step 1"
+same "$(sql "SELECT count(*) FROM cleanup.events WHERE job_id = $R AND kind = 'runner_lost'
+             AND message LIKE 'runner lost: elsewhere:4711 (other-runner), last step none at %its connection is gone%'")" 1 \
+	"the take-over of a lost runner's lease is recorded"
+same "$(sql "SELECT count(*) FROM cleanup.job_runners WHERE job_id = $R")" 0 "job step ends its lease"
 
 finish

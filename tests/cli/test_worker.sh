@@ -7,24 +7,23 @@
 #    it is refused naming the worker's backend, `cleanupctl locks` names the
 #    runner, and another worker leaves the job alone;
 #  - SIGTERM stops after the step in flight (it commits), releases the
-#    runner lock, exits 0, and a later worker completes the job.
+#    runner lease, exits 0, and a later worker completes the job.
 # Every wait is on an observed state (a step waiting at its failpoint's
 # advisory lock in pg_locks, a line the worker printed, a process ending),
 # never on time.
 . "$(dirname "$0")/lib_foundation.sh"
 . "$(dirname "$0")/lib_interrupt.sh"
 
-# runner_pid JOB: the backend holding JOB's runner lock ("" when none).
+# runner_pid JOB: the backend of JOB's live runner lease ("" when none).
 runner_pid() {
-	sql "SELECT pid FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND classid = 1668050546
-	       AND objid = ($1 % 2147483648) AND objsubid = 2"
+	sql "SELECT backend_pid FROM cleanup.job_runners r WHERE job_id = $1 AND cleanup.runner_live(r)"
 }
 
 # worker_at_step1 NAME [ARGS...]: with the step_before_commit failpoint's
 # lock held (hold_start), starts `cleanupctl worker ARGS` with that
 # failpoint on, its output in $TMPD/NAME and $TMPD/NAME.err, and returns
 # once the step 1 it runs of job $J waits at the failpoint (pg_locks). Sets
-# WPID (the worker), KEY and RP (the backend holding $J's runner lock).
+# WPID (the worker), KEY and RP (the backend holding $J's runner lease).
 worker_at_step1() {
 	local name=$1
 	shift
@@ -111,7 +110,7 @@ prune_jobs 1 2000 1
 J=${JOBS// /}
 worker_at_step1 wa
 WA=$WPID
-[ -n "$RP" ] || fail "no runner lock held while the worker's step 1 runs"
+[ -n "$RP" ] || fail "no runner lease held while the worker's step 1 runs"
 same "$(sql "SELECT application_name FROM pg_stat_activity WHERE pid = ${RP:-0}")" "cleanupctl:job:$J:worker/1" \
 	"the runner's backend names the job and the worker's runner"
 said "$TMPD/wa" "worker/1: claimed job $J" || fail "the worker did not log its claim"
@@ -140,7 +139,7 @@ collect "$WA" "$TMPD/wa" "$TMPD/wa.err"
 expect 0 "finished job $J: interrupted, 1 step," "stopped (signal)"
 same "$(sql "SELECT phase || ' ' || step_no FROM cleanup.jobs WHERE id = $J")" "draining 1" \
 	"the step in flight committed and none after it"
-same "$(runner_pid "$J")" "" "the runner lock is released"
+same "$(runner_pid "$J")" "" "the runner lease is released"
 
 run --json worker --idle-exit
 expect 0

@@ -67,22 +67,22 @@ for size in 80x24 120x40; do
 	# A runner: the badge goes; the CLI names it (host:pid), its last step, the ETA.
 	"$CLEANUPCTL" --quiet --db "$DB" job run "$J1" --max-rate 2 >/dev/null 2>&1 &
 	RUN_PID=$!
-	wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	           WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = $J1 AND l.granted
-	             AND a.datname = current_database() AND a.application_name = 'cleanupctl:job:$J1:run'" 1 ||
-		fail "$size: job run did not take the runner lock"
+	wait_sql "SELECT count(*) FROM cleanup.job_runners r
+	           WHERE r.job_id = $J1 AND cleanup.runner_live(r) AND r.application = 'cleanupctl:job:$J1:run'" 1 ||
+		fail "$size: job run did not take the runner lease"
 	RP=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J1:run'")
+	HOST=$(hostname) # the runner's process: its host and OS pid ($RUN_PID)
 	wait_gone "NO RUNNER: library 1" && ok "$size: the badge goes while a runner holds the job" || fail "$size: badge stays"
 	if [ "$size" = 80x24 ]; then
 		end=$((SECONDS + $(wait_limit 10)))
-		until OUT=$(C jobs) && grep -qE "^ +runner local:$RP \(cleanupctl:job:$J1:run\), last step [0-9]+s ago, pace [0-9]+ rows/s, ETA [0-9]+s$" <<<"$OUT"; do
+		until OUT=$(C jobs) && grep -qE "^ +runner $HOST:$RUN_PID \(cleanupctl:job:$J1:run\), last step [0-9]+s ago, pace [0-9]+ rows/s, ETA [0-9]+s$" <<<"$OUT"; do
 			((SECONDS < end)) || break
 			sleep 0.1
 		done
-		grep -qE "^ +runner local:$RP \(cleanupctl:job:$J1:run\), last step [0-9]+s ago, pace [0-9]+ rows/s, ETA [0-9]+s$" <<<"$OUT" &&
+		grep -qE "^ +runner $HOST:$RUN_PID \(cleanupctl:job:$J1:run\), last step [0-9]+s ago, pace [0-9]+ rows/s, ETA [0-9]+s$" <<<"$OUT" &&
 			ok "jobs: runner host:pid, last step age, pace and ETA" || fail "jobs with a runner: $OUT"
-		C job show "$J1" | grep -qE "^  runner +runner local:$RP " && ok "job show: the runner" || fail "job show runner"
-		jq -e --argjson p "$RP" '.runner.pid == $p and .runner.host == "local" and (.runner.application | test(":run$"))
+		C job show "$J1" | grep -qE "^  runner +runner $HOST:$RUN_PID " && ok "job show: the runner" || fail "job show runner"
+		jq -e --argjson p "$RP" --argjson o "$RUN_PID" --arg h "$HOST" '.runner.pid == $p and .runner.host == $h and .runner.os_pid == $o and .runner.direct and (.runner.application | test(":run$"))
 			and .no_runner == false and (.last_step_age_s | type) == "number" and .pace_rows_per_s > 0 and .eta_s >= 0' \
 			<<<"$(C --json job show "$J1" --steps 0)" >/dev/null &&
 			ok "job show --json: runner, last step age, pace, ETA" || fail "job show --json with a runner: $(C --json job show "$J1" --steps 0)"

@@ -14,15 +14,14 @@ db_fresh quitrun 4000
 J=$(sealed_job 1 100)
 
 runner_app() {
-	sql "SELECT coalesce(max(a.application_name), '') FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	      WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = $J AND l.granted
-	        AND a.datname = current_database()"
+	sql "SELECT coalesce(max(r.application), '') FROM cleanup.job_runners r
+	      WHERE r.job_id = $J AND cleanup.runner_live(r)"
 }
 
 # start_run: :throttle 0.25 (the job's 31 steps then take two minutes:
 # it must still be running when the test quits, on a loaded machine
 # too), then r and its typed confirmation; returns once
-# the console's worker holds the job's runner lock.
+# the console's worker holds the job's runner lease.
 start_run() {
 	keys :
 	type_text "throttle 0.25"
@@ -32,10 +31,9 @@ start_run() {
 	wait_dialog "Type \"prune 1 Movies\"" || fail "$1: no run dialog"
 	type_text "prune 1 Movies"
 	keys Enter
-	wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	           WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = $J AND l.granted
-	             AND a.datname = current_database() AND a.application_name = 'cleanupctl:job:$J:console'" 1 ||
-		fail "$1: the console's run did not take the runner lock"
+	wait_sql "SELECT count(*) FROM cleanup.job_runners r
+	           WHERE r.job_id = $J AND cleanup.runner_live(r) AND r.application = 'cleanupctl:job:$J:console'" 1 ||
+		fail "$1: the console's run did not take the runner lease"
 }
 
 for size in 80x24 120x40; do

@@ -47,9 +47,8 @@ wait_re " +$J prune +lib 1 Movies +draining .* no runner" && ok "jobs panel: ETA
 blocker_start "$J" # lib.sh: the job's row held FOR UPDATE until blocker_stop (also at exit)
 "$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-busy 100000 >/dev/null 2>"$E2E_TMP/run.err" &
 RUN_PID=$!
-wait_sql "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-           WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.objid = $J AND l.granted AND a.datname = current_database()
-             AND a.datname = current_database() AND a.application_name = 'cleanupctl:job:$J:run'" 1 || fail "job run did not take the runner lock"
+wait_sql "SELECT count(*) FROM cleanup.job_runners r
+           WHERE r.job_id = $J AND cleanup.runner_live(r) AND r.application = 'cleanupctl:job:$J:run'" 1 || fail "job run did not take the runner lease"
 RBP=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:run'")
 wait_re "runner: backend $RBP  last step [^ ]+ ago  cleanupctl:job:$J:run  from " && ok "the runner is shown (backend $RBP, its application)" ||
 	fail "runner not shown"

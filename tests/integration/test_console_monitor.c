@@ -311,10 +311,11 @@ static void test_pace_window_of_a_draining_job(void **state)
 	PQfinish(o);
 }
 
-/* Issue 11, item 10: the session holding a job's runner lock is its
- * runner, shown with its backend pid and application; a second run of the
- * job is refused (EBUSY) naming it, and so is `cleanupctl job run` (exit
- * 3, busy); when the holder's session ends the job has no runner. */
+/* Issue 11, item 10 and issue 20, item 2: the holder of a job's runner
+ * lease is its runner, shown with its backend pid and application; a
+ * second run of the job is refused (EBUSY) naming it, and so is
+ * `cleanupctl job run` (exit 3, busy); when the holder's backend ends the
+ * job has no runner (a direct lease dies with its backend). */
 static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 {
 	PGconn *o = pgtest_connect(conninfo, "observer");
@@ -326,15 +327,14 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	cleanup_error err;
 	struct job_wait w;
 	char needle[64], *out = NULL;
-	bool claimed = false;
+	cleanup_runner *hr = NULL;
 	int64_t job;
 	int pid, rc;
 
 	(void)state;
 	job = draining_job(o, 3); /* server 2: server 1 has the job of the pace test */
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "cleanupctl:job:99:run", &err), CLEANUP_OK);
-	assert_int_equal(cleanup_job_runner_claim(&claimed, NULL, holder, job, &err), CLEANUP_OK);
-	assert_true(claimed);
+	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
 	pid = cleanup_engine_backend_pid(holder);
 	w.job = job;
 	w.steps = 0;
@@ -363,13 +363,15 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	free(out);
 	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 0);
 
-	/* The holder's session ends: no runner, and the job can be run. */
-	cleanup_engine_close(holder);
+	/* The holder's backend ends: no runner, and the job can be run. */
+	pgtest_exec(o, "SELECT pg_terminate_backend(%d)", pid);
 	w.runner = 0;
 	s = drive_until(m, job_seen, &w, 10000, "no runner");
 	v = find_job(s, job);
 	assert_int_equal(v->runner_pid, 0);
 	assert_true(v->unattended_s >= 0);
+	cleanup_runner_close(hr, NULL, NULL); /* reconnects once to end its lease */
+	cleanup_engine_close(holder);
 	memset(&sum, 0, sizeof sum);
 	{
 		cleanup_run_opts opts;
@@ -380,11 +382,11 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 		assert_int_equal(sum.steps, 1);
 		cleanup_job_reset(&sum.job);
 	}
-	/* The run released its lock: another session may claim it now. */
+	/* The run ended its lease: another runner may open it now. */
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 0);
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "observer2", &err), CLEANUP_OK);
-	assert_int_equal(cleanup_job_runner_claim(&claimed, NULL, holder, job, &err), CLEANUP_OK);
-	assert_true(claimed);
-	assert_int_equal(cleanup_job_runner_release(holder, job, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_runner_close(hr, NULL, &err), CLEANUP_OK);
 	cleanup_engine_close(holder);
 	cleanup_engine_close(second);
 	cleanup_monitor_close(m);
@@ -672,7 +674,13 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 	            (long long)id, (long long)lib);
 	pgtest_exec(o, "UPDATE cleanup.jobs SET step_no = 10, examined = 100, visited = 100, deleted = 100 WHERE id = %lld",
 	            (long long)id);
-	pgtest_exec(runner, "SELECT pg_advisory_lock(1668050546, %lld::int)", (long long)id);
+	/* a runner's lease, taken before the steps, on the runner's backend */
+	pgtest_exec(runner,
+	            "INSERT INTO cleanup.job_runners (job_id, token, host, os_pid, application, direct, backend_pid, "
+	            "server_start, started_at, renewed_at, ttl) VALUES (%lld, 42, 'h11-host', 4242, 'h11-runner', true, "
+	            "pg_backend_pid(), pg_postmaster_start_time(), clock_timestamp() - interval '1 min', clock_timestamp(), "
+	            "interval '10 min')",
+	            (long long)id);
 	sw.job = id;
 	s = drive_until(m, runner_and_window, &sw, 10000, "the job with its runner and 10 steps");
 	v = find_job(s, id);
@@ -713,7 +721,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 	assert_null(strstr(console_line, "?"));
 
 	/* the runner gone: both say so */
-	pgtest_exec(runner, "SELECT pg_advisory_unlock_all()");
+	pgtest_exec(runner, "DELETE FROM cleanup.job_runners WHERE job_id = %lld", (long long)id);
 	cleanup_job_reset(&job);
 	pgtest_exec(o, "UPDATE cleanup.jobs SET phase = 'completed', finished_at = now() WHERE id = %lld", (long long)id);
 	cleanup_engine_close(e);

@@ -27,17 +27,17 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* One runner per job: beside a session that holds the runner lock a step
- * is busy, names that session and takes no step; once it is gone the step
- * goes, and releases the lock it took. */
+/* One runner per job: beside a runner that holds the job's lease a step
+ * is busy, names that runner and takes no step; once it is gone the step
+ * goes through the job driver, and ends the lease it took. */
 static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state)
 {
 	PGconn *o = pgtest_connect(conninfo, "observer");
 	cleanup_engine *holder = NULL, *e = pgtest_engine(conninfo);
+	cleanup_runner *hr = NULL;
 	cleanup_step_result step;
 	cleanup_error err;
 	char needle[96], text[1200];
-	bool claimed = false;
 	int64_t job;
 	int pid;
 
@@ -46,11 +46,10 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
 	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
 	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "cleanupctl:job:77:run", &err), CLEANUP_OK);
-	assert_int_equal(tui_op_claim(&claimed, holder, job, &err), CLEANUP_OK);
-	assert_true(claimed);
+	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
 	pid = cleanup_engine_backend_pid(holder);
 
-	assert_int_equal(tui_op_step(&step, e, job, 0, &err), CLEANUP_EBUSY);
+	assert_int_equal(tui_op_step(&step, e, job, &err), CLEANUP_EBUSY);
 	snprintf(needle, sizeof needle, "already being run by backend %d", pid);
 	assert_non_null(strstr(err.message, needle));
 	assert_non_null(strstr(err.message, "cleanupctl:job:77:run"));
@@ -59,28 +58,28 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
 	assert_true(strncmp(text, "step job 1: busy, retry later: ", 31) == 0);
 	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                 0);
+	/* A step by hand (no lease) is refused beside the runner too. */
+	{
+		char msg[512];
 
-	/* The holder lets go: the step goes, and its lock is released after. */
-	tui_op_release(holder, job, claimed);
-	assert_int_equal(tui_op_step(&step, e, job, 0, &err), CLEANUP_OK);
+		assert_string_equal(pgtest_fail(o, msg, sizeof msg, "SELECT * FROM cleanup.job_step(%lld, 1)", (long long)job),
+		                    "CU471");
+		assert_non_null(strstr(msg, "is already being run by"));
+	}
+
+	/* The holder lets go: the step goes, and its lease is ended after. */
+	assert_int_equal(cleanup_runner_close(hr, NULL, &err), CLEANUP_OK);
+	assert_int_equal(tui_op_step(&step, e, job, &err), CLEANUP_OK);
 	assert_int_equal(step.step_no, 1);
 	cleanup_step_result_reset(&step);
 	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                 1);
-	assert_int_equal(tui_op_claim(&claimed, holder, job, &err), CLEANUP_OK);
-	assert_true(claimed);
-	/* and the holder's claim makes the next step busy again */
-	assert_int_equal(tui_op_step(&step, e, job, 1, &err), CLEANUP_EBUSY);
-	tui_op_release(holder, job, claimed);
-
-	/* A step after a step number that is not the job's last is never
-	 * taken twice: step 1 comes back as recorded (replayed). */
-	assert_int_equal(tui_op_step(&step, e, job, 0, &err), CLEANUP_OK);
-	assert_int_equal(step.step_no, 1);
-	assert_true(step.replayed);
-	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job),
-	                 1);
-	cleanup_step_result_reset(&step);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job),
+	                 0);
+	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
+	/* and the holder's lease makes the next step busy again */
+	assert_int_equal(tui_op_step(&step, e, job, &err), CLEANUP_EBUSY);
+	assert_int_equal(cleanup_runner_close(hr, NULL, &err), CLEANUP_OK);
 	cleanup_engine_close(holder);
 	cleanup_engine_close(e);
 	PQfinish(o);

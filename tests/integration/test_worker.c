@@ -1,12 +1,13 @@
 /* What a worker is offered, against the real PostgreSQL
  * (cleanup_worker_candidates, issue 10 item 5): only draining and
- * finalizing jobs, never one whose runner lock another session holds (the
+ * finalizing jobs, never one whose runner lease another session holds (the
  * lock `job run`, the console and every worker take), only the servers
  * asked for; and the claim a worker makes on a listed job is refused to a
  * second session while the first holds it, naming the holder. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cleanup/job.h"
 #include "cleanup/runner.h"
 #include "cleanup/worker.h"
@@ -103,23 +104,25 @@ static void test_worker_server_filter(void **state)
 	cleanup_engine_close(e);
 }
 
-/* A job whose runner lock another session holds is not offered, and a
- * claim of it is refused naming the holder; once released it is offered
+/* A job whose runner lease another runner holds is not offered, and an
+ * open of it is refused naming the holder; once closed it is offered
  * again. */
 static void test_worker_never_offers_a_held_job(void **state)
 {
 	cleanup_engine *holder = NULL, *other = NULL;
 	cleanup_worker_candidate *c = NULL;
 	cleanup_runner_holder h;
+	cleanup_runner_opts ro;
+	cleanup_runner *hr = NULL, *r2 = NULL;
 	cleanup_error err;
-	bool claimed = false;
 	size_t n = 0;
 
 	(void)state;
+	memset(&ro, 0, sizeof ro);
+	ro.claim_grace_s = -1;
 	if (cleanup_engine_open(&holder, conninfo, "cleanupctl:job:1:worker/7", &err) != CLEANUP_OK)
 		fail_msg("connect: %s", err.message);
-	assert_int_equal(cleanup_job_runner_claim(&claimed, NULL, holder, job_draining[0], &err), CLEANUP_OK);
-	assert_true(claimed);
+	assert_int_equal(cleanup_runner_open(&hr, holder, job_draining[0], &ro, NULL, &err), CLEANUP_OK);
 
 	list(&c, &n, NULL, 0);
 	assert_false(listed(c, n, job_draining[0]));
@@ -127,12 +130,14 @@ static void test_worker_never_offers_a_held_job(void **state)
 	free(c);
 
 	other = pgtest_engine(conninfo);
-	assert_int_equal(cleanup_job_runner_claim(&claimed, &h, other, job_draining[0], &err), CLEANUP_OK);
-	assert_false(claimed);
+	assert_int_equal(cleanup_runner_open(&r2, other, job_draining[0], &ro, &h, &err), CLEANUP_EBUSY);
+	assert_null(r2);
 	assert_int_equal(h.pid, cleanup_engine_backend_pid(holder));
+	assert_int_equal(h.os_pid, (int)getpid());
+	assert_true(h.direct);
 	assert_string_equal(h.app, "cleanupctl:job:1:worker/7");
 
-	assert_int_equal(cleanup_job_runner_release(holder, job_draining[0], &err), CLEANUP_OK);
+	assert_int_equal(cleanup_runner_close(hr, NULL, &err), CLEANUP_OK);
 	list(&c, &n, NULL, 0);
 	assert_true(listed(c, n, job_draining[0]));
 	free(c);

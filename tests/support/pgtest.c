@@ -241,6 +241,21 @@ void pgtest_wait_blocked(PGconn *observer, int pid, int timeout_ms)
 	fail();
 }
 
+void pgtest_wait_gone(PGconn *observer, int pid, int timeout_ms)
+{
+	struct timespec t = {0, 2 * 1000 * 1000};
+	int waited = 0;
+
+	while (waited < timeout_ms) {
+		if (pgtest_int(observer, "SELECT count(*) FROM pg_stat_activity WHERE pid = %d", pid) == 0)
+			return;
+		nanosleep(&t, NULL);
+		waited += 2;
+	}
+	fprintf(stderr, "backend %d did not end within %d ms\n", pid, timeout_ms);
+	fail();
+}
+
 int pgtest_sh(char **out, const char *fmt, ...)
 {
 	va_list ap;

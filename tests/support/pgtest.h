@@ -70,6 +70,11 @@ const char *pgtest_finish(PGconn *c);
  * test on timeout. */
 void pgtest_wait_blocked(PGconn *observer, int pid, int timeout_ms);
 
+/* Waits (at most TIMEOUT_MS) until backend PID has ended, as
+ * pg_stat_activity shows it, polling from OBSERVER (a terminated backend
+ * takes a moment to exit). Fails the test on timeout. */
+void pgtest_wait_gone(PGconn *observer, int pid, int timeout_ms);
+
 /* Runs the shell command (printf-style, via sh -c) with stdout captured into
  * *OUT (malloc'd, may be NULL to discard) and returns its exit status. */
 int pgtest_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

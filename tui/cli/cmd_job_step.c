@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cleanup/job.h"
+#include "cleanup/runner.h"
 #include "cleanup/step.h"
 #include "cli.h"
 #include "ops.h"
@@ -228,25 +229,26 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		 * Ctrl-C as in job run: the first lets the step running commit and
 		 * stops before the next; the second cancels the step running (it
 		 * rolls back). */
-		/* One runner per job (issue 11, item 10): job step holds the job's
-		 * runner lock while it steps, like job run and the console; a job
-		 * another session runs is busy, naming it (exit 3). */
-		bool claimed = false;
+		/* One runner per job: job step drives the job through the job
+		 * driver (cleanup/runner.h) like job run and the console, holding
+		 * its runner lease while it steps; a job another runner holds is
+		 * busy at once, naming it (exit 3). */
+		cleanup_runner_opts ro;
+		cleanup_runner *r = NULL;
 
-		rc = tui_op_claim(&claimed, e, id, &err);
-		if (rc == CLEANUP_OK)
-			rc = cleanup_job_get(&job, e, id, &err);
+		memset(&ro, 0, sizeof ro);
+		ro.claim_grace_s = -1;
+		rc = cleanup_runner_open(&r, e, id, &ro, NULL, &err);
 		cli_interrupt_begin(e, true);
 		for (i = 0; rc == CLEANUP_OK && i < nsteps && !*cli_interrupt_flag(); i++) {
 			/* --wait: each step retries a busy answer until the deadline
 			 * (bounded backoff), then the busy error stands (exit 3). */
 			cli_wait_begin(&w, wait_s);
 			do
-				rc = tui_op_step_next(&steps[n], e, id, job.step_no, &err);
+				rc = cleanup_runner_step(r, &steps[n], &err);
 			while (rc != CLEANUP_OK && !*cli_interrupt_flag() && cli_wait_again(&w, &err));
 			if (rc != CLEANUP_OK)
 				break;
-			job.step_no = steps[n].step_no;
 			n++;
 			if (!ctx->json && !ctx->quiet)
 				print_step_line(stdout, &steps[n - 1]);
@@ -254,7 +256,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 				break;
 		}
 		cli_interrupt_end();
-		tui_op_release(e, id, claimed);
+		cleanup_runner_close(r, NULL, NULL);
 		/* A Ctrl-C during the last step asked for (or the one that
 		 * completed the job) stopped nothing: the loop was ending anyway. */
 		if (cli_interrupts() > 0)

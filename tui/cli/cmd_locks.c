@@ -5,7 +5,7 @@
  * would act on escaped (cli_json_doc). Any login role sets its own
  * application_name and runs its own query text, so every text column is
  * sanitized (sanitize.h) before it reaches the terminal. Below the tree:
- * the runners, which session holds which job's runner lock since when. */
+ * the runners, which session holds which job's runner lease since when. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +55,7 @@ static void put_cut(const char *s, size_t width, bool pad)
 	fputs(cell, stdout);
 }
 
-/* Which session runs which job: the holders of the jobs' runner locks
+/* Which session runs which job: the holders of the jobs' runner leases
  * (job run, each runner of cleanupctl worker, the console's run), one line
  * each, by job. */
 static void print_runners(const cleanup_lock_row *rows, size_t n)

@@ -3,13 +3,12 @@
  *
  * N runners (threads), each a loop: list the runnable jobs that no runner
  * holds (cleanup_worker_candidates), open a connection for one of them
- * named "cleanupctl:job:<id>:worker/<k>", take its runner lock without
- * waiting (cleanup_job_runner_claim: a job held by `job run`, the console
- * or another worker is skipped; theirs is refused naming this one), step it
- * to the end with cleanup_job_run(), release the lock and close. One
- * connection per claimed job, so pg_stat_activity's backend_start, which
- * the console and `cleanupctl locks` show as the runner's "since", is when
- * the job was claimed. Between jobs a runner keeps one idle connection
+ * named "cleanupctl:job:<id>:worker/<k>", open the job driver on it
+ * (cleanup_runner_open: the job's runner lease, without waiting: a job held
+ * by `job run`, the console or another worker is skipped; theirs is refused
+ * naming this one; a lost runner's lease is taken over), run it to the end
+ * (cleanup_runner_run), close the runner (the lease ends) and the
+ * connection. Between jobs a runner keeps one idle connection
  * ("cleanupctl:worker/<k>") to poll.
  *
  * Busy is not a failure for a worker: cleanup_job_run() retries busy steps
@@ -19,7 +18,7 @@
  * --idle-exit, for the rest of the worker's life. SIGTERM, SIGHUP or SIGINT: no
  * runner starts another step; the steps in flight commit (with the run
  * loop's pipeline, the one running and at most one already sent); every
- * runner lock is released; exit 0. One log line (or JSON line) per claimed and
+ * runner lease is ended; exit 0. One log line (or JSON line) per claimed and
  * per finished job. */
 #include <errno.h>
 #include <inttypes.h>
@@ -275,6 +274,32 @@ static void log_note(runner *r, const char *what, const cleanup_error *err)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* The job's lease was taken over from a lost runner (its event row says
+ * so too: "runner lost: ..."). */
+static void log_took_over(runner *r, int64_t job_id, const cleanup_runner_holder *h)
+{
+	worker *w = r->w;
+	char t[32], host[64], app[64];
+
+	tui_sanitize(host, sizeof host, h->host);
+	tui_sanitize(app, sizeof app, h->app);
+	pthread_mutex_lock(&w->mu);
+	if (w->ctx->json) {
+		printf("{\"event\": \"took_over\", \"at\": ");
+		cli_json_string(stdout, stamp_json(t, sizeof t));
+		printf(", \"runner\": %d, \"job\": %" PRId64 ", \"lost\": {\"host\": ", r->k, job_id);
+		cli_json_string(stdout, host);
+		printf(", \"os_pid\": %d, \"application\": ", h->os_pid);
+		cli_json_string(stdout, app);
+		printf(", \"last_step\": %d}}\n", h->last_step);
+	} else {
+		printf("%s worker/%d: job %" PRId64 ": runner lost: %s:%d (%s), last step %d; taken over\n", stamp(t, sizeof t),
+		       r->k, job_id, host, h->os_pid, app, h->last_step);
+	}
+	fflush(stdout);
+	pthread_mutex_unlock(&w->mu);
+}
+
 /* A hot standby runs no job (every step writes): the worker waits for a
  * promotion, saying so once (stderr, and a note event with --json), and
  * that it goes on when the server is promoted. With --idle-exit it stops
@@ -322,6 +347,8 @@ static bool try_job(runner *r, const cleanup_worker_candidate *c)
 	char app[64];
 	cleanup_engine *e = NULL;
 	cleanup_runner_holder holder;
+	cleanup_runner_opts ro;
+	cleanup_runner *run = NULL;
 	cleanup_run_summary sum;
 	cleanup_run_opts opts;
 	cleanup_error err;
@@ -337,41 +364,50 @@ static bool try_job(runner *r, const cleanup_worker_candidate *c)
 		log_note(r, "connecting", &err);
 		return false;
 	}
-	if (cleanup_job_runner_claim(&claimed, &holder, e, c->job_id, &err) != CLEANUP_OK) {
+	if (w->timeout_s >= 0 && cleanup_engine_set_timeout(e, w->timeout_s * 1000, &err) != CLEANUP_OK) {
+		log_note(r, "setting the statement timeout", &err);
+		goto out;
+	}
+	/* The job driver (cleanup/runner.h): its lease without waiting (a job
+	 * another runner took since the list was read is skipped), the job
+	 * read once under it, the step commit mode. */
+	memset(&ro, 0, sizeof ro);
+	ro.claim_grace_s = -1;
+	ro.announce = true;
+	ro.interrupt = &stop_flag;
+	ro.step_commit = w->sync == 1 ? CLEANUP_STEP_COMMIT_SYNC : CLEANUP_STEP_COMMIT_ASYNC;
+	rc = cleanup_runner_open(&run, e, c->job_id, &ro, &holder, &err);
+	if (rc == CLEANUP_EBUSY)
+		goto out; /* another runner holds it */
+	if (rc != CLEANUP_OK) {
 		log_note(r, "claiming a job", &err);
 		goto out;
 	}
-	if (!claimed)
-		goto out; /* another runner took it since the list was read */
-	/* Under the lock now: is it still runnable (another runner may have
-	 * completed it between the list and the claim)? */
-	if (cleanup_job_get(&job, e, c->job_id, &err) != CLEANUP_OK) {
-		log_note(r, "reading a claimed job", &err);
-		goto release;
-	}
+	/* Still runnable (another runner may have completed it between the
+	 * list and the claim)? */
+	job = *cleanup_runner_job(run);
+	job.json = NULL;
 	if (strcmp(job.phase, "draining") != 0 && strcmp(job.phase, "finalizing") != 0)
 		goto release;
+	claimed = true;
 	r->claimed++;
 	log_claimed(r, &job, cleanup_engine_backend_pid(e));
-	if (w->timeout_s >= 0 && cleanup_engine_set_timeout(e, w->timeout_s * 1000, &err) != CLEANUP_OK) {
-		sum.job = job;
-		memset(&job, 0, sizeof job);
-		log_finished(r, c->job_id, "error", &sum, &err, EXIT_ERROR);
-		aside_note(w, c->job_id, false, true);
-		goto release;
-	}
+	if (cleanup_runner_took_over(run, &holder))
+		log_took_over(r, c->job_id, &holder);
 	memset(&opts, 0, sizeof opts);
 	opts.max_busy_retries = w->max_busy;
 	opts.backoff_max_ms = w->backoff_max_ms;
-	/* A lost connection ends the run (the step in flight rolled back) and
-	 * sets the job aside for a short while, like busy: a runner killed
-	 * from the console (t, pg_terminate_backend) stops, and the job is
-	 * resumed from its last committed step by the next runner that claims
-	 * it, this worker's included, a second later. */
+	/* A lost connection (a failover too) or a lost lease ends the run
+	 * (the step in flight rolled back) and sets the job aside for a short
+	 * while, like busy: a runner killed from the console (K) stops, and
+	 * the job is resumed from its last committed step by the next runner
+	 * that claims it, this worker's included, a second later, on the
+	 * server its conninfo reaches then. A lease this process could not end
+	 * (the connection was gone) is taken over at once by its next claim
+	 * (cleanup/runner.h). */
 	opts.max_reconnects = 0;
-	opts.step_commit = w->sync == 1 ? CLEANUP_STEP_COMMIT_SYNC : CLEANUP_STEP_COMMIT_ASYNC;
 	opts.interrupt = &stop_flag;
-	rc = cleanup_job_run(&sum, e, c->job_id, &opts, &err);
+	rc = cleanup_runner_run(run, &sum, &opts, &err);
 	if (rc == CLEANUP_OK && sum.completed)
 		result = "completed";
 	else if (rc == CLEANUP_OK)
@@ -379,7 +415,9 @@ static bool try_job(runner *r, const cleanup_worker_candidate *c)
 	else if (rc == CLEANUP_EBUSY) {
 		result = "busy";
 		busy = true;
-	} else if (rc == CLEANUP_ECONN || !cleanup_engine_ok(e)) {
+	} else if (rc == CLEANUP_ECONN || !cleanup_engine_ok(e) || strcmp(err.sqlstate, "CU470") == 0) {
+		/* the connection, or the runner lease (stopped from a console,
+		 * taken over after it expired) */
 		result = "lost";
 		busy = true; /* set aside briefly; not a failure */
 	} else {
@@ -403,15 +441,9 @@ static bool try_job(runner *r, const cleanup_worker_candidate *c)
 	aside_note(w, c->job_id, busy, failed);
 	pthread_mutex_unlock(&w->mu);
 release:
-	/* cleanup_job_run() released its own hold; this is the claim's. A
-	 * session lost meanwhile took its locks along. */
-	if (cleanup_engine_ok(e)) {
-		cleanup_error rel;
-
-		cleanup_job_runner_release(e, c->job_id, &rel);
-	}
+	/* The lease ends with the run ("runner ended" in the job's events). */
+	cleanup_runner_close(run, sum.stop_reason[0] ? sum.stop_reason : NULL, NULL);
 out:
-	cleanup_job_reset(&job);
 	cleanup_job_reset(&sum.job);
 	cleanup_engine_close(e);
 	return claimed;

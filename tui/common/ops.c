@@ -1,5 +1,5 @@
 /* The operation layer (ops.h): the table of the error words of both front
- * ends, and the job actions on an engine handle, each with the runner lock
+ * ends, and the job actions on an engine handle, each with the runner lease
  * where the one-runner rule wants it. */
 #include "ops.h"
 #include <errno.h>
@@ -254,44 +254,19 @@ void tui_op_result_reset(tui_op_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-int tui_op_claim(bool *claimed, cleanup_engine *e, int64_t job_id, cleanup_error *err)
+int tui_op_step(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, cleanup_error *err)
 {
-	cleanup_runner_holder holder;
+	cleanup_runner_opts o;
+	cleanup_runner *r = NULL;
 	int rc;
 
-	*claimed = false;
-	memset(&holder, 0, sizeof holder);
-	rc = cleanup_job_runner_claim(claimed, &holder, e, job_id, err);
-	if (rc == CLEANUP_OK && !*claimed)
-		rc = cleanup_runner_busy_error(err, job_id, &holder);
-	return rc;
-}
-
-void tui_op_release(cleanup_engine *e, int64_t job_id, bool claimed)
-{
-	cleanup_error rel;
-
-	if (claimed && cleanup_engine_ok(e))
-		cleanup_job_runner_release(e, job_id, &rel);
-}
-
-int tui_op_step_next(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t after_step_no,
-                     cleanup_error *err)
-{
-	return cleanup_job_step_at(out, e, job_id, after_step_no + 1, 0, err);
-}
-
-int tui_op_step(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t after_step_no,
-                cleanup_error *err)
-{
-	bool claimed = false;
-	int rc;
-
-	/* Not beside a runner: the step would take its step number. */
-	rc = tui_op_claim(&claimed, e, job_id, err);
+	memset(&o, 0, sizeof o);
+	o.claim_grace_s = -1; /* beside a runner: busy at once, naming it */
+	memset(out, 0, sizeof *out);
+	rc = cleanup_runner_open(&r, e, job_id, &o, NULL, err);
 	if (rc == CLEANUP_OK)
-		rc = tui_op_step_next(out, e, job_id, after_step_no, err);
-	tui_op_release(e, job_id, claimed);
+		rc = cleanup_runner_step(r, out, err);
+	cleanup_runner_close(r, NULL, NULL);
 	return rc;
 }
 

@@ -6,7 +6,7 @@
  * for busy answers (--wait, :wait) (issue 11, "Also build"), so that the
  * two front ends cannot disagree again.
  *
- * Each operation takes the runner lock where the one-runner rule says so
+ * Each operation takes the runner lease where the one-runner rule says so
  * (a step: cleanup_job_runner_claim; a run takes it inside
  * cleanup_job_run), calls the engine, releases, and returns the engine's
  * status unchanged with ERR filled (the cause kept: SQLSTATE, message,
@@ -181,27 +181,11 @@ void tui_op_result_init(tui_op_result *r);
 /* Frees what R holds and zeroes it. Accepts NULL. */
 void tui_op_result_reset(tui_op_result *r);
 
-/* The one-runner rule (issue 11, item 10): takes job JOB_ID's runner lock
- * on E. Returns CLEANUP_OK with *CLAIMED true, or CLEANUP_EBUSY with ERR
- * naming the session that holds it (exit 3), or the engine's error. */
-int tui_op_claim(bool *claimed, cleanup_engine *e, int64_t job_id, cleanup_error *err);
-
-/* Releases what tui_op_claim() took when CLAIMED and E's connection is
- * still up (a lost connection released it already). Never fails the
- * caller: the lock goes with the session in any case. */
-void tui_op_release(cleanup_engine *e, int64_t job_id, bool claimed);
-
-/* The step of job JOB_ID after step AFTER_STEP_NO (its last committed
- * step as the caller read it) into *OUT, for a caller that holds the
- * runner lock (tui_op_claim): a step number taken meanwhile by another
- * session is refused, never taken twice. Returns the engine's status. */
-int tui_op_step_next(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t after_step_no,
-                     cleanup_error *err);
-
-/* One step as above under the runner lock: tui_op_claim, tui_op_step_next,
- * tui_op_release. Busy (exit 3, naming the holder) beside a runner. */
-int tui_op_step(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, int32_t after_step_no,
-                cleanup_error *err);
+/* One step of job JOB_ID into *OUT through the job driver
+ * (cleanup/runner.h): open a runner (its lease, never waiting for another
+ * runner), its next step, close. Busy (exit 3, naming the holder) beside a
+ * runner. Returns the engine's status. */
+int tui_op_step(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, cleanup_error *err);
 
 /* What the next step of JOB_ID would do, rolled back, into *OUT. */
 int tui_op_preview(cleanup_step_result *out, cleanup_engine *e, int64_t job_id, cleanup_error *err);
@@ -249,13 +233,14 @@ double tui_op_mono_s(void);
 bool tui_op_throttle_sleep(double *next_at, double (*rate)(void *arg), bool (*stop)(void *arg), void *arg,
                            double nap_s);
 
-/* Runs job JOB_ID with O (the runner lock is cleanup_job_run's); the
+/* Runs job JOB_ID with O (the job driver's run: cleanup_job_run); the
  * summary into *OUT, also on failure. */
 int tui_op_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id, const cleanup_run_opts *o,
                cleanup_error *err);
 
-/* Terminates backend PID, the runner of JOB_ID the operator saw (the
- * engine refuses a PID that does not hold the job's runner lock). */
+/* Stops the runner of JOB_ID the operator saw, backend PID: its lease
+ * ends and the backend is terminated (the engine refuses a PID its lease
+ * does not prove, and a runner behind a pooler). */
 int tui_op_kill_runner(cleanup_engine *e, int64_t job_id, int pid, cleanup_error *err);
 
 #endif

@@ -144,12 +144,16 @@ const char *tui_job_live_text(char *buf, size_t len, const cleanup_job *j)
 		tui_duration_text(eta, sizeof eta, j->live_eta_s);
 	else
 		snprintf(eta, sizeof eta, "?");
+	/* host:pid of the runner's process (what to stop); the backend pid
+	 * for a runner recorded without one */
 	if (j->live_pace >= 0)
 		snprintf(buf, len, "runner %s:%d (%s), %s, pace %.0f rows/s, ETA %s", tui_sanitize(host, sizeof host, j->live_runner_host),
-		         j->live_runner_pid, tui_sanitize(app, sizeof app, j->live_runner_app), step, j->live_pace, eta);
+		         j->live_runner_os_pid > 0 ? j->live_runner_os_pid : j->live_runner_pid,
+		         tui_sanitize(app, sizeof app, j->live_runner_app), step, j->live_pace, eta);
 	else
 		snprintf(buf, len, "runner %s:%d (%s), %s, ETA %s", tui_sanitize(host, sizeof host, j->live_runner_host),
-		         j->live_runner_pid, tui_sanitize(app, sizeof app, j->live_runner_app), step, eta);
+		         j->live_runner_os_pid > 0 ? j->live_runner_os_pid : j->live_runner_pid,
+		         tui_sanitize(app, sizeof app, j->live_runner_app), step, eta);
 	return buf;
 }
 

@@ -282,7 +282,7 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 	case ACT_STEP:
 		retry_begin(&w, &x, a, t);
 		do
-			rc = tui_op_step(&res.step, e, t->job_id, job.step_no, &err);
+			rc = tui_op_step(&res.step, e, t->job_id, &err);
 		while (rc != CLEANUP_OK && tui_op_wait_again(&w, &err));
 		if (rc == CLEANUP_OK) {
 			char prefix[64];
@@ -328,7 +328,7 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message,
 			         "kill-runner: backend %d of job %" PRId64 " terminated; the job stays at step %d (its last "
-			         "committed step) until the next runner resumes it",
+			         "committed step) until the next runner resumes it; its runner lease ended",
 			         t->runner_pid, t->job_id, job.step_no);
 		break;
 	case ACT_PAUSE:

@@ -66,9 +66,10 @@ typedef struct cleanup_job {
 	char purged_at[40];     /* when `cleanupctl purge` removed its manifest and step records; "" when not */
 	/* Issue 21: who runs it now and how it goes (cleanup.job_live_json),
 	 * read by cleanup_jobs_list() and cleanup_job_get(); elsewhere pid 0,
-	 * "" and -1. The runner is the session holding its runner lock. */
+	 * "" and -1. The runner is the session holding its runner lease. */
 	int live_runner_pid;    /* 0: nobody runs it */
-	char live_runner_host[64];  /* client host or address, "local" for a Unix socket */
+	char live_runner_host[64];  /* the host its process runs on */
+	int live_runner_os_pid;     /* its OS process id there (what to stop), 0 when unknown */
 	char live_runner_app[64];   /* its application_name */
 	int live_no_runner;     /* draining or finalizing (library closed) and nobody runs it */
 	double live_closed_s;   /* seconds since its library (server) was closed to writers, -1: not closed */

@@ -4,7 +4,7 @@
  * pg_stat_activity and pg_locks, calling pg_blocking_pids() only for the
  * backends that wait for a heavyweight lock. It returns the backends that
  * are blocked or blocking, plus every `cleanupctl:*` backend of the
- * database, and every backend holding a job's runner lock (cleanup/runner.h)
+ * database, and every backend holding a job's runner lease (cleanup/runner.h)
  * with the job and since when, with what a blocked backend waits for. application_name maps
  * backends to jobs (`cleanupctl:job:<id>:<verb>`) and writers
  * (`cleanupctl:writer:<server|all>`).
@@ -38,7 +38,7 @@ typedef struct cleanup_lock_row {
 	double wait_ms;           /* how long it has waited for the lock, -1 when not waiting */
 	char query[160];          /* current or last statement, whitespace folded, truncated */
 	int64_t job_id;           /* from application_name cleanupctl:job:<id>:<verb>, else -1 */
-	int64_t runs_job;         /* the job whose runner lock it holds (job run, a worker's runner,
+	int64_t runs_job;         /* the job whose runner lease it holds (job run, a worker's runner,
 	                           * the console's run; the id modulo 2^31), else -1 */
 	char runner_since[24];    /* with runs_job: its connection time, YYYY-MM-DD HH:MM:SS (each
 	                           * run has a connection of its own); else "" */

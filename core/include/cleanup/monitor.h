@@ -74,12 +74,13 @@ typedef struct cleanup_mon_job {
 	double closed_s;         /* seconds since its library (server) was closed to writers:
 	                          * a prune's seal, a removal's creation; -1 unless draining
 	                          * or finalizing (issue 21) */
-	/* The session holding the job's runner lock (cleanup/runner.h), if any. */
-	int runner_pid;          /* its backend pid, 0 when nobody runs the job */
+	/* The holder of the job's live runner lease (cleanup/runner.h), if any. */
+	int runner_pid;          /* the backend of its last statement, 0 when nobody runs the job */
 	char runner_app[64];     /* its application_name */
-	char runner_client[64];  /* client host or address, "local" for a Unix socket */
-	char runner_since[16];   /* HH:MM:SS of its connection */
-	double runner_age_s;     /* seconds since its connection, -1 when not visible */
+	char runner_client[64];  /* the host its process runs on */
+	int runner_os_pid;       /* its OS process id there (what to stop) */
+	char runner_since[16];   /* HH:MM:SS of when it took the lease */
+	double runner_age_s;     /* seconds since it took the lease, -1 when unknown */
 } cleanup_mon_job;
 
 /* One recorded step of the detail job. */

@@ -1,9 +1,9 @@
 /* What a worker (cleanupctl worker, issue 10 item 5) asks the engine: the
  * runnable jobs that no runner holds.
  *
- * A worker's runners each take a job with cleanup_job_runner_claim() (the
- * per-job runner lock, never waiting) on the connection that will run it,
- * then step it with cleanup_job_run(). This list only says where to try:
+ * A worker's runners each open the job driver on a job (cleanup_runner_open:
+ * the per-job runner lease, never waiting) on the connection that will run
+ * it, then run it (cleanup_runner_run). This list only says where to try:
  * two workers reading the same list cannot both claim a job, and a job
  * claimed meanwhile by `job run`, the console or another worker is refused
  * to the later claimant with the holder named (cleanup/runner.h).
