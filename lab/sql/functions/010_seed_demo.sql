@@ -1,4 +1,5 @@
--- 050_seed: demo data with set-based SQL (one INSERT per table), so a
+-- 010_seed_demo: the lab's demo data (cleanupctl seed, cleanupctl demo,
+-- the tests' fixtures) with set-based SQL (one INSERT per table), so a
 -- million items take seconds. Writers' triggers still run, once per statement.
 --
 -- P_DEPENDENTS (issue 7): about that many dependent records per item on
@@ -7,9 +8,12 @@
 -- between 0 and 2 x P_DEPENDENTS; and per library 20 collections, a sync
 -- status and 5 x P_DEPENDENTS classification history records (none of
 -- these when P_DEPENDENTS is 0).
-DROP FUNCTION IF EXISTS cleanup.seed_demo(int, int, bigint);
-CREATE OR REPLACE FUNCTION cleanup.seed_demo(p_servers int, p_libraries int, p_items bigint,
-                                             p_dependents int DEFAULT 0)
+--
+-- Owner only (no USAGE on schema cleanup_lab for anyone else); a definer,
+-- so that it runs as the owner whoever may call it, with a pinned
+-- search_path.
+CREATE OR REPLACE FUNCTION cleanup_lab.seed_demo(p_servers int, p_libraries int, p_items bigint,
+                                                 p_dependents int DEFAULT 0)
 RETURNS jsonb LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -93,3 +97,6 @@ BEGIN
     RETURN jsonb_build_object('servers', n_srv, 'libraries', n_lib, 'items', n_item, 'dependents', n_dep);
 END $$
 SET work_mem = '128MB';
+ALTER FUNCTION cleanup_lab.seed_demo(int, int, bigint, int)
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION cleanup_lab.seed_demo(int, int, bigint, int) FROM PUBLIC;
