@@ -141,7 +141,7 @@ for sym in cleanup_sandbox_init cleanup_seed cleanup_writer_run; do
 	grep -q " T $sym\$" "$TMPD/nm" && bad "the installed engine library defines the lab function $sym"
 done
 grep -q " T cleanup_schema_version\$" "$TMPD/nm" || bad "the installed engine library lacks cleanup_schema_version"
-for h in sandbox seed writer; do
+for h in sandbox seed writer lab hold; do
 	[ -e "$P/include/cleanup/$h.h" ] && bad "the lab header cleanup/$h.h was installed"
 done
 cat >"$TMPD/outside.c" <<'EOF'
