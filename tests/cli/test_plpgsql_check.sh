@@ -70,7 +70,7 @@ fi
 
 checked=$(awk -F $'\x1f' '$1 == "checked" { print $2 }' "$TMPD/findings")
 if ! [ "${checked:-0}" -gt 50 ]; then
-	echo "FAIL: only ${checked:-0} PL/pgSQL functions found in schemas cleanup and inventory"
+	echo "FAIL: only ${checked:-0} PL/pgSQL functions found in schemas cleanup, inventory and cleanup_lab"
 	FAILS=$((FAILS + 1))
 fi
 # A trigger function no trigger uses cannot be checked (no NEW/OLD type):
@@ -125,4 +125,4 @@ if [ "$FAILS" -gt 0 ]; then
 	echo "plpgsql_check: findings not in $ALLOW (fix the function, or allowlist it with a reason)"
 	exit 1
 fi
-echo "plpgsql_check: $checked PL/pgSQL functions (and trigger uses) of cleanup and inventory: no findings beyond the allowlist"
+echo "plpgsql_check: $checked PL/pgSQL functions (and trigger uses) of cleanup, inventory and cleanup_lab: no findings beyond the allowlist"
