@@ -67,8 +67,8 @@ int cleanup_admission_hold_start(cleanup_admission_hold **out, const char *conni
 	                   "holder", err)) != CLEANUP_OK)
 		goto out;
 	snprintf(lib, sizeof lib, "%" PRId64, library);
-	if (!PQsendQueryParams(h->probe, lab_sql_query_files[CLEANUP_LAB_Q_HOLD_PROBE].text, 1, NULL, params, NULL,
-	                       NULL, 0)) {
+	if (!PQsendQueryParams(h->probe, lab_sql_query_files[CLEANUP_LAB_Q_HOLD_PROBE].text, 1, NULL, params,
+	                       NULL, NULL, 0)) {
 		rc = cleanup_error_set(err, CLEANUP_ERROR, "probe: %s", PQerrorMessage(h->probe));
 		goto out;
 	}

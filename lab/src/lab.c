@@ -4,8 +4,8 @@
 #include "cleanup/lab.h"
 #include "lab_int.h"
 
-int lab_query(cleanup_rows **out, cleanup_engine *e, enum lab_sql_query_id q, int n, const char *const *params,
-              const char *context, cleanup_error *err)
+int lab_query(cleanup_rows **out, cleanup_engine *e, enum lab_sql_query_id q, int n,
+              const char *const *params, const char *context, cleanup_error *err)
 {
 	return cleanup_query(out, e, lab_sql_query_files[q].text, n, params, context, err);
 }
@@ -33,13 +33,16 @@ int cleanup_lab_install(bool *applied, cleanup_engine *e, cleanup_error *err)
 	snprintf(want, sizeof want, "cleanupctl lab bundle %s", lab_sql_bundle_sha256);
 	if (strcmp(cleanup_rows_text(rows, 0, "bundle"), want) != 0) {
 		for (i = 0; i < lab_sql_function_count; i++) {
-			snprintf(ctx, sizeof ctx, "applying lab definitions %s", lab_sql_function_files[i].name);
-			if ((rc = cleanup_query_script(e, lab_sql_function_files[i].text, ctx, err)) != CLEANUP_OK)
+			snprintf(ctx, sizeof ctx, "applying lab definitions %s",
+			         lab_sql_function_files[i].name);
+			if ((rc = cleanup_query_script(e, lab_sql_function_files[i].text, ctx, err)) !=
+			    CLEANUP_OK)
 				goto out;
 		}
 		cleanup_rows_free(rows);
 		rows = NULL;
-		if ((rc = lab_query(&rows, e, CLEANUP_LAB_Q_LAB_RECORD, 1, params, "recording the lab bundle", err)))
+		if ((rc = lab_query(&rows, e, CLEANUP_LAB_Q_LAB_RECORD, 1, params, "recording the lab bundle",
+		                    err)))
 			goto out;
 		if (applied)
 			*applied = true;

@@ -1084,11 +1084,13 @@ static int ensure_database(const cleanup_sandbox *sb, cleanup_error *err)
 	rc = cleanup_engine_open(&e, conninfo, "cleanupctl sandbox", err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	rc = lab_query(&rows, e, CLEANUP_LAB_Q_SANDBOX_DB_EXISTS, 0, NULL, "looking for the sandbox database", err);
+	rc = lab_query(&rows, e, CLEANUP_LAB_Q_SANDBOX_DB_EXISTS, 0, NULL, "looking for the sandbox database",
+	               err);
 	if (rc == CLEANUP_OK && cleanup_rows_count(rows) == 0) {
 		cleanup_rows_free(rows);
 		rows = NULL;
-		rc = lab_query(&rows, e, CLEANUP_LAB_Q_SANDBOX_DB_CREATE, 0, NULL, "creating the sandbox database", err);
+		rc = lab_query(&rows, e, CLEANUP_LAB_Q_SANDBOX_DB_CREATE, 0, NULL,
+		               "creating the sandbox database", err);
 	}
 	cleanup_rows_free(rows);
 	cleanup_engine_close(e);

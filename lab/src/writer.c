@@ -113,7 +113,8 @@ static int check_access(cleanup_writer *w, cleanup_error *err)
 	bool present, usage;
 	int rc;
 
-	rc = lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_ACCESS, 0, NULL, "reading the writer's privileges", err);
+	rc = lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_ACCESS, 0, NULL, "reading the writer's privileges",
+	               err);
 	if (rc != CLEANUP_OK)
 		return rc;
 	present = cleanup_rows_bool(rows, 0, "present");
@@ -139,8 +140,8 @@ int cleanup_writer_refresh(cleanup_writer *w, cleanup_error *err)
 		snprintf(server, sizeof server, "%" PRId64, w->opts.server_id);
 		params[0] = server;
 	}
-	rc = lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_LIBRARIES, 1, params, "listing the libraries to write to",
-	               err);
+	rc = lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_LIBRARIES, 1, params,
+	               "listing the libraries to write to", err);
 	if (rc != CLEANUP_OK)
 		return rc;
 	n = cleanup_rows_count(rows);
@@ -204,7 +205,8 @@ int cleanup_writer_new(cleanup_writer **out, cleanup_engine *e, const cleanup_wr
 		const char *params[1] = {server};
 
 		snprintf(server, sizeof server, "%" PRId64, w->opts.server_id);
-		rc = lab_query(&rows, e, CLEANUP_LAB_Q_WRITER_SERVER, 1, params, "looking up the writer's server", err);
+		rc = lab_query(&rows, e, CLEANUP_LAB_Q_WRITER_SERVER, 1, params,
+		               "looking up the writer's server", err);
 		if (rc != CLEANUP_OK)
 			goto out;
 		if (cleanup_rows_count(rows) == 0) {
@@ -275,8 +277,8 @@ static int insert_with_dependents(cleanup_rows **out, cleanup_writer *w, enum la
 	if (rc == CLEANUP_OK && !cleanup_rows_null(res, 0, "id")) {
 		snprintf(item, sizeof item, "%" PRId64, cleanup_rows_int64(res, 0, "id"));
 		snprintf(candidate, sizeof candidate, "candidate for %s", params[1]);
-		rc = lab_query(&dep, w->e, CLEANUP_LAB_Q_WRITER_DEPENDENTS_ITEM, 4, ip, "writing the item's dependents",
-		               err);
+		rc = lab_query(&dep, w->e, CLEANUP_LAB_Q_WRITER_DEPENDENTS_ITEM, 4, ip,
+		               "writing the item's dependents", err);
 		if (rc == CLEANUP_OK)
 			written += cleanup_rows_int64(dep, 0, "written");
 		cleanup_rows_free(dep);
@@ -355,8 +357,8 @@ static void log_rejection(cleanup_writer *w, cleanup_writer_event *ev)
 		snprintf(msg, sizeof msg, "%s %s library %" PRId64 " refused: %s %s", cleanup_writer_op_name(ev->op),
 		         ev->op == CLEANUP_WRITER_INSERT ? "into" : "in", ev->library_id, ev->sqlstate, ev->message);
 	}
-	if (lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_LOG_REJECTION, 3, params, "logging a rejected write", &err) ==
-	    CLEANUP_OK) {
+	if (lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_LOG_REJECTION, 3, params, "logging a rejected write",
+	              &err) == CLEANUP_OK) {
 		ev->logged = true;
 		ev->job_id = cleanup_rows_int64(rows, 0, "job_id");
 		w->stats.logged++;
