@@ -3,7 +3,8 @@
 # the Debian package (CPack: make package).
 #
 #   bin/cleanupctl
-#   lib/libcleanup.a, include/cleanup/*.h     the engine (schema SQL embedded)
+#   lib/libcleanup.a, include/cleanup/*.h     the engine (schema SQL embedded;
+#                                             only cleanup_* symbols global)
 #   lib/pkgconfig/cleanup.pc                  pkg-config --libs cleanup
 #   lib/cmake/cleanup/                        find_package(cleanup): cleanup::cleanup
 #   share/cleanupctl/themes/*.theme           the shipped themes
@@ -51,7 +52,7 @@ add_custom_target(cleanupctl_docs ALL DEPENDS ${CLEANUP_DOC_FILES})
 # library, headers, pkg-config and CMake files). cmake --install installs
 # both unless told --component.
 install(TARGETS cleanupctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
-install(TARGETS cleanup_core EXPORT cleanupTargets
+install(TARGETS cleanup_engine EXPORT cleanupTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/include/cleanup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include "cleanup/sandbox.h"
 #include "config.h"
-#include "engine_int.h"
+#include "lab_int.h"
 
 /* The source tree this binary was built from, when it runs from that
  * build tree (a checkout): CMake writes the source directory into
@@ -1077,20 +1077,22 @@ static int ensure_database(const cleanup_sandbox *sb, cleanup_error *err)
 {
 	char conninfo[2 * CLEANUP_PATH_MAX + 128];
 	cleanup_engine *e = NULL;
-	PGresult *res = NULL;
+	cleanup_rows *rows = NULL;
 	int rc;
 
 	cleanup_sandbox_conninfo(sb, "postgres", conninfo, sizeof conninfo);
 	rc = cleanup_engine_open(&e, conninfo, "cleanupctl sandbox", err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	rc = engine_query(&res, e, CLEANUP_Q_SANDBOX_DB_EXISTS, 0, NULL, "looking for the sandbox database", err);
-	if (rc == CLEANUP_OK && PQntuples(res) == 0) {
-		PQclear(res);
-		res = NULL;
-		rc = engine_query(&res, e, CLEANUP_Q_SANDBOX_DB_CREATE, 0, NULL, "creating the sandbox database", err);
+	rc = lab_query(&rows, e, CLEANUP_LAB_Q_SANDBOX_DB_EXISTS, 0, NULL, "looking for the sandbox database",
+	               err);
+	if (rc == CLEANUP_OK && cleanup_rows_count(rows) == 0) {
+		cleanup_rows_free(rows);
+		rows = NULL;
+		rc = lab_query(&rows, e, CLEANUP_LAB_Q_SANDBOX_DB_CREATE, 0, NULL,
+		               "creating the sandbox database", err);
 	}
-	PQclear(res);
+	cleanup_rows_free(rows);
 	cleanup_engine_close(e);
 	return rc;
 }

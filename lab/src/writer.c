@@ -19,7 +19,7 @@
 #include "cleanup/count_cache.h"
 #include "cleanup/install.h"
 #include "cleanup/writer.h"
-#include "engine_int.h"
+#include "lab_int.h"
 
 #define WRITER_LOCK_TIMEOUT_MS 1000
 #define WRITER_STATEMENT_TIMEOUT_MS 5000
@@ -59,20 +59,6 @@ static double wall_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* Copies SRC into DST (LEN bytes) without splitting a UTF-8 character. */
-static void copy_utf8(char *dst, size_t len, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= len) {
-		n = len - 1;
-		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-			n--;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
 }
 
 /* splitmix64: small, fast and good enough to pick operations. */
@@ -123,19 +109,20 @@ static int setup_session(cleanup_writer *w, cleanup_error *err)
  * reported by the check (run install). */
 static int check_access(cleanup_writer *w, cleanup_error *err)
 {
-	PGresult *res = NULL;
+	cleanup_rows *rows = NULL;
 	bool present, usage;
 	int rc;
 
-	rc = engine_query(&res, w->e, CLEANUP_Q_WRITER_ACCESS, 0, NULL, "reading the writer's privileges", err);
+	rc = lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_ACCESS, 0, NULL, "reading the writer's privileges",
+	               err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	present = strcmp(col_text(res, 0, "present"), "t") == 0;
-	usage = strcmp(col_text(res, 0, "usage"), "t") == 0;
-	w->can_log = strcmp(col_text(res, 0, "can_log"), "t") == 0;
-	w->gateway = strcmp(col_text(res, 0, "gateway"), "t") == 0;
-	w->dependents = strcmp(col_text(res, 0, "dependents"), "t") == 0;
-	PQclear(res);
+	present = cleanup_rows_bool(rows, 0, "present");
+	usage = cleanup_rows_bool(rows, 0, "usage");
+	w->can_log = cleanup_rows_bool(rows, 0, "can_log");
+	w->gateway = cleanup_rows_bool(rows, 0, "gateway");
+	w->dependents = cleanup_rows_bool(rows, 0, "dependents");
+	cleanup_rows_free(rows);
 	if (!present || usage)
 		rc = cleanup_schema_check(w->e, err);
 	return rc;
@@ -145,7 +132,7 @@ int cleanup_writer_refresh(cleanup_writer *w, cleanup_error *err)
 {
 	char server[32];
 	const char *params[1] = {NULL};
-	PGresult *res = NULL;
+	cleanup_rows *rows = NULL;
 	writer_library *libs = NULL;
 	int rc, i, n;
 
@@ -153,22 +140,23 @@ int cleanup_writer_refresh(cleanup_writer *w, cleanup_error *err)
 		snprintf(server, sizeof server, "%" PRId64, w->opts.server_id);
 		params[0] = server;
 	}
-	rc = engine_query(&res, w->e, CLEANUP_Q_WRITER_LIBRARIES, 1, params, "listing the libraries to write to", err);
+	rc = lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_LIBRARIES, 1, params,
+	               "listing the libraries to write to", err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	n = PQntuples(res);
+	n = cleanup_rows_count(rows);
 	if (n > 0) {
 		libs = calloc((size_t)n, sizeof *libs);
 		if (!libs) {
-			PQclear(res);
+			cleanup_rows_free(rows);
 			return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
 		}
 	}
 	for (i = 0; i < n; i++) {
-		libs[i].id = col_int64(res, i, "id");
-		libs[i].server_id = col_int64(res, i, "server_id");
+		libs[i].id = cleanup_rows_int64(rows, i, "id");
+		libs[i].server_id = cleanup_rows_int64(rows, i, "server_id");
 	}
-	PQclear(res);
+	cleanup_rows_free(rows);
 	free(w->libs);
 	w->libs = libs;
 	w->nlibs = (size_t)n;
@@ -185,7 +173,7 @@ int cleanup_writer_new(cleanup_writer **out, cleanup_engine *e, const cleanup_wr
                        cleanup_error *err)
 {
 	cleanup_writer *w = NULL;
-	PGresult *res = NULL;
+	cleanup_rows *rows = NULL;
 	int rc;
 
 	*out = NULL;
@@ -217,10 +205,11 @@ int cleanup_writer_new(cleanup_writer **out, cleanup_engine *e, const cleanup_wr
 		const char *params[1] = {server};
 
 		snprintf(server, sizeof server, "%" PRId64, w->opts.server_id);
-		rc = engine_query(&res, e, CLEANUP_Q_WRITER_SERVER, 1, params, "looking up the writer's server", err);
+		rc = lab_query(&rows, e, CLEANUP_LAB_Q_WRITER_SERVER, 1, params,
+		               "looking up the writer's server", err);
 		if (rc != CLEANUP_OK)
 			goto out;
-		if (PQntuples(res) == 0) {
+		if (cleanup_rows_count(rows) == 0) {
 			rc = cleanup_error_set(err, CLEANUP_ENOTFOUND, "server %" PRId64 " does not exist", w->opts.server_id);
 			cleanup_error_hint(err, "cleanupctl status lists the servers");
 			goto out;
@@ -240,7 +229,7 @@ int cleanup_writer_new(cleanup_writer **out, cleanup_engine *e, const cleanup_wr
 	*out = w;
 	w = NULL;
 out:
-	PQclear(res);
+	cleanup_rows_free(rows);
 	cleanup_writer_free(w);
 	return rc;
 }
@@ -268,49 +257,50 @@ int64_t cleanup_writer_dependents(const cleanup_writer *w)
  * collection, the sync status, a history record) in one transaction
  * (issue 7, item 1): all commit or none; a refusal of any of them (CUA10
  * claimed, CUA11 draining, ...) is the operation's. Returns as
- * engine_query(); *OUT is the insert's result. */
-static int insert_with_dependents(PGresult **out, cleanup_writer *w, enum sql_query_id q, int n,
+ * lab_query(); *OUT is the insert's result. */
+static int insert_with_dependents(cleanup_rows **out, cleanup_writer *w, enum lab_sql_query_id q, int n,
                                   const char *const *params, cleanup_error *err)
 {
 	char item[32], candidate[96], collection[96], payload[128];
 	const char *ip[4] = {item, "sync: artwork pending", candidate, "0.5"};
 	const char *lp[4] = {params[0], collection, "synced", payload};
-	PGresult *res = NULL, *dep = NULL;
+	cleanup_rows *res = NULL, *dep = NULL;
 	int64_t written = 0;
 	int rc;
 
 	*out = NULL;
 	if (!w->dependents)
-		return engine_query(out, w->e, q, n, params, "insert", err);
-	if ((rc = engine_script(w->e, "BEGIN", "insert", err)) != CLEANUP_OK)
+		return lab_query(out, w->e, q, n, params, "insert", err);
+	if ((rc = cleanup_query_begin(w->e, "insert", err)) != CLEANUP_OK)
 		return rc;
-	rc = engine_query(&res, w->e, q, n, params, "insert", err);
-	if (rc == CLEANUP_OK && PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) {
-		snprintf(item, sizeof item, "%" PRId64, col_int64(res, 0, "id"));
+	rc = lab_query(&res, w->e, q, n, params, "insert", err);
+	if (rc == CLEANUP_OK && !cleanup_rows_null(res, 0, "id")) {
+		snprintf(item, sizeof item, "%" PRId64, cleanup_rows_int64(res, 0, "id"));
 		snprintf(candidate, sizeof candidate, "candidate for %s", params[1]);
-		rc = engine_query(&dep, w->e, CLEANUP_Q_WRITER_DEPENDENTS_ITEM, 4, ip, "writing the item's dependents", err);
+		rc = lab_query(&dep, w->e, CLEANUP_LAB_Q_WRITER_DEPENDENTS_ITEM, 4, ip,
+		               "writing the item's dependents", err);
 		if (rc == CLEANUP_OK)
-			written += col_int64(dep, 0, "written");
-		PQclear(dep);
+			written += cleanup_rows_int64(dep, 0, "written");
+		cleanup_rows_free(dep);
 		dep = NULL;
 		if (rc == CLEANUP_OK) {
 			snprintf(collection, sizeof collection, "sync %" PRIu64, w->counter % 16);
 			snprintf(payload, sizeof payload, "{\"item\": %s, \"writer\": \"%s\"}", item, w->id_prefix);
-			rc = engine_query(&dep, w->e, CLEANUP_Q_WRITER_DEPENDENTS_LIBRARY, 4, lp,
-			                  "writing the library's dependents", err);
+			rc = lab_query(&dep, w->e, CLEANUP_LAB_Q_WRITER_DEPENDENTS_LIBRARY, 4, lp,
+			               "writing the library's dependents", err);
 			if (rc == CLEANUP_OK)
-				written += col_int64(dep, 0, "written");
-			PQclear(dep);
+				written += cleanup_rows_int64(dep, 0, "written");
+			cleanup_rows_free(dep);
 		}
 	}
 	if (rc == CLEANUP_OK)
-		rc = engine_script(w->e, "COMMIT", "insert", err);
+		rc = cleanup_query_script(w->e, "COMMIT", "insert", err);
 	if (rc != CLEANUP_OK) {
 		cleanup_error ignored;
 
 		if (cleanup_engine_ok(w->e))
-			engine_script(w->e, "ROLLBACK", "insert", &ignored);
-		PQclear(res);
+			cleanup_query_script(w->e, "ROLLBACK", "insert", &ignored);
+		cleanup_rows_free(res);
 		return rc;
 	}
 	w->dependents_written += written;
@@ -354,7 +344,7 @@ static void log_rejection(cleanup_writer *w, cleanup_writer_event *ev)
 {
 	char lib[32], to[32], msg[800];
 	const char *params[3] = {lib, msg, NULL};
-	PGresult *res = NULL;
+	cleanup_rows *rows = NULL;
 	cleanup_error err;
 
 	snprintf(lib, sizeof lib, "%" PRId64, ev->library_id);
@@ -367,15 +357,15 @@ static void log_rejection(cleanup_writer *w, cleanup_writer_event *ev)
 		snprintf(msg, sizeof msg, "%s %s library %" PRId64 " refused: %s %s", cleanup_writer_op_name(ev->op),
 		         ev->op == CLEANUP_WRITER_INSERT ? "into" : "in", ev->library_id, ev->sqlstate, ev->message);
 	}
-	if (engine_query(&res, w->e, CLEANUP_Q_WRITER_LOG_REJECTION, 3, params, "logging a rejected write", &err) ==
-	    CLEANUP_OK) {
+	if (lab_query(&rows, w->e, CLEANUP_LAB_Q_WRITER_LOG_REJECTION, 3, params, "logging a rejected write",
+	              &err) == CLEANUP_OK) {
 		ev->logged = true;
-		ev->job_id = col_int64(res, 0, "job_id");
+		ev->job_id = cleanup_rows_int64(rows, 0, "job_id");
 		w->stats.logged++;
 	} else {
 		w->stats.log_failures++;
 	}
-	PQclear(res);
+	cleanup_rows_free(rows);
 }
 
 int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_writer_op op, int64_t library_id,
@@ -383,8 +373,8 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 {
 	char lib[32], to[32], point[32], title[96], ext[96];
 	const char *params[4] = {NULL, NULL, NULL, NULL};
-	enum sql_query_id q;
-	PGresult *res = NULL;
+	enum lab_sql_query_id q;
+	cleanup_rows *res = NULL;
 	cleanup_error qerr;
 	double t0;
 	int rc, n = 3;
@@ -406,7 +396,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 	snprintf(point, sizeof point, "%.6f", random_unit(w));
 	switch (op) {
 	case CLEANUP_WRITER_INSERT:
-		q = w->gateway ? CLEANUP_Q_WRITER_GATEWAY_INSERT : CLEANUP_Q_WRITER_INSERT;
+		q = w->gateway ? CLEANUP_LAB_Q_WRITER_GATEWAY_INSERT : CLEANUP_LAB_Q_WRITER_INSERT;
 		snprintf(ext, sizeof ext, "%s-%" PRIu64, w->id_prefix, w->counter);
 		snprintf(title, sizeof title, "Synced %" PRIu64, w->counter);
 		params[0] = lib;
@@ -414,7 +404,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 		params[2] = title;
 		break;
 	case CLEANUP_WRITER_UPDATE:
-		q = w->gateway ? CLEANUP_Q_WRITER_GATEWAY_CHANGE : CLEANUP_Q_WRITER_CHANGE;
+		q = w->gateway ? CLEANUP_LAB_Q_WRITER_GATEWAY_CHANGE : CLEANUP_LAB_Q_WRITER_CHANGE;
 		snprintf(title, sizeof title, "Retitled %" PRIu64, w->counter);
 		params[0] = lib;
 		params[1] = point;
@@ -422,7 +412,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 		n = 4;
 		break;
 	case CLEANUP_WRITER_MOVE:
-		q = w->gateway ? CLEANUP_Q_WRITER_GATEWAY_CHANGE : CLEANUP_Q_WRITER_CHANGE;
+		q = w->gateway ? CLEANUP_LAB_Q_WRITER_GATEWAY_CHANGE : CLEANUP_LAB_Q_WRITER_CHANGE;
 		snprintf(to, sizeof to, "%" PRId64, to_library_id);
 		params[0] = lib;
 		params[1] = point;
@@ -437,7 +427,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 	if (op == CLEANUP_WRITER_INSERT)
 		rc = insert_with_dependents(&res, w, q, n, params, &qerr);
 	else
-		rc = engine_query(&res, w->e, q, n, params, cleanup_writer_op_name(op), &qerr);
+		rc = lab_query(&res, w->e, q, n, params, cleanup_writer_op_name(op), &qerr);
 	ev->ms = (mono_now() - t0) * 1000.0;
 	w->stats.ops++;
 	w->stats.total_ms += ev->ms;
@@ -445,12 +435,12 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 		w->stats.max_ms = ev->ms;
 
 	if (rc == CLEANUP_OK) {
-		if (PQntuples(res) == 0) {
+		if (cleanup_rows_count(res) == 0) {
 			ev->outcome = CLEANUP_WRITER_NOOP;
 			w->stats.noop++;
 		} else {
 			ev->outcome = CLEANUP_WRITER_OK;
-			ev->item_id = col_int64(res, 0, "id");
+			ev->item_id = cleanup_rows_int64(res, 0, "id");
 			if (op == CLEANUP_WRITER_INSERT)
 				w->stats.inserted++;
 			else if (op == CLEANUP_WRITER_UPDATE)
@@ -458,11 +448,11 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 			else
 				w->stats.moved++;
 		}
-		PQclear(res);
+		cleanup_rows_free(res);
 		return CLEANUP_OK;
 	}
 	snprintf(ev->sqlstate, sizeof ev->sqlstate, "%s", qerr.sqlstate);
-	copy_utf8(ev->message, sizeof ev->message, qerr.message);
+	cleanup_text_copy(ev->message, sizeof ev->message, qerr.message);
 	if (rc == CLEANUP_ECONN || !cleanup_engine_ok(w->e)) {
 		ev->outcome = CLEANUP_WRITER_LOST;
 		w->stats.lost++;

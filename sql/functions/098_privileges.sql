@@ -164,9 +164,7 @@ BEGIN
         -- retention (080_retention.sql, cleanup_runner)
         'purge_step', 'purge_plan',
         -- reports (cleanup_runner, cleanup_console)
-        'job_show_json', 'jobs_json', 'status_json',
-        -- demo data (owner only; definer so that it runs as the owner whoever calls it)
-        'seed_demo'] LOOP
+        'job_show_json', 'jobs_json', 'status_json'] LOOP
         n := 0;
         FOR x IN SELECT p.oid, pg_catalog.pg_get_function_identity_arguments(p.oid) AS args
                    FROM pg_catalog.pg_proc p

@@ -14,11 +14,20 @@ TMPD=$(mktemp -d /tmp/cleanupctl-test.XXXXXX)
 trap 'rm -rf "$TMPD"' EXIT
 
 # db_fresh NAME: drops and creates database NAME, installs the schema with
-# the binary, and sets $DB to its conninfo.
+# the binary, then the lab (lab_install), and sets $DB to its conninfo.
 db_fresh() {
 	psql -X -q "$ADMIN" -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1" 2>/dev/null
 	DB="host=$SOCK port=$PORT dbname=$1 user=postgres"
 	"$CLEANUPCTL" --quiet --db "$DB" install >/dev/null || { echo "install into $1 failed"; exit 1; }
+	lab_install
+}
+
+# lab_install: the lab's own step in $DB (install never takes it): schema
+# cleanup_lab with cleanup_lab.seed_demo, which the tests call directly.
+# `cleanupctl seed` installs the lab before it seeds; here it seeds nothing.
+lab_install() {
+	"$CLEANUPCTL" --quiet --db "$DB" seed --servers 0 --libraries 0 --items 0 >/dev/null ||
+		{ echo "lab install into $DB failed"; exit 1; }
 }
 
 # sql QUERY: one value from $DB.

@@ -39,7 +39,7 @@ said() { grep -q "$2" "$1" 2>/dev/null; }
 # A prune with one seen item: 2,000 eligible, about 16 steps of 128.
 new_job() {
 	db_fresh "$1"
-	sql "SELECT cleanup.seed_demo(1, 1, 2000)" >/dev/null
+	sql "SELECT cleanup_lab.seed_demo(1, 1, 2000)" >/dev/null
 	J=$(sql "SELECT id FROM cleanup.job_create('prune', 1)")
 	sql "SELECT cleanup.job_append($J, ARRAY['ext-1-1'])" >/dev/null
 	sql "SELECT cleanup.job_seal($J, 1)" >/dev/null

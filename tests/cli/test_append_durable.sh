@@ -20,7 +20,7 @@
 . "$(dirname "$0")/../crash/lib.sh"
 private_sandbox append_durable
 crash_init append_durable
-q "SELECT cleanup.seed_demo(1, 1, 20)" >/dev/null
+q "SELECT cleanup_lab.seed_demo(1, 1, 20)" >/dev/null
 
 # ids FROM TO: IDs a-FROM .. a-TO, one a line, in a scrambled order.
 ids() { seq "$1" "$2" | sed 's/^/a-/' | sort -R --random-source=<(yes); }

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_bom
-sql "SELECT cleanup.seed_demo(1, 1, 5)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(1, 1, 5)" >/dev/null
 J=$(sql "SELECT id FROM cleanup.job_create('prune', 1)")
 
 CURRENT="a BOM on line 1 of stdin is refused, nothing appended"

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_trust
-sql "SELECT cleanup.seed_demo(1, 2, 5)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(1, 2, 5)" >/dev/null
 
 # raw_controls FILE: how many bytes of FILE a terminal would act on: C0
 # except LF, DEL, C1 (U+0080-U+009F as UTF-8) and invalid UTF-8.

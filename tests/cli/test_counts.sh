@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_counts
-sql "SELECT cleanup.seed_demo(1, 3, 25)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(1, 3, 25)" >/dev/null
 
 run counts --no-visit
 if [ "$RC" -eq 2 ] && grep -q 'unknown command "counts"' <<<"$ERR"; then

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_jobs
-sql "SELECT cleanup.seed_demo(2, 2, 10)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(2, 2, 10)" >/dev/null
 # Server 1: libraries 1, 2; server 2: libraries 3, 4; ext-<lib>-1..10 each.
 
 KEYS='["id","kind","server_id","library_id","phase","step_no","visited","deleted","moved","absent","retained","manifest_count","expected_count","high_water_id"]'

@@ -25,7 +25,7 @@ die() {
 }
 
 db_fresh cleanup_lab_t_ledger
-sql "SELECT cleanup.seed_demo(2, 2, 2000)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(2, 2, 2000)" >/dev/null
 read -r A B C D < <(sql "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.libraries")
 sql "CREATE SCHEMA ledger;
      CREATE TABLE ledger.writes (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, item_id bigint NOT NULL,

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_locks
-sql "SELECT cleanup.seed_demo(1, 1, 3)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(1, 1, 3)" >/dev/null
 
 CURRENT="locks: usage"
 run locks extra

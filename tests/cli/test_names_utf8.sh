@@ -21,7 +21,7 @@ JOB_TARGET_NAME_PENDING=0
 CONSOLE_NAMES_PENDING=0
 
 db_fresh cleanup_lab_t_cli_names_utf8
-sql "SELECT cleanup.seed_demo(7, 1, 3)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(7, 1, 3)" >/dev/null
 # Servers 1-7, library i on server i; one name kind each.
 sql "UPDATE inventory.media_servers s SET name = v.name FROM (VALUES
   (1, repeat('é', 200)),

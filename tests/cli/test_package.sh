@@ -14,11 +14,13 @@
 #    `pkg-config --libs cleanup`.
 # 3. `cpack -G DEB` (what `make package` runs) builds cleanupctl_*.deb
 #    whose Depends name libpq, ncurses and (with readline) readline, and
-#    libcleanup-dev_*.deb with the library; `dpkg -x` into a
+#    libcleanup-dev_*.deb with the library (exporting only cleanup_*
+#    symbols, lib_symbols.sh); `dpkg -x` into a
 #    temporary root (no root install): `cleanupctl --version` runs there,
 #    its man page renders, its bash completion loads and completes.
 : "${CLEANUPCTL:?run through ctest}" "${CLEANUP_SOURCE_DIR:?}" "${CLEANUP_BINARY_DIR:?}"
 source "$(dirname "$0")/lib_foundation.sh"
+source "$(dirname "$0")/lib_symbols.sh"
 
 SRC=$CLEANUP_SOURCE_DIR
 BLD=$CLEANUP_BINARY_DIR
@@ -139,7 +141,7 @@ for sym in cleanup_sandbox_init cleanup_seed cleanup_writer_run; do
 	grep -q " T $sym\$" "$TMPD/nm" && bad "the installed engine library defines the lab function $sym"
 done
 grep -q " T cleanup_schema_version\$" "$TMPD/nm" || bad "the installed engine library lacks cleanup_schema_version"
-for h in sandbox seed writer; do
+for h in sandbox seed writer lab hold; do
 	[ -e "$P/include/cleanup/$h.h" ] && bad "the lab header cleanup/$h.h was installed"
 done
 cat >"$TMPD/outside.c" <<'EOF'
@@ -186,6 +188,13 @@ else
 			grep -qF "$f" "$TMPD/dev-contents" || bad "libcleanup-dev does not hold $f"
 		done
 		[ "$(dpkg-deb -f "$dev" Depends)" = libpq-dev ] || bad "libcleanup-dev Depends: $(dpkg-deb -f "$dev" Depends)"
+		# The .deb's library (stripped by CPack) exports only cleanup_*
+		# too (cli_test_symbols checks the installed one).
+		dpkg -x "$dev" "$TMPD/devroot"
+		devlib=$(find "$TMPD/devroot" -name libcleanup.a | head -1)
+		foreign=$(foreign_symbols "$devlib")
+		[ -z "$foreign" ] || bad "the .deb's libcleanup.a exports globals not prefixed cleanup_: $(tr '\n' ' ' <<<"$foreign")"
+		[ "$(public_symbols "$devlib")" -ge 50 ] || bad "the .deb's libcleanup.a exports no public API"
 	fi
 	if [ -z "$deb" ]; then
 		bad "cpack made no .deb"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # plpgsql_check over every engine function (issue 23, item 6).
 #
-# The schema goes into a scratch database with `cleanupctl install`, then
+# The schema goes into a scratch database with `cleanupctl install` (and the
+# lab's functions, schema cleanup_lab, with the lab's step), then
 # CREATE EXTENSION plpgsql_check (Debian: postgresql-15-plpgsql-check, which
 # `make test` installs) and plpgsql_check_function_tb() on every PL/pgSQL
-# function in the schemas cleanup and inventory: plain functions alone,
+# function in the schemas cleanup, inventory and cleanup_lab: plain functions alone,
 # trigger functions once per table that has a trigger calling them (the
 # check needs the table to know NEW and OLD). The default checks run
 # (errors, other warnings, extra warnings such as unused variables or
@@ -38,7 +39,7 @@ CREATE TEMP VIEW fn AS
   FROM pg_proc p
   JOIN pg_namespace n ON n.oid = p.pronamespace
   JOIN pg_language l ON l.oid = p.prolang
-  WHERE l.lanname = 'plpgsql' AND n.nspname IN ('cleanup', 'inventory')
+  WHERE l.lanname = 'plpgsql' AND n.nspname IN ('cleanup', 'inventory', 'cleanup_lab')
     AND p.prorettype <> 'event_trigger'::regtype;
 WITH target AS (
   SELECT oid, 0::oid AS relid, NULL::name AS oldtable, NULL::name AS newtable FROM fn WHERE NOT is_trigger
@@ -69,7 +70,7 @@ fi
 
 checked=$(awk -F $'\x1f' '$1 == "checked" { print $2 }' "$TMPD/findings")
 if ! [ "${checked:-0}" -gt 50 ]; then
-	echo "FAIL: only ${checked:-0} PL/pgSQL functions found in schemas cleanup and inventory"
+	echo "FAIL: only ${checked:-0} PL/pgSQL functions found in schemas cleanup, inventory and cleanup_lab"
 	FAILS=$((FAILS + 1))
 fi
 # A trigger function no trigger uses cannot be checked (no NEW/OLD type):
@@ -124,4 +125,4 @@ if [ "$FAILS" -gt 0 ]; then
 	echo "plpgsql_check: findings not in $ALLOW (fix the function, or allowlist it with a reason)"
 	exit 1
 fi
-echo "plpgsql_check: $checked PL/pgSQL functions (and trigger uses) of cleanup and inventory: no findings beyond the allowlist"
+echo "plpgsql_check: $checked PL/pgSQL functions (and trigger uses) of cleanup, inventory and cleanup_lab: no findings beyond the allowlist"

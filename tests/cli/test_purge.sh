@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_purge
-sql "SELECT cleanup.seed_demo(4, 2, 60)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(4, 2, 60)" >/dev/null
 # Servers 1-4, libraries 1-8 (two each), 60 items each.
 
 # Job A: a prune of library 1 with a manifest of 20 IDs, run to the end.

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_roles
-sql "SELECT cleanup.seed_demo(2, 2, 10)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(2, 2, 10)" >/dev/null
 # Server 1: libraries 1, 2; server 2: libraries 3, 4.
 BASE=$DB
 

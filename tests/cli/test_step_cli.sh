@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_step
-sql "SELECT cleanup.seed_demo(2, 2, 300)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(2, 2, 300)" >/dev/null
 # Server 1: libraries 1, 2; server 2: libraries 3, 4; ext-<lib>-1..300 each.
 J=$(sql "SELECT id FROM cleanup.job_create('prune', 1)")
 
@@ -135,7 +135,7 @@ fi
 # and changes nothing; once the holder's backend is gone its lease is taken
 # over (an event says "runner lost") and the step goes.
 CURRENT="one runner per job"
-sql "SELECT cleanup.seed_demo(1, 1, 10)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(1, 1, 10)" >/dev/null
 R=$(sql "SELECT id FROM cleanup.job_create('remove-library', (SELECT max(id) FROM inventory.libraries))")
 [ -n "$R" ] || fail "job create for the runner check"
 

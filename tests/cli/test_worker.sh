@@ -41,7 +41,7 @@ worker_at_step1() {
 # JOBS (their ids).
 prune_jobs() {
 	local s lib j
-	sql "SELECT cleanup.seed_demo($1, 1, $2)" >/dev/null
+	sql "SELECT cleanup_lab.seed_demo($1, 1, $2)" >/dev/null
 	JOBS=""
 	for lib in $(sql "SELECT id FROM inventory.libraries ORDER BY id"); do
 		j=$(sql "SELECT id FROM cleanup.job_create('prune', $lib)")

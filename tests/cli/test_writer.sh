@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_writer
-sql "SELECT cleanup.seed_demo(2, 2, 10)" >/dev/null
+sql "SELECT cleanup_lab.seed_demo(2, 2, 10)" >/dev/null
 # Server 1: libraries 1, 2; server 2: libraries 3, 4. Library 1 is sealed.
 J=$(sql "SELECT id FROM cleanup.job_create('prune', 1)")
 sql "SELECT cleanup.job_seal($J, 0)" >/dev/null

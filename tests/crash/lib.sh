@@ -92,7 +92,8 @@ use_server_psql() {
 	fi
 }
 
-# crash_init NAME: a fresh database cleanup_lab_t_crash_NAME with the schema.
+# crash_init NAME: a fresh database cleanup_lab_t_crash_NAME with the schema
+# and the lab.
 # Sets CONN (conninfo) and ADMIN (the postgres database).
 crash_init() {
 	local name=$1 info sock port
@@ -106,6 +107,8 @@ crash_init() {
 	PGOPTIONS='-c client_min_messages=warning' psql -X -q "$ADMIN" -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" \
 		>/dev/null
 	"$CLEANUPCTL" --quiet --db "$CONN" install >/dev/null
+	# The lab's own step (schema cleanup_lab, cleanup_lab.seed_demo): seeds nothing.
+	"$CLEANUPCTL" --quiet --db "$CONN" seed --servers 0 --libraries 0 --items 0 >/dev/null
 	# Tests run in parallel, each in its own database, with the same job ids
 	# and application names: look only at this database's sessions.
 	q "CREATE SCHEMA crashtest;

@@ -13,7 +13,7 @@
 # the recorded counts and changes nothing.
 #
 # Data: (FP_LIB_SERVERS + FP_REMOVE_SERVERS) servers x 2 libraries x
-# CRASH_FP_ITEMS (300) items, with dependents (issue 7): cleanup.seed_demo's
+# CRASH_FP_ITEMS (300) items, with dependents (issue 7): cleanup_lab.seed_demo's
 # spread of CRASH_FP_DEPENDENTS (3) per item on average (every tenth item
 # none, the others 0 to 6 retries and previews), per library 20 collections,
 # a sync status and 15 history rows; and in every library, its first odd-id
@@ -107,7 +107,7 @@ EOF_SQL
 # free targets.
 matrix_data() {
 	local libs srvs
-	q "SELECT cleanup.seed_demo(:'s', 2, :'n', :'d')" -v s=$((FP_LIB_SERVERS + FP_REMOVE_SERVERS)) \
+	q "SELECT cleanup_lab.seed_demo(:'s', 2, :'n', :'d')" -v s=$((FP_LIB_SERVERS + FP_REMOVE_SERVERS)) \
 		-v n="$FP_ITEMS" -v d="$FP_DEPENDENTS" >/dev/null
 	q "INSERT INTO inventory.item_retries (item_id, reason)
 	   SELECT f.id, 'heavy ' || g

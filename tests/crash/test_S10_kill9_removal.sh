@@ -13,7 +13,7 @@ soak_only
 crash_init kill9_removal
 
 # Three servers of three libraries, plus an empty library on server 2.
-q "SELECT cleanup.seed_demo(3, 3, ${CRASH_REMOVAL_ITEMS:-$(scaled 15000)})" >/dev/null
+q "SELECT cleanup_lab.seed_demo(3, 3, ${CRASH_REMOVAL_ITEMS:-$(scaled 15000)})" >/dev/null
 read -r s1 s2 s3 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
 q "INSERT INTO inventory.libraries (server_id, name) VALUES (:'s', 'Empty')" -v s="$s2" >/dev/null
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")

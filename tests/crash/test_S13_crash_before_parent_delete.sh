@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 crash_init parent
 
-q "SELECT cleanup.seed_demo(2, 3, ${CRASH_PARENT_ITEMS:-1500})" >/dev/null
+q "SELECT cleanup_lab.seed_demo(2, 3, ${CRASH_PARENT_ITEMS:-1500})" >/dev/null
 read -r s1 s2 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
 snapshot before

@@ -14,7 +14,7 @@
 soak_only
 crash_init writers
 
-q "SELECT cleanup.seed_demo(2, 3, ${CRASH_WRITERS_ITEMS:-$(scaled 25000)})" >/dev/null
+q "SELECT cleanup_lab.seed_demo(2, 3, ${CRASH_WRITERS_ITEMS:-$(scaled 25000)})" >/dev/null
 read -r s1 s2 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
 read -r lib dest other < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.libraries WHERE server_id = :'s'" \
 	-v s="$s1")

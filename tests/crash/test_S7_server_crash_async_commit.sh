@@ -75,7 +75,7 @@ finish_then_crash() {
 	log "job $job: reported completed, then the server crashed: still completed"
 }
 
-q "SELECT cleanup.seed_demo(2, 2, ${CRASH_SERVER_ITEMS:-$(scaled 15000)})" >/dev/null
+q "SELECT cleanup_lab.seed_demo(2, 2, ${CRASH_SERVER_ITEMS:-$(scaled 15000)})" >/dev/null
 read -r s1 s2 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
 snapshot before

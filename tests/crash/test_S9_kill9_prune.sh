@@ -15,7 +15,7 @@ crash_init kill9_prune
 # Two servers of two libraries; the target is the first library. About 60%
 # of its items were seen, in an irregular pattern, plus IDs the library
 # does not hold.
-q "SELECT cleanup.seed_demo(2, 2, ${CRASH_PRUNE_ITEMS:-$(scaled 20000)})" >/dev/null
+q "SELECT cleanup_lab.seed_demo(2, 2, ${CRASH_PRUNE_ITEMS:-$(scaled 20000)})" >/dev/null
 lib=$(q "SELECT min(id) FROM inventory.libraries")
 snapshot before
 q "CREATE TABLE crashtest.seen AS

@@ -14,7 +14,7 @@
 soak_only
 crash_init terminate
 
-q "SELECT cleanup.seed_demo(3, 2, ${CRASH_TERMINATE_ITEMS:-$(scaled 25000)})" >/dev/null
+q "SELECT cleanup_lab.seed_demo(3, 2, ${CRASH_TERMINATE_ITEMS:-$(scaled 25000)})" >/dev/null
 read -r s1 s2 s3 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM inventory.media_servers")
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
 snapshot before

@@ -4,7 +4,7 @@
  * message naming the value and the rule, and for leaving the data as it was
  * (pgtest_fingerprint before and after).
  *
- * Data: cleanup.seed_demo(2, 2, 10): server 1 holds libraries 1 and 2,
+ * Data: cleanup_lab.seed_demo(2, 2, 10): server 1 holds libraries 1 and 2,
  * server 2 holds libraries 3 and 4; each library has ext-<lib>-1..10. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@ static int setup(void **state)
 	(void)state;
 	conninfo = pgtest_fresh_db("jobs");
 	db = pgtest_connect(conninfo, "test_jobs");
-	pgtest_exec(db, "SELECT cleanup.seed_demo(2, 2, 10)");
+	pgtest_exec(db, "SELECT cleanup_lab.seed_demo(2, 2, 10)");
 	return 0;
 }
 

@@ -515,7 +515,7 @@ static void test_runner_cannot_write_directly(void **state)
 	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT count(*) FROM inventory.items"), "42501");
 	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.step_exec(1, 1, 0, false)"), "42501");
 	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.fence_library(6, 1)"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.seed_demo(1, 1, 1)"), "42501");
+	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup_lab.seed_demo(1, 1, 1)"), "42501");
 	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.contract_record()"), "42501");
 	/* What the reports read, it reads. */
 	assert_true(pgtest_int(r, "SELECT count(*) FROM cleanup.jobs") >= 0);

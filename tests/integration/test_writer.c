@@ -23,7 +23,7 @@ static int setup(void **state)
 	conninfo = pgtest_fresh_db("writer");
 	c = pgtest_connect(conninfo, "setup");
 	/* Servers 1 (libraries 1, 2) and 2 (libraries 3, 4), 20 items each. */
-	pgtest_exec(c, "SELECT cleanup.seed_demo(2, 2, 20)");
+	pgtest_exec(c, "SELECT cleanup_lab.seed_demo(2, 2, 20)");
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', 1)");
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	PQfinish(c);

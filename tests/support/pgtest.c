@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cleanup/install.h"
+#include "cleanup/lab.h"
 #include "cleanup/sandbox.h"
 #include "pgtest.h"
 
@@ -88,6 +89,11 @@ char *pgtest_fresh_db(const char *name)
 		fprintf(stderr, "install: %s (%s)\n", err.message, err.context);
 		fail();
 	}
+	/* The lab's own step: the tests seed with cleanup_lab.seed_demo. */
+	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK) {
+		fprintf(stderr, "lab install: %s (%s)\n", err.message, err.context);
+		fail();
+	}
 	cleanup_engine_close(e);
 	return conninfo;
 }
@@ -97,7 +103,7 @@ char *pgtest_seeded_db(const char *name, int servers, int libraries, int items)
 	char *conninfo = pgtest_fresh_db(name);
 	PGconn *c = pgtest_connect(conninfo, "pgtest-seed");
 
-	pgtest_exec(c, "SELECT cleanup.seed_demo(%d, %d, %d)", servers, libraries, items);
+	pgtest_exec(c, "SELECT cleanup_lab.seed_demo(%d, %d, %d)", servers, libraries, items);
 	PQfinish(c);
 	return conninfo;
 }

@@ -19,10 +19,11 @@
 char *pgtest_conninfo(const char *db);
 
 /* Drops and creates database cleanup_lab_t_<NAME>, installs the schema with
- * cleanup_install(); returns its conninfo (malloc'd). */
+ * cleanup_install(), then the lab with cleanup_lab_install() (schema
+ * cleanup_lab: cleanup_lab.seed_demo); returns its conninfo (malloc'd). */
 char *pgtest_fresh_db(const char *name);
 
-/* pgtest_fresh_db(NAME) seeded with cleanup.seed_demo(SERVERS, LIBRARIES,
+/* pgtest_fresh_db(NAME) seeded with cleanup_lab.seed_demo(SERVERS, LIBRARIES,
  * ITEMS): servers 1..S, libraries numbered per server in order, items
  * "ext-<library>-<n>". Returns its conninfo (malloc'd). */
 char *pgtest_seeded_db(const char *name, int servers, int libraries, int items);

@@ -1,6 +1,7 @@
 /* cleanupctl demo: the console on demo data, from the binary alone (the
  * same as `make demo`, scripts/demo.sh): start the sandbox (unless --db
- * names a database), install, seed when there is nothing, create a prune
+ * names a database), install the engine and then the lab (its own step,
+ * cleanup_lab_install: the seeder), seed when there is nothing, create a prune
  * job with a sealed manifest so that there is something to step, start two
  * simulated sync writers, open the console, and stop the writers when it
  * closes. Off a terminal it prints `status` instead and exits 0, so that
@@ -39,13 +40,15 @@
  * The conductor (server-crash, busy-fence) narrates through audit rows
  * (action "demo SCENARIO"): they reach every open console's log at once.
  *
+ * The demo is a client of lab/ and core/ like any other: no libpq and no
+ * SQL here (busy-fence's holder and probe are lab/src/hold.c's).
+ *
  * Every child `cleanupctl` gets the demo's conninfo in its environment
  * (CLEANUPCTL_DB), never on its command line: a password in --db would
  * otherwise be in /proc/PID/cmdline, which every local user may read. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libpq-fe.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +58,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "cleanup/audit.h"
+#include "cleanup/hold.h"
 #include "cleanup/install.h"
 #include "cleanup/job.h"
+#include "cleanup/lab.h"
 #include "cleanup/report.h"
 #include "cleanup/sandbox.h"
 #include "cleanup/seed.h"
@@ -404,40 +409,6 @@ out:
 	return rc;
 }
 
-/* Opens a libpq connection to CONNINFO named APP; NULL (and a line on
- * stdout) when it fails. */
-static PGconn *pq_open(const char *conninfo, const char *app)
-{
-	const char *keys[] = {"dbname", "application_name", NULL};
-	const char *vals[] = {conninfo, app, NULL};
-	PGconn *c = PQconnectdbParams(keys, vals, 1);
-
-	if (!c || PQstatus(c) != CONNECTION_OK) {
-		printf("demo busy-fence: cannot connect as %s: %s\n", app,
-		       c ? PQerrorMessage(c) : "out of memory");
-		PQfinish(c);
-		return NULL;
-	}
-	return c;
-}
-
-/* Runs SQL with one bigint parameter V on C; true when it succeeded. */
-static bool pq_run(PGconn *c, const char *sql, int64_t v)
-{
-	char buf[24];
-	const char *params[1] = {buf};
-	PGresult *r;
-	bool ok;
-
-	snprintf(buf, sizeof buf, "%" PRId64, v);
-	r = PQexecParams(c, sql, v >= 0 ? 1 : 0, NULL, v >= 0 ? params : NULL, NULL, NULL, 0);
-	ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
-	if (!ok)
-		printf("demo busy-fence: %s: %s\n", sql, PQerrorMessage(c));
-	PQclear(r);
-	return ok;
-}
-
 /* Runs `cleanupctl job seal JOB --expected N` on CONNINFO (in its
  * CLEANUPCTL_DB), its output in LOG; returns its exit code (-1 when it
  * could not run). */
@@ -470,35 +441,18 @@ static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *lo
 static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library, int64_t n, const char *log)
 {
 	cleanup_engine *e = NULL;
-	PGconn *holder = NULL, *probe = NULL;
+	cleanup_admission_hold *hold = NULL;
+	cleanup_error err;
 	char text[1200], since[16], end[16];
 	int rc = 1, seal, holder_pid, waited;
 
-	holder = pq_open(conninfo, "cleanupctl:writer:holder");
-	probe = pq_open(conninfo, "cleanupctl:fence-probe");
-	if (!holder || !probe)
+	/* The holder's transaction and the probe behind it (lab/src/hold.c). */
+	if (cleanup_admission_hold_start(&hold, conninfo, library, &err) != CLEANUP_OK) {
+		printf("demo busy-fence: %s\n", err.message);
 		goto out;
-	if (!pq_run(holder, "BEGIN", -1) ||
-	    !pq_run(holder, "SELECT 1 FROM cleanup.library_admission WHERE library_id = $1 FOR SHARE",
-	            library))
-		goto out;
-	holder_pid = PQbackendPID(holder);
-	clock_now(since, sizeof since);
-	/* The probe waits behind the holder (no lock_timeout): the fence's lock,
-	 * taken without NOWAIT, so that pg_blocking_pids shows who blocks it. */
-	{
-		char lib[24];
-		const char *params[1] = {lib};
-
-		snprintf(lib, sizeof lib, "%" PRId64, library);
-		if (!PQsendQueryParams(
-		        probe,
-		        "SELECT 1 FROM cleanup.library_admission WHERE library_id = $1::bigint FOR UPDATE", 1,
-		        NULL, params, NULL, NULL, 0)) {
-			printf("demo busy-fence: probe: %s\n", PQerrorMessage(probe));
-			goto out;
-		}
 	}
+	holder_pid = cleanup_admission_hold_pid(hold);
+	clock_now(since, sizeof since);
 	snprintf(text, sizeof text,
 	         "writer backend %d (cleanupctl:writer:holder) holds library %" PRId64 "'s\n"
 	         "admission row in a transaction left open since %s;\n"
@@ -515,7 +469,7 @@ static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library
 	say(&e, conninfo, "busy-fence", job, text);
 	/* Until the holder's connection ends, or HOLD_S seconds. */
 	for (waited = 0; waited < HOLD_S * 10; waited++) {
-		if (!PQconsumeInput(holder) || PQstatus(holder) != CONNECTION_OK)
+		if (!cleanup_admission_hold_alive(hold))
 			break;
 		nap_ms(100);
 	}
@@ -527,7 +481,8 @@ static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library
 		         ") seals it",
 		         holder_pid, end, library, job, n);
 	else {
-		pq_run(holder, "COMMIT", -1);
+		if (cleanup_admission_hold_commit(hold, &err) != CLEANUP_OK)
+			printf("demo busy-fence: %s\n", err.message);
 		snprintf(text, sizeof text,
 		         "the holder (backend %d) committed at %s\n"
 		         "library %" PRId64 "'s admission row is free: S on job %" PRId64 " (count %" PRId64
@@ -535,17 +490,12 @@ static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library
 		         holder_pid, end, library, job, n);
 	}
 	/* The probe got the row once the holder was gone; its answer. */
-	{
-		PGresult *r;
-
-		while ((r = PQgetResult(probe)) != NULL)
-			PQclear(r);
-	}
+	cleanup_admission_hold_end(hold);
+	hold = NULL;
 	say(&e, conninfo, "busy-fence", job, text);
 	rc = 0;
 out:
-	PQfinish(holder);
-	PQfinish(probe);
+	cleanup_admission_hold_end(hold);
 	cleanup_engine_close(e);
 	return rc;
 }
@@ -708,6 +658,10 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	rc = EXIT_ERROR;
 	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
+		goto fail;
+	/* The lab's own step (its seeder, schema cleanup_lab): the engine's
+	 * install never takes it. */
+	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK)
 		goto fail;
 	if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
 		goto fail;

@@ -21,7 +21,8 @@ typedef struct cleanup_seed_result {
 	double seconds;
 } cleanup_seed_result;
 
-/* Adds SPEC's servers, libraries and items in one transaction. Names are
+/* Installs the lab (cleanup_lab_install) when needed, then adds SPEC's
+ * servers, libraries and items in one transaction. Names are
  * unique ("server-N", "library-N-M"); external IDs are "ext-<library>-<n>". */
 int cleanup_seed(cleanup_seed_result *out, cleanup_engine *engine, const cleanup_seed_spec *spec,
                  cleanup_error *err);

@@ -1,5 +1,5 @@
 /* A simulated sync writer: an ordinary client that inserts, updates and
- * moves inventory items with plain SQL (sql/queries/writer_*.sql) at a
+ * moves inventory items with plain SQL (lab/sql/queries/writer_*.sql) at a
  * given rate, the way a media server's sync does, so that admission and
  * contention can be seen and tested.
  *

@@ -1,0 +1,1 @@
+SELECT cleanup_lab.record_bundle($1::text)
