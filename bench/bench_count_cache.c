@@ -29,6 +29,7 @@
  * bench/sql/cc_*.sql. Machines are noisy: compare figures of one run. */
 #include "bench_common.h"
 #include "cleanup/install.h"
+#include "cleanup/lab.h"
 #include <pthread.h>
 
 #define DB_COUNT "cleanup_lab_bench_count"
@@ -533,6 +534,9 @@ int main(int argc, char **argv)
 		bench_fatal_err("connecting", &err);
 	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
 		bench_fatal_err("install", &err);
+	/* the seeder is the lab's (cleanup_lab.seed_demo), installed apart */
+	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK)
+		bench_fatal_err("installing the lab", &err);
 	cleanup_engine_close(e);
 	c = bench_open(o.db, DB_COUNT, "bench:count-cache");
 	printf("Count cache (issue 8): load average at start %s (%ld cores)\n", load0, sysconf(_SC_NPROCESSORS_ONLN));

@@ -1,6 +1,6 @@
 /* bench_dependents: issue 7's benchmark, a prune and a remove-library with
  * dependents (about 3 per item). One server with two libraries of --items
- * items each (200,000; --quick: 20,000), seeded by cleanup.seed_demo with 3
+ * items each (200,000; --quick: 20,000), seeded by cleanup_lab.seed_demo with 3
  * dependents per item (its spread: every tenth item none, one in a
  * thousand 300, the others 0 to 6; per library 20 collections, a sync
  * status and 15 history records). Two templates: the seeded data, and a
@@ -26,6 +26,7 @@
  * ground truth counted before. */
 #include "bench_common.h"
 #include "cleanup/install.h"
+#include "cleanup/lab.h"
 #include "cleanup/job.h"
 #include "cleanup/step.h"
 #include <pthread.h>
@@ -171,6 +172,9 @@ static void build(setup *s, const opts *o)
 		bench_fatal_err("connecting", &err);
 	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
 		bench_fatal_err("install", &err);
+	/* the seeder is the lab's (cleanup_lab.seed_demo), installed apart */
+	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK)
+		bench_fatal_err("installing the lab", &err);
 	cleanup_engine_close(e);
 	e = NULL;
 
