@@ -231,7 +231,6 @@ AS $$
 DECLARE
     n       int := coalesce(cardinality(p_ids), 0);
     bad     record;
-    distinct_n int;
 BEGIN
     IF n > 128 THEN
         RAISE EXCEPTION 'too many external IDs in one call: %; the limit is 128', n
@@ -259,53 +258,31 @@ BEGIN
 
     -- Appends from several collectors serialize on the job row (short
     -- waits, bounded by the function's lock_timeout). The usual case, a
-    -- free row of a collecting prune job, is locked, checked and counted
-    -- in one statement, without a subtransaction (an EXCEPTION block is
-    -- one), counting every distinct ID of the call as new (the usual case
-    -- too: corrected below when some were not). Any other case (the row
-    -- locked by someone else, the job missing, not a prune job, not
-    -- collecting) takes the long way: a locked row is waited for in a
-    -- subtransaction, to name the wait when it times out, and every
-    -- refusal is named. One statement fewer a call than a lock, then a
-    -- count update after the insert (issue 22, item 4).
-    -- updated_at is indexed (jobs_recent_idx): refreshing it at most once
-    -- a second keeps most append updates HOT, as steps do.
-    distinct_n := (SELECT count(DISTINCT x) FROM unnest(p_ids) AS x);
-    WITH free AS (SELECT c.id FROM cleanup.jobs c WHERE c.id = p_job FOR UPDATE SKIP LOCKED)
-    UPDATE cleanup.jobs j
-       SET manifest_count = j.manifest_count + distinct_n,
-           updated_at = CASE WHEN now() - j.updated_at >= interval '1 second' THEN now() ELSE j.updated_at END
-      FROM free
-     WHERE j.id = free.id AND j.kind = 'prune' AND j.phase = 'collecting'
-    RETURNING j.* INTO job;
+    -- free row, takes it without a subtransaction (an EXCEPTION block is
+    -- one); only a row locked by someone else is waited for in one, to
+    -- name the wait when it times out.
+    SELECT * INTO job FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
-        SELECT * INTO job FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED;
-        IF NOT FOUND THEN
-            BEGIN
-                SELECT * INTO job FROM cleanup.jobs WHERE id = p_job FOR UPDATE;
-            EXCEPTION WHEN lock_not_available THEN
-                RAISE EXCEPTION 'job % stayed locked by another transaction for %; nothing was appended, retry later',
-                    p_job, current_setting('lock_timeout') USING ERRCODE = '55P03', HINT = 'busy: retry later';
-            END;
-        END IF;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
-        END IF;
-        IF job.kind <> 'prune' THEN
-            RAISE EXCEPTION '% has no manifest: only prune jobs collect IDs', cleanup.job_label(job)
-                USING ERRCODE = 'CU400';
-        END IF;
-        IF job.phase = 'paused' THEN
-            RAISE EXCEPTION '% is paused; resume it before appending', cleanup.job_label(job)
-                USING ERRCODE = 'CU400', HINT = format('cleanupctl job resume %s', job.id);
-        ELSIF job.phase <> 'collecting' THEN
-            RAISE EXCEPTION '% is no longer collecting; appends are refused after sealing or cancelling',
-                cleanup.job_label(job) USING ERRCODE = 'CU400';
-        END IF;
-        UPDATE cleanup.jobs
-           SET manifest_count = manifest_count + distinct_n,
-               updated_at = CASE WHEN now() - updated_at >= interval '1 second' THEN now() ELSE updated_at END
-         WHERE id = p_job RETURNING * INTO job;
+        BEGIN
+            SELECT * INTO job FROM cleanup.jobs WHERE id = p_job FOR UPDATE;
+        EXCEPTION WHEN lock_not_available THEN
+            RAISE EXCEPTION 'job % stayed locked by another transaction for %; nothing was appended, retry later',
+                p_job, current_setting('lock_timeout') USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        END;
+    END IF;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
+    END IF;
+    IF job.kind <> 'prune' THEN
+        RAISE EXCEPTION '% has no manifest: only prune jobs collect IDs', cleanup.job_label(job)
+            USING ERRCODE = 'CU400';
+    END IF;
+    IF job.phase = 'paused' THEN
+        RAISE EXCEPTION '% is paused; resume it before appending', cleanup.job_label(job)
+            USING ERRCODE = 'CU400', HINT = format('cleanupctl job resume %s', job.id);
+    ELSIF job.phase <> 'collecting' THEN
+        RAISE EXCEPTION '% is no longer collecting; appends are refused after sealing or cancelling',
+            cleanup.job_label(job) USING ERRCODE = 'CU400';
     END IF;
 
     -- A new ID, or one only protected so far (written into the library
@@ -336,11 +313,13 @@ BEGIN
     IF cleanup.failpoints_on() THEN
         PERFORM cleanup.failpoint('append');
     END IF;
-    -- The count above took every distinct ID as new.
-    IF added <> distinct_n THEN
-        UPDATE cleanup.jobs SET manifest_count = manifest_count - (distinct_n - added)
-         WHERE id = p_job RETURNING * INTO job;
-    END IF;
+
+    -- updated_at is indexed (jobs_recent_idx): refreshing it at most once
+    -- a second keeps most append updates HOT, as steps do.
+    UPDATE cleanup.jobs
+       SET manifest_count = manifest_count + added,
+           updated_at = CASE WHEN now() - updated_at >= interval '1 second' THEN now() ELSE updated_at END
+     WHERE id = p_job RETURNING * INTO job;
 END $$;
 
 -- Seals a prune job's manifest (C3, C5, C6): the expected unique count must
