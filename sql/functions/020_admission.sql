@@ -243,13 +243,17 @@ BEGIN
     -- The common case (the fast path above): the rows stay in one open library, or
     -- all move from one open library to another of the same server, and
     -- no claim changes (a step's claim goes the full path).
-    SELECT count(*), min(o.library_id), max(o.library_id), min(n.library_id), max(n.library_id),
-           count(*) FILTER (WHERE o.library_id <> n.library_id),
-           coalesce(bool_or(o.claimed_by IS DISTINCT FROM n.claimed_by), false)
-      INTO v_n, v_olo, v_ohi, v_nlo, v_nhi, v_moved, v_claims
-      FROM old_rows o JOIN new_rows n ON n.id = o.id;
-    IF v_n > 0 AND v_olo = v_ohi AND v_nlo = v_nhi AND NOT v_claims
-       AND v_n = (SELECT count(*) FROM new_rows) AND (v_moved = 0 OR v_moved = v_n) THEN
+    -- No join of the transition tables: with one old and one new library
+    -- every row stayed, or every row moved; with no claim on either side
+    -- none changed (an UPDATE has as many old rows as new).
+    SELECT o.n, o.lo, o.hi, n.lo, n.hi, o.claims + n.claims > 0
+      INTO v_n, v_olo, v_ohi, v_nlo, v_nhi, v_claims
+      FROM (SELECT count(*) AS n, min(library_id) AS lo, max(library_id) AS hi, count(claimed_by) AS claims
+              FROM old_rows) o,
+           (SELECT count(*) AS n, min(library_id) AS lo, max(library_id) AS hi, count(claimed_by) AS claims
+              FROM new_rows) n;
+    v_moved := CASE WHEN v_olo = v_nlo THEN 0 ELSE v_n END;
+    IF v_n > 0 AND v_olo = v_ohi AND v_nlo = v_nhi AND NOT v_claims THEN
         SELECT count(*) = CASE WHEN v_olo = v_nlo THEN 1 ELSE 2 END
                AND bool_and(p.ls = 'open' AND p.ss = 'open' AND p.collecting_job IS NULL)
                AND min(p.server_id) = max(p.server_id)
