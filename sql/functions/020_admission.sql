@@ -240,9 +240,9 @@ DECLARE
     v_claims boolean;
     v_fast   boolean := false;
 BEGIN
-    -- The common case (the fast path above): the rows stay in one open library, or
-    -- all move from one open library to another of the same server, and
-    -- no claim changes (a step's claim goes the full path).
+    -- The common case (the fast path above): the rows stay in one open
+    -- library, or all move from one open library to another of the same
+    -- server, and no claim changes (a step's claim goes the full path).
     -- No join of the transition tables: with one old and one new library
     -- every row stayed, or every row moved; with no claim on either side
     -- none changed (an UPDATE has as many old rows as new).
