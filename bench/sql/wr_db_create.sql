@@ -1,0 +1,2 @@
+-- bench_writers: a fresh database for the engine side.
+CREATE DATABASE {{db}}

@@ -1,0 +1,2 @@
+-- bench_writers: drops one of its databases.
+DROP DATABASE IF EXISTS {{db}} WITH (FORCE)

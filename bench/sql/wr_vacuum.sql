@@ -1,0 +1,2 @@
+-- bench_writers: settles the heap and the statistics between phases.
+VACUUM (ANALYZE) inventory.items
