@@ -3,7 +3,7 @@
 # the same work on a direct connection (named prepared statements, session
 # settings, pipelined steps and appends) and on the pooled path (unnamed
 # statements after per-transaction settings, one transaction at a time, the
-# runner lock on a connection of its own), which CLEANUP_ASSUME_POOLED=1
+# runner lease renewed by each step as on a direct connection), which CLEANUP_ASSUME_POOLED=1
 # selects on a direct connection, so that only the client's path differs.
 #
 #   bash bench/bench_pooled.sh BUILD_DIR [ITEMS] [ROUNDS]

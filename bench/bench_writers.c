@@ -33,6 +33,7 @@
  * cleanup_lab_bench_writers_none. Statements: bench/sql/wr_*.sql. */
 #include "bench_common.h"
 #include "cleanup/install.h"
+#include "cleanup/lab.h"
 
 #define DB_ENGINE "cleanup_lab_bench_writers"
 #define DB_NONE   "cleanup_lab_bench_writers_none"
@@ -221,6 +222,9 @@ int main(int argc, char **argv)
 		bench_fatal_err("connecting", &err);
 	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
 		bench_fatal_err("install", &err);
+	/* the seeder is the lab's (cleanup_lab.seed_demo), installed apart */
+	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK)
+		bench_fatal_err("installing the lab", &err);
 	cleanup_engine_close(e);
 	c = bench_open(o.db, DB_ENGINE, "bench:writers");
 	snprintf(x, sizeof x, "%d", 2);

@@ -1,3 +1,3 @@
 -- bench_writers: one server with $1 libraries of $2 items each
--- (cleanup.seed_demo); the writers use the first two.
-SELECT cleanup.seed_demo(1, $1::int, $2::bigint)::text
+-- (cleanup_lab.seed_demo); the writers use the first two.
+SELECT cleanup_lab.seed_demo(1, $1::int, $2::bigint)::text
