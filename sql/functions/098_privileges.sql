@@ -159,6 +159,9 @@ BEGIN
         -- the job API (cleanup_runner)
         'job_create', 'job_append', 'job_seal', 'job_transition', 'job_step', 'job_step_preview',
         'job_note_busy', 'job_step_replay', 'audit_record',
+        -- what a holder holds up (087_terminate_holder.sql; terminate_holder
+        -- itself runs with the caller's rights, for pg_terminate_backend)
+        'holder_check',
         -- retention (080_retention.sql, cleanup_runner)
         'purge_step', 'purge_plan',
         -- reports (cleanup_runner, cleanup_console)
@@ -333,6 +336,9 @@ GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_ap
                           cleanup.job_note_busy(bigint, text),
                           cleanup.audit_record(text, text, bigint, text, text)
    TO cleanup_runner;
+-- Ending a backend that holds up a job (issue 21, 087_terminate_holder.sql):
+-- the console's terminate-holder. Not the read-only console's role.
+GRANT EXECUTE ON FUNCTION cleanup.holder_check(int), cleanup.terminate_holder(int, text, text) TO cleanup_runner;
 -- Retention (080_retention.sql): `cleanupctl purge` of finished jobs'
 -- manifests, step records and old events, bounded per transaction.
 GRANT EXECUTE ON FUNCTION cleanup.purge_step(interval, int), cleanup.purge_plan(interval, int) TO cleanup_runner;
