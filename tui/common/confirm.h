@@ -30,6 +30,7 @@ typedef enum tui_action {
 	ACT_REMOVE_LIBRARY,
 	ACT_REMOVE_SERVER,
 	ACT_KILL_RUNNER,         /* terminate the backend of the selected job's runner */
+	ACT_TERMINATE_HOLDER,    /* terminate a backend that holds up a cleanup job (issue 21) */
 	ACT__COUNT
 } tui_action;
 
@@ -55,6 +56,10 @@ typedef struct confirm_target {
 	                          * that asks for the independent count) */
 	int64_t items;           /* removal: items the target holds now, -1 when unknown */
 	int runner_pid;          /* kill-runner: the runner's backend the operator saw */
+	int holder_pid;          /* terminate-holder: the backend the operator saw */
+	char holder_text[640];   /* terminate-holder: who it is and what it holds, as shown:
+	                          * "pid 4411 (role r, application psql, client local, idle in
+	                          * transaction, transaction 91.2 s old) holds ..." */
 	int64_t gone;            /* rows the job had deleted (items, dependents, parents) as
 	                          * displayed: a draining or finalizing job can be cancelled
 	                          * until its first deletion (issue 21), so a cancel asks
@@ -86,7 +91,7 @@ typedef struct confirm_state {
 	char expect[CLEANUP_NAME_SIZE + 64];    /* CONFIRM_TYPED: the text to type */
 	char typed[CLEANUP_NAME_SIZE + 64];     /* what has been typed so far */
 	size_t typed_len;
-	char question[2 * CLEANUP_NAME_SIZE + 600]; /* the dialog's text */
+	char question[2 * CLEANUP_NAME_SIZE + 1200]; /* the dialog's text */
 } confirm_state;
 
 /* The phrase an irreversible action asks to have typed, naming the kind

@@ -396,6 +396,66 @@ static void job_action(console *c, tui_action a)
 	console_request_action(c, &t);
 }
 
+/* The holder the newest busy answer of job V names ("held by pid 4411
+ * (role ...) holds ...", cleanup.holders_text): into T; false when none. */
+static bool busy_holder(const console *c, const cleanup_mon_job *v, confirm_target *t)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	const char *srcs[2] = {NULL, c->run_status};
+	size_t i;
+	int k;
+
+	for (i = 0; i < s->nevents && !srcs[0]; i++)
+		if (!s->events[i].audit && s->events[i].job_id == v->job.id && strcmp(s->events[i].kind, "busy") == 0)
+			srcs[0] = s->events[i].message;
+	for (k = 0; k < 2; k++) {
+		const char *p = srcs[k] ? strstr(srcs[k], "held by pid ") : NULL;
+		const char *end;
+		long pid;
+
+		if (!p)
+			continue;
+		p += strlen("held by ");
+		pid = strtol(p + 4, NULL, 10);
+		if (pid <= 0 || pid > INT32_MAX)
+			continue;
+		end = strstr(p, "; ");
+		t->holder_pid = (int)pid;
+		snprintf(t->holder_text, sizeof t->holder_text, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+		return true;
+	}
+	return false;
+}
+
+/* T: terminate-holder for the backend selected in the locks panel, else
+ * for the holder the selected job's busy answer names. The engine ends it
+ * only if it still holds up a cleanup job (cleanup.terminate_holder). */
+static void terminate_holder(console *c)
+{
+	const cleanup_mon_job *v;
+	confirm_target t;
+
+	memset(&t, 0, sizeof t);
+	t.action = ACT_TERMINATE_HOLDER;
+	t.job_id = -1;
+	t.seal_count = -1;
+	t.items = -1;
+	if (c->focus == PANEL_LOCKS) {
+		if (!console_locks_holder_target(c, c->sel[PANEL_LOCKS], &t)) {
+			console_message(c, ROLE_WARNING, "terminate-holder: no backend selected in the locks panel");
+			return;
+		}
+	} else if (!(v = console_selected_job(c)) || !busy_holder(c, v, &t)) {
+		console_message(c, ROLE_WARNING,
+		                "terminate-holder: %s; select the holder in the locks panel (Tab to it) and press T",
+		                v ? "the selected job's busy answers name no holder" : "no job selected");
+		return;
+	}
+	t.target_id = t.holder_pid;
+	snprintf(t.target_name, sizeof t.target_name, "backend");
+	console_request_action(c, &t);
+}
+
 bool console_refuse_second_runner(console *c, const confirm_target *t)
 {
 	const cleanup_mon_job *v;
@@ -787,6 +847,9 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		break;
 	case CMD_KILL_RUNNER:
 		job_action(c, ACT_KILL_RUNNER);
+		break;
+	case CMD_TERMINATE_HOLDER:
+		terminate_holder(c);
 		break;
 	default:
 		break;

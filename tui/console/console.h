@@ -195,6 +195,11 @@ const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
  * last step, the second since its library was closed), into BUF. */
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v);
 
+/* panel_locks.c: fills T's holder_pid and holder_text from row K of the
+ * locks panel (a backend of the blocking tree, or a session idle in a
+ * transaction for more than 10 s below it); false when there is none. */
+bool console_locks_holder_target(const console *c, int k, confirm_target *t);
+
 /* The job at row K of the jobs panel's view (NULL when none). */
 const cleanup_mon_job *console_view_job(const console *c, int k);
 /* The library at row K of the libraries panel's view (NULL when none). */
