@@ -335,3 +335,20 @@ const char *confirm_audit_text(const confirm_state *c)
 {
 	return c->kind == CONFIRM_NONE ? "" : c->typed;
 }
+
+void confirm_stale_question(const confirm_target *t, const char *why, char *buf, size_t len)
+{
+	char what[CLEANUP_NAME_SIZE + 64];
+
+	if (t->action == ACT_TERMINATE_HOLDER)
+		snprintf(what, sizeof what, "terminate-holder of backend %d", t->holder_pid);
+	else if (t->job_id > 0)
+		snprintf(what, sizeof what, "%s of job %" PRId64, tui_action_name(t->action), t->job_id);
+	else
+		snprintf(what, sizeof what, "%s of %" PRId64 " \"%s\"", tui_action_name(t->action), t->target_id,
+		         t->target_name);
+	snprintf(buf, len,
+	         "The data on screen is STALE: %s. What you see may have moved on since. The engine re-checks before "
+	         "it acts, but you decide on old rows. Go on to the %s anyway? [y/N]",
+	         why, what);
+}

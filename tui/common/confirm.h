@@ -126,6 +126,13 @@ bool confirm_check_binding(const confirm_target *t, const char *phase, int32_t s
  * writes the reason, naming the job and its phase, to WHY. Pure. */
 bool confirm_precheck(const confirm_target *t, char *why, size_t whylen);
 
+/* The question asked before an action on stale data (issue 21, item 5):
+ * WHY says what is stale and since when ("the connection was lost at
+ * 12:15:03; reconnecting", "the jobs panel was last refreshed at ...").
+ * Names the action and its target, says the rows may have moved on and
+ * that the engine re-checks, and ends "[y/N]". Pure. */
+void confirm_stale_question(const confirm_target *t, const char *why, char *buf, size_t len);
+
 /* The confirmation text to record in the audit trail for a finished dialog:
  * "y", the typed text, or "" when none was needed. */
 const char *confirm_audit_text(const confirm_state *c);

@@ -328,6 +328,51 @@ static void submit(console *c, const confirm_target *t, const char *confirmation
 	}
 }
 
+static void hhmm_ss(char *buf, size_t len, double wall)
+{
+	time_t tt = (time_t)wall;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%H:%M:%S", &tm);
+}
+
+/* True when what action T acts on is shown from stale rows (issue 21,
+ * item 5): the monitor's connection is lost, or the part T's target comes
+ * from timed out (jobs for a job's action, servers and libraries for a
+ * removal, the lock query for terminate-holder); WHY says which, since
+ * when. */
+static bool stale_for(const console *c, const confirm_target *t, char *why, size_t len)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	unsigned parts;
+	double since;
+	char at[16];
+
+	if (cleanup_monitor_stale(c->mon, &since)) {
+		hhmm_ss(at, sizeof at, since);
+		snprintf(why, len, "the console lost its connection at %s and is reconnecting", at);
+		return true;
+	}
+	if (t->action == ACT_TERMINATE_HOLDER) {
+		if (!s->locks_error[0])
+			return false;
+		hhmm_ss(at, sizeof at, s->locks_at);
+		snprintf(why, len, "%s; the locks panel shows the backends as of %s", s->locks_error, at);
+		return true;
+	}
+	parts = t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER
+	            ? CLEANUP_MON_PART_SERVERS | CLEANUP_MON_PART_LIBRARIES
+	            : CLEANUP_MON_PART_JOBS;
+	if (!(s->stale_parts & parts))
+		return false;
+	hhmm_ss(at, sizeof at, s->stale_parts_at);
+	snprintf(why, len, "the %s panel%s did not refresh (the database was slow to answer); its rows are from %s",
+	         parts == CLEANUP_MON_PART_JOBS ? "jobs" : "servers and libraries",
+	         parts == CLEANUP_MON_PART_JOBS ? "" : "s", at);
+	return true;
+}
+
 void console_request_action(console *c, const confirm_target *t)
 {
 	tui_action busy_what = ACT_NONE;
@@ -353,8 +398,32 @@ void console_request_action(console *c, const confirm_target *t)
 			                busy_job);
 		return;
 	}
+	if (!c->stale_ok && stale_for(c, t, why, sizeof why)) {
+		c->stale_target = *t;
+		confirm_stale_question(t, why, c->stale_question, sizeof c->stale_question);
+		c->stale_ask = true;
+		return;
+	}
+	c->stale_ok = false;
 	if (confirm_begin(&c->confirm, t) == CONFIRM_ACCEPTED)
 		submit(c, t, "", false, NULL);
+}
+
+/* A key while the stale-data question is open: y goes on to the action's
+ * own confirmation, n / Enter / Esc drop it; other keys do nothing. */
+static void stale_key(console *c, int key)
+{
+	if (key == 'y' || key == 'Y') {
+		confirm_target t = c->stale_target;
+
+		c->stale_ask = false;
+		c->stale_ok = true;
+		console_request_action(c, &t);
+		c->stale_ok = false;
+	} else if (key == 'n' || key == 'N' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
+		c->stale_ask = false;
+		console_message(c, ROLE_INFO, "%s not done: the data was stale", tui_action_name(c->stale_target.action));
+	}
 }
 
 static void confirm_key_pressed(console *c, int key)
@@ -904,6 +973,10 @@ static void handle_key(console *c, int key)
 	}
 	if (c->quit_ask) {
 		quit_key(c, key);
+		return;
+	}
+	if (c->stale_ask) {
+		stale_key(c, key);
 		return;
 	}
 	if (c->log_open) { /* a log line shown whole: any key closes it, and does nothing else */

@@ -94,6 +94,12 @@ struct console {
 	 * dialog style of confirmations; "" when not asking. */
 	bool quit_ask;
 	char quit_question[1024];
+	/* An action asked for on stale data (issue 21, item 5): the y/N
+	 * question first (stale_question), then the action's own dialog. */
+	bool stale_ask;
+	bool stale_ok;                    /* answered y: the next request goes on */
+	confirm_target stale_target;
+	char stale_question[1600];
 	tui_layout layout;
 	tui_panel_id focus;
 	int sel[PANEL__COUNT];            /* selected row per panel */
