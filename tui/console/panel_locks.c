@@ -43,13 +43,15 @@ static int rows(const console *c)
 	return (int)n + extra_holders(c, idx, 64);
 }
 
-/* "1m31s" / "12s" / "0.4s". */
+/* "1m31s" / "12s" / "0.4s" / "2h05m". */
 static void age_text(char *buf, size_t len, double ms)
 {
 	if (ms < 0)
 		snprintf(buf, len, "-");
 	else if (ms < 10000)
 		snprintf(buf, len, "%.1fs", ms / 1000.0);
+	else if (ms < 60000)
+		snprintf(buf, len, "%ds", (int)(ms / 1000));
 	else if (ms < 3600000)
 		snprintf(buf, len, "%dm%02ds", (int)(ms / 60000), (int)(ms / 1000) % 60);
 	else
