@@ -175,7 +175,7 @@ static void draw(console *c, tui_rect r, bool focused)
 	const cleanup_job *j;
 	char a[32], b[32], d[32], line[160];
 	int y = r.y, i, n, x;
-	bool dur, cur, run, tag, active;
+	bool dur, cur, run, tag, wide_head = false, active;
 	char runner_head[RUNNER_W + 2];
 
 	if (!v) {
@@ -290,7 +290,7 @@ static void draw(console *c, tui_rect r, bool focused)
 	 * the rows in view decide. */
 	n = rows(c);
 	{
-		int cw = 28, k; /* the heading's "  CURSOR (lib: id from > to)" */
+		int cw = 8, k; /* at least the heading's "  CURSOR" */
 		char cb[200];
 		tui_step_cols sc;
 
@@ -305,6 +305,8 @@ static void draw(console *c, tui_rect r, bool focused)
 		}
 		/* step .. AT, then the gap: 77 + 6 columns without the duration */
 		sc = tui_step_columns(r.w, 83, 8, RUNNER_W, cw);
+		/* the heading explains the cursor when there is room for it */
+		wide_head = 83 + (sc.dur ? 8 : 0) + (sc.runner ? RUNNER_W + 1 : sc.tag ? TUI_RUNNER_TAG_W + 1 : 0) + 28 <= r.w;
 		dur = sc.dur;
 		cur = sc.cursor;
 		run = sc.runner;
@@ -316,7 +318,8 @@ static void draw(console *c, tui_rect r, bool focused)
 		snprintf(runner_head, sizeof runner_head, " %-*s", TUI_RUNNER_TAG_W, "RUNNER");
 	console_putf(y, r.x, r.w, ROLE_DIM, "%6s %-12s %4s %4s %4s %4s %4s %4s %4s %4s %7s %s%8s %6s%s%s", "STEP", "ACTION",
 	             "VIS", "DEL", "MOV", "ABS", "RET", "KEPT", "DEP", "CLM", "LOCK ms", dur ? " DUR ms " : "", "AT", "GAP",
-	             run || tag ? runner_head : "", cur ? "  CURSOR (lib: id from > to)" : "");
+	             run || tag ? runner_head : "",
+	             cur ? wide_head ? "  CURSOR (lib: id from > to)" : "  CURSOR" : "");
 	if (n == 0 && ++y < r.y + r.h)
 		console_put(y, r.x, r.w, ROLE_DIM,
 		            j->purged_at[0] ? "(step records removed by cleanupctl purge)"
