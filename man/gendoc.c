@@ -2,7 +2,8 @@
  * cleanupctl-console(1) and the bash and zsh completions from the tables
  * the parser uses (cli_global_options, cli_commands and their option and
  * subcommand tables in tui/cli/cli.c and tui/cli/cmd_job.c, the console's key
- * table in tui/console/keys.c), so that no command or option can be documented in
+ * table in tui/console/keys.c and `:` command table in console_cmd.c, demo's
+ * scenario table in tui/cli/cmd_demo.c), so that no command or option can be documented in
  * one place and missing in another. Run at build time:
  *     cleanupctl-gendoc OUTDIR VERSION
  * Output: OUTDIR/cleanupctl.1, cleanupctl-console.1, cleanupctl.bash,
@@ -201,6 +202,8 @@ static int write_console_man(const char *path)
 {
 	FILE *f = fopen(path, "w");
 	const key_help *keys;
+	const char *usage;
+	bool action;
 	size_t n, i;
 	int k;
 
@@ -237,18 +240,38 @@ static int write_console_man(const char *path)
 		fputs(keys_is_action(keys[i].cmd) ? " (an action: not in \\fB\\-\\-readonly\\fR)\n" : "\n", f);
 	}
 	fputs(".SH COMMAND LINE\n"
-	      "\\fB:\\fR opens a command line with completion (Tab) and history: \\fBstep\\fR \\fIJOB\\fR, "
-	      "\\fBrun\\fR \\fIJOB\\fR, \\fBstop\\fR, \\fBpause\\fR \\fIJOB\\fR, \\fBresume\\fR \\fIJOB\\fR, "
-	      "\\fBcancel\\fR \\fIJOB\\fR, \\fBseal\\fR \\fIJOB EXPECTED_COUNT\\fR, \\fBpreview\\fR \\fIJOB\\fR, "
-	      "\\fBremove\\-library\\fR \\fILIBRARY_ID\\fR, \\fBremove\\-server\\fR \\fISERVER_ID\\fR, \\fBshow\\fR "
-	      "\\fIJOB\\fR, \\fBtheme\\fR \\fINAME\\fR, \\fBrefresh\\fR \\fISECONDS\\fR, \\fBhelp\\fR, \\fBquit\\fR.\n",
+	      "\\fB:\\fR opens a command line with completion (Tab) and history. Its commands (the console's "
+	      "command table):\n",
 	      f);
+	for (i = 0; (usage = console_cmd_usage(i, &action)); i++) {
+		const char *sp = strchr(usage, ' ');
+
+		fputs(".TP\n\\fB", f);
+		if (sp) {
+			char name[64];
+
+			snprintf(name, sizeof name, "%.*s", (int)(sp - usage), usage);
+			roff(f, name);
+			fputs("\\fR \\fI", f);
+			roff(f, sp + 1);
+			fputs("\\fR\n", f);
+		} else {
+			roff(f, usage);
+			fputs("\\fR\n", f);
+		}
+		fputs(action ? "an action, confirmed as its key (not in \\fB\\-\\-readonly\\fR)\n" : "the console's own\n", f);
+	}
 	fputs(".SH CONFIRMATIONS\n"
-	      "Every action asks first. A step, run or preview asks y/N (No by default). Cancelling a job, sealing "
-	      "a manifest and removing a library or server ask you to type: the job id, the expected count (your "
-	      "statement of the traversal, never the manifest's), or the name of what is removed. Just before it "
-	      "acts, the console checks that the job still is in the phase (and at the step) the dialog showed; "
-	      "otherwise nothing is done and the log says why. Each confirmation is recorded in the audit trail.\n",
+	      "Every action but a preview asks first, in a dialog that says what it does and where the point of no "
+	      "return is. y/N (No by default): pause, resume, a later step of a job that is deleting, kill\\-runner, "
+	      "and cancel of a job that has deleted nothing yet. Typed: the first step and a run of a sealed job "
+	      "(\\fIKIND TARGET_ID NAME\\fR, \\(lqprune 7 Movies\\(rq), a removal (\\(lqremove\\-library 4 "
+	      "Movies\\(rq), a seal (the expected unique count: your statement of the traversal, never the "
+	      "manifest's) and terminate\\-holder (\\(lqterminate \\fIPID\\fR\\(rq). Just before it acts, the "
+	      "console checks that the job still is in the phase (and at the step) the dialog showed; "
+	      "terminate\\-holder is checked again by the engine, which ends the backend only if it still holds up "
+	      "a cleanup job. Otherwise nothing is done and the log says why. Each confirmation, and each typed text "
+	      "that did not match, is recorded in the audit trail.\n",
 	      f);
 	fputs(".SH THEMES\n"
 	      "\\fB\\-\\-theme\\fR \\fINAME\\fR, \\fB:theme\\fR \\fINAME\\fR or \\fBtheme = \\fR\\fINAME\\fR in "
@@ -371,6 +394,8 @@ static int write_bash(const char *path)
 			fprintf(f, " %s", d->subcommands[k].name);
 		if (d->words)
 			fprintf(f, " %s", d->words);
+		for (k = 0; d->word_table && d->word_table[k]; k++)
+			fprintf(f, " %s", d->word_table[k]);
 		fputs("\" -- \"$cur\")) ;;\n", f);
 		for (k = 0; d->subcommands && d->subcommands[k].name; k++) {
 			fprintf(f, "\t%s:%s) COMPREPLY=($(compgen -W \"$globals ", d->cmd->name, d->subcommands[k].name);
@@ -486,8 +511,12 @@ static int write_zsh(const char *path)
 		} else {
 			fputs("\t\t\t_arguments", f);
 			zsh_specs(f, d->options);
-			if (d->words)
-				fprintf(f, " \\\n\t\t'1:action:(%s)'", d->words);
+			if (d->words || d->word_table) {
+				fprintf(f, " \\\n\t\t'1:action:(%s", d->words ? d->words : "");
+				for (k = 0; d->word_table && d->word_table[k]; k++)
+					fprintf(f, "%s%s", k || d->words ? " " : "", d->word_table[k]);
+				fputs(")'", f);
+			}
 			fputs(" && ret=0 ;;\n", f);
 		}
 	}

@@ -1,8 +1,10 @@
 /* Lock contention now: the snapshot of blocked, blocking and cleanupctl
  * backends (sql/queries/locks_tree.sql), its JSON form, and the ordering of
  * the rows as a blocking tree for display. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cleanup/audit.h"
 #include "engine_int.h"
 #include "locks_int.h"
 
@@ -158,6 +160,41 @@ int cleanup_locks_json(char **out, cleanup_engine *e, cleanup_error *err)
 	*out = engine_strdup(PQgetvalue(res, 0, 0), err);
 	PQclear(res);
 	return *out ? CLEANUP_OK : CLEANUP_ENOMEM;
+}
+
+int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *e, int pid, const char *os_user,
+                                   const char *confirmation, cleanup_error *err)
+{
+	char pbuf[16];
+	const char *params[3];
+	PGresult *res = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	out->job_id = -1;
+	out->audit_id = -1;
+	if (pid <= 0)
+		return cleanup_error_set(err, CLEANUP_EINVAL, "backend pid %d is not valid", pid);
+	snprintf(pbuf, sizeof pbuf, "%d", pid);
+	params[0] = pbuf;
+	params[1] = os_user ? os_user : cleanup_audit_os_user();
+	params[2] = confirmation;
+	rc = engine_query(&res, e, CLEANUP_Q_HOLDER_TERMINATE, 3, params, "terminating a holder", err);
+	if (rc != CLEANUP_OK)
+		return rc;
+	if (PQntuples(res) != 1) {
+		int nt = PQntuples(res);
+
+		PQclear(res);
+		return cleanup_error_set(err, CLEANUP_ERROR, "terminate-holder returned %d rows, expected 1", nt);
+	}
+	out->terminated = strcmp(col_text(res, 0, "terminated"), "t") == 0;
+	out->refused = strcmp(col_text(res, 0, "refused"), "t") == 0;
+	out->job_id = col_int64(res, 0, "job_id");
+	out->audit_id = col_int64(res, 0, "audit_id");
+	copy_utf8(out->outcome, sizeof out->outcome, col_text(res, 0, "outcome"));
+	PQclear(res);
+	return CLEANUP_OK;
 }
 
 /* Index of the first listed row (other than SELF) that blocks ROW, or N. */

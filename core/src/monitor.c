@@ -18,7 +18,12 @@
 static const enum sql_query_id mon_queries[] = {
 	CLEANUP_Q_MON_SERVERS, CLEANUP_Q_MON_LIBRARIES, CLEANUP_Q_MON_JOBS,   CLEANUP_Q_MON_STEPS,
 	CLEANUP_Q_MON_EVENTS,  CLEANUP_Q_MON_CONTENTION, CLEANUP_Q_LOCKS_TREE, CLEANUP_Q_MON_STEP_RATE,
+	CLEANUP_Q_MON_IDLE_XACT,
 };
+
+/* Idle in a transaction this long, holding one of our tables: listed in
+ * the locks panel even when nobody waits yet (issue 21, item 1). */
+#define MON_IDLE_XACT_S 10
 #define N_MON_QUERIES ((int)(sizeof mon_queries / sizeof mon_queries[0]))
 
 #define CONNECT_TIMEOUT_S 5.0
@@ -67,6 +72,7 @@ static void snapshot_clear(cleanup_mon_snapshot *s)
 	free(s->events);
 	free(s->contention);
 	free(s->locks);
+	free(s->holders);
 	memset(s, 0, sizeof *s);
 	s->detail_job_id = -1;
 	s->steps_upto = -1;
@@ -114,6 +120,7 @@ int cleanup_mon_snapshot_copy(cleanup_mon_snapshot **out, const cleanup_mon_snap
 	s->events = dup_array(src->events, src->nevents, sizeof *src->events, &fail);
 	s->contention = dup_array(src->contention, src->ncontention, sizeof *src->contention, &fail);
 	s->locks = dup_array(src->locks, src->nlocks, sizeof *src->locks, &fail);
+	s->holders = dup_array(src->holders, src->nholders, sizeof *src->holders, &fail);
 	if (fail) {
 		cleanup_mon_snapshot_free(s);
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory copying a snapshot");
@@ -198,6 +205,9 @@ static void lose_connection(cleanup_monitor *m, double now, const char *why)
 	free(m->pending_locks);
 	m->pending_locks = NULL;
 	m->pending_nlocks = 0;
+	free(m->pending_holders);
+	m->pending_holders = NULL;
+	m->pending_nholders = 0;
 	/* The first retry after losing a working connection comes quickly;
 	 * each failed attempt doubles the delay. */
 	m->backoff_ms = monitor_backoff_ms(m->attempts > 0 ? m->attempts : 1, m->backoff_initial_ms,
@@ -267,6 +277,7 @@ void cleanup_monitor_close(cleanup_monitor *m)
 	cleanup_mon_snapshot_free(m->pending);
 	free(m->ecache);
 	free(m->pending_locks);
+	free(m->pending_holders);
 	free(m);
 }
 
@@ -352,6 +363,7 @@ static const char *op_context(mon_op op)
 		return "reading contention";
 	case MON_OP_LOCKS_BEGIN:
 	case MON_OP_LOCKS:
+	case MON_OP_HOLDERS:
 	case MON_OP_LOCKS_END:
 		return "reading locks";
 	default:
@@ -459,6 +471,10 @@ static bool send_op(cleanup_monitor *m)
 	case MON_OP_LOCKS:
 		rc = engine_send_query(m->db, CLEANUP_Q_LOCKS_TREE, 0, NULL, ctx, &err);
 		break;
+	case MON_OP_HOLDERS:
+		snprintf(p1, sizeof p1, "%d", MON_IDLE_XACT_S);
+		rc = engine_send_query(m->db, CLEANUP_Q_MON_IDLE_XACT, 1, params, ctx, &err);
+		break;
 	case MON_OP_LOCKS_END:
 		rc = engine_send_script(m->db, "ROLLBACK", ctx, &err);
 		break;
@@ -520,14 +536,18 @@ static void begin_refresh(cleanup_monitor *m, double now)
 
 static void begin_locks(cleanup_monitor *m, double now)
 {
-	static const mon_op ops[] = {MON_OP_LOCKS_BEGIN, MON_OP_LOCKS, MON_OP_LOCKS_END, MON_OP_LOCKS_DONE};
+	static const mon_op ops[] = {MON_OP_LOCKS_BEGIN, MON_OP_LOCKS, MON_OP_HOLDERS, MON_OP_LOCKS_END,
+	                             MON_OP_LOCKS_DONE};
 
 	free(m->pending_locks);
 	m->pending_locks = NULL;
 	m->pending_nlocks = 0;
+	free(m->pending_holders);
+	m->pending_holders = NULL;
+	m->pending_nholders = 0;
 	m->pending_locks_error[0] = '\0';
 	m->locks_due = now + m->locks_ms / 1000.0;
-	begin_cycle(m, ops, 4, now);
+	begin_cycle(m, ops, (int)(sizeof ops / sizeof ops[0]), now);
 }
 
 /* ---- parsing ---------------------------------------------------------- */
@@ -901,6 +921,37 @@ static bool keep_previous_part(cleanup_monitor *m, unsigned part)
 	return !fail;
 }
 
+/* The rows of mon_idle_xact.sql into pending_holders. */
+static int parse_holders(cleanup_monitor *m, const PGresult *res)
+{
+	int i, nt = PQntuples(res);
+	cleanup_mon_holder *h;
+
+	free(m->pending_holders);
+	m->pending_holders = NULL;
+	m->pending_nholders = 0;
+	if (PQfnumber(res, "pid") < 0 || PQfnumber(res, "idle") < 0)
+		return CLEANUP_ERROR;
+	if (nt == 0)
+		return CLEANUP_OK;
+	h = calloc((size_t)nt, sizeof *h);
+	if (!h)
+		return CLEANUP_ENOMEM;
+	for (i = 0; i < nt; i++) {
+		h[i].pid = (int)col_int64(res, i, "pid");
+		col_copy(h[i].role, sizeof h[i].role, res, i, "role");
+		col_copy(h[i].application, sizeof h[i].application, res, i, "application");
+		col_copy(h[i].client, sizeof h[i].client, res, i, "client");
+		col_copy(h[i].state, sizeof h[i].state, res, i, "state");
+		h[i].xact_age_ms = col_number(res, i, "xact_age_ms", -1);
+		col_copy(h[i].holds, sizeof h[i].holds, res, i, "holds");
+		h[i].idle = strcmp(col_text(res, i, "idle"), "t") == 0;
+	}
+	m->pending_holders = h;
+	m->pending_nholders = (size_t)nt;
+	return CLEANUP_OK;
+}
+
 /* Handles one result of ops[opi]. Returns false when the connection must
  * be dropped (a refresh query failed: the schema may be gone or the server
  * going down; a fresh connection sorts it out). */
@@ -930,7 +981,7 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 		timed_out = strcmp(err.sqlstate, "57014") == 0 ||
 		            (m->db->pooled && strcmp(err.sqlstate, "25P02") == 0);
 		m->op_failed = true;
-		if (op == MON_OP_LOCKS || op == MON_OP_LOCKS_BEGIN) {
+		if (op == MON_OP_LOCKS || op == MON_OP_LOCKS_BEGIN || op == MON_OP_HOLDERS) {
 			if (timed_out)
 				snprintf(m->pending_locks_error, sizeof m->pending_locks_error,
 				         "locks: timed out after %d ms", m->locks_timeout_ms);
@@ -997,6 +1048,11 @@ static bool handle_result(cleanup_monitor *m, PGresult *res)
 			snprintf(m->pending_locks_error, sizeof m->pending_locks_error,
 			         "locks: unexpected result of the lock query");
 		return true;
+	case MON_OP_HOLDERS:
+		if (parse_holders(m, res) != CLEANUP_OK)
+			snprintf(m->pending_locks_error, sizeof m->pending_locks_error,
+			         "locks: unexpected result of the holders query");
+		return true;
 	default:
 		break;
 	}
@@ -1021,6 +1077,10 @@ static void publish_refresh(cleanup_monitor *m, double now)
 	memcpy(m->pending->locks_error, old->locks_error, sizeof old->locks_error);
 	old->locks = NULL;
 	old->nlocks = 0;
+	m->pending->holders = old->holders;
+	m->pending->nholders = old->nholders;
+	old->holders = NULL;
+	old->nholders = 0;
 	rate_publish(m, m->pending);
 	m->pending->seq = old->seq + 1;
 	m->pending->taken_at = wall_now();
@@ -1046,6 +1106,11 @@ static void publish_locks(cleanup_monitor *m, double now)
 		c->locks_ms = (now - m->cycle_started) * 1000.0;
 		m->pending_locks = NULL;
 		m->pending_nlocks = 0;
+		free(c->holders);
+		c->holders = m->pending_holders;
+		c->nholders = m->pending_nholders;
+		m->pending_holders = NULL;
+		m->pending_nholders = 0;
 	}
 	memcpy(c->locks_error, m->pending_locks_error, sizeof c->locks_error);
 	c->seq++;
@@ -1096,7 +1161,7 @@ static int advance(cleanup_monitor *m, double now)
 			bits |= CLEANUP_MON_SNAPSHOT;
 			continue;
 		}
-		if (op == MON_OP_LOCKS && m->pending_locks_error[0])
+		if ((op == MON_OP_LOCKS || op == MON_OP_HOLDERS) && m->pending_locks_error[0])
 			continue; /* BEGIN failed; go straight to ROLLBACK */
 		if (!send_op(m)) {
 			lose_connection(m, now, NULL);

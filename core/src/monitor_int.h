@@ -33,6 +33,7 @@ typedef enum mon_op {
 	MON_OP_REFRESH_DONE, /* marker: the refresh cycle is complete */
 	MON_OP_LOCKS_BEGIN,
 	MON_OP_LOCKS,
+	MON_OP_HOLDERS,      /* mon_idle_xact.sql, in the lock query's transaction */
 	MON_OP_LOCKS_END,
 	MON_OP_LOCKS_DONE    /* marker */
 } mon_op;
@@ -103,6 +104,8 @@ struct cleanup_monitor {
 	cleanup_lock_row *pending_locks;
 	size_t pending_nlocks;
 	char pending_locks_error[160];
+	cleanup_mon_holder *pending_holders;
+	size_t pending_nholders;
 	double locks_started;
 };
 

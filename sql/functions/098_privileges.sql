@@ -161,6 +161,9 @@ BEGIN
         'job_note_busy', 'job_step_replay', 'audit_record',
         -- the runner lease (062_runner.sql, cleanup_runner)
         'runner_open', 'runner_renew', 'runner_close', 'runner_stop',
+        -- what a holder holds up (087_terminate_holder.sql; terminate_holder
+        -- itself runs with the caller's rights, for pg_terminate_backend)
+        'holder_check',
         -- retention (080_retention.sql, cleanup_runner)
         'purge_step', 'purge_plan',
         -- reports (cleanup_runner, cleanup_console)
@@ -337,6 +340,9 @@ GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_ap
                           cleanup.runner_renew(bigint, bigint, int),
                           cleanup.runner_close(bigint, bigint, boolean, text), cleanup.runner_stop(bigint, int, text)
    TO cleanup_runner;
+-- Ending a backend that holds up a job (issue 21, 087_terminate_holder.sql):
+-- the console's terminate-holder. Not the read-only console's role.
+GRANT EXECUTE ON FUNCTION cleanup.holder_check(int), cleanup.terminate_holder(int, text, text) TO cleanup_runner;
 -- Retention (080_retention.sql): `cleanupctl purge` of finished jobs'
 -- manifests, step records and old events, bounded per transaction.
 GRANT EXECUTE ON FUNCTION cleanup.purge_step(interval, int), cleanup.purge_plan(interval, int) TO cleanup_runner;

@@ -6,7 +6,10 @@
 # under that command, in the bash completion's word list for it, and in
 # the zsh completion's block for it. The files are the ones the build
 # generated (cleanupctl-gendoc, from the parser's tables), so an option
-# added to a parser and not to its table fails here. Also: the pages render
+# added to a parser and not to its table fails here. The console page
+# lists every key of keys.c and every `:` command of console_cmd.c (and no
+# other); demo's scenarios (cmd_demo.c's table) are in its usage, its
+# error, the man page and both completions. Also: the pages render
 # without groff warnings, the bash completion loads in a plain bash and
 # completes commands, subcommands, options and theme names.
 : "${CLEANUPCTL:?run through ctest}" "${CLEANUP_SOURCE_DIR:?}" "${CLEANUP_BINARY_DIR:?}"
@@ -131,6 +134,39 @@ for opt in $(grep -o '"--[a-z][a-z-]*"' "$CLEANUP_SOURCE_DIR/tui/cli/cmd_console
 	grep -qF -- "\\fB$(roff_opt "$opt")\\fR" "$CMAN" || fail "cleanupctl-console(1) does not document $opt"
 done
 
+# 4b. The console's `:` commands (console_cmd.c's table) in the page's
+#     COMMAND LINE section, and nowhere a command the table lacks.
+cmdline_section=$(awk '/^\.SH / { on = ($0 == ".SH COMMAND LINE") } on' "$CMAN")
+mapfile -t ccmds < <(grep -oE '^	\{"[a-z-]+", ARG_' "$CLEANUP_SOURCE_DIR/tui/console/console_cmd.c" | sed 's/^	{"\([a-z-]*\)".*/\1/')
+[ "${#ccmds[@]}" -ge 15 ] || fail "found only ${#ccmds[@]} console commands in console_cmd.c"
+for cc in "${ccmds[@]}"; do
+	check
+	grep -qF -- "\\fB$(sed 's/-/\\-/g' <<<"$cc")\\fR" <<<"$cmdline_section" ||
+		fail "cleanupctl-console(1) COMMAND LINE does not list :$cc"
+done
+check
+[ "$(grep -c '^\.TP' <<<"$cmdline_section")" = "${#ccmds[@]}" ] ||
+	fail "cleanupctl-console(1) COMMAND LINE lists $(grep -c '^\.TP' <<<"$cmdline_section") commands, the table ${#ccmds[@]}"
+# The actions the console offers (terminate-holder, kill-runner ...) as keys.
+for word in terminate kill; do
+	check
+	grep -qi "$word" <<<"$(awk '/^\.SH / { on = ($0 == ".SH KEYS") } on' "$CMAN")" || fail "cleanupctl-console(1) KEYS: no $word"
+done
+
+# 4c. The demo scenarios (cmd_demo.c's table): in the usage, the man page,
+#     the unknown-scenario error, and both completions.
+mapfile -t scen < <(sed -n 's/^const char \*const cli_demo_scenarios\[\] = {\(.*\)};/\1/p' \
+	"$CLEANUP_SOURCE_DIR/tui/cli/cmd_demo.c" | grep -oE '"[a-z-]+"' | tr -d '"')
+[ "${#scen[@]}" -ge 4 ] || fail "found only ${#scen[@]} demo scenarios in cmd_demo.c"
+demo_err=$("$CLEANUPCTL" demo no-such-scenario 2>&1)
+for sc in "${scen[@]}"; do
+	check
+	man_section demo | grep -qF -- "$(sed 's/-/\\-/g' <<<"$sc")" || fail "cleanupctl(1) demo does not name scenario $sc"
+	grep -qE "(: |, )$sc(,|$)" <<<"$demo_err" || fail "demo's unknown-scenario error does not list $sc: $demo_err"
+	bash_words demo | grep -qE " $sc( |\")" || fail "the bash completion does not offer demo $sc"
+	zsh_block demo | grep -qE "[( ]$sc[ )]" || fail "the zsh completion does not offer demo $sc"
+done
+
 # 5. The pages render without warnings (groff), and man -l shows them.
 for page in "$MAN" "$CMAN"; do
 	if command -v groff >/dev/null 2>&1; then
@@ -164,6 +200,9 @@ grep -qx single-transaction <<<"$(complete_words cleanupctl job create remove-li
 	fail "bash: --mode s<TAB> does not offer single-transaction"
 grep -qx light <<<"$(complete_words cleanupctl console --theme l)" || fail "bash: --theme l<TAB> does not offer light"
 grep -qx off <<<"$(complete_words cleanupctl job run 1 --synchronous-commit o)" || fail "bash: --synchronous-commit o<TAB>"
+for sc in "${scen[@]}"; do
+	grep -qx -- "$sc" <<<"$(complete_words cleanupctl demo "")" || fail "bash: demo <TAB> does not offer $sc"
+done
 if command -v zsh >/dev/null 2>&1; then
 	check
 	zsh -n "$ZSH_C" || fail "the zsh completion has a syntax error"

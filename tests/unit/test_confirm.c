@@ -381,6 +381,58 @@ static void test_dialogs_say_where_the_point_of_no_return_is(void **state)
 	assert_non_null(strstr(c.question, "This is the point of no return"));
 }
 
+/* Issue 21, item 1: terminate-holder asks "terminate PID" typed, names the
+ * holder in full, and needs a pid. */
+static void test_terminate_holder_typed_pid(void **state)
+{
+	confirm_target t;
+	confirm_state c;
+	char why[200];
+	const char *p;
+
+	(void)state;
+	memset(&t, 0, sizeof t);
+	t.action = ACT_TERMINATE_HOLDER;
+	t.job_id = -1;
+	assert_false(confirm_precheck(&t, why, sizeof why));
+	t.holder_pid = 4411;
+	snprintf(t.holder_text, sizeof t.holder_text,
+	         "pid 4411 (role sync_movies, application psql, client local, idle in transaction, transaction 91.2 s old) "
+	         "holds RowShareLock on cleanup.jobs");
+	assert_true(confirm_precheck(&t, why, sizeof why));
+	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
+	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
+	assert_string_equal(c.expect, "terminate 4411");
+	assert_non_null(strstr(c.question, "Terminate backend 4411? pid 4411 (role sync_movies, application psql, client "
+	                                   "local, idle in transaction, transaction 91.2 s old) holds RowShareLock on "
+	                                   "cleanup.jobs."));
+	assert_non_null(strstr(c.question, "Type \"terminate 4411\" to confirm"));
+	assert_string_equal(tui_action_name(ACT_TERMINATE_HOLDER), "terminate-holder");
+	for (p = "terminate 441"; *p; p++)
+		assert_int_equal(confirm_key(&c, *p), CONFIRM_PENDING);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	confirm_begin(&c, &t);
+	for (p = "terminate 4411"; *p; p++)
+		confirm_key(&c, *p);
+	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+}
+
+/* Issue 21, item 5: an action on stale data asks first, naming it. */
+static void test_stale_question(void **state)
+{
+	confirm_target t = job_target(ACT_STEP, 3, "draining", 4);
+	char q[600];
+
+	(void)state;
+	confirm_stale_question(&t, "the console lost its connection at 12:15:03 and is reconnecting", q, sizeof q);
+	assert_non_null(strstr(q, "STALE: the console lost its connection at 12:15:03 and is reconnecting."));
+	assert_non_null(strstr(q, "Go on to the step of job 3 anyway? [y/N]"));
+	t.action = ACT_TERMINATE_HOLDER;
+	t.holder_pid = 77;
+	confirm_stale_question(&t, "x", q, sizeof q);
+	assert_non_null(strstr(q, "terminate-holder of backend 77"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +448,8 @@ int main(void)
 		cmocka_unit_test(test_C3_seal_without_count_needs_a_collecting_job),
 		cmocka_unit_test(test_kill_runner_names_the_backend),
 		cmocka_unit_test(test_dialogs_say_where_the_point_of_no_return_is),
+		cmocka_unit_test(test_terminate_holder_typed_pid),
+		cmocka_unit_test(test_stale_question),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -203,6 +203,55 @@ static void test_libraries_filter_and_sort(void **state)
 	assert_string_equal(tui_lib_sort_name(LIB_SORT_COUNT), "count state");
 }
 
+/* Issue 21, item 5: the step history's columns by panel width (fixed
+ * columns 83 wide, duration 8, RUNNER 22, a cursor 24 wide). */
+static void test_step_history_keeps_cursor_and_runner_tag(void **state)
+{
+	tui_step_cols c;
+
+	(void)state;
+	/* 200 columns: everything */
+	c = tui_step_columns(198, 83, 8, 22, 24);
+	assert_true(c.dur && c.runner && c.cursor && !c.tag);
+	/* the detail zoomed at 120 columns (118 inside the border): the tag
+	 * and the whole cursor; the duration gives way */
+	c = tui_step_columns(118, 83, 8, 22, 24);
+	assert_true(c.cursor && c.tag && !c.runner && !c.dur);
+	assert_true(83 + TUI_RUNNER_TAG_W + 1 + 24 <= 118);
+	/* room for the duration too */
+	c = tui_step_columns(130, 83, 8, 22, 24);
+	assert_true(c.cursor && c.tag && c.dur && !c.runner);
+	/* a key-range cursor (40 wide) at 118: still whole, with the tag? no
+	 * room: the cursor goes, the tag and the duration stay */
+	c = tui_step_columns(118, 83, 8, 22, 40);
+	assert_true(!c.cursor && c.tag && c.dur);
+	/* the detail beside the locks panel at 120 (74 wide): the fixed
+	 * columns only */
+	c = tui_step_columns(74, 83, 8, 22, 24);
+	assert_true(!c.cursor && !c.tag && !c.runner && !c.dur);
+	/* never wider than the panel */
+	for (int w = 60; w < 220; w++) {
+		c = tui_step_columns(w, 83, 8, 22, 24);
+		assert_true(83 + (c.dur ? 8 : 0) + (c.runner ? 23 : 0) + (c.tag ? TUI_RUNNER_TAG_W + 1 : 0) +
+		                (c.cursor ? 24 : 0) <=
+		            (w > 83 ? w : 83));
+	}
+}
+
+static void test_runner_tag(void **state)
+{
+	char b[40];
+
+	(void)state;
+	assert_string_equal(tui_runner_tag(b, sizeof b, 20327, "cleanupctl:job:4:run"), "run 20327");
+	assert_string_equal(tui_runner_tag(b, sizeof b, 20328, "cleanupctl:job:4:console"), "con 20328");
+	assert_string_equal(tui_runner_tag(b, sizeof b, 7, "cleanupctl:job:4:worker"), "wkr 7");
+	assert_string_equal(tui_runner_tag(b, sizeof b, 9, "psql"), "psq 9");
+	assert_string_equal(tui_runner_tag(b, sizeof b, 9, "\x1b[31m"), "?[3 9");
+	assert_string_equal(tui_runner_tag(b, sizeof b, 0, "cleanupctl:job:4:run"), "-");
+	assert_true(strlen(tui_runner_tag(b, sizeof b, 2147483, "cleanupctl:job:4:run")) <= TUI_RUNNER_TAG_W + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +259,8 @@ int main(void)
 		cmocka_unit_test(test_sort_orders),
 		cmocka_unit_test(test_count_words_say_the_cache_state),
 		cmocka_unit_test(test_libraries_filter_and_sort),
+		cmocka_unit_test(test_step_history_keeps_cursor_and_runner_tag),
+		cmocka_unit_test(test_runner_tag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

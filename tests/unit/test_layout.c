@@ -148,6 +148,23 @@ static void test_panel_names(void **state)
 	assert_string_equal(tui_panel_name(PANEL__COUNT), "?");
 }
 
+/* Issue 21, item 5: which panels are dimmed and titled ~stale. */
+static void test_stale_panels(void **state)
+{
+	(void)state;
+	assert_int_equal(tui_stale_panels(0, false, false), 0);
+	/* disconnected: every panel */
+	assert_int_equal(tui_stale_panels(0, true, false), (1u << PANEL__COUNT) - 1);
+	/* CLEANUP_MON_PART_SERVERS | _LIBRARIES (1 | 2): those two panels */
+	assert_int_equal(tui_stale_panels(1 | 2, false, false), (1u << PANEL_SERVERS) | (1u << PANEL_LIBRARIES));
+	/* jobs (4), steps (8) -> the detail, events (16) -> the log */
+	assert_int_equal(tui_stale_panels(4 | 8 | 16, false, false),
+	                 (1u << PANEL_JOBS) | (1u << PANEL_DETAIL) | (1u << PANEL_LOG));
+	/* contention (32), or the lock query's failure: the locks panel */
+	assert_int_equal(tui_stale_panels(32, false, false), 1u << PANEL_LOCKS);
+	assert_int_equal(tui_stale_panels(0, false, true), 1u << PANEL_LOCKS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_layout_monotonic_in_height),
 		cmocka_unit_test(test_wider_terminal_never_narrows_the_jobs_panel),
 		cmocka_unit_test(test_panel_names),
+		cmocka_unit_test(test_stale_panels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

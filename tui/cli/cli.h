@@ -58,7 +58,13 @@ typedef struct cli_command_doc {
 	const cli_option *options;         /* {NULL}-terminated, or NULL */
 	const cli_subcommand *subcommands; /* {NULL}-terminated, or NULL */
 	const char *words;                 /* positional words to complete ("start stop status"), or NULL */
+	const char *const *word_table;     /* more positional words, from the table the command parses
+	                                    * with ({NULL}-terminated; demo's scenarios), or NULL */
 } cli_command_doc;
+
+/* The scenarios `cleanupctl demo NAME` knows, {NULL}-terminated
+ * (cmd_demo.c): its parser, its usage error and the completions. */
+extern const char *const cli_demo_scenarios[];
 
 /* The global options (--db, --json, ...), {NULL}-terminated. */
 extern const cli_option cli_global_options[];

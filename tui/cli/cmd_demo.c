@@ -148,7 +148,8 @@ out:
 
 /* The scenarios `cleanupctl demo NAME` knows. */
 enum { SC_NONE = -1, SC_KILL_RUNNER, SC_SERVER_CRASH, SC_WRITER_STORM, SC_BUSY_FENCE };
-static const char *const scenarios[] = {"kill-runner", "server-crash", "writer-storm", "busy-fence"};
+const char *const cli_demo_scenarios[] = {"kill-runner", "server-crash", "writer-storm", "busy-fence", NULL};
+#define scenarios cli_demo_scenarios
 
 /* server-crash: the step after which the server is stopped, and for how
  * long it stays down (long enough to see "stale since"). */
@@ -627,15 +628,15 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	if (argc > 2)
 		return cli_usage(ctx, &cmd_demo_entry, "unexpected argument \"%s\"", argv[2]);
 	if (argc == 2) {
-		for (i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
+		char known[200] = "";
+
+		for (i = 0; scenarios[i]; i++) {
 			if (strcmp(argv[1], scenarios[i]) == 0)
 				scenario = (int)i;
+			snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", scenarios[i]);
+		}
 		if (scenario == SC_NONE)
-			return cli_usage(ctx, &cmd_demo_entry,
-			                 "unknown scenario \"%s\": the scenarios are: kill-runner, "
-			                 "server-crash, writer-storm, "
-			                 "busy-fence",
-			                 argv[1]);
+			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: %s", argv[1], known);
 	}
 	if (scenario == SC_SERVER_CRASH && ctx->db)
 		return cli_usage(

@@ -8,7 +8,7 @@
 
 static const char *const names[ACT__COUNT] = {
 	"none", "step", "run", "pause", "resume", "cancel", "seal", "preview", "remove-library", "remove-server",
-	"kill-runner",
+	"kill-runner", "terminate-holder",
 };
 
 const char *tui_action_name(tui_action a)
@@ -64,6 +64,9 @@ confirm_kind confirm_required(const confirm_target *t)
 	case ACT_KILL_RUNNER:
 		/* The job resumes under the next runner: y/N, as a later step. */
 		return t->runner_pid > 0 ? CONFIRM_YES_NO : CONFIRM_NONE;
+	case ACT_TERMINATE_HOLDER:
+		/* Someone else's session and transaction end: typed, naming the pid. */
+		return CONFIRM_TYPED;
 	default:
 		return CONFIRM_NONE;
 	}
@@ -71,6 +74,11 @@ confirm_kind confirm_required(const confirm_target *t)
 
 bool confirm_precheck(const confirm_target *t, char *why, size_t whylen)
 {
+	if (t->action == ACT_TERMINATE_HOLDER && t->holder_pid <= 0) {
+		snprintf(why, whylen, "no holder selected: choose a backend in the locks panel, or a job whose busy answer "
+		                      "names one");
+		return false;
+	}
 	if (t->action == ACT_KILL_RUNNER && t->runner_pid <= 0) {
 		snprintf(why, whylen, "job %" PRId64 " has no runner to kill", t->job_id);
 		return false;
@@ -119,6 +127,8 @@ void confirm_phrase(const confirm_target *t, char *buf, size_t len)
 {
 	if (t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER)
 		snprintf(buf, len, "%s %" PRId64 " %s", tui_action_name(t->action), t->target_id, t->target_name);
+	else if (t->action == ACT_TERMINATE_HOLDER)
+		snprintf(buf, len, "terminate %d", t->holder_pid);
 	else
 		snprintf(buf, len, "%s %" PRId64 " %s", t->kind, t->target_id, t->target_name);
 }
@@ -126,7 +136,7 @@ void confirm_phrase(const confirm_target *t, char *buf, size_t len)
 static void describe(confirm_state *c)
 {
 	const confirm_target *t = &c->target;
-	char what[CLEANUP_NAME_SIZE + 400], items[48];
+	char what[CLEANUP_NAME_SIZE + 1000], items[48];
 
 	if (t->items >= 0)
 		snprintf(items, sizeof items, "%" PRId64 " item%s now", t->items, t->items == 1 ? "" : "s");
@@ -211,11 +221,19 @@ static void describe(confirm_state *c)
 		         "the job resumes from its last committed step under the next runner.",
 		         t->runner_pid, t->job_id, t->kind, t->phase);
 		break;
+	case ACT_TERMINATE_HOLDER:
+		snprintf(what, sizeof what,
+		         "Terminate backend %d? %s. Its transaction rolls back and its client loses the connection. "
+		         "The engine ends it only if it still holds up a cleanup job, and records this in the audit.",
+		         t->holder_pid, t->holder_text[0] ? t->holder_text : "(not described)");
+		break;
 	default:
 		snprintf(what, sizeof what, "%s job %" PRId64 "?", tui_action_name(t->action), t->job_id);
 		break;
 	}
-	if (c->kind == CONFIRM_TYPED && typed_count(c))
+	if (c->kind == CONFIRM_TYPED && t->action == ACT_TERMINATE_HOLDER)
+		snprintf(c->question, sizeof c->question, "%s Type \"%s\" to confirm, Esc to cancel.", what, c->expect);
+	else if (c->kind == CONFIRM_TYPED && typed_count(c))
 		snprintf(c->question, sizeof c->question,
 		         "%s Type the expected unique count of the complete traversal to confirm, Esc to cancel.", what);
 	else if (c->kind == CONFIRM_TYPED)
@@ -316,4 +334,21 @@ bool confirm_check_binding(const confirm_target *t, const char *phase, int32_t s
 const char *confirm_audit_text(const confirm_state *c)
 {
 	return c->kind == CONFIRM_NONE ? "" : c->typed;
+}
+
+void confirm_stale_question(const confirm_target *t, const char *why, char *buf, size_t len)
+{
+	char what[CLEANUP_NAME_SIZE + 64];
+
+	if (t->action == ACT_TERMINATE_HOLDER)
+		snprintf(what, sizeof what, "terminate-holder of backend %d", t->holder_pid);
+	else if (t->job_id > 0)
+		snprintf(what, sizeof what, "%s of job %" PRId64, tui_action_name(t->action), t->job_id);
+	else
+		snprintf(what, sizeof what, "%s of %" PRId64 " \"%s\"", tui_action_name(t->action), t->target_id,
+		         t->target_name);
+	snprintf(buf, len,
+	         "The data on screen is STALE: %s. What you see may have moved on since. The engine re-checks before "
+	         "it acts, but you decide on old rows. Go on to the %s anyway? [y/N]",
+	         why, what);
 }

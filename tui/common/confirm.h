@@ -30,6 +30,7 @@ typedef enum tui_action {
 	ACT_REMOVE_LIBRARY,
 	ACT_REMOVE_SERVER,
 	ACT_KILL_RUNNER,         /* terminate the backend of the selected job's runner */
+	ACT_TERMINATE_HOLDER,    /* terminate a backend that holds up a cleanup job (issue 21) */
 	ACT__COUNT
 } tui_action;
 
@@ -55,6 +56,10 @@ typedef struct confirm_target {
 	                          * that asks for the independent count) */
 	int64_t items;           /* removal: items the target holds now, -1 when unknown */
 	int runner_pid;          /* kill-runner: the runner's backend the operator saw */
+	int holder_pid;          /* terminate-holder: the backend the operator saw */
+	char holder_text[640];   /* terminate-holder: who it is and what it holds, as shown:
+	                          * "pid 4411 (role r, application psql, client local, idle in
+	                          * transaction, transaction 91.2 s old) holds ..." */
 	int64_t gone;            /* rows the job had deleted (items, dependents, parents) as
 	                          * displayed: a draining or finalizing job can be cancelled
 	                          * until its first deletion (issue 21), so a cancel asks
@@ -86,7 +91,7 @@ typedef struct confirm_state {
 	char expect[CLEANUP_NAME_SIZE + 64];    /* CONFIRM_TYPED: the text to type */
 	char typed[CLEANUP_NAME_SIZE + 64];     /* what has been typed so far */
 	size_t typed_len;
-	char question[2 * CLEANUP_NAME_SIZE + 600]; /* the dialog's text */
+	char question[2 * CLEANUP_NAME_SIZE + 1200]; /* the dialog's text */
 } confirm_state;
 
 /* The phrase an irreversible action asks to have typed, naming the kind
@@ -120,6 +125,13 @@ bool confirm_check_binding(const confirm_target *t, const char *phase, int32_t s
  * failure was audited). Returns true when the action may go on; else
  * writes the reason, naming the job and its phase, to WHY. Pure. */
 bool confirm_precheck(const confirm_target *t, char *why, size_t whylen);
+
+/* The question asked before an action on stale data (issue 21, item 5):
+ * WHY says what is stale and since when ("the connection was lost at
+ * 12:15:03; reconnecting", "the jobs panel was last refreshed at ...").
+ * Names the action and its target, says the rows may have moved on and
+ * that the engine re-checks, and ends "[y/N]". Pure. */
+void confirm_stale_question(const confirm_target *t, const char *why, char *buf, size_t len);
 
 /* The confirmation text to record in the audit trail for a finished dialog:
  * "y", the typed text, or "" when none was needed. */

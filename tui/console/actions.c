@@ -13,6 +13,7 @@
 #include "cleanup/audit.h"
 #include "cleanup/engine.h"
 #include "cleanup/job.h"
+#include "cleanup/locks.h"
 #include "cleanup/step.h"
 #include "ops.h"
 #include "progress.h"
@@ -264,6 +265,23 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 		return;
 	}
 
+	if (t->action == ACT_TERMINATE_HOLDER) {
+		/* The engine re-checks that the pid still holds up a job, in the
+		 * statement that terminates it, and writes the audit row itself. */
+		cleanup_holder_outcome o;
+
+		rc = cleanup_locks_terminate_holder(&o, e, t->holder_pid, NULL, q->confirmation, &err);
+		if (rc != CLEANUP_OK) {
+			from_error(r, "terminate-holder", &err);
+			return;
+		}
+		r->job_id = o.job_id;
+		r->status = o.refused ? CLEANUP_EREFUSED : CLEANUP_OK;
+		r->audited = o.audit_id > 0;
+		snprintf(r->message, sizeof r->message, "terminate-holder: %.1000s", o.outcome);
+		return;
+	}
+
 	/* The binding: the job must still be what the operator confirmed. */
 	rc = cleanup_job_get(&job, e, t->job_id, &err);
 	if (rc != CLEANUP_OK) {
@@ -434,7 +452,8 @@ static void perform(tui_actions *a, const tui_request *q)
 		if (!cleanup_engine_ok(e))
 			cleanup_engine_reconnect(e, &err);
 	}
-	audit(e, q, &r);
+	if (!r.audited) /* terminate-holder writes its own row */
+		audit(e, q, &r);
 	cleanup_engine_close(e);
 	post(a, &r);
 }

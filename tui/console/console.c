@@ -328,6 +328,51 @@ static void submit(console *c, const confirm_target *t, const char *confirmation
 	}
 }
 
+static void hhmm_ss(char *buf, size_t len, double wall)
+{
+	time_t tt = (time_t)wall;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%H:%M:%S", &tm);
+}
+
+/* True when what action T acts on is shown from stale rows (issue 21,
+ * item 5): the monitor's connection is lost, or the part T's target comes
+ * from timed out (jobs for a job's action, servers and libraries for a
+ * removal, the lock query for terminate-holder); WHY says which, since
+ * when. */
+static bool stale_for(const console *c, const confirm_target *t, char *why, size_t len)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	unsigned parts;
+	double since;
+	char at[16];
+
+	if (cleanup_monitor_stale(c->mon, &since)) {
+		hhmm_ss(at, sizeof at, since);
+		snprintf(why, len, "the console lost its connection at %s and is reconnecting", at);
+		return true;
+	}
+	if (t->action == ACT_TERMINATE_HOLDER) {
+		if (!s->locks_error[0])
+			return false;
+		hhmm_ss(at, sizeof at, s->locks_at);
+		snprintf(why, len, "%s; the locks panel shows the backends as of %s", s->locks_error, at);
+		return true;
+	}
+	parts = t->action == ACT_REMOVE_LIBRARY || t->action == ACT_REMOVE_SERVER
+	            ? CLEANUP_MON_PART_SERVERS | CLEANUP_MON_PART_LIBRARIES
+	            : CLEANUP_MON_PART_JOBS;
+	if (!(s->stale_parts & parts))
+		return false;
+	hhmm_ss(at, sizeof at, s->stale_parts_at);
+	snprintf(why, len, "the %s panel%s did not refresh (the database was slow to answer); its rows are from %s",
+	         parts == CLEANUP_MON_PART_JOBS ? "jobs" : "servers and libraries",
+	         parts == CLEANUP_MON_PART_JOBS ? "" : "s", at);
+	return true;
+}
+
 void console_request_action(console *c, const confirm_target *t)
 {
 	tui_action busy_what = ACT_NONE;
@@ -353,8 +398,32 @@ void console_request_action(console *c, const confirm_target *t)
 			                busy_job);
 		return;
 	}
+	if (!c->stale_ok && stale_for(c, t, why, sizeof why)) {
+		c->stale_target = *t;
+		confirm_stale_question(t, why, c->stale_question, sizeof c->stale_question);
+		c->stale_ask = true;
+		return;
+	}
+	c->stale_ok = false;
 	if (confirm_begin(&c->confirm, t) == CONFIRM_ACCEPTED)
 		submit(c, t, "", false, NULL);
+}
+
+/* A key while the stale-data question is open: y goes on to the action's
+ * own confirmation, n / Enter / Esc drop it; other keys do nothing. */
+static void stale_key(console *c, int key)
+{
+	if (key == 'y' || key == 'Y') {
+		confirm_target t = c->stale_target;
+
+		c->stale_ask = false;
+		c->stale_ok = true;
+		console_request_action(c, &t);
+		c->stale_ok = false;
+	} else if (key == 'n' || key == 'N' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
+		c->stale_ask = false;
+		console_message(c, ROLE_INFO, "%s not done: the data was stale", tui_action_name(c->stale_target.action));
+	}
 }
 
 static void confirm_key_pressed(console *c, int key)
@@ -393,6 +462,66 @@ static void job_action(console *c, tui_action a)
 	if (a == ACT_PAUSE && strcmp(v->job.phase, "paused") == 0)
 		a = ACT_RESUME;
 	console_fill_job_target(c, a, v, &t);
+	console_request_action(c, &t);
+}
+
+/* The holder the newest busy answer of job V names ("held by pid 4411
+ * (role ...) holds ...", cleanup.holders_text): into T; false when none. */
+static bool busy_holder(const console *c, const cleanup_mon_job *v, confirm_target *t)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	const char *srcs[2] = {NULL, c->run_status};
+	size_t i;
+	int k;
+
+	for (i = 0; i < s->nevents && !srcs[0]; i++)
+		if (!s->events[i].audit && s->events[i].job_id == v->job.id && strcmp(s->events[i].kind, "busy") == 0)
+			srcs[0] = s->events[i].message;
+	for (k = 0; k < 2; k++) {
+		const char *p = srcs[k] ? strstr(srcs[k], "held by pid ") : NULL;
+		const char *end;
+		long pid;
+
+		if (!p)
+			continue;
+		p += strlen("held by ");
+		pid = strtol(p + 4, NULL, 10);
+		if (pid <= 0 || pid > INT32_MAX)
+			continue;
+		end = strstr(p, "; ");
+		t->holder_pid = (int)pid;
+		snprintf(t->holder_text, sizeof t->holder_text, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+		return true;
+	}
+	return false;
+}
+
+/* T: terminate-holder for the backend selected in the locks panel, else
+ * for the holder the selected job's busy answer names. The engine ends it
+ * only if it still holds up a cleanup job (cleanup.terminate_holder). */
+static void terminate_holder(console *c)
+{
+	const cleanup_mon_job *v;
+	confirm_target t;
+
+	memset(&t, 0, sizeof t);
+	t.action = ACT_TERMINATE_HOLDER;
+	t.job_id = -1;
+	t.seal_count = -1;
+	t.items = -1;
+	if (c->focus == PANEL_LOCKS) {
+		if (!console_locks_holder_target(c, c->sel[PANEL_LOCKS], &t)) {
+			console_message(c, ROLE_WARNING, "terminate-holder: no backend selected in the locks panel");
+			return;
+		}
+	} else if (!(v = console_selected_job(c)) || !busy_holder(c, v, &t)) {
+		console_message(c, ROLE_WARNING,
+		                "terminate-holder: %s; select the holder in the locks panel (Tab to it) and press T",
+		                v ? "the selected job's busy answers name no holder" : "no job selected");
+		return;
+	}
+	t.target_id = t.holder_pid;
+	snprintf(t.target_name, sizeof t.target_name, "backend");
 	console_request_action(c, &t);
 }
 
@@ -788,6 +917,9 @@ static void handle_cmd(console *c, tui_cmd cmd)
 	case CMD_KILL_RUNNER:
 		job_action(c, ACT_KILL_RUNNER);
 		break;
+	case CMD_TERMINATE_HOLDER:
+		terminate_holder(c);
+		break;
 	default:
 		break;
 	}
@@ -841,6 +973,10 @@ static void handle_key(console *c, int key)
 	}
 	if (c->quit_ask) {
 		quit_key(c, key);
+		return;
+	}
+	if (c->stale_ask) {
+		stale_key(c, key);
 		return;
 	}
 	if (c->log_open) { /* a log line shown whole: any key closes it, and does nothing else */

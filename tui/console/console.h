@@ -94,6 +94,12 @@ struct console {
 	 * dialog style of confirmations; "" when not asking. */
 	bool quit_ask;
 	char quit_question[1024];
+	/* An action asked for on stale data (issue 21, item 5): the y/N
+	 * question first (stale_question), then the action's own dialog. */
+	bool stale_ask;
+	bool stale_ok;                    /* answered y: the next request goes on */
+	confirm_target stale_target;
+	char stale_question[1600];
 	tui_layout layout;
 	tui_panel_id focus;
 	int sel[PANEL__COUNT];            /* selected row per panel */
@@ -194,6 +200,11 @@ const char *console_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
  * for a draining or finalizing job nobody runs (the first age since its
  * last step, the second since its library was closed), into BUF. */
 const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job *v);
+
+/* panel_locks.c: fills T's holder_pid and holder_text from row K of the
+ * locks panel (a backend of the blocking tree, or a session idle in a
+ * transaction for more than 10 s below it); false when there is none. */
+bool console_locks_holder_target(const console *c, int k, confirm_target *t);
 
 /* The job at row K of the jobs panel's view (NULL when none). */
 const cleanup_mon_job *console_view_job(const console *c, int k);

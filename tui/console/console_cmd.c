@@ -63,6 +63,15 @@ static bool is_action(const console_command *cmd)
 	return cmd->action != ACT_NONE || strcmp(cmd->name, "stop") == 0;
 }
 
+const char *console_cmd_usage(size_t i, bool *action)
+{
+	if (i >= N_COMMANDS)
+		return NULL;
+	if (action)
+		*action = is_action(&commands[i]);
+	return commands[i].usage;
+}
+
 /* ---- completion ------------------------------------------------------- */
 
 static void add_id(lineedit_candidates *out, int64_t id)

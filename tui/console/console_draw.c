@@ -673,9 +673,31 @@ static void draw_help(console *c)
 	}
 }
 
+/* Adds A_DIM to every cell of R, keeping each cell's character, other
+ * attributes and colour: a stale panel reads as older (and says ~stale
+ * in its title, for terminals without dim). */
+static void dim_rect(tui_rect r)
+{
+	int y, x;
+
+	for (y = r.y; y < r.y + r.h; y++)
+		for (x = r.x; x < r.x + r.w; x++) {
+			cchar_t cc;
+			wchar_t wch[CCHARW_MAX + 1];
+			attr_t a = 0;
+			short pair = 0;
+
+			if (mvin_wch(y, x, &cc) == ERR || getcchar(&cc, wch, &a, &pair, NULL) == ERR)
+				continue;
+			mvchgat(y, x, 1, a | A_DIM, pair, NULL);
+		}
+}
+
 void console_draw(console *c, double now)
 {
-	double mono = cleanup_monitor_now();
+	double mono = cleanup_monitor_now(), since;
+	unsigned stale = tui_stale_panels(c->snap->stale_parts, cleanup_monitor_stale(c->mon, &since),
+	                                  c->snap->locks_valid && c->snap->locks_error[0]);
 	int i;
 
 	erase();
@@ -741,25 +763,23 @@ void console_draw(console *c, double now)
 			if (n > 0)
 				snprintf(title + l, sizeof title - l, " %d/%d", at > n ? n : at, n);
 		}
-		{
-			/* a part whose refresh query timed out shows older rows */
-			static const unsigned part[PANEL__COUNT] = {
-				[PANEL_SERVERS] = CLEANUP_MON_PART_SERVERS, [PANEL_LIBRARIES] = CLEANUP_MON_PART_LIBRARIES,
-				[PANEL_JOBS] = CLEANUP_MON_PART_JOBS,       [PANEL_DETAIL] = CLEANUP_MON_PART_STEPS,
-				[PANEL_LOCKS] = CLEANUP_MON_PART_CONTENTION, [PANEL_LOG] = CLEANUP_MON_PART_EVENTS,
-			};
+		if (stale & (1u << i)) {
+			/* older rows: a part whose refresh query timed out, the lock
+			 * query's last tree, or everything while reconnecting */
 			size_t l = strlen(title);
 
-			if (c->snap->stale_parts & part[i])
-				snprintf(title + l, sizeof title - l, " ~stale");
+			snprintf(title + l, sizeof title - l, " ~stale");
 		}
 		console_box(r, title, c->focus == (tui_panel_id)i);
 		in.y = r.y + 1;
 		in.x = r.x + 1;
 		in.h = r.h - 2;
 		in.w = r.w - 2;
-		if (in.h > 0 && in.w > 0)
+		if (in.h > 0 && in.w > 0) {
 			classes[i]->draw(c, in, c->focus == (tui_panel_id)i);
+			if (stale & (1u << i))
+				dim_rect(in);
+		}
 	}
 	draw_footer(c, mono);
 	curs_set(0);
@@ -769,6 +789,8 @@ void console_draw(console *c, double now)
 		draw_note_box(c, c->log_open_title, c->log_open_text);
 	} else if (c->quit_ask) {
 		draw_dialog(c, "confirm: quit during a run", c->quit_question, ROLE_WARNING, NULL);
+	} else if (c->stale_ask) {
+		draw_dialog(c, "stale data: act anyway?", c->stale_question, ROLE_WARNING, NULL);
 	} else if (c->confirm.active) {
 		draw_confirm(c);
 		if (c->confirm.kind == CONFIRM_TYPED)

@@ -269,3 +269,55 @@ size_t tui_libs_view(size_t *out, size_t max, const cleanup_mon_library *libs, s
 	qsort_r(out, k, sizeof *out, compare_libs, &ctx);
 	return k;
 }
+
+tui_step_cols tui_step_columns(int w, int fixed_w, int dur_w, int runner_w, int cursor_w)
+{
+	tui_step_cols c = {false, false, false, false};
+	int used = fixed_w;
+
+	if (used + dur_w + runner_w + 1 + cursor_w <= w) {
+		c.dur = c.runner = c.cursor = true;
+		return c;
+	}
+	/* the short tag and the whole cursor, with the duration if it fits */
+	if (used + TUI_RUNNER_TAG_W + 1 + cursor_w <= w) {
+		c.tag = c.cursor = true;
+		c.dur = used + dur_w + TUI_RUNNER_TAG_W + 1 + cursor_w <= w;
+		return c;
+	}
+	/* no room for the cursor: the tag, then the duration */
+	if (used + TUI_RUNNER_TAG_W + 1 <= w) {
+		c.tag = true;
+		used += TUI_RUNNER_TAG_W + 1;
+	}
+	c.dur = used + dur_w <= w;
+	return c;
+}
+
+const char *tui_runner_tag(char *buf, size_t len, int pid, const char *app)
+{
+	const char *verb = app ? strrchr(app, ':') : NULL;
+	char v[4] = "";
+
+	if (pid <= 0) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	if (app && strncmp(app, "cleanupctl:", 11) == 0 && verb) {
+		verb++;
+		if (strcmp(verb, "console") == 0)
+			snprintf(v, sizeof v, "con");
+		else if (strncmp(verb, "worker", 6) == 0 || strstr(app, ":worker"))
+			snprintf(v, sizeof v, "wkr");
+		else
+			snprintf(v, sizeof v, "%.3s", verb);
+	} else if (app) {
+		size_t k;
+
+		for (k = 0; k < 3 && app[k]; k++)
+			v[k] = (unsigned char)app[k] >= 0x21 && (unsigned char)app[k] < 0x7f ? app[k] : '?';
+		v[k] = '\0';
+	}
+	snprintf(buf, len, "%s%s%d", v, v[0] ? " " : "", pid);
+	return buf;
+}

@@ -84,4 +84,23 @@ bool tui_lib_matches(const cleanup_mon_library *l, const char *filter);
 size_t tui_libs_view(size_t *out, size_t max, const cleanup_mon_library *libs, size_t n, const char *filter,
                      tui_lib_sort sort);
 
+/* The step history's columns at panel width W (issue 21, item 5: the
+ * evidence of a resume keeps its columns). FIXED_W is the width of the
+ * columns always shown (step .. gap) without the duration, CURSOR_W the
+ * widest cursor cell on screen. The full RUNNER column (RUNNER_W + 1)
+ * when everything fits; else a short runner tag (TUI_RUNNER_TAG_W + 1)
+ * and the whole cursor, the duration (DUR_W) giving way first; the
+ * cursor goes last. Pure. */
+#define TUI_RUNNER_TAG_W 10
+typedef struct tui_step_cols {
+	bool dur, cursor, runner, tag;
+} tui_step_cols;
+tui_step_cols tui_step_columns(int w, int fixed_w, int dur_w, int runner_w, int cursor_w);
+
+/* A step's short runner tag: the verb of its application_name
+ * (cleanupctl:job:4:run -> "run", :console -> "con", a worker's
+ * "wkr"; another application: its first 3 characters) and the backend
+ * pid: "run 20327"; "-" when the step has no runner recorded. Pure. */
+const char *tui_runner_tag(char *buf, size_t len, int pid, const char *app);
+
 #endif

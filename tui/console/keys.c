@@ -30,6 +30,9 @@ static const key_help table[] = {
 	{"v", "preview the next step (changes nothing)", CMD_PREVIEW},
 	{"D", "remove the selected library or server (creates a job)", CMD_REMOVE},
 	{"K", "kill the selected job's runner (terminate its backend; it resumes)", CMD_KILL_RUNNER},
+	{"T", "terminate the holder that blocks a cleanup job: the selected backend in the locks panel, else the "
+	      "one the selected job's busy answer names (asks, typed; audited)",
+	 CMD_TERMINATE_HOLDER},
 };
 
 const key_help *keys_help_table(size_t *n)
@@ -117,6 +120,8 @@ static tui_cmd plain(int key)
 		return CMD_REMOVE;
 	case 'K':
 		return CMD_KILL_RUNNER;
+	case 'T':
+		return CMD_TERMINATE_HOLDER;
 	default:
 		return CMD_NONE;
 	}

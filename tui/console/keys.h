@@ -40,6 +40,7 @@ typedef enum tui_cmd {
 	CMD_SEAL,
 	CMD_PREVIEW,
 	CMD_KILL_RUNNER,   /* K: terminate the selected job's runner (recovery demo) */
+	CMD_TERMINATE_HOLDER, /* T: terminate the selected holder of a cleanup job (issue 21) */
 	CMD_REMOVE,        /* create remove-library / remove-server for the selected row */
 	CMD__COUNT
 } tui_cmd;
@@ -59,6 +60,12 @@ typedef struct key_help {
 
 /* The key table, in display order. *N gets its length. */
 const key_help *keys_help_table(size_t *n);
+
+/* The console's `:` commands (console_cmd.c's table), in its order: the
+ * usage of command I ("seal JOB EXPECTED_COUNT"), *ACTION (may be NULL)
+ * true when it acts on the database (not in --readonly); NULL past the
+ * end. The man page (man/gendoc.c) lists them from here. */
+const char *console_cmd_usage(size_t i, bool *action);
 
 /* Refresh interval ladder for + and -: the next longer (DIR > 0) or shorter
  * (DIR < 0) step from MS. Pure. */

@@ -128,3 +128,21 @@ void tui_layout_compute(tui_layout *out, int cols, int rows, bool zoom_detail)
 	else
 		narrow(out, body_y, body_h);
 }
+
+unsigned tui_stale_panels(unsigned stale_parts, bool disconnected, bool locks_stale)
+{
+	/* CLEANUP_MON_PART_* (cleanup/monitor.h) bit k is the part of panel part_panel[k] */
+	static const tui_panel_id part_panel[] = {PANEL_SERVERS, PANEL_LIBRARIES, PANEL_JOBS,
+	                                          PANEL_DETAIL,  PANEL_LOG,       PANEL_LOCKS};
+	unsigned out = 0;
+	size_t k;
+
+	if (disconnected)
+		return (1u << PANEL__COUNT) - 1;
+	for (k = 0; k < sizeof part_panel / sizeof part_panel[0]; k++)
+		if (stale_parts & (1u << k))
+			out |= 1u << part_panel[k];
+	if (locks_stale)
+		out |= 1u << PANEL_LOCKS;
+	return out;
+}

@@ -46,6 +46,15 @@ void tui_layout_compute(tui_layout *out, int cols, int rows, bool zoom_detail);
 /* True when panel P is shown in L. */
 bool tui_layout_visible(const tui_layout *l, tui_panel_id p);
 
+/* The panels whose rows are stale (issue 21, item 5: dimmed, titled
+ * "~stale"): all of them when DISCONNECTED (the monitor lost its
+ * connection and shows its last snapshot), else those whose part is in
+ * STALE_PARTS (CLEANUP_MON_PART_* bits: servers, libraries, jobs, steps
+ * -> detail, events -> log, contention -> locks), and the locks panel
+ * when LOCKS_STALE (its query failed; it shows the last tree). Bit p is
+ * panel p. Pure. */
+unsigned tui_stale_panels(unsigned stale_parts, bool disconnected, bool locks_stale);
+
 /* The panel's name for titles and messages ("servers", "jobs", ...). */
 const char *tui_panel_name(tui_panel_id p);
 

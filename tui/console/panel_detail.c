@@ -15,9 +15,8 @@
 #include "sanitize.h"
 #include "sparkline.h"
 
-/* The RUNNER column's width, and the panel width from which it shows. */
+/* The RUNNER column's width (tui_step_columns decides when it shows). */
 #define RUNNER_W 22
-#define RUNNER_MIN_PANEL 128
 
 /* Step S's runner for the RUNNER column: "pid application" sanitized, cut
  * and padded to RUNNER_W display columns; "-" when the step was recorded
@@ -31,6 +30,28 @@ static const char *runner_cell(char *buf, size_t len, const cleanup_mon_step *s)
 	else
 		snprintf(raw, sizeof raw, "-");
 	return tui_sanitize_cell(buf, len, raw, RUNNER_W);
+}
+
+/* Step S's CURSOR cell: "  LIB: FROM > TO" (ids, or the external-ID
+ * range of a drain in key order), "" when it has none. */
+static void cursor_text(char *cursor, size_t len, const cleanup_mon_step *s)
+{
+	char a[32], b[32];
+
+	if (s->library_id > 0 && strcmp(s->action, "drain") == 0 && s->key_to[0]) {
+		/* Pass 1 of a prune in external-ID order (schema 12): the
+		 * batch's key range. */
+		char k1[80], k2[80];
+
+		snprintf(cursor, len, "  %" PRId64 ": %s > %s", s->library_id,
+		         s->key_from[0] ? tui_sanitize_cut(k1, sizeof k1, s->key_from, 16) : "start",
+		         tui_sanitize_cut(k2, sizeof k2, s->key_to, 16));
+	} else if (s->library_id > 0 && (s->cursor_from >= 0 || s->cursor_to >= 0))
+		snprintf(cursor, len, "  %" PRId64 ": %s > %s", s->library_id,
+		         s->cursor_from >= 0 ? console_count(a, sizeof a, s->cursor_from) : "start",
+		         s->cursor_to >= 0 ? console_count(b, sizeof b, s->cursor_to) : "-");
+	else
+		cursor[0] = '\0';
 }
 
 static bool have_steps(const console *c)
@@ -154,7 +175,7 @@ static void draw(console *c, tui_rect r, bool focused)
 	const cleanup_job *j;
 	char a[32], b[32], d[32], line[160];
 	int y = r.y, i, n, x;
-	bool dur, cur, run, active;
+	bool dur, cur, run, tag, wide_head = false, active;
 	char runner_head[RUNNER_W + 2];
 
 	if (!v) {
@@ -263,14 +284,42 @@ static void draw(console *c, tui_rect r, bool focused)
 	/* Columns drop from the right as the panel narrows: the runner, the
 	 * cursor, then the step's duration; the gap (where a run stopped or a
 	 * runner died) stays. */
-	dur = r.w >= 80;
-	cur = r.w >= 104;
-	run = r.w >= RUNNER_MIN_PANEL;
-	snprintf(runner_head, sizeof runner_head, " %-*s", RUNNER_W, "RUNNER");
+	/* At 120 columns (issue 21, item 5) a short runner tag and the whole
+	 * cursor, the duration giving way first: "step 123 resumed where 122
+	 * ended, under another runner" stays readable. The cursor cells of
+	 * the rows in view decide. */
+	n = rows(c);
+	{
+		int cw = 8, k; /* at least the heading's "  CURSOR" */
+		char cb[200];
+		tui_step_cols sc;
+
+		for (k = c->top[PANEL_DETAIL]; k < n && k < c->top[PANEL_DETAIL] + r.h; k++) {
+			const cleanup_mon_step *ps = page_step(c, n - k);
+
+			if (ps) {
+				cursor_text(cb, sizeof cb, ps);
+				if (console_width(cb) > cw)
+					cw = console_width(cb);
+			}
+		}
+		/* step .. AT, then the gap: 77 + 6 columns without the duration */
+		sc = tui_step_columns(r.w, 83, 8, RUNNER_W, cw);
+		/* the heading explains the cursor when there is room for it */
+		wide_head = 83 + (sc.dur ? 8 : 0) + (sc.runner ? RUNNER_W + 1 : sc.tag ? TUI_RUNNER_TAG_W + 1 : 0) + 28 <= r.w;
+		dur = sc.dur;
+		cur = sc.cursor;
+		run = sc.runner;
+		tag = sc.tag;
+	}
+	if (run)
+		snprintf(runner_head, sizeof runner_head, " %-*s", RUNNER_W, "RUNNER");
+	else
+		snprintf(runner_head, sizeof runner_head, " %-*s", TUI_RUNNER_TAG_W, "RUNNER");
 	console_putf(y, r.x, r.w, ROLE_DIM, "%6s %-12s %4s %4s %4s %4s %4s %4s %4s %4s %7s %s%8s %6s%s%s", "STEP", "ACTION",
 	             "VIS", "DEL", "MOV", "ABS", "RET", "KEPT", "DEP", "CLM", "LOCK ms", dur ? " DUR ms " : "", "AT", "GAP",
-	             run ? runner_head : "", cur ? "  CURSOR (lib: id from > to)" : "");
-	n = rows(c);
+	             run || tag ? runner_head : "",
+	             cur ? wide_head ? "  CURSOR (lib: id from > to)" : "  CURSOR" : "");
 	if (n == 0 && ++y < r.y + r.h)
 		console_put(y, r.x, r.w, ROLE_DIM,
 		            j->purged_at[0] ? "(step records removed by cleanupctl purge)"
@@ -301,20 +350,7 @@ static void draw(console *c, tui_rect r, bool focused)
 		} else {
 			gap[0] = '\0';
 		}
-		if (s->library_id > 0 && strcmp(s->action, "drain") == 0 && s->key_to[0]) {
-			/* Pass 1 of a prune in external-ID order (schema 12): the
-			 * batch's key range. */
-			char k1[80], k2[80];
-
-			snprintf(cursor, sizeof cursor, "  %" PRId64 ": %s > %s", s->library_id,
-			         s->key_from[0] ? tui_sanitize_cut(k1, sizeof k1, s->key_from, 16) : "start",
-			         tui_sanitize_cut(k2, sizeof k2, s->key_to, 16));
-		} else if (s->library_id > 0 && (s->cursor_from >= 0 || s->cursor_to >= 0))
-			snprintf(cursor, sizeof cursor, "  %" PRId64 ": %s > %s", s->library_id,
-			         s->cursor_from >= 0 ? console_count(a, sizeof a, s->cursor_from) : "start",
-			         s->cursor_to >= 0 ? console_count(b, sizeof b, s->cursor_to) : "-");
-		else
-			cursor[0] = '\0';
+		cursor_text(cursor, sizeof cursor, s);
 		x = r.x + console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_NORMAL,
 		                       "%6d %-12.12s %4d %4d %4d %4d %4d %4d %4d %4d %7.2f %s%8s ", s->step_no, s->action,
 		                       s->visited, s->deleted, s->moved, s->absent, s->retained, s->kept,
@@ -324,6 +360,13 @@ static void draw(console *c, tui_rect r, bool focused)
 		if (run)
 			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, " %s",
 			                  runner_cell(runner, sizeof runner, s));
+		else if (tag) {
+			char t[40];
+
+			tui_runner_tag(t, sizeof t, s->runner_pid, s->runner_app);
+			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, " %-*.*s", TUI_RUNNER_TAG_W,
+			                  TUI_RUNNER_TAG_W, t);
+		}
 		if (cur)
 			console_put(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_DIM, cursor);
 	}

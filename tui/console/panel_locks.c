@@ -10,9 +10,111 @@
 #include <time.h>
 #include "console.h"
 
+/* The holders listed below the tree (issue 21, item 1): sessions idle in
+ * a transaction for more than 10 s on our tables that the tree does not
+ * show already. Their indexes into snap->holders go to IDX (at most MAX);
+ * returns how many. */
+static int extra_holders(const console *c, size_t *idx, int max)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	size_t i, k;
+	int n = 0;
+
+	if (!s->locks_valid)
+		return 0;
+	for (i = 0; i < s->nholders && n < max; i++) {
+		bool listed = false;
+
+		if (!s->holders[i].idle)
+			continue;
+		for (k = 0; k < s->nlocks && !listed; k++)
+			listed = s->locks[k].pid == s->holders[i].pid;
+		if (!listed)
+			idx[n++] = i;
+	}
+	return n;
+}
+
 static int rows(const console *c)
 {
-	return (int)c->snap->nlocks;
+	size_t idx[64];
+	size_t n = c->snap->nlocks > 512 ? 512 : c->snap->nlocks;
+
+	return (int)n + extra_holders(c, idx, 64);
+}
+
+/* "1m31s" / "12s" / "0.4s" / "2h05m". */
+static void age_text(char *buf, size_t len, double ms)
+{
+	if (ms < 0)
+		snprintf(buf, len, "-");
+	else if (ms < 10000)
+		snprintf(buf, len, "%.1fs", ms / 1000.0);
+	else if (ms < 60000)
+		snprintf(buf, len, "%ds", (int)(ms / 1000));
+	else if (ms < 3600000)
+		snprintf(buf, len, "%dm%02ds", (int)(ms / 60000), (int)(ms / 1000) % 60);
+	else
+		snprintf(buf, len, "%dh%02dm", (int)(ms / 3600000), (int)(ms / 60000) % 60);
+}
+
+static const cleanup_mon_holder *find_holder(const cleanup_mon_snapshot *s, int pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nholders; i++)
+		if (s->holders[i].pid == pid)
+			return &s->holders[i];
+	return NULL;
+}
+
+/* The holder text of terminate-holder's dialog, in the engine's words
+ * (cleanup.holders_text): "pid 4411 (role r, application psql, client
+ * local, idle in transaction, transaction 91.2 s old) holds ...". */
+static void holder_text(char *buf, size_t len, const cleanup_mon_holder *h)
+{
+	char age[24];
+
+	if (h->xact_age_ms >= 0)
+		snprintf(age, sizeof age, "%.1f s old", h->xact_age_ms / 1000.0);
+	else
+		snprintf(age, sizeof age, "none");
+	snprintf(buf, len, "pid %d (role %s, application %s, client %s, %s, transaction %s) holds %s", h->pid, h->role,
+	         h->application[0] ? h->application : "none", h->client, h->state, age,
+	         h->holds[0] ? h->holds : "no lock on a table of ours");
+}
+
+bool console_locks_holder_target(const console *c, int k, confirm_target *t)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	size_t order[512], idx[64];
+	int depth[512];
+	size_t n = s->nlocks > 512 ? 512 : s->nlocks;
+	int nx = extra_holders(c, idx, 64);
+	const cleanup_mon_holder *h;
+
+	if (k < 0 || !s->locks_valid)
+		return false;
+	if ((size_t)k < n) {
+		const cleanup_lock_row *l;
+
+		cleanup_locks_tree(order, depth, s->locks, n);
+		l = &s->locks[order[k]];
+		t->holder_pid = l->pid;
+		if ((h = find_holder(s, l->pid)))
+			holder_text(t->holder_text, sizeof t->holder_text, h);
+		else
+			snprintf(t->holder_text, sizeof t->holder_text, "pid %d (application %s, %s)%s", l->pid,
+			         l->application_name[0] ? l->application_name : "none", l->state,
+			         l->nblocked_by > 0 ? ", itself waiting for a lock" : "");
+		return true;
+	}
+	if (k - (int)n >= nx)
+		return false;
+	h = &s->holders[idx[k - (int)n]];
+	t->holder_pid = h->pid;
+	holder_text(t->holder_text, sizeof t->holder_text, h);
+	return true;
 }
 
 static void hhmmss(char *buf, size_t len, double wall)
@@ -39,8 +141,8 @@ static void draw(console *c, tui_rect r, bool focused)
 	const cleanup_mon_snapshot *s = c->snap;
 	size_t order[512];
 	int depth[512];
-	size_t n = s->nlocks > 512 ? 512 : s->nlocks, blocked, i;
-	int y = r.y, shown, contention_rows = 0, k;
+	size_t n = s->nlocks > 512 ? 512 : s->nlocks, blocked, i, idx[64];
+	int y = r.y, shown, contention_rows = 0, k, nx = extra_holders(c, idx, 64);
 	char at[16];
 
 	for (i = 0; i < s->ncontention; i++)
@@ -54,19 +156,43 @@ static void draw(console *c, tui_rect r, bool focused)
 		hhmmss(at, sizeof at, s->locks_at);
 		if (s->locks_error[0])
 			console_putf(y, r.x, r.w, ROLE_WARNING, "%s; showing %s", s->locks_error, at);
+		else if (nx)
+			/* the count first: the panel is narrow at 80 columns */
+			console_putf(y, r.x, r.w, ROLE_WARNING, "%d idle in xact >10s, %zu blocked  %s  %.1f ms  %zu backends", nx,
+			             blocked, at, s->locks_ms, n);
 		else
 			console_putf(y, r.x, r.w, blocked ? ROLE_WARNING : ROLE_DIM, "%s  %.1f ms  %zu backends, %zu blocked", at,
 			             s->locks_ms, n, blocked);
 		y++;
 		/* Keep room for the contention summary below the tree. */
 		shown = r.y + r.h - y - (contention_rows > 0 ? (contention_rows < 4 ? contention_rows : 4) + 1 : 0);
-		console_scroll(c, PANEL_LOCKS, (int)n, shown);
-		for (k = 0; k < shown && c->top[PANEL_LOCKS] + k < (int)n; k++) {
-			int idx = c->top[PANEL_LOCKS] + k;
-			const cleanup_lock_row *l = &s->locks[order[idx]];
-			bool sel = focused && idx == c->sel[PANEL_LOCKS];
-			int ind = depth[idx] * 2, x;
+		console_scroll(c, PANEL_LOCKS, (int)n + nx, shown);
+		for (k = 0; k < shown && c->top[PANEL_LOCKS] + k < (int)n + nx; k++) {
+			int ri = c->top[PANEL_LOCKS] + k;
+			const cleanup_lock_row *l;
+			bool sel = focused && ri == c->sel[PANEL_LOCKS];
+			int ind, x;
 			char name[128];
+
+			if (ri >= (int)n) {
+				/* An idle-in-transaction holder nobody waits for yet. */
+				const cleanup_mon_holder *h = &s->holders[idx[ri - (int)n]];
+				char age[24];
+
+				age_text(age, sizeof age, h->xact_age_ms);
+				if (sel) {
+					attrset(theme_attr(ROLE_SELECTION));
+					mvhline(y, r.x, ' ', r.w);
+				}
+				console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_WARNING,
+				             "%d %s idle %s (role %s, %s) in xact: %s", h->pid,
+				             h->application[0] ? h->application : "(no application_name)", age, h->role, h->client,
+				             h->holds);
+				y++;
+				continue;
+			}
+			l = &s->locks[order[ri]];
+			ind = depth[ri] * 2;
 
 			if (ind > 12)
 				ind = 12;
@@ -76,7 +202,7 @@ static void draw(console *c, tui_rect r, bool focused)
 				mvhline(y, r.x, ' ', r.w);
 			}
 			x = r.x + ind;
-			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, "%s%d %s ", depth[idx] ? "└ " : "",
+			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, "%s%d %s ", depth[ri] ? "└ " : "",
 			                  l->pid, name);
 			if (l->nblocked_by > 0)
 				console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_DANGER, "waits %.1fs %s %s %s",
@@ -87,7 +213,7 @@ static void draw(console *c, tui_rect r, bool focused)
 				             l->xact_age_ms >= 0 ? (l->xact_age_ms >= 1000 ? "≥1s" : "<1s") : "");
 			y++;
 		}
-		if (n == 0 && y < r.y + r.h)
+		if (n == 0 && nx == 0 && y < r.y + r.h)
 			console_put(y++, r.x, r.w, ROLE_DIM, "(no cleanupctl backend and no lock waits)");
 	}
 	if (contention_rows > 0 && y < r.y + r.h) {

@@ -55,6 +55,29 @@ int cleanup_locks_snapshot(cleanup_lock_row **out, size_t *n, cleanup_engine *en
  * "blocked": N}. *OUT is malloc'd; free() it. */
 int cleanup_locks_json(char **out, cleanup_engine *engine, cleanup_error *err);
 
+/* The outcome of cleanup_locks_terminate_holder(). */
+typedef struct cleanup_holder_outcome {
+	int terminated;           /* the backend ended (within 5 s) */
+	int refused;              /* nothing was done: it held up no job, or the role may not end it */
+	int64_t job_id;           /* the job it held up, -1 when none */
+	char outcome[2048];       /* as recorded in cleanup.audit: "done: terminated: pid ..." or "refused: ..." */
+	int64_t audit_id;         /* the audit row written */
+} cleanup_holder_outcome;
+
+/* Terminates backend PID only if, at the moment of the statement, it
+ * still holds up a cleanup job: a job's session waits for a lock it holds,
+ * or it holds what a job marked busy needs (cleanup.terminate_holder,
+ * sql/functions/087_terminate_holder.sql, re-checks both server-side in
+ * the statement that terminates). Done or refused, one audit row
+ * (action "terminate-holder") names the holder: pid, role, application,
+ * client, state, transaction age, what it holds. OS_USER NULL:
+ * cleanup_audit_os_user(); CONFIRMATION what the operator typed (may be
+ * NULL). A refusal is CLEANUP_OK with OUT->refused set (the outcome says
+ * why); an error (a read-only connection: 25006, a role without EXECUTE)
+ * writes no row. */
+int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *engine, int pid, const char *os_user,
+                                   const char *confirmation, cleanup_error *err);
+
 /* The job id in APP_NAME when it is "cleanupctl:job:<id>:<verb>" (or
  * "cleanupctl:job:<id>"), else -1. Pure. */
 int64_t cleanup_locks_job_id(const char *app_name);

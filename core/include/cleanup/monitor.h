@@ -124,6 +124,19 @@ typedef struct cleanup_mon_event {
 	char message[512];
 } cleanup_mon_event;
 
+/* A session that holds a lock others need, or may soon: who it is, as
+ * the dialog of terminate-holder names it. */
+typedef struct cleanup_mon_holder {
+	int pid;
+	char role[64];
+	char application[64];
+	char client[64];
+	char state[32];
+	double xact_age_ms;      /* -1 when no transaction */
+	char holds[256];         /* "RowShareLock on cleanup.jobs, ..." ("" when none of our tables) */
+	bool idle;               /* idle in a transaction older than 10 s */
+} cleanup_mon_holder;
+
 /* Recent NOWAIT rejections and busy retries. */
 typedef struct cleanup_mon_contention {
 	bool count;              /* a per-(kind, source) count of the last 60 s, else one event */
@@ -173,6 +186,12 @@ typedef struct cleanup_mon_snapshot {
 	double locks_ms;                   /* duration of that query */
 	char locks_error[160];             /* "" when the last lock query succeeded, else
 	                                    * e.g. "locks: timed out" */
+	/* Holders (issue 21, item 1), read with the locks: sessions idle in a
+	 * transaction for more than 10 s that hold a lock on an engine or
+	 * inventory table (idle), and backends that block a lock waiter;
+	 * sql/queries/mon_idle_xact.sql. The oldest transactions first. */
+	cleanup_mon_holder *holders;
+	size_t nholders;
 	/* Refresh queries that timed out (statement_timeout, e.g. behind a
 	 * locked catalog): a CLEANUP_MON_PART_* bit set. Those parts keep the
 	 * previous snapshot's rows, read at stale_parts_at (wall clock), so the

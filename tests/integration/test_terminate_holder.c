@@ -1,0 +1,173 @@
+/* Issue 21, item 1: the console's "terminate this holder"
+ * (cleanup_locks_terminate_holder, sql/functions/087_terminate_holder.sql).
+ * The re-check is server-side, in the statement that terminates: a pid
+ * that holds up no cleanup job is refused and stays alive; a pid that a
+ * job's session waits for, or that holds what a busy job needs, is ended.
+ * Every call writes one audit row naming the holder. A read-only
+ * connection ends nothing. Synchronisation by pg_blocking_pids() and
+ * pg_stat_activity only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cleanup/locks.h"
+#include "pgtest.h"
+
+static char *conninfo;
+
+static int setup(void **state)
+{
+	(void)state;
+	conninfo = pgtest_seeded_db("terminate_holder", 1, 2, 5);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(conninfo);
+	return 0;
+}
+
+static int64_t audit_rows(PGconn *o)
+{
+	return pgtest_int(o, "SELECT count(*) FROM cleanup.audit WHERE action = 'terminate-holder'");
+}
+
+static int alive(PGconn *o, int pid)
+{
+	return (int)pgtest_int(o, "SELECT count(*) FROM pg_stat_activity WHERE pid = %d", pid);
+}
+
+/* An idle-in-transaction session with a row locked, but no job waits for
+ * it: refused, still alive, audited as refused with the holder named. */
+static void test_refuses_pid_that_blocks_nothing(void **state)
+{
+	PGconn *holder = pgtest_connect(conninfo, "idle-holder");
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_holder_outcome out;
+	cleanup_error err;
+	int hpid = PQbackendPID(holder);
+	int64_t before = audit_rows(o);
+
+	(void)state;
+	pgtest_exec(holder, "BEGIN");
+	pgtest_exec(holder, "SELECT 1 FROM inventory.libraries WHERE id = 1 FOR UPDATE");
+	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, "alice", "terminate 1", &err), CLEANUP_OK);
+	assert_true(out.refused);
+	assert_false(out.terminated);
+	assert_int_equal(out.job_id, -1);
+	assert_non_null(strstr(out.outcome, "refused: pid"));
+	assert_non_null(strstr(out.outcome, "holds up no cleanup job now"));
+	assert_non_null(strstr(out.outcome, "application idle-holder"));
+	assert_int_equal(alive(o, hpid), 1);
+	assert_int_equal(audit_rows(o), before + 1);
+	assert_text_equal(pgtest_text(o, "SELECT os_user || '|' || confirmation || '|' || left(outcome, 8) FROM cleanup.audit "
+	                                 "WHERE id = %lld",
+	                              (long long)out.audit_id),
+	                  "alice|terminate 1|refused:");
+	/* A pid that is no backend at all: refused, audited. */
+	assert_int_equal(cleanup_locks_terminate_holder(&out, e, 999999, NULL, NULL, &err), CLEANUP_OK);
+	assert_true(out.refused);
+	assert_non_null(strstr(out.outcome, "no other client backend"));
+	/* Nor this session itself. */
+	assert_int_equal(cleanup_locks_terminate_holder(&out, e, cleanup_engine_backend_pid(e), NULL, NULL, &err),
+	                 CLEANUP_OK);
+	assert_true(out.refused);
+	assert_int_equal(audit_rows(o), before + 3);
+	pgtest_exec(holder, "ROLLBACK");
+	cleanup_engine_close(e);
+	PQfinish(holder);
+	PQfinish(o);
+}
+
+/* A job's session waits for a row lock the holder has: ended, audited
+ * with the job, and the waiting session goes on. */
+static void test_ends_holder_a_job_session_waits_for(void **state)
+{
+	PGconn *holder = pgtest_connect(conninfo, "psql");
+	PGconn *waiter = pgtest_connect(conninfo, "cleanupctl:job:42:step");
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_holder_outcome out;
+	cleanup_error err;
+	int hpid = PQbackendPID(holder);
+	int64_t item = pgtest_int(o, "SELECT min(id) FROM inventory.items");
+
+	(void)state;
+	pgtest_exec(holder, "BEGIN");
+	pgtest_exec(holder, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_send(waiter, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_wait_blocked(o, PQbackendPID(waiter), 10000);
+	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, "bob", "terminate", &err), CLEANUP_OK);
+	assert_false(out.refused);
+	assert_true(out.terminated);
+	assert_int_equal(out.job_id, 42);
+	assert_non_null(strstr(out.outcome, "done: terminated: pid"));
+	assert_non_null(strstr(out.outcome, "waits for"));
+	assert_int_equal(alive(o, hpid), 0);
+	assert_string_equal(pgtest_finish(waiter), "");
+	assert_int_equal(pgtest_int(o, "SELECT job_id FROM cleanup.audit WHERE id = %lld", (long long)out.audit_id), 42);
+	cleanup_engine_close(e);
+	PQfinish(holder);
+	PQfinish(waiter);
+	PQfinish(o);
+}
+
+/* A job marked busy (job_note_busy, as its runner does after a busy
+ * answer) whose row a session holds: ended; once the holder is gone the
+ * same call refuses (nothing is held up any more). A read-only connection
+ * ends nothing and records nothing. */
+static void test_ends_holder_of_busy_job_then_refuses(void **state)
+{
+	PGconn *holder = pgtest_connect(conninfo, "psql");
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	PGconn *ro = pgtest_connect(conninfo, "readonly-console");
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_holder_outcome out;
+	cleanup_error err;
+	int hpid = PQbackendPID(holder);
+	int64_t job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 2)"), before;
+
+	(void)state;
+	pgtest_exec(holder, "BEGIN");
+	pgtest_exec(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
+	pgtest_exec(o, "SELECT cleanup.job_note_busy(%lld, 'busy: test')", (long long)job);
+	before = audit_rows(o);
+	pgtest_exec(ro, "SET default_transaction_read_only = on");
+	assert_string_equal(pgtest_fail(ro, NULL, 0, "SELECT * FROM cleanup.terminate_holder(%d, 'u', 'y')", hpid), "25006");
+	assert_int_equal(alive(o, hpid), 1);
+	assert_int_equal(audit_rows(o), before);
+
+	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, NULL, "terminate", &err), CLEANUP_OK);
+	assert_false(out.refused);
+	assert_true(out.terminated);
+	assert_int_equal(out.job_id, job);
+	{
+		char want[64];
+
+		snprintf(want, sizeof want, "the row of job %lld, which job %lld waits for", (long long)job, (long long)job);
+		assert_non_null(strstr(out.outcome, want));
+	}
+	assert_non_null(strstr(out.outcome, "role "));
+	assert_non_null(strstr(out.outcome, "idle in transaction"));
+	assert_int_equal(alive(o, hpid), 0);
+	/* Again: the pid is gone, nothing to end. */
+	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, NULL, "terminate", &err), CLEANUP_OK);
+	assert_true(out.refused);
+	assert_int_equal(audit_rows(o), before + 2);
+	cleanup_engine_close(e);
+	PQfinish(holder);
+	PQfinish(ro);
+	PQfinish(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refuses_pid_that_blocks_nothing),
+		cmocka_unit_test(test_ends_holder_a_job_session_waits_for),
+		cmocka_unit_test(test_ends_holder_of_busy_job_then_refuses),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
