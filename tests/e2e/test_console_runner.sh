@@ -50,7 +50,8 @@ RUN_PID=$!
 wait_sql "SELECT count(*) FROM cleanup.job_runners r
            WHERE r.job_id = $J AND cleanup.runner_live(r) AND r.application = 'cleanupctl:job:$J:run'" 1 || fail "job run did not take the runner lease"
 RBP=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:run'")
-wait_re "runner: backend $RBP  last step [^ ]+ ago  cleanupctl:job:$J:run  from " && ok "the runner is shown (backend $RBP, its application)" ||
+wait_re "runner: backend $RBP  last step [^ ]+ ago  cleanupctl:job:$J:run  on $(hostname):$RUN_PID " &&
+	ok "the runner is shown (backend $RBP, its application, host and OS pid)" ||
 	fail "runner not shown"
 wait_gone "NO RUNNER for" 2 || fail "NO RUNNER still shown while the job has a runner"
 

@@ -535,10 +535,11 @@ bool console_refuse_second_runner(console *c, const confirm_target *t)
 	if (!v || v->runner_pid <= 0)
 		return false;
 	console_message(c, ROLE_WARNING,
-	                "%s not done: job %" PRId64 " is already being run by backend %d (%s, from %s, since %s); one runner "
-	                "per job: stop that runner first",
+	                "%s not done: job %" PRId64 " is already being run by backend %d (%s, on %s:%d, since %s); one "
+	                "runner per job: stop that runner first",
 	                tui_action_name(t->action), t->job_id, v->runner_pid, v->runner_app[0] ? v->runner_app : "?",
-	                v->runner_client[0] ? v->runner_client : "?", v->runner_since[0] ? v->runner_since : "?");
+	                v->runner_client[0] ? v->runner_client : "?", v->runner_os_pid,
+	                v->runner_since[0] ? v->runner_since : "?");
 	return true;
 }
 

@@ -149,18 +149,19 @@ static void sparks(console *c, tui_rect r, int y)
 		             s->steps[(n < w ? n : w) - 1].step_no, s->steps[0].step_no);
 }
 
-/* The runner line: who holds the job's runner lock, or, loudly, that
- * nobody does while the job keeps its target closed to writers. */
+/* The runner line: who holds the job's runner lease (its backend, and the
+ * host and OS pid of the process to stop), or, loudly, that nobody does
+ * while the job keeps its target closed to writers. */
 static void draw_runner(const cleanup_mon_job *v, tui_rect r, int y)
 {
 	const cleanup_job *j = &v->job;
 	char age[16], last[16], text[400];
 
 	if (v->runner_pid > 0) {
-		snprintf(text, sizeof text, "runner: backend %d  last step %s ago  %s  from %s  since %s (%s)", v->runner_pid,
+		snprintf(text, sizeof text, "runner: backend %d  last step %s ago  %s  on %s:%d  since %s (%s)", v->runner_pid,
 		         v->last_step_age_s >= 0 ? tui_duration_text(last, sizeof last, v->last_step_age_s) : "-",
 		         v->runner_app[0] ? v->runner_app : "(application not visible)",
-		         v->runner_client[0] ? v->runner_client : "?", v->runner_since[0] ? v->runner_since : "?",
+		         v->runner_client[0] ? v->runner_client : "?", v->runner_os_pid, v->runner_since[0] ? v->runner_since : "?",
 		         tui_duration_text(age, sizeof age, v->runner_age_s));
 		console_put(y, r.x, r.w, ROLE_OK, text);
 		return;
