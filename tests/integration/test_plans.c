@@ -370,6 +370,8 @@ static const console_query console_queries[] = {
 	{"mon_contention", 1, "200", NULL, NULL, BOUND_CONSOLE},
 	/* busy retries apart, 10 x the limit (issue 21, item 4: the monitor's default 100 and 1,000) */
 	{"mon_events", 3, "100", "0", "1000", BOUND_CONSOLE},
+	/* holders idle in a transaction for 10 s (issue 21, item 1): catalog and statistics views only */
+	{"mon_idle_xact", 1, "10", NULL, NULL, BOUND_CONSOLE},
 	{"mon_jobs", 1, "200", NULL, NULL, BOUND_CONSOLE},
 	{"mon_libraries", 1, "200", NULL, NULL, BOUND_CONSOLE},
 	{"mon_servers", 1, "200", NULL, NULL, BOUND_CONSOLE},
