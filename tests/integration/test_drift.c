@@ -246,10 +246,10 @@ static void test_T6_changed_function_settings_are_refused(void **state)
 
 	(void)state;
 	job = started_prune(c, "settings");
-	pgtest_exec(dba, "ALTER FUNCTION cleanup.job_step(bigint, int, int) RESET lock_timeout");
+	pgtest_exec(dba, "ALTER FUNCTION cleanup.job_step(bigint, int, int, bigint) RESET lock_timeout");
 	expect_step_refused(c, job, "functions");
-	expect_install_refused(c, "function cleanup.job_step(bigint,integer,integer): its settings changed");
-	pgtest_exec(dba, "ALTER FUNCTION cleanup.job_step(bigint, int, int) SET lock_timeout = '5s'");
+	expect_install_refused(c, "function cleanup.job_step(bigint,integer,integer,bigint): its settings changed");
+	pgtest_exec(dba, "ALTER FUNCTION cleanup.job_step(bigint, int, int, bigint) SET lock_timeout = '5s'");
 
 	pgtest_exec(dba, "CREATE OR REPLACE FUNCTION cleanup.failpoints_on() RETURNS boolean LANGUAGE sql STABLE "
 	                 "BEGIN ATOMIC SELECT false; END");
