@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include "cleanup/engine.h"
 #include "cleanup/error.h"
+#include "cleanup/install.h"
+#include "cleanup/lab.h"
 
 /* Set by the program: its name for messages, its fixed database names. */
 static const char *bench_name = "bench";
@@ -179,6 +181,23 @@ static PGconn *bench_open(const char *server, const char *db, const char *app)
 
 /* Runs bench statement NAME with N text parameters; fatal on error.
  * Returns the result (PQclear it). */
+/* Installs the engine and the lab (whose cleanup_lab.seed_demo the
+ * benchmarks seed with) into database CI, as application APP. */
+static __attribute__((unused)) void bench_install(const char *ci, const char *app)
+{
+	cleanup_install_result ir;
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+
+	if (cleanup_engine_open(&e, ci, app, &err) != CLEANUP_OK)
+		bench_fatal_err("connecting", &err);
+	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
+		bench_fatal_err("install", &err);
+	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK)
+		bench_fatal_err("installing the lab", &err);
+	cleanup_engine_close(e);
+}
+
 static PGresult *bench_run(PGconn *c, const char *name, int n, const char *const *params)
 {
 	PGresult *r = PQexecParams(c, bench_sql(name), n, NULL, params, NULL, NULL, 0);

@@ -464,9 +464,6 @@ int main(int argc, char **argv)
 	opts o = {NULL, 1000, 10000000, 4.0, false, false, false, false};
 	bool libs_set = false, items_set = false, secs_set = false;
 	char load0[128], load1[128], ci[4096];
-	cleanup_install_result ir;
-	cleanup_engine *e = NULL;
-	cleanup_error err;
 	PGconn *c;
 	int i;
 
@@ -530,14 +527,7 @@ int main(int argc, char **argv)
 	bench_admin(o.db, "cc_db_drop", DB_COUNT, NULL);
 	bench_admin(o.db, "cc_db_create", DB_COUNT, NULL);
 	bench_conninfo(ci, sizeof ci, o.db, DB_COUNT);
-	if (cleanup_engine_open(&e, ci, "bench:count-cache", &err) != CLEANUP_OK)
-		bench_fatal_err("connecting", &err);
-	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
-		bench_fatal_err("install", &err);
-	/* the seeder is the lab's (cleanup_lab.seed_demo), installed apart */
-	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK)
-		bench_fatal_err("installing the lab", &err);
-	cleanup_engine_close(e);
+	bench_install(ci, "bench:count-cache");
 	c = bench_open(o.db, DB_COUNT, "bench:count-cache");
 	printf("Count cache (issue 8): load average at start %s (%ld cores)\n", load0, sysconf(_SC_NPROCESSORS_ONLN));
 

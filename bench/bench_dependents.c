@@ -156,7 +156,6 @@ static void build(setup *s, const opts *o)
 {
 	char ci[4096], x[4][24];
 	const char *p[3];
-	cleanup_install_result ir;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
@@ -168,15 +167,7 @@ static void build(setup *s, const opts *o)
 	bench_admin(o->db, "dep_db_drop", DB_SEED, NULL);
 	bench_admin(o->db, "dep_db_create", DB_SEED, NULL);
 	bench_conninfo(ci, sizeof ci, o->db, DB_SEED);
-	if (cleanup_engine_open(&e, ci, "bench:dependents", &err) != CLEANUP_OK)
-		bench_fatal_err("connecting", &err);
-	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
-		bench_fatal_err("install", &err);
-	/* the seeder is the lab's (cleanup_lab.seed_demo), installed apart */
-	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK)
-		bench_fatal_err("installing the lab", &err);
-	cleanup_engine_close(e);
-	e = NULL;
+	bench_install(ci, "bench:dependents");
 
 	c = bench_open(o->db, DB_SEED, "bench:seed");
 	p[0] = "2";

@@ -175,9 +175,6 @@ int main(int argc, char **argv)
 	                 {"none", DB_NONE, NULL, 0, 0, 0, 0, {{0}}, {{0}}}};
 	char load0[128], load1[128], ci[4096], x[24], y[24];
 	const char *p[2];
-	cleanup_install_result ir;
-	cleanup_engine *e = NULL;
-	cleanup_error err;
 	unsigned seed = 22;
 	PGconn *c;
 	int i, k, round;
@@ -218,14 +215,7 @@ int main(int argc, char **argv)
 	bench_admin(o.db, "wr_db_drop", DB_ENGINE, NULL);
 	bench_admin(o.db, "wr_db_create", DB_ENGINE, NULL);
 	bench_conninfo(ci, sizeof ci, o.db, DB_ENGINE);
-	if (cleanup_engine_open(&e, ci, "bench:writers", &err) != CLEANUP_OK)
-		bench_fatal_err("connecting", &err);
-	if (cleanup_install(&ir, e, &err) != CLEANUP_OK)
-		bench_fatal_err("install", &err);
-	/* the seeder is the lab's (cleanup_lab.seed_demo), installed apart */
-	if (cleanup_lab_install(NULL, e, &err) != CLEANUP_OK)
-		bench_fatal_err("installing the lab", &err);
-	cleanup_engine_close(e);
+	bench_install(ci, "bench:writers");
 	c = bench_open(o.db, DB_ENGINE, "bench:writers");
 	snprintf(x, sizeof x, "%d", 2);
 	snprintf(y, sizeof y, "%" PRId64, o.items);
