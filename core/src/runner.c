@@ -33,6 +33,7 @@ struct cleanup_runner {
 	cleanup_runner_opts o;
 	cleanup_job job;
 	bool took_over;
+	bool announced;         /* "runner started" recorded (after the first committed step) */
 	cleanup_runner_holder lost;
 	double renewed_at;      /* monotonic time of the last renewal */
 };
@@ -245,6 +246,27 @@ static int renew_if_due(cleanup_runner *r, cleanup_error *err)
 	return cleanup_runner_renew(r, err);
 }
 
+/* A run's first committed step: "runner started" in the job's events
+ * (cleanup.runner_announce), once, when the runner was opened to announce
+ * itself. Not before: a run refused at its first step writes nothing. A
+ * failure is not the run's: it is tried again after the next step. */
+static void announce_if_due(cleanup_runner *r)
+{
+	char jbuf[24], tbuf[24];
+	const char *params[2] = {jbuf, tbuf};
+	cleanup_error ignored;
+	PGresult *res = NULL;
+
+	if (!r->o.announce || r->announced || !r->token)
+		return;
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, r->job_id);
+	snprintf(tbuf, sizeof tbuf, "%" PRId64, r->token);
+	if (engine_query(&res, r->e, CLEANUP_Q_RUNNER_ANNOUNCE, 2, params, "announcing the runner", &ignored) ==
+	    CLEANUP_OK)
+		r->announced = true;
+	PQclear(res);
+}
+
 /* Sets R's step commit mode (CLEANUP_STEP_COMMIT_*; SESSION: nothing). */
 static int apply_step_commit(cleanup_engine *e, int mode, cleanup_error *err)
 {
@@ -320,7 +342,7 @@ int cleanup_runner_close(cleanup_runner *r, const char *reason, cleanup_error *e
 	if (r->token) {
 		snprintf(jbuf, sizeof jbuf, "%" PRId64, r->job_id);
 		snprintf(tbuf, sizeof tbuf, "%" PRId64, r->token);
-		params[2] = r->o.announce ? "true" : "false";
+		params[2] = r->announced ? "true" : "false";
 		/* A lost connection is opened again once, only to end the lease:
 		 * otherwise the next runner waits for its expiry. */
 		if (!cleanup_engine_ok(r->e))
@@ -413,6 +435,8 @@ int cleanup_runner_step(cleanup_runner *r, cleanup_step_result *out, cleanup_err
 	if (rc == CLEANUP_OK) {
 		r->renewed_at = now_s();
 		job_apply_step(&r->job, out);
+		if (!out->replayed)
+			announce_if_due(r);
 	}
 	return rc;
 }
@@ -791,8 +815,11 @@ int cleanup_runner_run(cleanup_runner *r, cleanup_run_summary *out, const cleanu
 					took_step(&st, &step);
 				}
 			}
-			if (rc == CLEANUP_OK)
+			if (rc == CLEANUP_OK) {
 				r->renewed_at = now_s();
+				if (out->steps > out->replayed)
+					announce_if_due(r);
+			}
 		}
 
 		if (rc == CLEANUP_EBUSY) {

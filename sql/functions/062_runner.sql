@@ -56,8 +56,9 @@ $$;
 -- holder's columns), and so is the lease with token P_TAKE_OVER: the
 -- caller proved its holder's process gone (same host, no such OS pid).
 -- A take-over records "runner lost: HOST:PID (APP), last step N at T" in
--- cleanup.events; P_ANNOUNCE records "runner started" too (job run, the
--- worker; not a single step). P_RESUME (a runner that reconnected): only
+-- cleanup.events. P_ANNOUNCE is kept for the signature: "runner started"
+-- is recorded by cleanup.runner_announce after the runner's first
+-- committed step, so a run refused at its first step writes no event. P_RESUME (a runner that reconnected): only
 -- a lease still held with P_TOKEN is renewed; one that was ended (a
 -- console stopped the runner) is not taken again: CU470. CU001 for a job
 -- that does not exist, CU400 for a finished one.
@@ -108,10 +109,6 @@ BEGIN
                 pg_catalog.pg_postmaster_start_time(), v_ttl)
         ON CONFLICT (job_id) DO NOTHING;
         IF FOUND THEN
-            IF p_announce THEN
-                PERFORM cleanup.log_event(p_job, 'runner',
-                    format('runner started: %s:%s (%s)', v_host, p_os_pid, v_app));
-            END IF;
             RETURN QUERY SELECT true, false, NULL::text, NULL::int, NULL::text, NULL::int, NULL::text, NULL::boolean,
                                 NULL::text, NULL::int, NULL::text, NULL::numeric, NULL::bigint;
             RETURN;
@@ -134,8 +131,6 @@ BEGIN
                                     round(extract(epoch FROM pg_catalog.clock_timestamp() - (r.renewed_at + r.ttl))::numeric, 1))
                         ELSE 'its connection is gone' END,
                    v_host, p_os_pid, v_app));
-    ELSIF p_announce AND NOT p_resume THEN
-        PERFORM cleanup.log_event(p_job, 'runner', format('runner started: %s:%s (%s)', v_host, p_os_pid, v_app));
     END IF;
     UPDATE cleanup.job_runners
        SET token = p_token, host = v_host, os_pid = p_os_pid, application = v_app, direct = p_direct,
@@ -196,8 +191,29 @@ BEGIN
     END IF;
 END $$;
 
+-- Records "runner started: HOST:PID (APP), from step N" for the lease of
+-- P_JOB held with P_TOKEN: called once by a run (job run, the worker)
+-- after its first committed step, so that every console and the audit
+-- see a runner appear, and a run refused before any step leaves no row.
+-- Nothing when the lease is not this runner's any more.
+CREATE OR REPLACE FUNCTION cleanup.runner_announce(p_job bigint, p_token bigint)
+RETURNS boolean LANGUAGE plpgsql
+AS $$
+DECLARE
+    r cleanup.job_runners;
+BEGIN
+    SELECT * INTO r FROM cleanup.job_runners WHERE job_id = p_job AND token = p_token;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM cleanup.log_event(p_job, 'runner',
+        format('runner started: %s, from step %s', cleanup.runner_label(r), coalesce(r.last_step::text, 'none')));
+    RETURN true;
+END $$;
+
 -- Ends the lease of P_JOB held with P_TOKEN; false when this runner did
--- not hold it (lost meanwhile). P_ANNOUNCE records "runner ended".
+-- not hold it (lost meanwhile). P_ANNOUNCE records "runner ended" (the
+-- caller passes it when it announced the start).
 CREATE OR REPLACE FUNCTION cleanup.runner_close(p_job bigint, p_token bigint, p_announce boolean, p_reason text)
 RETURNS boolean LANGUAGE plpgsql
 AS $$

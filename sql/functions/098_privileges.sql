@@ -160,7 +160,7 @@ BEGIN
         'job_create', 'job_append', 'job_seal', 'job_transition', 'job_step', 'job_step_preview',
         'job_note_busy', 'job_step_replay', 'audit_record',
         -- the runner lease (062_runner.sql, cleanup_runner)
-        'runner_open', 'runner_renew', 'runner_close', 'runner_stop',
+        'runner_open', 'runner_renew', 'runner_announce', 'runner_close', 'runner_stop',
         -- what a holder holds up (087_terminate_holder.sql; terminate_holder
         -- itself runs with the caller's rights, for pg_terminate_backend)
         'holder_check',
@@ -337,7 +337,7 @@ GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_ap
                           cleanup.job_note_busy(bigint, text),
                           cleanup.audit_record(text, text, bigint, text, text),
                           cleanup.runner_open(bigint, bigint, text, int, text, boolean, int, bigint, boolean, boolean),
-                          cleanup.runner_renew(bigint, bigint, int),
+                          cleanup.runner_renew(bigint, bigint, int), cleanup.runner_announce(bigint, bigint),
                           cleanup.runner_close(bigint, bigint, boolean, text), cleanup.runner_stop(bigint, int, text)
    TO cleanup_runner;
 -- Ending a backend that holds up a job (issue 21, 087_terminate_holder.sql):

@@ -318,7 +318,7 @@ static void test_F3_reconnected_runner_keeps_its_lease(void **state)
 	cleanup_job_reset(&sum.job);
 	assert_int_equal(cleanup_runner_close(ra, "completed", &err), CLEANUP_OK);
 	assert_int_equal(count_events(o, job, "runner_lost", "%"), 0);
-	assert_int_equal(count_events(o, job, "runner", "runner started: %(f3-reconnects)"), 1);
+	assert_int_equal(count_events(o, job, "runner", "runner started: %(f3-reconnects), from step 1"), 1);
 	assert_int_equal(count_events(o, job, "runner", "runner ended: %(f3-reconnects), last step % (completed)"), 1);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 5"), 0);
 	cleanup_engine_close(a);

@@ -53,8 +53,9 @@ typedef struct cleanup_runner cleanup_runner;
 
 typedef struct cleanup_runner_opts {
 	int ttl_s;               /* the lease's life without a renewal (0: 60 s) */
-	bool announce;           /* record "runner started" and "runner ended" events (a run, the
-	                          * worker; not a single step) */
+	bool announce;           /* record "runner started" (after the first committed step: a run
+	                          * refused at its first step writes nothing) and "runner ended"
+	                          * events (a run, the worker; not a single step) */
 	double claim_grace_s;    /* how long a held lease is tried again before EBUSY (0: 2 s,
 	                          * negative: not at all): a killed runner's backend may still be
 	                          * ending when the next runner starts */
