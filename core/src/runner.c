@@ -154,9 +154,8 @@ static int lease_open(cleanup_runner *r, int64_t take_over, bool resume, bool *c
                       cleanup_runner_holder *holder, cleanup_error *err)
 {
 	char jbuf[24], tbuf[24], pbuf[16], ttl[16], obuf[24];
-	const char *params[10] = {jbuf, tbuf, this_host(), pbuf, r->e->app_name ? r->e->app_name : "cleanupctl",
-	                          r->e->pooled ? "false" : "true", ttl, take_over ? obuf : NULL,
-	                          r->o.announce ? "true" : "false", resume ? "true" : "false"};
+	const char *params[9] = {jbuf, tbuf, this_host(), pbuf, r->e->app_name ? r->e->app_name : "cleanupctl",
+	                         r->e->pooled ? "false" : "true", ttl, take_over ? obuf : NULL, resume ? "true" : "false"};
 	PGresult *res = NULL;
 	int rc;
 
@@ -167,7 +166,7 @@ static int lease_open(cleanup_runner *r, int64_t take_over, bool resume, bool *c
 	snprintf(obuf, sizeof obuf, "%" PRId64, take_over);
 	*claimed = false;
 	*token_held = 0;
-	rc = engine_query(&res, r->e, CLEANUP_Q_RUNNER_OPEN, 10, params, "taking the runner lease", err);
+	rc = engine_query(&res, r->e, CLEANUP_Q_RUNNER_OPEN, 9, params, "taking the runner lease", err);
 	if (rc != CLEANUP_OK)
 		goto out;
 	if (PQntuples(res) != 1) {

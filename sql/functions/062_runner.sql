@@ -56,16 +56,15 @@ $$;
 -- holder's columns), and so is the lease with token P_TAKE_OVER: the
 -- caller proved its holder's process gone (same host, no such OS pid).
 -- A take-over records "runner lost: HOST:PID (APP), last step N at T" in
--- cleanup.events. P_ANNOUNCE is kept for the signature: "runner started"
--- is recorded by cleanup.runner_announce after the runner's first
--- committed step, so a run refused at its first step writes no event. P_RESUME (a runner that reconnected): only
+-- cleanup.events ("runner started" is cleanup.runner_announce's, after
+-- the runner's first committed step: a run refused at its first step
+-- writes no event). P_RESUME (a runner that reconnected): only
 -- a lease still held with P_TOKEN is renewed; one that was ended (a
 -- console stopped the runner) is not taken again: CU470. CU001 for a job
 -- that does not exist, CU400 for a finished one.
-DROP FUNCTION IF EXISTS cleanup.runner_open(bigint, bigint, text, int, text, boolean, int, bigint, boolean);
+DROP FUNCTION IF EXISTS cleanup.runner_open(bigint, bigint, text, int, text, boolean, int, bigint, boolean, boolean);
 CREATE OR REPLACE FUNCTION cleanup.runner_open(p_job bigint, p_token bigint, p_host text, p_os_pid int, p_app text,
-                                               p_direct boolean, p_ttl_s int, p_take_over bigint, p_announce boolean,
-                                               p_resume boolean)
+                                               p_direct boolean, p_ttl_s int, p_take_over bigint, p_resume boolean)
 RETURNS TABLE (claimed boolean, taken_over boolean, holder_host text, holder_os_pid int, holder_app text,
                holder_backend_pid int, holder_client text, holder_direct boolean, holder_started text,
                holder_last_step int, holder_renewed text, holder_expires_s numeric, holder_token bigint)

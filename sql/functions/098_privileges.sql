@@ -336,7 +336,7 @@ GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_ap
                           cleanup.job_step(bigint, int, int, bigint), cleanup.job_step_preview(bigint),
                           cleanup.job_note_busy(bigint, text),
                           cleanup.audit_record(text, text, bigint, text, text),
-                          cleanup.runner_open(bigint, bigint, text, int, text, boolean, int, bigint, boolean, boolean),
+                          cleanup.runner_open(bigint, bigint, text, int, text, boolean, int, bigint, boolean),
                           cleanup.runner_renew(bigint, bigint, int), cleanup.runner_announce(bigint, bigint),
                           cleanup.runner_close(bigint, bigint, boolean, text), cleanup.runner_stop(bigint, int, text)
    TO cleanup_runner;
