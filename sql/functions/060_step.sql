@@ -1133,7 +1133,11 @@ END $$;
 
 -- The engine of one step, or with P_PREVIEW the prediction of the next one
 -- (no locks, no mutations). See cleanup.job_step for the contract.
-CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean)
+-- P_LEASE: the caller's runner lease token (cleanup.job_step), checked and
+-- renewed in this transaction once the step is known not to be a replay.
+DROP FUNCTION IF EXISTS cleanup.step_exec(bigint, int, int, boolean);
+CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean,
+                                             p_lease bigint DEFAULT NULL)
 RETURNS cleanup.job_steps LANGUAGE plpgsql
 -- Array parameters make custom plans look attractive; they are re-planned
 -- on every call. The generic plans are right for every step.
@@ -1168,6 +1172,11 @@ BEGIN
     IF NOT p_preview AND p_step_no <= v_last THEN
         -- Replay (S8): a committed step is returned as recorded, without locks.
         RETURN cleanup.job_step_replay(p_job, p_step_no);
+    END IF;
+    IF NOT p_preview THEN
+        -- One runner per job (F2): the lease renewed, or refused (CU470,
+        -- CU471), before any lock is taken.
+        PERFORM cleanup.runner_step_check(p_job, p_lease, p_step_no);
     END IF;
 
     IF p_preview THEN
@@ -1422,13 +1431,7 @@ CREATE OR REPLACE FUNCTION cleanup.job_step(p_job bigint, p_step_no int, p_busy 
                                             p_lease bigint DEFAULT NULL)
 RETURNS cleanup.job_steps LANGUAGE plpgsql
 SET lock_timeout = '5s'
-AS $$
-BEGIN
-    IF p_step_no > (SELECT j.step_no FROM cleanup.jobs j WHERE j.id = p_job) THEN
-        PERFORM cleanup.runner_step_check(p_job, p_lease, p_step_no);
-    END IF;
-    RETURN cleanup.step_exec(p_job, p_step_no, p_busy, false);
-END $$;
+AS $$ BEGIN RETURN cleanup.step_exec(p_job, p_step_no, p_busy, false, p_lease); END $$;
 
 -- What the next step of P_JOB would do, computed without locks or
 -- mutations (run it in a READ ONLY transaction and roll back).

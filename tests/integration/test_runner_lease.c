@@ -249,7 +249,15 @@ static void test_F2_kill_runner_only_the_proven_backend(void **state)
 	pid = cleanup_engine_backend_pid(a);
 	/* Another pid than the lease's: nothing done. */
 	assert_int_equal(cleanup_job_runner_terminate(k, job, cleanup_engine_backend_pid(k), &err), CLEANUP_ENOTFOUND);
-	assert_non_null(strstr(err.message, "not"));
+	{
+		char needle[96];
+
+		snprintf(needle, sizeof needle, "is run by backend %d of ", pid);
+		assert_non_null(strstr(err.message, needle));
+		snprintf(needle, sizeof needle, "(f2-victim) now, not %d as confirmed; nothing done",
+		         cleanup_engine_backend_pid(k));
+		assert_non_null(strstr(err.message, needle));
+	}
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM pg_stat_activity WHERE pid = %d", pid), 1);
 	/* The runner's backend: stopped, recorded, terminated. */
 	assert_int_equal(cleanup_job_runner_terminate(k, job, pid, &err), CLEANUP_OK);
