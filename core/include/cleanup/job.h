@@ -71,7 +71,7 @@ typedef struct cleanup_job {
 	char live_runner_host[64];  /* the host its process runs on */
 	int live_runner_os_pid;     /* its OS process id there (what to stop), 0 when unknown */
 	char live_runner_app[64];   /* its application_name */
-	int live_no_runner;     /* draining or finalizing (library closed) and nobody runs it */
+	bool live_no_runner;    /* draining or finalizing (library closed) and nobody runs it */
 	double live_closed_s;   /* seconds since its library (server) was closed to writers, -1: not closed */
 	double live_last_step_age_s; /* seconds since its newest step ended, -1: no step */
 	double live_pace;       /* the current runner's pace in rows a second, -1: unknown */
