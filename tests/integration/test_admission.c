@@ -5,21 +5,7 @@
 #include <string.h>
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("admission", 2, 2, 10);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("admission", 2, 2, 10))
 
 /* A2: a writer holding its admission FOR SHARE lock makes seal exit 3, and
  * the seal changes nothing. */

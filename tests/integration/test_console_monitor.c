@@ -19,21 +19,7 @@
 #include "pgtest.h"
 #include "progress.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("console_monitor", 2, 2, 600);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("console_monitor", 2, 2, 600))
 
 static cleanup_monitor *open_monitor(void)
 {

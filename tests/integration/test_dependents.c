@@ -8,19 +8,7 @@
  * history detachment that keeps names, errors and audit payloads. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("dependents");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("dependents"))
 
 /* Dependents of the items of library LIB, with a spread: item n (its
  * number in the external ID) gets n % 4 retries and n % 3 previews, and

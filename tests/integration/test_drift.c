@@ -11,19 +11,7 @@
  * dependent waits for the step (seen in pg_blocking_pids, not timed). */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("drift");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("drift"))
 
 /* The recorded contract, whole (its row as text; NULL when none). */
 static char *contract_row(PGconn *c)

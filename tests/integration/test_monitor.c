@@ -10,21 +10,7 @@
 #include "cleanup/monitor.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("monitor", 2, 2, 10);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("monitor", 2, 2, 10))
 
 static cleanup_monitor *open_monitor(int refresh_ms, int locks_ms, int locks_timeout_ms)
 {

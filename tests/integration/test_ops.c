@@ -11,21 +11,7 @@
 #include "ops.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("ops", 2, 2, 200);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("ops", 2, 2, 200))
 
 /* One runner per job: beside a runner that holds the job's lease a step
  * is busy, names that runner and takes no step; once it is gone the step

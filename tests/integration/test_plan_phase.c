@@ -7,19 +7,7 @@
  * resolved in pg_proc, never spliced into SQL. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("plan_phase");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("plan_phase"))
 
 /* A validator that refuses libraries named "vip-...", and a server of two
  * libraries, "vip-NAME" and "NAME", 10 items each. Returns the server id. */

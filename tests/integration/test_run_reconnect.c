@@ -14,21 +14,7 @@
 #include "cleanup/step.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("run_reconnect", 1, 3, 1000);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("run_reconnect", 1, 3, 1000))
 
 typedef struct killer {
 	cleanup_engine *e;

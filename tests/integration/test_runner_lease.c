@@ -15,22 +15,8 @@
 #include "cleanup/step.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	/* 6 servers x 1 library x 300 items: one library per test. */
-	conninfo = pgtest_seeded_db("runner_lease", 6, 1, 300);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+/* 6 servers x 1 library x 300 items: one library per test. */
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("runner_lease", 6, 1, 300))
 
 /* A sealed prune of library LIB with nothing seen: every item goes. */
 static int64_t sealed_prune(PGconn *c, int64_t lib)

@@ -12,19 +12,7 @@
  * no event trigger marked stops them all the same. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("step_contract");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_contract"))
 
 /* `job step` and `job run` of JOB are refused with exit 4, naming the
  * drifted COMPONENT, and change nothing. */

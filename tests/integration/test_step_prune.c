@@ -7,19 +7,7 @@
 
 #define HOOK_ENV "PGOPTIONS='-c cleanup.test_hook=after_discovery'"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("step_prune");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_prune"))
 
 /* application_name of `job step JOB` (cmd_job_step.c). */
 static const char *step_app(int64_t job)

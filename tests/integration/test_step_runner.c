@@ -9,19 +9,7 @@
 #include "test_step_support.h"
 #include "cleanup/install.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("step_runner");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_runner"))
 
 /* Runs step STEP_NO of JOB on connection C (its own transaction); returns
  * the step_no of the returned row. */

@@ -5,19 +5,7 @@
  * failed before its fix. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("trust");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("trust"))
 
 /* A prune job of LIB whose manifest holds every item of LIB now (the
  * "complete traversal"), appended but not sealed; returns the job id. */
