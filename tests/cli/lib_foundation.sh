@@ -56,6 +56,14 @@ fingerprint() {
 	  (SELECT string_agg(format('%s', l.*), ',' ORDER BY l.id) FROM inventory.libraries l)))"
 }
 
+# sb ARGS...: runs `cleanupctl sandbox ARGS` (no --db); sets RC, OUT, ERR.
+sb() {
+	"$CLEANUPCTL" sandbox "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+
 # run ARGS...: runs the binary against $DB; sets $RC, $OUT (stdout), $ERR.
 run() {
 	"$CLEANUPCTL" --db "$DB" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null

@@ -35,13 +35,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# sb ARGS...: runs `cleanupctl sandbox ARGS` (no --db); sets RC, OUT, ERR.
-sb() {
-	"$B" sandbox "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
-	RC=$?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
-}
 json() { "$B" --json sandbox status --dir "$1" 2>/dev/null | jq -r ".$2"; }
 # The name the old code derived from DIR: FNV-1a 64 of its bytes.
 fnv_hex() {
