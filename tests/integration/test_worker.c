@@ -34,12 +34,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_TEARDOWN(conninfo)
 
 static bool listed(const cleanup_worker_candidate *c, size_t n, int64_t id)
 {

@@ -30,12 +30,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_TEARDOWN(conninfo)
 
 static cleanup_writer *open_writer(cleanup_engine **e, const char *app, int64_t server, uint64_t seed)
 {

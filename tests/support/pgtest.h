@@ -111,6 +111,9 @@ int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms);
 		var = (expr);                 \
 		return 0;                     \
 	}                                     \
+	PGTEST_DB_TEARDOWN(var)
+/* The group teardown alone, for a file whose setup does more. */
+#define PGTEST_DB_TEARDOWN(var)               \
 	static int teardown(void **state)     \
 	{                                     \
 		(void)state;                  \
