@@ -150,6 +150,7 @@ def main():
             files += [os.path.relpath(os.path.join(d, n)) for n in names]
     files = [f for f in files if kind(f) and not f.startswith(('docs/spec/', 'fuzz/corpus/'))]
     words, sql, settings, strwords = set(), set(), set(), set()
+    texts_bad = []
     texts = {}
     for f in files:
         try:
@@ -158,6 +159,9 @@ def main():
         except OSError:
             continue
         k = kind(f)
+        if '\x00' in text or '\x01' in text:
+            print('%s: holds a NUL or SOH byte: a text source is never binary' % f)
+            texts_bad.append(f)
         if k == 'md':
             texts[f] = ('', text)
             continue
@@ -180,7 +184,7 @@ def main():
                for n in os.listdir(d) if n.endswith('.sql')}
     sql_names = {s.split('.', 1)[1] for s in sql}
 
-    bad = checked = 0
+    bad, checked = len(texts_bad), 0
 
     def report(f, ln, what):
         nonlocal bad
