@@ -4,8 +4,8 @@
 # (tests/support/stale_paths.py: placeholders such as NAME, NNN and
 # <name> match any file), and every name they give exists too: a function
 # written `name()`, `cleanup.name`, `CLEANUP_Q_NAME`, a test by its ctest
-# name; and no comment cites "issue N" of a tracker the repository does
-# not hold (tests/support/stale_names.py). Then the checks themselves are
+# name, a page's section by its words; and no comment cites "issue N"
+# of a tracker the repository does not hold (tests/support/stale_names.py). Then the checks themselves are
 # checked: stale paths and names in a scratch tree are reported.
 : "${CLEANUP_SOURCE_DIR:?run through ctest}"
 set -uo pipefail
@@ -43,15 +43,17 @@ touch "$tmp/tests/cli/test_here.sh"
 printf 'int cleanup_here(void);\nint cleanup_here(void) { return 0; }\n' >"$tmp/core/src/engine.c"
 printf 'CREATE TABLE cleanup.job (id int);\nCREATE FUNCTION cleanup.job_get() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n' >"$tmp/sql/queries/job_get.sql"
 printf '%s\n' '`cleanup_here()` reads cleanup.job through cleanup.job_get and CLEANUP_Q_JOB_GET (cli_test_here).' \
-	'`cleanup_gone()` reads cleanup.no_table through CLEANUP_Q_NO_QUERY (cli_test_gone).' >"$tmp/docs/y.md"
+	'`cleanup_gone()` reads cleanup.no_table through CLEANUP_Q_NO_QUERY (cli_test_gone).' \
+	'See x.md, "See core/src" and docs/x.md, "Gone section".' >"$tmp/docs/y.md"
 printf '/* cleanup_here() calls cleanup_was_renamed() (issue 7) */\n' >"$tmp/core/src/x.c"
 got=$(python3 "$CLEANUP_SOURCE_DIR/tests/support/stale_names.py" "$tmp")
 rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: stale names gave exit $rc, not 1"; fails=$((fails + 1)); }
 for want in "docs/y.md:2: cleanup_gone() is not defined" "docs/y.md:2: cleanup.no_table is not created" \
 	"docs/y.md:2: CLEANUP_Q_NO_QUERY names no" "docs/y.md:2: the test cli_test_gone is no file" \
-	'core/src/x.c:1: cites "issue 7"' "core/src/x.c:1: cleanup_was_renamed() is not defined"; do
+	'core/src/x.c:1: cites "issue 7"' "core/src/x.c:1: cleanup_was_renamed() is not defined" \
+	'docs/y.md:3: docs/x.md has no section "Gone section"'; do
 	grep -qF "$want" <<<"$got" || { echo "FAIL: not reported: $want; got: $got"; fails=$((fails + 1)); }
 done
-grep -q ':1: cleanup_here\|docs/y.md:1' <<<"$got" && { echo "FAIL: an existing name reported: $got"; fails=$((fails + 1)); }
+grep -q ':1: cleanup_here\|docs/y.md:1\|"See core/src"' <<<"$got" && { echo "FAIL: an existing name reported: $got"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ] && echo "all passed" || exit 1

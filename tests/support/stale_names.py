@@ -21,6 +21,9 @@ comments of every C, header, SQL, shell, Python and CMake file, and checks:
     is a file tests/KIND/test_NAME.sh or .c;
   * `CLEANUP_Q_NAME` is a statement, sql/queries/NAME.sql (lower case) or
     lab/sql/queries/NAME.sql;
+  * a section named as `docs/PAGE.md, "Words"` (or `PAGE.md "Words"`) is
+    still there: the words appear in that page (case, Markdown marks and
+    line breaks aside);
   * no comment or page cites "issue N": the tracker is not in the
     repository, so a comment says the invariant (C1, S7, K3, ...) or the
     reason instead.
@@ -47,6 +50,7 @@ CREATE = re.compile(r'\b(?:FUNCTION|PROCEDURE|TABLE|VIEW|TYPE|SEQUENCE|DOMAIN|IN
 SETTING = re.compile(r'(?:[\'"]|-c\s*|SET\s+(?:LOCAL\s+)?)cleanup(?:_lab)?\.([a-z_][a-z0-9_]*)', re.I)
 TICKED = re.compile(r'`((?:%s)[A-Za-z0-9_]*)`' % '|'.join(PREFIXES))
 CTEST = re.compile(r'(?<![\w/])(unit|integration|cli|crash|e2e)_(test_[A-Za-z0-9_]+)')
+SECTION = re.compile(r'(?<![\w/.-])((?:[A-Za-z0-9_-]+/)*[A-Za-z0-9_-]+\.md)\)?,? "([^"]{3,80})"')
 WORD = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 # cleanup.X that is a file, not a SQL object.
 FILE_ENDINGS = {'h', 'c', 'pc', 'so', 'a', 'md', 'sql', 'theme', 'conf', 'log', 'txt', 'deb', 'json', 'tar'}
@@ -128,6 +132,11 @@ def split_lines(text, marker):
     return '\n'.join(code), '\n'.join(comm)
 
 
+def flat(text):
+    """TEXT without Markdown marks, in lower case, its white space one space."""
+    return ' '.join(re.sub(r'[*`_#]', '', text).lower().split())
+
+
 def kind(f):
     if f.endswith('.md'):
         return 'md'
@@ -187,6 +196,16 @@ def main():
     sql_names = {s.split('.', 1)[1] for s in sql}
 
     bad, checked = len(texts_bad), 0
+    pages = {}
+
+    def page_text(path):
+        if path not in pages:
+            try:
+                with open(path, encoding='utf-8', errors='replace') as fh:
+                    pages[path] = flat(fh.read())
+            except OSError:
+                pages[path] = None
+        return pages[path]
 
     def report(f, ln, what):
         nonlocal bad
@@ -215,6 +234,16 @@ def main():
                 if name in FILE_ENDINGS or name.endswith('_') or full in sql or name in settings or full in ALLOWED:
                     continue
                 report(f, ln, '%s is not created by any SQL file' % full)
+            for m in SECTION.finditer(line):
+                page, words_ = m.groups()
+                for path in (page, os.path.join(os.path.dirname(f), page), os.path.join('docs', page)):
+                    if os.path.isfile(path):
+                        break
+                else:
+                    continue  # a missing page is stale_paths.py's to report
+                checked += 1
+                if flat(words_) not in page_text(path):
+                    report(f, ln, '%s has no section "%s"' % (page, words_))
             for m in CTEST.finditer(line):
                 checked += 1
                 k, n = m.groups()
