@@ -24,7 +24,7 @@ static const enum sql_query_id mon_queries[] = {
 };
 
 /* Idle in a transaction this long, holding one of our tables: listed in
- * the locks panel even when nobody waits yet (issue 21, item 1). */
+ * the locks panel even when nobody waits yet (T3). */
 #define MON_IDLE_XACT_S 10
 #define N_MON_QUERIES ((int)(sizeof mon_queries / sizeof mon_queries[0]))
 
@@ -781,7 +781,7 @@ static int parse_events(cleanup_monitor *m, cleanup_mon_snapshot *s, const PGres
 		cache[ncache++] = m->ecache[k];
 	qsort(cache, ncache, sizeof *cache, event_newer_first);
 	/* The newest LIM busy retries and the newest LIM other events, kept
-	 * apart (issue 21, item 4): a storm of busy retries never pushes a
+	 * apart: a storm of busy retries never pushes a
 	 * lifecycle event out, and the other way round. */
 	{
 		size_t nbusy = 0, nother = 0, keep = 0;

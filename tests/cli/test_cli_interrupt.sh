@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ctrl-C, after psql (issue 9, defect 6): the first SIGINT to `job run`
+# Ctrl-C, after psql: the first SIGINT to `job run`
 # finishes the step running, stops, prints the summary ("interrupted") and
 # exits 130, and the summary's step is the job's step_no in the database;
 # a second SIGINT cancels the step running (it rolls back); Ctrl-C cancels

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ctrl-C in `job step --steps N`, as in `job run` (issue 9, defect 6): the
+# Ctrl-C in `job step --steps N`, as in `job run`: the
 # first SIGINT lets the step running commit, stops before the next, says
 # what was done (steps of this command, the job's step as the database has
 # it) and exits 130; a second SIGINT cancels the step running (it rolls

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `cleanupctl locks` never puts a byte a terminal would act on onto the
-# terminal (issue 9, defect 6): every text column comes from whatever a
+# terminal (untrusted text): every text column comes from whatever a
 # login role chose (its application_name, its query text, the names of the
 # tables it locks), so the tree shows them sanitized ('?') and --json
 # escapes them. Waits are on an observed lock (pg_blocking_pids), never on

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SIGTERM and SIGHUP stop `job run`, `job step --steps N` and `worker`
-# after the step in flight, with a summary (issue 19, item 5): a supervisor
+# after the step in flight, with a summary: a supervisor
 # (systemd's stop, a closed terminal, kill) gets the same clean stop as a
 # first Ctrl-C. The step running commits, no step starts after it, the
 # command prints what it did and exits 130 (job run, job step; `worker`

@@ -1,5 +1,5 @@
 #!/bin/bash
-# What the CLI prints can be trusted (issue 9, defect 6): names written by
+# What the CLI prints can be trusted (untrusted text): names written by
 # any writer never put escape sequences on the terminal (status, jobs, job
 # show; JSON escapes them); every --json failure, usage errors included, is
 # one JSON document that is valid UTF-8 whatever bytes the user gave;

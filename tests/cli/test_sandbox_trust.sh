@@ -1,5 +1,5 @@
 #!/bin/bash
-# The sandbox's privilege boundary (issue 9, defect 2): `sandbox start`, run
+# The sandbox's privilege boundary: `sandbox start`, run
 # as root, hands directories to the server's user. Nothing it hands over may
 # be a path another user could have planted: the old predictable
 # /tmp/cleanupctl-<hash> and /tmp/cleanupctl-sock-<hash> are never used

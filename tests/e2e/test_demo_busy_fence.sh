@@ -1,4 +1,4 @@
-# Issue 11, item 14: `cleanupctl demo busy-fence`, followed from the console
+# `cleanupctl demo busy-fence`, followed from the console
 # alone. The demo job is appended but not sealed; a writer's transaction
 # (cleanupctl:writer:holder) holds its library's admission row, left open;
 # the seal answers busy (exit 3), said in the log; the locks panel shows the

@@ -1,4 +1,4 @@
-# Issue 11, item 14: `cleanupctl demo kill-runner`, the recovery demo an
+# `cleanupctl demo kill-runner`, the recovery demo an
 # operator follows from the console alone. The demo starts a throttled
 # runner of its job (job run --max-rate 1) and the console (throttled too),
 # and narrates in the log: the steps to take, then what happens to the job.

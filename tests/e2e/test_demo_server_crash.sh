@@ -1,4 +1,4 @@
-# Issue 11, item 14: `cleanupctl demo server-crash`, followed from the
+# `cleanupctl demo server-crash`, followed from the
 # console alone. On a sandbox of this test's own (the demo stops its
 # server; the shared one serves the tests beside this one): a runner at one
 # step a second; after its third step the demo stops PostgreSQL immediately

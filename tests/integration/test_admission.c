@@ -257,7 +257,7 @@ static void test_S12_truncate_is_refused(void **state)
 	assert_non_null(strstr(msg, "inventory.items"));
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.libraries CASCADE"), "CUA05");
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.media_servers CASCADE"), "CUA05");
-	/* The dependent tables too (issue 7): their guards are row and
+	/* The dependent tables too (seed 001): their guards are row and
 	 * statement triggers as well. */
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.item_retries"), "CUA05");
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.library_collections"), "CUA05");

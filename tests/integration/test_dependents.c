@@ -1,4 +1,4 @@
-/* Dependents (issue 7, seed 001; INVARIANTS D1-D6) against the real
+/* Dependents (seed 001; INVARIANTS D1-D6) against the real
  * server: dispositions known and unknown, the one budget of 128 domain
  * mutations with hundreds of dependents per item (asserted from the step
  * records), claims (a move before the claim keeps the item and all its

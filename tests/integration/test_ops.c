@@ -1,5 +1,5 @@
-/* The operation layer under the CLI and the console (tui/common/ops.h; issue 11,
- * "Also build") against the real PostgreSQL: a step takes the job's runner
+/* The operation layer under the CLI and the console 
+ * (tui/common/ops.h) against the real PostgreSQL: a step takes the job's runner
  * lock and releases it, is busy beside another runner (naming it, exit 3,
  * nothing changed), and the transitions, seal and create go through one
  * path with the table's words and exit codes. */

@@ -1,4 +1,4 @@
-/* Seed 004's plan phase and rollout switch (issue 19 item 7): `job create`
+/* Seed 004's plan phase and rollout switch (seed 004): `job create`
  * takes the parent row lock without waiting and releases it at once (a
  * holder makes it busy, named), runs the RESTRICT checks and the
  * validators the installer recorded (a reason refuses the job, CU461,

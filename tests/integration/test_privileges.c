@@ -1,4 +1,4 @@
-/* The privilege model (issue 9, defect 4; docs/roles.md): the sync writer,
+/* The privilege model (docs/roles.md): the sync writer,
  * the cleanup runner and the console run as login roles in cleanup_writer,
  * cleanup_runner and cleanup_console, and each is shown what it can and
  * cannot do. Before the fix a writer that had been granted UPDATE on the
@@ -268,7 +268,7 @@ static const char *fail_with_hint(PGconn *c, char *msg, char *hint, size_t len, 
 	return state;
 }
 
-/* K3 for a writer login (issue 8, item 4): a login in cleanup_writer,
+/* K3 for a writer login: a login in cleanup_writer,
  * with no access to schema cleanup, writes to libraries the count cache
  * watches through the gateway wrappers of schema inventory
  * (inventory.write_items, and inventory.count_declare before plain SQL in

@@ -1,5 +1,5 @@
-/* A run keeps its step commit mode across a reconnect (issue 9, review of
- * defect 6's Ctrl-C work): cleanup_engine_reconnect() opens a new session,
+/* A run keeps its step commit mode across a reconnect (after
+ * Ctrl-C was made safe): cleanup_engine_reconnect() opens a new session,
  * which has none of the old one's settings, so a `job run` whose backend
  * was terminated used to go on with cleanup.step_synchronous_commit unset:
  * its later drain steps committed synchronously although the run was told

@@ -1,5 +1,5 @@
-/* The runner lease and the job driver (cleanup/runner.h, issue 20 items
- * 1, 2 and 5), against the real PostgreSQL: F2 (one runner per job,
+/* The runner lease and the job driver (cleanup/runner.h, F1-F3),
+ * against the real PostgreSQL: F2 (one runner per job,
  * proved by a lease row renewed each step, with an expiry) and F3 (a lost
  * runner is an event; the next runner takes the lease over and resumes
  * exactly). Ages are made by moving the lease's renewal back in time with

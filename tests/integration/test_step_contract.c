@@ -98,7 +98,7 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	PQfinish(dba);
 }
 
-/* D1, issue 7 defect 1: an unknown incoming cascade would do uncounted
+/* D1: an unknown incoming cascade would do uncounted
  * work. Refused before any mutation: first as drift (CU403); install then
  * refuses to record it (exit 4, naming the constraint: drift never approves
  * itself); and a contract recorded with it anyway (bypassing the

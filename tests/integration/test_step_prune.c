@@ -2,7 +2,7 @@
  * writers on other connections (S1-S9, A1, A3, A6). Rows are changed
  * between a step's discovery and its re-read deterministically with the
  * test-only hook: the step waits on an advisory lock this test holds
- * (docs/steps.md, "Test hook"). */
+ * (docs/steps.md, "Failpoints"). */
 #include "test_step_support.h"
 
 #define HOOK_ENV "PGOPTIONS='-c cleanup.test_hook=after_discovery'"

@@ -1,5 +1,5 @@
-/* Who ran each step, and how often steps notify (issue 11 item 13, issue
- * 10 item 5; migration 010_step_runner.sql): every recorded step names the
+/* Who ran each step, and how often steps notify
+ * (migration 010_step_runner.sql): every recorded step names the
  * backend and application_name of the session that committed it, a replay
  * keeps them; a job's steps notify cleanup_jobs only when they change its
  * phase or pass or when its last step notification is 100 ms old, while

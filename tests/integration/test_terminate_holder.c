@@ -1,4 +1,4 @@
-/* Issue 21, item 1: the console's "terminate this holder"
+/* T3: the console's "terminate this holder"
  * (cleanup_locks_terminate_holder, sql/functions/087_terminate_holder.sql).
  * The re-check is server-side, in the statement that terminates: a pid
  * that holds up no cleanup job is refused and stays alive; a pid that a
