@@ -72,20 +72,32 @@ BEGIN
     RETURN FOUND;
 END $$;
 
+-- Takes engine lock P_KEY for this transaction without waiting; raises
+-- 55P03 when another cleanup transaction holds it: P_MESSAGE as the
+-- message, its holder named in the detail as holding P_WHAT. The one busy
+-- answer of every engine lock (T3).
+CREATE OR REPLACE FUNCTION cleanup.take_engine_lock(p_key bigint, p_message text, p_what text)
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF NOT cleanup.try_engine_lock(p_key) THEN
+        RAISE EXCEPTION '%', p_message
+            USING ERRCODE = '55P03',
+                  DETAIL = 'held by ' || coalesce(cleanup.engine_lock_holders(p_key, p_what),
+                                                  'a transaction that has ended since'),
+                  HINT = 'busy: retry later';
+    END IF;
+END $$;
+
 -- Takes the server's coordinator lock for this transaction without waiting;
 -- raises 55P03 when another cleanup transaction holds it, naming it.
 CREATE OR REPLACE FUNCTION cleanup.lock_coordinator(server bigint)
 RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF NOT cleanup.try_engine_lock(cleanup.coordinator_key(server)) THEN
-        RAISE EXCEPTION 'cleanup coordinator lock for server % is held by another cleanup transaction', server
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.coordinator_key(server),
-                                        pg_catalog.format('the cleanup coordinator lock of server %s', server)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
-    END IF;
+    PERFORM cleanup.take_engine_lock(cleanup.coordinator_key(server),
+        pg_catalog.format('cleanup coordinator lock for server %s is held by another cleanup transaction', server),
+        pg_catalog.format('the cleanup coordinator lock of server %s', server));
 END $$;
 
 -- Takes library locks in ascending id order without waiting (L1).
@@ -99,14 +111,9 @@ DECLARE
     l bigint;
 BEGIN
     FOR l IN SELECT DISTINCT x FROM unnest(libs) AS x ORDER BY x LOOP
-        IF NOT cleanup.try_engine_lock(cleanup.library_key(l)) THEN
-            RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', l
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.library_key(l),
-                                            pg_catalog.format('the cleanup lock of library %s', l)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
-        END IF;
+        PERFORM cleanup.take_engine_lock(cleanup.library_key(l),
+            pg_catalog.format('library lock for library %s is held by another cleanup transaction', l),
+            pg_catalog.format('the cleanup lock of library %s', l));
     END LOOP;
 END $$;
 
