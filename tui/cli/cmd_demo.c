@@ -132,15 +132,20 @@ static int64_t pick_fresh_library(const cleanup_server_row *sv, size_t ns, const
 	return best;
 }
 
-/* Creates the demo job on LIBRARY: a manifest of the first KEEP_QUARTERS
- * quarters of the seeded external IDs (ext-<library>-<n>), sealed with its
- * count when SEAL (else left collecting, *OUT the job as appended). */
+/* Creates the demo job on LIBRARY: a manifest of KEEP_QUARTERS quarters of
+ * the seeded external IDs (ext-<library>-<n>), spread evenly (n mod 4 below
+ * KEEP_QUARTERS, at most 20,000), sealed with its count when SEAL (else
+ * left collecting, *OUT the job as appended). Spread, not the first
+ * quarter: in the key order a prune walks (text), the first quarter's IDs
+ * all come first, so the first steps settled kept rows at a pace the later
+ * ones never had, and the ETA (settled rows over that pace) was several
+ * times too short (issue 21, item 7). */
 static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int64_t items, int keep_quarters,
                       bool seal, cleanup_error *err)
 {
 	char *batch[CLEANUP_APPEND_MAX];
 	char bufs[CLEANUP_APPEND_MAX][48];
-	int64_t keep = items * keep_quarters / 4, n, id;
+	int64_t keep = items * keep_quarters / 4, n, id, taken = 0;
 	cleanup_job job;
 	int rc;
 	size_t b = 0;
@@ -150,10 +155,13 @@ static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int6
 	rc = cleanup_job_create(&job, e, "prune", library, NULL, err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	for (n = 1; n <= keep; n++) {
+	for (n = 1; n <= items && taken < keep; n++) {
+		if (n % 4 >= keep_quarters)
+			continue;
 		snprintf(bufs[b], sizeof bufs[b], "ext-%" PRId64 "-%" PRId64, library, n);
 		batch[b] = bufs[b];
-		if (++b == CLEANUP_APPEND_MAX || n == keep) {
+		taken++;
+		if (++b == CLEANUP_APPEND_MAX || taken == keep) {
 			cleanup_append_result r;
 
 			rc = cleanup_job_append(&r, e, job.id, (const char *const *)batch, b, err);
@@ -162,6 +170,14 @@ static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int6
 			cleanup_job_reset(&r.job);
 			b = 0;
 		}
+	}
+	if (b > 0) {
+		cleanup_append_result r;
+
+		rc = cleanup_job_append(&r, e, job.id, (const char *const *)batch, b, err);
+		if (rc != CLEANUP_OK)
+			goto out;
+		cleanup_job_reset(&r.job);
 	}
 	id = job.id;
 	cleanup_job_reset(&job);
@@ -465,7 +481,8 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	if (autofire) {
 		snprintf(text, sizeof text,
 		         "job %" PRId64 " committed step %d; its runner (backend %d) waits\n"
-		         "inside step %d, not committed: stopping the server (immediate) in %d s, for %d s",
+		         "inside step %d, not committed:\n"
+		         "stopping the server (immediate) in %d s, for %d s",
 		         job, seen, held, seen + 1, CRASH_NOTICE_S, CRASH_DOWN_S);
 		say(&e, conninfo, "server-crash", job, text);
 		/* Time for the consoles to show it (and the audience to read it). */
@@ -546,10 +563,10 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	clock_now(back, sizeof back);
 	if (writers >= DEMO_WRITERS)
 		snprintf(text, sizeof text,
-		         "the demo's %" PRId64 " writers reconnected by %s (backoff 0.25-4 s): writing again",
+		         "writers back: %" PRId64 " reconnected by %s (backoff 0.25-4 s)",
 		         writers, back);
 	else
-		snprintf(text, sizeof text, "%" PRId64 " of the demo's %d writers reconnected within 20 s", writers,
+		snprintf(text, sizeof text, "writers: %" PRId64 " of %d reconnected within 20 s", writers,
 		         DEMO_WRITERS);
 	say(&e, conninfo, "server-crash", job, text);
 out:
@@ -679,9 +696,9 @@ static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library
 	seal = run_seal(conninfo, job, n, log);
 	snprintf(text, sizeof text,
 	         "`cleanupctl job seal %" PRId64 " --expected %" PRId64 "`: %s (exit %d)\n"
-	         "held by backend %d: press T to end the holder: Tab to the locks panel, select backend %d,\n"
-	         "T, type \"terminate %d\"; or it commits %d s after %s. Then S on job %" PRId64 " (count %" PRId64
-	         ") seals it",
+	         "held by backend %d: press T to end the holder (Tab to the locks\n"
+	         "panel, backend %d selected, T, type \"terminate %d\"),\n"
+	         "or it commits %d s after %s; then S on job %" PRId64 " (count %" PRId64 ") seals it",
 	         job, n, seal == 3 ? "busy" : "not busy", seal, holder_pid, holder_pid, holder_pid,
 	         autofire ? HOLD_AUTO_S : HOLD_S, since, job, n);
 	say(&e, conninfo, "busy-fence", job, text);
