@@ -255,8 +255,8 @@ BEGIN
         -- step's transaction; a stuck step holds it as long as it is
         -- stuck): the lease as last committed, the row left alone. The
         -- caller's pg_terminate_backend rolls that step back, and a lease
-        -- whose backend is gone is not live (runner_live) (issue 21, item 7:
-        -- K that lands mid-step; it waited for the lock and answered busy).
+        -- whose backend is gone is not live (runner_live): K lands even
+        -- mid-step (it waited for the lock and answered busy).
         SELECT * INTO r FROM cleanup.job_runners WHERE job_id = p_job;
         v_in_step := true;
     END;

@@ -242,7 +242,7 @@ static void test_live_text(void **state)
 	assert_string_equal(tui_job_live_text(buf, sizeof buf, &j), "");
 }
 
-/* Issue 21, item 7: the ETA on the demo's own data is true. The steps of a
+/* The ETA on the demo's own data is true. The steps of a
  * scenario's job as `job run --max-rate 1` ran them on a fresh demo
  * library (1,200 items, the manifest every fourth ID, one dependent
  * record per item): start (s from the first), duration (ms), rows settled

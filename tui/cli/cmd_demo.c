@@ -105,8 +105,8 @@ static int64_t pick_library(const cleanup_server_row *sv, size_t ns, const clean
 	return -1;
 }
 
-/* A scenario's library (issue 21, item 7: each scenario a fresh job on a
- * small library): the newest open library with items, on a server without
+/* A scenario's library (each scenario a fresh job on a small library):
+ * the newest open library with items, on a server without
  * an unfinished job, that no job has visited yet (the one just seeded for
  * it). -1 when there is none. */
 static int64_t pick_fresh_library(const cleanup_server_row *sv, size_t ns, const cleanup_library_row *lb, size_t nl,
@@ -139,7 +139,7 @@ static int64_t pick_fresh_library(const cleanup_server_row *sv, size_t ns, const
  * quarter: in the key order a prune walks (text), the first quarter's IDs
  * all come first, so the first steps settled kept rows at a pace the later
  * ones never had, and the ETA (settled rows over that pace) was several
- * times too short (issue 21, item 7). */
+ * times too short. */
 static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int64_t items, int keep_quarters,
                       bool seal, cleanup_error *err)
 {
@@ -210,7 +210,7 @@ const char *const cli_demo_scenarios[] = {"kill-runner", "server-crash", "writer
  * (--auto: HOLD_AUTO_S, then it commits). */
 #define HOLD_S      120
 #define HOLD_AUTO_S 5
-/* A scenario's own library (issue 21, item 7): this many items with about
+/* A scenario's own library: this many items with about
  * one dependent record each, so that a run at one step a second takes
  * about 15 steps and the scenario completes well under a minute. */
 #define DEMO_ITEMS      1200
@@ -480,15 +480,17 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	pm = (pid_t)sb->pid;
 	if (autofire) {
 		snprintf(text, sizeof text,
+		         "--auto: server stops in %d s\n"
 		         "job %" PRId64 " committed step %d; its runner (backend %d) waits\n"
 		         "inside step %d, not committed:\n"
 		         "stopping the server (immediate) in %d s, for %d s",
-		         job, seen, held, seen + 1, CRASH_NOTICE_S, CRASH_DOWN_S);
+		         CRASH_NOTICE_S, job, seen, held, seen + 1, CRASH_NOTICE_S, CRASH_DOWN_S);
 		say(&e, conninfo, "server-crash", job, text);
 		/* Time for the consoles to show it (and the audience to read it). */
 		nap_ms(CRASH_NOTICE_S * 1000L);
 	} else {
 		snprintf(text, sizeof text,
+		         "press F: stop the server\n"
 		         "job %" PRId64 " committed step %d; its runner (backend %d) waits\n"
 		         "inside step %d, not committed. press F to stop the server (immediate)\n"
 		         "for %d s: step %d is lost with it",
@@ -607,10 +609,11 @@ static int conduct_kill_runner(const char *conninfo, int64_t job, bool autofire)
 		goto out;
 	seen = job_step(e, job, phase, sizeof phase, cursor, sizeof cursor);
 	snprintf(text, sizeof text,
+	         "%s\n"
 	         "runner (backend %d) held inside step %d at a failpoint:\n"
 	         "its rows deleted, not committed; job %" PRId64 " at step %d, cursor %s\n"
 	         "%s step %d rolls back",
-	         held, seen + 1, job, seen, cursor,
+	         autofire ? "--auto: it dies in 3 s" : "press K, y: kill it mid-step", held, seen + 1, job, seen, cursor,
 	         autofire ? "the demo kills it in a few seconds (--auto):" : "press K, then y, to kill it mid-step:",
 	         seen + 1);
 	say(&e, conninfo, "kill-runner", job, text);
@@ -695,6 +698,7 @@ static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library
 	say(&e, conninfo, "busy-fence", job, text);
 	seal = run_seal(conninfo, job, n, log);
 	snprintf(text, sizeof text,
+	         "press T: end the holder\n"
 	         "`cleanupctl job seal %" PRId64 " --expected %" PRId64 "`: %s (exit %d)\n"
 	         "held by backend %d: press T to end the holder (Tab to the locks\n"
 	         "panel, backend %d selected, T, type \"terminate %d\"),\n"
@@ -935,7 +939,7 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
 		goto fail;
 	if (scenario != SC_NONE) {
-		/* Issue 21, item 7: a scenario never reuses an earlier one's
+		/* A scenario never reuses an earlier one's
 		 * half-done job: a small library of its own, on a server of its
 		 * own (and a second server for the other writer on an empty
 		 * database), seeded now. */
