@@ -1,4 +1,4 @@
-/* bench_append: manifest loading against COPY (issue 10, item 4), side by
+/* bench_append: manifest loading against COPY, side by
  * side in one run, rounds alternating their order, medians reported.
  *
  *  - `cleanupctl job append JOB` with the IDs on stdin: the real command, as

@@ -1,4 +1,4 @@
-/* bench_cleanup: the figures of issue 3, measured side by side in one run on
+/* bench_cleanup: the headline figures, measured side by side in one run on
  * one data set (docs/benchmarks.md).
  *
  *  1. Manifest loading: the seen IDs of a prune job appended through the real

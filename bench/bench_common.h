@@ -1,4 +1,4 @@
-/* Helpers shared by the benchmark programs written for issue 10
+/* Helpers shared by the benchmark programs
  * (bench_append.c, bench_shapes.c): messages, timing, the SQL of bench/sql/
  * (one statement a file), admin statements whose database names come from
  * the program's fixed list, plain libpq calls that end the program on error,

@@ -1,5 +1,5 @@
 /* bench_console_refresh: what one console refresh costs the database as the
- * inventory grows (issue 4), and what an idle console costs the machine.
+ * inventory grows, and what an idle console costs the machine.
  *
  *  1. Refresh cost at two inventory sizes (default 1M and 10M items, the
  *     big library holding the draining job being watched): the monitor's

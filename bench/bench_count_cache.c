@@ -1,4 +1,4 @@
-/* bench_count_cache: issue 8's benchmark, the count cache of seed 002
+/* bench_count_cache: the benchmark of the count cache of seed 002
  * (docs/count-cache.md).
  *
  *  A. Writers in parallel (2 and 4 threads, a connection each, one library

@@ -1,4 +1,4 @@
-/* bench_dependents: issue 7's benchmark, a prune and a remove-library with
+/* bench_dependents: seed 001's benchmark, a prune and a remove-library with
  * dependents (about 3 per item). One server with two libraries of --items
  * items each (200,000; --quick: 20,000), seeded by cleanup_lab.seed_demo with 3
  * dependents per item (its spread: every tenth item none, one in a

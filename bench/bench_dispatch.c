@@ -1,5 +1,5 @@
-/* bench_dispatch: what the step engine's dispatcher costs (issue 7, item
- * 8). cleanup.step_exec hands the job row and the step record to one
+/* bench_dispatch: what the step engine's dispatcher costs
+ * (seed 001). cleanup.step_exec hands the job row and the step record to one
  * function per mode (INOUT composites) instead of running the mode inline.
  * This program times that hand-over alone: N calls of a mode function that
  * does the cheapest real mode's assignments, against the same assignments

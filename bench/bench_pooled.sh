@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What keeping no session state costs (issue 20; docs/fleet.md, "Cost"):
+# What keeping no session state costs (F1; docs/fleet.md, "Cost"):
 # the same work on a direct connection (named prepared statements, session
 # settings, pipelined steps and appends) and on the pooled path (unnamed
 # statements after per-transaction settings, one transaction at a time, the

@@ -1,4 +1,4 @@
-/* bench_rss: flat client memory (issue 10, item 6). The peak (VmHWM) and
+/* bench_rss: flat client memory. The peak (VmHWM) and
  * steady (median VmRSS over the second half of the samples) resident set
  * of the real `cleanupctl job run` on a prune and of `cleanupctl console`
  * (on a pseudo-terminal, refreshing every 500 ms) against a database of

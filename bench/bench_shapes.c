@@ -1,4 +1,4 @@
-/* bench_shapes: the shape matrix of issue 10, item 2. One prune, the same
+/* bench_shapes: the shape matrix. One prune, the same
  * kind of work (every second item of the pruned library seen), on data of
  * several shapes; each shape differs from the favourable one in one way:
  *
@@ -507,7 +507,7 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	/* The lines scripts/bench.sh gathers into the run's summary: the prune
-	 * ratios of issue 10 (favourable: <= 2.5x asynchronous, <= 3.5x
+	 * ratios of docs/spec/PERFORMANCE.md (favourable: <= 2.5x asynchronous, <= 3.5x
 	 * synchronous) and the p99 of every shape against the favourable one's
 	 * (<= 2x). */
 	{

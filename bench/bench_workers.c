@@ -1,4 +1,4 @@
-/* bench_workers: many servers at once (issue 10, item 5). Four prune jobs
+/* bench_workers: many servers at once. Four prune jobs
  * on four servers (each library ITEMS items, none seen: every item is
  * deleted), run by the real `cleanupctl worker --concurrency R --idle-exit`
  * with R = 1, 2 and 4 runners, each round on a fresh copy of the same

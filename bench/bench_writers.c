@@ -1,4 +1,4 @@
-/* bench_writers: issue 22, item 2: what the engine's guards cost a sync
+/* bench_writers: what the engine's guards cost a sync
  * writer. One writer connection per side, side by side in one run:
  *
  *   engine   a database with the engine installed (cleanupctl install's

@@ -75,7 +75,7 @@ for p in $programs; do
 	rc=$(cat "$outdir/$p.rc" 2>/dev/null || echo 1)
 	[ "$rc" = 0 ] || status=$rc
 done
-# The headline figures of every program side by side (issue 10: shapes and
+# The headline figures of every program side by side (shapes and
 # prune ratios, manifest against COPY, 1/2/4 runners, client memory): each
 # program prints its own as "summary: " lines; the detail is above.
 echo

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 			}
 			ctx.db = v;
 		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing)) || missing) {
-			/* Global: every command's transactions (issue 20); job
+			/* Global: every command's transactions (F1); job
 			 * step, job run and worker take it as before. */
 			int64_t t;
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "cleanup/audit.h"
 #include "engine_int.h"
+#include "rowmap_int.h"
 
 const char *cleanup_audit_os_user(void)
 {
@@ -50,14 +51,26 @@ int cleanup_audit_record(int64_t *out_id, cleanup_engine *e, const cleanup_audit
 	return rc;
 }
 
+#define AUDIT_ROW cleanup_audit_row
+static const engine_col audit_cols[] = {
+	ROW_I64(AUDIT_ROW, id, "id"),
+	ROW_TEXT(AUDIT_ROW, at, "at"),
+	ROW_TEXT(AUDIT_ROW, os_user, "os_user"),
+	ROW_TEXT(AUDIT_ROW, application_name, "application_name"),
+	ROW_TEXT(AUDIT_ROW, action, "action"),
+	ROW_I64(AUDIT_ROW, job_id, "job_id"),
+	ROW_TEXT(AUDIT_ROW, confirmation, "confirmation"),
+	ROW_TEXT(AUDIT_ROW, outcome, "outcome"),
+};
+
 int cleanup_audit_recent(cleanup_audit_row **out, size_t *n, cleanup_engine *e, int limit,
                          cleanup_error *err)
 {
 	char lbuf[16];
 	const char *params[1] = {lbuf};
-	cleanup_audit_row *rows = NULL;
 	PGresult *res = NULL;
-	int rc, i, nr;
+	void *rows;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
@@ -65,24 +78,8 @@ int cleanup_audit_recent(cleanup_audit_row **out, size_t *n, cleanup_engine *e, 
 	rc = engine_query(&res, e, CLEANUP_Q_AUDIT_RECENT, 1, params, "reading the audit trail", err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	nr = PQntuples(res);
-	rows = calloc(nr ? (size_t)nr : 1, sizeof *rows);
-	if (!rows) {
-		PQclear(res);
-		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
-	}
-	for (i = 0; i < nr; i++) {
-		rows[i].id = col_int64(res, i, "id");
-		col_copy(rows[i].at, sizeof rows[i].at, res, i, "at");
-		col_copy(rows[i].os_user, sizeof rows[i].os_user, res, i, "os_user");
-		col_copy(rows[i].application_name, sizeof rows[i].application_name, res, i, "application_name");
-		col_copy(rows[i].action, sizeof rows[i].action, res, i, "action");
-		rows[i].job_id = col_int64(res, i, "job_id");
-		col_copy(rows[i].confirmation, sizeof rows[i].confirmation, res, i, "confirmation");
-		col_copy(rows[i].outcome, sizeof rows[i].outcome, res, i, "outcome");
-	}
+	rc = engine_rows_map(&rows, n, sizeof **out, audit_cols, ROW_COUNT(audit_cols), NULL, res, -1, err);
 	PQclear(res);
 	*out = rows;
-	*n = (size_t)nr;
-	return CLEANUP_OK;
+	return rc;
 }

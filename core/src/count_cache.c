@@ -7,15 +7,41 @@
 #include <string.h>
 #include "cleanup/count_cache.h"
 #include "engine_int.h"
+#include "rowmap_int.h"
 
-static int64_t col_int64_or(const PGresult *res, int row, const char *name, int64_t dflt)
-{
-	int c = PQfnumber(res, name);
+#define COUNT_VISIT cleanup_count_visit
+static const engine_col visit_cols[] = {
+	ROW_INT(COUNT_VISIT, slot, "slot", 0),
+	ROW_TEXT(COUNT_VISIT, state, "state"),
+	ROW_TEXT(COUNT_VISIT, reason, "reason"),
+	ROW_TEXT(COUNT_VISIT, action, "action"),
+	ROW_I64_OR(COUNT_VISIT, ids_read, "ids_read", 0),
+	ROW_I64_OR(COUNT_VISIT, count, "count", -1),
+	ROW_I64_OR(COUNT_VISIT, published_count, "published_count", -1),
+	ROW_I64_OR(COUNT_VISIT, revision, "revision", 0),
+	ROW_I64_OR(COUNT_VISIT, epoch, "epoch", 0),
+	ROW_I64_OR(COUNT_VISIT, pages, "pages", 0),
+	ROW_I64_OR(COUNT_VISIT, dirty_pages, "dirty_pages", 0),
+};
 
-	if (c < 0 || PQgetisnull(res, row, c))
-		return dflt;
-	return col_int64(res, row, name);
-}
+#define COUNT_ROW cleanup_count_row
+static const engine_col row_cols[] = {
+	ROW_I64(COUNT_ROW, library_id, "library_id"),
+	ROW_I64(COUNT_ROW, server_id, "server_id"),
+	ROW_TEXT(COUNT_ROW, name, "name"),
+	ROW_INT(COUNT_ROW, slot, "slot", 0),
+	ROW_TEXT(COUNT_ROW, state, "state"),
+	ROW_TEXT(COUNT_ROW, reason, "reason"),
+	ROW_I64_OR(COUNT_ROW, count, "count", -1),
+	ROW_I64_OR(COUNT_ROW, published_count, "published_count", -1),
+	ROW_I64_OR(COUNT_ROW, revision, "revision", 0),
+	ROW_I64_OR(COUNT_ROW, applied_revision, "applied_revision", 0),
+	ROW_I64_OR(COUNT_ROW, epoch, "epoch", 0),
+	ROW_I64_OR(COUNT_ROW, pages, "pages", 0),
+	ROW_I64_OR(COUNT_ROW, dirty_pages, "dirty_pages", 0),
+	ROW_DBL(COUNT_ROW, visit_age_s, "visit_age_s", -1),
+	ROW_TEXT(COUNT_ROW, last_restart, "last_restart"),
+};
 
 int cleanup_count_visit_once(cleanup_count_visit *out, cleanup_engine *e, int64_t library_id, const char *now,
                              cleanup_error *err)
@@ -39,17 +65,7 @@ int cleanup_count_visit_once(cleanup_count_visit *out, cleanup_engine *e, int64_
 	}
 	memset(&v, 0, sizeof v);
 	v.library_id = library_id;
-	v.slot = (int)col_int64_or(res, 0, "slot", 0);
-	col_copy(v.state, sizeof v.state, res, 0, "state");
-	col_copy(v.reason, sizeof v.reason, res, 0, "reason");
-	col_copy(v.action, sizeof v.action, res, 0, "action");
-	v.ids_read = col_int64_or(res, 0, "ids_read", 0);
-	v.count = col_int64_or(res, 0, "count", -1);
-	v.published_count = col_int64_or(res, 0, "published_count", -1);
-	v.revision = col_int64_or(res, 0, "revision", 0);
-	v.epoch = col_int64_or(res, 0, "epoch", 0);
-	v.pages = col_int64_or(res, 0, "pages", 0);
-	v.dirty_pages = col_int64_or(res, 0, "dirty_pages", 0);
+	engine_row_map(&v, visit_cols, ROW_COUNT(visit_cols), res, 0);
 	*out = v;
 out:
 	PQclear(res);
@@ -87,45 +103,18 @@ int cleanup_count_report(cleanup_count_row **out, size_t *n, cleanup_engine *e, 
                          cleanup_error *err)
 {
 	const char *params[1] = {now};
-	cleanup_count_row *rows = NULL;
+	void *rows;
 	PGresult *res = NULL;
-	int rc, i, nr;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
 	cleanup_error_clear(err);
 	rc = engine_query(&res, e, CLEANUP_Q_COUNT_REPORT, 1, params, "reading the count cache", err);
-	if (rc != CLEANUP_OK)
-		goto out;
-	nr = PQntuples(res);
-	if (nr > 0 && !(rows = calloc((size_t)nr, sizeof *rows))) {
-		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < nr; i++) {
-		cleanup_count_row *r = &rows[i];
-
-		r->library_id = col_int64(res, i, "library_id");
-		r->server_id = col_int64(res, i, "server_id");
-		col_copy(r->name, sizeof r->name, res, i, "name");
-		r->slot = (int)col_int64_or(res, i, "slot", 0);
-		col_copy(r->state, sizeof r->state, res, i, "state");
-		col_copy(r->reason, sizeof r->reason, res, i, "reason");
-		r->count = col_int64_or(res, i, "count", -1);
-		r->published_count = col_int64_or(res, i, "published_count", -1);
-		r->revision = col_int64_or(res, i, "revision", 0);
-		r->applied_revision = col_int64_or(res, i, "applied_revision", 0);
-		r->epoch = col_int64_or(res, i, "epoch", 0);
-		r->pages = col_int64_or(res, i, "pages", 0);
-		r->dirty_pages = col_int64_or(res, i, "dirty_pages", 0);
-		r->visit_age_s = col_number(res, i, "visit_age_s", -1);
-		col_copy(r->last_restart, sizeof r->last_restart, res, i, "last_restart");
-	}
-	*out = rows;
-	*n = (size_t)nr;
-	rows = NULL;
-out:
-	free(rows);
+	if (rc == CLEANUP_OK && PQntuples(res) > 0 &&
+	    (rc = engine_rows_map(&rows, n, sizeof **out, row_cols, ROW_COUNT(row_cols), NULL, res, -1, err)) ==
+	        CLEANUP_OK)
+		*out = rows;
 	PQclear(res);
 	return rc;
 }

@@ -12,8 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "cleanup/clock.h"
 #include "cleanup/deps.h"
 #include "engine_int.h"
+#include "rowmap_int.h"
 
 static const char *const roots[] = {"inventory.media_servers", "inventory.libraries", "inventory.items"};
 #define NROOTS 3
@@ -57,10 +59,33 @@ void cleanup_deps_report_free(cleanup_dep_report *r)
 	memset(r, 0, sizeof *r);
 }
 
-static bool col_bool(const PGresult *res, int row, const char *name)
-{
-	return strcmp(col_text(res, row, name), "true") == 0;
-}
+#define DEP_EDGE cleanup_dep_edge
+static const engine_col edge_cols[] = {
+	ROW_INT(DEP_EDGE, depth, "depth", -1),
+	ROW_TEXT(DEP_EDGE, constraint_name, "constraint_name"),
+	ROW_TEXT(DEP_EDGE, referencing, "referencing"),
+	ROW_TEXT(DEP_EDGE, referencing_columns, "referencing_columns"),
+	ROW_TEXT(DEP_EDGE, referenced, "referenced"),
+	ROW_TEXT(DEP_EDGE, referenced_columns, "referenced_columns"),
+	ROW_TEXT(DEP_EDGE, on_delete, "on_delete"),
+	ROW_BOOL(DEP_EDGE, deferrable, "is_deferrable"),
+	ROW_BOOL(DEP_EDGE, validated, "validated"),
+	ROW_BOOL(DEP_EDGE, enforced, "enforced"),
+	ROW_BOOL(DEP_EDGE, has_index, "has_index"),
+	ROW_TEXT(DEP_EDGE, index_status, "index_status"),
+	ROW_TEXT(DEP_EDGE, index_name, "index_name"),
+	ROW_TEXT(DEP_EDGE, triggers, "triggers"),
+	ROW_TEXT(DEP_EDGE, ri_triggers, "ri_triggers"),
+	ROW_BOOL(DEP_EDGE, row_security, "row_security"),
+	ROW_BOOL(DEP_EDGE, force_row_security, "force_row_security"),
+	ROW_BOOL(DEP_EDGE, cycle, "cycle"),
+	ROW_TEXT(DEP_EDGE, disposition, "disposition"),
+};
+
+static const engine_col gap_cols[] = {
+	ROW_TEXT(cleanup_dep_gap, kind, "kind"),
+	ROW_TEXT(cleanup_dep_gap, summary, "summary"),
+};
 
 /* The catalog: one call builds the document (walk and assessment in one
  * snapshot); the edges and gaps are then read out of that same document. */
@@ -70,7 +95,8 @@ int cleanup_deps_read(cleanup_dep_report *out, cleanup_engine *e, const cleanup_
 	const char *params[4] = {b[0], b[1], b[2], b[3]};
 	const char *doc[1];
 	PGresult *res = NULL;
-	int rc, i, rows;
+	void *rows;
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	if ((rc = cleanup_deps_check_limits(l, err)))
@@ -93,49 +119,18 @@ int cleanup_deps_read(cleanup_dep_report *out, cleanup_engine *e, const cleanup_
 	doc[0] = out->json;
 	if ((rc = engine_query(&res, e, CLEANUP_Q_DEPS_EDGES, 1, doc, "reading dependency edges", err)))
 		goto out;
-	rows = PQntuples(res);
-	if (!(out->edges = calloc(rows ? (size_t)rows : 1, sizeof *out->edges))) {
-		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	if ((rc = engine_rows_map(&rows, &out->n, sizeof *out->edges, edge_cols, ROW_COUNT(edge_cols), NULL, res, -1,
+	                          err)))
 		goto out;
-	}
-	for (i = 0; i < rows; i++) {
-		cleanup_dep_edge *d = &out->edges[i];
-
-		d->depth = (int)col_int64(res, i, "depth");
-		col_copy(d->constraint_name, sizeof d->constraint_name, res, i, "constraint_name");
-		col_copy(d->referencing, sizeof d->referencing, res, i, "referencing");
-		col_copy(d->referencing_columns, sizeof d->referencing_columns, res, i, "referencing_columns");
-		col_copy(d->referenced, sizeof d->referenced, res, i, "referenced");
-		col_copy(d->referenced_columns, sizeof d->referenced_columns, res, i, "referenced_columns");
-		col_copy(d->on_delete, sizeof d->on_delete, res, i, "on_delete");
-		d->deferrable = col_bool(res, i, "is_deferrable");
-		d->validated = col_bool(res, i, "validated");
-		d->enforced = col_bool(res, i, "enforced");
-		d->has_index = col_bool(res, i, "has_index");
-		col_copy(d->index_status, sizeof d->index_status, res, i, "index_status");
-		col_copy(d->index_name, sizeof d->index_name, res, i, "index_name");
-		col_copy(d->triggers, sizeof d->triggers, res, i, "triggers");
-		col_copy(d->ri_triggers, sizeof d->ri_triggers, res, i, "ri_triggers");
-		d->row_security = col_bool(res, i, "row_security");
-		d->force_row_security = col_bool(res, i, "force_row_security");
-		d->cycle = col_bool(res, i, "cycle");
-		col_copy(d->disposition, sizeof d->disposition, res, i, "disposition");
-	}
-	out->n = (size_t)rows;
+	out->edges = rows;
 	PQclear(res);
 	res = NULL;
 	if ((rc = engine_query(&res, e, CLEANUP_Q_DEPS_GAPS, 1, doc, "reading dependency gaps", err)))
 		goto out;
-	rows = PQntuples(res);
-	if (!(out->gaps = calloc(rows ? (size_t)rows : 1, sizeof *out->gaps))) {
-		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	if ((rc = engine_rows_map(&rows, &out->ngaps, sizeof *out->gaps, gap_cols, ROW_COUNT(gap_cols), NULL, res, -1,
+	                          err)))
 		goto out;
-	}
-	for (i = 0; i < rows; i++) {
-		col_copy(out->gaps[i].kind, sizeof out->gaps[i].kind, res, i, "kind");
-		col_copy(out->gaps[i].summary, sizeof out->gaps[i].summary, res, i, "summary");
-	}
-	out->ngaps = (size_t)rows;
+	out->gaps = rows;
 out:
 	PQclear(res);
 	return rc;
@@ -764,10 +759,7 @@ static void sb_json_list(sbuf *b, const char *s)
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+	return cleanup_clock_mono() * 1000.0;
 }
 
 static int find_name(char (*names)[130], size_t n, const char *s)

@@ -20,7 +20,7 @@ struct cleanup_engine {
 	char *app_name;
 	bool app_name_fixed; /* application_name, not its fallback: PGAPPNAME does not rename it */
 	bool prepared[CLEANUP_Q__COUNT];
-	/* Settings every transaction of the engine runs with (issue 20):
+	/* Settings every transaction of the engine runs with (F1):
 	 * statement_timeout and lock_timeout in ms (0 none), the step commit
 	 * mode (-1 the server's, 0 off, 1 on), read-only. On a direct
 	 * connection they are session settings, set at connect; behind a

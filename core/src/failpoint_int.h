@@ -1,4 +1,4 @@
-/* Test-only fault injection in the engine's C code (issue 9). The SQL side
+/* Test-only fault injection in the engine's C code (S7-S9). The SQL side
  * of the failpoints is sql/functions/012_failpoints.sql; these are the
  * points no SQL statement can reach, such as the moment after a step's
  * commit was acknowledged and before the runner acted on it. */

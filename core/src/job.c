@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cleanup/job.h"
 #include "engine_int.h"
+#include "rowmap_int.h"
 #include "job_int.h"
 
 void cleanup_job_reset(cleanup_job *job)
@@ -22,67 +23,72 @@ int cleanup_job_phase_is_final(const char *phase)
 	return phase && (strcmp(phase, "completed") == 0 || strcmp(phase, "cancelled") == 0);
 }
 
+/* The columns of a job row (cleanup.jobs plus what the readers add; a
+ * reader that lacks one leaves its default). */
+#define JOB cleanup_job
+static const engine_col job_cols[] = {
+	ROW_I64(JOB, id, "id"),
+	ROW_TEXT(JOB, kind, "kind"),
+	ROW_TEXT(JOB, mode, "mode"),
+	ROW_I64(JOB, server_id, "server_id"),
+	ROW_I64(JOB, library_id, "library_id"),
+	ROW_TEXT(JOB, target_name, "target_name"),
+	ROW_TEXT(JOB, phase, "phase"),
+	ROW_I32(JOB, step_no, "step_no"),
+	ROW_I32(JOB, pass_no, "pass_no"),
+	ROW_I64(JOB, examined, "examined"),
+	ROW_I64(JOB, visited, "visited"),
+	ROW_I64(JOB, deleted, "deleted"),
+	ROW_I64(JOB, moved, "moved"),
+	ROW_I64(JOB, absent, "absent"),
+	ROW_I64(JOB, retained, "retained"),
+	ROW_I64(JOB, kept, "kept"),
+	ROW_I32(JOB, libraries_deleted, "libraries_deleted"),
+	ROW_I32(JOB, servers_deleted, "servers_deleted"),
+	ROW_I64(JOB, claimed, "claimed"),
+	ROW_I64(JOB, released, "released"),
+	ROW_I64(JOB, retries_deleted, "retries_deleted"),
+	ROW_I64(JOB, previews_deleted, "previews_deleted"),
+	ROW_I64(JOB, collections_deleted, "collections_deleted"),
+	ROW_I64(JOB, sync_status_deleted, "sync_status_deleted"),
+	ROW_I64(JOB, history_detached, "history_detached"),
+	ROW_I64(JOB, manifest_count, "manifest_count"),
+	ROW_I64(JOB, expected_count, "expected_count"),
+	ROW_I64(JOB, high_water_id, "high_water_id"),
+	ROW_I64(JOB, cursor_library_id, "cursor_library_id"),
+	ROW_I64(JOB, cursor_id, "cursor_id"),
+	ROW_TEXT(JOB, key_cursor, "key_cursor"),
+	ROW_I64(JOB, total_estimate, "total_estimate"),
+	ROW_I64(JOB, busy_retries, "busy_retries"),
+	ROW_I64_OR(JOB, scope_count, "scope_count", -1),
+	ROW_I64_OR(JOB, moved_early, "moved_early", 0),
+	ROW_I64_OR(JOB, absent_early, "absent_early", 0),
+	ROW_TEXT(JOB, blocked_since, "blocked_since"),
+	ROW_TEXT(JOB, blocked_text, "blocked_text"),
+	ROW_TEXT(JOB, last_error, "last_error"),
+	ROW_TEXT(JOB, created_at, "created_at"),
+	ROW_TEXT(JOB, sealed_at, "sealed_at"),
+	ROW_TEXT(JOB, updated_at, "updated_at"),
+	ROW_TEXT(JOB, finished_at, "finished_at"),
+	ROW_TEXT(JOB, purged_at, "purged_at"),
+	ROW_INT(JOB, live_runner_pid, "live_runner_pid", 0),
+	ROW_TEXT(JOB, live_runner_host, "live_runner_host"),
+	ROW_INT(JOB, live_runner_os_pid, "live_runner_os_pid", 0),
+	ROW_TEXT(JOB, live_runner_app, "live_runner_app"),
+	ROW_BOOL(JOB, live_no_runner, "live_no_runner"),
+	ROW_DBL(JOB, live_closed_s, "live_closed_s", -1),
+	ROW_DBL(JOB, live_last_step_age_s, "live_last_step_age_s", -1),
+	ROW_DBL(JOB, live_pace, "live_pace", -1),
+	ROW_DBL(JOB, live_eta_s, "live_eta_s", -1),
+};
+
 void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
 {
-	memset(job, 0, sizeof *job);
-	job->id = col_int64(res, row, "id");
-	col_copy(job->kind, sizeof job->kind, res, row, "kind");
-	col_copy(job->mode, sizeof job->mode, res, row, "mode");
-	job->server_id = col_int64(res, row, "server_id");
-	job->library_id = col_int64(res, row, "library_id");
-	col_copy(job->target_name, sizeof job->target_name, res, row, "target_name");
-	col_copy(job->phase, sizeof job->phase, res, row, "phase");
-	job->step_no = (int32_t)col_int64(res, row, "step_no");
-	job->pass_no = (int32_t)col_int64(res, row, "pass_no");
-	job->examined = col_int64(res, row, "examined");
-	job->visited = col_int64(res, row, "visited");
-	job->deleted = col_int64(res, row, "deleted");
-	job->moved = col_int64(res, row, "moved");
-	job->absent = col_int64(res, row, "absent");
-	job->retained = col_int64(res, row, "retained");
-	job->kept = col_int64(res, row, "kept");
-	job->libraries_deleted = (int32_t)col_int64(res, row, "libraries_deleted");
-	job->servers_deleted = (int32_t)col_int64(res, row, "servers_deleted");
-	job->claimed = col_int64(res, row, "claimed");
-	job->released = col_int64(res, row, "released");
-	job->retries_deleted = col_int64(res, row, "retries_deleted");
-	job->previews_deleted = col_int64(res, row, "previews_deleted");
-	job->collections_deleted = col_int64(res, row, "collections_deleted");
-	job->sync_status_deleted = col_int64(res, row, "sync_status_deleted");
-	job->history_detached = col_int64(res, row, "history_detached");
-	job->manifest_count = col_int64(res, row, "manifest_count");
-	job->expected_count = col_int64(res, row, "expected_count");
-	job->high_water_id = col_int64(res, row, "high_water_id");
-	job->cursor_library_id = col_int64(res, row, "cursor_library_id");
-	job->cursor_id = col_int64(res, row, "cursor_id");
-	{
-		int c = PQfnumber(res, "key_cursor");
+	int c = PQfnumber(res, "key_cursor");
 
-		job->key_order = c >= 0 && !PQgetisnull(res, row, c);
-	}
-	col_copy(job->key_cursor, sizeof job->key_cursor, res, row, "key_cursor");
-	job->total_estimate = col_int64(res, row, "total_estimate");
-	job->busy_retries = col_int64(res, row, "busy_retries");
-	job->scope_count = PQfnumber(res, "scope_count") >= 0 ? col_int64(res, row, "scope_count") : -1;
-	job->moved_early = PQfnumber(res, "moved_early") >= 0 ? col_int64(res, row, "moved_early") : 0;
-	job->absent_early = PQfnumber(res, "absent_early") >= 0 ? col_int64(res, row, "absent_early") : 0;
-	col_copy(job->blocked_since, sizeof job->blocked_since, res, row, "blocked_since");
-	col_copy(job->blocked_text, sizeof job->blocked_text, res, row, "blocked_text");
-	col_copy(job->last_error, sizeof job->last_error, res, row, "last_error");
-	col_copy(job->created_at, sizeof job->created_at, res, row, "created_at");
-	col_copy(job->sealed_at, sizeof job->sealed_at, res, row, "sealed_at");
-	col_copy(job->updated_at, sizeof job->updated_at, res, row, "updated_at");
-	col_copy(job->finished_at, sizeof job->finished_at, res, row, "finished_at");
-	col_copy(job->purged_at, sizeof job->purged_at, res, row, "purged_at");
-	job->live_runner_pid = (int)col_number(res, row, "live_runner_pid", 0);
-	col_copy(job->live_runner_host, sizeof job->live_runner_host, res, row, "live_runner_host");
-	job->live_runner_os_pid = (int)col_number(res, row, "live_runner_os_pid", 0);
-	col_copy(job->live_runner_app, sizeof job->live_runner_app, res, row, "live_runner_app");
-	job->live_no_runner = strcmp(col_text(res, row, "live_no_runner"), "t") == 0;
-	job->live_closed_s = col_number(res, row, "live_closed_s", -1);
-	job->live_last_step_age_s = col_number(res, row, "live_last_step_age_s", -1);
-	job->live_pace = col_number(res, row, "live_pace", -1);
-	job->live_eta_s = col_number(res, row, "live_eta_s", -1);
+	memset(job, 0, sizeof *job);
+	engine_row_map(job, job_cols, ROW_COUNT(job_cols), res, row);
+	job->key_order = c >= 0 && !PQgetisnull(res, row, c);
 }
 
 /* Fills JOB from row ROW of RES (columns of cleanup.jobs plus json). */

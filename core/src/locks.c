@@ -6,23 +6,8 @@
 #include <string.h>
 #include "cleanup/audit.h"
 #include "engine_int.h"
+#include "rowmap_int.h"
 #include "locks_int.h"
-
-/* Copies SRC into DST (LEN bytes) without splitting a UTF-8 character. */
-static void copy_utf8(char *dst, size_t len, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (len == 0)
-		return;
-	if (n >= len) {
-		n = len - 1;
-		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-			n--;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
 
 int64_t cleanup_locks_job_id(const char *app)
 {
@@ -73,54 +58,51 @@ static void parse_pids(cleanup_lock_row *row, const char *s)
 	}
 }
 
+#define LOCK_ROW cleanup_lock_row
+static const engine_col lock_cols[] = {
+	ROW_INT(LOCK_ROW, pid, "pid", -1),
+	ROW_TEXT(LOCK_ROW, application_name, "application_name"),
+	ROW_TEXT(LOCK_ROW, state, "state"),
+	ROW_TEXT(LOCK_ROW, wait_event_type, "wait_event_type"),
+	ROW_TEXT(LOCK_ROW, wait_event, "wait_event"),
+	ROW_TEXT(LOCK_ROW, locktype, "locktype"),
+	ROW_TEXT(LOCK_ROW, mode, "mode"),
+	ROW_TEXT(LOCK_ROW, relation, "relation"),
+	ROW_TEXT(LOCK_ROW, query, "query"),
+	ROW_DBL(LOCK_ROW, xact_age_ms, "xact_age_ms", -1),
+	ROW_DBL(LOCK_ROW, wait_ms, "wait_ms", -1),
+	/* Older definitions lack the runner columns: none then. */
+	ROW_I64(LOCK_ROW, runs_job, "runs_job"),
+};
+
+static void lock_rest(void *elem, const PGresult *res, int i)
+{
+	cleanup_lock_row *r = elem;
+
+	parse_pids(r, col_text(res, i, "blocked_by"));
+	r->job_id = cleanup_locks_job_id(r->application_name);
+	if (r->runs_job > 0 && PQfnumber(res, "runner_since") >= 0) {
+		/* "YYYY-MM-DD HH:MM:SS" of the timestamptz text. */
+		col_copy(r->runner_since, sizeof r->runner_since, res, i, "runner_since");
+		r->runner_since[19 < sizeof r->runner_since ? 19 : 0] = '\0';
+	}
+}
+
 int locks_rows_from_result(cleanup_lock_row **out, size_t *n, const PGresult *res)
 {
-	cleanup_lock_row *rows = NULL;
-	int i, nt;
+	void *rows;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (!res || PQresultStatus(res) != PGRES_TUPLES_OK || PQfnumber(res, "pid") < 0 ||
 	    PQfnumber(res, "blocked_by") < 0)
 		return CLEANUP_ERROR;
-	nt = PQntuples(res);
-	if (nt == 0)
+	if (PQntuples(res) == 0)
 		return CLEANUP_OK;
-	rows = calloc((size_t)nt, sizeof *rows);
-	if (!rows)
-		return CLEANUP_ENOMEM;
-	for (i = 0; i < nt; i++) {
-		cleanup_lock_row *r = &rows[i];
-		const char *v;
-
-		r->pid = (int)col_int64(res, i, "pid");
-		parse_pids(r, col_text(res, i, "blocked_by"));
-		copy_utf8(r->application_name, sizeof r->application_name, col_text(res, i, "application_name"));
-		copy_utf8(r->state, sizeof r->state, col_text(res, i, "state"));
-		copy_utf8(r->wait_event_type, sizeof r->wait_event_type, col_text(res, i, "wait_event_type"));
-		copy_utf8(r->wait_event, sizeof r->wait_event, col_text(res, i, "wait_event"));
-		copy_utf8(r->locktype, sizeof r->locktype, col_text(res, i, "locktype"));
-		copy_utf8(r->mode, sizeof r->mode, col_text(res, i, "mode"));
-		copy_utf8(r->relation, sizeof r->relation, col_text(res, i, "relation"));
-		copy_utf8(r->query, sizeof r->query, col_text(res, i, "query"));
-		v = col_text(res, i, "xact_age_ms");
-		r->xact_age_ms = *v ? strtod(v, NULL) : -1;
-		v = col_text(res, i, "wait_ms");
-		r->wait_ms = *v ? strtod(v, NULL) : -1;
-		r->job_id = cleanup_locks_job_id(r->application_name);
-		/* Older definitions lack the runner columns: none then. */
-		r->runs_job = -1;
-		if (PQfnumber(res, "runs_job") >= 0 && *(v = col_text(res, i, "runs_job")))
-			r->runs_job = strtoll(v, NULL, 10);
-		if (r->runs_job > 0 && PQfnumber(res, "runner_since") >= 0) {
-			/* "YYYY-MM-DD HH:MM:SS" of the timestamptz text. */
-			copy_utf8(r->runner_since, sizeof r->runner_since, col_text(res, i, "runner_since"));
-			r->runner_since[19 < sizeof r->runner_since ? 19 : 0] = '\0';
-		}
-	}
+	rc = engine_rows_map(&rows, n, sizeof **out, lock_cols, ROW_COUNT(lock_cols), lock_rest, res, -1, NULL);
 	*out = rows;
-	*n = (size_t)nt;
-	return CLEANUP_OK;
+	return rc;
 }
 
 int cleanup_locks_snapshot(cleanup_lock_row **out, size_t *n, cleanup_engine *e, cleanup_error *err)
@@ -192,7 +174,7 @@ int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *
 	out->refused = strcmp(col_text(res, 0, "refused"), "t") == 0;
 	out->job_id = col_int64(res, 0, "job_id");
 	out->audit_id = col_int64(res, 0, "audit_id");
-	copy_utf8(out->outcome, sizeof out->outcome, col_text(res, 0, "outcome"));
+	col_copy(out->outcome, sizeof out->outcome, res, 0, "outcome");
 	PQclear(res);
 	return CLEANUP_OK;
 }

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cleanup/clock.h"
 #include "engine_int.h"
+#include "rowmap_int.h"
 #include "locks_int.h"
 #include "job_int.h"
 #include "monitor_int.h"
@@ -22,7 +24,7 @@ static const enum sql_query_id mon_queries[] = {
 };
 
 /* Idle in a transaction this long, holding one of our tables: listed in
- * the locks panel even when nobody waits yet (issue 21, item 1). */
+ * the locks panel even when nobody waits yet (T3). */
 #define MON_IDLE_XACT_S 10
 #define N_MON_QUERIES ((int)(sizeof mon_queries / sizeof mon_queries[0]))
 
@@ -39,18 +41,7 @@ static const enum sql_query_id mon_queries[] = {
 
 double cleanup_monitor_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return cleanup_clock_mono();
 }
 
 int monitor_backoff_ms(int attempt, int initial_ms, int max_ms)
@@ -195,7 +186,7 @@ static void lose_connection(cleanup_monitor *m, double now, const char *why)
 	engine_disconnect(m->db);
 	if (!m->stale && m->state == CLEANUP_MON_READY) {
 		m->stale = true;
-		m->stale_since = m->current->seq > 0 ? m->current->taken_at : wall_now();
+		m->stale_since = m->current->seq > 0 ? m->current->taken_at : cleanup_clock_wall();
 	}
 	m->state = CLEANUP_MON_WAITING;
 	m->nops = m->opi = 0;
@@ -552,133 +543,120 @@ static void begin_locks(cleanup_monitor *m, double now)
 
 /* ---- parsing ---------------------------------------------------------- */
 
-static void *alloc_rows(int n, size_t size)
+#define MON_SERVER cleanup_mon_server
+static const engine_col server_cols[] = {
+	ROW_I64(MON_SERVER, row.id, "id"),
+	ROW_TEXT(MON_SERVER, row.name, "name"),
+	ROW_TEXT(MON_SERVER, row.admission, "admission"),
+	ROW_I64(MON_SERVER, row.job_id, "job_id"),
+	ROW_I64(MON_SERVER, row.item_count, "item_count"),
+	ROW_I32(MON_SERVER, row.library_count, "library_count"),
+	ROW_TEXT(MON_SERVER, job_kind, "job_kind"),
+	ROW_TEXT(MON_SERVER, job_phase, "job_phase"),
+};
+
+#define MON_LIBRARY cleanup_mon_library
+static const engine_col library_cols[] = {
+	ROW_I64(MON_LIBRARY, row.id, "id"),
+	ROW_I64(MON_LIBRARY, row.server_id, "server_id"),
+	ROW_TEXT(MON_LIBRARY, row.name, "name"),
+	ROW_TEXT(MON_LIBRARY, row.admission, "admission"),
+	ROW_I64(MON_LIBRARY, row.item_count, "item_count"),
+	ROW_I64(MON_LIBRARY, row.job_id, "job_id"),
+	ROW_TEXT(MON_LIBRARY, job_kind, "job_kind"),
+	ROW_TEXT(MON_LIBRARY, job_phase, "job_phase"),
+	ROW_TEXT(MON_LIBRARY, count_state, "count_state"),
+	ROW_TEXT(MON_LIBRARY, count_reason, "count_reason"),
+};
+
+/* What the jobs query adds to a job row (job_fields_from_row). */
+#define MON_JOB cleanup_mon_job
+static const engine_col job_cols[] = {
+	ROW_TEXT(MON_JOB, last_error_at, "last_error_at"),
+	ROW_INT(MON_JOB, window_steps, "window_steps", 0),
+	ROW_I64(MON_JOB, window_rows, "window_rows"),
+	ROW_DBL(MON_JOB, window_first_start, "window_first_start", -1),
+	ROW_DBL(MON_JOB, window_last_end, "window_last_end", -1),
+	ROW_DBL(MON_JOB, last_step_age_s, "last_step_age_s", -1),
+	ROW_DBL(MON_JOB, unattended_s, "unattended_s", -1),
+	ROW_DBL(MON_JOB, closed_s, "closed_s", -1),
+	ROW_INT(MON_JOB, runner_pid, "runner_pid", 0),
+	ROW_TEXT(MON_JOB, runner_app, "runner_app"),
+	ROW_TEXT(MON_JOB, runner_client, "runner_client"),
+	ROW_INT(MON_JOB, runner_os_pid, "runner_os_pid", 0),
+	ROW_TEXT(MON_JOB, runner_since, "runner_since"),
+	ROW_DBL(MON_JOB, runner_age_s, "runner_age_s", -1),
+};
+
+static void job_rest(void *elem, const PGresult *res, int row)
 {
-	return calloc(n > 0 ? (size_t)n : 1, size);
+	job_fields_from_row(&((cleanup_mon_job *)elem)->job, res, row);
 }
+
+#define MON_STEP cleanup_mon_step
+static const engine_col step_cols[] = {
+	ROW_I32(MON_STEP, step_no, "step_no"),
+	ROW_TEXT(MON_STEP, action, "action"),
+	ROW_I32(MON_STEP, pass_no, "pass_no"),
+	ROW_I64(MON_STEP, library_id, "library_id"),
+	ROW_I32(MON_STEP, visited, "visited"),
+	ROW_I32(MON_STEP, deleted, "deleted"),
+	ROW_I32(MON_STEP, moved, "moved"),
+	ROW_I32(MON_STEP, absent, "absent"),
+	ROW_I32(MON_STEP, retained, "retained"),
+	ROW_I32(MON_STEP, kept, "kept"),
+	ROW_I32(MON_STEP, libraries_deleted, "libraries_deleted"),
+	ROW_I32(MON_STEP, servers_deleted, "servers_deleted"),
+	ROW_I32(MON_STEP, mutations, "mutations"),
+	ROW_I32(MON_STEP, dependent_mutations, "dependent_mutations"),
+	ROW_I32(MON_STEP, claims_in_flight, "claims_in_flight"),
+	ROW_I64(MON_STEP, cursor_from, "cursor_from"),
+	ROW_I64(MON_STEP, cursor_to, "cursor_to"),
+	ROW_TEXT(MON_STEP, key_from, "key_from"),
+	ROW_TEXT(MON_STEP, key_to, "key_to"),
+	ROW_DBL(MON_STEP, gap_s, "gap_s", -1),
+	ROW_TEXT(MON_STEP, phase_after, "phase_after"),
+	ROW_DBL(MON_STEP, started_epoch, "started_epoch", 0),
+	ROW_TEXT(MON_STEP, started, "started"),
+	ROW_DBL(MON_STEP, duration_ms, "duration_ms", 0),
+	ROW_DBL(MON_STEP, lock_hold_ms, "lock_hold_ms", 0),
+	ROW_DBL(MON_STEP, parent_lock_ms, "parent_lock_ms", -1),
+	ROW_I32_OR(MON_STEP, runner_pid, "runner_pid", 0),
+	ROW_TEXT(MON_STEP, runner_app, "runner_app"),
+};
+
+/* Rows of RES into *ROWS / *N through COLS (and FN); NULL, 0 and ENOMEM
+ * when out of memory. */
+static int parse_rows(void *rows, size_t *n, size_t elem, const engine_col *cols, size_t ncols, engine_row_fn fn,
+                      const PGresult *res, int limit)
+{
+	void *v;
+	int rc = engine_rows_map(&v, n, elem, cols, ncols, fn, res, limit, NULL);
+
+	memcpy(rows, &v, sizeof v);
+	return rc;
+}
+#define PARSE_ROWS(field, nfield, cols, fn, res, limit) \
+	parse_rows(&(field), &(nfield), sizeof *(field), cols, ROW_COUNT(cols), fn, res, limit)
 
 static int parse_servers(cleanup_mon_snapshot *s, const PGresult *res)
 {
-	int n = PQntuples(res), i;
-
-	s->servers = alloc_rows(n, sizeof *s->servers);
-	if (!s->servers)
-		return CLEANUP_ENOMEM;
-	for (i = 0; i < n; i++) {
-		cleanup_mon_server *v = &s->servers[i];
-
-		v->row.id = col_int64(res, i, "id");
-		col_copy(v->row.name, sizeof v->row.name, res, i, "name");
-		col_copy(v->row.admission, sizeof v->row.admission, res, i, "admission");
-		v->row.job_id = col_int64(res, i, "job_id");
-		v->row.item_count = col_int64(res, i, "item_count");
-		v->row.library_count = (int32_t)col_int64(res, i, "library_count");
-		col_copy(v->job_kind, sizeof v->job_kind, res, i, "job_kind");
-		col_copy(v->job_phase, sizeof v->job_phase, res, i, "job_phase");
-	}
-	s->nservers = (size_t)n;
-	return CLEANUP_OK;
+	return PARSE_ROWS(s->servers, s->nservers, server_cols, NULL, res, -1);
 }
 
 static int parse_libraries(cleanup_mon_snapshot *s, const PGresult *res)
 {
-	int n = PQntuples(res), i;
-
-	s->libraries = alloc_rows(n, sizeof *s->libraries);
-	if (!s->libraries)
-		return CLEANUP_ENOMEM;
-	for (i = 0; i < n; i++) {
-		cleanup_mon_library *v = &s->libraries[i];
-
-		v->row.id = col_int64(res, i, "id");
-		v->row.server_id = col_int64(res, i, "server_id");
-		col_copy(v->row.name, sizeof v->row.name, res, i, "name");
-		col_copy(v->row.admission, sizeof v->row.admission, res, i, "admission");
-		v->row.item_count = col_int64(res, i, "item_count");
-		v->row.job_id = col_int64(res, i, "job_id");
-		col_copy(v->job_kind, sizeof v->job_kind, res, i, "job_kind");
-		col_copy(v->job_phase, sizeof v->job_phase, res, i, "job_phase");
-		col_copy(v->count_state, sizeof v->count_state, res, i, "count_state");
-		col_copy(v->count_reason, sizeof v->count_reason, res, i, "count_reason");
-	}
-	s->nlibraries = (size_t)n;
-	return CLEANUP_OK;
+	return PARSE_ROWS(s->libraries, s->nlibraries, library_cols, NULL, res, -1);
 }
 
 static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
 {
-	int n = PQntuples(res), i;
-
-	s->jobs = alloc_rows(n, sizeof *s->jobs);
-	if (!s->jobs)
-		return CLEANUP_ENOMEM;
-	for (i = 0; i < n; i++) {
-		cleanup_mon_job *v = &s->jobs[i];
-		cleanup_job *j = &v->job;
-
-		job_fields_from_row(j, res, i);
-		col_copy(v->last_error_at, sizeof v->last_error_at, res, i, "last_error_at");
-		v->window_steps = (int)col_number(res, i, "window_steps", 0);
-		v->window_rows = col_int64(res, i, "window_rows");
-		v->window_first_start = col_number(res, i, "window_first_start", -1);
-		v->window_last_end = col_number(res, i, "window_last_end", -1);
-		v->last_step_age_s = col_number(res, i, "last_step_age_s", -1);
-		v->unattended_s = col_number(res, i, "unattended_s", -1);
-		v->closed_s = col_number(res, i, "closed_s", -1);
-		v->runner_pid = (int)col_number(res, i, "runner_pid", 0);
-		col_copy(v->runner_app, sizeof v->runner_app, res, i, "runner_app");
-		col_copy(v->runner_client, sizeof v->runner_client, res, i, "runner_client");
-		v->runner_os_pid = (int)col_number(res, i, "runner_os_pid", 0);
-		col_copy(v->runner_since, sizeof v->runner_since, res, i, "runner_since");
-		v->runner_age_s = col_number(res, i, "runner_age_s", -1);
-	}
-	s->njobs = (size_t)n;
-	return CLEANUP_OK;
+	return PARSE_ROWS(s->jobs, s->njobs, job_cols, job_rest, res, -1);
 }
 
 static int parse_steps(cleanup_mon_snapshot *s, const PGresult *res, int m_steps_limit)
 {
-	int n = PQntuples(res), i;
-
-	if (n > m_steps_limit)
-		n = m_steps_limit;
-	s->steps = alloc_rows(n, sizeof *s->steps);
-	if (!s->steps)
-		return CLEANUP_ENOMEM;
-	for (i = 0; i < n; i++) {
-		cleanup_mon_step *v = &s->steps[i];
-
-		v->step_no = (int32_t)col_int64(res, i, "step_no");
-		col_copy(v->action, sizeof v->action, res, i, "action");
-		v->pass_no = (int32_t)col_int64(res, i, "pass_no");
-		v->library_id = col_int64(res, i, "library_id");
-		v->visited = (int32_t)col_int64(res, i, "visited");
-		v->deleted = (int32_t)col_int64(res, i, "deleted");
-		v->moved = (int32_t)col_int64(res, i, "moved");
-		v->absent = (int32_t)col_int64(res, i, "absent");
-		v->retained = (int32_t)col_int64(res, i, "retained");
-		v->kept = (int32_t)col_int64(res, i, "kept");
-		v->libraries_deleted = (int32_t)col_int64(res, i, "libraries_deleted");
-		v->servers_deleted = (int32_t)col_int64(res, i, "servers_deleted");
-		v->mutations = (int32_t)col_int64(res, i, "mutations");
-		v->dependent_mutations = (int32_t)col_int64(res, i, "dependent_mutations");
-		v->claims_in_flight = (int32_t)col_int64(res, i, "claims_in_flight");
-		v->cursor_from = col_int64(res, i, "cursor_from");
-		v->cursor_to = col_int64(res, i, "cursor_to");
-		col_copy(v->key_from, sizeof v->key_from, res, i, "key_from");
-		col_copy(v->key_to, sizeof v->key_to, res, i, "key_to");
-		v->gap_s = col_number(res, i, "gap_s", -1);
-		col_copy(v->phase_after, sizeof v->phase_after, res, i, "phase_after");
-		v->started_epoch = col_number(res, i, "started_epoch", 0);
-		col_copy(v->started, sizeof v->started, res, i, "started");
-		v->duration_ms = col_number(res, i, "duration_ms", 0);
-		v->lock_hold_ms = col_number(res, i, "lock_hold_ms", 0);
-		v->parent_lock_ms = col_number(res, i, "parent_lock_ms", -1);
-		v->runner_pid = (int32_t)col_number(res, i, "runner_pid", 0);
-		col_copy(v->runner_app, sizeof v->runner_app, res, i, "runner_app");
-	}
-	s->nsteps = (size_t)n;
-	return CLEANUP_OK;
+	return PARSE_ROWS(s->steps, s->nsteps, step_cols, NULL, res, m_steps_limit);
 }
 
 /* Moves the step-rate ring's newest second to SEC, zeroing the seconds
@@ -702,7 +680,7 @@ static int parse_step_rate(cleanup_monitor *m, const PGresult *res)
 {
 	int n = PQntuples(res), i;
 
-	rate_advance(m, (int64_t)wall_now());
+	rate_advance(m, (int64_t)cleanup_clock_wall());
 	for (i = 0; i < n; i++) {
 		int64_t no = col_int64(res, i, "step_no");
 		int64_t sec = (int64_t)col_number(res, i, "started_epoch", 0);
@@ -725,23 +703,28 @@ static void rate_publish(cleanup_monitor *m, cleanup_mon_snapshot *s)
 		s->rate_job_id = -1;
 		return;
 	}
-	rate_advance(m, (int64_t)wall_now());
+	rate_advance(m, (int64_t)cleanup_clock_wall());
 	s->rate_job_id = m->rate_job_id;
 	s->rate_end_epoch = (double)m->rate_head;
 	for (i = 0; i < CLEANUP_MON_RATE_SECONDS; i++)
 		s->rate[i] = m->rate[(m->rate_head - (CLEANUP_MON_RATE_SECONDS - 1) + i) % CLEANUP_MON_RATE_SECONDS];
 }
 
+#define MON_EVENT cleanup_mon_event
+static const engine_col event_cols[] = {
+	ROW_I64(MON_EVENT, id, "id"),
+	ROW_DBL(MON_EVENT, at_epoch, "at_epoch", 0),
+	ROW_TEXT(MON_EVENT, at, "at_text"),
+	ROW_I64(MON_EVENT, job_id, "job_id"),
+	ROW_TEXT(MON_EVENT, kind, "kind"),
+	ROW_TEXT(MON_EVENT, source, "source"),
+	ROW_TEXT(MON_EVENT, message, "message"),
+};
+
 static void event_from_row(cleanup_mon_event *v, const PGresult *res, int i)
 {
+	engine_row_map(v, event_cols, ROW_COUNT(event_cols), res, i);
 	v->audit = strcmp(col_text(res, i, "origin"), "audit") == 0;
-	v->id = col_int64(res, i, "id");
-	v->at_epoch = col_number(res, i, "at_epoch", 0);
-	col_copy(v->at, sizeof v->at, res, i, "at_text");
-	v->job_id = col_int64(res, i, "job_id");
-	col_copy(v->kind, sizeof v->kind, res, i, "kind");
-	col_copy(v->source, sizeof v->source, res, i, "source");
-	col_copy(v->message, sizeof v->message, res, i, "message");
 }
 
 /* Newest first: by time, then by id (audit rows and events interleave). */
@@ -798,7 +781,7 @@ static int parse_events(cleanup_monitor *m, cleanup_mon_snapshot *s, const PGres
 		cache[ncache++] = m->ecache[k];
 	qsort(cache, ncache, sizeof *cache, event_newer_first);
 	/* The newest LIM busy retries and the newest LIM other events, kept
-	 * apart (issue 21, item 4): a storm of busy retries never pushes a
+	 * apart: a storm of busy retries never pushes a
 	 * lifecycle event out, and the other way round. */
 	{
 		size_t nbusy = 0, nother = 0, keep = 0;
@@ -828,26 +811,24 @@ out:
 	return rc;
 }
 
+#define MON_CONTENTION cleanup_mon_contention
+static const engine_col contention_cols[] = {
+	ROW_TEXT(MON_CONTENTION, kind, "kind"),
+	ROW_TEXT(MON_CONTENTION, source, "source"),
+	ROW_I64(MON_CONTENTION, n, "n"),
+	ROW_TEXT(MON_CONTENTION, at, "at_text"),
+	ROW_I64(MON_CONTENTION, job_id, "job_id"),
+	ROW_TEXT(MON_CONTENTION, message, "message"),
+};
+
+static void contention_rest(void *elem, const PGresult *res, int row)
+{
+	((cleanup_mon_contention *)elem)->count = strcmp(col_text(res, row, "row_kind"), "count") == 0;
+}
+
 static int parse_contention(cleanup_mon_snapshot *s, const PGresult *res)
 {
-	int n = PQntuples(res), i;
-
-	s->contention = alloc_rows(n, sizeof *s->contention);
-	if (!s->contention)
-		return CLEANUP_ENOMEM;
-	for (i = 0; i < n; i++) {
-		cleanup_mon_contention *v = &s->contention[i];
-
-		v->count = strcmp(col_text(res, i, "row_kind"), "count") == 0;
-		col_copy(v->kind, sizeof v->kind, res, i, "kind");
-		col_copy(v->source, sizeof v->source, res, i, "source");
-		v->n = col_int64(res, i, "n");
-		col_copy(v->at, sizeof v->at, res, i, "at_text");
-		v->job_id = col_int64(res, i, "job_id");
-		col_copy(v->message, sizeof v->message, res, i, "message");
-	}
-	s->ncontention = (size_t)n;
-	return CLEANUP_OK;
+	return PARSE_ROWS(s->contention, s->ncontention, contention_cols, contention_rest, res, -1);
 }
 
 /* The snapshot part a refresh op fills (0: none). */
@@ -885,71 +866,61 @@ static bool keep_previous_part(cleanup_monitor *m, unsigned part)
 	if (!p->stale_parts || at < p->stale_parts_at)
 		p->stale_parts_at = at; /* the oldest rows shown */
 	p->stale_parts |= part;
+#define KEEP_ROWS(field, nfield)                                                      \
+	do {                                                                          \
+		free(p->field);                                                       \
+		p->field = dup_array(c->field, c->nfield, sizeof *c->field, &fail);   \
+		p->nfield = fail ? 0 : c->nfield;                                     \
+	} while (0)
 	switch (part) {
 	case CLEANUP_MON_PART_SERVERS:
-		free(p->servers);
-		p->servers = dup_array(c->servers, c->nservers, sizeof *c->servers, &fail);
-		p->nservers = fail ? 0 : c->nservers;
+		KEEP_ROWS(servers, nservers);
 		break;
 	case CLEANUP_MON_PART_LIBRARIES:
-		free(p->libraries);
-		p->libraries = dup_array(c->libraries, c->nlibraries, sizeof *c->libraries, &fail);
-		p->nlibraries = fail ? 0 : c->nlibraries;
+		KEEP_ROWS(libraries, nlibraries);
 		break;
 	case CLEANUP_MON_PART_JOBS:
-		free(p->jobs);
-		p->jobs = dup_array(c->jobs, c->njobs, sizeof *c->jobs, &fail);
-		p->njobs = fail ? 0 : c->njobs;
+		KEEP_ROWS(jobs, njobs);
 		break;
 	case CLEANUP_MON_PART_STEPS:
 		if (p->steps || c->detail_job_id != p->detail_job_id || c->steps_upto != p->steps_upto)
 			break; /* the step-rate read after the steps, or another page */
-		p->steps = dup_array(c->steps, c->nsteps, sizeof *c->steps, &fail);
-		p->nsteps = fail ? 0 : c->nsteps;
+		KEEP_ROWS(steps, nsteps);
 		break;
 	case CLEANUP_MON_PART_EVENTS:
-		free(p->events);
-		p->events = dup_array(c->events, c->nevents, sizeof *c->events, &fail);
-		p->nevents = fail ? 0 : c->nevents;
+		KEEP_ROWS(events, nevents);
 		break;
 	case CLEANUP_MON_PART_CONTENTION:
-		free(p->contention);
-		p->contention = dup_array(c->contention, c->ncontention, sizeof *c->contention, &fail);
-		p->ncontention = fail ? 0 : c->ncontention;
+		KEEP_ROWS(contention, ncontention);
 		break;
 	}
+#undef KEEP_ROWS
 	return !fail;
 }
+
+#define MON_HOLDER cleanup_mon_holder
+static const engine_col holder_cols[] = {
+	ROW_INT(MON_HOLDER, pid, "pid", -1),
+	ROW_TEXT(MON_HOLDER, role, "role"),
+	ROW_TEXT(MON_HOLDER, application, "application"),
+	ROW_TEXT(MON_HOLDER, client, "client"),
+	ROW_TEXT(MON_HOLDER, state, "state"),
+	ROW_DBL(MON_HOLDER, xact_age_ms, "xact_age_ms", -1),
+	ROW_TEXT(MON_HOLDER, holds, "holds"),
+	ROW_BOOL(MON_HOLDER, idle, "idle"),
+};
 
 /* The rows of mon_idle_xact.sql into pending_holders. */
 static int parse_holders(cleanup_monitor *m, const PGresult *res)
 {
-	int i, nt = PQntuples(res);
-	cleanup_mon_holder *h;
-
 	free(m->pending_holders);
 	m->pending_holders = NULL;
 	m->pending_nholders = 0;
 	if (PQfnumber(res, "pid") < 0 || PQfnumber(res, "idle") < 0)
 		return CLEANUP_ERROR;
-	if (nt == 0)
+	if (PQntuples(res) == 0)
 		return CLEANUP_OK;
-	h = calloc((size_t)nt, sizeof *h);
-	if (!h)
-		return CLEANUP_ENOMEM;
-	for (i = 0; i < nt; i++) {
-		h[i].pid = (int)col_int64(res, i, "pid");
-		col_copy(h[i].role, sizeof h[i].role, res, i, "role");
-		col_copy(h[i].application, sizeof h[i].application, res, i, "application");
-		col_copy(h[i].client, sizeof h[i].client, res, i, "client");
-		col_copy(h[i].state, sizeof h[i].state, res, i, "state");
-		h[i].xact_age_ms = col_number(res, i, "xact_age_ms", -1);
-		col_copy(h[i].holds, sizeof h[i].holds, res, i, "holds");
-		h[i].idle = strcmp(col_text(res, i, "idle"), "t") == 0;
-	}
-	m->pending_holders = h;
-	m->pending_nholders = (size_t)nt;
-	return CLEANUP_OK;
+	return PARSE_ROWS(m->pending_holders, m->pending_nholders, holder_cols, NULL, res, -1);
 }
 
 /* Handles one result of ops[opi]. Returns false when the connection must
@@ -1083,7 +1054,7 @@ static void publish_refresh(cleanup_monitor *m, double now)
 	old->nholders = 0;
 	rate_publish(m, m->pending);
 	m->pending->seq = old->seq + 1;
-	m->pending->taken_at = wall_now();
+	m->pending->taken_at = cleanup_clock_wall();
 	m->pending->db_ms = (now - m->cycle_started) * 1000.0;
 	m->current = m->pending;
 	m->pending = old;
@@ -1102,7 +1073,7 @@ static void publish_locks(cleanup_monitor *m, double now)
 		c->locks = m->pending_locks;
 		c->nlocks = m->pending_nlocks;
 		c->locks_valid = true;
-		c->locks_at = wall_now();
+		c->locks_at = cleanup_clock_wall();
 		c->locks_ms = (now - m->cycle_started) * 1000.0;
 		m->pending_locks = NULL;
 		m->pending_nlocks = 0;

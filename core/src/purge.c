@@ -6,22 +6,39 @@
 #include <string.h>
 #include "cleanup/purge.h"
 #include "engine_int.h"
+#include "rowmap_int.h"
 
-static int64_t col_int64_or_zero(const PGresult *res, int row, const char *name)
-{
-	int c = PQfnumber(res, name);
+#define PURGE_RESULT cleanup_purge_result
+static const engine_col result_cols[] = {
+	ROW_I64_OR(PURGE_RESULT, job_id, "job_id", 0),
+	ROW_TEXT(PURGE_RESULT, kind, "kind"),
+	ROW_TEXT(PURGE_RESULT, target_name, "target_name"),
+	ROW_TEXT(PURGE_RESULT, finished_at, "finished_at"),
+	ROW_I64_OR(PURGE_RESULT, manifest, "manifest", 0),
+	ROW_I64_OR(PURGE_RESULT, retained, "retained", 0),
+	ROW_I64_OR(PURGE_RESULT, steps, "steps", 0),
+	ROW_I64_OR(PURGE_RESULT, events, "events", 0),
+	ROW_BOOL(PURGE_RESULT, job_purged, "job_purged"),
+	ROW_BOOL(PURGE_RESULT, more, "more"),
+};
 
-	if (c < 0 || PQgetisnull(res, row, c))
-		return 0;
-	return col_int64(res, row, name);
-}
+/* The plan's first row carries the totals; every row with a job names one. */
+static const engine_col plan_cols[] = {
+	ROW_I64_OR(cleanup_purge_plan, jobs_total, "jobs_total", 0),
+	ROW_I64_OR(cleanup_purge_plan, events, "events", 0),
+	ROW_BOOL(cleanup_purge_plan, events_capped, "events_capped"),
+};
 
-static bool col_true(const PGresult *res, int row, const char *name)
-{
-	const char *v = col_text(res, row, name);
-
-	return v && strcmp(v, "t") == 0;
-}
+#define PURGE_JOB cleanup_purge_job
+static const engine_col plan_job_cols[] = {
+	ROW_I64_OR(PURGE_JOB, job_id, "job_id", 0),
+	ROW_TEXT(PURGE_JOB, kind, "kind"),
+	ROW_TEXT(PURGE_JOB, target_name, "target_name"),
+	ROW_TEXT(PURGE_JOB, phase, "phase"),
+	ROW_TEXT(PURGE_JOB, finished_at, "finished_at"),
+	ROW_I64_OR(PURGE_JOB, manifest, "manifest", 0),
+	ROW_I64_OR(PURGE_JOB, steps, "steps", 0),
+};
 
 /* The age rule, shared by both entry points: a finite number of days,
  * 0 to CLEANUP_PURGE_DAYS_MAX, written as a parameter. */
@@ -58,16 +75,7 @@ int cleanup_purge_step(cleanup_purge_result *out, cleanup_engine *e, double olde
 		goto out;
 	}
 	memset(&r, 0, sizeof r);
-	r.job_id = col_int64_or_zero(res, 0, "job_id");
-	col_copy(r.kind, sizeof r.kind, res, 0, "kind");
-	col_copy(r.target_name, sizeof r.target_name, res, 0, "target_name");
-	col_copy(r.finished_at, sizeof r.finished_at, res, 0, "finished_at");
-	r.manifest = col_int64_or_zero(res, 0, "manifest");
-	r.retained = col_int64_or_zero(res, 0, "retained");
-	r.steps = col_int64_or_zero(res, 0, "steps");
-	r.events = col_int64_or_zero(res, 0, "events");
-	r.job_purged = col_true(res, 0, "job_purged");
-	r.more = col_true(res, 0, "more");
+	engine_row_map(&r, result_cols, ROW_COUNT(result_cols), res, 0);
 	*out = r;
 out:
 	PQclear(res);
@@ -97,9 +105,7 @@ int cleanup_purge_plan_read(cleanup_purge_plan *plan, cleanup_engine *e, double 
 		rc = cleanup_error_set(err, CLEANUP_ERROR, "a purge plan returned no row");
 		goto out;
 	}
-	plan->jobs_total = col_int64_or_zero(res, 0, "jobs_total");
-	plan->events = col_int64_or_zero(res, 0, "events");
-	plan->events_capped = col_true(res, 0, "events_capped");
+	engine_row_map(plan, plan_cols, ROW_COUNT(plan_cols), res, 0);
 	if (!(plan->jobs = calloc((size_t)nr, sizeof *plan->jobs))) {
 		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
 		goto out;
@@ -107,16 +113,9 @@ int cleanup_purge_plan_read(cleanup_purge_plan *plan, cleanup_engine *e, double 
 	for (i = 0; i < nr; i++) {
 		cleanup_purge_job *j = &plan->jobs[plan->n_jobs];
 
-		j->job_id = col_int64_or_zero(res, i, "job_id");
-		if (j->job_id == 0)
-			continue;
-		col_copy(j->kind, sizeof j->kind, res, i, "kind");
-		col_copy(j->target_name, sizeof j->target_name, res, i, "target_name");
-		col_copy(j->phase, sizeof j->phase, res, i, "phase");
-		col_copy(j->finished_at, sizeof j->finished_at, res, i, "finished_at");
-		j->manifest = col_int64_or_zero(res, i, "manifest");
-		j->steps = col_int64_or_zero(res, i, "steps");
-		plan->n_jobs++;
+		engine_row_map(j, plan_job_cols, ROW_COUNT(plan_job_cols), res, i);
+		if (j->job_id != 0)
+			plan->n_jobs++;
 	}
 out:
 	if (rc != CLEANUP_OK)

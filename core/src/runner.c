@@ -17,6 +17,7 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+#include "cleanup/clock.h"
 #include "cleanup/runner.h"
 #include "cleanup/step.h"
 #include "engine_int.h"
@@ -37,14 +38,6 @@ struct cleanup_runner {
 	cleanup_runner_holder lost;
 	double renewed_at;      /* monotonic time of the last renewal */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Sleeps MS milliseconds; a signal that sets INTERRUPT (may be NULL) ends
  * the sleep early. */
@@ -176,7 +169,7 @@ static int lease_open(cleanup_runner *r, int64_t take_over, bool resume, bool *c
 	*claimed = strcmp(col_text(res, 0, "claimed"), "t") == 0;
 	holder_from_row(holder, res);
 	if (*claimed) {
-		r->renewed_at = now_s();
+		r->renewed_at = cleanup_clock_mono();
 		if (strcmp(col_text(res, 0, "taken_over"), "t") == 0) {
 			r->took_over = true;
 			r->lost = *holder;
@@ -195,7 +188,7 @@ out:
 static int lease_take(cleanup_runner *r, cleanup_runner_holder *holder, cleanup_error *err)
 {
 	cleanup_runner_holder h;
-	double t0 = now_s(), wait = 10;
+	double t0 = cleanup_clock_mono(), wait = 10;
 	double grace = r->o.claim_grace_s < 0 ? 0 : r->o.claim_grace_s > 0 ? r->o.claim_grace_s : RUNNER_CLAIM_GRACE_S;
 	int64_t held = 0, take_over = 0;
 	bool claimed = false;
@@ -211,7 +204,7 @@ static int lease_take(cleanup_runner *r, cleanup_runner_holder *holder, cleanup_
 			take_over = held; /* its process is gone: no need to wait */
 			continue;
 		}
-		if (now_s() - t0 >= grace || (r->o.interrupt && *r->o.interrupt))
+		if (cleanup_clock_mono() - t0 >= grace || (r->o.interrupt && *r->o.interrupt))
 			return cleanup_runner_busy_error(err, r->job_id, &h);
 		sleep_ms(wait, r->o.interrupt);
 		wait = wait * 2 > 250 ? 250 : wait * 2;
@@ -232,7 +225,7 @@ int cleanup_runner_renew(cleanup_runner *r, cleanup_error *err)
 	rc = engine_query(&res, r->e, CLEANUP_Q_RUNNER_RENEW, 2, params, "renewing the runner lease", err);
 	PQclear(res);
 	if (rc == CLEANUP_OK)
-		r->renewed_at = now_s();
+		r->renewed_at = cleanup_clock_mono();
 	return rc;
 }
 
@@ -240,7 +233,7 @@ int cleanup_runner_renew(cleanup_runner *r, cleanup_error *err)
  * since the last renewal. A connection lost is the caller's to find. */
 static int renew_if_due(cleanup_runner *r, cleanup_error *err)
 {
-	if (!r->token || now_s() - r->renewed_at < r->o.ttl_s / 3.0)
+	if (!r->token || cleanup_clock_mono() - r->renewed_at < r->o.ttl_s / 3.0)
 		return CLEANUP_OK;
 	return cleanup_runner_renew(r, err);
 }
@@ -432,7 +425,7 @@ int cleanup_runner_step(cleanup_runner *r, cleanup_step_result *out, cleanup_err
 		return rc;
 	rc = step_run_at(out, r->e, r->job_id, r->job.step_no + 1, 0, false, r->token, err);
 	if (rc == CLEANUP_OK) {
-		r->renewed_at = now_s();
+		r->renewed_at = cleanup_clock_mono();
 		job_apply_step(&r->job, out);
 		if (!out->replayed)
 			announce_if_due(r);
@@ -521,7 +514,7 @@ static bool may_start(run_state *st, int inflight)
 		}
 		return false;
 	}
-	if (st->o->deadline_s > 0 && now_s() - st->t0 >= st->o->deadline_s) {
+	if (st->o->deadline_s > 0 && cleanup_clock_mono() - st->t0 >= st->o->deadline_s) {
 		if (inflight == 0) {
 			st->out->stopped = true;
 			snprintf(st->out->stop_reason, sizeof st->out->stop_reason, "deadline");
@@ -558,7 +551,7 @@ static bool took_step(run_state *st, const cleanup_step_result *s)
 	p.step = s;
 	p.steps_done = st->out->steps;
 	p.busy_retries = st->out->busy_retries;
-	p.elapsed_s = now_s() - st->t0;
+	p.elapsed_s = cleanup_clock_mono() - st->t0;
 	if (st->o->callback && !st->o->callback(&p, st->o->callback_arg) && !st->done) {
 		st->out->stopped = true;
 		st->done = true;
@@ -772,7 +765,7 @@ int cleanup_runner_run(cleanup_runner *r, cleanup_run_summary *out, const cleanu
 	st.job_id = r->job_id;
 	st.o = opts ? opts : &defaults;
 	st.out = out;
-	st.t0 = now_s();
+	st.t0 = cleanup_clock_mono();
 	st.step_commit = st.o->step_commit ? st.o->step_commit : r->o.step_commit;
 	st.backoff0 = st.o->backoff_initial_ms > 0 ? st.o->backoff_initial_ms : 10;
 	st.backoff_max = st.o->backoff_max_ms > 0 ? st.o->backoff_max_ms : 1000;
@@ -815,7 +808,7 @@ int cleanup_runner_run(cleanup_runner *r, cleanup_run_summary *out, const cleanu
 				}
 			}
 			if (rc == CLEANUP_OK) {
-				r->renewed_at = now_s();
+				r->renewed_at = cleanup_clock_mono();
 				if (out->steps > out->replayed)
 					announce_if_due(r);
 			}
@@ -836,7 +829,7 @@ int cleanup_runner_run(cleanup_runner *r, cleanup_run_summary *out, const cleanu
 			p.busy = err;
 			p.steps_done = out->steps;
 			p.busy_retries = out->busy_retries;
-			p.elapsed_s = now_s() - st.t0;
+			p.elapsed_s = cleanup_clock_mono() - st.t0;
 			if (st.o->callback && !st.o->callback(&p, st.o->callback_arg)) {
 				out->stopped = true;
 				snprintf(out->stop_reason, sizeof out->stop_reason, "callback");
@@ -849,8 +842,8 @@ int cleanup_runner_run(cleanup_runner *r, cleanup_run_summary *out, const cleanu
 				                   consecutive_busy, st.next - 1);
 				break;
 			}
-			if (st.o->deadline_s > 0 && wait > (st.o->deadline_s - (now_s() - st.t0)) * 1000)
-				wait = (st.o->deadline_s - (now_s() - st.t0)) * 1000;
+			if (st.o->deadline_s > 0 && wait > (st.o->deadline_s - (cleanup_clock_mono() - st.t0)) * 1000)
+				wait = (st.o->deadline_s - (cleanup_clock_mono() - st.t0)) * 1000;
 			backoff(&st, wait);
 			continue;
 		}
@@ -886,7 +879,7 @@ int cleanup_runner_run(cleanup_runner *r, cleanup_run_summary *out, const cleanu
 		}
 	}
 	cleanup_step_result_reset(&step);
-	out->elapsed_s = now_s() - st.t0;
+	out->elapsed_s = cleanup_clock_mono() - st.t0;
 
 	/* The job as the database has it now, never the acknowledged view:
 	 * with asynchronous commit a server crash may have undone acknowledged

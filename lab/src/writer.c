@@ -255,7 +255,7 @@ int64_t cleanup_writer_dependents(const cleanup_writer *w)
 /* Runs insert Q (N PARAMS) and, when the dependent tables exist, the new
  * item's dependents (a retry, a review preview) and its library's (a
  * collection, the sync status, a history record) in one transaction
- * (issue 7, item 1): all commit or none; a refusal of any of them (CUA10
+ * (seed 001): all commit or none; a refusal of any of them (CUA10
  * claimed, CUA11 draining, ...) is the operation's. Returns as
  * lab_query(); *OUT is the insert's result. */
 static int insert_with_dependents(cleanup_rows **out, cleanup_writer *w, enum lab_sql_query_id q, int n,

@@ -31,7 +31,7 @@
 -- Engine lock keys: namespace in the high bits, the object id in the low
 -- 40 bits. Since schema 006 the keys name rows of cleanup.engine_locks,
 -- locked FOR UPDATE (not advisory locks, which any login role could take
--- and so block cleanup, or forge for a parent guard: issue 9).
+-- and so block cleanup, or forge for a parent guard: T1-T8).
 CREATE OR REPLACE FUNCTION cleanup.lock_key(ns int, obj bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC

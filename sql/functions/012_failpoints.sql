@@ -1,4 +1,4 @@
--- 012_failpoints: named, test-only fault-injection points (issue 9). A test
+-- 012_failpoints: named, test-only fault-injection points (S7-S9). A test
 -- switches points on for one session with the setting cleanup.failpoints
 -- (a comma-separated list of names, e.g. PGOPTIONS='-c
 -- cleanup.failpoints=step_after_delete'), holds the point's advisory lock

@@ -160,7 +160,7 @@ BEGIN
     END LOOP;
 END $$;
 
--- The fast path of the common case (issue 22, item 2), in the insert and
+-- The fast path of the common case, in the insert and
 -- update triggers below: a write whose rows go into, or stay in, one open
 -- library (a move: from one open library into another of the same
 -- server) that no prune job collects for. One probe share-locks the

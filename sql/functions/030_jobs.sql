@@ -17,7 +17,7 @@ END $$;
 -- - A step (step_no changes): only when it changes the phase, the pass or
 --   notified_at. A step moves notified_at only when its last value is
 --   100 ms old (060_step.sql), so a running job notifies about ten times a
---   second instead of once a step (issue 10: 4 runners reached 1.7-1.9x of
+--   second instead of once a step (4 runners reached 1.7-1.9x of
 --   one, 2.6x without the per-step NOTIFY; docs/benchmarks-workers.md). A
 --   listener that refreshes on notification sees a running job's progress
 --   within ~100 ms, every phase change and the completion at once; the
@@ -403,7 +403,7 @@ END $$;
 
 -- pause / resume / cancel (C8). Collecting and paused jobs pause,
 -- resume and cancel. A draining or finalizing job cancels only while it
--- has deleted nothing (issue 21: a removal or a sealed prune is not a
+-- has deleted nothing (a removal or a sealed prune is not a
 -- point of no return until its first deletion): its admission reopens,
 -- its claims are released, and the cancel is audited; after its first
 -- domain mutation the refusal says how many rows are gone, and the job

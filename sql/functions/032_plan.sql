@@ -81,7 +81,7 @@ BEGIN
 END $$;
 
 ---------------------------------------------------------------------------
--- The plan phase of `job create` (seed 004, section 3.1; issue 19 item 7):
+-- The plan phase of `job create` (seed 004, section 3.1):
 -- lock the parent, run the RESTRICT checks and the validators, release the
 -- parent. Validators and the rollout switch live in migration 014_plan.sql.
 ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 -- PostgreSQL. Reads job rows, admission rows and the per-library count
 -- table only: never a COUNT(*) over inventory.
 
--- Domain mutations by kind (issue 7), one shape for jobs and steps.
+-- Domain mutations by kind (seed 001), one shape for jobs and steps.
 CREATE OR REPLACE FUNCTION cleanup.mutations_json(items bigint, retries bigint, previews bigint,
                                                   collections bigint, sync_status bigint, history bigint,
                                                   libraries bigint, servers bigint)
@@ -14,7 +14,7 @@ BEGIN ATOMIC
         'classification_history_detached', history, 'libraries', libraries, 'servers', servers);
 END;
 
--- Issue 21, item 2: who runs job J now and how it goes, as keys added to
+-- F3: who runs job J now and how it goes, as keys added to
 -- every JOB document (status, jobs, job show, the job commands):
 --   runner          the holder of the job's live runner lease
 --                   (cleanup.job_runners, 062_runner.sql; the same look-up
@@ -103,7 +103,7 @@ AS $$
         -- Schema 11: when `cleanupctl purge` removed the job's manifest,
         -- retained rows and step records (null: not purged).
         'purged_at', j.purged_at,
-        -- Issue 7: domain mutations by kind and the item claims.
+        -- Seed 001: domain mutations by kind and the item claims.
         'mutations_by_kind', cleanup.mutations_json(j.deleted, j.retries_deleted, j.previews_deleted,
                                                     j.collections_deleted, j.sync_status_deleted,
                                                     j.history_detached, j.libraries_deleted, j.servers_deleted),
@@ -125,7 +125,7 @@ AS $$
         'blocked', CASE WHEN j.blocked_since IS NULL THEN NULL
                         ELSE jsonb_build_object('since', j.blocked_since, 'holders', coalesce(j.blocked_by, '[]'::jsonb),
                                                 'reason', j.last_error) END)
-        -- Issue 21: its runner, last step, pace and ETA, when its library
+        -- Its runner, last step, pace and ETA, when its library
         -- was closed (cleanup.job_live_json).
         || cleanup.job_live_json(j);
 $$;

@@ -1,4 +1,4 @@
--- 055_dependents: dependent records (issue 7, seed 001): dispositions,
+-- 055_dependents: dependent records (seed 001): dispositions,
 -- dependent admission, claims, and the bounded drains the step engine
 -- calls (060_step.sql). docs/steps.md ("Dependents and claims") and
 -- docs/data-model.md ("Dependents") explain them.
@@ -128,7 +128,7 @@ END $$;
 -- (the source table lock keeps DDL on inventory.items out until commit):
 -- one scan of pg_constraint, about 60 us (measured: 62.7 us a call, 2000 calls on
 -- a seeded lab database). The schema contract is
--- not enough on its own: install may have recorded drift (issue 7).
+-- not enough on its own: install may have recorded drift (seed 001).
 CREATE OR REPLACE FUNCTION cleanup.has_unknown_references(p_tables regclass[])
 RETURNS boolean LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp

@@ -145,7 +145,7 @@ LANGUAGE plpgsql
 -- Every table here is reached by key (TID, primary key, the dependents'
 -- item index): with statistics from when cleanup.job_retained was empty,
 -- the retained pass's DELETE of resolved rows scanned all the job's
--- retained rows in every pass step (issue 10: 368 ms steps with 10,000).
+-- retained rows in every pass step (368 ms steps with 10,000).
 SET enable_seqscan = off
 AS $$
 DECLARE
@@ -158,7 +158,7 @@ DECLARE
     v_n_abs    int;
 BEGIN
     IF NOT p_preview THEN
-        -- Lock and classify, one statement (issue 10, "where a step's time
+        -- Lock and classify, one statement ("where a step's time
         -- goes"): the verdict is computed once per locked row (OFFSET 0
         -- keeps the subquery from being flattened, which would copy the
         -- CASE, its subplans and init plans into every aggregate that
@@ -246,7 +246,7 @@ BEGIN
             -- force then) were planned as index scans even on an empty
             -- dependent table, where the one DELETE's checks read a table
             -- of no pages: 28,000 instructions a check instead of 20,000,
-            -- 11% of a whole prune (issue 10, item 3; docs/benchmarks.md).
+            -- 11% of a whole prune (docs/benchmarks.md).
             -- The DELETE itself is a TID scan either way. The function's
             -- SET restores the setting when it returns.
             PERFORM set_config('enable_seqscan', 'on', true);
@@ -255,7 +255,7 @@ BEGIN
             PERFORM set_config('enable_seqscan', 'off', true);
         END IF;
         -- Bookkeeping of cleanup.job_retained, in statements of their own
-        -- run only when they have rows to write (issue 10: each
+        -- run only when they have rows to write (each
         -- data-modifying WITH is set up in every step, rows or not).
         -- Retained rows (S5) are revisited by a later pass.
         IF v_ret_ids IS NOT NULL AND NOT p_retained_pass THEN
@@ -266,7 +266,7 @@ BEGIN
         IF p_retained_pass AND n_retained < cardinality(v_ids) THEN
             -- The pass's resolved rows leave it, each found by its full key
             -- (a LATERAL probe with LIMIT 1 cannot become a walk of the
-            -- job's retained rows, issue 10), then deleted by its TID.
+            -- job's retained rows), then deleted by its TID.
             DELETE FROM cleanup.job_retained r
              WHERE r.ctid = ANY (ARRAY(SELECT x.t FROM unnest(v_ids) AS v(id)
                                         CROSS JOIN LATERAL (SELECT rr.ctid AS t FROM cleanup.job_retained rr
@@ -330,13 +330,13 @@ END $$;
 -- external ID order with the job's manifest over the same key range (both
 -- are primary-key or unique-index ranges, so neither side is sorted and
 -- the manifest is not probed once per row). The page ends at the 10,000th
--- key after P_AFTER of either side, whichever comes first (issue 10: a
+-- key after P_AFTER of either side, whichever comes first (a
 -- manifest with many IDs that match no item cannot make a page read more
 -- than 10,000 rows of it), or at the end when neither side has that many.
 -- The items side is read once: at most 10,000 items up to the manifest's
 -- 10,000th key (the merge reads the manifest only as far as the last item
 -- read, one key past it at most); the page ends at the last item read
--- when there were 10,000, else at that manifest key (issue 10: finding the
+-- when there were 10,000, else at that manifest key (finding the
 -- items' 10,000th key first read every item of a page twice, each with
 -- its heap fetch, 40% of a page).
 -- Returns how many items were read, the page's end key (LAST_KEY; the last
@@ -473,7 +473,7 @@ $$;
 -- step_exec's transaction and settings (plan_cache_mode), and with
 -- P_PREVIEW computes without locks or mutations.
 
--- Mode single-transaction (issue 3, item 8): the old behaviour, one
+-- Mode single-transaction (kept for comparison): the old behaviour, one
 -- unbounded transaction holding the library row lock throughout.
 CREATE OR REPLACE FUNCTION cleanup.step_mode_single(p_job bigint, p_preview boolean,
                                           INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
@@ -486,7 +486,7 @@ DECLARE
     r         record;
 BEGIN
     ---------------------------------------------------------------
-    -- Comparison mode (issue 3, item 8): the old behaviour, one
+    -- Comparison mode (kept for comparison): the old behaviour, one
     -- unbounded transaction holding the library row lock throughout.
     ---------------------------------------------------------------
     s.action := 'single-transaction';
@@ -547,7 +547,7 @@ END $$;
 CREATE OR REPLACE FUNCTION cleanup.step_mode_drain(p_job bigint, p_preview boolean,
                                           INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
 LANGUAGE plpgsql
--- Plans that cannot go wrong (issue 10): every statement here reads its
+-- Plans that cannot go wrong: every statement here reads its
 -- rows in an index's order and stops at its bound. Without this, on data
 -- nobody analyzed the planner estimated a library's range at a few rows and
 -- read all of it (30,000 rows of index (library_id, external_id), then an
@@ -646,8 +646,8 @@ BEGIN
     ---------------------------------------------------------------
     IF j.pass_no = 1 AND v_prune AND j.key_cursor IS NOT NULL THEN
         -------------------------------------------------------------
-        -- A prune's first pass in external-ID order (issue 10, item 3;
-        -- migration 012): the items after the key cursor merged with
+        -- A prune's first pass in external-ID order
+        -- (migration 012): the items after the key cursor merged with
         -- the manifest (cleanup.drain_key_batch), up to the manifest's
         -- 1,024th key after the cursor. That bound is computed once
         -- (an index-only walk of 1,024 keys) and kept in the job row
@@ -753,7 +753,7 @@ BEGIN
             -- in the manifest (prune: one primary-key probe per row, a
             -- LATERAL subquery with LIMIT 1, which the planner can only
             -- run as a probe by key: never a hashed subplan over the
-            -- whole manifest, whatever the statistics say, issue 10;
+            -- whole manifest, whatever the statistics say;
             -- removal: never probed). "before" counts the candidates ahead
             -- of a row; it only grows, so PostgreSQL stops the scan at the
             -- first row with v_budget candidates before it (a WindowAgg
@@ -1269,7 +1269,7 @@ BEGIN
         -- (CU403, exit 4) before it changes anything. One row read and one
         -- catalog look-up while the contract is clean (docs/data-model.md).
         PERFORM cleanup.contract_assert();
-        -- D1, issue 7: and no foreign key into what this job deletes lacks
+        -- D1: and no foreign key into what this job deletes lacks
         -- a recorded disposition (install may have recorded drift, so the
         -- contract alone is not enough). CU404 before any domain mutation.
         IF cleanup.has_unknown_references(CASE j.kind
@@ -1350,7 +1350,7 @@ BEGIN
         RETURN s;
     END IF;
 
-    -- Who ran the step (issue 11): this session's backend and
+    -- Who ran the step: this session's backend and
     -- application_name, bounded. A replay returns the recorded row
     -- (above), so these always name the session that committed it.
     s.runner_pid := pg_backend_pid();
@@ -1385,7 +1385,7 @@ BEGIN
                updated_at = CASE WHEN j.phase IS DISTINCT FROM phase OR now() - updated_at >= interval '1 second'
                                  THEN now() ELSE updated_at END,
                finished_at = CASE WHEN j.phase = 'completed' THEN now() END,
-               -- Coalesced notifications (issue 10): jobs_notify_update
+               -- Coalesced notifications: jobs_notify_update
                -- notifies a step's update only when it changes the phase,
                -- the pass or notified_at, and notified_at moves only when
                -- its last value is 100 ms old: a job's steps take the

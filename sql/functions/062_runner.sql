@@ -1,5 +1,5 @@
--- 062_runner: the runner lease (sql/schema/015_runner_lease.sql; issue 20
--- item 2; docs/fleet.md, "One runner per job"). core/src/runner.c is the
+-- 062_runner: the runner lease (sql/schema/015_runner_lease.sql; F2;
+-- docs/fleet.md, "One runner per job"). core/src/runner.c is the
 -- only caller of the definer functions here: it opens the lease, every
 -- step renews it in the step's own transaction (cleanup.job_step's
 -- p_lease), a heartbeat renews it while the runner waits, and close ends

@@ -15,7 +15,7 @@
 -- restart that no later write clears (K5).
 --
 -- These locks are row locks of cleanup.engine_locks, not advisory keys in
--- pg_locks (seed 002's wording): since issue 9 any login role could take
+-- pg_locks (seed 002's wording): since the privilege model any login role could take
 -- or forge advisory keys; cleanup.holds_lock() proves this transaction
 -- locked the row. Like the admission guards this is a correctness check,
 -- not a boundary against a database owner who disables triggers.

@@ -1,7 +1,7 @@
 -- 077_gateway: the count cache's supported writer path where a sync writer
--- can reach it (issue 8, item 4; docs/count-cache.md, docs/roles.md).
+-- can reach it (K3; docs/count-cache.md, docs/roles.md).
 --
--- A login in cleanup_writer has no USAGE on schema cleanup (issue 9), so it
+-- A login in cleanup_writer has no USAGE on schema cleanup (T1-T8), so it
 -- cannot call cleanup.write_items or cleanup.count_declare (075). These
 -- two wrappers in schema inventory, the writer's own, are its way in:
 -- SECURITY DEFINER, owned by cleanup_owner (098 hands every object of

@@ -1,5 +1,5 @@
 -- 080_retention: `cleanupctl purge`, the bounded purge of what finished
--- jobs leave behind (issue 10 item 7, docs/scaling.md). A finished job
+-- jobs leave behind (docs/scaling.md). A finished job
 -- (completed or cancelled) never changes again, so its manifest, its step
 -- records and its retained rows are history: they grow with the work done
 -- (one manifest row per seen ID, one step record per step) and nothing

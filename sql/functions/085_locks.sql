@@ -7,7 +7,7 @@
 -- that wait for a heavyweight lock (wait_event_type 'Lock'); pg_locks is
 -- read once for the waiting backends. No table of the application is read.
 --
--- Runners (issue 10, item 5): the backend of a job's live runner lease
+-- Runners: the backend of a job's live runner lease
 -- on a direct connection (cleanup.job_runners, 062_runner.sql) is shown
 -- too, whatever its application_name, with the job it runs (runs_job)
 -- and since when (runner_since: the lease's start).

@@ -1,5 +1,5 @@
 -- 096_drift: drift never approves itself, across the whole graph (T6,
--- issue 19 item 3). The schema contract (095_contract.sql) makes every step
+-- T6). The schema contract (095_contract.sql) makes every step
 -- refuse a schema that changed since the installer recorded it; this file
 -- is what keeps the installer from recording a schema no step may run on.
 -- cleanup.drift_refusals names every such object; the installer calls it on
@@ -15,7 +15,7 @@
 --     table reachable from the inventory roots (media_servers, libraries,
 --     items) through foreign keys, transitively: deleting a dependent's row
 --     would delete or change rows the step never counts (a step recorded
---     128 mutations while cascading 384 rows: issue 19).
+--     128 mutations while cascading 384 rows: T6).
 --   * A foreign key of that graph whose RI triggers do not fire in an
 --     ordinary session (disabled, or replica-only): the key no longer
 --     holds, so a delete the engine relies on to fail goes through.

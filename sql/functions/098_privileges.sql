@@ -1,4 +1,4 @@
--- 098_privileges: the privilege model (issue 9, defect 4; docs/roles.md).
+-- 098_privileges: the privilege model (docs/roles.md).
 --
 -- Runs after every definition (CREATE OR REPLACE FUNCTION resets SECURITY
 -- DEFINER and SET clauses, so they are applied here, each time the
@@ -251,7 +251,7 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA inventory FROM PUBLIC, cleanup_runner, cle
 -- no REFERENCES (an incoming foreign key would stop every job, CU404).
 GRANT USAGE ON SCHEMA inventory TO cleanup_writer;
 GRANT SELECT, INSERT, UPDATE ON inventory.media_servers, inventory.libraries, inventory.items TO cleanup_writer;
--- Dependents (issue 7): a sync writer also maintains these, deletes
+-- Dependents (seed 001): a sync writer also maintains these, deletes
 -- included (a retry queue is consumed); the dependent guards refuse what a
 -- claim or a draining library forbids (055_dependents.sql).
 GRANT SELECT, INSERT, UPDATE, DELETE ON inventory.item_retries, inventory.identity_review_previews,
@@ -309,7 +309,7 @@ GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.job_live_json(
                           cleanup.dependency_evidence(int, int, int, int), cleanup.job_step_replay(bigint, int),
                           cleanup.runner_live(cleanup.job_runners), cleanup.runner_label(cleanup.job_runners)
    TO cleanup_runner, cleanup_console;
--- What `cleanupctl deps` reads of the dispositions (issue 7), and the
+-- What `cleanupctl deps` reads of the dispositions (seed 001), and the
 -- mutations-by-kind shape job_json and step_json build (they are granted).
 GRANT SELECT ON cleanup.reference_dispositions TO cleanup_runner, cleanup_console;
 -- T3: a job's holders as a line of text (job show; IMMUTABLE, reads nothing).
@@ -319,14 +319,14 @@ GRANT EXECUTE ON FUNCTION cleanup.holders_text(jsonb) TO cleanup_runner, cleanup
 GRANT EXECUTE ON FUNCTION cleanup.lock_blockers(), cleanup.holders_json(int[], text) TO cleanup_runner, cleanup_console;
 GRANT EXECUTE ON FUNCTION cleanup.mutations_json(bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint)
    TO cleanup_runner, cleanup_console;
--- The count cache (issue 8, 075_count_cache.sql): the console's and
+-- The count cache (seed 002, 075_count_cache.sql): the console's and
 -- `counts`' report (definer), and a runner's visits.
 GRANT EXECUTE ON FUNCTION cleanup.count_report(timestamptz) TO cleanup_runner, cleanup_console;
 GRANT EXECUTE ON FUNCTION cleanup.count_visit(bigint, timestamptz) TO cleanup_runner;
 -- The writer's way to the count cache's protocol (077_gateway.sql): the
 -- mutation gateway and the lock declaration, wrapped in schema inventory
 -- (definer, bounded input), since cleanup_writer has no USAGE on schema
--- cleanup (issue 9) and keeps none. Without them a writer login writes
+-- cleanup (T1-T8) and keeps none. Without them a writer login writes
 -- plain SQL, which a watched library refuses (CU410). Nobody else: the
 -- runner and the console do not write inventory.
 GRANT EXECUTE ON FUNCTION inventory.write_items(jsonb), inventory.count_declare(bigint[]) TO cleanup_writer;
@@ -340,7 +340,7 @@ GRANT EXECUTE ON FUNCTION cleanup.job_create(text, bigint, text), cleanup.job_ap
                           cleanup.runner_renew(bigint, bigint, int), cleanup.runner_announce(bigint, bigint),
                           cleanup.runner_close(bigint, bigint, boolean, text), cleanup.runner_stop(bigint, int, text)
    TO cleanup_runner;
--- Ending a backend that holds up a job (issue 21, 087_terminate_holder.sql):
+-- Ending a backend that holds up a job (087_terminate_holder.sql):
 -- the console's terminate-holder. Not the read-only console's role.
 GRANT EXECUTE ON FUNCTION cleanup.holder_check(int), cleanup.terminate_holder(int, text, text) TO cleanup_runner;
 -- Retention (080_retention.sql): `cleanupctl purge` of finished jobs'

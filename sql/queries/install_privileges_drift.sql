@@ -1,7 +1,7 @@
 -- With the bundle unchanged: privileges on schema cleanup that the
 -- privilege model (sql/functions/098_privileges.sql) did not grant, such as
--- UPDATE on cleanup.library_admission given by hand to a writer (issue 9,
--- defect 4), or an object of cleanup or inventory no longer owned by
+-- UPDATE on cleanup.library_admission given by hand to a writer (the
+-- privilege model), or an object of cleanup or inventory no longer owned by
 -- cleanup_owner. The installer then applies the definitions again, which
 -- revokes them. Names at most five, NULL when there is none.
 WITH ours AS (

@@ -1,7 +1,7 @@
 -- Unfinished jobs and the $1 most recent ones, the unfinished first (issue
 -- 21: what needs an operator on top), newest first within each, each with its
--- JSON document and, from it, who runs it now and how it goes (issue 21,
--- cleanup.job_live_json) as columns for the text output; a job its runner
+-- JSON document and, from it, who runs it now and how it goes
+-- (cleanup.job_live_json) as columns for the text output; a job its runner
 -- found held up (T3) with who holds it, as in job_get.sql.
 SELECT j.*, x.doc::text AS json,
        (x.doc->'runner'->>'pid')::int AS live_runner_pid, x.doc->'runner'->>'host' AS live_runner_host,

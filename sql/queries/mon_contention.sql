@@ -1,8 +1,8 @@
 -- Console: recent NOWAIT rejections (kind 'rejected', logged by writers) and
 -- busy retries (kind 'busy', logged by job runs) among the 2000 newest
 -- events: one row per kind and source for the last 60 seconds, then the
--- newest $1 such events of the same 60 seconds (row_kind 'event'; issue 11,
--- bug 6: the list showed entries minutes old under a heading that says
+-- newest $1 such events of the same 60 seconds (row_kind 'event';
+-- the list showed entries minutes old under a heading that says
 -- "last 60 s").
 --
 -- The 2000 newest events are an id range below the newest id (max(id) is

@@ -1,7 +1,7 @@
 -- Console: the event and audit log, at most $1 audit rows, $1 lifecycle
 -- events and the busy retries among the $3 newest events, newest first.
 -- Writers' rejections are counted by mon_contention instead of flooding the
--- log, and they are left out BEFORE the limit (issue 11, bug 1: taking the
+-- log, and they are left out BEFORE the limit (taking the
 -- 2000 newest events first and dropping rejections afterwards lost
 -- "created" and "completed" under a rejection storm).
 --
@@ -18,7 +18,7 @@ SELECT x.origin, x.id, x.at_epoch, x.at_text, x.job_id, x.kind, x.source, x.mess
           WHERE e.id > $2::bigint AND e.kind NOT IN ('rejected', 'busy')
           ORDER BY e.id DESC LIMIT $1::int)
         UNION ALL
-        -- Busy retries apart (issue 21, item 4): a runner retrying a held
+        -- Busy retries apart: a runner retrying a held
         -- lock logs one a few seconds, and they must never push the
         -- lifecycle events (created, sealed, completed, ...) out of the
         -- limit above, nor be pushed out by them; the console collapses

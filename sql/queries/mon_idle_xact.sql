@@ -1,4 +1,4 @@
--- The console's holders (issue 21, item 1), read with the lock query on
+-- The console's holders (T3), read with the lock query on
 -- its schedule: client backends of this database, other than the
 -- console's, that are idle in a transaction older than $1 seconds and
 -- hold a lock on a table of the engine or the inventory (listed even when

@@ -1,17 +1,17 @@
 -- Console: unfinished jobs and the $1 most recent ones, newest first. Job
 -- rows carry the progress; inventory is never scanned. For a draining or
 -- finalizing job also:
---  * its pace window: the steps of its current runner (issue 21: a new
+--  * its pace window: the steps of its current runner (a new
 --    runner's ETA is its own pace, not its predecessor's; all of them
 --    when nobody runs it; a step recorded without its runner counts) that started in the last 60 seconds (among
 --    its 2000 newest, read by the job_steps primary key), their settled rows
 --    (deleted + moved + absent + kept) and the span from the first one's
 --    start to the last one's end (tui/common/progress.h turns these into the pace
---    and the ETA; issue 11, bug 2);
+--    and the ETA);
 --  * the end of its newest step (however old);
 --  * closed_s: seconds since its library (a remove-server: its server) was
 --    closed to writers, while it is: a prune's seal, a removal's creation
---    (issue 21: the header's NO RUNNER badge counts from there);
+--    (the header's NO RUNNER badge counts from there);
 --  * its runner: the holder of the job's live runner lease
 --    (cleanup.job_runners, sql/functions/062_runner.sql): host and OS pid
 --    of the process, its application, the backend of its last statement,

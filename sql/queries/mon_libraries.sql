@@ -6,7 +6,7 @@
 -- for a watched library, else from the statement-trigger counter
 -- cleanup.library_stats (the cache has 32 slots: it cannot cover every
 -- library; docs/count-cache.md). count_state and count_reason say which and
--- why (issue 8): item_count is the published count of a fresh, dirty
+-- why (seed 002): item_count is the published count of a fresh, dirty
 -- (stale) or expired watched library, the counter's count of an unwatched
 -- one, and -1 when the cache withholds it (building, restart required,
 -- capacity, busy).

@@ -1,5 +1,5 @@
 -- Console: the step records of job $1 after step $2 (in step order), for the
--- detail panel's step-rate sparkline (issue 11, bug 5: it counted only the
+-- detail panel's step-rate sparkline (it counted only the
 -- 60 listed steps). The monitor reads each record once, keeping per-second
 -- counts itself; the first read ($2 = -1) starts at most 20000 steps back.
 SELECT s.step_no, extract(epoch FROM s.started_at) AS started_epoch

@@ -1,7 +1,7 @@
 -- Console: a page of the step records of job $1, newest first: the 120
 -- steps numbered at most $2 (2147483647: the newest), read backwards along
 -- the job_steps primary key, so that the detail panel can page through a
--- job's whole history from its first step (issue 11, item 13) at the cost
+-- job's whole history from its first step at the cost
 -- of one page (121 rows of one index range, whatever the history's length).
 -- Each step also gets its cursor (the item ids before and after it; the
 -- external IDs for a prune's first pass in key order and a final-check

@@ -1,4 +1,4 @@
--- cleanupctl worker (issue 10, item 5): the runnable jobs that no runner
+-- cleanupctl worker: the runnable jobs that no runner
 -- holds now, oldest first, at most $2, of the servers in $1 (an empty
 -- array: every server). Runnable: draining or finalizing (collecting and
 -- paused jobs wait for their seal; completed and cancelled are done). The

@@ -8,7 +8,7 @@
 --   "visited": visiting means being considered for a mutation, which is what
 --   the 128-row budget (S1) bounds.
 -- The mutation budget allows one exception: the single-transaction
---   comparison mode (issue 3, item 8), which reproduces the old unbounded
+--   comparison mode (kept for comparison), which reproduces the old unbounded
 --   cascade on purpose and records its true count.
 
 ALTER TABLE cleanup.job_steps

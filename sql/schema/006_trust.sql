@@ -1,4 +1,4 @@
--- 006_trust: issue 9, "no accepted write is ever lost".
+-- 006_trust: T1-T8, "no accepted write is ever lost".
 --
 -- 1. Protected writes (C9, a deliberate strengthening of seed 000). A
 --    prune's manifest describes a traversal that began before the job was
@@ -15,7 +15,7 @@
 --    manifest accepts, by the same definition, cleanup.external_id_problem
 --    (defined here, because a CHECK constraint needs it before the
 --    function files run; a later change of the rule is a migration).
--- 3. Engine locks a role must be granted (issue 9, defect 5): the per-
+-- 3. Engine locks a role must be granted (L1): the per-
 --    server coordinator lock and the per-library lock were advisory keys
 --    any login role could take (blocking all cleanup) and that the parent
 --    guards accepted when self-taken. They are now row locks on

@@ -1,4 +1,4 @@
--- 008_dependents: issue 7 (seed 001), records that point at the inventory.
+-- 008_dependents: seed 001, records that point at the inventory.
 --
 -- 1. Dependent tables of the lab schema. Every foreign key is RESTRICT: a
 --    dependent the engine forgot makes a delete fail, it never cascades

@@ -1,5 +1,5 @@
 -- 010_step_runner: coalesced step notifications and the runner of each
--- step (issue 10 item 5, issue 11 item 13).
+-- step.
 --
 -- 1. cleanup.jobs.notified_at: when a step of the job last asked for a
 --    notification. A step's update of the job row sets it to

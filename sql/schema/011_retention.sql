@@ -1,5 +1,5 @@
 -- 011_retention: the retention of finished jobs' manifests and step
--- records (issue 10 item 7, docs/scaling.md; seed 000 names manifest and
+-- records (docs/scaling.md; seed 000 names manifest and
 -- history retention as open evidence).
 --
 -- cleanup.jobs.purged_at: when `cleanupctl purge` (cleanup.purge_step,

@@ -1,5 +1,5 @@
--- 012_key_cursor: a prune's first pass in external-ID order (issue 10,
--- item 3; docs/steps.md, "Pass 1 of a prune").
+-- 012_key_cursor: a prune's first pass in external-ID order
+-- (docs/steps.md, "Pass 1 of a prune").
 --
 -- A prune's first pass walks the library's items in external-ID order,
 -- merged with the job's manifest over the same key range (both are

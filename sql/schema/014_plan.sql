@@ -1,4 +1,4 @@
--- 014_plan: seed 004's plan phase and rollout switch (issue 19 item 7;
+-- 014_plan: seed 004's plan phase and rollout switch (seed 004;
 -- 032_plan.sql has the functions, docs/operator-guide.md the how-to).
 --
 -- 1. Validators: named functions the installer records (cleanupctl install

@@ -1,4 +1,4 @@
--- 015_runner_lease: the runner lease (issue 20 item 2; docs/fleet.md,
+-- 015_runner_lease: the runner lease (F2; docs/fleet.md,
 -- "One runner per job"). One row per job that a runner drives now: who
 -- (host, OS pid, application: the process an operator can stop), the
 -- backend of its last statement, and until when the lease holds. The

@@ -56,6 +56,31 @@ fingerprint() {
 	  (SELECT string_agg(format('%s', l.*), ',' ORDER BY l.id) FROM inventory.libraries l)))"
 }
 
+# raw_controls FILE: how many bytes of FILE a terminal would act on: C0
+# except LF, DEL, C1 (U+0080-U+009F as UTF-8), bidi controls, invalid UTF-8
+# (counted as 1000).
+raw_controls() {
+	python3 - "$1" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+n = sum(1 for c in b if (c < 0x20 and c != 0x0a) or c == 0x7f)
+try:
+    t = b.decode('utf-8')
+except UnicodeDecodeError:
+    print(n + 1000); sys.exit()
+n += sum(1 for ch in t if 0x80 <= ord(ch) <= 0x9f or 0x202a <= ord(ch) <= 0x202e or 0x2066 <= ord(ch) <= 0x2069)
+print(n)
+PY
+}
+
+# sb ARGS...: runs `cleanupctl sandbox ARGS` (no --db); sets RC, OUT, ERR.
+sb() {
+	"$CLEANUPCTL" sandbox "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
+	RC=$?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+
 # run ARGS...: runs the binary against $DB; sets $RC, $OUT (stdout), $ERR.
 run() {
 	"$CLEANUPCTL" --db "$DB" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null

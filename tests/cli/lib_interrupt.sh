@@ -33,6 +33,20 @@ hold_end() {
 	exec 7>&-
 	wait "$HOLDER" 2>/dev/null
 }
+# run_held WHAT ARGS...: holds the step_before_commit failpoint's lock
+# (KEY), starts `cleanupctl --db $DB ARGS` in the background with that
+# failpoint on (PID; output in $TMPD/out and $TMPD/err), and waits until
+# WHAT (its step) waits on the lock.
+run_held() {
+	local what=$1
+	shift
+	KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
+	hold_start "$KEY"
+	PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" "$@" \
+		>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
+	PID=$!
+	wait_for "$what at its failpoint" lock_waited "$KEY"
+}
 stopped() { [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = "T" ]; }
 said() { grep -q "$2" "$1" 2>/dev/null; }
 

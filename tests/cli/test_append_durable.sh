@@ -1,5 +1,5 @@
 #!/bin/bash
-# `cleanupctl job append` after issue 10, item 4 (docs/benchmarks-append.md):
+# `cleanupctl job append`, one WAL flush per chunk (docs/benchmarks-append.md):
 # the calls of a pipelined run commit without waiting for their own WAL
 # flush, and one flush barrier at the end of the run makes them durable
 # before anything is reported; each call inserts optimistically and falls

@@ -1,6 +1,6 @@
 #!/bin/bash
-# A UTF-8 byte-order mark is never part of an external ID (issue 9, defect
-# 3): `job append` reading stdin refuses input whose first line starts with
+# A UTF-8 byte-order mark is never part of an external ID (C10):
+# `job append` reading stdin refuses input whose first line starts with
 # EF BB BF (exit 2, naming line 1 and the rule) and appends nothing. Before
 # the fix the BOM became part of the first ID, which then matched no item:
 # the item it was meant to protect was pruned.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ctrl-C, after psql (issue 9, defect 6): the first SIGINT to `job run`
+# Ctrl-C, after psql: the first SIGINT to `job run`
 # finishes the step running, stops, prints the summary ("interrupted") and
 # exits 130, and the summary's step is the job's step_no in the database;
 # a second SIGINT cancels the step running (it rolls back); Ctrl-C cancels
@@ -27,12 +27,7 @@ grep -q "step $DBSTEP, " <<<"$OUT" || fail "summary does not say step $DBSTEP"
 
 CURRENT="job run: Ctrl-C during step 1 finishes it, then stops"
 new_job cleanup_lab_t_cli_intr2
-KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
-hold_start "$KEY"
-PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" job run "$J" \
-	>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
-PID=$!
-wait_for "step 1 at its failpoint" lock_waited "$KEY"
+run_held "step 1" job run "$J"
 kill -INT "$PID"
 wait_for "the first Ctrl-C noted" said "$TMPD/err" "finishing the current step"
 hold_end
@@ -43,12 +38,7 @@ grep -q "step 1, " <<<"$OUT" || fail "summary does not say step 1"
 
 CURRENT="job run: a second Ctrl-C cancels the step running"
 new_job cleanup_lab_t_cli_intr3
-KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
-hold_start "$KEY"
-PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" --json job run "$J" \
-	>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
-PID=$!
-wait_for "step 1 at its failpoint" lock_waited "$KEY"
+run_held "step 1" --json job run "$J"
 kill -INT "$PID"
 wait_for "the first Ctrl-C noted" said "$TMPD/err" "finishing the current step"
 kill -INT "$PID"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ctrl-C in `job step --steps N`, as in `job run` (issue 9, defect 6): the
+# Ctrl-C in `job step --steps N`, as in `job run`: the
 # first SIGINT lets the step running commit, stops before the next, says
 # what was done (steps of this command, the job's step as the database has
 # it) and exits 130; a second SIGINT cancels the step running (it rolls
@@ -12,12 +12,7 @@
 
 CURRENT="job step --steps 5: Ctrl-C during step 1 finishes it, then stops"
 new_job cleanup_lab_t_cli_intr_step1
-KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
-hold_start "$KEY"
-PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" job step "$J" --steps 5 \
-	>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
-PID=$!
-wait_for "step 1 at its failpoint" lock_waited "$KEY"
+run_held "step 1" job step "$J" --steps 5
 kill -INT "$PID"
 wait_for "the first Ctrl-C noted" said "$TMPD/err" "finishing the current step"
 hold_end
@@ -27,12 +22,7 @@ same "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" "1" "the step run
 grep -q "^step 2" <<<"$OUT" && fail "a step ran after the Ctrl-C ($CURRENT)"
 
 CURRENT="job step --steps 5 --json: Ctrl-C after step 1, one document"
-KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
-hold_start "$KEY"
-PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" --json job step "$J" --steps 5 \
-	>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
-PID=$!
-wait_for "step 2 at its failpoint" lock_waited "$KEY"
+run_held "step 2" --json job step "$J" --steps 5
 kill -INT "$PID"
 wait_for "the first Ctrl-C noted" said "$TMPD/err" "finishing the current step"
 hold_end
@@ -42,12 +32,7 @@ same "$(jq -c '[.interrupted, (.steps | length), .job.step_no]' <<<"$OUT")" "[tr
 same "$(sql "SELECT step_no FROM cleanup.jobs WHERE id = $J")" "2" "one more step, then stopped"
 
 CURRENT="job step --steps 5: a second Ctrl-C cancels the step running"
-KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
-hold_start "$KEY"
-PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" job step "$J" --steps 5 \
-	>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
-PID=$!
-wait_for "step 3 at its failpoint" lock_waited "$KEY"
+run_held "step 3" job step "$J" --steps 5
 kill -INT "$PID"
 wait_for "the first Ctrl-C noted" said "$TMPD/err" "finishing the current step"
 kill -INT "$PID"

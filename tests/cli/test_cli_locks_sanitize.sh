@@ -1,6 +1,6 @@
 #!/bin/bash
 # `cleanupctl locks` never puts a byte a terminal would act on onto the
-# terminal (issue 9, defect 6): every text column comes from whatever a
+# terminal (untrusted text): every text column comes from whatever a
 # login role chose (its application_name, its query text, the names of the
 # tables it locks), so the tree shows them sanitized ('?') and --json
 # escapes them. Waits are on an observed lock (pg_blocking_pids), never on
@@ -10,22 +10,6 @@
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_locks_sanitize
-
-# raw_controls FILE: how many bytes of FILE a terminal would act on: C0
-# except LF, DEL, C1 (U+0080-U+009F as UTF-8), bidi controls, invalid UTF-8.
-raw_controls() {
-	python3 - "$1" <<'PY'
-import sys
-b = open(sys.argv[1], 'rb').read()
-n = sum(1 for c in b if (c < 0x20 and c != 0x0a) or c == 0x7f)
-try:
-    t = b.decode('utf-8')
-except UnicodeDecodeError:
-    print(n + 1000); sys.exit()
-n += sum(1 for ch in t if 0x80 <= ord(ch) <= 0x9f or 0x202a <= ord(ch) <= 0x202e or 0x2066 <= ord(ch) <= 0x2069)
-print(n)
-PY
-}
 
 wait_for() {
 	local what=$1 n=0

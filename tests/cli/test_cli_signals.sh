@@ -1,6 +1,6 @@
 #!/bin/bash
 # SIGTERM and SIGHUP stop `job run`, `job step --steps N` and `worker`
-# after the step in flight, with a summary (issue 19, item 5): a supervisor
+# after the step in flight, with a summary: a supervisor
 # (systemd's stop, a closed terminal, kill) gets the same clean stop as a
 # first Ctrl-C. The step running commits, no step starts after it, the
 # command prints what it did and exits 130 (job run, job step; `worker`
@@ -13,22 +13,12 @@
 
 . "$(dirname "$0")/lib_interrupt.sh"
 
-# at_failpoint ARGS...: starts `cleanupctl ARGS` with the step_before_commit
-# failpoint on and its lock held; returns once a step waits there. Sets PID.
-at_failpoint() {
-	KEY=$(sql "SELECT cleanup.failpoint_key('step_before_commit')")
-	hold_start "$KEY"
-	PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$DB" "$@" \
-		>"$TMPD/out" 2>"$TMPD/err" </dev/null 7>&- &
-	PID=$!
-	wait_for "a step at its failpoint" lock_waited "$KEY"
-}
 step_no() { sql "SELECT step_no FROM cleanup.jobs WHERE id = $J"; }
 
 for SIG in TERM HUP; do
 	CURRENT="job run: SIG$SIG during step 1 finishes it, then stops with a summary"
 	new_job "cleanup_lab_t_cli_sig_run_${SIG,,}"
-	at_failpoint job run "$J"
+	run_held "a step" job run "$J"
 	kill -"$SIG" "$PID"
 	wait_for "the SIG$SIG noted" said "$TMPD/err" "SIG$SIG: finishing the current step"
 	# a second one changes nothing: the step is not cancelled
@@ -40,7 +30,7 @@ for SIG in TERM HUP; do
 	grep -q "cancel request" <<<"$ERR" && fail "a SIG$SIG cancelled the step running ($CURRENT)"
 
 	CURRENT="job run --json: SIG$SIG, one document naming the signal"
-	at_failpoint --json job run "$J"
+	run_held "a step" --json job run "$J"
 	kill -"$SIG" "$PID"
 	wait_for "the SIG$SIG noted" said "$TMPD/err" "SIG$SIG: finishing the current step"
 	hold_end
@@ -50,7 +40,7 @@ for SIG in TERM HUP; do
 		"[true,1,\"interrupted\",\"SIG$SIG\",2]" "run --json after SIG$SIG"
 
 	CURRENT="job step --steps 5: SIG$SIG during the step finishes it, then stops"
-	at_failpoint job step "$J" --steps 5
+	run_held "a step" job step "$J" --steps 5
 	kill -"$SIG" "$PID"
 	wait_for "the SIG$SIG noted" said "$TMPD/err" "SIG$SIG: finishing the current step"
 	hold_end
@@ -61,7 +51,7 @@ done
 
 CURRENT="worker: SIGHUP stops after the step in flight, releases the job, exit 0"
 new_job cleanup_lab_t_cli_sig_worker
-at_failpoint worker --server 1
+run_held "a step" worker --server 1
 kill -HUP "$PID"
 wait_for "the worker to say it is stopping" said "$TMPD/out" "SIGHUP: stopping"
 hold_end

@@ -1,5 +1,5 @@
 #!/bin/bash
-# What the CLI prints can be trusted (issue 9, defect 6): names written by
+# What the CLI prints can be trusted (untrusted text): names written by
 # any writer never put escape sequences on the terminal (status, jobs, job
 # show; JSON escapes them); every --json failure, usage errors included, is
 # one JSON document that is valid UTF-8 whatever bytes the user gave;
@@ -9,22 +9,6 @@
 
 db_fresh cleanup_lab_t_cli_trust
 sql "SELECT cleanup_lab.seed_demo(1, 2, 5)" >/dev/null
-
-# raw_controls FILE: how many bytes of FILE a terminal would act on: C0
-# except LF, DEL, C1 (U+0080-U+009F as UTF-8) and invalid UTF-8.
-raw_controls() {
-	python3 - "$1" <<'PY'
-import sys
-b = open(sys.argv[1], 'rb').read()
-n = sum(1 for c in b if (c < 0x20 and c != 0x0a) or c == 0x7f)
-try:
-    t = b.decode('utf-8')
-except UnicodeDecodeError:
-    print(n + 1000); sys.exit()
-n += sum(1 for ch in t if 0x80 <= ord(ch) <= 0x9f or 0x202a <= ord(ch) <= 0x202e or 0x2066 <= ord(ch) <= 0x2069)
-print(n)
-PY
-}
 
 # valid_json: $OUT is one JSON document and valid UTF-8.
 valid_json() {

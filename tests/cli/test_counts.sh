@@ -1,5 +1,5 @@
 #!/bin/bash
-# cleanupctl counts through the real binary (issue 8, item 7): a first
+# cleanupctl counts through the real binary (seed 002): a first
 # visit starts a watch, --library visits until fresh, --json with jq, the
 # states an operator sees (fresh, dirty, withheld, unwatched), bad options
 # (exit 2, nothing changed) and an unknown library (exit 1). Until

@@ -1,5 +1,5 @@
 #!/bin/bash
-# docs/ is complete on its own (issue 12, item 7): every relative link in
+# docs/ is complete on its own: every relative link in
 # the project's Markdown (README, CHANGELOG, docs/, themes/, fuzz/) names a
 # file of the repository that exists, no link or path leaves the
 # repository, and nothing points at the specification's original folder

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20 (fleets): cleanupctl behind real poolers and on a real standby.
+# F1-F3, fleets: cleanupctl behind real poolers and on a real standby.
 #
 # The matrix: four cells against the test sandbox's cluster,
 #   direct       the sandbox's own socket
@@ -363,7 +363,7 @@ fi
 
 
 # --- a promotion in the middle of a throttled run ---------------------
-# (issue 20, item 5) The standby above is promoted to a primary of its
+# The standby above is promoted to a primary of its
 # own (P2), a standby of it is made (S2), and a throttled `job run
 # --reconnect` of a prune on P2 is given both hosts with
 # target_session_attrs=read-write. After its first step P2 is stopped

@@ -2,7 +2,7 @@
 # cleanupctl job create|append|seal|pause|resume|cancel|show, jobs, status
 # through the real binary: exit codes, messages naming the value and the
 # rule, --json keys (PRODUCT.md) checked with jq, and no change to the data
-# after every refusal (C1-C8, bad input of issue 2).
+# after every refusal (C1-C8, and bad input).
 . "$(dirname "$0")/lib_foundation.sh"
 
 db_fresh cleanup_lab_t_cli_jobs

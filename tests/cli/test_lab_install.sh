@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab's SQL installs only with the lab (issue 23, item 1).
+# The lab's SQL installs only with the lab.
 #
 # 1. `cleanupctl install` alone puts nothing of the lab in the database: no
 #    schema cleanup_lab, no seed_demo anywhere.

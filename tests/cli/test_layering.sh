@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab is a client of the engine like any other (issue 23, item 1), and
+# The lab is a client of the engine like any other, and
 # the front ends are clients of both:
 # - no file of lab/ or tui/ includes a private header of the engine
 #   (core/src/*_int.h) or the engine's generated sql_bundle.h, and

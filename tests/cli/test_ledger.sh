@@ -1,5 +1,5 @@
 #!/bin/bash
-# C9, A3, A6, S6, S10, T1-T8 (issue 9, the ledger test; issue 19, hostile
+# C9, A3, A6, S6, S10, T1-T8 (the ledger test, with hostile
 # writers): two sync writers insert, update and move their items across
 # four libraries of two servers, from before a prune of library A is
 # created until after it completed, and through a remove-library of

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Names are text, not bytes (issue 12, item 6): library and server names at
+# Names are text, not bytes: library and server names at
 # the schema's limit of 200 characters, of two-, three- and four-byte
 # characters, wide CJK and combining marks, survive every path whole, every
 # JSON document is valid JSON of valid UTF-8 holding the names unchanged,

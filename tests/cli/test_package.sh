@@ -133,7 +133,7 @@ T kill-server 2>/dev/null
 nm "$P/$LIBDIR/libcleanup.a" >"$TMPD/nm" 2>/dev/null
 SANFLAGS=
 grep -q __asan "$TMPD/nm" && SANFLAGS="-fsanitize=address,undefined"
-# The installed library is only the engine (issue 12, item 7): the lab
+# The installed library is only the engine: the lab
 # tools (sandbox, seed, simulated writer) and their headers stay in the
 # build tree's cleanup_lab.
 [ -s "$TMPD/nm" ] || bad "nm could not read the installed libcleanup.a"

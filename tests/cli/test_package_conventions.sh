@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Conventions users expect from an installed tool (issue 12, item 5):
+# Conventions users expect from an installed tool:
 # - --version names the program, the schema and libpq (text and --json);
 # - the libpq environment works as for psql: PGSERVICE with PGSERVICEFILE,
 #   ~/.pgpass and PGPASSFILE (a password-protected role on a private

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The engine library through pkg-config from a prefix of its own (issue 23,
-# item 6).
+# The engine library through pkg-config from a prefix of its own
+# (a CI check).
 #
 # `cmake --install --prefix` the dev component (libcleanup.a, the headers,
 # cleanup.pc) into a temporary prefix that is not the configured one, then,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# plpgsql_check over every engine function (issue 23, item 6).
+# plpgsql_check over every engine function.
 #
 # The schema goes into a scratch database with `cleanupctl install` (and the
 # lab's functions, schema cleanup_lab, with the lab's step), then

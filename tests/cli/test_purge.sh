@@ -1,5 +1,5 @@
 #!/bin/bash
-# cleanupctl purge (issue 10 item 7, docs/scaling.md): the retention of
+# cleanupctl purge (docs/scaling.md): the retention of
 # finished jobs' manifests, retained rows and step records, and of old
 # events, through the real binary.
 #  - only completed or cancelled jobs that finished at least --older-than

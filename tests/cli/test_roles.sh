@@ -1,6 +1,6 @@
 #!/bin/bash
-# The privilege model through the real binary (issue 9, defect 4;
-# docs/roles.md): login roles in cleanup_writer, cleanup_runner and
+# The privilege model through the real binary 
+# (docs/roles.md): login roles in cleanup_writer, cleanup_runner and
 # cleanup_console run `cleanupctl writer`, the job commands and the
 # reports, and each is refused what its role does not grant. Two installs
 # into two databases at once both succeed (roles are cluster-wide).

@@ -29,13 +29,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# sb ARGS...: runs `cleanupctl sandbox ARGS` (no --db); sets RC, OUT, ERR.
-sb() {
-	"$B" sandbox "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
-	RC=$?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
-}
 pid_of() { "$B" --json sandbox status --dir "$1" | jq -r .pid; }
 
 # wait_blocked CONNINFO APP: polls until a backend named APP waits on a lock

@@ -20,13 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-sb() {
-	"$B" sandbox "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
-	RC=$?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
-}
-
 # end_to_end DIR: start, query, status, stop, start again, stop.
 end_to_end() {
 	local d=$1 ci

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The sandbox's privilege boundary (issue 9, defect 2): `sandbox start`, run
+# The sandbox's privilege boundary: `sandbox start`, run
 # as root, hands directories to the server's user. Nothing it hands over may
 # be a path another user could have planted: the old predictable
 # /tmp/cleanupctl-<hash> and /tmp/cleanupctl-sock-<hash> are never used
@@ -35,13 +35,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# sb ARGS...: runs `cleanupctl sandbox ARGS` (no --db); sets RC, OUT, ERR.
-sb() {
-	"$B" sandbox "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
-	RC=$?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
-}
 json() { "$B" --json sandbox status --dir "$1" 2>/dev/null | jq -r ".$2"; }
 # The name the old code derived from DIR: FNV-1a 64 of its bytes.
 fnv_hex() {

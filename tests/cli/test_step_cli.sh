@@ -130,7 +130,7 @@ if command -v script >/dev/null; then
 	expect 0 "job $L: 300 of 300 (100.0%)" "/s, step" "completed"
 fi
 
-# One runner per job (issue 11, item 10; issue 20, item 2): while another
+# One runner per job (F2): while another
 # runner holds the job's lease, job step is busy (exit 3), names the holder
 # and changes nothing; once the holder's backend is gone its lease is taken
 # over (an event says "runner lost") and the step goes.

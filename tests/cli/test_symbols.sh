@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The installed engine library exports only its public API (issue 23,
-# item 1): every defined global symbol of the installed libcleanup.a starts
+# The installed engine library exports only its public API
+# (the lab is a client like any other): every defined global symbol of the installed libcleanup.a starts
 # with cleanup_ (lib_symbols.sh), while the build tree's libcleanup_core.a,
 # which the tests link for the internals, still has them global (so the
 # check is not vacuous). An outside program that defines names the engine

@@ -1,5 +1,5 @@
 #!/bin/bash
-# cleanupctl worker (issue 10, item 5) through the real binary:
+# cleanupctl worker through the real binary:
 #  - four jobs on four servers, two workers of two runners each: every job
 #    completed exactly once (one claim, one completion, no step run twice)
 #    with the counts a single run gives;

@@ -187,7 +187,7 @@ wait_run() {
 # check_consistent JOB WHERE: the job is at its last committed step. Its
 # step_no is the highest recorded step, steps are numbered 1..step_no with
 # no gap, and each counter equals the sum over the recorded steps (S7, S9),
-# the dependents' and claims' counters included (issue 7). Every step kept
+# the dependents' and claims' counters included (seed 001). Every step kept
 # its budget (S1, D2: at most 128 candidates visited, 128 domain mutations,
 # 1024 rows examined; the mutations are the sum of their kinds) and its
 # counts add up (every visited candidate has one verdict, a released claim

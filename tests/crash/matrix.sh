@@ -13,7 +13,7 @@
 # the recorded counts and changes nothing.
 #
 # Data: (FP_LIB_SERVERS + FP_REMOVE_SERVERS) servers x 2 libraries x
-# CRASH_FP_ITEMS (300) items, with dependents (issue 7): cleanup_lab.seed_demo's
+# CRASH_FP_ITEMS (300) items, with dependents (seed 001): cleanup_lab.seed_demo's
 # spread of CRASH_FP_DEPENDENTS (3) per item on average (every tenth item
 # none, the others 0 to 6 retries and previews), per library 20 collections,
 # a sync status and 15 history rows; and in every library, its first odd-id
@@ -224,7 +224,7 @@ fp_job_exact() {
 		            WHERE job_id = :'job' AND action LIKE 'delete-%') = 'delete-library delete-library delete-server')"
 		;;
 	esac
-	# Dependents (issue 7), every kind: row for row against the ground
+	# Dependents (seed 001), every kind: row for row against the ground
 	# truth, the job's counters equal to it, claims all released.
 	checks="$checks,
 	        ('dependents of the target items: those of deleted items gone, those of kept items all there',
@@ -394,7 +394,7 @@ held_state() {
 #       the run's own drain steps (and library dependent drains); x
 #       remove-server: the server delete (its libraries deleted by
 #       synchronous steps before).
-# With "claims" (issue 7), seven cells more:
+# With "claims" (seed 001), seven cells more:
 #   step_after_delete, step_before_commit x prune, remove-library,
 #       remove-server: a drain-claims step, the run's first, after
 #       synchronous steps claimed items (the heavy one with 300 dependents

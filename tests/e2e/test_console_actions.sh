@@ -13,8 +13,8 @@ for BIN in "${BINARIES[@]}"; do
 	start "$BIN"
 	wait_for "draining" || fail "$name: job not shown"
 
-	# The first step: a typed phrase naming kind and target (issue 11, item
-	# 12). The job id alone, or a wrong phrase, does nothing.
+	# The first step: a typed phrase naming kind and target.
+	# The job id alone, or a wrong phrase, does nothing.
 	keys s
 	wait_dialog "Type \"prune 1 Movies\"" || fail "$name: no typed confirmation for the first step"
 	type_text "999"

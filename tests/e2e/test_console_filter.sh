@@ -1,6 +1,6 @@
-# Issue 11, item 13: `/` filters the jobs list (words matched in id, kind,
+# `/` filters the jobs list (words matched in id, kind,
 # target, phase), `o` sorts it (unfinished first by default, phase,
-# progress, newest; issue 21), and panel titles
+# progress, newest), and panel titles
 # say where the selection is (1/2); the same keys filter and sort the
 # libraries list when it has the focus; the job detail's step history
 # scrolls back to the first step (read from the database page by page).

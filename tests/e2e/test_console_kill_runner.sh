@@ -1,4 +1,4 @@
-# Issue 11, item 14 (the recovery demo from the console alone, first part):
+# The recovery demo from the console alone, first part:
 # K kills the selected job's runner (terminates its backend; y/N, audited),
 # the gap is visible ("NO RUNNER for ..."), a new runner started from the
 # console resumes from the last committed step, and the counters are exact

@@ -1,4 +1,4 @@
-# Issue 21, item 4: the log is a tool.
+# The log is a tool.
 #  - 300 busy retries of one job (more than the log's 100 lines) neither
 #    push out the job's lifecycle events nor the audit rows: they are
 #    loaded apart, and collapse into one line "busy x300 since HH:MM:SS,

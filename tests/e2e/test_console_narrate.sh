@@ -1,4 +1,4 @@
-# Issue 11: the console narrates its own connection in its log panel, as
+# The console narrates its own connection in its log panel, as
 # console notes ("console" column, "this console: ..."), never as audit
 # rows: a part going stale because its refresh query hit the statement
 # timeout (cleanup.library_stats locked by a psql session of this test)

@@ -1,4 +1,4 @@
-# Issue 21, item 3 in the console: the dialogs say where the point of no
+# The dialogs say where the point of no
 # return is, and a cancel the engine refuses shows the refusal in full.
 #  - x on a sealed (draining) job that has deleted nothing asks y/N, saying
 #    nothing is deleted yet, the library reopens, and that the job is

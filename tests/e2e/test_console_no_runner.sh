@@ -1,4 +1,4 @@
-# Issue 21, item 2: "no runner" is first-class.
+# F3: "no runner" is first-class.
 #  - the console's header says "1 job NO RUNNER: library 1 closed 15m" for
 #    a draining job nobody runs, counted from when its library was closed
 #    (the seal), at 80x24 and 120x40; the badge goes while a runner holds

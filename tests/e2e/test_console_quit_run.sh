@@ -1,4 +1,4 @@
-# Issue 21, item 6: q (and :quit) while this console runs a job asks first,
+# q (and :quit) while this console runs a job asks first,
 # in the dialog style of the confirmations, saying what quitting leaves:
 # the job unfinished with NO RUNNER and its library closed to writers. n
 # keeps the console and the run; y quits, the run stops after its current

@@ -1,4 +1,4 @@
-# Issue 11 in the console, as the operator sees it (one build: the line
+# The console's progress, as the operator sees it (one build: the line
 # editor does not matter here):
 #  - item 11: the header says where the console is (user@host:port/db and
 #    the server's version);
@@ -26,7 +26,7 @@ stop_bg() {
 }
 trap 'stop_bg; e2e_cleanup' EXIT
 
-# 180 columns: the header's NO RUNNER badge (issue 21) takes 40 of them
+# 180 columns: the header's NO RUNNER badge takes 40 of them
 # while nobody runs the job; "where" and the version still fit.
 COLS=180 start "$BIN"
 wait_for "draining" || fail "job not shown"

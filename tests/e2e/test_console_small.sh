@@ -1,4 +1,4 @@
-# Issue 11, bug 8: at 80x24, the documented minimum, nothing is cut off for
+# At 80x24, the documented minimum, nothing is cut off for
 # good: the footer shows every action key (short labels), the help says
 # which of its rows are shown and scrolls down to the last action (D) and
 # the commands; any other key still closes it. At 160 columns the jobs
@@ -32,7 +32,7 @@ for BIN in "${BINARIES[@]}"; do
 	COLS=160 ROWS=40 start "$BIN"
 	wait_re " +$J prune +lib 1 Movies +draining" || fail "$name: job row at 160 columns"
 	wait_for "VISITED DELETED" && ok "$name: 160 columns keep the job counters" || fail "$name: counters at 160"
-	# Issue 11, item 13: the step history names each step's runner (pid
+	# The step history names each step's runner (pid
 	# and application, cut to the column) when the panel is wide enough.
 	"$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-steps 1 >/dev/null || fail "$name: one step"
 	RBP=$(sql "SELECT runner_pid FROM cleanup.job_steps WHERE job_id = $J AND step_no = 1")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21, item 5: stale panels are dimmed, and an action on stale data
+# Stale panels are dimmed, and an action on stale data
 # asks first. At 80x24 and 120x40, with cleanup.library_stats locked by
 # another session (lib.sh locker_start: the servers and libraries refresh
 # queries time out):

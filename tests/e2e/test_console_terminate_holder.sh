@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21, item 1: the incident path, busy step -> holder named ->
+# T3: the incident path, busy step -> holder named ->
 # decision. At 80x24 and 120x40:
 #  - two psql sessions idle in a transaction: e2e-idle holds draining job
 #    J's row FOR UPDATE (a step of J is busy, exit 3, naming it), e2e-other

@@ -1,4 +1,4 @@
-# Issue 11: one retry rule and one success wording under both front ends.
+# One retry rule and one success wording under both front ends.
 # The console's :wait N retries a busy answer as the CLI's --wait N does
 # (the operation layer's tui_op_wait): without it a pause of a job whose
 # row another session holds answers busy at once; with :wait 1 it retries

@@ -1,4 +1,4 @@
-# Issue 11, item 14 and issue 21, item 7: `cleanupctl demo busy-fence`,
+# `cleanupctl demo busy-fence`,
 # followed from the console alone. The demo job (a fresh library of its
 # own) is appended but not sealed; a writer's transaction
 # (cleanupctl:writer:holder) holds its library's admission row, left open;

@@ -1,4 +1,4 @@
-# Issue 11, item 14 and issue 21, item 7: `cleanupctl demo kill-runner`,
+# `cleanupctl demo kill-runner`,
 # the recovery demo an operator follows from the console alone, at 120x40.
 # Each run is a fresh job on a small library of its own (never an earlier
 # run's half-done job). The demo's conductor holds the runner inside step 3

@@ -24,7 +24,7 @@
 
 SECRET=s3cret-demo
 db_fresh demo_argv
-J=1 # the scenario's fresh job; its runner stays alive, held inside step 3 (issue 21, item 7)
+J=1 # the scenario's fresh job; its runner stays alive, held inside step 3
 
 # cmdline_of PID: its arguments joined by spaces (no process forked).
 cmdline_of() {

@@ -1,4 +1,4 @@
-# Issue 11, item 14 and issue 21, item 7: `cleanupctl demo server-crash`,
+# `cleanupctl demo server-crash`,
 # followed from the console alone. On a sandbox of this test's own (the
 # demo stops its server; the shared one serves the tests beside this one):
 # a fresh job on a library of its own, a runner at one step a second; after

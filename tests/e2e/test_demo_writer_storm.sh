@@ -1,4 +1,4 @@
-# Issue 11, item 14: `cleanupctl demo writer-storm`, followed from the
+# `cleanupctl demo writer-storm`, followed from the
 # console alone. The demo job (sealed, its library fenced) is run two steps
 # a second while two writers write 100 times a second each on its server:
 # the locks panel counts their rejections and busy retries, the log keeps
@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # The scenario seeds a library of its own (1,200 items, on a server of its
-# own: issue 21, item 7): the job takes about 8 s at 2 steps a second,
+# own): the job takes about 8 s at 2 steps a second,
 # thousands of rejected writes.
 db_fresh demo_ws
 ROWS=70 demo_console "demo writer-storm: job 1 drains library" 2 "'$CLEANUPCTL' --db '$DB' demo writer-storm"
@@ -27,7 +27,7 @@ demo_completed "$J" "the runner"
 REJ=$(sql "SELECT count(*) FROM cleanup.events WHERE kind = 'rejected' AND at > now() - interval '60 s'")
 [ "${REJ:-0}" -ge "${N1:-1}" ] && [ "${N1:-0}" -gt 0 ] && ok "rejections: $N1 shown, $REJ recorded in the last 60 s" ||
 	fail "rejections: shown $N1, recorded $REJ"
-# The log keeps the engine's events among the rejections (issue 11, bug 1):
+# The log keeps the engine's events among the rejections:
 # the job's creation, seal and completion, however many rejections came in
 # between. The newest are in view; the oldest (created) may have scrolled
 # below, behind busy retries a loaded machine adds: G in the log shows them.

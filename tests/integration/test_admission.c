@@ -5,21 +5,7 @@
 #include <string.h>
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("admission", 2, 2, 10);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("admission", 2, 2, 10))
 
 /* A2: a writer holding its admission FOR SHARE lock makes seal exit 3, and
  * the seal changes nothing. */
@@ -271,7 +257,7 @@ static void test_S12_truncate_is_refused(void **state)
 	assert_non_null(strstr(msg, "inventory.items"));
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.libraries CASCADE"), "CUA05");
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.media_servers CASCADE"), "CUA05");
-	/* The dependent tables too (issue 7): their guards are row and
+	/* The dependent tables too (seed 001): their guards are row and
 	 * statement triggers as well. */
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.item_retries"), "CUA05");
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.library_collections"), "CUA05");

@@ -8,21 +8,7 @@
 #include "cleanup/audit.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_fresh_db("audit");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_fresh_db("audit"))
 
 static void test_audit_row_written_with_application_name(void **state)
 {

@@ -32,30 +32,6 @@ static char *conninfo;   /* as postgres (superuser) */
 static char *as_writer;  /* the same database as t_bnd_writer */
 static char *as_runner;
 
-static char *with_user(const char *ci, const char *user)
-{
-	size_t n = strlen(ci) + strlen(user) + 8;
-	char *s = malloc(n);
-
-	assert_non_null(s);
-	snprintf(s, n, "%s user=%s", ci, user);
-	return s;
-}
-
-/* Login roles of the test (cluster-wide; other test programs may create
- * the same ones concurrently). */
-static void login_role(PGconn *c, const char *name, const char *group)
-{
-	pgtest_exec(c,
-	            "DO $$ BEGIN "
-	            "  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '%s') THEN "
-	            "    BEGIN CREATE ROLE %s LOGIN; "
-	            "    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
-	            "  END IF; END $$",
-	            name, name);
-	pgtest_exec(c, "GRANT %s TO %s", group, name);
-}
-
 static int setup(void **state)
 {
 	PGconn *c;
@@ -65,11 +41,11 @@ static int setup(void **state)
 	 * server 2 = 3, 4; server 3 = 5, 6. */
 	conninfo = pgtest_seeded_db("boundary", 3, 2, 300);
 	c = pgtest_connect(conninfo, "setup");
-	login_role(c, WRITER, CLEANUP_ROLE_WRITER);
-	login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
+	pgtest_login_role(c, WRITER, CLEANUP_ROLE_WRITER);
+	pgtest_login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
 	PQfinish(c);
-	as_writer = with_user(conninfo, WRITER);
-	as_runner = with_user(conninfo, RUNNER);
+	as_writer = pgtest_with_user(conninfo, WRITER);
+	as_runner = pgtest_with_user(conninfo, RUNNER);
 	return 0;
 }
 
@@ -741,7 +717,7 @@ static void test_T8_audit_names_role_and_parent_deletes(void **state)
 static void test_connect_only_role_sees_and_does_nothing(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "connect-only"), *n;
-	char *as_nobody = with_user(conninfo, "t_bnd_nobody");
+	char *as_nobody = pgtest_with_user(conninfo, "t_bnd_nobody");
 	int64_t srv = new_server(c, "nobody"), lib = new_library(c, srv, "nobody", 50), job;
 
 	(void)state;
@@ -799,7 +775,7 @@ static void test_T3_install_gives_writer_logins_bounded_waits(void **state)
 	assert_true(r.functions_applied);
 	cleanup_engine_close(e);
 	{
-		char *as_w2 = with_user(conninfo, "t_bnd_writer2");
+		char *as_w2 = pgtest_with_user(conninfo, "t_bnd_writer2");
 		PGconn *w = pgtest_connect(as_w2, "t3-install-writer");
 
 		v = pgtest_text(w, "SHOW idle_in_transaction_session_timeout");

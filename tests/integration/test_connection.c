@@ -9,21 +9,7 @@
 #include "cleanup/job.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("connection", 1, 1, 5);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("connection", 1, 1, 5))
 
 /* Conninfos that do not connect: exit 1, the conninfo and libpq's reason
  * in the message, also as a --json error document. */

@@ -1,5 +1,5 @@
 /* What the console shows, through its monitor (cleanup/monitor.h) against
- * the real PostgreSQL (issue 11): the log keeps engine events under a
+ * the real PostgreSQL: the log keeps engine events under a
  * rejection storm, the "last 60 s" contention list holds only the last 60
  * seconds, the step rate counts every step, the pace window of a draining
  * job, the runner of a job (and a second runner refused, naming it, by the
@@ -19,21 +19,7 @@
 #include "pgtest.h"
 #include "progress.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("console_monitor", 2, 2, 600);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("console_monitor", 2, 2, 600))
 
 static cleanup_monitor *open_monitor(void)
 {
@@ -113,7 +99,7 @@ static int64_t draining_job(PGconn *o, int64_t lib)
 	return job;
 }
 
-/* Issue 11, bug 1: with 3,000 rejections newer than them, "created job N"
+/* With 3,000 rejections newer than them, "created job N"
  * and the other engine events are still in the log (the log took the 2,000
  * newest events and only then dropped rejections). */
 static void test_log_keeps_engine_events_under_a_rejection_storm(void **state)
@@ -165,7 +151,7 @@ static void test_log_keeps_engine_events_under_a_rejection_storm(void **state)
 	PQfinish(o);
 }
 
-/* Issue 11, bug 6: "rejections and busy retries, last 60 s" lists only
+/* "rejections and busy retries, last 60 s" lists only
  * entries of the last 60 seconds, like its counts. */
 static void test_contention_list_holds_only_the_last_60_seconds(void **state)
 {
@@ -209,7 +195,7 @@ static bool rate_counted(const cleanup_mon_snapshot *s, void *arg)
 	return sum >= w->want;
 }
 
-/* Issue 11, bug 5: the step-rate sparkline counts every step of the last
+/* The step-rate sparkline counts every step of the last
  * two minutes, not the 60 listed ones (1,118 steps in 14 s showed as one
  * bar "max 54/s"). 300 steps in 3 s: 300 counted, and steps added later
  * are counted once each. */
@@ -271,7 +257,7 @@ static bool job_seen(const cleanup_mon_snapshot *s, void *arg)
 	return v && v->job.step_no >= w->steps && (w->runner < 0 || (v->runner_pid > 0) == (w->runner == 1));
 }
 
-/* Issue 11, bug 2: a draining job's pace window holds its recent steps and
+/* A draining job's pace window holds its recent steps and
  * their settled rows, read from the step records (not capped at 20). */
 static void test_pace_window_of_a_draining_job(void **state)
 {
@@ -311,7 +297,7 @@ static void test_pace_window_of_a_draining_job(void **state)
 	PQfinish(o);
 }
 
-/* Issue 11, item 10 and issue 20, item 2: the holder of a job's runner
+/* F2 and F2: the holder of a job's runner
  * lease is its runner, shown with its backend pid and application; a
  * second run of the job is refused (EBUSY) naming it, and so is
  * `cleanupctl job run` (exit 3, busy); when the holder's backend ends the
@@ -393,7 +379,7 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	PQfinish(o);
 }
 
-/* Issue 11, item 11: where the console is: user@host:port/db and the
+/* Where the console is: user@host:port/db and the
  * server's version. */
 static void test_monitor_says_where_it_is_connected(void **state)
 {
@@ -449,7 +435,7 @@ static bool page_read(const cleanup_mon_snapshot *s, void *arg)
 	return s->detail_job_id == w->job && s->steps_upto == w->upto && s->nsteps > 0 && s->steps[0].step_no == w->first;
 }
 
-/* Issue 11, item 13: the detail's step history pages back to the first
+/* The detail's step history pages back to the first
  * step (not only the newest 60): each page is the steps numbered at most
  * steps_upto, newest first and contiguous, with each step's cursor and the
  * gap since the step before it (a 5 s pause between steps 150 and 151). */
@@ -532,7 +518,7 @@ static bool count_state_is(const cleanup_mon_snapshot *s, void *arg)
 	return l && strcmp(l->count_state, w->state) == 0;
 }
 
-/* Issue 8 (the console's part): the monitor's library rows carry the count
+/* Seed 002 (the console's part): the monitor's library rows carry the count
  * cache's state and reason in words, and item_count is the count itself:
  * the counter's for an unwatched library, the published count when fresh,
  * -1 while the cache withholds it (restart required, with the reason). */
@@ -580,7 +566,7 @@ static bool parts_stale(const cleanup_mon_snapshot *s, void *arg)
 	return s->stale_parts == *(unsigned *)arg;
 }
 
-/* Issue 11 (refresh degrades): with library_stats locked by another
+/* With library_stats locked by another
  * session, the refresh queries that read it (servers, libraries) time out
  * after the monitor's statement_timeout; the snapshot keeps their previous
  * rows, marked stale since the time they were read, and the other parts go
@@ -637,7 +623,7 @@ static bool runner_and_window(const cleanup_mon_snapshot *s, void *arg)
 	return v && v->runner_pid > 0 && v->window_steps == 10;
 }
 
-/* Issue 11, "done when": the console and the CLI print the same progress
+/* The console and the CLI print the same progress
  * and ETA for the same job at the same moment. A draining job with 100 of
  * 300 rows settled in 10 steps of the last 10 s and a runner: the console's
  * line comes from the monitor's snapshot (mon_jobs.sql's window, in SQL);
@@ -731,7 +717,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 	PQfinish(o);
 }
 
-/* Issue 11, item 13: each step row of the detail names its runner, the
+/* Each step row of the detail names its runner, the
  * backend pid and application_name of the session that committed it
  * (cleanup.job_steps.runner_pid/runner_app); a step recorded without them
  * (as before 010_step_runner) says none: 0 and "". */

@@ -6,21 +6,7 @@
 #include <string.h>
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_fresh_db("contract");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_fresh_db("contract"))
 
 static void test_contract_drift_stops_and_harmless_ddl_passes(void **state)
 {

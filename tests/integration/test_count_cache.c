@@ -272,63 +272,49 @@ static void test_gateway_refuses_bad_batches(void **state)
 {
 	int64_t a = new_library(1, 5), b = new_library(1, 5);
 	int64_t item = pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = %lld", (long long)a);
+	/* Each batch (%lld: library a) with its code and what its message says. */
+	static const struct {
+		const char *batch, *code, *says;
+	} bad[] = {
+		{"(SELECT jsonb_agg(jsonb_build_object('op', 'insert', 'library_id', %lld, 'external_id', 'x' || g)) "
+		 "FROM generate_series(1, 129) g)",
+		 "CU110", "129 operations"},
+		{"jsonb_build_array(jsonb_build_object('op', 'insert', 'library_id', %lld, 'external_id', 'x', "
+		 "'title', repeat('t', 70000)))",
+		 "CU110", "bytes"},
+		{"'[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"x\", \"colour\": \"red\"}]'", "CU110",
+		 "colour"},
+		/* Every unknown field, named in order; the external-ID rule named. */
+		{"'[{\"op\": \"delete\", \"item_id\": 1, \"expected_library_id\": %lld, \"size\": 1, "
+		 "\"colour\": \"red\"}]'",
+		 "CU110", "operation 1 (delete): unknown field(s) colour, size"},
+		{"jsonb_build_array(jsonb_build_object('op', 'insert', 'library_id', %lld, 'external_id', 'a' || chr(7)))",
+		 "CU110", "operation 1 (insert): external_id contains a control character"},
+		{"'[{\"op\": \"insert\", \"library_id\": 999999, \"external_id\": \"x\"}]'", "CU111",
+		 "library 999999 does not exist"},
+		{"'[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"x\", "
+		 "\"updated_at\": \"1970-01-01T00:00:00Z\"}]'",
+		 "CU110", "out of range"},
+		{"'[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"x\", \"updated_at\": \"2024-02-31\"}]'",
+		 "CU110", NULL},
+		{"'[{\"op\": \"frobnicate\"}]'", "CU110", NULL},
+		{"'{}'", "CU110", NULL},
+	};
 	char *fp = pgtest_fingerprint(c), *fp2;
 	char msg[512];
+	size_t i;
 
 	(void)state;
 	visit(a);
 	settle(a);
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.write_items((SELECT jsonb_agg(jsonb_build_object('op', 'insert', "
-	                                "'library_id', %lld, 'external_id', 'x' || g)) FROM generate_series(1, 129) g))",
-	                                (long long)a),
-	                    "CU110");
-	assert_non_null(strstr(msg, "129 operations"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', "
-	                                "'library_id', %lld, 'external_id', 'x', 'title', repeat('t', 70000))))",
-	                                (long long)a),
-	                    "CU110");
-	assert_non_null(strstr(msg, "bytes"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "
-	                                "\"external_id\": \"x\", \"colour\": \"red\"}]')",
-	                                (long long)a),
-	                    "CU110");
-	assert_non_null(strstr(msg, "colour"));
-	/* Every unknown field, named in order; the external-ID rule named. */
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.write_items('[{\"op\": \"delete\", \"item_id\": 1, "
-	                                "\"expected_library_id\": %lld, \"size\": 1, \"colour\": \"red\"}]')",
-	                                (long long)a),
-	                    "CU110");
-	assert_non_null(strstr(msg, "operation 1 (delete): unknown field(s) colour, size"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', "
-	                                "'library_id', %lld, 'external_id', 'a' || chr(7))))",
-	                                (long long)a),
-	                    "CU110");
-	assert_non_null(strstr(msg, "operation 1 (insert): external_id contains a control character"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": 999999, "
-	                                "\"external_id\": \"x\"}]')"),
-	                    "CU111");
-	assert_non_null(strstr(msg, "library 999999 does not exist"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "
-	                                "\"external_id\": \"x\", \"updated_at\": \"1970-01-01T00:00:00Z\"}]')",
-	                                (long long)a),
-	                    "CU110");
-	assert_non_null(strstr(msg, "out of range"));
-	assert_string_equal(pgtest_fail(c, NULL, 0,
-	                                "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "
-	                                "\"external_id\": \"x\", \"updated_at\": \"2024-02-31\"}]')",
-	                                (long long)a),
-	                    "CU110");
-	assert_string_equal(pgtest_fail(c, NULL, 0,
-	                                "SELECT cleanup.write_items('[{\"op\": \"frobnicate\"}]')"),
-	                    "CU110");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.write_items('{}')"), "CU110");
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char sql[512];
+
+		snprintf(sql, sizeof sql, bad[i].batch, (long long)a);
+		assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.write_items(%s)", sql), bad[i].code);
+		if (bad[i].says && !strstr(msg, bad[i].says))
+			fail_msg("batch %zu: \"%s\" does not say \"%s\"", i, msg, bad[i].says);
+	}
 	/* Mismatch: the insert before it in the batch is rolled back too. */
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
 	                                "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "

@@ -1,4 +1,4 @@
-/* Dependents (issue 7, seed 001; INVARIANTS D1-D6) against the real
+/* Dependents (seed 001; INVARIANTS D1-D6) against the real
  * server: dispositions known and unknown, the one budget of 128 domain
  * mutations with hundreds of dependents per item (asserted from the step
  * records), claims (a move before the claim keeps the item and all its
@@ -8,19 +8,7 @@
  * history detachment that keeps names, errors and audit payloads. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("dependents");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("dependents"))
 
 /* Dependents of the items of library LIB, with a spread: item n (its
  * number in the external ID) gets n % 4 retries and n % 3 previews, and

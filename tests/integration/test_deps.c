@@ -30,12 +30,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_TEARDOWN(conninfo)
 
 static const cleanup_dep_edge *find(const cleanup_dep_edge *e, size_t n, const char *constraint)
 {

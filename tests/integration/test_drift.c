@@ -1,4 +1,4 @@
-/* T6, issue 19 item 3: drift never approves itself, across the whole
+/* T6: drift never approves itself, across the whole
  * graph. For each kind of drift (a cascade or set-null anywhere in the
  * foreign-key graph reachable from the inventory, a disabled foreign-key
  * or guard trigger, a foreign trigger, an inheritance child, changed
@@ -11,19 +11,7 @@
  * dependent waits for the step (seen in pg_blocking_pids, not timed). */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("drift");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("drift"))
 
 /* The recorded contract, whole (its row as text; NULL when none). */
 static char *contract_row(PGconn *c)
@@ -109,7 +97,7 @@ static void expect_exact(PGconn *c, int64_t job)
 	assert_steps_consistent(c, job);
 }
 
-/* The attack of issue 19: a cascade into inventory.item_retries (a
+/* The attack T6 stops: a cascade into inventory.item_retries (a
  * dependent's dependent of the library), then one a level deeper, then a
  * SET NULL. Each stops the step and is refused by install, and by
  * contract_record called around the installer. */

@@ -1,4 +1,4 @@
-/* The installer (B2, issue 2 point 4): idempotent (a second run changes no
+/* The installer (B2): idempotent (a second run changes no
  * catalog row), an upgrade re-applies definitions, one transaction (a
  * failure leaves nothing behind), repairs drift from the recorded schema
  * contract, refuses non-allowlisted databases and
@@ -152,7 +152,7 @@ static void test_install_repairs_contract_drift(void **state)
 	free(src);
 	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
 
-	/* D1 (issue 7), T6: drift that adds a cascading reference into the
+	/* D1, T6: drift that adds a cascading reference into the
 	 * inventory is never recorded: install refuses, exit 4, naming the
 	 * constraint, and nothing of it is committed. */
 	pgtest_exec(c, "CREATE TABLE public.claims (item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");

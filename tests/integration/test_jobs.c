@@ -284,7 +284,7 @@ static void test_C3_seal_needs_the_exact_count(void **state)
 	refused("CU400", sql, "deletion has started", "rows gone", "recovery resumes forward", NULL);
 }
 
-/* C8 (issue 21): a sealed prune and a removal are not a point of no return
+/* C8: a sealed prune and a removal are not a point of no return
  * until their first deletion: cancelled before it, the fence comes down
  * (the library admits writes again), the job is cancelled and the cancel is
  * an audit row. */

@@ -9,21 +9,7 @@
 #include "cleanup/locks.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("locks", 1, 2, 5);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("locks", 1, 2, 5))
 
 static const cleanup_lock_row *find(const cleanup_lock_row *rows, size_t n, int pid)
 {

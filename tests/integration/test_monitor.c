@@ -10,21 +10,7 @@
 #include "cleanup/monitor.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("monitor", 2, 2, 10);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("monitor", 2, 2, 10))
 
 static cleanup_monitor *open_monitor(int refresh_ms, int locks_ms, int locks_timeout_ms)
 {
@@ -316,7 +302,7 @@ static void assert_session_read_only(cleanup_monitor *m, PGconn *c, const char *
 	drive_until(m, has_snapshot, &seq, 5000, "a refresh after the refused write");
 }
 
-/* Issue 11: the console's data source changes nothing. Its session is
+/* The console's data source changes nothing. Its session is
  * read-only (SET default_transaction_read_only = on in the monitor's
  * setup), on the first connection and again after a reconnect: a write
  * through the monitor's own connection gets SQLSTATE 25006. */

@@ -1,5 +1,5 @@
-/* The operation layer under the CLI and the console (tui/common/ops.h; issue 11,
- * "Also build") against the real PostgreSQL: a step takes the job's runner
+/* The operation layer under the CLI and the console 
+ * (tui/common/ops.h) against the real PostgreSQL: a step takes the job's runner
  * lock and releases it, is busy beside another runner (naming it, exit 3,
  * nothing changed), and the transitions, seal and create go through one
  * path with the table's words and exit codes. */
@@ -11,21 +11,7 @@
 #include "ops.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("ops", 2, 2, 200);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("ops", 2, 2, 200))
 
 /* One runner per job: beside a runner that holds the job's lease a step
  * is busy, names that runner and takes no step; once it is gone the step

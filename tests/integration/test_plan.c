@@ -8,21 +8,7 @@
 #include <string.h>
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("plan", 2, 2, 10);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("plan", 2, 2, 10))
 
 static int cli(char **out, const char *args)
 {

@@ -1,4 +1,4 @@
-/* Seed 004's plan phase and rollout switch (issue 19 item 7): `job create`
+/* Seed 004's plan phase and rollout switch (seed 004): `job create`
  * takes the parent row lock without waiting and releases it at once (a
  * holder makes it busy, named), runs the RESTRICT checks and the
  * validators the installer recorded (a reason refuses the job, CU461,
@@ -7,19 +7,7 @@
  * resolved in pg_proc, never spliced into SQL. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("plan_phase");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("plan_phase"))
 
 /* A validator that refuses libraries named "vip-...", and a server of two
  * libraries, "vip-NAME" and "NAME", 10 items each. Returns the server id. */

@@ -1,4 +1,4 @@
-/* Issue 10, item 1: the plans of every statement a step runs are bounded by
+/* The plans of every statement a step runs are bounded by
  * the step's budget whatever the statistics say. Real steps run on real data
  * (three servers, nine libraries, item ids interleaved across libraries,
  * a prune with a writer holding rows in flight and 60 items with
@@ -33,7 +33,7 @@
  * databases, mid-job and afterwards, with custom and generic plans.
  *
  * Every violation fails the test, except the pending cases of
- * pending_060[] (found after the plan fix of issue 10, reported to the
+ * pending_060[] (found after the plan fix, reported to the
  * lead): they are printed as EXCUSED, and fail the test with
  * CLEANUP_PLANS_STRICT=1. The statements of sql/functions/060_step.sql
  * whose plans were left to the statistics before that fix (the drain
@@ -60,7 +60,7 @@
 #define SMALL_ITEMS 2500
 
 /* Fragments of the 060 statements whose plans went wrong before the plan
- * fix of issue 10 (the drain's discovery, the pass's discovery, the final
+ * fix (the drain's discovery, the pass's discovery, the final
  * check's page): CLEANUP_PLANS_STRICT=0 reports their violations only. */
 static const char *const known_060[] = {
 	"FILTER (WHERE NOT c.seen)",
@@ -127,7 +127,7 @@ static const char *strict_setting(void)
 /* Cases found after a plan fix and not yet fixed: reported as PENDING by
  * default, enforced with CLEANUP_PLANS_STRICT=1 (a fragment of the
  * statement, and the relation of the violating node). None today: the one
- * found after issue 10's fix (the pass steps' "resolved" DELETE of
+ * found after the plan fix (the pass steps' "resolved" DELETE of
  * cleanup.job_retained read all of the job's retained rows, by a Seq Scan,
  * then by an index scan on job_id alone) probes each row by its full key
  * since. */
@@ -368,9 +368,9 @@ typedef struct console_query {
 
 static const console_query console_queries[] = {
 	{"mon_contention", 1, "200", NULL, NULL, BOUND_CONSOLE},
-	/* busy retries apart, 10 x the limit (issue 21, item 4: the monitor's default 100 and 1,000) */
+	/* busy retries apart, 10 x the limit (the monitor's default 100 and 1,000) */
 	{"mon_events", 3, "100", "0", "1000", BOUND_CONSOLE},
-	/* holders idle in a transaction for 10 s (issue 21, item 1): catalog and statistics views only */
+	/* holders idle in a transaction for 10 s (T3): catalog and statistics views only */
 	{"mon_idle_xact", 1, "10", NULL, NULL, BOUND_CONSOLE},
 	{"mon_jobs", 1, "200", NULL, NULL, BOUND_CONSOLE},
 	{"mon_libraries", 1, "200", NULL, NULL, BOUND_CONSOLE},
@@ -526,7 +526,7 @@ static void scenario(const char *name, bool analyzed)
 	int64_t prune, remove_lib, remove_srv;
 	int steps;
 
-	/* Dependents (issue 7) of 60 unseen items of library 1 (written before
+	/* Dependents (seed 001) of 60 unseen items of library 1 (written before
 	 * the job fences it), outside the writer's rows below: three retries each, and a preview for every
 	 * second one. Their steps claim them, drain the dependents and delete
 	 * the items, so the claim statements (cleanup.step_drain's UPDATE of

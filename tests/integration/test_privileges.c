@@ -1,4 +1,4 @@
-/* The privilege model (issue 9, defect 4; docs/roles.md): the sync writer,
+/* The privilege model (docs/roles.md): the sync writer,
  * the cleanup runner and the console run as login roles in cleanup_writer,
  * cleanup_runner and cleanup_console, and each is shown what it can and
  * cannot do. Before the fix a writer that had been granted UPDATE on the
@@ -21,31 +21,6 @@ static char *as_writer;     /* the same database as t_priv_writer */
 static char *as_runner;
 static char *as_console;
 
-static char *with_user(const char *ci, const char *user)
-{
-	size_t n = strlen(ci) + strlen(user) + 8;
-	char *s = malloc(n);
-
-	assert_non_null(s);
-	snprintf(s, n, "%s user=%s", ci, user);
-	return s;
-}
-
-/* Login roles of the test, members of the installer's roles. Roles are
- * cluster-wide and other test programs run at the same time: creating one
- * that another session creates concurrently is not an error. */
-static void login_role(PGconn *c, const char *name, const char *group)
-{
-	pgtest_exec(c,
-	            "DO $$ BEGIN "
-	            "  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '%s') THEN "
-	            "    BEGIN CREATE ROLE %s LOGIN; "
-	            "    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
-	            "  END IF; END $$",
-	            name, name);
-	pgtest_exec(c, "GRANT %s TO %s", group, name);
-}
-
 static int setup(void **state)
 {
 	PGconn *c;
@@ -55,13 +30,13 @@ static int setup(void **state)
 	 * server 2 = 3, 4; server 3 = 5, 6. */
 	conninfo = pgtest_seeded_db("privileges", 3, 2, 10);
 	c = pgtest_connect(conninfo, "setup");
-	login_role(c, WRITER, CLEANUP_ROLE_WRITER);
-	login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
-	login_role(c, CONSOLE, CLEANUP_ROLE_CONSOLE);
+	pgtest_login_role(c, WRITER, CLEANUP_ROLE_WRITER);
+	pgtest_login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
+	pgtest_login_role(c, CONSOLE, CLEANUP_ROLE_CONSOLE);
 	PQfinish(c);
-	as_writer = with_user(conninfo, WRITER);
-	as_runner = with_user(conninfo, RUNNER);
-	as_console = with_user(conninfo, CONSOLE);
+	as_writer = pgtest_with_user(conninfo, WRITER);
+	as_runner = pgtest_with_user(conninfo, RUNNER);
+	as_console = pgtest_with_user(conninfo, CONSOLE);
 	return 0;
 }
 
@@ -293,7 +268,7 @@ static const char *fail_with_hint(PGconn *c, char *msg, char *hint, size_t len, 
 	return state;
 }
 
-/* K3 for a writer login (issue 8, item 4): a login in cleanup_writer,
+/* K3 for a writer login: a login in cleanup_writer,
  * with no access to schema cleanup, writes to libraries the count cache
  * watches through the gateway wrappers of schema inventory
  * (inventory.write_items, and inventory.count_declare before plain SQL in

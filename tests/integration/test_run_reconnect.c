@@ -1,5 +1,5 @@
-/* A run keeps its step commit mode across a reconnect (issue 9, review of
- * defect 6's Ctrl-C work): cleanup_engine_reconnect() opens a new session,
+/* A run keeps its step commit mode across a reconnect (after
+ * Ctrl-C was made safe): cleanup_engine_reconnect() opens a new session,
  * which has none of the old one's settings, so a `job run` whose backend
  * was terminated used to go on with cleanup.step_synchronous_commit unset:
  * its later drain steps committed synchronously although the run was told
@@ -14,21 +14,7 @@
 #include "cleanup/step.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("run_reconnect", 1, 3, 1000);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("run_reconnect", 1, 3, 1000))
 
 typedef struct killer {
 	cleanup_engine *e;

@@ -1,5 +1,5 @@
-/* The runner lease and the job driver (cleanup/runner.h, issue 20 items
- * 1, 2 and 5), against the real PostgreSQL: F2 (one runner per job,
+/* The runner lease and the job driver (cleanup/runner.h, F1-F3),
+ * against the real PostgreSQL: F2 (one runner per job,
  * proved by a lease row renewed each step, with an expiry) and F3 (a lost
  * runner is an event; the next runner takes the lease over and resumes
  * exactly). Ages are made by moving the lease's renewal back in time with
@@ -15,22 +15,8 @@
 #include "cleanup/step.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	/* 6 servers x 1 library x 300 items: one library per test. */
-	conninfo = pgtest_seeded_db("runner_lease", 6, 1, 300);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+/* 6 servers x 1 library x 300 items: one library per test. */
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("runner_lease", 6, 1, 300))
 
 /* A sealed prune of library LIB with nothing seen: every item goes. */
 static int64_t sealed_prune(PGconn *c, int64_t lib)

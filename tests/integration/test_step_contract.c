@@ -12,19 +12,7 @@
  * no event trigger marked stops them all the same. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("step_contract");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_contract"))
 
 /* `job step` and `job run` of JOB are refused with exit 4, naming the
  * drifted COMPONENT, and change nothing. */
@@ -110,7 +98,7 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	PQfinish(dba);
 }
 
-/* D1, issue 7 defect 1: an unknown incoming cascade would do uncounted
+/* D1: an unknown incoming cascade would do uncounted
  * work. Refused before any mutation: first as drift (CU403); install then
  * refuses to record it (exit 4, naming the constraint: drift never approves
  * itself); and a contract recorded with it anyway (bypassing the

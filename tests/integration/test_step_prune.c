@@ -2,24 +2,12 @@
  * writers on other connections (S1-S9, A1, A3, A6). Rows are changed
  * between a step's discovery and its re-read deterministically with the
  * test-only hook: the step waits on an advisory lock this test holds
- * (docs/steps.md, "Test hook"). */
+ * (docs/steps.md, "Failpoints"). */
 #include "test_step_support.h"
 
 #define HOOK_ENV "PGOPTIONS='-c cleanup.test_hook=after_discovery'"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("step_prune");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_prune"))
 
 /* application_name of `job step JOB` (cmd_job_step.c). */
 static const char *step_app(int64_t job)

@@ -5,19 +5,7 @@
  * comparison mode. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("step_remove");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_remove"))
 
 /* Steps JOB one at a time until its phase is no longer PHASE (at most
  * LIMIT steps). */

@@ -1,5 +1,5 @@
-/* Who ran each step, and how often steps notify (issue 11 item 13, issue
- * 10 item 5; migration 010_step_runner.sql): every recorded step names the
+/* Who ran each step, and how often steps notify
+ * (migration 010_step_runner.sql): every recorded step names the
  * backend and application_name of the session that committed it, a replay
  * keeps them; a job's steps notify cleanup_jobs only when they change its
  * phase or pass or when its last step notification is 100 ms old, while
@@ -9,19 +9,7 @@
 #include "test_step_support.h"
 #include "cleanup/install.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("step_runner");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_runner"))
 
 /* Runs step STEP_NO of JOB on connection C (its own transaction); returns
  * the step_no of the returned row. */

@@ -1,4 +1,4 @@
-/* Issue 21, item 1: the console's "terminate this holder"
+/* T3: the console's "terminate this holder"
  * (cleanup_locks_terminate_holder, sql/functions/087_terminate_holder.sql).
  * The re-check is server-side, in the statement that terminates: a pid
  * that holds up no cleanup job is refused and stays alive; a pid that a
@@ -12,21 +12,7 @@
 #include "cleanup/locks.h"
 #include "pgtest.h"
 
-static char *conninfo;
-
-static int setup(void **state)
-{
-	(void)state;
-	conninfo = pgtest_seeded_db("terminate_holder", 1, 2, 5);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("terminate_holder", 1, 2, 5))
 
 static int64_t audit_rows(PGconn *o)
 {

@@ -1,23 +1,11 @@
-/* Issue 9, "no accepted write is ever lost", against the real PostgreSQL:
+/* T1-T8, "no accepted write is ever lost", against the real PostgreSQL:
  * writes accepted while a prune collects are protected (C9), the inventory
  * and the manifest accept the same external IDs (C10), and the engine's
  * locks are rows no other role can take or forge (L1, S12). Each test
  * failed before its fix. */
 #include "test_step_support.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	ci = pgtest_fresh_db("trust");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(ci);
-	return 0;
-}
+PGTEST_DB_SETUP(ci, pgtest_fresh_db("trust"))
 
 /* A prune job of LIB whose manifest holds every item of LIB now (the
  * "complete traversal"), appended but not sealed; returns the job id. */
@@ -217,7 +205,7 @@ static void test_C10_inventory_and_manifest_accept_the_same_ids(void **state)
 	PQfinish(c);
 }
 
-/* L1 (issue 9, defect 5): advisory locks on the old coordinator and
+/* L1: advisory locks on the old coordinator and
  * library keys, which any login role can take, no longer block cleanup. */
 static void test_L1_public_advisory_keys_do_not_block_cleanup(void **state)
 {
@@ -238,7 +226,7 @@ static void test_L1_public_advisory_keys_do_not_block_cleanup(void **state)
 	PQfinish(c);
 }
 
-/* S12 (issue 9, defect 5): a session that takes the advisory locks itself
+/* S12: a session that takes the advisory locks itself
  * no longer passes the parent guard of a finalizing removal; only the
  * engine's row locks, taken in the same transaction, do. */
 static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
@@ -278,7 +266,7 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 	PQfinish(c);
 }
 
-/* B1 (issue 9, defect 6): a direct SQL call of a step, from a session that
+/* B1: a direct SQL call of a step, from a session that
  * sets no timeout at all, does not wait without bound: a relation lock
  * queued behind DDL ends with 55P03 after the step's own lock_timeout, and
  * nothing changed. */

@@ -1,5 +1,5 @@
 /* What a worker is offered, against the real PostgreSQL
- * (cleanup_worker_candidates, issue 10 item 5): only draining and
+ * (cleanup_worker_candidates): only draining and
  * finalizing jobs, never one whose runner lease another session holds (the
  * lock `job run`, the console and every worker take), only the servers
  * asked for; and the claim a worker makes on a listed job is refused to a
@@ -34,12 +34,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_TEARDOWN(conninfo)
 
 static bool listed(const cleanup_worker_candidate *c, size_t n, int64_t id)
 {

@@ -30,12 +30,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	return 0;
-}
+PGTEST_DB_TEARDOWN(conninfo)
 
 static cleanup_writer *open_writer(cleanup_engine **e, const char *app, int64_t server, uint64_t seed)
 {
@@ -188,7 +183,7 @@ static void test_A2_writer_busy_while_fence_in_flight(void **state)
 	PQfinish(fence);
 }
 
-/* K3 (issue 8, item 4): the writer writes through the mutation gateway, so
+/* K3: the writer writes through the mutation gateway, so
  * a library the count cache watches keeps taking its inserts, updates and
  * moves, and the cache follows them (fresh again, equal to count(*)). */
 static void test_K3_writer_uses_gateway_on_watched_libraries(void **state)
@@ -229,7 +224,7 @@ static void test_K3_writer_uses_gateway_on_watched_libraries(void **state)
 	PQfinish(o);
 }
 
-/* Issue 7, item 1: each insert carries its dependents (a retry and a
+/* Seed 001: each insert carries its dependents (a retry and a
  * review preview of the item; a collection, the sync status and a history
  * record of the library) in its transaction; a refused insert leaves none. */
 static void test_D_writer_inserts_carry_dependents(void **state)

@@ -411,3 +411,25 @@ int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms)
 	fail();
 	return 0;
 }
+
+char *pgtest_with_user(const char *conninfo, const char *user)
+{
+	size_t n = strlen(conninfo) + strlen(user) + 8;
+	char *s = malloc(n);
+
+	assert_non_null(s);
+	snprintf(s, n, "%s user=%s", conninfo, user);
+	return s;
+}
+
+void pgtest_login_role(PGconn *c, const char *name, const char *group)
+{
+	pgtest_exec(c,
+	            "DO $$ BEGIN "
+	            "  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '%s') THEN "
+	            "    BEGIN CREATE ROLE %s LOGIN; "
+	            "    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
+	            "  END IF; END $$",
+	            name, name);
+	pgtest_exec(c, "GRANT %s TO %s", group, name);
+}

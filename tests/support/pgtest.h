@@ -101,4 +101,36 @@ int pgtest_wait(int pid, char **out);
  * Fails the test on timeout. */
 int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms);
 
+/* The database of a test file's group: the cmocka group setup creates it
+ * with EXPR (pgtest_fresh_db or pgtest_seeded_db) into VAR, the group
+ * teardown frees VAR. PGTEST_DB_GROUP also declares VAR. */
+#define PGTEST_DB_SETUP(var, expr)            \
+	static int setup(void **state)        \
+	{                                     \
+		(void)state;                  \
+		var = (expr);                 \
+		return 0;                     \
+	}                                     \
+	PGTEST_DB_TEARDOWN(var)
+/* The group teardown alone, for a file whose setup does more. */
+#define PGTEST_DB_TEARDOWN(var)               \
+	static int teardown(void **state)     \
+	{                                     \
+		(void)state;                  \
+		free(var);                    \
+		return 0;                     \
+	}
+#define PGTEST_DB_GROUP(var, expr) \
+	static char *var;          \
+	PGTEST_DB_SETUP(var, expr)
+
+/* CONNINFO with user=USER appended (malloc'd; fails the test when out of
+ * memory). */
+char *pgtest_with_user(const char *conninfo, const char *user);
+
+/* Creates login role NAME if it does not exist (cluster-wide: test
+ * programs running side by side may race to create it) and grants it
+ * GROUP. */
+void pgtest_login_role(PGconn *c, const char *name, const char *group);
+
 #endif

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Paths named in the project's docs and comments exist (issue 23, item 5).
+"""Paths named in the project's docs and comments exist.
 
 Reads every tracked Markdown, C, header, SQL, shell and CMake file and
 finds the repository paths it names (a word starting with one of the
@@ -57,7 +57,8 @@ def main():
                 files += [os.path.join(d, n) for n in names]
     bad = checked = 0
     for f in files:
-        if not f.endswith(ENDINGS) or f.startswith(('fuzz/corpus/', 'docs/spec/')) or f in SELF:
+        # CHANGELOG.md is history: it names files as they were then.
+        if not f.endswith(ENDINGS) or f.startswith(('fuzz/corpus/', 'docs/spec/')) or f in SELF or f == 'CHANGELOG.md':
             continue
         try:
             with open(f, encoding='utf-8', errors='replace') as fh:

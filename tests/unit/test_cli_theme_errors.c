@@ -1,4 +1,4 @@
-/* Unit tests: theme errors never echo the file (issue 9, defect 6:
+/* Unit tests: theme errors never echo the file (untrusted text:
  * `--theme /etc/shadow` showed that file's first line). Messages name the
  * path, the line, the word's position and the rule, and may suggest a word
  * of the theme vocabulary; a path is read only when it names a regular

@@ -80,7 +80,7 @@ static void test_confirm_kinds(void **state)
 	t = job_target(ACT_CANCEL, 3, "draining", 2);
 	t.gone = 128; /* after the first deletion the engine refuses, saying what is gone */
 	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
-	/* a sealed job or removal that has deleted nothing cancels (issue 21) */
+	/* a sealed job or removal that has deleted nothing cancels */
 	t = job_target(ACT_CANCEL, 3, "draining", 0);
 	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
 	t = job_target(ACT_CANCEL, 3, "finalizing", 2);
@@ -127,7 +127,7 @@ static void test_confirm_typed_job_id(void **state)
 	(void)state;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
 	assert_int_equal(c.kind, CONFIRM_TYPED);
-	/* Issue 11, item 12: a phrase naming the kind and the target, not the
+	/* A phrase naming the kind and the target, not the
 	 * job id (often one keystroke) */
 	assert_string_equal(c.expect, "prune 7 Movies");
 	assert_non_null(strstr(c.question, "FIRST step of job 12"));
@@ -268,7 +268,7 @@ static void test_C3_seal_confirmation_is_the_typed_count(void **state)
 	t.seal_count = -1;
 	t.manifest_count = 40;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	/* Issue 11, item 12: the manifest's size is not shown beside the field
+	/* The manifest's size is not shown beside the field
 	 * that asks for the independent count (it would be copied) */
 	assert_null(strstr(c.question, "40"));
 	assert_non_null(strstr(c.question, "expected unique count"));
@@ -293,7 +293,7 @@ static void test_C3_seal_confirmation_is_the_typed_count(void **state)
 	assert_int_equal(c.target.seal_count, 40);
 }
 
-/* Issue 11, bug 3: S (a seal without a count) on a paused or completed
+/* S (a seal without a count) on a paused or completed
  * job is refused before any dialog, naming the job and its phase; it used
  * to reach the engine as "expected count -1 is not valid" (and that was
  * audited). A collecting job, or a seal that carries a count, goes on. */
@@ -323,7 +323,7 @@ static void test_C3_seal_without_count_needs_a_collecting_job(void **state)
 	assert_true(confirm_precheck(&t, why, sizeof why));
 }
 
-/* Issue 11, item 14: killing a job's runner asks y/N naming the backend
+/* Killing a job's runner asks y/N naming the backend
  * the operator saw; without a runner it is refused before any dialog. */
 static void test_kill_runner_names_the_backend(void **state)
 {
@@ -344,7 +344,7 @@ static void test_kill_runner_names_the_backend(void **state)
 	assert_string_equal(tui_action_name(ACT_KILL_RUNNER), "kill-runner");
 }
 
-/* Issue 21, item 3: the seal, removal, run and cancel dialogs say where
+/* The seal, removal, run and cancel dialogs say where
  * the point of no return is: the first step that deletes a row. */
 static void test_dialogs_say_where_the_point_of_no_return_is(void **state)
 {
@@ -381,7 +381,7 @@ static void test_dialogs_say_where_the_point_of_no_return_is(void **state)
 	assert_non_null(strstr(c.question, "This is the point of no return"));
 }
 
-/* Issue 21, item 1: terminate-holder asks "terminate PID" typed, names the
+/* T3: terminate-holder asks "terminate PID" typed, names the
  * holder in full, and needs a pid. */
 static void test_terminate_holder_typed_pid(void **state)
 {
@@ -417,7 +417,7 @@ static void test_terminate_holder_typed_pid(void **state)
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
 }
 
-/* Issue 21, item 5: an action on stale data asks first, naming it. */
+/* An action on stale data asks first, naming it. */
 static void test_stale_question(void **state)
 {
 	confirm_target t = job_target(ACT_STEP, 3, "draining", 4);

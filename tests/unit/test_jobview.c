@@ -1,5 +1,5 @@
-/* The jobs and libraries panels' filter and sort (tui/console/jobview.h; issue 11,
- * item 13) and the libraries' count words (issue 8). */
+/* The jobs and libraries panels' filter and sort (tui/console/jobview.h)
+ * and the libraries' count words (seed 002). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,7 +81,7 @@ static void test_sort_orders(void **state)
 	for (i = 0; i < n; i++)
 		assert_int_equal(j[v[i]].job.id, newest[i]);
 	assert_string_equal(tui_job_sort_name(JOB_SORT_PROGRESS), "progress");
-	/* the default (issue 21): unfinished above finished, newest first in
+	/* the default: unfinished above finished, newest first in
 	 * each; completed job 3 goes below paused job 2 */
 	assert_int_equal(JOB_SORT_UNFINISHED, 0);
 	n = tui_jobs_view(v, 5, j, 5, NULL, JOB_SORT_UNFINISHED);
@@ -124,7 +124,7 @@ static void libs_fixture(cleanup_mon_library *l)
 	l[6] = lib(7, 3, "Old", "expired", "expired: not confirmed by a visit since 2026-12-01 10:00:00Z", 40);
 }
 
-/* Issue 8: each cache state reads as its own word, and a count that is not
+/* Seed 002: each cache state reads as its own word, and a count that is not
  * the library's now says so ("~") or is not shown ("-"). */
 static void test_count_words_say_the_cache_state(void **state)
 {
@@ -203,7 +203,7 @@ static void test_libraries_filter_and_sort(void **state)
 	assert_string_equal(tui_lib_sort_name(LIB_SORT_COUNT), "count state");
 }
 
-/* Issue 21, item 5: the step history's columns by panel width (fixed
+/* The step history's columns by panel width (fixed
  * columns 83 wide, duration 8, RUNNER 22, a cursor 24 wide). */
 static void test_step_history_keeps_cursor_and_runner_tag(void **state)
 {

@@ -120,7 +120,7 @@ static void test_layout_monotonic_in_height(void **state)
 		}
 }
 
-/* Issue 11, bug 8: a wider terminal never shows less. From 120 columns on
+/* A wider terminal never shows less. From 120 columns on
  * the jobs panel keeps at least the 120 columns it has at 120 (where its
  * counters fit); at 160 the two-column layout used to leave it 96, and the
  * counters disappeared. */
@@ -148,7 +148,7 @@ static void test_panel_names(void **state)
 	assert_string_equal(tui_panel_name(PANEL__COUNT), "?");
 }
 
-/* Issue 21, item 5: which panels are dimmed and titled ~stale. */
+/* Which panels are dimmed and titled ~stale. */
 static void test_stale_panels(void **state)
 {
 	(void)state;

@@ -1,4 +1,4 @@
-/* The operation layer's error mapping (tui/common/ops.h; issue 11, "Also build"):
+/* The operation layer's error mapping (tui/common/ops.h):
  * one table gives a status's words in the CLI and the console and its exit
  * code, so the two front ends cannot word the same failure differently. */
 #include <setjmp.h>
@@ -208,7 +208,7 @@ static bool cli_id_captured(const char *s, int64_t *id, char *out, size_t len)
 	return ok;
 }
 
-/* Issue 11: one id rule under both front ends. The console's `:` commands
+/* One id rule under both front ends. The console's `:` commands
  * used strtoll (" 5", "+5" and, by its own check, nothing else odd); now
  * each of these inputs is accepted or refused alike by the CLI's
  * cli_parse_id and the console's console_parse_id_arg, with the same
@@ -264,7 +264,7 @@ static void test_ids_are_parsed_alike_by_the_cli_and_the_console(void **state)
 	}
 }
 
-/* Issue 11: one success wording. The CLI printed "paused job N: ..."
+/* One success wording. The CLI printed "paused job N: ..."
  * while the console said "pause: job N is now paused"; both now print
  * the table's verb and the job line, a seal where it fenced, a removal
  * that admission is closed. */
@@ -345,7 +345,7 @@ static void probe_retrying(const tui_op_wait *w, const cleanup_error *err, doubl
 	p->last_left = left_s;
 }
 
-/* The one retry rule (issue 11): busy is retried until the deadline and
+/* The one retry rule: busy is retried until the deadline and
  * then stands, its detail naming the setting (--wait in the CLI, :wait in
  * the console); a front end is told before each wait how long is left,
  * and a stop ends the wait at once with the busy error kept. */

@@ -1,5 +1,5 @@
 /* Progress, pace and ETA as the CLI and the console both define them
- * (tui/common/progress.h; issue 11, bugs 2 and 9). */
+ * (tui/common/progress.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -206,7 +206,7 @@ static void test_throttle_waits_an_interval_after_each_slot(void **state)
 	assert_true(next == 0);
 }
 
-/* Issue 21, item 2: the runner line of status, jobs and job show. */
+/* F3: the runner line of status, jobs and job show. */
 static void test_live_text(void **state)
 {
 	cleanup_job j = draining(2000, 1000, 0, 0);

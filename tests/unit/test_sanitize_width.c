@@ -1,4 +1,4 @@
-/* Unit tests of display-width cells (tui/common/sanitize.c, issue 12 item 6):
+/* Unit tests of display-width cells (tui/common/sanitize.c):
  * names are text, not bytes. A cell is cut by terminal columns at a
  * character boundary: wide CJK takes two columns and is never split over
  * the cell's edge, combining marks stay with their base, four-byte
@@ -165,7 +165,7 @@ static void test_text_copy_cuts_at_character_boundaries(void **state)
 	assert_int_equal(cleanup_text_copy(buf, 4, "\xf0\x9f\x8e\xac"), 0);
 	assert_string_equal(buf, "");
 	assert_int_equal(cleanup_text_copy(buf, sizeof buf, NULL), 0);
-	/* The 113-character name of issue 12 ended in a lone 0xC3 at 207
+	/* The 113-character name of the bug report ended in a lone 0xC3 at 207
 	 * bytes: a 208-byte copy now keeps 103 whole characters. */
 	assert_int_equal(cleanup_text_copy(big, 208, name), 206);
 	assert_true(valid_utf8(big));

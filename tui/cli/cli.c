@@ -353,7 +353,7 @@ void cli_print_job_detail(FILE *f, const cleanup_job *job)
 	fprintf(f, "  phase         %s\n", tui_sanitize(t1, sizeof t1, job->phase));
 	fprintf(f, "  step / pass   %d / %d\n", job->step_no, job->pass_no);
 	{
-		/* Issue 21: who runs it now, its last step and ETA, or NO RUNNER */
+		/* Who runs it now, its last step and ETA, or NO RUNNER */
 		char live[CLEANUP_NAME_SIZE + 400];
 
 		if (tui_job_live_text(live, sizeof live, job)[0])

@@ -57,7 +57,7 @@ static int exec_console(cli_ctx *ctx, int argc, char **argv)
 		/* A read-only console sends no write: it has no actions, and
 		 * the monitor's transactions are read-only at the server (its
 		 * session's default on a direct connection, BEGIN READ ONLY
-		 * behind a pooler). No startup options (issue 20): PgBouncer
+		 * behind a pooler). No startup options (F1): PgBouncer
 		 * refuses "options", and a read-only default made
 		 * target_session_attrs=read-write refuse the server. The
 		 * conninfo is still checked up front: a string libpq rejects is

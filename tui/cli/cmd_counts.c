@@ -157,7 +157,7 @@ static int exec_counts(cli_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (!no_visit && nlibs == 0 && cleanup_engine_standby(e)) {
 		/* A hot standby takes no visit (a visit writes): the plain
-		 * `counts` only reads there, and says so (issue 20). --library
+		 * `counts` only reads there, and says so (F1). --library
 		 * asks for visits: exit 5 as any write. */
 		if (!ctx->quiet)
 			fprintf(stderr, "cleanupctl: counts: the server is a hot standby (read-only): no visits, "

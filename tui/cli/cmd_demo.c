@@ -7,7 +7,7 @@
  * closes. Off a terminal it prints `status` instead and exits 0, so that
  * scripts and CI never hang on it.
  *
- * `cleanupctl demo kill-runner` (issue 11, item 14: a recovery an operator
+ * `cleanupctl demo kill-runner` (a recovery an operator
  * follows from the console alone) also starts a runner of the demo job,
  * `cleanupctl job run JOB --max-rate 1`, and opens the console throttled
  * to the same rate, with the scenario narrated in the log panel: kill the
@@ -956,7 +956,7 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
 			goto fail;
 	} else if (ns == 0) {
-		/* About 3 dependent records per item (issue 7): the console shows
+		/* About 3 dependent records per item (seed 001): the console shows
 		 * dependents and claims from the first job on. */
 		cleanup_seed_spec spec = {3, 3, 20000, 3};
 		cleanup_seed_result sr;

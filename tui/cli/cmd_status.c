@@ -35,7 +35,7 @@ static void print_jobs_table(const cleanup_job *jobs, size_t n)
 			printf("examined %s of %s, deleted %s\n", cli_count(a, sizeof a, j->examined),
 			       j->total_estimate >= 0 ? cli_count(b, sizeof b, j->total_estimate) : "?",
 			       cli_count(c, sizeof c, j->deleted));
-		/* Issue 21: who runs it, its last step and ETA; NO RUNNER with
+		/* Who runs it, its last step and ETA; NO RUNNER with
 		 * how long its library has been closed (a line of its own). */
 		{
 			char live[CLEANUP_NAME_SIZE + 400];

@@ -1,5 +1,5 @@
 /* cleanupctl worker: a long-running runner of cleanup jobs across servers
- * (issue 10, item 5; docs/worker.md).
+ * (docs/fleet.md).
  *
  * N runners (threads), each a loop: list the runnable jobs that no runner
  * holds (cleanup_worker_candidates), open a connection for one of them

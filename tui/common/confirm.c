@@ -45,7 +45,7 @@ confirm_kind confirm_required(const confirm_target *t)
 	case ACT_CANCEL:
 		if (is(ph, "collecting") || is(ph, "paused"))
 			return CONFIRM_YES_NO;
-		/* Cancellable until the first deletion (issue 21); after it the
+		/* Cancellable until the first deletion; after it the
 		 * engine refuses, saying how many rows are gone. */
 		return (is(ph, "draining") || is(ph, "finalizing")) && t->gone == 0 ? CONFIRM_YES_NO : CONFIRM_NONE;
 	case ACT_STEP:
@@ -95,7 +95,7 @@ bool confirm_precheck(const confirm_target *t, char *why, size_t whylen)
 	return true;
 }
 
-/* Where the point of no return is (issue 21): said by the seal, removal,
+/* Where the point of no return is: said by the seal, removal,
  * run and cancel dialogs alike. */
 #define NO_RETURN "The job can be cancelled (x) until its first step deletes a row; after that it only goes forward."
 

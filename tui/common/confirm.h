@@ -30,7 +30,7 @@ typedef enum tui_action {
 	ACT_REMOVE_LIBRARY,
 	ACT_REMOVE_SERVER,
 	ACT_KILL_RUNNER,         /* terminate the backend of the selected job's runner */
-	ACT_TERMINATE_HOLDER,    /* terminate a backend that holds up a cleanup job (issue 21) */
+	ACT_TERMINATE_HOLDER,    /* terminate a backend that holds up a cleanup job */
 	ACT__COUNT
 } tui_action;
 
@@ -62,7 +62,7 @@ typedef struct confirm_target {
 	                          * transaction, transaction 91.2 s old) holds ..." */
 	int64_t gone;            /* rows the job had deleted (items, dependents, parents) as
 	                          * displayed: a draining or finalizing job can be cancelled
-	                          * until its first deletion (issue 21), so a cancel asks
+	                          * until its first deletion, so a cancel asks
 	                          * y/N at 0 and goes straight to the engine's refusal after */
 } confirm_target;
 
@@ -95,7 +95,7 @@ typedef struct confirm_state {
 } confirm_state;
 
 /* The phrase an irreversible action asks to have typed, naming the kind
- * and the target (issue 11, item 12: "type the job id" was often one
+ * and the target ("type the job id" was often one
  * keystroke): a removal "remove-library 4 Movies", a job's first step or
  * run "<job kind> <target id> <target name>" ("prune 7 Movies"). Pure. */
 void confirm_phrase(const confirm_target *t, char *buf, size_t len);
@@ -120,13 +120,13 @@ bool confirm_check_binding(const confirm_target *t, const char *phase, int32_t s
 
 /* Refuses, before any dialog, an action that cannot mean anything in the
  * displayed phase and would only fail on a bad argument: a seal without a
- * count of a job that is not collecting (issue 11, bug 3: S on a paused or
+ * count of a job that is not collecting (S on a paused or
  * completed job failed with "expected count -1 is not valid", and that
  * failure was audited). Returns true when the action may go on; else
  * writes the reason, naming the job and its phase, to WHY. Pure. */
 bool confirm_precheck(const confirm_target *t, char *why, size_t whylen);
 
-/* The question asked before an action on stale data (issue 21, item 5):
+/* The question asked before an action on stale data:
  * WHY says what is stale and since when ("the connection was lost at
  * 12:15:03; reconnecting", "the jobs panel was last refreshed at ...").
  * Names the action and its target, says the rows may have moved on and

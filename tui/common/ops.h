@@ -3,7 +3,7 @@
  * engine handle the caller opened; the one mapping from a status to the
  * operator's words and the exit code; the one success wording of pause,
  * resume, cancel, seal and create; the one id rule; and the one retry rule
- * for busy answers (--wait, :wait) (issue 11, "Also build"), so that the
+ * for busy answers (--wait, :wait), so that the
  * two front ends cannot disagree again.
  *
  * Each operation takes the runner lease where the one-runner rule says so

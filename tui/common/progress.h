@@ -1,7 +1,7 @@
 /* One definition of a job's progress, pace and ETA, of the name a job's
  * connection carries, for the CLI (cmd_job_step.c)
  * and the console (panel_jobs.c, panel_detail.c, actions.c) alike, so that
- * the two front ends cannot disagree again (issue 11, bug 9). Pure.
+ * the two front ends cannot disagree again. Pure.
  *
  * Progress: rows SETTLED of the rows in scope when the job was sealed
  * (total_estimate). A row is settled once it was deleted, found moved or
@@ -12,7 +12,7 @@
  * monitor uses the last 60 s, at most 2000 steps): their settled rows
  * divided by the time from the first one's start to the last one's end.
  * It needs at least two steps (one step after an idle spell says nothing
- * about a pace) and is never capped by a step count (issue 11, bug 2).
+ * about a pace) and is never capped by a step count.
  *
  * ETA: the rows not yet settled over the pace, and only while a runner
  * holds the job: without one nobody is working on it, and a time would be
@@ -72,7 +72,7 @@ void tui_job_app_name(char *buf, size_t len, int64_t job_id, const char *origin)
  * `job run` builds the same window from the steps it commits
  * (tui_step_window below). Both hand a cleanup_mon_job to the functions
  * here, so that they print the same progress, pace and ETA for the same
- * job state at the same moment (issue 11, bug 9; test_console_monitor's
+ * job state at the same moment (test_console_monitor's
  * test_cli_and_console_print_the_same_progress_and_eta). */
 
 /* The pace of V in settled rows per second: tui_pace_rows_per_s of its
@@ -85,7 +85,7 @@ double tui_job_pace(const cleanup_mon_job *v);
  * V but has not committed a step for 30 s. */
 const char *tui_job_eta(char *buf, size_t len, const cleanup_mon_job *v);
 
-/* Issue 21, item 2: who runs J now and how it goes, from the live fields
+/* F3: who runs J now and how it goes, from the live fields
  * of cleanup_jobs_list() / cleanup_job_get(), for status, jobs and job
  * show: "runner local:4411 (cleanupctl:job:7:run), last step 2s ago, pace
  * 129 rows/s, ETA 8s", or "NO RUNNER: library 1 closed to writers for

@@ -332,7 +332,7 @@ static void run_action(tui_actions *a, cleanup_engine *e, const tui_request *q, 
 		o.max_reconnects = 3;
 		rc = tui_op_run(&res.run, e, t->job_id, &o, &err);
 		r->steps = s->steps;
-		/* The run's own deletions (issue 11, bug 7), the job's total beside. */
+		/* The run's own deletions, the job's total beside. */
 		if (rc == CLEANUP_OK)
 			snprintf(r->message, sizeof r->message,
 			         "run of job %" PRId64 " %s after %d steps in %.2f s (%d busy retries): this run deleted %" PRId64

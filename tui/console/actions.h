@@ -58,7 +58,7 @@ bool actions_busy(tui_actions *a, tui_action *what, int64_t *job);
  * a busy answer (:wait) to stop waiting. */
 void actions_stop_run(tui_actions *a);
 
-/* Throttles runs (issue 11, item 14: a demo job an operator can watch):
+/* Throttles runs (a demo job an operator can watch):
  * at most STEPS_PER_S steps a second from the next step on, also for a run
  * in progress; 0 lifts the throttle. A throttled run sleeps between steps
  * holding no transaction (t still stops it at once). */

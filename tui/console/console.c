@@ -337,8 +337,8 @@ static void hhmm_ss(char *buf, size_t len, double wall)
 	strftime(buf, len, "%H:%M:%S", &tm);
 }
 
-/* True when what action T acts on is shown from stale rows (issue 21,
- * item 5): the monitor's connection is lost, or the part T's target comes
+/* True when what action T acts on is shown from stale rows:
+ * the monitor's connection is lost, or the part T's target comes
  * from timed out (jobs for a job's action, servers and libraries for a
  * removal, the lock query for terminate-holder); WHY says which, since
  * when. */

@@ -94,12 +94,12 @@ struct console {
 	bool paused;
 	bool utf8;
 	bool quit;
-	/* q (or :quit) while this console runs a job (issue 21, item 6): the
+	/* q (or :quit) while this console runs a job: the
 	 * y/N question saying what quitting leaves behind, shown in the
 	 * dialog style of confirmations; "" when not asking. */
 	bool quit_ask;
 	char quit_question[1024];
-	/* An action asked for on stale data (issue 21, item 5): the y/N
+	/* An action asked for on stale data: the y/N
 	 * question first (stale_question), then the action's own dialog. */
 	bool stale_ask;
 	bool stale_ok;                    /* answered y: the next request goes on */
@@ -139,7 +139,7 @@ struct console {
 	size_t libs_view[2048];
 	int nlibs_view;
 	int64_t sel_lib_id;
-	/* The log as a tool (issue 21, item 4): `/` with the log focused
+	/* The log as a tool: `/` with the log focused
 	 * searches it (every word, ignoring case), `f` shows one kind only,
 	 * Enter opens the selected line whole in a box (any key closes it). */
 	char log_filter[64];
@@ -147,7 +147,7 @@ struct console {
 	bool log_open;
 	char log_open_title[128];
 	char log_open_text[1600];
-	/* The detail's step history (issue 11, item 13): the page of steps the
+	/* The detail's step history: the page of steps the
 	 * monitor should read (numbered at most steps_want; -1: the newest),
 	 * chosen by the detail panel from its scroll position. */
 	int64_t steps_want;

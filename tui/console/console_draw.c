@@ -266,7 +266,7 @@ static const char *short_age(char *buf, size_t len, double s)
 	return buf;
 }
 
-/* The header's NO RUNNER badge (issue 21, item 2): the unfinished jobs
+/* The header's NO RUNNER badge (F3): the unfinished jobs
  * whose library (or server) is closed to writers and that nobody runs
  * (draining or finalizing, no session holds the runner lock), named by
  * the one closed longest: " 1 job NO RUNNER: library 11 closed 15m ",
@@ -329,7 +329,7 @@ static void draw_header(console *c, double now)
 		roles[nb++] = ROLE_BADGE;
 	}
 	if (s->seq > 0 && s->standby) {
-		/* A hot standby (issue 20): what it shows is what it replayed. */
+		/* A hot standby (F1): what it shows is what it replayed. */
 		if (s->replay_lag_s >= 0)
 			snprintf(badges[nb], sizeof badges[nb], " standby, read-only, replay lag %.0f s ", s->replay_lag_s);
 		else
@@ -403,7 +403,7 @@ static void draw_header(console *c, double now)
 	else
 		right = 0;
 	/* Where: user@host:port/db and the server's version, as pg_activity
-	 * shows them (issue 11, item 11); two sandboxes on one port differ by
+	 * shows them; two sandboxes on one port differ by
 	 * their socket directory. A long socket path keeps its last two
 	 * components when the row is short; the configured name until the
 	 * first connection. */
@@ -447,14 +447,14 @@ static void draw_footer(console *c, double mono)
 		return;
 	}
 	/* A run's progress takes the footer as soon as it is newer than the
-	 * message (issue 11, bug 4: "run job N..." hid it for 15 s); a warning
+	 * message ("run job N..." hid it for 15 s); a warning
 	 * keeps it for 3 s, a danger until replaced. */
 	if (c->message[0] && (mono - c->message_at < 15.0 || c->message_role == ROLE_DANGER) &&
 	    (!c->run_status[0] || c->message_at >= c->run_status_at || c->message_role == ROLE_DANGER ||
 	     (c->message_role == ROLE_WARNING && mono - c->message_at < 3.0))) {
 		/* A long message (an engine's explanation, a refusal saying how
 		 * many rows are gone) takes the rows above, as many as it needs
-		 * up to 5, so that it is read in full (issue 21, item 3). */
+		 * up to 5, so that it is read in full. */
 		if (console_width(c->message) > r->w) {
 			int n = wrap(c->message, r->w, -1, 0, 5, c->message_role), i;
 
@@ -622,7 +622,7 @@ static void draw_confirm(console *c)
 
 /* The help overlay: one row per key, then the commands; it scrolls
  * (j/k, arrows, PgUp/PgDn, Home/End) when the terminal is too short for it
- * (issue 11, bug 8: at 80x24 it lost t/P/x/S/v/D). */
+ * (at 80x24 it lost t/P/x/S/v/D). */
 static void draw_help(console *c)
 {
 	const key_help *t;
@@ -754,7 +754,7 @@ void console_draw(console *c, double now)
 				snprintf(title + l, sizeof title - l, " /%.40s%s", c->log_filter, editing ? "_" : "");
 		}
 				{
-			/* where the selection is: 10/12 (issue 11, item 13), in
+			/* where the selection is: 10/12, in
 			 * every list */
 			int n = classes[i]->rows(c);
 			size_t l = strlen(title);

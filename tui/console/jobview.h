@@ -1,7 +1,7 @@
 /* The jobs and libraries panels' views of the snapshot: which rows they
  * list and in what order, after the operator's filter (`/`) and sort (`o`)
- * (issue 11, item 13), and how a library's count and its cache state read
- * (issue 8). Pure: indices into the snapshot's arrays, no curses.
+ * and how a library's count and its cache state read
+ * (seed 002). Pure: indices into the snapshot's arrays, no curses.
  */
 #ifndef CLEANUP_TUI_JOBVIEW_H
 #define CLEANUP_TUI_JOBVIEW_H
@@ -11,7 +11,7 @@
 #include "cleanup/monitor.h"
 
 typedef enum tui_job_sort {
-	JOB_SORT_UNFINISHED = 0, /* the default (issue 21): unfinished jobs above finished ones, newest first in each */
+	JOB_SORT_UNFINISHED = 0, /* the default: unfinished jobs above finished ones, newest first in each */
 	JOB_SORT_PHASE,       /* unfinished first (finalizing, draining, collecting, paused), then finished */
 	JOB_SORT_PROGRESS,    /* least settled share first: what is furthest from done */
 	JOB_SORT_NEWEST,      /* job id, newest first (the monitor's order) */
@@ -84,7 +84,7 @@ bool tui_lib_matches(const cleanup_mon_library *l, const char *filter);
 size_t tui_libs_view(size_t *out, size_t max, const cleanup_mon_library *libs, size_t n, const char *filter,
                      tui_lib_sort sort);
 
-/* The step history's columns at panel width W (issue 21, item 5: the
+/* The step history's columns at panel width W (the
  * evidence of a resume keeps its columns). FIXED_W is the width of the
  * columns always shown (step .. gap) without the duration, CURSOR_W the
  * widest cursor cell on screen. The full RUNNER column (RUNNER_W + 1)

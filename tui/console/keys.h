@@ -40,7 +40,7 @@ typedef enum tui_cmd {
 	CMD_SEAL,
 	CMD_PREVIEW,
 	CMD_KILL_RUNNER,   /* K: terminate the selected job's runner (recovery demo) */
-	CMD_TERMINATE_HOLDER, /* T: terminate the selected holder of a cleanup job (issue 21) */
+	CMD_TERMINATE_HOLDER, /* T: terminate the selected holder of a cleanup job */
 	CMD_REMOVE,        /* create remove-library / remove-server for the selected row */
 	CMD__COUNT
 } tui_cmd;

@@ -13,7 +13,7 @@
 #define TUI_MIN_ROWS 24
 #define TUI_WIDE_COLS 200 /* from here on: two columns (the jobs panel keeps at least
                            * the 120 columns it has at 120: a wider terminal never
-                           * shows less; issue 11, bug 8) */
+                           * shows less) */
 
 typedef struct tui_rect {
 	int y, x, h, w; /* h == 0 or w == 0: not shown */
@@ -46,7 +46,7 @@ void tui_layout_compute(tui_layout *out, int cols, int rows, bool zoom_detail);
 /* True when panel P is shown in L. */
 bool tui_layout_visible(const tui_layout *l, tui_panel_id p);
 
-/* The panels whose rows are stale (issue 21, item 5: dimmed, titled
+/* The panels whose rows are stale (dimmed, titled
  * "~stale"): all of them when DISCONNECTED (the monitor lost its
  * connection and shows its last snapshot), else those whose part is in
  * STALE_PARTS (CLEANUP_MON_PART_* bits: servers, libraries, jobs, steps

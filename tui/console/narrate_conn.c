@@ -1,4 +1,4 @@
-/* The console narrates its own connection in its log panel (issue 11):
+/* The console narrates its own connection in its log panel:
  * the monitor's connection lost (and why), the reconnect attempts, the
  * reconnect (after how long), a part of the dashboard going stale because
  * its refresh query hit the statement timeout, and the part coming back.

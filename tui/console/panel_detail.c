@@ -3,8 +3,8 @@
  * hold over time, and its step history with cursors, gaps and lock holds.
  * Each step names its runner (pid and application of the session that
  * committed it) when the panel is wide enough.
- * The history scrolls from the newest step back to the first (issue 11,
- * item 13): one row per step number; the monitor reads the page of steps
+ * The history scrolls from the newest step back to the first:
+ * one row per step number; the monitor reads the page of steps
  * around the rows shown (mon_steps.sql), and the panel asks for another
  * page when the operator scrolls out of it. */
 #include <inttypes.h>
@@ -126,7 +126,7 @@ static void sparks(console *c, tui_rect r, int y)
 	if (w > CLEANUP_MON_RATE_SECONDS)
 		w = CLEANUP_MON_RATE_SECONDS;
 	/* steps per second over the last W seconds, counted by the monitor
-	 * from every step record (issue 11, bug 5), not from the page shown */
+	 * from every step record, not from the page shown */
 	for (i = 0; i < w; i++) {
 		vals[i] = s->rate_job_id == s->detail_job_id ? (double)s->rate[CLEANUP_MON_RATE_SECONDS - w + i] : 0;
 		if (vals[i] > max)
@@ -209,7 +209,7 @@ static void draw(console *c, tui_rect r, bool focused)
 	             "examined %" PRId64 "  visited %" PRId64 "  deleted %" PRId64 "  moved %" PRId64 "  absent %" PRId64
 	             "  retained %" PRId64 "  kept %" PRId64,
 	             j->examined, j->visited, j->deleted, j->moved, j->absent, j->retained, j->kept);
-	/* Issue 7: dependents and claims, when the job has any. */
+	/* Seed 001: dependents and claims, when the job has any. */
 	if (j->claimed > 0 || j->retries_deleted > 0 || j->previews_deleted > 0 || j->collections_deleted > 0 ||
 	    j->sync_status_deleted > 0 || j->history_detached > 0) {
 		if (++y >= r.y + r.h)
@@ -250,7 +250,7 @@ static void draw(console *c, tui_rect r, bool focused)
 	}
 	{
 		/* The target library's count, when the count cache watches it
-		 * (issue 8): fresh, ~stale, expired, building, restart, withheld,
+		 * (seed 002): fresh, ~stale, expired, building, restart, withheld,
 		 * with the reason. */
 		const cleanup_mon_library *l = strcmp(j->kind, "remove-server") == 0 ? NULL
 		                                                                    : console_find_library(c, j->library_id);
@@ -285,7 +285,7 @@ static void draw(console *c, tui_rect r, bool focused)
 	/* Columns drop from the right as the panel narrows: the runner, the
 	 * cursor, then the step's duration; the gap (where a run stopped or a
 	 * runner died) stays. */
-	/* At 120 columns (issue 21, item 5) a short runner tag and the whole
+	/* At 120 columns a short runner tag and the whole
 	 * cursor, the duration giving way first: "step 123 resumed where 122
 	 * ended, under another runner" stays readable. The cursor cells of
 	 * the rows in view decide. */

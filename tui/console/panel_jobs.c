@@ -46,7 +46,7 @@ const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job
 	char age[16], closed[32] = "", name[CLEANUP_NAME_SIZE];
 	bool server = strcmp(j->kind, "remove-server") == 0;
 
-	/* How long it has been closed (issue 21): from the seal or the
+	/* How long it has been closed: from the seal or the
 	 * removal's creation, however many runners came and went since. */
 	if (v->closed_s >= 0) {
 		char d[16];

@@ -5,7 +5,7 @@
  * stale (changed since it was published: "~"), expired, building, waiting
  * for a restart or withheld (capacity, busy); an unwatched one shows the
  * statement-trigger counter cleanup.library_stats ("counter"). The
- * selected library's reason is on the panel's last row (issue 8). */
+ * selected library's reason is on the panel's last row (seed 002). */
 #include <inttypes.h>
 #include <stdio.h>
 #include "console.h"

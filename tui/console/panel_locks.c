@@ -10,7 +10,7 @@
 #include <time.h>
 #include "console.h"
 
-/* The holders listed below the tree (issue 21, item 1): sessions idle in
+/* The holders listed below the tree (T3): sessions idle in
  * a transaction for more than 10 s on our tables that the tree does not
  * show already. Their indexes into snap->holders go to IDX (at most MAX);
  * returns how many. */

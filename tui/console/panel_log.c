@@ -2,7 +2,7 @@
  * operator actions from cleanup.audit, newest first, merged with the
  * console's own notes (what could not be recorded in the database).
  *
- * The log is a tool in an incident (issue 21, item 4): `/` searches it
+ * The log is a tool in an incident: `/` searches it
  * (every word, ignoring case, in the time, kind, job and text), `f` shows
  * one kind only, consecutive busy retries of one job collapse into one
  * line ("busy x37 since 02:14:05, held by pid 4411 ..."), and Enter opens

@@ -52,7 +52,7 @@ int cleanup_engine_set_timeout(cleanup_engine *engine, int timeout_ms, cleanup_e
 int cleanup_engine_set_lock_timeout(cleanup_engine *engine, int timeout_ms, cleanup_error *err);
 
 /* The timeouts every transaction of an engine runs with unless told
- * otherwise (issue 20: a role's statement_timeout = 20ms must not break a
+ * otherwise (F1: a role's statement_timeout = 20ms must not break a
  * command, and no setting may stay behind on a pooled connection). */
 #define CLEANUP_DEFAULT_STATEMENT_TIMEOUT_MS 60000
 #define CLEANUP_DEFAULT_LOCK_TIMEOUT_MS 10000

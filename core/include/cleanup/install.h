@@ -42,7 +42,7 @@ typedef struct cleanup_install_result {
 	                         * signatures ("" when none; cut at a name when too long) */
 } cleanup_install_result;
 
-/* The plan phase's settings an install records (seed 004; issue 19 item 7;
+/* The plan phase's settings an install records (seed 004;
  * migration 014_plan.sql): NULL members leave things as they are. */
 typedef struct cleanup_install_options {
 	const char *validator;        /* SCHEMA.FUNC(kind text, target_id bigint) RETURNS text to record:

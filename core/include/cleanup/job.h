@@ -35,7 +35,7 @@ typedef struct cleanup_job {
 	int64_t examined;       /* rows passed by its steps: visited + kept */
 	int64_t visited, deleted, moved, absent, retained, kept;
 	int32_t libraries_deleted, servers_deleted;
-	/* Issue 7: claims (claimed - released are in flight) and the dependent
+	/* Seed 001: claims (claimed - released are in flight) and the dependent
 	 * records deleted or detached, by kind. */
 	int64_t claimed, released;
 	int64_t retries_deleted, previews_deleted, collections_deleted, sync_status_deleted, history_detached;
@@ -64,14 +64,14 @@ typedef struct cleanup_job {
 	char last_error[512];
 	char created_at[40], sealed_at[40], updated_at[40], finished_at[40];
 	char purged_at[40];     /* when `cleanupctl purge` removed its manifest and step records; "" when not */
-	/* Issue 21: who runs it now and how it goes (cleanup.job_live_json),
+	/* Who runs it now and how it goes (cleanup.job_live_json),
 	 * read by cleanup_jobs_list() and cleanup_job_get(); elsewhere pid 0,
 	 * "" and -1. The runner is the session holding its runner lease. */
 	int live_runner_pid;    /* 0: nobody runs it */
 	char live_runner_host[64];  /* the host its process runs on */
 	int live_runner_os_pid;     /* its OS process id there (what to stop), 0 when unknown */
 	char live_runner_app[64];   /* its application_name */
-	int live_no_runner;     /* draining or finalizing (library closed) and nobody runs it */
+	bool live_no_runner;    /* draining or finalizing (library closed) and nobody runs it */
 	double live_closed_s;   /* seconds since its library (server) was closed to writers, -1: not closed */
 	double live_last_step_age_s; /* seconds since its newest step ended, -1: no step */
 	double live_pace;       /* the current runner's pace in rows a second, -1: unknown */
@@ -172,7 +172,7 @@ int cleanup_job_transition(cleanup_job *out, cleanup_engine *engine, int64_t job
                            const char *action, cleanup_error *err);
 
 /* The unfinished jobs and the most recent finished ones, the unfinished
- * first (issue 21), newest first within each, at most LIMIT recent ones
+ * first, newest first within each, at most LIMIT recent ones
  * plus every unfinished one. Each carries its live fields (runner, last
  * step, ETA). *OUT is a calloc'd array of *N jobs: release with
  * cleanup_jobs_free(*OUT, *N). */

@@ -40,7 +40,7 @@ typedef struct cleanup_mon_server {
 } cleanup_mon_server;
 
 /* A library row plus its active job's kind and phase ("" when none) and
- * its count's state (issue 8). row.item_count is the count to show: the
+ * its count's state (seed 002). row.item_count is the count to show: the
  * count cache's published count for a watched library (fresh, dirty or
  * expired), the statement-trigger counter for an unwatched one, -1 when
  * the cache withholds it. */
@@ -73,7 +73,7 @@ typedef struct cleanup_mon_job {
 	                          * none; -1 unless draining or finalizing */
 	double closed_s;         /* seconds since its library (server) was closed to writers:
 	                          * a prune's seal, a removal's creation; -1 unless draining
-	                          * or finalizing (issue 21) */
+	                          * or finalizing */
 	/* The holder of the job's live runner lease (cleanup/runner.h), if any. */
 	int runner_pid;          /* the backend of its last statement, 0 when nobody runs the job */
 	char runner_app[64];     /* its application_name */
@@ -91,7 +91,7 @@ typedef struct cleanup_mon_step {
 	int64_t library_id;
 	int32_t visited, deleted, moved, absent, retained, kept;
 	int32_t libraries_deleted, servers_deleted, mutations;
-	int32_t dependent_mutations; /* dependents deleted and history detached (issue 7) */
+	int32_t dependent_mutations; /* dependents deleted and history detached (seed 001) */
 	int32_t claims_in_flight;    /* the job's claims after the step */
 	int64_t cursor_from, cursor_to; /* the item-id cursor before and after the step, -1: none */
 	/* The external-ID range of a drain step of a prune's first pass in
@@ -186,7 +186,7 @@ typedef struct cleanup_mon_snapshot {
 	double locks_ms;                   /* duration of that query */
 	char locks_error[160];             /* "" when the last lock query succeeded, else
 	                                    * e.g. "locks: timed out" */
-	/* Holders (issue 21, item 1), read with the locks: sessions idle in a
+	/* Holders (T3), read with the locks: sessions idle in a
 	 * transaction for more than 10 s that hold a lock on an engine or
 	 * inventory table (idle), and backends that block a lock waiter;
 	 * sql/queries/mon_idle_xact.sql. The oldest transactions first. */
@@ -198,7 +198,7 @@ typedef struct cleanup_mon_snapshot {
 	 * console degrades instead of waiting. 0 when every query answered. */
 	unsigned stale_parts;
 	double stale_parts_at;
-	/* What the server is (issue 20), read with every refresh: a hot
+	/* What the server is (F1), read with every refresh: a hot
 	 * standby (read-only) and how far its replay is behind (seconds since
 	 * the last replayed commit while WAL waits to be replayed; 0 when
 	 * replay has caught up with what was received; -1 unknown), and
@@ -322,7 +322,7 @@ int cleanup_monitor_backend_pid(const cleanup_monitor *m);
 void cleanup_monitor_server(const cleanup_monitor *m, char *buf, size_t len, char *version, size_t vlen);
 
 /* Internal, for tests (integration_test_monitor proves the session is
- * read-only, issue 11): the engine handle of M's own connection while M is
+ * read-only): the engine handle of M's own connection while M is
  * connected, set up and has no query in flight; NULL otherwise (drive
  * cleanup_monitor_service and ask again). Owned by M, valid until the next
  * cleanup_monitor_service(); a statement run on it must leave no result

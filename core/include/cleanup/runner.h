@@ -1,5 +1,5 @@
-/* The job driver: the one home of driving a job (issue 20, items 1, 2 and
- * 5). `job step`, `job run`, `worker` and the console's step and run
+/* The job driver: the one home of driving a job (F1-F3).
+ * `job step`, `job run`, `worker` and the console's step and run
  * actions all open a runner, step or run it, and close it; they keep only
  * their options, words and drawing.
  *

@@ -39,7 +39,7 @@ typedef struct cleanup_step_result {
 	int32_t mutations;      /* domain mutations, <= CLEANUP_STEP_BUDGET (except the
 	                         * single-transaction comparison mode) */
 	int32_t checked;        /* rows read by a final absence check (not visits) */
-	/* Issue 7: claims (visited candidates with dependents, claimed instead
+	/* Seed 001: claims (visited candidates with dependents, claimed instead
 	 * of deleted; released when the job deletes them) and the domain
 	 * mutations by kind (the budget counts them all). */
 	int32_t claimed, released, claims_in_flight;

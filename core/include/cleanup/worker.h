@@ -1,4 +1,4 @@
-/* What a worker (cleanupctl worker, issue 10 item 5) asks the engine: the
+/* What a worker (cleanupctl worker) asks the engine: the
  * runnable jobs that no runner holds.
  *
  * A worker's runners each open the job driver on a job (cleanup_runner_open:

@@ -10,7 +10,7 @@ typedef struct cleanup_seed_spec {
 	int servers;            /* new servers */
 	int libraries;          /* libraries per server */
 	int64_t items;          /* items per library */
-	int dependents;         /* dependent records per item, on average (0-50; issue 7) */
+	int dependents;         /* dependent records per item, on average (0-50; seed 001) */
 } cleanup_seed_spec;
 
 typedef struct cleanup_seed_result {

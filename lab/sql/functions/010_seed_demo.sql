@@ -2,7 +2,7 @@
 -- the tests' fixtures) with set-based SQL (one INSERT per table), so a
 -- million items take seconds. Writers' triggers still run, once per statement.
 --
--- P_DEPENDENTS (issue 7): about that many dependent records per item on
+-- P_DEPENDENTS (seed 001): about that many dependent records per item on
 -- average, with a spread: every tenth item has none, one in a thousand has
 -- 300 (item retries and identity review previews, two to one), the others
 -- between 0 and 2 x P_DEPENDENTS; and per library 20 collections, a sync
