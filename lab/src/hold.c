@@ -48,19 +48,25 @@ static int hold_run(PGconn *c, const char *sql, int64_t library, const char *wha
 	return rc;
 }
 
-int cleanup_admission_hold_start(cleanup_admission_hold **out, const char *conninfo, int64_t library,
+int cleanup_admission_hold_start(cleanup_admission_hold **out, const char *conninfo, int64_t library, int64_t job,
                                  cleanup_error *err)
 {
 	cleanup_admission_hold *h = calloc(1, sizeof *h);
-	char lib[24];
+	char lib[24], probe_app[64];
 	const char *params[1] = {lib};
 	int rc;
 
 	*out = NULL;
 	if (!h)
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	/* The probe waits on JOB's behalf: named as a session of that job, the
+	 * console's terminate-holder (T) sees the holder hold the job up. */
+	if (job > 0)
+		snprintf(probe_app, sizeof probe_app, "cleanupctl:job:%" PRId64 ":fence-probe", job);
+	else
+		snprintf(probe_app, sizeof probe_app, "cleanupctl:fence-probe");
 	if ((rc = hold_connect(&h->holder, conninfo, "cleanupctl:writer:holder", err)) != CLEANUP_OK ||
-	    (rc = hold_connect(&h->probe, conninfo, "cleanupctl:fence-probe", err)) != CLEANUP_OK)
+	    (rc = hold_connect(&h->probe, conninfo, probe_app, err)) != CLEANUP_OK)
 		goto out;
 	if ((rc = hold_run(h->holder, "BEGIN", -1, "holder", err)) != CLEANUP_OK ||
 	    (rc = hold_run(h->holder, lab_sql_query_files[CLEANUP_LAB_Q_HOLD_ADMISSION].text, library,
@@ -108,5 +114,75 @@ void cleanup_admission_hold_end(cleanup_admission_hold *h)
 	while ((r = PQgetResult(h->probe)) != NULL)
 		PQclear(r);
 	PQfinish(h->probe);
+	free(h);
+}
+
+/* ---- the failpoint holder (kill-runner, server-crash) ------------------ */
+
+struct cleanup_failpoint_hold {
+	PGconn *c;
+};
+
+/* Runs lab statement Q on C with the one text parameter P; *OUT gets the
+ * first column of the first row as an int (when OUT). */
+static int hold_value(PGconn *c, enum lab_sql_query_id q, const char *p, int *out, cleanup_error *err)
+{
+	const char *params[1] = {p};
+	PGresult *r = PQexecParams(c, lab_sql_query_files[q].text, p ? 1 : 0, NULL, p ? params : NULL, NULL, NULL, 0);
+	int rc = CLEANUP_OK;
+
+	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) < 1)
+		rc = cleanup_error_set(err, PQstatus(c) == CONNECTION_OK ? CLEANUP_ERROR : CLEANUP_ECONN,
+		                       "failpoint holder: %s", PQerrorMessage(c));
+	else if (out)
+		*out = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return rc;
+}
+
+int cleanup_failpoint_hold_start(cleanup_failpoint_hold **out, const char *conninfo, const char *name,
+                                 cleanup_error *err)
+{
+	cleanup_failpoint_hold *h = calloc(1, sizeof *h);
+	int rc;
+
+	*out = NULL;
+	if (!h)
+		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
+	if ((rc = hold_connect(&h->c, conninfo, "cleanupctl:demo:failpoint", err)) != CLEANUP_OK ||
+	    (rc = hold_value(h->c, CLEANUP_LAB_Q_HOLD_FAILPOINT, name, NULL, err)) != CLEANUP_OK) {
+		PQfinish(h->c);
+		free(h);
+		return rc;
+	}
+	*out = h;
+	return CLEANUP_OK;
+}
+
+int cleanup_failpoint_hold_waiter(cleanup_failpoint_hold *h, cleanup_error *err)
+{
+	int pid = 0;
+
+	if (hold_value(h->c, CLEANUP_LAB_Q_HOLD_FAILPOINT_WAITER, NULL, &pid, err) != CLEANUP_OK)
+		return -1;
+	return pid;
+}
+
+int cleanup_failpoint_hold_backend_alive(cleanup_failpoint_hold *h, int pid, cleanup_error *err)
+{
+	char buf[16];
+	int n = 0;
+
+	snprintf(buf, sizeof buf, "%d", pid);
+	if (hold_value(h->c, CLEANUP_LAB_Q_HOLD_BACKEND_ALIVE, buf, &n, err) != CLEANUP_OK)
+		return -1;
+	return n > 0;
+}
+
+void cleanup_failpoint_hold_end(cleanup_failpoint_hold *h)
+{
+	if (!h)
+		return;
+	PQfinish(h->c);
 	free(h);
 }

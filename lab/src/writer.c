@@ -538,16 +538,35 @@ static bool finished(const cleanup_writer *w, volatile sig_atomic_t *stop, doubl
 	return w->opts.max_ops > 0 && w->stats.ops >= w->opts.max_ops;
 }
 
-/* Reconnects with doubling delays until it works or the run is over. */
-static void reconnect(cleanup_writer *w, volatile sig_atomic_t *stop, double start)
+/* Reconnects with doubling delays (0.25 s up to 4 s: a server that is
+ * restarting is not hammered) until it works or the run is over; then
+ * tells REPORT (a CLEANUP_WRITER_RECONNECTED event: the writer says it is
+ * back, demo server-crash). */
+static void reconnect(cleanup_writer *w, volatile sig_atomic_t *stop, double start, cleanup_writer_report_fn report,
+                      void *arg)
 {
-	double delay = 0.25, until;
+	double delay = 0.25, until, t0 = mono_now();
 	cleanup_error err;
+	int tries = 0;
 
 	while (!finished(w, stop, start, mono_now())) {
+		tries++;
 		if (cleanup_engine_reconnect(w->e, &err) == CLEANUP_OK && setup_session(w, &err) == CLEANUP_OK) {
 			w->stats.reconnects++;
 			w->need_refresh = true;
+			if (report) {
+				cleanup_writer_event ev;
+
+				memset(&ev, 0, sizeof ev);
+				ev.outcome = CLEANUP_WRITER_RECONNECTED;
+				ev.library_id = ev.to_library_id = ev.item_id = ev.job_id = -1;
+				ev.server_id = w->opts.server_id;
+				ev.ms = (mono_now() - t0) * 1000.0;
+				ev.at = wall_now();
+				snprintf(ev.message, sizeof ev.message, "connected again after %d tr%s in %.1f s", tries,
+				         tries == 1 ? "y" : "ies", ev.ms / 1000.0);
+				report(&ev, arg);
+			}
 			return;
 		}
 		until = mono_now() + delay;
@@ -586,7 +605,7 @@ int cleanup_writer_run(cleanup_writer *w, volatile sig_atomic_t *stop, cleanup_w
 		}
 		if (!cleanup_engine_ok(w->e)) {
 			/* Lost by an earlier operation (or before the run). */
-			reconnect(w, stop, start);
+			reconnect(w, stop, start, report, arg);
 			continue;
 		}
 		if (w->need_refresh || now - last_refresh >= WRITER_REFRESH_S) {
@@ -594,7 +613,7 @@ int cleanup_writer_run(cleanup_writer *w, volatile sig_atomic_t *stop, cleanup_w
 
 			last_refresh = now;
 			if (cleanup_writer_refresh(w, &rerr) == CLEANUP_ECONN || !cleanup_engine_ok(w->e)) {
-				reconnect(w, stop, start);
+				reconnect(w, stop, start, report, arg);
 				continue;
 			}
 		}
@@ -610,7 +629,7 @@ int cleanup_writer_run(cleanup_writer *w, volatile sig_atomic_t *stop, cleanup_w
 		if (rc == CLEANUP_ECONN) {
 			rc = CLEANUP_OK;
 			cleanup_error_clear(err);
-			reconnect(w, stop, start);
+			reconnect(w, stop, start, report, arg);
 		} else if (rc != CLEANUP_OK) {
 			break;
 		}
@@ -618,4 +637,17 @@ int cleanup_writer_run(cleanup_writer *w, volatile sig_atomic_t *stop, cleanup_w
 	w->stats.stopped = stop && *stop;
 	w->stats.elapsed_s = mono_now() - start;
 	return rc;
+}
+
+int cleanup_writer_sessions(int64_t *n, cleanup_engine *e, cleanup_error *err)
+{
+	cleanup_rows *rows = NULL;
+	int rc;
+
+	*n = 0;
+	if ((rc = lab_query(&rows, e, CLEANUP_LAB_Q_WRITER_SESSIONS, 0, NULL, "counting the writers", err)) != CLEANUP_OK)
+		return rc;
+	*n = cleanup_rows_int64(rows, 0, "n");
+	cleanup_rows_free(rows);
+	return CLEANUP_OK;
 }

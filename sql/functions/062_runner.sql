@@ -246,8 +246,20 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     r cleanup.job_runners;
+    v_in_step boolean := false;
 BEGIN
-    SELECT * INTO r FROM cleanup.job_runners WHERE job_id = p_job FOR UPDATE;
+    BEGIN
+        SELECT * INTO r FROM cleanup.job_runners WHERE job_id = p_job FOR UPDATE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        -- The runner's step in flight holds its lease row (renewed in the
+        -- step's transaction; a stuck step holds it as long as it is
+        -- stuck): the lease as last committed, the row left alone. The
+        -- caller's pg_terminate_backend rolls that step back, and a lease
+        -- whose backend is gone is not live (runner_live): K lands even
+        -- mid-step (it waited for the lock and answered busy).
+        SELECT * INTO r FROM cleanup.job_runners WHERE job_id = p_job;
+        v_in_step := true;
+    END;
     IF NOT FOUND OR NOT cleanup.runner_live(r) THEN
         RETURN QUERY SELECT 'none'::text, NULL::int, NULL::text;
         RETURN;
@@ -262,9 +274,12 @@ BEGIN
         RETURN QUERY SELECT 'other'::text, r.backend_pid, cleanup.runner_label(r);
         RETURN;
     END IF;
-    DELETE FROM cleanup.job_runners WHERE job_id = p_job;
+    IF NOT v_in_step THEN
+        DELETE FROM cleanup.job_runners WHERE job_id = p_job;
+    END IF;
     PERFORM cleanup.log_event(p_job, 'runner_lost',
-        format('runner stopped: %s, backend %s, last step %s; by %s', cleanup.runner_label(r), r.backend_pid,
+        format('runner stopped%s: %s, backend %s, last step %s; by %s',
+               CASE WHEN v_in_step THEN ' inside a step (it rolls back)' ELSE '' END, cleanup.runner_label(r), r.backend_pid,
                coalesce(r.last_step::text, 'none'), left(coalesce(p_by, session_user::text), 200)));
     RETURN QUERY SELECT 'stopped'::text, r.backend_pid, cleanup.runner_label(r);
 END $$;

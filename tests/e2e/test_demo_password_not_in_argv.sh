@@ -24,9 +24,7 @@
 
 SECRET=s3cret-demo
 db_fresh demo_argv
-J=$(sealed_job 1 100) # library 1: 300 items, the first 100 in the manifest
-"$CLEANUPCTL" --db "$DB" --quiet job run "$J" --max-steps 1 >/dev/null || fail "first step"
-blocker_start "$J" # the demo's runner stays alive, busy at step 2, until the end
+J=1 # the scenario's fresh job; its runner stays alive, held inside step 3
 
 # cmdline_of PID: its arguments joined by spaces (no process forked).
 cmdline_of() {
@@ -104,7 +102,7 @@ writers_q="SELECT count(*) FROM pg_stat_activity WHERE datname = current_databas
 # 1. CLEANUPCTL_DB, kill-runner: no process holds the password.
 CONN="$DB password=$SECRET"
 printf 'CLEANUPCTL_DB=%q\nexport CLEANUPCTL_DB\n%q demo kill-runner\n' "$CONN" "$CLEANUPCTL" >"$E2E_TMP/demo-env.sh"
-demo_console "demo kill-runner: job $J is run by" 1 "sh '$E2E_TMP/demo-env.sh'"
+demo_console "demo kill-runner: job $J (library" 1 "sh '$E2E_TMP/demo-env.sh'"
 wait_sql "$writers_q" 2 15 && ok "kill-runner: two writers connected to this database" || fail "kill-runner: writers"
 wait_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:run'" 1 15 &&
 	ok "kill-runner: the runner connected to this database" || fail "kill-runner: no runner"
@@ -122,7 +120,6 @@ env_holds "${W1:-0}" "$CONN" && env_holds "${KIDS[0]:-0}" "$CONN" &&
 [ "$(sql "$writers_q")" = 2 ] && ok "the children still ran after the scan" || fail "the children ended before the scan"
 capture demo-argv-1-env
 demo_quit
-blocker_stop
 
 # 2. --db, busy-fence: only the demo (and its fork, the conductor) and what
 #    started it hold the password; no program the demo executed does.

@@ -13,6 +13,7 @@
 extern const cli_command cmd_worker_entry;
 extern const cli_command cmd_purge_entry;
 extern const cli_option cmd_purge_options[];
+extern const cli_option cmd_demo_options[];
 
 const cli_option cli_global_options[] = {
 	{"--db", "CONNINFO", "the database (libpq conninfo or URI); else $CLEANUPCTL_DB, else the libpq environment, "
@@ -106,6 +107,6 @@ const cli_command_doc cli_commands[] = {
 	{&cmd_writer_entry, writer_options, NULL, NULL, NULL},
 	{&cmd_counts_entry, cmd_counts_options, NULL, NULL, NULL},
 	{&cmd_purge_entry, cmd_purge_options, NULL, NULL, NULL},
-	{&cmd_demo_entry, NULL, NULL, NULL, cli_demo_scenarios},
+	{&cmd_demo_entry, cmd_demo_options, NULL, NULL, cli_demo_scenarios},
 	{NULL, NULL, NULL, NULL, NULL},
 };

@@ -63,8 +63,10 @@
 #include "cleanup/job.h"
 #include "cleanup/lab.h"
 #include "cleanup/report.h"
+#include "cleanup/runner.h"
 #include "cleanup/sandbox.h"
 #include "cleanup/seed.h"
+#include "cleanup/writer.h"
 #include "cli.h"
 #include "console.h"
 
@@ -103,15 +105,47 @@ static int64_t pick_library(const cleanup_server_row *sv, size_t ns, const clean
 	return -1;
 }
 
-/* Creates the demo job on LIBRARY: a manifest of the first KEEP_QUARTERS
- * quarters of the seeded external IDs (ext-<library>-<n>), sealed with its
- * count when SEAL (else left collecting, *OUT the job as appended). */
+/* A scenario's library (each scenario a fresh job on a small library):
+ * the newest open library with items, on a server without
+ * an unfinished job, that no job has visited yet (the one just seeded for
+ * it). -1 when there is none. */
+static int64_t pick_fresh_library(const cleanup_server_row *sv, size_t ns, const cleanup_library_row *lb, size_t nl,
+                                  const cleanup_job *jobs, size_t nj, int64_t *items)
+{
+	int64_t best = -1;
+	size_t i, k;
+
+	for (i = 0; i < nl; i++) {
+		bool ok = strcmp(lb[i].admission, "open") == 0 && lb[i].item_count >= 8 && lb[i].id > best;
+
+		for (k = 0; k < ns && ok; k++)
+			if (sv[k].id == lb[i].server_id && sv[k].job_id > 0)
+				ok = false;
+		for (k = 0; k < nj && ok; k++)
+			if (jobs[k].library_id == lb[i].id)
+				ok = false;
+		if (ok) {
+			best = lb[i].id;
+			*items = lb[i].item_count;
+		}
+	}
+	return best;
+}
+
+/* Creates the demo job on LIBRARY: a manifest of KEEP_QUARTERS quarters of
+ * the seeded external IDs (ext-<library>-<n>), spread evenly (n mod 4 below
+ * KEEP_QUARTERS, at most 20,000), sealed with its count when SEAL (else
+ * left collecting, *OUT the job as appended). Spread, not the first
+ * quarter: in the key order a prune walks (text), the first quarter's IDs
+ * all come first, so the first steps settled kept rows at a pace the later
+ * ones never had, and the ETA (settled rows over that pace) was several
+ * times too short. */
 static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int64_t items, int keep_quarters,
                       bool seal, cleanup_error *err)
 {
 	char *batch[CLEANUP_APPEND_MAX];
 	char bufs[CLEANUP_APPEND_MAX][48];
-	int64_t keep = items * keep_quarters / 4, n, id;
+	int64_t keep = items * keep_quarters / 4, n, id, taken = 0;
 	cleanup_job job;
 	int rc;
 	size_t b = 0;
@@ -121,10 +155,13 @@ static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int6
 	rc = cleanup_job_create(&job, e, "prune", library, NULL, err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	for (n = 1; n <= keep; n++) {
+	for (n = 1; n <= items && taken < keep; n++) {
+		if (n % 4 >= keep_quarters)
+			continue;
 		snprintf(bufs[b], sizeof bufs[b], "ext-%" PRId64 "-%" PRId64, library, n);
 		batch[b] = bufs[b];
-		if (++b == CLEANUP_APPEND_MAX || n == keep) {
+		taken++;
+		if (++b == CLEANUP_APPEND_MAX || taken == keep) {
 			cleanup_append_result r;
 
 			rc = cleanup_job_append(&r, e, job.id, (const char *const *)batch, b, err);
@@ -133,6 +170,14 @@ static int create_job(cleanup_job *out, cleanup_engine *e, int64_t library, int6
 			cleanup_job_reset(&r.job);
 			b = 0;
 		}
+	}
+	if (b > 0) {
+		cleanup_append_result r;
+
+		rc = cleanup_job_append(&r, e, job.id, (const char *const *)batch, b, err);
+		if (rc != CLEANUP_OK)
+			goto out;
+		cleanup_job_reset(&r.job);
 	}
 	id = job.id;
 	cleanup_job_reset(&job);
@@ -151,13 +196,50 @@ enum { SC_NONE = -1, SC_KILL_RUNNER, SC_SERVER_CRASH, SC_WRITER_STORM, SC_BUSY_F
 const char *const cli_demo_scenarios[] = {"kill-runner", "server-crash", "writer-storm", "busy-fence", NULL};
 #define scenarios cli_demo_scenarios
 
-/* server-crash: the step after which the server is stopped, and for how
- * long it stays down (long enough to see "stale since"). */
+/* server-crash: the step after which the runner is held inside its next
+ * step and the server can be stopped, and for how long it stays down (long
+ * enough to see "stale since"); with --auto, the notice before the stop. */
 #define CRASH_AFTER_STEP 3
 #define CRASH_DOWN_S     3
 #define CRASH_NOTICE_S   2
-/* busy-fence: how long the holder keeps its transaction open, at most. */
-#define HOLD_S 120
+/* kill-runner: the step after which the runner is held inside its next
+ * one; with --auto, the conductor kills it itself this long after. */
+#define KILL_AFTER_STEP 2
+#define KILL_AUTO_S     3
+/* busy-fence: how long the holder keeps its transaction open, at most
+ * (--auto: HOLD_AUTO_S, then it commits). */
+#define HOLD_S      120
+#define HOLD_AUTO_S 5
+/* A scenario's own library: this many items with about
+ * one dependent record each, so that a run at one step a second takes
+ * about 15 steps and the scenario completes well under a minute. */
+#define DEMO_ITEMS      1200
+#define DEMO_DEPENDENTS 1
+/* The failpoint a scenario's runner has on (sql/functions/012_failpoints.sql):
+ * held by the conductor, the runner waits there with its step written and
+ * not committed. */
+#define DEMO_FAILPOINT "step_before_commit"
+/* The presenter's key for the fault (server-crash); not a console key
+ * (tui/console/keys.c). */
+#define DEMO_FAULT_KEY 'F'
+
+/* --auto: the conductor fires the fault itself (tests, unattended runs). */
+extern const cli_option cmd_demo_options[];
+const cli_option cmd_demo_options[] = {
+    {"--auto", NULL,
+     "fire the fault without the presenter: server-crash stops the server itself, kill-runner kills its held "
+     "runner itself, busy-fence's holder commits after 5 s",
+     NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* Set in a conductor by SIGUSR1: the presenter pressed F in the console. */
+static volatile sig_atomic_t fault_asked;
+static void on_fault(int sig)
+{
+	(void)sig;
+	fault_asked = 1;
+}
 
 /* For the demo's children, in the child after fork: redirects stdout and
  * stderr to LOG (appending), stdin from /dev/null, asks for SIGTERM when
@@ -187,7 +269,7 @@ static void child_setup(const char *log, const char *conninfo)
 /* Starts `cleanupctl job run JOB --max-rate RATE --max-busy 100000` on
  * CONNINFO (in its CLEANUPCTL_DB) with its output in LOG; it dies with us
  * (PR_SET_PDEATHSIG). Returns its pid (-1 when fork failed). */
-static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log)
+static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log, bool failpoint)
 {
 	char jbuf[24];
 	pid_t pid;
@@ -196,6 +278,16 @@ static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, c
 	pid = fork();
 	if (pid == 0) {
 		child_setup(log, conninfo);
+		/* The scenario's conductor may hold the runner inside a step
+		 * (kill-runner, server-crash): the point on for its session. */
+		if (failpoint) {
+			const char *old = getenv("PGOPTIONS");
+			char opt[512];
+
+			snprintf(opt, sizeof opt, "%s%s-c cleanup.failpoints=" DEMO_FAILPOINT, old ? old : "",
+			         old && *old ? " " : "");
+			setenv("PGOPTIONS", opt, 1);
+		}
 		execl("/proc/self/exe", "cleanupctl", "job", "run", jbuf, "--max-rate", rate, "--max-busy", "100000",
 		      (char *)NULL);
 		_exit(127);
@@ -281,8 +373,9 @@ static void say(cleanup_engine **e, const char *conninfo, const char *scenario, 
 }
 
 /* The job's last committed step (-1 when it cannot be read); *PHASE gets
- * its phase. */
-static int job_step(cleanup_engine *e, int64_t id, char *phase, size_t len)
+ * its phase, CURSOR (when not NULL, CLEN bytes) its cursor: the last
+ * external ID taken (a prune), else the last item id. */
+static int job_step(cleanup_engine *e, int64_t id, char *phase, size_t len, char *cursor, size_t clen)
 {
 	cleanup_job job;
 	cleanup_error err;
@@ -292,24 +385,75 @@ static int job_step(cleanup_engine *e, int64_t id, char *phase, size_t len)
 	if (cleanup_job_get(&job, e, id, &err) == CLEANUP_OK) {
 		step = job.step_no;
 		snprintf(phase, len, "%s", job.phase);
+		if (cursor && job.key_cursor[0])
+			snprintf(cursor, clen, "%s", job.key_cursor);
+		else if (cursor)
+			snprintf(cursor, clen, "%" PRId64, job.cursor_id);
 	}
 	cleanup_job_reset(&job);
 	return step;
 }
 
+/* Until job JOB (on *E) has committed step AFTER: its step then, or -1
+ * (it is no longer draining, or cannot be read; *PHASE says). */
+static int wait_step(cleanup_engine *e, int64_t job, int after, char *phase, size_t len)
+{
+	int seen;
+
+	for (;;) {
+		seen = job_step(e, job, phase, len, NULL, 0);
+		if (seen < 0 || strcmp(phase, "draining") != 0)
+			return -1;
+		if (seen >= after)
+			return seen;
+		nap_ms(100);
+	}
+}
+
+/* Holds failpoint DEMO_FAILPOINT on a connection of its own (once a step
+ * in flight committed) and waits until JOB's runner waits there: *HOLD
+ * and the runner's backend (its pid), or -1 (said through SCENARIO). */
+static int hold_runner(cleanup_failpoint_hold **hold, cleanup_engine **e, const char *conninfo,
+                       const char *scenario, int64_t job)
+{
+	cleanup_error err;
+	char text[1200];
+	int pid = 0, tries;
+
+	if (cleanup_failpoint_hold_start(hold, conninfo, DEMO_FAILPOINT, &err) != CLEANUP_OK) {
+		snprintf(text, sizeof text, "cannot hold the runner at failpoint " DEMO_FAILPOINT ": %s", err.message);
+		say(e, conninfo, scenario, job, text);
+		return -1;
+	}
+	for (tries = 0; tries < 300 && (pid = cleanup_failpoint_hold_waiter(*hold, &err)) == 0; tries++)
+		nap_ms(100);
+	if (pid <= 0) {
+		snprintf(text, sizeof text, "the runner of job %" PRId64 " did not reach failpoint " DEMO_FAILPOINT ": %s",
+		         job, pid < 0 ? err.message : "not within 30 s");
+		say(e, conninfo, scenario, job, text);
+		cleanup_failpoint_hold_end(*hold);
+		*hold = NULL;
+		return -1;
+	}
+	return pid;
+}
+
 /* server-crash's conductor (a child process): once job JOB has committed
- * step CRASH_AFTER_STEP, says so, and CRASH_NOTICE_S seconds later stops
- * the sandbox SB immediately (SIGQUIT to the postmaster, as pg_ctl stop -m
- * immediate: the runner may have committed more steps meanwhile), keeps
- * it down CRASH_DOWN_S
- * seconds, starts it again and says what the job kept. Returns the exit
- * code of the child. */
-static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64_t job)
+ * step CRASH_AFTER_STEP, holds its runner inside the next step (failpoint
+ * DEMO_FAILPOINT: written, not committed) and says "press F"; on F
+ * (SIGUSR1 from the console's demo key), or with AUTO after
+ * CRASH_NOTICE_S seconds, stops the sandbox SB immediately (SIGQUIT to the
+ * postmaster, as pg_ctl stop -m immediate), keeps it down CRASH_DOWN_S
+ * seconds, starts it again and says what the job kept and when the
+ * writers are back. Returns the exit code of the child. */
+static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64_t job, bool autofire)
 {
 	cleanup_engine *e = NULL;
+	cleanup_failpoint_hold *hold = NULL;
 	cleanup_error err;
 	char text[1200], phase[16] = "", at[16], back[16];
-	int seen = -1, kept = -1, rc = 1, tries;
+	int seen = -1, kept = -1, rc = 1, tries, held;
+	int64_t writers = 0;
 	bool blocked = false;
 	sigset_t term, old;
 	pid_t pm;
@@ -319,18 +463,14 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 		printf("demo server-crash: %s\n", err.message);
 		goto out;
 	}
-	for (;;) {
-		seen = job_step(e, job, phase, sizeof phase);
-		if (seen < 0 || strcmp(phase, "draining") != 0 || seen >= CRASH_AFTER_STEP)
-			break;
-		nap_ms(100);
-	}
-	if (seen < CRASH_AFTER_STEP || strcmp(phase, "draining") != 0) {
-		snprintf(text, sizeof text, "job %" PRId64 " is %s at step %d: no crash", job,
-		         phase[0] ? phase : "unreadable", seen);
+	if (wait_step(e, job, CRASH_AFTER_STEP, phase, sizeof phase) < 0) {
+		snprintf(text, sizeof text, "job %" PRId64 " is %s: no crash", job, phase[0] ? phase : "unreadable");
 		say(&e, conninfo, "server-crash", job, text);
 		goto out;
 	}
+	if ((held = hold_runner(&hold, &e, conninfo, "server-crash", job)) < 0)
+		goto out;
+	seen = job_step(e, job, phase, sizeof phase, NULL, 0);
 	if (cleanup_sandbox_status(sb, &err) != CLEANUP_OK || !sb->running || sb->pid <= 0) {
 		snprintf(text, sizeof text, "cannot find the sandbox's postmaster: %s",
 		         sb->running ? err.message : "not running");
@@ -338,18 +478,28 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 		goto out;
 	}
 	pm = (pid_t)sb->pid;
-	snprintf(text, sizeof text,
-	         "job %" PRId64 " committed step %d: stopping the server (immediate) in %d s, for %d s", job,
-	         seen, CRASH_NOTICE_S, CRASH_DOWN_S);
-	say(&e, conninfo, "server-crash", job, text);
-	/* Time for the consoles to show it (and the audience to read it); the
-	 * runner may commit more steps meanwhile. */
-	nap_ms(CRASH_NOTICE_S * 1000L);
-	if (e) {
-		int now = job_step(e, job, phase, sizeof phase);
-
-		if (now > seen)
-			seen = now;
+	if (autofire) {
+		snprintf(text, sizeof text,
+		         "--auto: server stops in %d s\n"
+		         "job %" PRId64 " committed step %d; its runner (backend %d) waits\n"
+		         "inside step %d, not committed:\n"
+		         "stopping the server (immediate) in %d s, for %d s",
+		         CRASH_NOTICE_S, job, seen, held, seen + 1, CRASH_NOTICE_S, CRASH_DOWN_S);
+		say(&e, conninfo, "server-crash", job, text);
+		/* Time for the consoles to show it (and the audience to read it). */
+		nap_ms(CRASH_NOTICE_S * 1000L);
+	} else {
+		snprintf(text, sizeof text,
+		         "press F: stop the server\n"
+		         "job %" PRId64 " committed step %d; its runner (backend %d) waits\n"
+		         "inside step %d, not committed. press F to stop the server (immediate)\n"
+		         "for %d s: step %d is lost with it",
+		         job, seen, held, seen + 1, CRASH_DOWN_S, seen + 1);
+		say(&e, conninfo, "server-crash", job, text);
+		while (!fault_asked)
+			nap_ms(100);
+		snprintf(text, sizeof text, "F: stopping the server (immediate) now, for %d s", CRASH_DOWN_S);
+		say(&e, conninfo, "server-crash", job, text);
 	}
 	cleanup_engine_close(e);
 	e = NULL;
@@ -368,6 +518,8 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	}
 	for (tries = 0; tries < 300 && cleanup_sandbox_status(sb, &err) == CLEANUP_OK && sb->running; tries++)
 		nap_ms(100);
+	cleanup_failpoint_hold_end(hold); /* its connection died with the server */
+	hold = NULL;
 	nap_ms(CRASH_DOWN_S * 1000L);
 	if (cleanup_sandbox_start(sb, &err) != CLEANUP_OK) {
 		printf("demo server-crash: cannot start the server again: %s\n", err.message);
@@ -379,7 +531,7 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	for (tries = 0; tries < 60 && kept < 0; tries++) {
 		if (!e && cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK)
 			e = NULL;
-		else if ((kept = job_step(e, job, phase, sizeof phase)) < 0) {
+		else if ((kept = job_step(e, job, phase, sizeof phase, NULL, 0)) < 0) {
 			cleanup_engine_close(e);
 			e = NULL;
 		}
@@ -390,8 +542,8 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 		snprintf(text, sizeof text,
 		         "server back (down %s-%s): r resumes job %" PRId64 "\n"
 		         "job %" PRId64 " stayed at step %d, its last committed step (%d seen)\n"
-		         "asynchronous commit lost nothing: a lost step is done again",
-		         at, back, job, job, kept, seen);
+		         "asynchronous commit lost nothing; step %d, in flight, is done again",
+		         at, back, job, job, kept, seen, kept + 1);
 	else if (kept >= 0)
 		snprintf(text, sizeof text,
 		         "server back (down %s-%s): r resumes job %" PRId64 "\n"
@@ -403,9 +555,92 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 		         job);
 	say(&e, conninfo, "server-crash", job, text);
 	rc = kept >= 0 ? 0 : 1;
+	/* The writers died with the server's connections and reconnect by
+	 * themselves, backing off (lab/src/writer.c): say when they are back. */
+	for (tries = 0; tries < 200 && e; tries++) {
+		if (cleanup_writer_sessions(&writers, e, &err) == CLEANUP_OK && writers >= DEMO_WRITERS)
+			break;
+		nap_ms(100);
+	}
+	clock_now(back, sizeof back);
+	if (writers >= DEMO_WRITERS)
+		snprintf(text, sizeof text,
+		         "writers back: %" PRId64 " reconnected by %s (backoff 0.25-4 s)",
+		         writers, back);
+	else
+		snprintf(text, sizeof text, "writers: %" PRId64 " of %d reconnected within 20 s", writers,
+		         DEMO_WRITERS);
+	say(&e, conninfo, "server-crash", job, text);
 out:
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &old, NULL);
+	cleanup_failpoint_hold_end(hold);
+	cleanup_engine_close(e);
+	return rc;
+}
+
+/* kill-runner's conductor (a child process): once job JOB has committed
+ * step KILL_AFTER_STEP, holds its runner inside the next step (failpoint
+ * DEMO_FAILPOINT: its rows deleted, not committed) and says "press K";
+ * when the runner's backend is gone (K; with AUTO the conductor kills it
+ * itself after KILL_AUTO_S seconds) says the step rolled back, the job's
+ * step and cursor unchanged, and lets the point go: a resume (r) redoes
+ * that step from the same cursor. Returns the exit code of the child. */
+static int conduct_kill_runner(const char *conninfo, int64_t job, bool autofire)
+{
+	cleanup_engine *e = NULL;
+	cleanup_failpoint_hold *hold = NULL;
+	cleanup_error err;
+	char text[1200], phase[16] = "";
+	char cursor[264] = "", cursor2[264] = "";
+	int rc = 1, seen, after, held, alive = 1, waited;
+
+	if (cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
+		e = NULL;
+		printf("demo kill-runner: %s\n", err.message);
+		goto out;
+	}
+	if (wait_step(e, job, KILL_AFTER_STEP, phase, sizeof phase) < 0) {
+		snprintf(text, sizeof text, "job %" PRId64 " is %s: no runner to kill", job, phase[0] ? phase : "unreadable");
+		say(&e, conninfo, "kill-runner", job, text);
+		goto out;
+	}
+	if ((held = hold_runner(&hold, &e, conninfo, "kill-runner", job)) < 0)
+		goto out;
+	seen = job_step(e, job, phase, sizeof phase, cursor, sizeof cursor);
+	snprintf(text, sizeof text,
+	         "%s\n"
+	         "runner (backend %d) held inside step %d at a failpoint:\n"
+	         "its rows deleted, not committed; job %" PRId64 " at step %d, cursor %s\n"
+	         "%s step %d rolls back",
+	         autofire ? "--auto: it dies in 3 s" : "press K, y: kill it mid-step", held, seen + 1, job, seen, cursor,
+	         autofire ? "the demo kills it in a few seconds (--auto):" : "press K, then y, to kill it mid-step:",
+	         seen + 1);
+	say(&e, conninfo, "kill-runner", job, text);
+	for (waited = 0; waited < HOLD_S * 10; waited++) {
+		if (autofire && waited == KILL_AUTO_S * 10 && cleanup_job_runner_terminate(e, job, held, &err) != CLEANUP_OK)
+			printf("demo kill-runner: %s\n", err.message);
+		if ((alive = cleanup_failpoint_hold_backend_alive(hold, held, &err)) != 1)
+			break;
+		nap_ms(100);
+	}
+	if (alive != 0) {
+		snprintf(text, sizeof text, "the runner was not killed within %d s: letting it go on", HOLD_S);
+		say(&e, conninfo, "kill-runner", job, text);
+		rc = 0;
+		goto out;
+	}
+	after = job_step(e, job, phase, sizeof phase, cursor2, sizeof cursor2);
+	snprintf(text, sizeof text,
+	         "step %d rolled back with its runner: its deletions undone\n"
+	         "job %" PRId64 " still at step %d, cursor %s (%s)\n"
+	         "r, then the phrase: step %d is done again from that cursor",
+	         seen + 1, job, after, cursor2,
+	         after == seen && strcmp(cursor2, cursor) == 0 ? "unchanged" : "CHANGED: a bug", after + 1);
+	say(&e, conninfo, "kill-runner", job, text);
+	rc = after == seen && strcmp(cursor2, cursor) == 0 ? 0 : 1;
+out:
+	cleanup_failpoint_hold_end(hold);
 	cleanup_engine_close(e);
 	return rc;
 }
@@ -439,7 +674,8 @@ static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *lo
  * holder; `job seal JOB --expected N` answers busy (exit 3); then waits
  * until the holder is ended, or commits it after HOLD_S seconds, and says
  * so. Returns the exit code of the child. */
-static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library, int64_t n, const char *log)
+static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library, int64_t n, const char *log,
+                              bool autofire)
 {
 	cleanup_engine *e = NULL;
 	cleanup_admission_hold *hold = NULL;
@@ -448,7 +684,7 @@ static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library
 	int rc = 1, seal, holder_pid, waited;
 
 	/* The holder's transaction and the probe behind it (lab/src/hold.c). */
-	if (cleanup_admission_hold_start(&hold, conninfo, library, &err) != CLEANUP_OK) {
+	if (cleanup_admission_hold_start(&hold, conninfo, library, job, &err) != CLEANUP_OK) {
 		printf("demo busy-fence: %s\n", err.message);
 		goto out;
 	}
@@ -462,20 +698,22 @@ static int conduct_busy_fence(const char *conninfo, int64_t job, int64_t library
 	say(&e, conninfo, "busy-fence", job, text);
 	seal = run_seal(conninfo, job, n, log);
 	snprintf(text, sizeof text,
+	         "press T: end the holder\n"
 	         "`cleanupctl job seal %" PRId64 " --expected %" PRId64 "`: %s (exit %d)\n"
-	         "held by backend %d: SELECT pg_terminate_backend(%d) ends it,\n"
+	         "held by backend %d: press T to end the holder (Tab to the locks\n"
+	         "panel, backend %d selected, T, type \"terminate %d\"),\n"
 	         "or it commits %d s after %s; then S on job %" PRId64 " (count %" PRId64 ") seals it",
-	         job, n, seal == 3 ? "busy" : "not busy", seal, holder_pid, holder_pid, HOLD_S, since, job,
-	         n);
+	         job, n, seal == 3 ? "busy" : "not busy", seal, holder_pid, holder_pid, holder_pid,
+	         autofire ? HOLD_AUTO_S : HOLD_S, since, job, n);
 	say(&e, conninfo, "busy-fence", job, text);
 	/* Until the holder's connection ends, or HOLD_S seconds. */
-	for (waited = 0; waited < HOLD_S * 10; waited++) {
+	for (waited = 0; waited < (autofire ? HOLD_AUTO_S : HOLD_S) * 10; waited++) {
 		if (!cleanup_admission_hold_alive(hold))
 			break;
 		nap_ms(100);
 	}
 	clock_now(end, sizeof end);
-	if (waited < HOLD_S * 10)
+	if (waited < (autofire ? HOLD_AUTO_S : HOLD_S) * 10)
 		snprintf(text, sizeof text,
 		         "the holder (backend %d) was ended at %s: rolled back\n"
 		         "library %" PRId64 "'s admission row is free: S on job %" PRId64 " (count %" PRId64
@@ -501,102 +739,125 @@ out:
 	return rc;
 }
 
-/* Forks a conductor for SCENARIO, its output in LOG; returns its pid. */
+/* Forks a conductor for SCENARIO, its output in LOG; returns its pid. It
+ * takes SIGUSR1 as the presenter's F (demo_key): blocked across the fork,
+ * so that an F pressed at once is not lost or fatal. */
 static pid_t start_conductor(int scenario, cleanup_sandbox *sb, const char *conninfo, int64_t job,
-                             int64_t library, int64_t n, const char *log, const char *seal_log)
+                             int64_t library, int64_t n, const char *log, const char *seal_log, bool autofire)
 {
+	sigset_t usr1, old;
 	pid_t pid;
 
 	fflush(stdout);
 	fflush(stderr);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
 	pid = fork();
 	if (pid == 0) {
+		struct sigaction sa;
 		int rc;
 
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_fault;
+		sigaction(SIGUSR1, &sa, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		child_setup(log, conninfo);
 		if (scenario == SC_SERVER_CRASH)
-			rc = conduct_server_crash(sb, conninfo, job);
+			rc = conduct_server_crash(sb, conninfo, job, autofire);
+		else if (scenario == SC_KILL_RUNNER)
+			rc = conduct_kill_runner(conninfo, job, autofire);
 		else
-			rc = conduct_busy_fence(conninfo, job, library, n, seal_log);
+			rc = conduct_busy_fence(conninfo, job, library, n, seal_log, autofire);
 		fflush(stdout);
 		_exit(rc);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return pid;
 }
 
+/* The console's demo key (console_opts.demo_key): F asks the conductor
+ * for the fault (SIGUSR1), once. Never blocks. */
+typedef struct demo_keys {
+	pid_t conductor;
+	bool fired;
+} demo_keys;
+
+static bool demo_key(void *arg, int key, char *note, size_t len)
+{
+	demo_keys *d = arg;
+
+	if (key != DEMO_FAULT_KEY)
+		return false;
+	if (d->fired)
+		snprintf(note, len, "demo: F was pressed already: the server is being stopped");
+	else if (d->conductor <= 0 || kill(d->conductor, SIGUSR1) != 0)
+		snprintf(note, len, "demo: F does nothing: the demo's conductor is not running");
+	else {
+		d->fired = true;
+		snprintf(note, len, "demo: F pressed: the conductor stops the server");
+	}
+	return true;
+}
+
 /* The opening notes of SCENARIO for job JOB (library LIBRARY, manifest of
- * N IDs, on server SERVER) into BUF: what will happen and what to do. */
+ * N IDs, on server SERVER) into BUF: what will happen and what to do
+ * (AUTOFIRE: the demo fires the fault itself). */
 static void narration_text(char *buf, size_t len, int scenario, int64_t job, int64_t library, int64_t n,
-                           int64_t server)
+                           int64_t server, bool autofire)
 {
 	switch (scenario) {
 	case SC_KILL_RUNNER:
 		snprintf(buf, len,
-		         "demo kill-runner: job %" PRId64 " is run by `cleanupctl job run %" PRId64
-		         " --max-rate 1`, "
-		         "one step a second.\n"
-		         "1. Enter opens the job: the runner line names its backend; a step arrives every "
-		         "second.\n"
-		         "2. K, then y: the runner's backend is terminated; within a second the job says NO "
-		         "RUNNER.\n"
-		         "   Its library stays closed to writers meanwhile (the locks panel counts their "
-		         "rejections).\n"
-		         "3. r, then the phrase: this console resumes the job (throttled too; :throttle 0 "
-		         "lifts it).\n"
-		         "   It goes on at the next step from the last committed cursor (the GAP column: the "
-		         "pause),\n"
-		         "   and the counters add up: deleted + kept = the library's items before the job.",
-		         job, job);
+		         "demo kill-runner: job %" PRId64 " (library %" PRId64 ", a fresh one) is run by `cleanupctl job run %" PRId64
+		         " --max-rate 1`.\n"
+		         "1. Enter opens the job: the runner line names its backend; a step arrives every second.\n"
+		         "2. After step %d the demo holds the runner inside its next step (a failpoint): rows deleted,\n"
+		         "   not committed. %s\n"
+		         "   Within a second the job says NO RUNNER; its library stays closed to writers.\n"
+		         "3. The log says the step rolled back: same step number, same cursor.\n"
+		         "4. r, then the phrase: this console resumes at that step, from that cursor (:throttle 0 lifts\n"
+		         "   the throttle), and the counters add up: deleted + kept = the library's items.",
+		         job, library, job, KILL_AFTER_STEP,
+		         autofire ? "The demo kills it there (--auto)." : "Press K, then y: the runner dies mid-step.");
 		break;
 	case SC_SERVER_CRASH:
-		snprintf(
-		    buf, len,
-		    "demo server-crash: job %" PRId64 " is run by `cleanupctl job run %" PRId64
-		    " --max-rate 1`, "
-		    "one step a second.\n"
-		    "1. After step %d the demo stops PostgreSQL immediately (pg_ctl stop -m immediate), for "
-		    "%d s:\n"
-		    "   the log says so; the header then says \"stale since\"; the panels keep the last "
-		    "data.\n"
-		    "2. The server starts again, the console reconnects by itself; the runner died with it: "
-		    "NO RUNNER.\n"
-		    "   The job stays at its last committed step. A run's steps commit asynchronously: a "
-		    "step\n"
-		    "   acknowledged just before the crash may be lost, and is done again (the log says how "
-		    "many).\n"
-		    "3. r, then the phrase: this console resumes the job (:throttle 0 lifts the throttle).\n"
-		    "4. At completion the counters add up: each item outside the manifest deleted once.",
-		    job, job, CRASH_AFTER_STEP, CRASH_DOWN_S);
+		snprintf(buf, len,
+		         "demo server-crash: job %" PRId64 " (library %" PRId64 ", a fresh one) is run by `cleanupctl job run %" PRId64
+		         " --max-rate 1`.\n"
+		         "1. After step %d the runner is held inside its next step; %s\n"
+		         "   PostgreSQL stops (pg_ctl stop -m immediate) for %d s: the header says \"stale since\".\n"
+		         "2. The server starts again, the console and the writers reconnect by themselves; the runner\n"
+		         "   died with it: NO RUNNER. The job stays at its last committed step; the step in flight\n"
+		         "   is lost and done again (the log says which).\n"
+		         "3. r, then the phrase: this console resumes the job (:throttle 0 lifts the throttle).\n"
+		         "4. At completion the counters add up: each item outside the manifest deleted once.",
+		         job, library, job, CRASH_AFTER_STEP,
+		         autofire ? "the demo then stops the server (--auto):" : "press F then to stop the server:",
+		         CRASH_DOWN_S);
 		break;
 	case SC_BUSY_FENCE:
-		snprintf(
-		    buf, len,
-		    "demo busy-fence: job %" PRId64 " prunes library %" PRId64 " (%" PRId64
-		    " IDs appended); it is not "
-		    "sealed yet.\n"
-		    "1. A writer's transaction holds library %" PRId64
-		    "'s admission row, left open (the log names it).\n"
-		    "2. `cleanupctl job seal %" PRId64 " --expected %" PRId64
-		    "` answers busy (exit 3): a fence never "
-		    "waits.\n"
-		    "   The locks panel shows the blocking tree: the holder over the fence's lock probe.\n"
-		    "3. End the holder (the log gives the statement), or it commits after %d s.\n"
-		    "4. S on job %" PRId64 ", count %" PRId64
-		    ": the seal succeeds and the library is fenced.",
-		    job, library, n, library, job, n, HOLD_S, job, n);
+		snprintf(buf, len,
+		         "demo busy-fence: job %" PRId64 " prunes library %" PRId64 " (%" PRId64
+		         " IDs appended); it is not sealed yet.\n"
+		         "1. A writer's transaction holds library %" PRId64 "'s admission row, left open (the log names it).\n"
+		         "2. `cleanupctl job seal %" PRId64 " --expected %" PRId64 "` answers busy (exit 3): a fence never waits.\n"
+		         "   The locks panel shows the blocking tree: the holder over the fence's lock probe.\n"
+		         "3. Press T to end the holder: Tab to the locks panel, select the holder, T, type the phrase\n"
+		         "   (or it commits after %d s).\n"
+		         "4. S on job %" PRId64 ", count %" PRId64 ": the seal succeeds and the library is fenced.",
+		         job, library, n, library, job, n, autofire ? HOLD_AUTO_S : HOLD_S, job, n);
 		break;
 	case SC_WRITER_STORM:
-		snprintf(
-		    buf, len,
-		    "demo writer-storm: job %" PRId64 " drains library %" PRId64
-		    " (`cleanupctl job run %" PRId64 " --max-rate 2`) while\n"
-		    "   two writers write 100 times a second each on server %" PRId64
-		    ": writes into library %" PRId64 " are rejected.\n"
-		    "1. The locks panel counts the rejections and busy retries of the last 60 s, per "
-		    "writer.\n"
-		    "2. The log keeps the engine's events (created, sealed, completed) among the storm.\n"
-		    "3. At completion the counters add up: each item outside the manifest deleted once.",
-		    job, library, job, server, library);
+		snprintf(buf, len,
+		         "demo writer-storm: job %" PRId64 " drains library %" PRId64 " (`cleanupctl job run %" PRId64
+		         " --max-rate 2`) while\n"
+		         "   two writers write 100 times a second each on server %" PRId64
+		         ": writes into library %" PRId64 " are rejected.\n"
+		         "1. The locks panel counts the rejections and busy retries of the last 60 s, per writer.\n"
+		         "2. The log keeps the engine's events (created, sealed, completed) among the storm.\n"
+		         "3. At completion the counters add up: each item outside the manifest deleted once.",
+		         job, library, job, server, library);
 		break;
 	default:
 		buf[0] = '\0';
@@ -622,22 +883,33 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	int rc = EXIT_ERROR, nw = 0, scenario = SC_NONE;
 	pid_t runner = -1, conductor = -1;
 	char narration[2000] = "";
+	const char *values[sizeof cmd_demo_options / sizeof cmd_demo_options[0]] = {NULL};
+	const char *pos[1] = {NULL};
+	int npos = 0;
+	bool autofire;
+	static demo_keys keys;
 
 	memset(&job, 0, sizeof job);
 	memset(&sb, 0, sizeof sb);
-	if (argc > 2)
-		return cli_usage(ctx, &cmd_demo_entry, "unexpected argument \"%s\"", argv[2]);
-	if (argc == 2) {
+	if (!cli_parse_options(ctx, &cmd_demo_entry, cmd_demo_options, argc, argv, 1, values, pos, 1, &npos))
+		return EXIT_USAGE;
+	autofire = values[0] != NULL;
+	if (npos == 1) {
 		char known[200] = "";
 
 		for (i = 0; scenarios[i]; i++) {
-			if (strcmp(argv[1], scenarios[i]) == 0)
+			if (strcmp(pos[0], scenarios[i]) == 0)
 				scenario = (int)i;
 			snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", scenarios[i]);
 		}
 		if (scenario == SC_NONE)
-			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: %s", argv[1], known);
+			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: %s", pos[0], known);
 	}
+	if (autofire && (scenario == SC_NONE || scenario == SC_WRITER_STORM))
+		return cli_usage(ctx, &cmd_demo_entry,
+		                 "--auto fires a scenario's fault: it applies to kill-runner, server-crash and busy-fence, "
+		                 "not to %s",
+		                 scenario == SC_NONE ? "the plain demo" : "writer-storm");
 	if (scenario == SC_SERVER_CRASH && ctx->db)
 		return cli_usage(
 		    ctx, &cmd_demo_entry, "%s",
@@ -666,7 +938,24 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		goto fail;
 	if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
 		goto fail;
-	if (ns == 0) {
+	if (scenario != SC_NONE) {
+		/* A scenario never reuses an earlier one's
+		 * half-done job: a small library of its own, on a server of its
+		 * own (and a second server for the other writer on an empty
+		 * database), seeded now. */
+		cleanup_seed_spec spec = {ns == 0 ? 2 : 1, 1, DEMO_ITEMS, DEMO_DEPENDENTS};
+		cleanup_seed_result sr;
+
+		if (cleanup_seed(&sr, e, &spec, &err) != CLEANUP_OK)
+			goto fail;
+		fprintf(stderr, "demo: seeded a fresh library of %" PRId64 " items for the scenario\n", sr.items / sr.libraries);
+		free(sv);
+		free(lb);
+		sv = NULL;
+		lb = NULL;
+		if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
+			goto fail;
+	} else if (ns == 0) {
 		/* About 3 dependent records per item (seed 001): the console shows
 		 * dependents and claims from the first job on. */
 		cleanup_seed_spec spec = {3, 3, 20000, 3};
@@ -687,8 +976,10 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	}
 	if (cleanup_jobs_list(&jobs, &nj, e, 1000, &err) != CLEANUP_OK)
 		goto fail;
-	/* busy-fence needs a job of its own that is not sealed yet. */
-	library = pick_library(sv, ns, lb, nl, jobs, nj, scenario != SC_BUSY_FENCE, &items, &reuse);
+	if (scenario != SC_NONE)
+		library = pick_fresh_library(sv, ns, lb, nl, jobs, nj, &items);
+	else
+		library = pick_library(sv, ns, lb, nl, jobs, nj, true, &items, &reuse);
 	if (reuse > 0) {
 		fprintf(stderr, "demo: job %" PRId64 " is still draining: step it in the console\n", reuse);
 		for (i = 0; i < nj; i++)
@@ -722,11 +1013,10 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	if (scenario != SC_NONE && demo_job <= 0) {
 		cleanup_error_set(
 		    &err, CLEANUP_EREFUSED,
-		    "demo %s needs a %s job and none could be made: every library has had its demo job",
-		    scenarios[scenario], scenario == SC_BUSY_FENCE ? "new" : "draining");
+		    "demo %s needs a fresh library and none was found after seeding one", scenarios[scenario]);
 		goto fail;
 	}
-	narration_text(narration, sizeof narration, scenario, demo_job, demo_library, demo_n, demo_server);
+	narration_text(narration, sizeof narration, scenario, demo_job, demo_library, demo_n, demo_server, autofire);
 
 	if (!tty) {
 		char *sargv[] = {"status", NULL};
@@ -771,18 +1061,18 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		char log[CLEANUP_PATH_MAX + 80];
 
 		snprintf(log, sizeof log, "%s/runner-%" PRId64 ".log", logdir, demo_job);
-		runner = start_runner(ctx->db, demo_job, scenario == SC_WRITER_STORM ? "2" : "1", log);
+		runner = start_runner(ctx->db, demo_job, scenario == SC_WRITER_STORM ? "2" : "1", log,
+		                      scenario == SC_KILL_RUNNER || (scenario == SC_SERVER_CRASH && own_sandbox));
 		if (runner > 0)
 			fprintf(stderr, "demo: runner of job %" PRId64 " (pid %d, log %s)\n", demo_job,
 			        (int)runner, log);
 	}
-	if ((scenario == SC_SERVER_CRASH && own_sandbox) || scenario == SC_BUSY_FENCE) {
+	if ((scenario == SC_SERVER_CRASH && own_sandbox) || scenario == SC_BUSY_FENCE || scenario == SC_KILL_RUNNER) {
 		char log[CLEANUP_PATH_MAX + 80], slog[CLEANUP_PATH_MAX + 80];
 
 		snprintf(log, sizeof log, "%s/demo-%s.log", logdir, scenarios[scenario]);
 		snprintf(slog, sizeof slog, "%s/demo-%s-seal.log", logdir, scenarios[scenario]);
-		conductor =
-		    start_conductor(scenario, &sb, ctx->db, demo_job, demo_library, demo_n, log, slog);
+		conductor = start_conductor(scenario, &sb, ctx->db, demo_job, demo_library, demo_n, log, slog, autofire);
 		if (conductor > 0)
 			fprintf(stderr, "demo: %s conductor (pid %d, log %s)\n", scenarios[scenario],
 			        (int)conductor, log);
@@ -797,6 +1087,12 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 			o.max_rate = scenario == SC_BUSY_FENCE ? 0 : scenario == SC_WRITER_STORM ? 2 : 1;
 			o.narrate = narration;
 			o.narrate_job = demo_job;
+			/* server-crash: F stops the server (the conductor waits for it) */
+			if (scenario == SC_SERVER_CRASH && !autofire && conductor > 0) {
+				keys.conductor = conductor;
+				o.demo_key = demo_key;
+				o.demo_arg = &keys;
+			}
 		}
 		rc = console_run(&o, &err) == 0 ? EXIT_DONE : cli_fail(ctx, &err);
 	}
@@ -827,7 +1123,7 @@ out:
 
 const cli_command cmd_demo_entry = {
     "demo",
-    "[kill-runner|server-crash|writer-storm|busy-fence]",
+    "[kill-runner|server-crash|writer-storm|busy-fence] [--auto]",
     "sandbox + install + seed + writers + console (status when not on a terminal); a scenario: a recovery "
     "demo "
     "narrated in the console's log",

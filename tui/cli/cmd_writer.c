@@ -40,7 +40,8 @@ static void report(const cleanup_writer_event *ev, void *arg)
 	struct tm tm;
 	time_t secs;
 
-	if (!rc->out || (ev->outcome != CLEANUP_WRITER_REJECTED && ev->outcome != CLEANUP_WRITER_LOST))
+	if (!rc->out || (ev->outcome != CLEANUP_WRITER_REJECTED && ev->outcome != CLEANUP_WRITER_LOST &&
+	                 ev->outcome != CLEANUP_WRITER_RECONNECTED))
 		return;
 	secs = (time_t)ev->at;
 	localtime_r(&secs, &tm);
@@ -49,7 +50,10 @@ static void report(const cleanup_writer_event *ev, void *arg)
 		snprintf(job, sizeof job, " [job %" PRId64 "]", ev->job_id);
 	tui_sanitize(state, sizeof state, ev->sqlstate);
 	tui_sanitize(msg, sizeof msg, ev->message);
-	if (ev->outcome == CLEANUP_WRITER_LOST) {
+	if (ev->outcome == CLEANUP_WRITER_RECONNECTED) {
+		fprintf(rc->out, "%s.%03d reconnected: %s; writing again\n", when, (int)((ev->at - floor(ev->at)) * 1000),
+		        msg);
+	} else if (ev->outcome == CLEANUP_WRITER_LOST) {
 		fprintf(rc->out, "%s.%03d connection lost during %s; reconnecting: %s\n", when,
 		        (int)((ev->at - floor(ev->at)) * 1000), cleanup_writer_op_name(ev->op), msg);
 	} else if (ev->op == CLEANUP_WRITER_MOVE) {

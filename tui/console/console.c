@@ -1010,6 +1010,15 @@ static void handle_key(console *c, int key)
 		}
 		return;
 	}
+	if (c->opts.demo_key) { /* a demo's presenter key (cmd_demo.c) */
+		char note[512] = "";
+
+		if (c->opts.demo_key(c->opts.demo_arg, key, note, sizeof note)) {
+			if (note[0])
+				console_note_add(c, ROLE_WARNING, note);
+			return;
+		}
+	}
 	handle_cmd(c, keys_dispatch(key, c->opts.readonly));
 }
 

@@ -32,6 +32,11 @@ typedef struct console_opts {
 	double max_rate;        /* runs from this console: at most this many steps a second (0: no throttle) */
 	const char *narrate;    /* a demo scenario's opening notes for the log, one a line (NULL: none) */
 	int64_t narrate_job;    /* the job whose runner changes the console narrates in the log (0: none) */
+	/* A demo's presenter key (cmd_demo.c): called with each key the console
+	 * would otherwise dispatch; true when it took the key (NOTE, when not
+	 * empty, then goes to the log). Must not block. NULL: none. */
+	bool (*demo_key)(void *arg, int key, char *note, size_t len);
+	void *demo_arg;
 } console_opts;
 
 /* Runs the console until the operator quits. Needs a terminal on stdin and

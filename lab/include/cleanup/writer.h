@@ -36,7 +36,8 @@ typedef enum cleanup_writer_outcome {
 	CLEANUP_WRITER_OK = 0,     /* the write committed */
 	CLEANUP_WRITER_NOOP,       /* no item to update or move (empty library) */
 	CLEANUP_WRITER_REJECTED,   /* the database refused it (see sqlstate) */
-	CLEANUP_WRITER_LOST        /* the connection was lost */
+	CLEANUP_WRITER_LOST,       /* the connection was lost */
+	CLEANUP_WRITER_RECONNECTED /* connected again after a loss (ms: how long it took; no write) */
 } cleanup_writer_outcome;
 
 typedef struct cleanup_writer_opts {
@@ -143,5 +144,9 @@ bool cleanup_writer_uses_gateway(const cleanup_writer *w);
  * status, history) W committed with its inserts; -1 when it writes none
  * (the tables are missing or its role may not write them). */
 int64_t cleanup_writer_dependents(const cleanup_writer *w);
+
+/* The simulated writers (application_name cleanupctl:writer:<server>)
+ * connected to ENGINE's database now, into *N. */
+int cleanup_writer_sessions(int64_t *n, cleanup_engine *engine, cleanup_error *err);
 
 #endif
