@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "cleanup/clock.h"
 #include "cleanup/lab.h"
 #include "cleanup/seed.h"
 #include "lab_int.h"
@@ -12,7 +13,7 @@ int cleanup_seed(cleanup_seed_result *out, cleanup_engine *e, const cleanup_seed
 {
 	char sb[16], lb[16], ib[24], db[16];
 	const char *params[4] = {sb, lb, ib, db};
-	struct timespec t0, t1;
+	double t0;
 	cleanup_rows *rows = NULL;
 	int rc;
 
@@ -25,16 +26,15 @@ int cleanup_seed(cleanup_seed_result *out, cleanup_engine *e, const cleanup_seed
 	snprintf(lb, sizeof lb, "%d", spec->libraries);
 	snprintf(ib, sizeof ib, "%" PRId64, spec->items);
 	snprintf(db, sizeof db, "%d", spec->dependents);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = cleanup_clock_mono();
 	rc = lab_query(&rows, e, CLEANUP_LAB_Q_SEED, 4, params, "seeding demo data", err);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc != CLEANUP_OK)
 		return rc;
 	out->servers = (int)cleanup_rows_int64(rows, 0, "servers");
 	out->libraries = (int)cleanup_rows_int64(rows, 0, "libraries");
 	out->items = cleanup_rows_int64(rows, 0, "items");
 	out->dependents = cleanup_rows_int64(rows, 0, "dependents");
-	out->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	out->seconds = cleanup_clock_mono() - t0;
 	cleanup_rows_free(rows);
 	return CLEANUP_OK;
 }

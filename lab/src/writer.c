@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cleanup/clock.h"
 #include "cleanup/count_cache.h"
 #include "cleanup/install.h"
 #include "cleanup/writer.h"
@@ -44,22 +45,6 @@ struct cleanup_writer {
 	char id_prefix[48];  /* makes external IDs unique across runs and writers */
 	cleanup_writer_stats stats;
 };
-
-static double mono_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double wall_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* splitmix64: small, fast and good enough to pick operations. */
 static uint64_t next_random(cleanup_writer *w)
@@ -194,7 +179,7 @@ int cleanup_writer_new(cleanup_writer **out, cleanup_engine *e, const cleanup_wr
 		w->opts.server_id = -1;
 	w->rng = opts->seed;
 	snprintf(w->id_prefix, sizeof w->id_prefix, "w-%x-%" PRIx64, (unsigned)getpid(),
-	         (uint64_t)(wall_now() * 1000.0));
+	         (uint64_t)(cleanup_clock_wall() * 1000.0));
 
 	if ((rc = setup_session(w, err)) != CLEANUP_OK)
 		goto out;
@@ -387,7 +372,7 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 	ev->server_id = -1;
 	ev->item_id = -1;
 	ev->job_id = -1;
-	ev->at = wall_now();
+	ev->at = cleanup_clock_wall();
 	for (i = 0; i < w->nlibs; i++)
 		if (w->libs[i].id == library_id)
 			ev->server_id = w->libs[i].server_id;
@@ -423,12 +408,12 @@ int cleanup_writer_do(cleanup_writer_event *ev, cleanup_writer *w, cleanup_write
 		return cleanup_error_set(err, CLEANUP_EINVAL, "unknown writer operation %d", (int)op);
 	}
 
-	t0 = mono_now();
+	t0 = cleanup_clock_mono();
 	if (op == CLEANUP_WRITER_INSERT)
 		rc = insert_with_dependents(&res, w, q, n, params, &qerr);
 	else
 		rc = lab_query(&res, w->e, q, n, params, cleanup_writer_op_name(op), &qerr);
-	ev->ms = (mono_now() - t0) * 1000.0;
+	ev->ms = (cleanup_clock_mono() - t0) * 1000.0;
 	w->stats.ops++;
 	w->stats.total_ms += ev->ms;
 	if (ev->ms > w->stats.max_ms)
@@ -488,7 +473,7 @@ int cleanup_writer_tick(cleanup_writer_event *ev, cleanup_writer *w, cleanup_err
 		memset(ev, 0, sizeof *ev);
 		ev->outcome = CLEANUP_WRITER_NOOP;
 		ev->library_id = ev->to_library_id = ev->server_id = ev->item_id = ev->job_id = -1;
-		ev->at = wall_now();
+		ev->at = cleanup_clock_wall();
 		return CLEANUP_OK;
 	}
 	src = &w->libs[next_random(w) % w->nlibs];
@@ -545,11 +530,11 @@ static bool finished(const cleanup_writer *w, volatile sig_atomic_t *stop, doubl
 static void reconnect(cleanup_writer *w, volatile sig_atomic_t *stop, double start, cleanup_writer_report_fn report,
                       void *arg)
 {
-	double delay = 0.25, until, t0 = mono_now();
+	double delay = 0.25, until, t0 = cleanup_clock_mono();
 	cleanup_error err;
 	int tries = 0;
 
-	while (!finished(w, stop, start, mono_now())) {
+	while (!finished(w, stop, start, cleanup_clock_mono())) {
 		tries++;
 		if (cleanup_engine_reconnect(w->e, &err) == CLEANUP_OK && setup_session(w, &err) == CLEANUP_OK) {
 			w->stats.reconnects++;
@@ -561,17 +546,17 @@ static void reconnect(cleanup_writer *w, volatile sig_atomic_t *stop, double sta
 				ev.outcome = CLEANUP_WRITER_RECONNECTED;
 				ev.library_id = ev.to_library_id = ev.item_id = ev.job_id = -1;
 				ev.server_id = w->opts.server_id;
-				ev.ms = (mono_now() - t0) * 1000.0;
-				ev.at = wall_now();
+				ev.ms = (cleanup_clock_mono() - t0) * 1000.0;
+				ev.at = cleanup_clock_wall();
 				snprintf(ev.message, sizeof ev.message, "connected again after %d tr%s in %.1f s", tries,
 				         tries == 1 ? "y" : "ies", ev.ms / 1000.0);
 				report(&ev, arg);
 			}
 			return;
 		}
-		until = mono_now() + delay;
-		while (mono_now() < until && !finished(w, stop, start, mono_now()))
-			nap(until - mono_now());
+		until = cleanup_clock_mono() + delay;
+		while (cleanup_clock_mono() < until && !finished(w, stop, start, cleanup_clock_mono()))
+			nap(until - cleanup_clock_mono());
 		if (delay < 4.0)
 			delay *= 2;
 	}
@@ -580,13 +565,13 @@ static void reconnect(cleanup_writer *w, volatile sig_atomic_t *stop, double sta
 int cleanup_writer_run(cleanup_writer *w, volatile sig_atomic_t *stop, cleanup_writer_report_fn report, void *arg,
                        cleanup_error *err)
 {
-	double start = mono_now(), next = start, last_refresh = start, now;
+	double start = cleanup_clock_mono(), next = start, last_refresh = start, now;
 	cleanup_writer_event ev;
 	int rc = CLEANUP_OK;
 
 	cleanup_error_clear(err);
 	for (;;) {
-		now = mono_now();
+		now = cleanup_clock_mono();
 		if (finished(w, stop, start, now))
 			break;
 		if (w->opts.rate > 0) {
@@ -635,7 +620,7 @@ int cleanup_writer_run(cleanup_writer *w, volatile sig_atomic_t *stop, cleanup_w
 		}
 	}
 	w->stats.stopped = stop && *stop;
-	w->stats.elapsed_s = mono_now() - start;
+	w->stats.elapsed_s = cleanup_clock_mono() - start;
 	return rc;
 }
 
