@@ -1097,6 +1097,46 @@ BEGIN
     s.cursor_to := s.cursor_from;
 END $$;
 
+-- The items left in library P_LIB (at most 10,000 ids, NULL when none),
+-- read before a finalize step takes the parent row lock (S11, S13). Both
+-- indexes that lead with library_id are walked with plain index scans,
+-- never a bitmap scan: a plain scan marks the index entries of the
+-- drained range's deleted rows dead (LP_DEAD) as it passes them, a bitmap
+-- scan never does. Issue 22, item 3: before, the check ran as a bitmap
+-- scan and marked nothing, so the two scans under the parent row lock,
+-- the guard's emptiness check (index (library_id, id)) and PostgreSQL's
+-- RESTRICT check (WHERE library_id = $1), each fetched every deleted
+-- row's heap tuple again: 285 and 307 buffers for a drained library of
+-- 20,000 items, growing with its size, while parent-row readers waited
+-- (counted with auto_explain, BUFFERS). After this walk they read index
+-- pages only (about 100 buffers each at that size).
+CREATE OR REPLACE FUNCTION cleanup.library_leftovers(p_lib bigint)
+RETURNS bigint[] LANGUAGE plpgsql STABLE
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+SET enable_indexonlyscan = off
+SET enable_sort = off
+SET enable_incremental_sort = off
+AS $$
+DECLARE
+    v_ids bigint[];
+    v_n   bigint;
+BEGIN
+    -- Index (library_id, id), in its order.
+    v_ids := ARRAY(SELECT i.id FROM inventory.items i
+                    WHERE (i.library_id, i.id) >= (p_lib, -9223372036854775808)
+                      AND (i.library_id, i.id) <= (p_lib, 9223372036854775807)
+                    ORDER BY i.library_id, i.id LIMIT 10000);
+    -- Index (library_id, external_id), in its order: the same rows (same
+    -- snapshot), walked for its dead entries.
+    v_n := (SELECT count(*) FROM (SELECT 1 FROM inventory.items i WHERE i.library_id = p_lib
+                                   ORDER BY i.library_id, i.external_id LIMIT 10000) q);
+    IF cardinality(v_ids) > 0 OR v_n > 0 THEN
+        RETURN v_ids;
+    END IF;
+    RETURN NULL;
+END $$;
+
 -- Mode finalize of a removal (S10, S11, S13): one parent per step, under
 -- its row lock, after re-checking emptiness under that lock.
 CREATE OR REPLACE FUNCTION cleanup.step_mode_finalize(p_job bigint, p_preview boolean,
@@ -1129,11 +1169,7 @@ BEGIN
         -- entries of every deleted row, tens of ms for 500k rows; that
         -- must not happen while writers' foreign-key checks queue on
         -- the parent row (benchmark finding, docs/benchmarks.md).
-        SELECT array_agg(id) INTO v_ret
-          FROM (SELECT id FROM inventory.items
-                 WHERE (library_id, id) >= (v_next, -9223372036854775808)
-                   AND (library_id, id) <= (v_next, 9223372036854775807)
-                 ORDER BY library_id, id LIMIT 10000) q;
+        v_ret := cleanup.library_leftovers(v_next);
         -- S11 under the parent row lock is the BEFORE DELETE guard's
         -- check (020_admission.sql) inside the DELETE below, with the
         -- RESTRICT foreign key behind it: a row that slipped in between
@@ -1169,9 +1205,10 @@ BEGIN
                                 )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
             END IF;
-            IF cleanup.lock_parent_row('library', v_next) THEN
-                t_parent := clock_timestamp();
-            ELSE
+            -- Issue 22, item 3: the row lock comes last (below), just
+            -- before the parent delete; here only whether the row is
+            -- still there.
+            IF NOT EXISTS (SELECT 1 FROM inventory.libraries l WHERE l.id = v_next) THEN
                 v_next := NULL;     -- already gone: only possible around the guards
             END IF;
         END IF;
@@ -1203,15 +1240,34 @@ BEGIN
             -- 825 ms over 12.7M items). For an empty library the index
             -- is the right plan.
             PERFORM set_config('enable_seqscan', 'off', true);
+            -- Issue 22, item 3: everything that does not need the
+            -- library's row lock first (its admission and count rows,
+            -- the audit record: nobody else can change them while this
+            -- step holds the library and admission locks), then the row
+            -- lock, the delete and the library's cleanup lock row, so
+            -- that a parent-row reader (a writer's foreign-key check)
+            -- waits for the delete and the step's commit only. All in
+            -- this step's transaction: a busy row lock undoes them.
             PERFORM cleanup.lock_parent_row('library admission', v_next);
+            DELETE FROM cleanup.library_admission WHERE library_id = v_next;
+            DELETE FROM cleanup.library_stats WHERE library_id = v_next;
+            PERFORM cleanup.audit_engine(p_job, 'delete-library',
+                format('library %s deleted, empty, by step %s of job %s', v_next, s.step_no, p_job));
             IF cleanup.failpoints_on() THEN
                 PERFORM cleanup.failpoint('step_before_parent_delete');
             END IF;
-            DELETE FROM cleanup.library_admission WHERE library_id = v_next;
-            DELETE FROM cleanup.library_stats WHERE library_id = v_next;
+            IF NOT cleanup.lock_parent_row('library', v_next) THEN
+                -- Gone since the look above: only around the guards.
+                -- Busy: nothing changes, and the next step finds it gone.
+                RAISE EXCEPTION 'library % vanished before its delete', v_next
+                    USING ERRCODE = '55P03',
+                          DETAIL = 'held by a transaction that has ended since',
+                          HINT = 'busy: retry later';
+            END IF;
+            t_parent := clock_timestamp();
             DELETE FROM inventory.libraries WHERE id = v_next;
-            PERFORM cleanup.audit_engine(p_job, 'delete-library',
-                format('library %s deleted, empty, by step %s of job %s', v_next, s.step_no, p_job));
+            -- After the delete: its guard checks that this transaction
+            -- holds the library's cleanup lock (cleanup.holds_lock).
             DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(v_next);
             s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
         END IF;
@@ -1225,17 +1281,24 @@ BEGIN
         s.library_id := NULL;
         IF p_preview THEN
             s.servers_deleted := 1;
-        ELSIF cleanup.lock_parent_row('server', j.server_id) THEN
-            t_parent := clock_timestamp();
+        ELSIF EXISTS (SELECT 1 FROM inventory.media_servers m WHERE m.id = j.server_id) THEN
+            -- As for a library (above): the server's row lock last.
             PERFORM cleanup.lock_parent_row('server admission', j.server_id);
-            IF cleanup.failpoints_on() THEN
-                PERFORM cleanup.failpoint('step_before_parent_delete');
-            END IF;
             DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
-            DELETE FROM inventory.media_servers WHERE id = j.server_id;
             PERFORM cleanup.audit_engine(p_job, 'delete-server',
                 format('server %s (%s) deleted, without libraries, by step %s of job %s',
                        j.server_id, j.target_name, s.step_no, p_job));
+            IF cleanup.failpoints_on() THEN
+                PERFORM cleanup.failpoint('step_before_parent_delete');
+            END IF;
+            IF NOT cleanup.lock_parent_row('server', j.server_id) THEN
+                RAISE EXCEPTION 'server % vanished before its delete', j.server_id
+                    USING ERRCODE = '55P03',
+                          DETAIL = 'held by a transaction that has ended since',
+                          HINT = 'busy: retry later';
+            END IF;
+            t_parent := clock_timestamp();
+            DELETE FROM inventory.media_servers WHERE id = j.server_id;
             DELETE FROM cleanup.engine_locks WHERE key = cleanup.coordinator_key(j.server_id);
             s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
             s.servers_deleted := 1;
