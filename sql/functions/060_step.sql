@@ -544,6 +544,427 @@ END $$;
 -- verdicts (cleanup.step_drain), new claims are drained with what is left
 -- of the budget, and the range moves on (next library, next pass, or
 -- finalizing) only when no claim is in flight.
+-- Each part is a function of its own, one job each:
+--   cleanup.raise_library_busy     the busy answer of a held library lock;
+--   cleanup.step_claims_first      claims in flight (D3, D4);
+--   cleanup.step_discover_keyed    pass 1 of a prune in external-ID order;
+--   cleanup.step_discover_range    pass 1 in id order;
+--   cleanup.step_discover_retained later passes (cleanup.job_retained);
+--   cleanup.step_judge             the candidates' verdicts, new claims;
+--   cleanup.step_range_next        next library, next pass, or finalizing.
+-- They run inside this function's settings (enable_sort = off) and
+-- step_exec's (plan_cache_mode, jit); each discovery returns the same
+-- columns (the candidates and what the range did).
+
+-- The busy answer of a drain step whose library lock (cleanup lock of
+-- library P_LIB, L1) another cleanup transaction holds: 55P03 naming the
+-- holder. Called only on that rare path: the lock itself is an IF
+-- expression in the step (cleanup.try_engine_lock, no executor start).
+DROP FUNCTION IF EXISTS cleanup.step_lock_library(bigint);
+CREATE OR REPLACE FUNCTION cleanup.raise_library_busy(p_lib bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', p_lib
+        USING ERRCODE = '55P03',
+              DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.library_key(p_lib),
+                                        pg_catalog.format('the cleanup lock of library %s', p_lib)
+                            )), 'a transaction that has ended since'),
+              HINT = 'busy: retry later';
+END $$;
+
+-- Claims in flight of P_JOB (D3, D4): their dependents, then the items,
+-- within one budget of 128 (D2), under the locks of their libraries.
+-- Fills the step row S; BUDGET is what is left of the 128, INFLIGHT the
+-- claims still in flight, DONE whether the step ends here (claims remain,
+-- or no budget is left: it discovers nothing new). P_CURSOR: the job's
+-- cursor, the step's cursor_to when it ends here.
+CREATE OR REPLACE FUNCTION cleanup.step_claims_first(p_job bigint, p_preview boolean, p_cursor bigint,
+                                                     INOUT s cleanup.job_steps,
+                                                     OUT budget int, OUT inflight int, OUT done boolean)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_libs bigint[];
+    cd     record;             -- the claims drain's result
+BEGIN
+    -- The libraries of the claims this step drains (the first 128 by
+    -- item id, as cleanup.claims_drain takes them), from the job's
+    -- record of its claims (T1: a mark in inventory.items.claimed_by
+    -- alone never brings an item here).
+    v_libs := ARRAY(SELECT DISTINCT c.library_id
+                      FROM (SELECT c.library_id FROM cleanup.job_claims c WHERE c.job_id = p_job
+                             ORDER BY c.job_id, c.item_id LIMIT 128) c
+                     ORDER BY 1);
+    IF NOT p_preview THEN
+        PERFORM cleanup.lock_libraries(v_libs);
+        PERFORM cleanup.lock_library_stats(v_libs);
+    END IF;
+    cd := cleanup.claims_drain(p_job, 128, p_preview);
+    IF NOT p_preview AND cd.n_held > 0
+       AND cd.n_items + cd.n_retries + cd.n_previews + cd.n_absent + cd.n_moved + cd.n_retained = 0 THEN
+        -- T4: nothing to do but claims whose items another transaction
+        -- holds. Busy, not an empty step: nothing is committed, the
+        -- runner backs off, the holder is named.
+        PERFORM cleanup.raise_item_held(p_job,
+            ARRAY(SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = p_job
+                   ORDER BY c.job_id, c.item_id LIMIT 128));
+    END IF;
+    IF NOT p_preview AND cleanup.failpoints_on() THEN
+        -- Claims drained (dependents, maybe items deleted), nothing
+        -- recorded yet: the same point as after a drain's deletes.
+        PERFORM cleanup.failpoint('step_after_delete');
+    END IF;
+    s.action := 'drain-claims';
+    s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
+    s.deleted := cd.n_items;
+    -- Every claim that ended: deleted, or released as absent, moved or
+    -- retained (its item no longer what the claim wrote).
+    s.released := cd.n_items + cd.n_absent + cd.n_moved + cd.n_retained;
+    s.absent := cd.n_absent;
+    s.moved := cd.n_moved;
+    s.retained := cd.n_retained;
+    s.retries_deleted := cd.n_retries;
+    s.previews_deleted := cd.n_previews;
+    budget := 128 - cd.n_items - cd.n_retries - cd.n_previews;
+    inflight := cd.n_left;
+    done := inflight > 0 OR budget = 0;
+    IF done THEN
+        s.claims_in_flight := inflight;
+        s.mutations := s.deleted + s.retries_deleted + s.previews_deleted;
+        s.cursor_to := p_cursor;
+    END IF;
+END $$;
+
+-- Discovery of a prune's first pass in external-ID order (migration
+-- 012): the items after the key cursor merged with the
+-- manifest (cleanup.drain_key_batch), up to the manifest's 1,024th key
+-- after the cursor. That bound is computed once (an index-only walk of
+-- 1,024 keys) and kept in the job row until the cursor reaches it: the
+-- sealed manifest does not change, so it holds for every step in between.
+-- When fewer keys follow, the bound is the library's last external ID
+-- (key_bound_end) and stays until the pass ends. The step record's
+-- check_from/check_to give the batch's key range; cursor_id stays 0 in
+-- this pass. At most P_BUDGET candidates (IDS, XMINS, CTIDS: parallel
+-- arrays), EXAMINED and KEPT rows of the range; MORE: the range may go
+-- on after this batch.
+CREATE OR REPLACE FUNCTION cleanup.step_discover_keyed(p_job bigint, p_preview boolean, p_budget int,
+                                                       j cleanup.jobs,
+                                                       OUT action text, OUT library_id bigint,
+                                                       OUT check_from text, OUT check_to text,
+                                                       OUT key_cursor text, OUT key_bound text, OUT key_bound_end boolean,
+                                                       OUT ids bigint[], OUT xmins xid[], OUT ctids tid[],
+                                                       OUT kept_ids bigint[], OUT libs bigint[],
+                                                       OUT examined int, OUT kept int, OUT max_id bigint,
+                                                       OUT more boolean)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_read    int := 0;        -- items the batches took
+    v_above   int := 0;        -- of them, above the high-water id
+    v_key     text;            -- the last key a batch took
+    b         record;          -- one batch
+BEGIN
+    action := 'drain';
+    library_id := j.cursor_library_id;
+    IF NOT p_preview AND NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
+        PERFORM cleanup.raise_library_busy(j.cursor_library_id);
+    END IF;
+    check_from := j.key_cursor;
+    key_cursor := j.key_cursor;
+    key_bound := j.key_bound;
+    key_bound_end := j.key_bound_end;
+    kept := 0;
+    kept_ids := NULL;          -- seen rows are passed over, not listed
+    libs := ARRAY[j.cursor_library_id];
+    max_id := NULL;            -- cursor_id stays 0 in this pass
+    -- At most two batches: a batch that took every item up to the bound
+    -- with budget left goes on past it with the manifest's next 1,024
+    -- keys, in the same step (once: every batch and every bound walk
+    -- reads at most 1,024 rows, and a step at most 1,024 items in all).
+    FOR v_batch IN 1 .. 2 LOOP
+        IF key_bound IS NULL THEN
+            key_bound := (SELECT x.external_id FROM cleanup.manifest x
+                             WHERE x.job_id = p_job AND x.external_id > key_cursor
+                             ORDER BY x.job_id, x.external_id OFFSET 1023 LIMIT 1);
+            key_bound_end := key_bound IS NULL;
+            IF key_bound_end THEN
+                -- Fewer than 1,024 manifest keys follow: the rest of the
+                -- library is the last range. Its last external ID holds
+                -- as the bound: admission is closed, ids and external IDs
+                -- are immutable, and a row that arrives around the guards
+                -- has an id above the high-water id, which the pass
+                -- passes over anyway ('' when the library is empty: an
+                -- empty range).
+                key_bound := coalesce((SELECT max(i.external_id) FROM inventory.items i
+                                          WHERE i.library_id = j.cursor_library_id), '');
+            END IF;
+        END IF;
+        SELECT x.ids, x.xmins, x.ctids, x.n_read, x.n_kept, x.n_above, x.last_key INTO b
+          FROM cleanup.drain_key_batch(p_job, j.cursor_library_id, j.high_water_id, key_cursor,
+                                       key_bound, p_budget - coalesce(cardinality(ids), 0),
+                                       1024 - v_read) x;
+        ids := ids || b.ids;
+        xmins := xmins || b.xmins;
+        ctids := ctids || b.ctids;
+        v_read := v_read + b.n_read;
+        kept := kept + b.n_kept;
+        v_above := v_above + b.n_above;
+        v_key := b.last_key;
+        IF coalesce(cardinality(ids), 0) = p_budget OR v_read = 1024 THEN
+            -- More may follow under the bound (as in id order, a range
+            -- ending exactly here costs one empty step).
+            more := true;
+            key_cursor := v_key;
+            IF key_cursor >= key_bound AND NOT key_bound_end THEN
+                key_bound := NULL;
+            END IF;
+            EXIT;
+        ELSIF key_bound_end THEN
+            -- The library's last items: the pass is over.
+            more := false;
+            key_cursor := coalesce(v_key, key_cursor);
+            EXIT;
+        END IF;
+        -- Every item up to the bound was taken: go on from the bound, with
+        -- the manifest's next 1,024 keys.
+        more := true;
+        key_cursor := key_bound;
+        key_bound := NULL;
+    END LOOP;
+    examined := v_read - v_above;
+    check_to := key_cursor;
+END $$;
+
+-- Discovery of pass 1 in id order: the range of the cursor's library from
+-- the cursor, at most 1,024 rows examined (the literal LIMIT), stopping
+-- after the last deletion candidate P_BUDGET allows (S1, seed 000: the
+-- budget bounds visited candidates, not rows examined). A row is seen when
+-- its external ID is in the manifest (prune: one primary-key probe per
+-- row, a LATERAL subquery with LIMIT 1, which the planner can only run as
+-- a probe by key: never a hashed subplan over the whole manifest, whatever
+-- the statistics say; removal: never probed). "before" counts
+-- the candidates ahead of a row; it only grows, so PostgreSQL stops the
+-- scan at the first row with P_BUDGET candidates before it (a WindowAgg
+-- run condition): that row is read and probed but not taken, and the
+-- cursor ends on the last row taken (MAX_ID). The row comparisons make
+-- index (library_id, id) the only index that yields this order (a generic
+-- plan would otherwise walk items_pkey across other libraries' rows),
+-- starting exactly at the cursor. The candidate arrays are parallel; their
+-- order does not matter. MORE: a batch that took all the candidates the
+-- budget allows or examined 1024 rows may have more behind it; a shorter
+-- one ends the range (a range ending exactly at such a batch costs one
+-- empty step).
+CREATE OR REPLACE FUNCTION cleanup.step_discover_range(p_job bigint, p_preview boolean, p_budget int,
+                                                       j cleanup.jobs,
+                                                       OUT action text, OUT library_id bigint,
+                                                       OUT check_from text, OUT check_to text,
+                                                       OUT key_cursor text, OUT key_bound text, OUT key_bound_end boolean,
+                                                       OUT ids bigint[], OUT xmins xid[], OUT ctids tid[],
+                                                       OUT kept_ids bigint[], OUT libs bigint[],
+                                                       OUT examined int, OUT kept int, OUT max_id bigint,
+                                                       OUT more boolean)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    action := 'drain';
+    library_id := j.cursor_library_id;
+    check_from := NULL;        -- key ranges: the keyed pass only
+    check_to := NULL;
+    key_cursor := j.key_cursor;
+    key_bound := j.key_bound;
+    key_bound_end := j.key_bound_end;
+    examined := 0;
+    kept := 0;
+    kept_ids := NULL;          -- seen rows are passed over, not listed
+    libs := ARRAY[j.cursor_library_id];
+    IF j.cursor_library_id IS NOT NULL THEN
+        IF NOT p_preview AND NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
+            PERFORM cleanup.raise_library_busy(j.cursor_library_id);
+        END IF;
+        SELECT array_agg(c.id) FILTER (WHERE NOT c.seen),
+               array_agg(c.xmin) FILTER (WHERE NOT c.seen),
+               array_agg(c.ctid) FILTER (WHERE NOT c.seen),
+               count(*), count(*) FILTER (WHERE c.seen), max(c.id)
+          INTO ids, xmins, ctids, examined, kept, max_id
+          FROM (SELECT b.id, b.xmin, b.ctid, b.seen,
+                       count(*) FILTER (WHERE NOT b.seen)
+                           OVER (ORDER BY b.library_id, b.id
+                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+                  FROM (SELECT i.library_id, i.id, i.xmin, i.ctid, m.hit IS NOT NULL AS seen
+                          FROM (SELECT i.library_id, i.id, i.xmin, i.ctid, i.external_id
+                                  FROM inventory.items i
+                                 WHERE (i.library_id, i.id) > (j.cursor_library_id, j.cursor_id)
+                                   AND (i.library_id, i.id) <= (j.cursor_library_id, j.high_water_id)
+                                 ORDER BY i.library_id, i.id LIMIT 1024) i
+                          LEFT JOIN LATERAL (SELECT true AS hit FROM cleanup.manifest m
+                                              WHERE j.kind = 'prune' AND m.job_id = p_job
+                                                AND m.external_id = i.external_id
+                                              LIMIT 1) m ON true) b) c
+         WHERE c.before < p_budget;
+    END IF;
+    more := coalesce(cardinality(ids), 0) = p_budget OR examined = 1024;
+END $$;
+
+-- Discovery of a later pass: the retained rows of P_JOB from the pass
+-- cursor, as many as P_BUDGET allows. All of them are candidates (a
+-- retained row was one), unless its external ID is now in the manifest,
+-- which only a writer bypassing the guards could arrange (KEPT_IDS: kept,
+-- and resolved: they leave cleanup.job_retained here). LIBS: the libraries
+-- whose locks the step took (P_LIB's, or for remove-server those of the
+-- rows); MAX_ID the last retained id read; MORE: a full batch.
+CREATE OR REPLACE FUNCTION cleanup.step_discover_retained(p_job bigint, p_preview boolean, p_budget int,
+                                                          p_lib bigint, j cleanup.jobs,
+                                                       OUT action text, OUT library_id bigint,
+                                                       OUT check_from text, OUT check_to text,
+                                                       OUT key_cursor text, OUT key_bound text, OUT key_bound_end boolean,
+                                                       OUT ids bigint[], OUT xmins xid[], OUT ctids tid[],
+                                                       OUT kept_ids bigint[], OUT libs bigint[],
+                                                       OUT examined int, OUT kept int, OUT max_id bigint,
+                                                       OUT more boolean)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    action := 'pass';
+    check_from := NULL;        -- key ranges: the keyed pass only
+    check_to := NULL;
+    key_cursor := j.key_cursor;
+    key_bound := j.key_bound;
+    key_bound_end := j.key_bound_end;
+    SELECT array_agg(q.item_id) FILTER (WHERE NOT q.seen), array_agg(q.xmin) FILTER (WHERE NOT q.seen),
+           array_agg(q.ctid) FILTER (WHERE NOT q.seen), array_agg(q.item_id) FILTER (WHERE q.seen),
+           array_agg(DISTINCT q.library_id) FILTER (WHERE q.library_id IS NOT NULL),
+           count(*), count(*) FILTER (WHERE q.seen), max(q.item_id)
+      INTO ids, xmins, ctids, kept_ids, libs, examined, kept, max_id
+      FROM (SELECT q.item_id, i.xmin, i.ctid, i.library_id, m.hit IS NOT NULL AS seen
+              FROM (SELECT item_id FROM cleanup.job_retained
+                     WHERE job_id = p_job AND item_id > j.cursor_id
+                     ORDER BY item_id LIMIT p_budget) q
+              -- A probe by key per retained row (LIMIT 1 keeps the
+              -- subquery from being flattened into a join the planner
+              -- could hash over the whole inventory).
+              LEFT JOIN LATERAL (SELECT i.xmin, i.ctid, i.library_id, i.external_id FROM inventory.items i
+                                  WHERE i.id = q.item_id LIMIT 1) i ON true
+              LEFT JOIN LATERAL (SELECT true AS hit FROM cleanup.manifest m
+                                  WHERE j.kind = 'prune' AND m.job_id = p_job AND m.external_id = i.external_id
+                                  LIMIT 1) m ON true) q;
+    IF p_lib IS NOT NULL THEN
+        libs := ARRAY[p_lib];
+    END IF;
+    library_id := CASE WHEN cardinality(libs) = 1 THEN libs[1] END;
+    IF NOT p_preview AND libs IS NOT NULL THEN
+        PERFORM cleanup.lock_libraries(libs);
+    END IF;
+    IF NOT p_preview AND kept_ids IS NOT NULL THEN
+        DELETE FROM cleanup.job_retained WHERE job_id = p_job AND item_id = ANY (kept_ids);
+    END IF;
+    more := examined = p_budget;
+END $$;
+
+-- The verdicts of a drain step's candidates (P_IDS, P_XMINS, P_CTIDS, at
+-- least one) under the library locks: the count rows of P_LIBS locked
+-- (the count trigger of the coming DELETE updates them), then
+-- cleanup.step_drain (S2-S5) in scope P_SCOPE (NULL: server P_SERVER's
+-- libraries), then the new claims drained with what is left of P_BUDGET
+-- (D2; the rest in later steps). Adds to the step row S; INFLIGHT: claims
+-- still in flight.
+CREATE OR REPLACE FUNCTION cleanup.step_judge(p_job bigint, p_preview boolean, p_budget int,
+                                              p_scope bigint, p_server bigint, p_retained_pass boolean,
+                                              p_libs bigint[], p_ids bigint[], p_xmins xid[], p_ctids tid[],
+                                              INOUT s cleanup.job_steps, OUT inflight int)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_n      int := cardinality(p_ids);
+    v_budget int := p_budget;
+    r        record;
+    cd       record;
+BEGIN
+    inflight := 0;
+    -- Test-only fault injection (docs/steps.md): hold the step between
+    -- discovery and the re-read until the test lets go.
+    IF NOT p_preview AND cleanup.failpoints_on() THEN
+        PERFORM cleanup.failpoint('step_after_discovery');
+    END IF;
+    IF NOT p_preview THEN
+        -- The count trigger of the coming DELETE updates these rows: take
+        -- them now without waiting (a writer moving a row out holds one
+        -- until it commits: busy, retry), never inside the DELETE. Held
+        -- from here to commit only.
+        PERFORM cleanup.lock_library_stats(p_libs);
+    END IF;
+    r := cleanup.step_drain(p_job, p_scope, p_server, p_ids, p_xmins, p_ctids, p_retained_pass, p_preview);
+    IF NOT p_preview AND cleanup.failpoints_on() THEN
+        PERFORM cleanup.failpoint('step_after_delete');
+    END IF;
+    IF v_n <> r.n_deleted + r.n_retained + r.n_moved + r.n_absent + r.n_claimed THEN
+        -- Cannot happen: every visited candidate gets one verdict.
+        RAISE EXCEPTION 'step % of job %: % visited but % accounted for', s.step_no, p_job,
+            v_n, r.n_deleted + r.n_retained + r.n_moved + r.n_absent + r.n_claimed;
+    END IF;
+    s.visited := v_n;
+    s.deleted := s.deleted + r.n_deleted;
+    s.retained := s.retained + r.n_retained;
+    s.moved := s.moved + r.n_moved;
+    s.absent := s.absent + r.n_absent;
+    s.claimed := r.n_claimed;
+    v_budget := v_budget - r.n_deleted;
+    IF r.n_claimed > 0 THEN
+        -- The new claims' dependents (and, when they fit, the items) with
+        -- what is left of the budget; the rest in later steps.
+        IF v_budget > 0 THEN
+            cd := cleanup.claims_drain(p_job, v_budget, p_preview);
+            s.deleted := s.deleted + cd.n_items;
+            s.released := s.released + cd.n_items + cd.n_absent + cd.n_moved + cd.n_retained;
+            s.absent := s.absent + cd.n_absent;
+            s.moved := s.moved + cd.n_moved;
+            s.retained := s.retained + cd.n_retained;
+            s.retries_deleted := s.retries_deleted + cd.n_retries;
+            s.previews_deleted := s.previews_deleted + cd.n_previews;
+            inflight := cd.n_left;
+        ELSE
+            inflight := r.n_claimed;
+        END IF;
+    END IF;
+END $$;
+
+-- The range of job J is exhausted (no claim in flight): the next library
+-- of a remove-server's first pass, else another pass when retained rows
+-- remain (S5; P_RETAINED: rows this step retained; a preview of a later
+-- pass leaves out the rows it just visited, P_IDS and P_KEPT_IDS, which
+-- the step itself would resolve), else finalizing (P_LIB: the job's
+-- library, NULL for remove-server).
+CREATE OR REPLACE FUNCTION cleanup.step_range_next(p_job bigint, p_preview boolean, p_lib bigint, p_retained int,
+                                                   p_ids bigint[], p_kept_ids bigint[], INOUT j cleanup.jobs)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_next bigint;
+BEGIN
+    IF j.pass_no = 1 AND j.kind = 'remove-server' AND j.cursor_library_id IS NOT NULL THEN
+        SELECT min(id) INTO v_next FROM inventory.libraries
+         WHERE server_id = j.server_id AND id > j.cursor_library_id;
+    END IF;
+    IF v_next IS NOT NULL THEN
+        j.cursor_library_id := v_next;
+        j.cursor_id := 0;
+    ELSIF p_retained > 0
+          OR EXISTS (SELECT 1 FROM cleanup.job_retained
+                      WHERE job_id = p_job
+                        AND (NOT p_preview OR j.pass_no = 1
+                             OR NOT (item_id = ANY (coalesce(p_ids, '{}'::bigint[])
+                                                    || coalesce(p_kept_ids, '{}'::bigint[]))))) THEN
+        -- Retained rows remain (S5): another pass revisits them.
+        j.pass_no := j.pass_no + 1;
+        j.cursor_id := cleanup.pass_start(p_job, NULL);
+    ELSE
+        j.phase := 'finalizing';
+        j.cursor_id := 0;
+        j.cursor_library_id := p_lib;
+    END IF;
+END $$;
+
+-- The drain mode itself: the parts above, in order.
 CREATE OR REPLACE FUNCTION cleanup.step_mode_drain(p_job bigint, p_preview boolean,
                                           INOUT j cleanup.jobs, INOUT s cleanup.job_steps)
 LANGUAGE plpgsql
@@ -553,364 +974,65 @@ LANGUAGE plpgsql
 -- read all of it (30,000 rows of index (library_id, external_id), then an
 -- incremental sort) to take 1,024: the range's order is index
 -- (library_id, id)'s, and a plan with a sort of any kind is never needed.
+-- The parts (step_discover_*, step_judge) run under these settings.
 SET enable_sort = off
 SET enable_incremental_sort = off
 AS $$
 DECLARE
-    v_lib     bigint := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
-    v_scope   bigint;          -- the library a visited row must still be in (NULL: the server's)
-    v_ids     bigint[];
-    v_xmins   xid[];
-    v_ctids   tid[];
-    v_prune   boolean := j.kind = 'prune';
-    v_examined int := 0;       -- rows of the range the batch passed (visited + kept)
-    v_kept    int := 0;
-    v_kept_ids bigint[];       -- pass steps: retained rows found seen (kept)
-    v_libs    bigint[];
-    v_n       int;
-    v_max     bigint;
-    v_more    boolean;
-    v_next    bigint;
-    v_budget  int := 128;      -- domain mutations left in this step (D2)
+    v_lib      bigint := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
+    v_budget   int := 128;     -- domain mutations left in this step (D2)
     v_inflight int := 0;       -- claims of the job in flight after this step
-    v_keyed   boolean := false; -- pass 1 of a prune in external-ID order
-    v_read    int;             -- keyed: items the batch took
-    v_above   int;             -- keyed: of them, above the high-water id
-    v_key     text;            -- keyed: the last key the batch took
-    v_bids    bigint[];        -- keyed: one batch's candidates, counts
-    v_bxmins  xid[];
-    v_bctids  tid[];
-    v_bread   int;
-    v_bkept   int;
-    v_babove  int;
-    r         record;
-    cd        record;          -- a claims drain's result
+    v_keyed    boolean := j.pass_no = 1 AND j.kind = 'prune' AND j.key_cursor IS NOT NULL;
+    v_scope    bigint;         -- the library a visited row must still be in (NULL: the server's)
+    c          record;         -- claims in flight
+    d          record;         -- the discovery
+    v          record;         -- the verdicts
 BEGIN
-    ---------------------------------------------------------------
-    -- Claims in flight (D3, D4): their dependents, then the items.
-    ---------------------------------------------------------------
-    IF EXISTS (SELECT 1 FROM cleanup.job_claims c WHERE c.job_id = p_job) THEN
-        -- The libraries of the claims this step drains (the first 128 by
-        -- item id, as cleanup.claims_drain takes them), from the job's
-        -- record of its claims (T1: a mark in inventory.items.claimed_by
-        -- alone never brings an item here).
-        v_libs := ARRAY(SELECT DISTINCT c.library_id
-                          FROM (SELECT c.library_id FROM cleanup.job_claims c WHERE c.job_id = p_job
-                                 ORDER BY c.job_id, c.item_id LIMIT 128) c
-                         ORDER BY 1);
-        IF NOT p_preview THEN
-            PERFORM cleanup.lock_libraries(v_libs);
-            PERFORM cleanup.lock_library_stats(v_libs);
-        END IF;
-        cd := cleanup.claims_drain(p_job, v_budget, p_preview);
-        IF NOT p_preview AND cd.n_held > 0
-           AND cd.n_items + cd.n_retries + cd.n_previews + cd.n_absent + cd.n_moved + cd.n_retained = 0 THEN
-            -- T4: nothing to do but claims whose items another
-            -- transaction holds. Busy, not an empty step: nothing is
-            -- committed, the runner backs off, the holder is named.
-            PERFORM cleanup.raise_item_held(p_job,
-                ARRAY(SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = p_job
-                       ORDER BY c.job_id, c.item_id LIMIT 128));
-        END IF;
-        IF NOT p_preview AND cleanup.failpoints_on() THEN
-            -- Claims drained (dependents, maybe items deleted), nothing
-            -- recorded yet: the same point as after a drain's deletes.
-            PERFORM cleanup.failpoint('step_after_delete');
-        END IF;
-        s.action := 'drain-claims';
-        s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
-        s.deleted := cd.n_items;
-        -- Every claim that ended: deleted, or released as absent, moved
-        -- or retained (its item no longer what the claim wrote).
-        s.released := cd.n_items + cd.n_absent + cd.n_moved + cd.n_retained;
-        s.absent := cd.n_absent;
-        s.moved := cd.n_moved;
-        s.retained := cd.n_retained;
-        s.retries_deleted := cd.n_retries;
-        s.previews_deleted := cd.n_previews;
-        v_budget := v_budget - cd.n_items - cd.n_retries - cd.n_previews;
-        v_inflight := cd.n_left;
-        v_libs := NULL;
-        IF v_inflight > 0 OR v_budget = 0 THEN
-            s.claims_in_flight := v_inflight;
-            s.mutations := s.deleted + s.retries_deleted + s.previews_deleted;
-            s.cursor_to := j.cursor_id;
+    IF EXISTS (SELECT 1 FROM cleanup.job_claims x WHERE x.job_id = p_job) THEN
+        c := cleanup.step_claims_first(p_job, p_preview, j.cursor_id, s);
+        s := c.s;
+        IF c.done THEN
             RETURN;
         END IF;
+        v_budget := c.budget;
     END IF;
 
-    ---------------------------------------------------------------
-    -- Drain. Pass 1 walks the cursor to the high-water id (for
-    -- remove-server, library by library in ascending id); every later
-    -- pass visits the rows in cleanup.job_retained in id order.
-    ---------------------------------------------------------------
-    IF j.pass_no = 1 AND v_prune AND j.key_cursor IS NOT NULL THEN
-        -------------------------------------------------------------
-        -- A prune's first pass in external-ID order
-        -- (migration 012): the items after the key cursor merged with
-        -- the manifest (cleanup.drain_key_batch), up to the manifest's
-        -- 1,024th key after the cursor. That bound is computed once
-        -- (an index-only walk of 1,024 keys) and kept in the job row
-        -- until the cursor reaches it: the sealed manifest does not
-        -- change, so it holds for every step in between. When fewer
-        -- keys follow, the bound is the library's last external ID
-        -- (key_bound_end) and stays until the pass ends. The step
-        -- record's check_from/check_to give the batch's key range;
-        -- cursor_id stays 0 in this pass.
-        -------------------------------------------------------------
-        s.action := 'drain';
-        s.library_id := j.cursor_library_id;
+    IF v_keyed THEN
+        d := cleanup.step_discover_keyed(p_job, p_preview, v_budget, j);
         v_scope := j.cursor_library_id;
-        v_keyed := true;
-        IF NOT p_preview AND NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
-            RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', j.cursor_library_id
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.library_key(j.cursor_library_id),
-                                            pg_catalog.format('the cleanup lock of library %s', j.cursor_library_id)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
-        END IF;
-        s.check_from := j.key_cursor;
-        v_read := 0;
-        v_above := 0;
-        v_kept := 0;
-        -- At most two batches: a batch that took every item up to the
-        -- bound with budget left goes on past it with the manifest's
-        -- next 1,024 keys, in the same step (once: every batch and
-        -- every bound walk reads at most 1,024 rows, and a step at
-        -- most 1,024 items in all).
-        FOR v_batch IN 1 .. 2 LOOP
-            IF j.key_bound IS NULL THEN
-                j.key_bound := (SELECT x.external_id FROM cleanup.manifest x
-                                 WHERE x.job_id = p_job AND x.external_id > j.key_cursor
-                                 ORDER BY x.job_id, x.external_id OFFSET 1023 LIMIT 1);
-                j.key_bound_end := j.key_bound IS NULL;
-                IF j.key_bound_end THEN
-                    -- Fewer than 1,024 manifest keys follow: the rest of
-                    -- the library is the last range. Its last external
-                    -- ID holds as the bound: admission is closed, ids and
-                    -- external IDs are immutable, and a row that arrives
-                    -- around the guards has an id above the high-water
-                    -- id, which the pass passes over anyway ('' when the
-                    -- library is empty: an empty range).
-                    j.key_bound := coalesce((SELECT max(i.external_id) FROM inventory.items i
-                                              WHERE i.library_id = j.cursor_library_id), '');
-                END IF;
-            END IF;
-            SELECT b.ids, b.xmins, b.ctids, b.n_read, b.n_kept, b.n_above, b.last_key
-              INTO v_bids, v_bxmins, v_bctids, v_bread, v_bkept, v_babove, v_key
-              FROM cleanup.drain_key_batch(p_job, j.cursor_library_id, j.high_water_id, j.key_cursor,
-                                           j.key_bound, v_budget - coalesce(cardinality(v_ids), 0),
-                                           1024 - v_read) b;
-            v_ids := v_ids || v_bids;
-            v_xmins := v_xmins || v_bxmins;
-            v_ctids := v_ctids || v_bctids;
-            v_read := v_read + v_bread;
-            v_kept := v_kept + v_bkept;
-            v_above := v_above + v_babove;
-            v_n := coalesce(cardinality(v_ids), 0);
-            IF v_n = v_budget OR v_read = 1024 THEN
-                -- More may follow under the bound (as in id order, a
-                -- range ending exactly here costs one empty step).
-                v_more := true;
-                j.key_cursor := v_key;
-                IF j.key_cursor >= j.key_bound AND NOT j.key_bound_end THEN
-                    j.key_bound := NULL;
-                END IF;
-                EXIT;
-            ELSIF j.key_bound_end THEN
-                -- The library's last items: the pass is over.
-                v_more := false;
-                j.key_cursor := coalesce(v_key, j.key_cursor);
-                EXIT;
-            END IF;
-            -- Every item up to the bound was taken: go on from the bound,
-            -- with the manifest's next 1,024 keys.
-            v_more := true;
-            j.key_cursor := j.key_bound;
-            j.key_bound := NULL;
-        END LOOP;
-        v_examined := v_read - v_above;
-        s.check_to := j.key_cursor;
+        j.key_cursor := d.key_cursor;
+        j.key_bound := d.key_bound;
+        j.key_bound_end := d.key_bound_end;
+        s.check_from := d.check_from;
+        s.check_to := d.check_to;
     ELSIF j.pass_no = 1 THEN
-        s.action := 'drain';
-        s.library_id := j.cursor_library_id;
+        d := cleanup.step_discover_range(p_job, p_preview, v_budget, j);
         v_scope := j.cursor_library_id;
-        IF j.cursor_library_id IS NOT NULL THEN
-            IF NOT p_preview AND NOT cleanup.try_engine_lock(cleanup.library_key(j.cursor_library_id)) THEN
-                RAISE EXCEPTION 'library lock for library % is held by another cleanup transaction', j.cursor_library_id
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.library_key(j.cursor_library_id),
-                                                pg_catalog.format('the cleanup lock of library %s', j.cursor_library_id)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
-            END IF;
-            -- Discovery, one statement: the range from the cursor in id
-            -- order, at most 1024 rows examined (the literal LIMIT),
-            -- stopping after the last deletion candidate the budget
-            -- allows (S1, seed 000: the budget bounds visited candidates,
-            -- not rows examined). A row is seen when its external ID is
-            -- in the manifest (prune: one primary-key probe per row, a
-            -- LATERAL subquery with LIMIT 1, which the planner can only
-            -- run as a probe by key: never a hashed subplan over the
-            -- whole manifest, whatever the statistics say;
-            -- removal: never probed). "before" counts the candidates ahead
-            -- of a row; it only grows, so PostgreSQL stops the scan at the
-            -- first row with v_budget candidates before it (a WindowAgg
-            -- run condition): that row is read and probed but not taken,
-            -- and the cursor ends on the last row taken.
-            -- The row comparisons make index (library_id, id) the only
-            -- index that yields this order (a generic plan would
-            -- otherwise walk items_pkey across other libraries' rows),
-            -- starting exactly at the cursor. The candidate arrays are
-            -- parallel; their order does not matter.
-            SELECT array_agg(c.id) FILTER (WHERE NOT c.seen),
-                   array_agg(c.xmin) FILTER (WHERE NOT c.seen),
-                   array_agg(c.ctid) FILTER (WHERE NOT c.seen),
-                   count(*), count(*) FILTER (WHERE c.seen), max(c.id)
-              INTO v_ids, v_xmins, v_ctids, v_examined, v_kept, v_max
-              FROM (SELECT b.id, b.xmin, b.ctid, b.seen,
-                           count(*) FILTER (WHERE NOT b.seen)
-                               OVER (ORDER BY b.library_id, b.id
-                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
-                      FROM (SELECT i.library_id, i.id, i.xmin, i.ctid, m.hit IS NOT NULL AS seen
-                              FROM (SELECT i.library_id, i.id, i.xmin, i.ctid, i.external_id
-                                      FROM inventory.items i
-                                     WHERE (i.library_id, i.id) > (j.cursor_library_id, j.cursor_id)
-                                       AND (i.library_id, i.id) <= (j.cursor_library_id, j.high_water_id)
-                                     ORDER BY i.library_id, i.id LIMIT 1024) i
-                              LEFT JOIN LATERAL (SELECT true AS hit FROM cleanup.manifest m
-                                                  WHERE v_prune AND m.job_id = p_job
-                                                    AND m.external_id = i.external_id
-                                                  LIMIT 1) m ON true) b) c
-             WHERE c.before < v_budget;
-        END IF;
-        v_n := coalesce(cardinality(v_ids), 0);
-        -- A batch that took all the candidates the budget allows or
-        -- examined 1024 rows may have more behind it; a shorter one ends
-        -- the range (a range ending exactly at such a batch costs one
-        -- empty step).
-        v_more := v_n = v_budget OR v_examined = 1024;
     ELSE
-        s.action := 'pass';
+        d := cleanup.step_discover_retained(p_job, p_preview, v_budget, v_lib, j);
         v_scope := v_lib;
-        -- The retained rows from the pass cursor, as many as the budget
-        -- allows: all of them are candidates (a retained row was one),
-        -- unless its external ID is now in the manifest, which only a
-        -- writer bypassing the guards could arrange (kept, and resolved).
-        SELECT array_agg(q.item_id) FILTER (WHERE NOT q.seen), array_agg(q.xmin) FILTER (WHERE NOT q.seen),
-               array_agg(q.ctid) FILTER (WHERE NOT q.seen), array_agg(q.item_id) FILTER (WHERE q.seen),
-               array_agg(DISTINCT q.library_id) FILTER (WHERE q.library_id IS NOT NULL),
-               count(*), count(*) FILTER (WHERE q.seen), max(q.item_id)
-          INTO v_ids, v_xmins, v_ctids, v_kept_ids, v_libs, v_examined, v_kept, v_max
-          FROM (SELECT q.item_id, i.xmin, i.ctid, i.library_id, m.hit IS NOT NULL AS seen
-                  FROM (SELECT item_id FROM cleanup.job_retained
-                         WHERE job_id = p_job AND item_id > j.cursor_id
-                         ORDER BY item_id LIMIT v_budget) q
-                  -- A probe by key per retained row (LIMIT 1 keeps the
-                  -- subquery from being flattened into a join the planner
-                  -- could hash over the whole inventory).
-                  LEFT JOIN LATERAL (SELECT i.xmin, i.ctid, i.library_id, i.external_id FROM inventory.items i
-                                      WHERE i.id = q.item_id LIMIT 1) i ON true
-                  LEFT JOIN LATERAL (SELECT true AS hit FROM cleanup.manifest m
-                                      WHERE v_prune AND m.job_id = p_job AND m.external_id = i.external_id
-                                      LIMIT 1) m ON true) q;
-        IF v_lib IS NOT NULL THEN
-            v_libs := ARRAY[v_lib];
-        END IF;
-        s.library_id := CASE WHEN cardinality(v_libs) = 1 THEN v_libs[1] END;
-        IF NOT p_preview AND v_libs IS NOT NULL THEN
-            PERFORM cleanup.lock_libraries(v_libs);
-        END IF;
-        IF NOT p_preview AND v_kept_ids IS NOT NULL THEN
-            DELETE FROM cleanup.job_retained WHERE job_id = p_job AND item_id = ANY (v_kept_ids);
-        END IF;
-        v_n := coalesce(cardinality(v_ids), 0);
-        v_more := v_examined = v_budget;
     END IF;
-    v_examined := coalesce(v_examined, 0);
-    s.examined := v_examined;
-    s.kept := coalesce(v_kept, 0);
+    s.action := d.action;
+    s.library_id := d.library_id;
+    s.examined := coalesce(d.examined, 0);
+    s.kept := coalesce(d.kept, 0);
 
-    IF v_n > 0 THEN
-        -- Test-only fault injection (docs/steps.md): hold the step
-        -- between discovery and the re-read until the test lets go.
-        IF NOT p_preview AND cleanup.failpoints_on() THEN
-            PERFORM cleanup.failpoint('step_after_discovery');
-        END IF;
-        IF NOT p_preview THEN
-            -- The count trigger of the coming DELETE updates these rows:
-            -- take them now without waiting (a writer moving a row out
-            -- holds one until it commits: busy, retry), never inside
-            -- the DELETE. Held from here to commit only.
-            PERFORM cleanup.lock_library_stats(coalesce(v_libs, ARRAY[j.cursor_library_id]));
-        END IF;
-        r := cleanup.step_drain(p_job, v_scope, j.server_id, v_ids, v_xmins, v_ctids,
-                                j.pass_no > 1, p_preview);
-        IF NOT p_preview AND cleanup.failpoints_on() THEN
-            PERFORM cleanup.failpoint('step_after_delete');
-        END IF;
-        IF v_n <> r.n_deleted + r.n_retained + r.n_moved + r.n_absent + r.n_claimed THEN
-            -- Cannot happen: every visited candidate gets one verdict.
-            RAISE EXCEPTION 'step % of job %: % visited but % accounted for', s.step_no, p_job,
-                v_n, r.n_deleted + r.n_retained + r.n_moved + r.n_absent + r.n_claimed;
-        END IF;
-        s.visited := v_n;
-        s.deleted := s.deleted + r.n_deleted;
-        s.retained := s.retained + r.n_retained;
-        s.moved := s.moved + r.n_moved;
-        s.absent := s.absent + r.n_absent;
-        s.claimed := r.n_claimed;
-        v_budget := v_budget - r.n_deleted;
-        IF r.n_claimed > 0 THEN
-            -- The new claims' dependents (and, when they fit, the items)
-            -- with what is left of the budget; the rest in later steps.
-            IF v_budget > 0 THEN
-                cd := cleanup.claims_drain(p_job, v_budget, p_preview);
-                s.deleted := s.deleted + cd.n_items;
-                s.released := s.released + cd.n_items + cd.n_absent + cd.n_moved + cd.n_retained;
-                s.absent := s.absent + cd.n_absent;
-                s.moved := s.moved + cd.n_moved;
-                s.retained := s.retained + cd.n_retained;
-                s.retries_deleted := s.retries_deleted + cd.n_retries;
-                s.previews_deleted := s.previews_deleted + cd.n_previews;
-                v_inflight := cd.n_left;
-            ELSE
-                v_inflight := r.n_claimed;
-            END IF;
-        END IF;
+    IF coalesce(cardinality(d.ids), 0) > 0 THEN
+        v := cleanup.step_judge(p_job, p_preview, v_budget, v_scope, j.server_id, j.pass_no > 1,
+                                coalesce(d.libs, ARRAY[j.cursor_library_id]), d.ids, d.xmins, d.ctids, s);
+        s := v.s;
+        v_inflight := v.inflight;
     END IF;
     s.mutations := s.deleted + s.retries_deleted + s.previews_deleted;
     s.claims_in_flight := v_inflight;
-    IF v_examined > 0 AND NOT v_keyed THEN
-        j.cursor_id := v_max;
+    IF s.examined > 0 AND NOT v_keyed THEN
+        j.cursor_id := d.max_id;
     END IF;
     s.cursor_to := j.cursor_id;
 
-    IF NOT v_more AND v_inflight = 0 THEN
+    IF NOT d.more AND v_inflight = 0 THEN
         -- This range is exhausted: next library, next pass, or finalize.
-        v_next := NULL;
-        IF j.pass_no = 1 AND j.kind = 'remove-server' AND j.cursor_library_id IS NOT NULL THEN
-            SELECT min(id) INTO v_next FROM inventory.libraries
-             WHERE server_id = j.server_id AND id > j.cursor_library_id;
-        END IF;
-        IF v_next IS NOT NULL THEN
-            j.cursor_library_id := v_next;
-            j.cursor_id := 0;
-        ELSIF s.retained > 0
-              OR EXISTS (SELECT 1 FROM cleanup.job_retained
-                          WHERE job_id = p_job
-                            AND (NOT p_preview OR j.pass_no = 1
-                                 OR NOT (item_id = ANY (coalesce(v_ids, '{}'::bigint[])
-                                                        || coalesce(v_kept_ids, '{}'::bigint[]))))) THEN
-            -- Retained rows remain (S5): another pass revisits them.
-            j.pass_no := j.pass_no + 1;
-            j.cursor_id := cleanup.pass_start(p_job, NULL);
-        ELSE
-            j.phase := 'finalizing';
-            j.cursor_id := 0;
-            j.cursor_library_id := v_lib;
-        END IF;
+        j := cleanup.step_range_next(p_job, p_preview, v_lib, s.retained, d.ids, d.kept_ids, j);
     END IF;
 END $$;
 
@@ -975,6 +1097,46 @@ BEGIN
     s.cursor_to := s.cursor_from;
 END $$;
 
+-- The items left in library P_LIB (at most 10,000 ids, NULL when none),
+-- read before a finalize step takes the parent row lock (S11, S13). Both
+-- indexes that lead with library_id are walked with plain index scans,
+-- never a bitmap scan: a plain scan marks the index entries of the
+-- drained range's deleted rows dead (LP_DEAD) as it passes them, a bitmap
+-- scan never does. Before, the check ran as a bitmap
+-- scan and marked nothing, so the two scans under the parent row lock,
+-- the guard's emptiness check (index (library_id, id)) and PostgreSQL's
+-- RESTRICT check (WHERE library_id = $1), each fetched every deleted
+-- row's heap tuple again: 285 and 307 buffers for a drained library of
+-- 20,000 items, growing with its size, while parent-row readers waited
+-- (counted with auto_explain, BUFFERS). After this walk they read index
+-- pages only (about 100 buffers each at that size).
+CREATE OR REPLACE FUNCTION cleanup.library_leftovers(p_lib bigint)
+RETURNS bigint[] LANGUAGE plpgsql STABLE
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+SET enable_indexonlyscan = off
+SET enable_sort = off
+SET enable_incremental_sort = off
+AS $$
+DECLARE
+    v_ids bigint[];
+    v_n   bigint;
+BEGIN
+    -- Index (library_id, id), in its order.
+    v_ids := ARRAY(SELECT i.id FROM inventory.items i
+                    WHERE (i.library_id, i.id) >= (p_lib, -9223372036854775808)
+                      AND (i.library_id, i.id) <= (p_lib, 9223372036854775807)
+                    ORDER BY i.library_id, i.id LIMIT 10000);
+    -- Index (library_id, external_id), in its order: the same rows (same
+    -- snapshot), walked for its dead entries.
+    v_n := (SELECT count(*) FROM (SELECT 1 FROM inventory.items i WHERE i.library_id = p_lib
+                                   ORDER BY i.library_id, i.external_id LIMIT 10000) q);
+    IF cardinality(v_ids) > 0 OR v_n > 0 THEN
+        RETURN v_ids;
+    END IF;
+    RETURN NULL;
+END $$;
+
 -- Mode finalize of a removal (S10, S11, S13): one parent per step, under
 -- its row lock, after re-checking emptiness under that lock.
 CREATE OR REPLACE FUNCTION cleanup.step_mode_finalize(p_job bigint, p_preview boolean,
@@ -1007,11 +1169,7 @@ BEGIN
         -- entries of every deleted row, tens of ms for 500k rows; that
         -- must not happen while writers' foreign-key checks queue on
         -- the parent row (benchmark finding, docs/benchmarks.md).
-        SELECT array_agg(id) INTO v_ret
-          FROM (SELECT id FROM inventory.items
-                 WHERE (library_id, id) >= (v_next, -9223372036854775808)
-                   AND (library_id, id) <= (v_next, 9223372036854775807)
-                 ORDER BY library_id, id LIMIT 10000) q;
+        v_ret := cleanup.library_leftovers(v_next);
         -- S11 under the parent row lock is the BEFORE DELETE guard's
         -- check (020_admission.sql) inside the DELETE below, with the
         -- RESTRICT foreign key behind it: a row that slipped in between
@@ -1047,9 +1205,10 @@ BEGIN
                                 )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
             END IF;
-            IF cleanup.lock_parent_row('library', v_next) THEN
-                t_parent := clock_timestamp();
-            ELSE
+            -- The parent row lock comes last (below), just before the
+            -- parent delete (S11: its hold is one short step); here only
+            -- whether the row is still there.
+            IF NOT EXISTS (SELECT 1 FROM inventory.libraries l WHERE l.id = v_next) THEN
                 v_next := NULL;     -- already gone: only possible around the guards
             END IF;
         END IF;
@@ -1081,15 +1240,34 @@ BEGIN
             -- 825 ms over 12.7M items). For an empty library the index
             -- is the right plan.
             PERFORM set_config('enable_seqscan', 'off', true);
+            -- Everything that does not need the
+            -- library's row lock first (its admission and count rows,
+            -- the audit record: nobody else can change them while this
+            -- step holds the library and admission locks), then the row
+            -- lock, the delete and the library's cleanup lock row, so
+            -- that a parent-row reader (a writer's foreign-key check)
+            -- waits for the delete and the step's commit only. All in
+            -- this step's transaction: a busy row lock undoes them.
             PERFORM cleanup.lock_parent_row('library admission', v_next);
+            DELETE FROM cleanup.library_admission WHERE library_id = v_next;
+            DELETE FROM cleanup.library_stats WHERE library_id = v_next;
+            PERFORM cleanup.audit_engine(p_job, 'delete-library',
+                format('library %s deleted, empty, by step %s of job %s', v_next, s.step_no, p_job));
             IF cleanup.failpoints_on() THEN
                 PERFORM cleanup.failpoint('step_before_parent_delete');
             END IF;
-            DELETE FROM cleanup.library_admission WHERE library_id = v_next;
-            DELETE FROM cleanup.library_stats WHERE library_id = v_next;
+            IF NOT cleanup.lock_parent_row('library', v_next) THEN
+                -- Gone since the look above: only around the guards.
+                -- Busy: nothing changes, and the next step finds it gone.
+                RAISE EXCEPTION 'library % vanished before its delete', v_next
+                    USING ERRCODE = '55P03',
+                          DETAIL = 'held by a transaction that has ended since',
+                          HINT = 'busy: retry later';
+            END IF;
+            t_parent := clock_timestamp();
             DELETE FROM inventory.libraries WHERE id = v_next;
-            PERFORM cleanup.audit_engine(p_job, 'delete-library',
-                format('library %s deleted, empty, by step %s of job %s', v_next, s.step_no, p_job));
+            -- After the delete: its guard checks that this transaction
+            -- holds the library's cleanup lock (cleanup.holds_lock).
             DELETE FROM cleanup.engine_locks WHERE key = cleanup.library_key(v_next);
             s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
         END IF;
@@ -1103,17 +1281,24 @@ BEGIN
         s.library_id := NULL;
         IF p_preview THEN
             s.servers_deleted := 1;
-        ELSIF cleanup.lock_parent_row('server', j.server_id) THEN
-            t_parent := clock_timestamp();
+        ELSIF EXISTS (SELECT 1 FROM inventory.media_servers m WHERE m.id = j.server_id) THEN
+            -- As for a library (above): the server's row lock last.
             PERFORM cleanup.lock_parent_row('server admission', j.server_id);
-            IF cleanup.failpoints_on() THEN
-                PERFORM cleanup.failpoint('step_before_parent_delete');
-            END IF;
             DELETE FROM cleanup.server_admission WHERE server_id = j.server_id;
-            DELETE FROM inventory.media_servers WHERE id = j.server_id;
             PERFORM cleanup.audit_engine(p_job, 'delete-server',
                 format('server %s (%s) deleted, without libraries, by step %s of job %s',
                        j.server_id, j.target_name, s.step_no, p_job));
+            IF cleanup.failpoints_on() THEN
+                PERFORM cleanup.failpoint('step_before_parent_delete');
+            END IF;
+            IF NOT cleanup.lock_parent_row('server', j.server_id) THEN
+                RAISE EXCEPTION 'server % vanished before its delete', j.server_id
+                    USING ERRCODE = '55P03',
+                          DETAIL = 'held by a transaction that has ended since',
+                          HINT = 'busy: retry later';
+            END IF;
+            t_parent := clock_timestamp();
+            DELETE FROM inventory.media_servers WHERE id = j.server_id;
             DELETE FROM cleanup.engine_locks WHERE key = cleanup.coordinator_key(j.server_id);
             s.parent_lock_ms := extract(epoch FROM clock_timestamp() - t_parent) * 1000;
             s.servers_deleted := 1;
