@@ -266,8 +266,27 @@ BEGIN
                    FOR SHARE OF la, sa SKIP LOCKED) p;
     END IF;
     IF v_fast THEN
+        -- A move: the two count rows, each by its own update in ascending
+        -- library order (as bump_counts locks them: no deadlock between
+        -- two moves), without bump_counts' call, unnest, grouping and
+        -- speculative insertion; a row not there yet goes through it.
         IF v_moved > 0 THEN
-            PERFORM cleanup.bump_counts(ARRAY[v_olo, v_nlo], ARRAY[-v_moved, v_moved]);
+            UPDATE cleanup.library_stats
+               SET item_count = item_count + CASE WHEN v_olo < v_nlo THEN -v_moved ELSE v_moved END,
+                   changed_at = now()
+             WHERE library_id = least(v_olo, v_nlo);
+            IF NOT FOUND THEN
+                PERFORM cleanup.bump_counts(ARRAY[least(v_olo, v_nlo)],
+                                            ARRAY[CASE WHEN v_olo < v_nlo THEN -v_moved ELSE v_moved END]);
+            END IF;
+            UPDATE cleanup.library_stats
+               SET item_count = item_count + CASE WHEN v_olo < v_nlo THEN v_moved ELSE -v_moved END,
+                   changed_at = now()
+             WHERE library_id = greatest(v_olo, v_nlo);
+            IF NOT FOUND THEN
+                PERFORM cleanup.bump_counts(ARRAY[greatest(v_olo, v_nlo)],
+                                            ARRAY[CASE WHEN v_olo < v_nlo THEN v_moved ELSE -v_moved END]);
+            END IF;
         END IF;
         RETURN NULL;
     END IF;
