@@ -331,10 +331,15 @@ int main(int argc, char **argv)
 	       1000 * bench_quantile(t_each, (size_t)o.rounds, 0.5) / (double)((o.ids + 127) / 128),
 	       1000 * bench_quantile(t_async, (size_t)o.rounds, 0.5) / (double)((o.ids + 127) / 128));
 
-	/* The line scripts/bench.sh gathers into the run's summary. */
-	printf("summary: manifest loading (job append / COPY, %ld IDs, median of %d): %.2fx (target <= 3x: %s)\n",
+	/* The line scripts/bench.sh gathers into the run's summary: the target
+	 * (1.5x, docs/benchmarks-append.md), and the server-CPU ratio beside the wall one. */
+	printf("summary: manifest loading (job append / COPY, %ld IDs, median of %d): %.2fx, server CPU %.2fx "
+	       "(target <= 1.5x: %s)\n",
 	       o.ids, o.rounds, bench_quantile(ratio, (size_t)o.rounds, 0.5),
-	       bench_quantile(ratio, (size_t)o.rounds, 0.5) <= 3.0 ? "met" : "NOT met");
+	       bench_quantile(c_copy, (size_t)o.rounds, 0.5) > 0
+	           ? bench_quantile(c_cli, (size_t)o.rounds, 0.5) / bench_quantile(c_copy, (size_t)o.rounds, 0.5)
+	           : 0,
+	       bench_quantile(ratio, (size_t)o.rounds, 0.5) <= 1.5 ? "met" : "NOT met");
 
 	unlink(path);
 	free(blob);

@@ -54,6 +54,9 @@ trap stop EXIT INT TERM
 
 conninfo=$("$ctl" --quiet sandbox start --dir "$dir")
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo) RAM, $(uname -sr)"
+# The commit the figures belong to (docs/benchmarks.md records it beside each table).
+commit=$(git -C "$(dirname "$0")" describe --always --dirty 2>/dev/null || echo unknown)
+echo "commit: $commit"
 status=0
 for p in $programs; do
 	if [ "$p" = bench_cleanup ]; then
@@ -79,7 +82,7 @@ done
 # prune ratios, manifest against COPY, 1/2/4 runners, client memory): each
 # program prints its own as "summary: " lines; the detail is above.
 echo
-echo "summary of this run ($(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end):"
+echo "summary of this run (commit $commit, $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end):"
 found=0
 for p in $programs; do
 	if grep -q '^summary: ' "$outdir/$p.out" 2>/dev/null; then

@@ -196,11 +196,10 @@ END $$;
 -- Statement triggers on inventory.items (AFTER, with transition tables).
 -- Without any watched library they return at once.
 --
--- Inserts and deletes: one function for both. Their triggers name their
--- one transition table alike, changed_rows (the new rows of an insert,
--- the old rows of a delete): each row is a membership change of its
--- library. PL/pgSQL compiles a trigger function once per trigger, so the
--- two triggers keep plans of their own.
+-- Deletes: each old row is a membership change of its library (the
+-- transition table is named changed_rows). Inserts are counted by the
+-- admission trigger (cleanup.items_after_insert, 020_admission.sql),
+-- with the same statements over its new_rows.
 CREATE OR REPLACE FUNCTION cleanup.count_guard_rows()
 RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -316,10 +315,10 @@ DROP TRIGGER IF EXISTS libraries_count_cache_insert ON inventory.libraries;
 CREATE TRIGGER libraries_count_cache_insert AFTER INSERT ON inventory.libraries
     FOR EACH ROW EXECUTE FUNCTION cleanup.count_library_created();
 
+-- Inserts: the admission trigger items_admit_insert does the count
+-- cache's part too (020_admission.sql: one trigger call a
+-- statement instead of two).
 DROP TRIGGER IF EXISTS items_count_cache_insert ON inventory.items;
-CREATE TRIGGER items_count_cache_insert AFTER INSERT ON inventory.items
-    REFERENCING NEW TABLE AS changed_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_rows();
 DROP TRIGGER IF EXISTS items_count_cache_update ON inventory.items;
 CREATE TRIGGER items_count_cache_update AFTER UPDATE ON inventory.items
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows

@@ -588,10 +588,10 @@ static void test_K5_missing_application_and_mismatch_are_sticky(void **state)
 	(void)state;
 	visit(lib);
 	settle(lib);
-	pgtest_exec(c, "ALTER TABLE inventory.items DISABLE TRIGGER items_count_cache_insert");
+	pgtest_exec(c, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	pgtest_exec(c, "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"m1\"}]')",
 	            (long long)lib);
-	pgtest_exec(c, "ALTER TABLE inventory.items ENABLE TRIGGER items_count_cache_insert");
+	pgtest_exec(c, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	assert_state(lib, "withheld");
 	assert_reason_has(lib, "missing application");
 	pgtest_exec(c, "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"m2\"}]')",

@@ -1,0 +1,13 @@
+-- 017_one_insert_trigger: one statement trigger for a sync writer's insert
+-- (docs/benchmarks.md, "Sync writers").
+--
+-- An insert into inventory.items fired two AFTER statement triggers with
+-- transition tables: items_admit_insert (admission, counters) and
+-- items_count_cache_insert (the count cache). Each call paid a PL/pgSQL
+-- entry through fmgr_security_definer (its pinned search_path saved and
+-- restored) and its own transition-table scan: 19-26 us a statement for
+-- the second, which returns at once unless some library is watched.
+-- cleanup.items_after_insert (020_admission.sql) now does the count
+-- cache's part after admission, as the two triggers fired (name order);
+-- deletes and updates keep their count-cache triggers.
+DROP TRIGGER IF EXISTS items_count_cache_insert ON inventory.items;
