@@ -791,6 +791,29 @@ bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_sub
 	return false;
 }
 
+/* Prints the words of P, each after a space, from column COL on, wrapped
+ * at 78 columns onto lines that start with CONT spaces (never before the
+ * first word). Returns the column reached. */
+static int print_wrapped(FILE *f, const char *p, int col, int cont)
+{
+	int first = col;
+
+	while (*p) {
+		size_t w;
+
+		while (*p == ' ')
+			p++;
+		w = strcspn(p, " ");
+		if (w == 0)
+			break;
+		if (col > first && col + 1 + (int)w > 78)
+			col = fprintf(f, "\n%*s", cont, "") - 1;
+		col += fprintf(f, " %.*s", (int)w, p);
+		p += w;
+	}
+	return col;
+}
+
 /* The options of a table, one a row: "  --x ARG   help" (the help wrapped
  * at 78 columns under itself). */
 static void print_options(FILE *f, const cli_option *opts)
@@ -817,19 +840,7 @@ static void print_options(FILE *f, const cli_option *opts)
 			col = fprintf(f, "%*s", indent - 2, "");
 		}
 		col += fprintf(f, " ");
-		while (*p) {
-			size_t w;
-
-			while (*p == ' ')
-				p++;
-			w = strcspn(p, " ");
-			if (w == 0)
-				break;
-			if (col >= indent && col + 1 + (int)w > 78)
-				col = fprintf(f, "\n%*s", indent - 1, "") - 1;
-			col += fprintf(f, " %.*s", (int)w, p);
-			p += w;
-		}
+		print_wrapped(f, p, col, indent - 1);
 		fputc('\n', f);
 	}
 }
@@ -870,21 +881,9 @@ void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs)
 	for (i = 0; subs[i].name; i++) {
 		char line[1024];
 		const char *p = cli_usage_line(line, sizeof line, "", subs[i].usage, subs[i].options);
-		int indent = fprintf(f, "  %s %s", cmd, subs[i].name), col = indent;
+		int indent = fprintf(f, "  %s %s", cmd, subs[i].name);
 
-		while (*p) {
-			size_t w;
-
-			while (*p == ' ')
-				p++;
-			w = strcspn(p, " ");
-			if (w == 0)
-				break;
-			if (col > indent && col + 1 + (int)w > 78)
-				col = fprintf(f, "\n%*s", indent, "") - 1;
-			col += fprintf(f, " %.*s", (int)w, p);
-			p += w;
-		}
+		print_wrapped(f, p, indent, indent);
 		fprintf(f, "\n      %s\n", subs[i].summary);
 	}
 }

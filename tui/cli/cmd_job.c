@@ -236,16 +236,33 @@ static const cli_option seal_options[] = {
 	CLI_ROW_END,
 };
 
-static int job_seal(cli_ctx *ctx, int argc, char **argv)
+/* Seals job ID with EXPECTED (ACTION ACT_SEAL) or moves it (pause,
+ * resume, cancel), retrying a busy answer for WAIT seconds; ends as
+ * finish_job. */
+static int job_act(cli_ctx *ctx, int64_t id, tui_action action, int64_t expected, double wait)
 {
-	seal_opts o = {-1, 0};
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
 	cli_wait w;
+	int rc;
+
+	cli_job_app_name(ctx, id, tui_action_name(action));
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	cli_wait_begin(&w, wait);
+	do
+		rc = action == ACT_SEAL ? tui_op_seal(&job, e, id, expected, &err)
+		                        : tui_op_transition(&job, e, id, action, &err);
+	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
+	return finish_job(ctx, e, rc, &job, &err, action);
+}
+
+static int job_seal(cli_ctx *ctx, int argc, char **argv)
+{
+	seal_opts o = {-1, 0};
 	cli_args a;
 	int64_t id;
-	int rc;
 
 	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
 		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job seal needs a job id and --expected N") : EXIT_USAGE;
@@ -254,14 +271,7 @@ static int job_seal(cli_ctx *ctx, int argc, char **argv)
 	if (o.expected < 0)
 		return cli_usage(ctx, &cmd_job_entry,
 		                 "job seal needs --expected N: the unique count of the complete traversal");
-	cli_job_app_name(ctx, id, "seal");
-	if ((rc = cli_connect(ctx, &e, true)))
-		return rc;
-	cli_wait_begin(&w, o.wait);
-	do
-		rc = tui_op_seal(&job, e, id, o.expected, &err);
-	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
-	return finish_job(ctx, e, rc, &job, &err, ACT_SEAL);
+	return job_act(ctx, id, ACT_SEAL, o.expected, o.wait);
 }
 
 typedef struct transition_opts {
@@ -276,13 +286,8 @@ static const cli_option transition_options[] = {
 static int job_transition(cli_ctx *ctx, int argc, char **argv)
 {
 	transition_opts o = {0};
-	cleanup_engine *e = NULL;
-	cleanup_error err;
-	cleanup_job job;
-	cli_wait w;
 	cli_args a;
 	int64_t id;
-	int rc;
 
 	if (argc < 2)
 		return cli_usage(ctx, &cmd_job_entry, "job %s needs exactly one job id", argv[0]);
@@ -292,14 +297,7 @@ static int job_transition(cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, &cmd_job_entry, "job %s needs exactly one job id", argv[0]);
 	if (!cli_parse_id(ctx, "job id", a.pos[0], &id))
 		return EXIT_USAGE;
-	cli_job_app_name(ctx, id, argv[0]);
-	if ((rc = cli_connect(ctx, &e, true)))
-		return rc;
-	cli_wait_begin(&w, o.wait);
-	do
-		rc = tui_op_transition(&job, e, id, tui_action_from_name(argv[0]), &err);
-	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
-	return finish_job(ctx, e, rc, &job, &err, tui_action_from_name(argv[0]));
+	return job_act(ctx, id, tui_action_from_name(argv[0]), 0, o.wait);
 }
 
 /* job show's one option: its value is the int64_t the parser is given. */
