@@ -59,6 +59,13 @@ static void roff_option(FILE *f, const cli_option *o)
 	fputc('\n', f);
 }
 
+/* The usage line without a name: the words and the options (cli.h). */
+static const char *usage_words(char *buf, size_t len, const char *usage, const cli_option *opts)
+{
+	cli_usage_line(buf, len, "", usage, opts);
+	return buf + (buf[0] == ' ');
+}
+
 static void roff_options(FILE *f, const cli_option *opts)
 {
 	int k;
@@ -152,7 +159,7 @@ static int write_man(const char *path)
 			fputc(' ', f);
 			roff(f, s->name);
 			fputs("\\fR ", f);
-			roff(f, cli_usage_line(line, sizeof line, "", s->usage, s->options) + 1);
+			roff(f, usage_words(line, sizeof line, s->usage, s->options));
 			fputc('\n', f);
 			roff(f, s->summary);
 			fputs(".\n", f);
@@ -212,7 +219,7 @@ static int write_console_man(const char *path)
 	{
 		char line[1024];
 
-		roff(f, cli_usage_line(line, sizeof line, "", cmd_console_entry.usage, cmd_console_entry.options) + 1);
+		roff(f, usage_words(line, sizeof line, cmd_console_entry.usage, cmd_console_entry.options));
 	}
 	fputs("\n.SH DESCRIPTION\n"
 	      "The console is a dashboard of servers, libraries, jobs, locks and a log, refreshed from the database "
