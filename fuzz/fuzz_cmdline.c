@@ -7,11 +7,10 @@
  *                 W % 100 columns wide; FA: open it again; FB: close it.
  *   2             cleanupctl's option parsing (cli.h): the rest is argv,
  *                 arguments separated by NUL bytes, parsed as a command
- *                 parses its options: cli_opt() for --library, --max-steps,
- *                 --max-busy, --offset, --db and --deadline;
- *                 cli_parse_id(), cli_parse_int() and cli_int_syntax() on
- *                 the values, cli_seconds_syntax() on --deadline; other
- *                 words as ids, signed values and seconds.
+ *                 parses its options: cli_parse_argv() with a table of
+ *                 one option of each kind; cli_parse_id(), cli_parse_int()
+ *                 and cli_int_syntax() on every word as an id and a signed
+ *                 value, cli_seconds_syntax() as seconds.
  *   3             cli_json_string(): the rest (cut at a NUL) as a string.
  *   4             tui_sanitize_cell() and tui_is_safe() (sanitize.h): byte
  *                 1 the width, byte 2 the buffer size, the rest the text.
@@ -20,9 +19,10 @@
  * UTF-8 below LINEEDIT_MAX with the cursor within it; Enter submits
  * exactly the text shown; after a submit or a cancel further keys change
  * nothing; the hint is clean UTF-8; drawing keeps the cursor inside the
- * field. Options: cli_opt() finds a value exactly where the "--name VALUE"
- * / "--name=VALUE" rule says, advances the index only over a separate
- * value, and reports a missing one; an integer is accepted exactly when it
+ * field. Options: cli_parse_argv() says why exactly when it refuses, never
+ * shows a password, keeps within its room, and every value it accepts obeys
+ * its row's rule and is the one "--name VALUE" / "--name=VALUE" gives; an
+ * integer is accepted exactly when it
  * is DIGITS (a '-' only where the range goes below 0) within the range,
  * with that value; seconds exactly when DIGITS[.DIGITS] within the range.
  * JSON: the output is one RFC 8259 string literal with nothing a terminal
@@ -299,23 +299,36 @@ static void check_seconds(const char *value, uint8_t pick)
 		fuzz_fail("seconds \"%s\" refused without a rule, or with the output written", value);
 }
 
+/* The options a command's table might hold, one of each kind (cli.h). */
+typedef struct fuzz_opts {
+	int64_t library, max_steps, offset;
+	cli_ints ids;
+	double deadline;
+	const char *db;
+	bool flag;
+} fuzz_opts;
+
+static const cli_option fuzz_table[] = {
+	CLI_ROW_INT("--library", "ID", "an id", fuzz_opts, library, 1, INT64_MAX),
+	CLI_ROW_INT("--max-steps", "N", "a count", fuzz_opts, max_steps, 1, 1000000),
+	CLI_ROW_INT("--offset", "N", "a signed value", fuzz_opts, offset, -1000, 1000),
+	{"--server", "ID", "repeatable", NULL, CLI_INTS, offsetof(fuzz_opts, ids), 1, INT64_MAX, 0, NULL, NULL},
+	{"--deadline", "SECONDS", "seconds", NULL, CLI_DECIMAL, offsetof(fuzz_opts, deadline), 0, 604800000,
+	 CLI_ABOVE_MIN, NULL, NULL},
+	{"--db", "CONNINFO", "a secret", NULL, CLI_STRING, offsetof(fuzz_opts, db), 0, 0, CLI_SECRET, NULL, NULL},
+	CLI_ROW_FLAG("--flag", "a flag", fuzz_opts, flag, 0),
+	CLI_ROW_END,
+};
+
 static void options(const uint8_t *d, size_t n)
 {
-	static const struct {
-		const char *name;
-		int64_t min, max;
-		bool id, numeric;
-	} opts[] = {
-		{"--library", 1, INT64_MAX, true, true},
-		{"--max-steps", 1, 1000000, false, true},
-		{"--max-busy", 0, 1000, false, true},
-		{"--offset", -1000, 1000, false, true},
-		{"--db", 0, 0, false, false},
-		{"--deadline", 0, 0, false, false},
-	};
-	char *buf = malloc(n + 1), *argv[16];
-	int argc = 1, i;
+	char *buf = malloc(n + 1), *argv[16], msg[512];
+	int64_t room[4];
+	fuzz_opts o;
+	cli_args a;
+	int argc = 1, i, k2;
 	size_t k, start = 0;
+	bool ok, after_dashes = false;
 
 	if (!buf)
 		fuzz_fail("out of memory");
@@ -328,46 +341,62 @@ static void options(const uint8_t *d, size_t n)
 			start = k + 1;
 		}
 	}
-	for (i = 1; i < argc; i++) {
-		bool matched = false;
-		size_t o;
+	memset(&o, 0, sizeof o);
+	o.library = o.max_steps = o.offset = -7;
+	o.ids.v = room;
+	o.ids.cap = 4;
+	memset(&a, 0, sizeof a);
+	ok = cli_parse_argv(fuzz_table, argc, argv, 1, 4, &o, &a, msg, sizeof msg);
+	/* the message: empty on success, said on failure, never a password */
+	if (ok != (msg[0] == '\0'))
+		fuzz_fail("cli_parse_argv: %s but message \"%s\"", ok ? "accepted" : "refused", msg);
+	if (!ok && strstr(msg, "given twice") && strstr(msg, "--db") && strstr(msg, "password=") &&
+	    !strstr(msg, "password=***"))
+		fuzz_fail("cli_parse_argv: a password in \"%s\"", msg);
+	if (ok) {
+		/* every value the parser accepted obeys its row's rule, and is
+		 * what "--name VALUE" / "--name=VALUE" says */
+		if (a.npos > 4 || o.ids.n > 4)
+			fuzz_fail("cli_parse_argv: %d words, %zu ids: more than room", a.npos, o.ids.n);
+		if (cli_given(&a, fuzz_table, "--max-steps") != (o.max_steps != -7) ||
+		    (o.max_steps != -7 && (o.max_steps < 1 || o.max_steps > 1000000)))
+			fuzz_fail("cli_parse_argv: --max-steps %" PRId64 " against its rule", o.max_steps);
+		if (o.offset != -7 && (o.offset < -1000 || o.offset > 1000))
+			fuzz_fail("cli_parse_argv: --offset %" PRId64 " out of range", o.offset);
+		if (cli_given(&a, fuzz_table, "--deadline") && !(o.deadline > 0 && o.deadline <= 604800))
+			fuzz_fail("cli_parse_argv: --deadline %g out of range", o.deadline);
+		for (i = 1; i < argc; i++) {
+			const char *v = NULL;
 
-		for (o = 0; o < sizeof opts / sizeof opts[0] && !matched; o++) {
-			const char *name = opts[o].name, *want = NULL, *v;
-			size_t len = strlen(name);
-			bool missing = true, want_missing = false;
-			int j = i, want_j = i;
-
-			if (strncmp(argv[i], name, len) == 0) {
-				if (argv[i][len] == '=') {
-					want = argv[i] + len + 1;
-				} else if (argv[i][len] == '\0') {
-					if (i + 1 < argc)
-						want = argv[++want_j];
-					else
-						want_missing = true;
-				}
+			if (strcmp(argv[i], "--") == 0 && !after_dashes) {
+				after_dashes = true;
+				continue;
 			}
-			v = cli_opt(argc, argv, &j, name, &missing);
-			if (v != want || j != want_j || missing != want_missing)
-				fuzz_fail("cli_opt(\"%s\") on \"%s\": value %s, index %d, missing %d; expected %s, %d, %d", name,
-				          argv[i], v ? v : "(none)", j, missing, want ? want : "(none)", want_j, want_missing);
+			if (after_dashes)
+				continue;
+			if (strncmp(argv[i], "--library=", 10) == 0)
+				v = argv[i] + 10;
+			else if (strcmp(argv[i], "--library") == 0 && i + 1 < argc)
+				v = argv[i + 1];
 			if (v) {
-				matched = true;
-				if (opts[o].numeric)
-					check_int(name, v, opts[o].min, opts[o].max, opts[o].id);
-				else if (strcmp(name, "--deadline") == 0)
-					check_seconds(v, (uint8_t)i);
-				i = j;
-			} else if (missing) {
-				matched = true;
+				int64_t want;
+
+				if (!ref_int(v, 1, INT64_MAX, &want) || want != o.library)
+					fuzz_fail("cli_parse_argv: --library \"%s\" gave %" PRId64, v, o.library);
+				break;
 			}
+			/* a value of an option, or a word that is not an option */
+			for (k2 = 0; fuzz_table[k2].name; k2++)
+				if (fuzz_table[k2].arg && strcmp(argv[i], fuzz_table[k2].name) == 0)
+					break;
+			if (fuzz_table[k2].name)
+				i++;
 		}
-		if (!matched) {
-			check_int("job id", argv[i], 1, INT64_MAX, true);
-			check_int("a signed value", argv[i], INT64_MIN, INT64_MAX, false);
-			check_seconds(argv[i], (uint8_t)i);
-		}
+	}
+	for (i = 1; i < argc; i++) {
+		check_int("job id", argv[i], 1, INT64_MAX, true);
+		check_int("a signed value", argv[i], INT64_MIN, INT64_MAX, false);
+		check_seconds(argv[i], (uint8_t)i);
 	}
 	free(buf);
 }

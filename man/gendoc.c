@@ -59,6 +59,13 @@ static void roff_option(FILE *f, const cli_option *o)
 	fputc('\n', f);
 }
 
+/* The usage line without a name: the words and the options (cli.h). */
+static const char *usage_words(char *buf, size_t len, const char *usage, const cli_option *opts)
+{
+	cli_usage_line(buf, len, "", usage, opts);
+	return buf + (buf[0] == ' ');
+}
+
 static void roff_options(FILE *f, const cli_option *opts)
 {
 	int k;
@@ -129,21 +136,19 @@ static int write_man(const char *path)
 	fputs(".SH COMMANDS\n", f);
 	for (i = 0; cli_commands[i].cmd; i++) {
 		const cli_command_doc *d = &cli_commands[i];
+		char line[1024];
 
+		/* the usage line, as --help prints it (cli_usage_line) */
 		fputs(".SS \"", f);
-		roff(f, d->cmd->name);
-		if (d->cmd->usage[0]) {
-			fputc(' ', f);
-			roff(f, d->cmd->usage);
-		}
+		roff(f, cli_usage_line(line, sizeof line, d->cmd->name, d->cmd->usage, d->cmd->options));
 		fputs("\"\n", f);
 		roff(f, d->cmd->summary);
 		fputs(".\n", f);
 		if (d->cmd == &cmd_console_entry)
 			fputs("See \\fBcleanupctl\\-console\\fR(1).\n", f);
-		if (d->options && d->options[0].name) {
+		if (d->cmd->options && d->cmd->options[0].name) {
 			fputs(".RS\n", f);
-			roff_options(f, d->options);
+			roff_options(f, d->cmd->options);
 			fputs(".RE\n", f);
 		}
 		for (k = 0; d->subcommands && d->subcommands[k].name; k++) {
@@ -154,7 +159,7 @@ static int write_man(const char *path)
 			fputc(' ', f);
 			roff(f, s->name);
 			fputs("\\fR ", f);
-			roff(f, s->usage);
+			roff(f, usage_words(line, sizeof line, s->usage, s->options));
 			fputc('\n', f);
 			roff(f, s->summary);
 			fputs(".\n", f);
@@ -211,16 +216,18 @@ static int write_console_man(const char *path)
 		return -1;
 	man_header(f, "cleanupctl-console", "the cleanupctl operator console");
 	fputs(".SH SYNOPSIS\n.B cleanupctl\n[\\fB\\-\\-db\\fR \\fICONNINFO\\fR] \\fBconsole\\fR ", f);
-	roff(f, cmd_console_entry.usage);
+	{
+		char line[1024];
+
+		roff(f, usage_words(line, sizeof line, cmd_console_entry.usage, cmd_console_entry.options));
+	}
 	fputs("\n.SH DESCRIPTION\n"
 	      "The console is a dashboard of servers, libraries, jobs, locks and a log, refreshed from the database "
 	      "without ever blocking the keyboard. It needs a terminal on stdin and stdout; scripts use "
 	      "\\fBcleanupctl status \\-\\-json\\fR or \\fBstatus \\-\\-watch\\fR.\n"
 	      ".SH OPTIONS\n",
 	      f);
-	for (k = 0; cli_commands[k].cmd; k++)
-		if (cli_commands[k].cmd == &cmd_console_entry)
-			roff_options(f, cli_commands[k].options);
+	roff_options(f, cmd_console_entry.options);
 	fputs(".SH PANELS\n"
 	      ".TP\n.B servers\nservers with their admission state and library counts\n"
 	      ".TP\n.B libraries\nlibraries of the selected server, item counts, admission\n"
@@ -370,7 +377,7 @@ static int write_bash(const char *path)
 	for (i = 0; cli_commands[i].cmd; i++) {
 		const cli_command_doc *d = &cli_commands[i];
 
-		bash_values(f, d->cmd->name, d->options);
+		bash_values(f, d->cmd->name, d->cmd->options);
 		for (k = 0; d->subcommands && d->subcommands[k].name; k++) {
 			char c[128];
 
@@ -389,7 +396,7 @@ static int write_bash(const char *path)
 		const cli_command_doc *d = &cli_commands[i];
 
 		fprintf(f, "\t%s) COMPREPLY=($(compgen -W \"$globals ", d->cmd->name);
-		names(f, d->options);
+		names(f, d->cmd->options);
 		for (k = 0; d->subcommands && d->subcommands[k].name; k++)
 			fprintf(f, " %s", d->subcommands[k].name);
 		if (d->words)
@@ -510,7 +517,7 @@ static int write_zsh(const char *path)
 			fputs("\t\t\t\tesac\n\t\t\tfi ;;\n", f);
 		} else {
 			fputs("\t\t\t_arguments", f);
-			zsh_specs(f, d->options);
+			zsh_specs(f, d->cmd->options);
 			if (d->words || d->word_table) {
 				fprintf(f, " \\\n\t\t'1:action:(%s", d->words ? d->words : "");
 				for (k = 0; d->word_table && d->word_table[k]; k++)

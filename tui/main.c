@@ -1,7 +1,8 @@
 /* cleanupctl: the one binary. Parses the global options (--db, --json,
- * --quiet, --help, --version) wherever they appear, takes the conninfo from
- * CLEANUPCTL_DB when --db is not given, then dispatches to a command from
- * the table in cli.c (cli_commands). */
+ * --quiet, --help, --version) wherever they appear, by their table
+ * (cli_global_options), takes the conninfo from CLEANUPCTL_DB when --db is
+ * not given, then dispatches to a command from the table in cli_commands.c
+ * (cli_commands). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,17 +18,24 @@
 #define DB_ENV "CLEANUPCTL_DB"
 
 /* The --help text: the global options and every command, from the tables
- * in cli.c (the man page and completions come from the same tables). */
+ * in cli_commands.c (the man page and completions come from the same
+ * tables). */
 static void print_help(FILE *f)
 {
+	char line[1024];
 	int i;
 
-	fprintf(f, "usage: cleanupctl [--db CONNINFO] [--json] [--quiet] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: %s COMMAND [ARGS]\n\n"
 	           "Bounded, fenced, resumable cleanup of media inventory in PostgreSQL.\n\n"
-	           "commands:\n");
-	for (i = 0; cli_commands[i].cmd; i++)
-		fprintf(f, "  %-9s %-44s %s\n", cli_commands[i].cmd->name, cli_commands[i].cmd->usage,
-		        cli_commands[i].cmd->summary);
+	           "commands:\n",
+	        cli_usage_line(line, sizeof line, "cleanupctl", NULL, cli_global_options));
+	for (i = 0; cli_commands[i].cmd; i++) {
+		const cli_command *cmd = cli_commands[i].cmd;
+
+		/* the usage line without the command's name */
+		cli_usage_line(line, sizeof line, "", cmd->usage, cmd->options);
+		fprintf(f, "  %-9s %-44s %s\n", cmd->name, line + (line[0] == ' '), cmd->summary);
+	}
 	fprintf(f, "\nConnection: --db CONNINFO, else $" DB_ENV ", else PGHOST, PGPORT, PGDATABASE,\n"
 	           "PGUSER, PGSERVICE, else a running sandbox. Passwords: ~/.pgpass or $" DB_ENV ",\n"
 	           "never --db (ps shows a command line to every local user).\n"
@@ -69,86 +77,55 @@ static const char *conninfo_choice(cli_ctx *ctx, const char *db_given)
 
 /* Main: global options first (--json is looked for before anything else,
  * so that every usage error, a missing --db value included, is one JSON
- * document with --json), then the conninfo (conninfo_choice), then the
- * command. Returns the exit code. */
+ * document with --json), parsed by their table (cli_global_options) from
+ * anywhere on the command line, the other words kept in order for the
+ * command; then the conninfo (conninfo_choice), then the command. Returns
+ * the exit code. */
 int main(int argc, char **argv)
 {
+	/* --json's row alone: the first pass reads only it */
+	const cli_option json_only[] = {*cli_option_find(cli_global_options, "--json"), CLI_ROW_END};
 	cli_ctx ctx = {0};
-	char **rest;
-	int nrest = 0, i, rc;
-	bool help = false;
+	cli_globals g = {NULL, false, false, false, false, -1};
+	cli_args a;
+	cleanup_error err;
+	int i, rc;
 
 	ctx.argv0 = "cleanupctl";
 	ctx.timeout_s = -1;
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--json") == 0)
-			ctx.json = true;
-	rest = calloc((size_t)argc + 1, sizeof *rest);
-	if (!rest)
+	memset(&a, 0, sizeof a);
+	a.rest = calloc((size_t)argc + 1, sizeof *a.rest);
+	if (!a.rest)
 		return EXIT_ERROR;
-	for (i = 1; i < argc; i++) {
-		bool missing = false;
-		const char *v;
+	cleanup_error_clear(&err);
+	if (cli_parse_argv(json_only, argc, argv, 1, 0, &g, &a, err.message, sizeof err.message))
+		ctx.json = g.json;
+	g.json = false;
+	a.nrest = 0;
+	if (!cli_parse_argv(cli_global_options, argc, argv, 1, 0, &g, &a, err.message, sizeof err.message)) {
+		rc = cli_usage(&ctx, NULL, "%s", err.message);
+		goto out;
+	}
+	ctx.json = g.json;
+	ctx.quiet = g.quiet;
+	ctx.db = g.db;
+	if (g.version) {
+		rc = print_version(&ctx);
+		goto out;
+	}
+	if (g.timeout >= 0) {
+		/* Global: every command's transactions (F1); job
+		 * step, job run and worker take it as before. */
+		int64_t t = g.timeout;
 
-		if (strcmp(argv[i], "--") == 0) {
-			for (i++; i < argc; i++)
-				rest[nrest++] = argv[i];
-			break;
-		}
-		if ((v = cli_opt(argc, argv, &i, "--db", &missing)) || missing) {
-			if (missing) {
-				rc = cli_usage(&ctx, NULL, "--db needs a conninfo, e.g. --db 'host=/tmp dbname=cleanup_lab'");
-				goto out;
-			}
-			if (ctx.db) {
-				char first[512], second[512];
-
-				/* Either value may carry a password: shown redacted. */
-				rc = cli_usage(&ctx, NULL,
-				               "--db given twice (\"%s\", then \"%s\"): an option is given once, it never "
-				               "silently wins",
-				               cleanup_conninfo_redact(first, sizeof first, ctx.db),
-				               cleanup_conninfo_redact(second, sizeof second, v));
-				goto out;
-			}
-			ctx.db = v;
-		} else if ((v = cli_opt(argc, argv, &i, "--timeout", &missing)) || missing) {
-			/* Global: every command's transactions (F1); job
-			 * step, job run and worker take it as before. */
-			int64_t t;
-
-			if (missing) {
-				rc = cli_usage(&ctx, NULL, "--timeout needs a number of seconds, 0 (none) to 86400");
-				goto out;
-			}
-			if (ctx.timeout_s >= 0) {
-				rc = cli_usage(&ctx, NULL, "--timeout given twice: an option is given once, it never silently wins");
-				goto out;
-			}
-			if (!cli_parse_int(&ctx, "--timeout", v, 0, 86400, &t)) {
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			ctx.timeout_s = t;
-			cleanup_engine_defaults((int)(t * 1000), t > 0 && t * 1000 < CLEANUP_DEFAULT_LOCK_TIMEOUT_MS
-			                                             ? (int)(t * 1000)
-			                                             : CLEANUP_DEFAULT_LOCK_TIMEOUT_MS);
-		} else if (strcmp(argv[i], "--json") == 0) {
-			ctx.json = true;
-		} else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
-			ctx.quiet = true;
-		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			help = true;
-		} else if (strcmp(argv[i], "--version") == 0) {
-			rc = print_version(&ctx);
-			goto out;
-		} else {
-			rest[nrest++] = argv[i];
-		}
+		ctx.timeout_s = t;
+		cleanup_engine_defaults((int)(t * 1000), t > 0 && t * 1000 < CLEANUP_DEFAULT_LOCK_TIMEOUT_MS
+		                                             ? (int)(t * 1000)
+		                                             : CLEANUP_DEFAULT_LOCK_TIMEOUT_MS);
 	}
 	ctx.db = conninfo_choice(&ctx, ctx.db);
-	if (nrest == 0) {
-		if (help) {
+	if (a.nrest == 0) {
+		if (g.help) {
 			print_help(stdout);
 			rc = EXIT_DONE;
 		} else if (ctx.json) {
@@ -162,28 +139,22 @@ int main(int argc, char **argv)
 	for (i = 0; cli_commands[i].cmd; i++) {
 		const cli_command *cmd = cli_commands[i].cmd;
 
-		if (strcmp(cmd->name, rest[0]) == 0) {
-			if (help) {
-				printf("usage: cleanupctl %s %s\n  %s\n", cmd->name, cmd->usage, cmd->summary);
-				if (cli_commands[i].subcommands) {
-					putchar('\n');
-					cli_print_subcommands(stdout, cmd->name, cli_commands[i].subcommands);
-				} else if (cmd == &cmd_console_entry) {
-					printf("\n%s", cmd_console_help);
-				}
+		if (strcmp(cmd->name, a.rest[0]) == 0) {
+			if (g.help) {
+				cli_print_help(stdout, cmd, cli_commands[i].subcommands);
 				rc = EXIT_DONE;
 				goto out;
 			}
-			rc = cmd->exec(&ctx, nrest, rest);
+			rc = cmd->exec(&ctx, a.nrest, a.rest);
 			goto out;
 		}
 	}
-	rc = cli_usage(&ctx, NULL, "unknown command \"%s\"", rest[0]);
+	rc = cli_usage(&ctx, NULL, "unknown command \"%s\"", a.rest[0]);
 	if (!ctx.json) {
 		fputc('\n', stderr);
 		print_help(stderr);
 	}
 out:
-	free(rest);
+	free(a.rest);
 	return rc;
 }

@@ -84,7 +84,8 @@ for s in "${subs[@]}"; do
 	grep -qF "'$s:" "$ZSH_C" || fail "the zsh completion does not offer job $s"
 done
 
-# 3. Options: every "--option" a command's source parses. Words on a line
+# 3. Options: every "--option" a command's source names (its table: the
+#    parser reads nothing else, 3d). Words on a line
 #    that starts another program (demo's writer: execl) are that program's.
 for src in "$CLEANUP_SOURCE_DIR"/tui/cli/cmd_*.c; do
 	# the first quoted word after each descriptor is its name
@@ -122,6 +123,47 @@ for opt in $(grep -o '"--[a-z][a-z-]*"' "$CLEANUP_SOURCE_DIR/tui/main.c" | tr -d
 	man_globals | grep -qF -- "\\fB$(roff_opt "$opt")\\fR" || fail "global option $opt is not in cleanupctl(1)"
 	grep -qE "^	local globals=\".*$opt( |\")" "$BASH_C" || fail "the bash completion does not offer $opt"
 	grep -qF -- "'$opt[" "$ZSH_C" || fail "the zsh completion does not offer $opt"
+done
+
+# 3d. Descriptors that parse (tmux's cmd_entry): the option table is the
+#     parser, the usage line and --help, so no command parses argv itself
+#     and no descriptor writes its options into its usage words.
+for src in "$CLEANUP_SOURCE_DIR"/tui/cli/cmd_*.c "$CLEANUP_SOURCE_DIR/tui/main.c"; do
+	check
+	hand=$(grep -nE 'str(n)?cmp\([^;]*"-|cli_opt\(|cli_no_repeats|cli_step_option|argv\[[^]]*\]\[[0-9]+\] *== *.-' "$src")
+	[ -z "$hand" ] || fail "${src##*/} parses options by hand (the table's parser does): $hand"
+	# the usage words of each descriptor (the second string of "const
+	# cli_command cmd_x_entry = {", of each row of a cli_subcommand table)
+	while IFS= read -r u; do
+		check
+		[[ $u != *--* ]] || fail "${src##*/}: usage words \"$u\" name an option: the usage line comes from the table"
+	done < <(awk '/const cli_command cmd_[a-z_]*_entry = \{/ { want = 2 }
+		/^const cli_subcommand [a-z_]*\[\] = \{/ { rows = 1; next } rows && /^};/ { rows = 0 }
+		rows && /^\t\{"[a-z]+", "/ { split($0, q, "\""); print q[4]; next }
+		want { while (want && match($0, /"[^"]*"/)) { w = substr($0, RSTART + 1, RLENGTH - 2);
+			$0 = substr($0, RSTART + RLENGTH); if (--want == 0) print w } }' "$src")
+done
+# Each command's --help: its usage line names each option of the man page's
+# section once (both from the table), and its options list shows each.
+for cmd in $("$CLEANUPCTL" --help | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
+	[ "$cmd" = job ] && continue
+	help=$("$CLEANUPCTL" "$cmd" --help 2>&1)
+	usage=$(sed -n 's/^usage: cleanupctl //p' <<<"$help" | head -1)
+	documented=$(man_section "$cmd" | grep -oE '^\\fB(\\-)+[a-z][a-z\\-]*\\fR' | sed 's/\\fB//; s/\\fR//; s/\\-/-/g' | sort)
+	in_usage=$(grep -oE -- '--[a-z][a-z-]*' <<<"$usage" | sort)
+	aliases=$(comm -23 <(echo "$documented") <(echo "$in_usage" | sort -u))
+	check
+	[ "$(echo "$in_usage" | uniq -d)" = "" ] || fail "$cmd --help: an option twice in the usage line: $usage"
+	[ -z "$(comm -13 <(echo "$documented") <(echo "$in_usage" | sort -u))" ] ||
+		fail "$cmd --help: the usage line names an option the table lacks: $usage"
+	for opt in $documented; do
+		check
+		grep -qE -- "^  $opt( |$)" <<<"$help" || fail "$cmd --help does not list $opt (from its table)"
+	done
+	for opt in $aliases; do
+		# only an alias row (the same field under another name) stays out of the usage line
+		grep -qE -- "^  $opt +the same as --" <<<"$help" || fail "$cmd --help: $opt is in the table but not the usage line"
+	done
 done
 
 # 4. The console page: every key of the key table, every console option.

@@ -1,5 +1,5 @@
 /* Unit tests of the CLI's pure helpers: thousands separators (cli_count),
- * option values (cli_opt) and integer parsing with its bounds
+ * integer parsing with its bounds
  * (cli_parse_int, cli_parse_id). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,32 +24,6 @@ static void test_cli_count(void **state)
 	/* Too small a buffer: plain digits, truncated, never an overflow. */
 	cli_count(tiny, sizeof tiny, 123456);
 	assert_int_equal(strlen(tiny), 3);
-}
-
-static void test_cli_opt(void **state)
-{
-	char *argv[] = {"job", "--library", "5", "--library=7", "--libraryx", "--library", NULL};
-	int argc = 6, i;
-	bool missing;
-	const char *v;
-
-	(void)state;
-	i = 1;
-	v = cli_opt(argc, argv, &i, "--library", &missing);
-	assert_string_equal(v, "5");
-	assert_int_equal(i, 2); /* advanced past the value */
-	assert_false(missing);
-	i = 3;
-	assert_string_equal(cli_opt(argc, argv, &i, "--library", &missing), "7");
-	assert_int_equal(i, 3);
-	i = 4; /* a longer option with the same prefix is not a match */
-	assert_null(cli_opt(argc, argv, &i, "--library", &missing));
-	assert_false(missing);
-	i = 5; /* the name at the end, without its value */
-	assert_null(cli_opt(argc, argv, &i, "--library", &missing));
-	assert_true(missing);
-	i = 0;
-	assert_null(cli_opt(argc, argv, &i, "--library", &missing));
 }
 
 static void test_cli_parse_int(void **state)
@@ -80,7 +54,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli_count),
-		cmocka_unit_test(test_cli_opt),
 		cmocka_unit_test(test_cli_parse_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

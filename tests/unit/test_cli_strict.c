@@ -1,6 +1,6 @@
 /* Unit tests of the CLI's strict input rules and trustworthy output:
  * numeric option values (cli_int_syntax, cli_seconds_syntax), repeated
- * options (cli_no_repeats), JSON strings that stay valid UTF-8 whatever
+ * options (cli_parse_argv), JSON strings that stay valid UTF-8 whatever
  * bytes they are given (cli_json_string), and the job run summary, which
  * reports the job row as the database has it and the acknowledged steps a
  * server crash lost (cleanup_run_reconcile, cli_run_summary_text). */
@@ -80,17 +80,35 @@ static void test_seconds_are_plain_decimals(void **state)
 	assert_string_equal(cli_seconds_syntax("101", 0, 100, &d), "out of range");
 }
 
+typedef struct rep_opts {
+	int64_t library, steps, libraryx;
+} rep_opts;
+
 static void test_repeated_options_are_refused(void **state)
 {
-	cli_ctx ctx = {0};
+	static const cli_option opts[] = {
+		CLI_ROW_INT("--library", "ID", "a library", rep_opts, library, 1, INT64_MAX),
+		CLI_ROW_INT("--steps", "N", "steps", rep_opts, steps, 1, 100),
+		CLI_ROW_INT("--libraryx", "ID", "another", rep_opts, libraryx, 1, INT64_MAX),
+		CLI_ROW_END,
+	};
 	char *twice[] = {"run", "7", "--library", "1", "--library", "2", NULL};
 	char *eq[] = {"run", "7", "--steps=1", "--steps", "2", NULL};
 	char *once[] = {"run", "7", "--library", "1", "--libraryx", "2", "--steps=3", NULL};
+	rep_opts o = {0, 0, 0};
+	cli_args a = {{0}, 0, 0, NULL, 0};
+	char msg[512];
 
 	(void)state;
-	assert_false(cli_no_repeats(&ctx, NULL, 6, twice, 2));
-	assert_false(cli_no_repeats(&ctx, NULL, 5, eq, 2));
-	assert_true(cli_no_repeats(&ctx, NULL, 7, once, 2));
+	assert_false(cli_parse_argv(opts, 6, twice, 2, 0, &o, &a, msg, sizeof msg));
+	assert_string_equal(msg, "--library given twice (\"1\", then \"2\"): an option is given once, it never "
+	                         "silently wins");
+	assert_false(cli_parse_argv(opts, 5, eq, 2, 0, &o, &a, msg, sizeof msg));
+	assert_non_null(strstr(msg, "--steps given twice (\"1\", then \"2\")"));
+	assert_true(cli_parse_argv(opts, 7, once, 2, 0, &o, &a, msg, sizeof msg));
+	assert_int_equal(o.library, 1);
+	assert_int_equal(o.libraryx, 2);
+	assert_int_equal(o.steps, 3);
 }
 
 /* The output of cli_json_string(S). */

@@ -1,8 +1,9 @@
 /* Unit tests of the descriptor tables and what reads them: the job
  * subcommands' tables are well formed (unique names, every option "--x"
- * with help, every subcommand with an exec), cli_parse_options accepts
- * what a table lists and refuses the rest naming it (unknown, repeated,
- * missing value, a value on a flag, too many words), cli_print_subcommands
+ * with help and a type, every subcommand with an exec, usage words
+ * without options), cli_parse_options fills what a table lists and
+ * refuses the rest (unknown, repeated, missing value, a value on a flag, a
+ * bad number, too many words), cli_print_subcommands
  * lists every subcommand and option within 78 columns, one JSON error
  * shape (cli_json_error) with all seven keys, and --wait's backoff
  * (cli_wait_again): retries only a busy error, only until the deadline,
@@ -34,11 +35,18 @@ static void test_job_tables_are_well_formed(void **state)
 		assert_non_null(s->options);
 		for (j = 0; j < i; j++)
 			assert_string_not_equal(cmd_job_subcommands[j].name, s->name);
+		/* the usage words name no option: the usage line adds them
+		 * from the table (cli_usage_line) */
+		assert_null(strstr(s->usage, "--"));
 		for (k = 0; s->options[k].name; k++) {
+			char line[1024];
+
 			assert_memory_equal(s->options[k].name, "--", 2);
 			assert_true(strlen(s->options[k].help) > 0);
+			assert_true(s->options[k].type != 0); /* every row parses */
 			/* the usage line names every option of the table */
-			assert_non_null(strstr(s->usage, s->options[k].name));
+			assert_non_null(strstr(cli_usage_line(line, sizeof line, s->name, s->usage, s->options),
+			                       s->options[k].name));
 			for (m = 0; m < k; m++)
 				assert_string_not_equal(s->options[m].name, s->options[k].name);
 		}
@@ -46,15 +54,23 @@ static void test_job_tables_are_well_formed(void **state)
 	assert_int_equal(i, 9);
 }
 
+typedef struct t_opts {
+	int64_t expected;
+	bool preview;
+} t_opts;
+
 static const cli_option opts[] = {
-	{"--expected", "N", "a value", NULL},
-	{"--preview", NULL, "a flag", NULL},
-	{NULL, NULL, NULL, NULL},
+	CLI_ROW_INT("--expected", "N", "a value", t_opts, expected, 0, INT64_MAX),
+	CLI_ROW_FLAG("--preview", "a flag", t_opts, preview, 0),
+	CLI_ROW_END,
 };
 
+static const cli_subcommand t_sub = {"seal", "JOB", "a subcommand", opts, NULL};
+
 /* Runs cli_parse_options on the words of LINE (space-separated) with at
- * most MAXPOS positional words; stdout and stderr go to /dev/null. */
-static bool parse(const char *line, int maxpos, const char **values, const char **pos, int *npos)
+ * most MAXPOS positional words into *O; stdout and stderr go to
+ * /dev/null. */
+static bool parse(const char *line, int maxpos, t_opts *o, cli_args *a)
 {
 	static char buf[256];
 	static char *argv[16];
@@ -66,14 +82,16 @@ static bool parse(const char *line, int maxpos, const char **values, const char 
 	snprintf(buf, sizeof buf, "%s", line);
 	for (w = strtok(buf, " "); w && argc < 16; w = strtok(NULL, " "))
 		argv[argc++] = w;
-	values[0] = values[1] = NULL;
+	o->expected = -1;
+	o->preview = false;
+	memset(a, 0, sizeof *a);
 	/* the usage message goes to stderr: hidden while parsing */
 	fflush(stderr);
 	saved = dup(2);
 	devnull = open("/dev/null", O_WRONLY);
 	assert_true(saved >= 0 && devnull >= 0);
 	dup2(devnull, 2);
-	ok = cli_parse_options(&ctx, &cmd_job_entry, opts, argc, argv, 1, values, pos, maxpos, npos);
+	ok = cli_parse_options(&ctx, &cmd_job_entry, &t_sub, argc, argv, 1, maxpos, o, a);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -83,31 +101,34 @@ static bool parse(const char *line, int maxpos, const char **values, const char 
 
 static void test_parse_options_by_table(void **state)
 {
-	const char *values[2], *pos[2];
-	int npos = -1;
+	t_opts o;
+	cli_args a;
 
 	(void)state;
-	assert_true(parse("seal --expected 5 --preview", 0, values, pos, &npos));
-	assert_string_equal(values[0], "5");
-	assert_string_equal(values[1], "--preview");
-	assert_int_equal(npos, 0);
-	assert_true(parse("seal --expected=7", 0, values, pos, &npos));
-	assert_string_equal(values[0], "7");
-	assert_null(values[1]);
-	assert_true(parse("pause 12 --expected 1", 1, values, pos, &npos));
-	assert_int_equal(npos, 1);
-	assert_string_equal(pos[0], "12");
+	assert_true(parse("seal --expected 5 --preview", 0, &o, &a));
+	assert_int_equal(o.expected, 5);
+	assert_true(o.preview);
+	assert_int_equal(a.npos, 0);
+	assert_true(cli_given(&a, opts, "--expected"));
+	assert_true(parse("seal --expected=7", 0, &o, &a));
+	assert_int_equal(o.expected, 7);
+	assert_false(o.preview);
+	assert_false(cli_given(&a, opts, "--preview"));
+	assert_true(parse("pause 12 --expected 1", 1, &o, &a));
+	assert_int_equal(a.npos, 1);
+	assert_string_equal(a.pos[0], "12");
 	/* a word starting with one '-' is a positional word (a job id "-5"
 	 * then gets the id rule's message) */
-	assert_true(parse("pause -5", 1, values, pos, &npos));
-	assert_string_equal(pos[0], "-5");
+	assert_true(parse("pause -5", 1, &o, &a));
+	assert_string_equal(a.pos[0], "-5");
 	/* refused */
-	assert_false(parse("seal --expectd 5", 0, values, pos, &npos));        /* unknown */
-	assert_false(parse("seal --expected 5 --expected 6", 0, values, pos, &npos)); /* repeated */
-	assert_false(parse("seal --expected", 0, values, pos, &npos));         /* no value */
-	assert_false(parse("seal --preview=yes", 0, values, pos, &npos));      /* value on a flag */
-	assert_false(parse("seal 5", 0, values, pos, &npos));                  /* a word too many */
-	assert_false(parse("pause 1 2", 1, values, pos, &npos));
+	assert_false(parse("seal --expectd 5", 0, &o, &a));              /* unknown */
+	assert_false(parse("seal --expected 5 --expected 6", 0, &o, &a)); /* repeated */
+	assert_false(parse("seal --expected", 0, &o, &a));               /* no value */
+	assert_false(parse("seal --preview=yes", 0, &o, &a));            /* value on a flag */
+	assert_false(parse("seal --expected x", 0, &o, &a));             /* not a number */
+	assert_false(parse("seal 5", 0, &o, &a));                        /* a word too many */
+	assert_false(parse("pause 1 2", 1, &o, &a));
 }
 
 static void test_subcommand_help_lists_everything_narrowly(void **state)

@@ -15,25 +15,6 @@
 #include "progress.h"
 #include "sanitize.h"
 
-const char *cli_opt(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-	size_t n = strlen(name);
-
-	*missing = false;
-	if (strncmp(argv[*i], name, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	(*i)++;
-	return argv[*i];
-}
-
 void cli_json_string(FILE *f, const char *s)
 {
 	size_t n, i = 0;
@@ -152,6 +133,22 @@ int cli_fail_interrupted(const cli_ctx *ctx, const cleanup_error *cause, const c
 	return fail_with(ctx, &e, EXIT_INTERRUPTED, "interrupted");
 }
 
+/* ERR's hint: "usage: cleanupctl CMD [SUB] ..." from the table (no CMD:
+ * none). */
+static void usage_hint(cleanup_error *err, const cli_command *cmd, const cli_subcommand *sub)
+{
+	char name[64];
+	const char *prefix = "usage: ";
+	size_t n = strlen(prefix);
+
+	if (!cmd)
+		return;
+	snprintf(name, sizeof name, "cleanupctl %s%s%s", cmd->name, sub ? " " : "", sub ? sub->name : "");
+	snprintf(err->hint, sizeof err->hint, "%s", prefix);
+	cli_usage_line(err->hint + n, sizeof err->hint - n, name, sub ? sub->usage : cmd->usage,
+	               sub ? sub->options : cmd->options);
+}
+
 int cli_usage(const cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
 {
 	cleanup_error err;
@@ -162,8 +159,7 @@ int cli_usage(const cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err.message, sizeof err.message, fmt, ap);
 	va_end(ap);
-	if (cmd)
-		snprintf(err.hint, sizeof err.hint, "usage: cleanupctl %s %s", cmd->name, cmd->usage);
+	usage_hint(&err, cmd, NULL);
 	return cli_fail(ctx, &err);
 }
 
@@ -215,40 +211,6 @@ bool cli_parse_id(const cli_ctx *ctx, const char *what, const char *s, int64_t *
 }
 
 /* The value given with option argv[I] ("--x=V" or "--x V"), or "". */
-static const char *opt_value(int argc, char **argv, int i)
-{
-	const char *eq = strchr(argv[i], '=');
-
-	if (eq)
-		return eq + 1;
-	if (i + 1 < argc && argv[i + 1][0] != '-')
-		return argv[i + 1];
-	return "";
-}
-
-bool cli_no_repeats(const cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, int first)
-{
-	int i, k;
-
-	for (i = first; i < argc; i++) {
-		size_t n;
-
-		if (strncmp(argv[i], "--", 2) != 0 || argv[i][2] == '\0' || argv[i][2] == '=')
-			continue;
-		n = strcspn(argv[i], "=");
-		for (k = first; k < i; k++) {
-			if (strncmp(argv[k], argv[i], n) == 0 && (argv[k][n] == '\0' || argv[k][n] == '=')) {
-				cli_usage(ctx, cmd,
-				          "%.*s given twice (\"%s\", then \"%s\"): an option is given once, it never "
-				          "silently wins",
-				          (int)n, argv[i], opt_value(argc, argv, k), opt_value(argc, argv, i));
-				return false;
-			}
-		}
-	}
-	return true;
-}
-
 /* Without --db and without a libpq environment naming a server, a running
  * sandbox (default directory) is used: the README's commands need no flags. */
 static const char *default_conninfo(char *buf, size_t len)
@@ -563,40 +525,351 @@ const cli_option *cli_option_find(const cli_option *opts, const char *name)
 	return NULL;
 }
 
-bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_option *opts, int argc, char **argv,
-                       int first, const char **values, const char **pos, int maxpos, int *npos)
+/* The global options (main.c parses them with the words that are not
+ * theirs passed through to the command). Here, not in cli_commands.c, so
+ * that a program testing the parser does not link every command. */
+#define G(field) offsetof(cli_globals, field)
+const cli_option cli_global_options[] = {
+	{"--db", "CONNINFO", "the database (libpq conninfo or URI); else $CLEANUPCTL_DB, else the libpq environment, "
+	                     "else a running sandbox", NULL, CLI_STRING, G(db), 0, 0, CLI_SECRET, NULL,
+	 "a conninfo, e.g. --db 'host=/tmp dbname=cleanup_lab'"},
+	CLI_ROW_FLAG("--json", "one JSON document on stdout (docs/json.md), errors included", cli_globals, json, CLI_AGAIN),
+	CLI_ROW_FLAG("--quiet", "no progress chatter (also -q)", cli_globals, quiet, CLI_AGAIN),
+	CLI_ROW_FLAG("-q", "the same as --quiet", cli_globals, quiet, CLI_ALIAS | CLI_AGAIN),
+	{"--timeout", "SECONDS", "the statement timeout of every transaction, 0 (none) to 86400; default 60, 300 for "
+	                         "job step, job run and worker; lock_timeout is 10 s or this if less (docs/fleet.md)",
+	 NULL, CLI_INT, G(timeout), 0, 86400, 0, NULL, "a number of seconds, 0 (none) to 86400"},
+	CLI_ROW_FLAG("--help", "usage; after a command, that command's (also -h)", cli_globals, help, CLI_AGAIN),
+	CLI_ROW_FLAG("-h", "the same as --help", cli_globals, help, CLI_ALIAS | CLI_AGAIN),
+	CLI_ROW_FLAG("--version", "the program, schema and libpq versions", cli_globals, version, CLI_AGAIN),
+	CLI_ROW_END,
+};
+#undef G
+
+/* Words of a space-separated list: the K-th into BUF; false past the end. */
+static bool list_word(const char *list, int k, char *buf, size_t len)
 {
-	int i;
+	const char *p = list;
+	size_t w;
 
-	*npos = 0;
-	if (!cli_no_repeats(ctx, cmd, argc, argv, first))
-		return false;
-	for (i = first; i < argc; i++) {
-		const cli_option *o = strncmp(argv[i], "--", 2) == 0 ? cli_option_find(opts, argv[i]) : NULL;
-		bool missing = false;
-		const char *v;
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		w = strcspn(p, " ");
+		if (w == 0)
+			return false;
+		if (k-- == 0) {
+			snprintf(buf, len, "%.*s", (int)w, p);
+			return true;
+		}
+		p += w;
+	}
+}
 
-		if (!o) {
-			if (strncmp(argv[i], "--", 2) == 0 || *npos >= maxpos) {
-				cli_usage(ctx, cmd, "unexpected argument \"%s\"", argv[i]);
+/* "a or b", "a, b or c": the words of LIST for a message. */
+static const char *list_or(char *buf, size_t len, const char *list)
+{
+	char w[64];
+	int k, n = 0;
+	size_t at = 0;
+
+	while (list_word(list, n, w, sizeof w))
+		n++;
+	buf[0] = '\0';
+	for (k = 0; k < n && at < len; k++) {
+		list_word(list, k, w, sizeof w);
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", k == 0 ? "" : k == n - 1 ? " or " : ", ", w);
+	}
+	return buf;
+}
+
+/* Checks VALUE (V) of option O and writes it into OUT; false with MSG. */
+static bool parse_value(const cli_option *o, const char *v, void *out, char *msg, size_t len)
+{
+	char *field = (char *)out + o->off;
+
+	switch (o->type) {
+	case CLI_FLAG:
+		*(bool *)(void *)field = true;
+		return true;
+	case CLI_INT:
+	case CLI_INTS: {
+		int64_t n;
+
+		if (!tui_op_parse_int(&n, msg, len, o->name, v, o->min, o->max))
+			return false;
+		if (o->type == CLI_INT) {
+			*(int64_t *)(void *)field = n;
+		} else {
+			cli_ints *l = (cli_ints *)(void *)field;
+
+			if (l->n >= l->cap) {
+				snprintf(msg, len, "at most %zu %s options", l->cap, o->name);
 				return false;
 			}
-			pos[(*npos)++] = argv[i];
+			l->v[l->n++] = n;
+		}
+		return true;
+	}
+	case CLI_DECIMAL: {
+		double d = 0, lo = (double)o->min / 1000, hi = (double)o->max / 1000;
+		const char *why = cli_seconds_syntax(v, lo, hi, &d);
+		char rule[128];
+
+		if (!why && (o->flags & CLI_ABOVE_MIN) && !(d > lo))
+			why = "out of range";
+		if (why) {
+			const char *sec = "a decimal number of seconds: ";
+
+			/* a rate is no number of seconds: the syntax part alone */
+			if (strncmp(why, sec, strlen(sec)) == 0 && (!o->rule || !strstr(o->rule, "second")))
+				why += strlen(sec);
+			if (!o->rule)
+				snprintf(rule, sizeof rule, "must be a number from %g to %g", lo, hi);
+			snprintf(msg, len, "%s %s, not \"%.200s\": %s", o->name, o->rule ? o->rule : rule, v, why);
+			return false;
+		}
+		*(double *)(void *)field = d;
+		return true;
+	}
+	case CLI_STRING:
+		if (o->max > 0 && strlen(v) > (size_t)o->max) {
+			snprintf(msg, len, "%s takes at most %" PRId64 " bytes, not %zu", o->name, o->max, strlen(v));
+			return false;
+		}
+		*(const char **)(void *)field = v;
+		return true;
+	case CLI_ENUM: {
+		char w[64], words[256];
+		int k;
+
+		for (k = 0; list_word(o->complete, k, w, sizeof w); k++)
+			if (strcmp(w, v) == 0) {
+				*(const char **)(void *)field = v;
+				return true;
+			}
+		snprintf(msg, len, "%s must be %s, not \"%.200s\"", o->name, list_or(words, sizeof words, o->complete), v);
+		return false;
+	}
+	case CLI_ONOFF:
+		if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) {
+			*(int *)(void *)field = strcmp(v, "on") == 0;
+			return true;
+		}
+		snprintf(msg, len, "%s must be on or off, not \"%.200s\"", o->name, v);
+		return false;
+	}
+	snprintf(msg, len, "%s: no parser for this option", o->name);
+	return false;
+}
+
+/* A value as a message may show it: redacted when it may hold a password. */
+static const char *shown(char *buf, size_t len, const cli_option *o, const char *v)
+{
+	if (o->flags & CLI_SECRET)
+		return cleanup_conninfo_redact(buf, len, v);
+	snprintf(buf, len, "%.200s", v);
+	return buf;
+}
+
+bool cli_parse_argv(const cli_option *opts, int argc, char **argv, int first, int maxpos, void *out, cli_args *a,
+                    char *msg, size_t len)
+{
+	const char *first_value[64] = {0};
+	char **rest = a->rest;
+	bool options = true;
+	int i;
+
+	memset(a, 0, sizeof *a);
+	a->rest = rest;
+	msg[0] = '\0';
+	if (maxpos > CLI_POS_MAX)
+		maxpos = CLI_POS_MAX;
+	for (i = first; i < argc; i++) {
+		const char *w = argv[i], *v = NULL, *eq;
+		const cli_option *o;
+		int k;
+
+		if (options && strcmp(w, "--") == 0) {
+			options = false;
 			continue;
 		}
-		if (!o->arg) {
-			if (strcmp(argv[i], o->name) != 0) {
-				cli_usage(ctx, cmd, "%s takes no value, not \"%s\"", o->name, argv[i]);
+		o = options && w[0] == '-' && w[1] ? cli_option_find(opts, w) : NULL;
+		if (!o && rest) {
+			rest[a->nrest++] = argv[i];
+			continue;
+		}
+		if (!o) {
+			if ((options && strncmp(w, "--", 2) == 0) || a->npos >= maxpos) {
+				snprintf(msg, len, "unexpected argument \"%.200s\"", w);
+				return false;
+			}
+			a->pos[a->npos++] = w;
+			continue;
+		}
+		k = (int)(o - opts);
+		eq = strchr(w, '=');
+		if (o->type == CLI_FLAG) {
+			if (eq) {
+				snprintf(msg, len, "%s takes no value, not \"%.200s\"", o->name, w);
 				return false;
 			}
 			v = o->name;
-		} else if (!(v = cli_opt(argc, argv, &i, o->name, &missing))) {
-			cli_usage(ctx, cmd, "%s needs a value", argv[i]);
+		} else if (eq) {
+			v = eq + 1;
+		} else if (i + 1 < argc && (!(o->flags & CLI_OPTIONAL) || argv[i + 1][0] != '-')) {
+			v = argv[++i];
+		} else if (!(o->flags & CLI_OPTIONAL)) {
+			snprintf(msg, len, "%s needs %s", o->name, o->needs ? o->needs : "a value");
 			return false;
 		}
-		values[o - opts] = v;
+		if (k < 64 && (a->given >> k & 1) && o->type != CLI_INTS && !(o->flags & CLI_AGAIN)) {
+			char b1[256], b2[256];
+
+			if (o->type == CLI_FLAG)
+				snprintf(msg, len, "%s given twice: an option is given once, it never silently wins", o->name);
+			else
+				snprintf(msg, len,
+				         "%s given twice (\"%s\", then \"%s\"): an option is given once, it never silently wins",
+				         o->name, shown(b1, sizeof b1, o, first_value[k] ? first_value[k] : ""),
+				         shown(b2, sizeof b2, o, v ? v : ""));
+			return false;
+		}
+		if (k < 64) {
+			a->given |= (uint64_t)1 << k;
+			first_value[k] = v;
+		}
+		if (v && !parse_value(o, v, out, msg, len))
+			return false;
 	}
 	return true;
+}
+
+bool cli_given(const cli_args *a, const cli_option *opts, const char *name)
+{
+	const cli_option *o = cli_option_find(opts, name);
+
+	return o && (o - opts) < 64 && (a->given >> (o - opts) & 1);
+}
+
+const char *cli_usage_line(char *buf, size_t len, const char *name, const char *usage, const cli_option *opts)
+{
+	size_t at;
+	int k;
+
+	at = (size_t)snprintf(buf, len, "%s%s%s", name, usage && *usage ? " " : "", usage ? usage : "");
+	for (k = 0; opts && opts[k].name && at < len; k++) {
+		const cli_option *o = &opts[k];
+		bool req = o->flags & CLI_REQUIRED;
+
+		if (o->flags & CLI_ALIAS)
+			continue;
+		if (!o->arg)
+			at += (size_t)snprintf(buf + at, len - at, " [%s]", o->name);
+		else if (o->flags & CLI_OPTIONAL)
+			at += (size_t)snprintf(buf + at, len - at, " [%s [%s]]", o->name, o->arg);
+		else
+			at += (size_t)snprintf(buf + at, len - at, " %s%s %s%s%s", req ? "" : "[", o->name, o->arg,
+			                       req ? "" : "]", o->type == CLI_INTS ? "..." : "");
+	}
+	return buf;
+}
+
+bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_subcommand *sub, int argc,
+                       char **argv, int first, int maxpos, void *out, cli_args *a)
+{
+	cleanup_error err;
+
+	cleanup_error_clear(&err);
+	a->rest = NULL; /* a command's words: all its own */
+	if (cli_parse_argv(sub ? sub->options : cmd->options, argc, argv, first, maxpos, out, a, err.message,
+	                   sizeof err.message))
+		return true;
+	err.status = CLEANUP_EINVAL;
+	usage_hint(&err, cmd, sub);
+	cli_fail(ctx, &err);
+	return false;
+}
+
+/* Prints the words of P, each after a space, from column COL on, wrapped
+ * at 78 columns onto lines that start with CONT spaces (never before the
+ * first word). Returns the column reached. */
+static int print_wrapped(FILE *f, const char *p, int col, int cont)
+{
+	int first = col;
+
+	while (*p) {
+		size_t w;
+
+		while (*p == ' ')
+			p++;
+		w = strcspn(p, " ");
+		if (w == 0)
+			break;
+		if (col > first && col + 1 + (int)w > 78)
+			col = fprintf(f, "\n%*s", cont, "") - 1;
+		col += fprintf(f, " %.*s", (int)w, p);
+		p += w;
+	}
+	return col;
+}
+
+/* The options of a table, one a row: "  --x ARG   help" (the help wrapped
+ * at 78 columns under itself). */
+static void print_options(FILE *f, const cli_option *opts)
+{
+	int k, width = 0;
+
+	for (k = 0; opts && opts[k].name; k++) {
+		int w = (int)strlen(opts[k].name) + (opts[k].arg ? 1 + (int)strlen(opts[k].arg) : 0);
+
+		if (w > width)
+			width = w;
+	}
+	if (width > 28)
+		width = 28;
+	for (k = 0; opts && opts[k].name; k++) {
+		const char *p = opts[k].help;
+		char head[128];
+		int col, indent = 2 + width + 2;
+
+		snprintf(head, sizeof head, "%s%s%s", opts[k].name, opts[k].arg ? " " : "", opts[k].arg ? opts[k].arg : "");
+		col = fprintf(f, "  %-*s", width, head);
+		if (col > indent - 2) {
+			fputc('\n', f);
+			col = fprintf(f, "%*s", indent - 2, "");
+		}
+		col += fprintf(f, " ");
+		print_wrapped(f, p, col, indent - 1);
+		fputc('\n', f);
+	}
+}
+
+void cli_print_help(FILE *f, const cli_command *cmd, const cli_subcommand *subs)
+{
+	char line[1024], name[64];
+
+	snprintf(name, sizeof name, "cleanupctl %s", cmd->name);
+	fprintf(f, "usage: %s\n  %s\n", cli_usage_line(line, sizeof line, name, cmd->usage, cmd->options),
+	        cmd->summary);
+	if (cmd->options && cmd->options[0].name) {
+		fputs("\noptions:\n", f);
+		print_options(f, cmd->options);
+	}
+	if (subs) {
+		fputc('\n', f);
+		cli_print_subcommands(f, cmd->name, subs);
+	}
+}
+
+const cli_subcommand *cli_subcommand_find(const cli_subcommand *subs, const char *name)
+{
+	int i;
+
+	for (i = 0; subs && subs[i].name; i++)
+		if (strcmp(subs[i].name, name) == 0)
+			return &subs[i];
+	return NULL;
 }
 
 void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs)
@@ -606,62 +879,13 @@ void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs)
 	/* "  job NAME USAGE" wrapped at 78 columns under the first argument,
 	 * then the summary, indented. */
 	for (i = 0; subs[i].name; i++) {
-		const char *p = subs[i].usage;
-		int indent = fprintf(f, "  %s %s", cmd, subs[i].name), col = indent;
+		char line[1024];
+		const char *p = cli_usage_line(line, sizeof line, "", subs[i].usage, subs[i].options);
+		int indent = fprintf(f, "  %s %s", cmd, subs[i].name);
 
-		while (*p) {
-			size_t w;
-
-			while (*p == ' ')
-				p++;
-			w = strcspn(p, " ");
-			if (w == 0)
-				break;
-			if (col > indent && col + 1 + (int)w > 78)
-				col = fprintf(f, "\n%*s", indent, "") - 1;
-			col += fprintf(f, " %.*s", (int)w, p);
-			p += w;
-		}
+		print_wrapped(f, p, indent, indent);
 		fprintf(f, "\n      %s\n", subs[i].summary);
 	}
-}
-
-/* --- the options of the commands that take steps (cli.h) --------------------- */
-
-int cli_step_option(const cli_ctx *ctx, const cli_command *cmd, unsigned accept, int argc, char **argv, int *i,
-                    cli_step_opts *o)
-{
-	static const struct {
-		unsigned kind;
-		const char *name;
-		int64_t min, max;
-	} ints[] = {
-		{CLI_STEP_OPT_TIMEOUT, "--timeout", 0, 86400},
-		{CLI_STEP_OPT_BUSY, "--max-busy", 1, 1000000},
-		{CLI_STEP_OPT_BUSY, "--backoff-max", 1, 60000},
-	};
-	int64_t *const dest[] = {&o->timeout, &o->max_busy, &o->backoff_max};
-	bool missing = false;
-	const char *v;
-	size_t k;
-
-	for (k = 0; k < sizeof ints / sizeof ints[0] && !missing; k++)
-		if ((accept & ints[k].kind) && (v = cli_opt(argc, argv, i, ints[k].name, &missing)))
-			return cli_parse_int(ctx, ints[k].name, v, ints[k].min, ints[k].max, dest[k]) ? 1 : -1;
-	if (!missing && (accept & CLI_STEP_OPT_SYNC) &&
-	    (v = cli_opt(argc, argv, i, "--synchronous-commit", &missing))) {
-		if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) {
-			o->sync = strcmp(v, "on") == 0;
-			return 1;
-		}
-		cli_usage(ctx, cmd, "--synchronous-commit must be on or off, not \"%s\"", v);
-		return -1;
-	}
-	if (missing) {
-		cli_usage(ctx, cmd, "%s needs a value", argv[*i]);
-		return -1;
-	}
-	return 0;
 }
 
 /* --- --wait (cli.h) ---------------------------------------------------------- */

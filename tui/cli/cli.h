@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "cleanup/engine.h"
@@ -26,27 +27,78 @@ typedef struct cli_ctx {
 	const char *argv0;
 } cli_ctx;
 
-typedef struct cli_command {
-	const char *name;     /* "status", "job", ... */
-	const char *usage;    /* arguments after the name */
-	const char *summary;  /* one line */
-	int (*exec)(cli_ctx *ctx, int argc, char **argv); /* argv[0] is the command name */
-} cli_command;
+/* What an option's value is, how the parser checks it and what it writes
+ * at the row's offset (cli_option.off) in the command's options struct. */
+typedef enum cli_type {
+	CLI_FLAG = 1, /* bool: true when given; "--x=V" is refused */
+	CLI_INT,      /* int64_t: decimal digits in [min, max] (tui_op_parse_int's rule and message) */
+	CLI_INTS,     /* cli_ints: as CLI_INT, appended each time the option is given (repeatable) */
+	CLI_DECIMAL,  /* double: digits with an optional fraction (cli_seconds_syntax), in
+	               * [min, max] thousandths (100: 0.1); CLI_ABOVE_MIN: min itself refused */
+	CLI_STRING,   /* const char *: any text, at most max bytes (0: no limit) */
+	CLI_ENUM,     /* const char *: one of the words of `complete` ("bounded single-transaction") */
+	CLI_ONOFF,    /* int: "on" 1, "off" 0 */
+} cli_type;
 
-/* One option of a command or subcommand: what the parser accepts, what
- * --help, the man page and the shell completions show (man/gendoc.c
- * generates those from these tables at build time). */
+/* cli_option.flags */
+enum {
+	CLI_OPTIONAL = 1,  /* the value may be left out: "--watch", "--watch 5" (not a word starting
+	                    * with '-'), "--watch=5"; the option's `given` bit says it was given */
+	CLI_ALIAS = 2,     /* another name of the row before (same field): not in the usage line */
+	CLI_REQUIRED = 4,  /* shown without brackets in the usage line; the command checks it */
+	CLI_ABOVE_MIN = 8, /* CLI_DECIMAL: the value must be above min, not equal to it */
+	CLI_SECRET = 16,   /* the value may hold a password: a message shows it redacted */
+	CLI_AGAIN = 32,    /* CLI_FLAG: may be given again, to no effect (the global flags, as ever) */
+};
+
+/* The values of a repeatable option (CLI_INTS): the command points V at
+ * CAP slots; a value beyond CAP is a usage error. */
+typedef struct cli_ints {
+	int64_t *v;
+	size_t n, cap;
+} cli_ints;
+
+/* One option of a command or subcommand: what the parser accepts and
+ * where the value goes, and what --help, the usage line, the man page and
+ * the shell completions show (man/gendoc.c generates the last two from
+ * these tables at build time). One row says everything about an option:
+ * no command parses argv itself. */
 typedef struct cli_option {
 	const char *name;     /* "--library" */
 	const char *arg;      /* its value as shown ("ID"); NULL: a flag */
 	const char *help;     /* one line */
 	const char *complete; /* completion of the value: NULL nothing; "@file", "@dir",
-	                       * "@theme"; else the words ("on off") */
+	                       * "@theme"; else the words ("on off"; CLI_ENUM's values) */
+	cli_type type;
+	size_t off;           /* offsetof(the command's options struct, the field) */
+	int64_t min, max;     /* CLI_INT(S): the range; CLI_DECIMAL: in thousandths; CLI_STRING: max length */
+	unsigned flags;       /* CLI_OPTIONAL, CLI_ALIAS, ... */
+	const char *rule;     /* CLI_DECIMAL: the rule its error states ("takes seconds from 0 to 86400");
+	                       * NULL: "must be a number from MIN to MAX" */
+	const char *needs;    /* what "--x needs ..." says when the value is missing ("a directory");
+	                       * NULL: "a value" */
 } cli_option;
+
+/* Rows of the common kinds (T: the command's options struct, F: its field). */
+#define CLI_ROW_FLAG(NAME, HELP, T, F, FLAGS) {NAME, NULL, HELP, NULL, CLI_FLAG, offsetof(T, F), 0, 0, FLAGS, NULL, NULL}
+#define CLI_ROW_INT(NAME, ARG, HELP, T, F, MIN, MAX)                                                               \
+	{NAME, ARG, HELP, NULL, CLI_INT, offsetof(T, F), MIN, MAX, 0, NULL, NULL}
+#define CLI_ROW_STRING(NAME, ARG, HELP, COMPLETE, T, F, NEEDS)                                                     \
+	{NAME, ARG, HELP, COMPLETE, CLI_STRING, offsetof(T, F), 0, 0, 0, NULL, NEEDS}
+#define CLI_ROW_END {NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}
+
+typedef struct cli_command {
+	const char *name;     /* "status", "job", ... */
+	const char *usage;    /* the words after the name that are not options ("start|stop|status");
+	                       * the usage line adds the options from OPTIONS (cli_usage_line) */
+	const char *summary;  /* one line */
+	int (*exec)(cli_ctx *ctx, int argc, char **argv); /* argv[0] is the command name */
+	const cli_option *options; /* {NULL}-terminated, or NULL: none */
+} cli_command;
 
 typedef struct cli_subcommand {
 	const char *name;          /* "create" */
-	const char *usage;         /* what follows "job create" */
+	const char *usage;         /* what follows "job create" that is not an option */
 	const char *summary;       /* one line */
 	const cli_option *options; /* {NULL}-terminated */
 	int (*exec)(cli_ctx *ctx, int argc, char **argv); /* argv[0] is the subcommand */
@@ -54,8 +106,7 @@ typedef struct cli_subcommand {
 
 /* A command with its tables: options, subcommands, positional words. */
 typedef struct cli_command_doc {
-	const cli_command *cmd;
-	const cli_option *options;         /* {NULL}-terminated, or NULL */
+	const cli_command *cmd;            /* its options: cmd->options */
 	const cli_subcommand *subcommands; /* {NULL}-terminated, or NULL */
 	const char *words;                 /* positional words to complete ("start stop status"), or NULL */
 	const char *const *word_table;     /* more positional words, from the table the command parses
@@ -66,7 +117,13 @@ typedef struct cli_command_doc {
  * (cmd_demo.c): its parser, its usage error and the completions. */
 extern const char *const cli_demo_scenarios[];
 
-/* The global options (--db, --json, ...), {NULL}-terminated. */
+/* The global options (--db, --json, ...), parsed from anywhere on the
+ * command line into a cli_globals (main.c), {NULL}-terminated. */
+typedef struct cli_globals {
+	const char *db;
+	bool json, quiet, help, version;
+	int64_t timeout; /* -1: not given */
+} cli_globals;
 extern const cli_option cli_global_options[];
 
 /* Every command in --help order, {NULL}-terminated (cli_commands.c). main.c
@@ -80,13 +137,59 @@ extern const cli_subcommand cmd_job_subcommands[];
  * OPTS, or NULL. Pure. */
 const cli_option *cli_option_find(const cli_option *opts, const char *name);
 
-/* Parses argv[FIRST..ARGC) against OPTS: VALUES[k] (an array as long as
- * OPTS) gets the value of OPTS[k] ("--x V" or "--x=V"; a flag's value is
- * its name), POS[0..*NPOS) the words that are not options, at most MAXPOS.
- * An option given twice, an unknown option or too many words is a usage
- * error naming it (printed, with CMD's usage); returns false then. */
-bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_option *opts, int argc, char **argv,
-                       int first, const char **values, const char **pos, int maxpos, int *npos);
+enum { CLI_POS_MAX = 8 };
+
+/* What the parser found besides the values it wrote: the words that are
+ * not options and which options were given. */
+typedef struct cli_args {
+	const char *pos[CLI_POS_MAX];
+	int npos;
+	uint64_t given; /* bit k: OPTS[k] was given (a table has at most 64 rows) */
+	char **rest;    /* set by the caller (room for every word), or NULL: the words that
+	                 * are not OPTS' (unknown options, positional words, all after "--")
+	                 * are kept here in order, not refused (the global options) */
+	int nrest;
+} cli_args;
+
+/* Parses argv[FIRST..ARGC) against OPTS, writing each option's checked
+ * value at its row's offset in OUT (cli_option): "--x V" and "--x=V",
+ * flags alone, after "--" every word is positional; at most MAXPOS (at
+ * most CLI_POS_MAX) words that are not options. An unknown option, a word
+ * too many, a missing value, a value on a flag, an option given twice (but
+ * CLI_INTS), a value breaking its row's rule (naming the value and the
+ * rule) is an error: false, with the message in MSG (no usage line). OUT
+ * keeps what the caller set for options not given. A->rest is read first:
+ * the caller sets it (NULL, or room for the words to pass through). Pure. */
+bool cli_parse_argv(const cli_option *opts, int argc, char **argv, int first, int maxpos, void *out, cli_args *a,
+                    char *msg, size_t len);
+
+/* cli_parse_argv() for command CMD (its subcommand SUB, or NULL; the
+ * options are SUB's, else CMD's; no pass-through: A need not be set); an
+ * error is printed as a usage error with the usage line (exit 2): false
+ * then. */
+bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_subcommand *sub, int argc,
+                       char **argv, int first, int maxpos, void *out, cli_args *a);
+
+/* Whether option NAME of OPTS was given (A from the parser). */
+bool cli_given(const cli_args *a, const cli_option *opts, const char *name);
+
+/* The usage line of NAME (e.g. "job seal") with the words USAGE and the
+ * options OPTS: "NAME USAGE [--x N] [--flag] [--y ID]... --req N", in
+ * table order, aliases left out. Returns BUF. Pure. */
+const char *cli_usage_line(char *buf, size_t len, const char *name, const char *usage, const cli_option *opts);
+
+/* `cleanupctl CMD --help`: the usage line, the summary, the options (one
+ * a row with its help) and the subcommands SUBS (or NULL). */
+void cli_print_help(FILE *f, const cli_command *cmd, const cli_subcommand *subs);
+
+/* The subcommand NAME of SUBS, or NULL. */
+const cli_subcommand *cli_subcommand_find(const cli_subcommand *subs, const char *name);
+
+/* --wait SECONDS (0 to 86400) into the double field F of T: the row of
+ * every command that can answer busy. */
+#define CLI_WAIT_ROW(T, F)                                                                                         \
+	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL, CLI_DECIMAL, \
+	 offsetof(T, F), 0, 86400000, 0, "takes seconds from 0 to 86400", NULL}
 
 /* Prints the subcommands SUBS as `cleanupctl job --help` lists them. */
 void cli_print_subcommands(FILE *f, const char *cmd, const cli_subcommand *subs);
@@ -104,16 +207,10 @@ extern const cli_command cmd_console_entry;
 extern const cli_command cmd_writer_entry;
 extern const cli_command cmd_demo_entry;
 extern const cli_command cmd_counts_entry;
-/* Options tables that live beside their command (cmd_counts.c). */
-extern const cli_option cmd_counts_options[];
-extern const cli_option cmd_install_options[];
-
-/* More lines for `cleanupctl console --help` (cmd_console.c). */
-extern const char cmd_console_help[];
-
 /* The options of the commands that take steps (job step, job run,
- * worker), parsed in one place: the statement timeout, the step
- * transactions' synchronous_commit and the busy rule of a run. The caller
+ * worker), one set of rows for all three: the statement timeout, the step
+ * transactions' synchronous_commit and the busy rule of a run. The
+ * command's options struct T holds a cli_step_opts named `so`; the caller
  * sets its defaults before parsing. */
 typedef struct cli_step_opts {
 	int64_t timeout;     /* --timeout SECONDS, 0 to 86400 */
@@ -122,19 +219,21 @@ typedef struct cli_step_opts {
 	int64_t backoff_max; /* --backoff-max MS, 1 to 60000 */
 } cli_step_opts;
 
-/* Which of them a command takes (a bit set). */
-enum { CLI_STEP_OPT_TIMEOUT = 1, CLI_STEP_OPT_SYNC = 2, CLI_STEP_OPT_BUSY = 4 };
+#define CLI_STEP_TIMEOUT_ROW(T)                                                                                    \
+	{"--timeout", "SECONDS", "statement timeout of each step (0: none; default 300)", NULL, CLI_INT,              \
+	 offsetof(T, so.timeout), 0, 86400, 0, NULL, NULL}
+#define CLI_STEP_SYNC_ROW(T, HELP)                                                                                 \
+	{"--synchronous-commit", "on|off", HELP, "on off", CLI_ONOFF, offsetof(T, so.sync), 0, 0, 0, NULL, NULL}
+#define CLI_STEP_BUSY_ROWS(T, BUSY_HELP, BACKOFF_HELP)                                                             \
+	{"--max-busy", "N", BUSY_HELP, NULL, CLI_INT, offsetof(T, so.max_busy), 1, 1000000, 0, NULL, NULL},          \
+	{"--backoff-max", "MS", BACKOFF_HELP, NULL, CLI_INT, offsetof(T, so.backoff_max), 1, 60000, 0, NULL, NULL}
 
-/* When argv[*I] is one of the options in ACCEPT ("--x V" or "--x=V"),
- * parses its value into O and advances *I past it: returns 1. Returns 0
- * when argv[*I] is none of them, -1 after a usage error (a bad or missing
- * value, printed with CMD's usage: exit 2). */
-int cli_step_option(const cli_ctx *ctx, const cli_command *cmd, unsigned accept, int argc, char **argv, int *i,
-                    cli_step_opts *o);
-
-/* `job step` and `job run` (cmd_job_step.c); argv[0] is "step" / "run". */
+/* `job step` and `job run` (cmd_job_step.c); argv[0] is "step" / "run";
+ * their option tables. */
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv);
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv);
+extern const cli_option cmd_job_step_options[];
+extern const cli_option cmd_job_run_options[];
 
 struct cleanup_run_summary;
 
@@ -197,13 +296,6 @@ bool cli_parse_id(const cli_ctx *ctx, const char *what, const char *s, int64_t *
  * "nan", within [MIN, MAX]. Returns NULL and sets *OUT, or the rule broken.
  * Pure. */
 const char *cli_seconds_syntax(const char *s, double min, double max, double *out);
-
-/* Refuses an option given twice in argv[FIRST..ARGC) ("--library 1
- * --library 2", "--steps=1 --steps 2"): a usage error naming the option
- * and both values, and false. Every word starting with "--" counts as an
- * option (commands whose arguments may start with "--", such as job
- * append's IDs, do not call this). */
-bool cli_no_repeats(const cli_ctx *ctx, const cli_command *cmd, int argc, char **argv, int first);
 
 /* --wait SECONDS on the commands that can answer busy (55P03: job create,
  * seal, pause, resume, cancel, step): the operation layer's one retry rule
@@ -277,10 +369,5 @@ void cli_print_job_steps(FILE *f, cleanup_engine *engine, int64_t job_id, int n)
 
 /* Formats N with thousands separators into BUF. */
 const char *cli_count(char *buf, size_t len, int64_t n);
-
-/* Finds the option value for NAME ("--library") at argv[*i]: accepts
- * "--library 5" and "--library=5"; advances *i. NULL when argv[*i] is not
- * NAME; sets *missing when NAME has no value. */
-const char *cli_opt(int argc, char **argv, int *i, const char *name, bool *missing);
 
 #endif

@@ -11,40 +11,43 @@
 #include "cli.h"
 #include "console.h"
 
+typedef struct console_cli_opts {
+	bool readonly;
+	const char *theme;
+	int64_t refresh_ms;
+} console_cli_opts;
+
+static const cli_option console_options[] = {
+	CLI_ROW_FLAG("--readonly", "no action keys; every connection is read-only at the server", console_cli_opts,
+	             readonly, 0),
+	CLI_ROW_FLAG("--read-only", "the same as --readonly", console_cli_opts, readonly, CLI_ALIAS),
+	CLI_ROW_STRING("--theme", "NAME|FILE.theme",
+	               "a theme name (~/.config/cleanupctl/themes, themes/) or a regular file ending in .theme owned by "
+	               "you or root (a path holds a '/', e.g. ./mine.theme); errors name the line and rule, never the "
+	               "file's text", "@theme", console_cli_opts, theme,
+	               "a theme name (dark, light, high-contrast, monochrome) or a path to a FILE.theme"),
+	{"--refresh", "MS", "how often the panels are read, 100 to 60000 ms (default 1000)", NULL, CLI_INT,
+	 offsetof(console_cli_opts, refresh_ms), 100, 60000, 0, NULL, "milliseconds"},
+	CLI_ROW_END,
+};
+
 static int exec_console(cli_ctx *ctx, int argc, char **argv)
 {
+	console_cli_opts co = {false, NULL, 0};
 	console_opts o;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	char dbname[128], *ro = NULL;
 	const char *db_given = ctx->db;
-	int i, rc;
+	cli_args a;
+	int rc;
 
 	memset(&o, 0, sizeof o);
-	for (i = 1; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-
-		if (strcmp(argv[i], "--readonly") == 0 || strcmp(argv[i], "--read-only") == 0) {
-			o.readonly = true;
-		} else if ((v = cli_opt(argc, argv, &i, "--theme", &missing)) || missing) {
-			if (missing)
-				return cli_usage(ctx, &cmd_console_entry,
-				                 "--theme needs a theme name (dark, light, high-contrast, monochrome) or a "
-				                 "path to a FILE.theme");
-			o.theme_name = v;
-		} else if ((v = cli_opt(argc, argv, &i, "--refresh", &missing)) || missing) {
-			int64_t ms;
-
-			if (missing)
-				return cli_usage(ctx, &cmd_console_entry, "--refresh needs milliseconds");
-			if (!cli_parse_int(ctx, "--refresh", v, 100, 60000, &ms))
-				return EXIT_USAGE;
-			o.refresh_ms = (int)ms;
-		} else {
-			return cli_usage(ctx, &cmd_console_entry, "unexpected argument \"%s\"", argv[i]);
-		}
-	}
+	if (!cli_parse_options(ctx, &cmd_console_entry, NULL, argc, argv, 1, 0, &co, &a))
+		return EXIT_USAGE;
+	o.readonly = co.readonly;
+	o.theme_name = co.theme;
+	o.refresh_ms = (int)co.refresh_ms;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cleanup_error_set(&err, CLEANUP_EINVAL,
 		                  "cleanupctl console needs a terminal: stdin and stdout must both be a TTY");
@@ -86,14 +89,5 @@ out:
 }
 
 const cli_command cmd_console_entry = {
-	"console", "[--readonly] [--theme NAME] [--refresh MS]", "the dashboard", exec_console,
+	"console", "", "the dashboard", exec_console, console_options,
 };
-
-/* More lines for `cleanupctl console --help` (main.c). */
-const char cmd_console_help[] =
-	"  --readonly               no action keys; every connection is read-only at the server\n"
-	"  --theme NAME|FILE.theme  a theme name (~/.config/cleanupctl/themes, themes/) or a\n"
-	"                           regular file ending in .theme owned by you or root (a path\n"
-	"                           holds a '/', e.g. ./mine.theme); errors name the line and\n"
-	"                           rule, never the file's text\n"
-	"  --refresh MS             how often the panels are read, 100 to 60000 ms (default 1000)\n";

@@ -15,7 +15,6 @@
 
 /* Declared here until cli.h lists it beside the other commands. */
 extern const cli_command cmd_counts_entry;
-extern const cli_option cmd_counts_options[];
 
 #define COUNTS_MAX_LIBRARIES 64
 
@@ -114,42 +113,38 @@ static void print_text(const cleanup_count_row *rows, size_t n)
 	}
 }
 
+typedef struct counts_opts {
+	cli_ints libs;
+	int64_t visits;
+	bool no_visit;
+} counts_opts;
+
+static const cli_option counts_options[] = {
+	{"--library", "ID", "visit this library until its count is fresh or withheld (repeatable; starts a watch)", NULL,
+	 CLI_INTS, offsetof(counts_opts, libs), 1, INT64_MAX, 0, NULL, NULL},
+	CLI_ROW_INT("--visits", "N", "at most N visits per library (1-10000, default 200)", counts_opts, visits, 1, 10000),
+	CLI_ROW_FLAG("--no-visit", "only read the cache's state", counts_opts, no_visit, 0),
+	CLI_ROW_END,
+};
+
 static int exec_counts(cli_ctx *ctx, int argc, char **argv)
 {
-	int64_t libs[COUNTS_MAX_LIBRARIES], v;
+	int64_t libs[COUNTS_MAX_LIBRARIES];
 	counts_visit visits[COUNTS_MAX_LIBRARIES];
-	size_t nlibs = 0, nvisits = 0, nrows = 0, i;
+	size_t nlibs, nvisits = 0, nrows = 0, i;
 	cleanup_count_row *rows = NULL;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	bool no_visit = false, seen_visits = false;
-	int max_visits = 200, rc = EXIT_DONE, i_arg;
+	counts_opts o = {{libs, 0, COUNTS_MAX_LIBRARIES}, 200, false};
+	bool no_visit;
+	int max_visits, rc = EXIT_DONE;
+	cli_args a;
 
-	for (i_arg = 1; i_arg < argc; i_arg++) {
-		bool missing = false;
-		const char *val;
-
-		if ((val = cli_opt(argc, argv, &i_arg, "--library", &missing))) {
-			if (!cli_parse_id(ctx, "--library", val, &v))
-				return EXIT_USAGE;
-			if (nlibs == COUNTS_MAX_LIBRARIES)
-				return cli_usage(ctx, &cmd_counts_entry, "at most %d --library options, not more",
-				                 COUNTS_MAX_LIBRARIES);
-			libs[nlibs++] = v;
-		} else if ((val = cli_opt(argc, argv, &i_arg, "--visits", &missing))) {
-			if (seen_visits)
-				return cli_usage(ctx, &cmd_counts_entry, "--visits given twice");
-			if (!cli_parse_int(ctx, "--visits", val, 1, 10000, &v))
-				return EXIT_USAGE;
-			max_visits = (int)v;
-			seen_visits = true;
-		} else if (strcmp(argv[i_arg], "--no-visit") == 0) {
-			no_visit = true;
-		} else {
-			return cli_usage(ctx, &cmd_counts_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i_arg]);
-		}
-	}
+	if (!cli_parse_options(ctx, &cmd_counts_entry, NULL, argc, argv, 1, 0, &o, &a))
+		return EXIT_USAGE;
+	nlibs = o.libs.n;
+	max_visits = (int)o.visits;
+	no_visit = o.no_visit;
 	if (no_visit && nlibs > 0)
 		return cli_usage(ctx, &cmd_counts_entry, "--no-visit and --library exclude each other");
 	ctx->app_name = "cleanupctl:counts";
@@ -198,15 +193,8 @@ out:
 	return rc;
 }
 
-const cli_option cmd_counts_options[] = {
-	{"--library", "ID", "visit this library until its count is fresh or withheld (repeatable; starts a watch)", NULL},
-	{"--visits", "N", "at most N visits per library (1-10000, default 200)", NULL},
-	{"--no-visit", NULL, "only read the cache's state", NULL},
-	{NULL, NULL, NULL, NULL},
-};
-
 const cli_command cmd_counts_entry = {
-	"counts", "[--library ID]... [--visits N] [--no-visit]",
+	"counts", "",
 	"per-library item counts from the count cache, with their state (fresh, dirty, expired, withheld, unwatched)",
-	exec_counts,
+	exec_counts, counts_options,
 };

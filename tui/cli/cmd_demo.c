@@ -223,14 +223,18 @@ const char *const cli_demo_scenarios[] = {"kill-runner", "server-crash", "writer
  * (tui/console/keys.c). */
 #define DEMO_FAULT_KEY 'F'
 
-/* --auto: the conductor fires the fault itself (tests, unattended runs). */
-extern const cli_option cmd_demo_options[];
-const cli_option cmd_demo_options[] = {
-    {"--auto", NULL,
-     "fire the fault without the presenter: server-crash stops the server itself, kill-runner kills its held "
-     "runner itself, busy-fence's holder commits after 5 s",
-     NULL},
-    {NULL, NULL, NULL, NULL},
+/* The demo's options: --auto, the conductor fires the fault itself
+ * (tests, unattended runs). */
+typedef struct demo_opts {
+	bool autofire;
+} demo_opts;
+
+static const cli_option demo_options[] = {
+	CLI_ROW_FLAG("--auto",
+	             "fire the fault without the presenter: server-crash stops the server itself, kill-runner kills "
+	             "its held runner itself, busy-fence's holder commits after 5 s",
+	             demo_opts, autofire, 0),
+	CLI_ROW_END,
 };
 
 /* Set in a conductor by SIGUSR1: the presenter pressed F in the console. */
@@ -883,27 +887,27 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	int rc = EXIT_ERROR, nw = 0, scenario = SC_NONE;
 	pid_t runner = -1, conductor = -1;
 	char narration[2000] = "";
-	const char *values[sizeof cmd_demo_options / sizeof cmd_demo_options[0]] = {NULL};
-	const char *pos[1] = {NULL};
-	int npos = 0;
+	demo_opts opt = {false};
+	cli_args a;
 	bool autofire;
 	static demo_keys keys;
 
 	memset(&job, 0, sizeof job);
 	memset(&sb, 0, sizeof sb);
-	if (!cli_parse_options(ctx, &cmd_demo_entry, cmd_demo_options, argc, argv, 1, values, pos, 1, &npos))
+	if (!cli_parse_options(ctx, &cmd_demo_entry, NULL, argc, argv, 1, 1, &opt, &a))
 		return EXIT_USAGE;
-	autofire = values[0] != NULL;
-	if (npos == 1) {
+	autofire = opt.autofire;
+	if (a.npos == 1) {
 		char known[200] = "";
 
 		for (i = 0; scenarios[i]; i++) {
-			if (strcmp(pos[0], scenarios[i]) == 0)
+			if (strcmp(a.pos[0], scenarios[i]) == 0)
 				scenario = (int)i;
 			snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", scenarios[i]);
 		}
 		if (scenario == SC_NONE)
-			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: %s", pos[0], known);
+			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: %s", a.pos[0],
+			                 known);
 	}
 	if (autofire && (scenario == SC_NONE || scenario == SC_WRITER_STORM))
 		return cli_usage(ctx, &cmd_demo_entry,
@@ -1123,9 +1127,10 @@ out:
 
 const cli_command cmd_demo_entry = {
     "demo",
-    "[kill-runner|server-crash|writer-storm|busy-fence] [--auto]",
+    "[kill-runner|server-crash|writer-storm|busy-fence]",
     "sandbox + install + seed + writers + console (status when not on a terminal); a scenario: a recovery "
     "demo "
     "narrated in the console's log",
     exec_demo,
+    demo_options,
 };

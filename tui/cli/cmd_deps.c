@@ -10,6 +10,26 @@
 #include "cli.h"
 #include "sanitize.h"
 
+typedef struct deps_opts {
+	int64_t depth, tables, edges, ms;
+	bool offline;
+	const char *sql_dir;
+} deps_opts;
+
+static const cli_option deps_options[] = {
+	CLI_ROW_INT("--max-depth", "N", "walk at most N foreign keys deep (1 to 64, default 16)", deps_opts, depth, 1,
+	            64),
+	CLI_ROW_INT("--max-tables", "N", "visit at most N tables (1 to 1024, default 64)", deps_opts, tables, 1, 1024),
+	CLI_ROW_INT("--max-edges", "N", "follow at most N foreign keys (1 to 100000, default 4096)", deps_opts, edges, 1,
+	            100000),
+	CLI_ROW_INT("--max-ms", "MS", "stop the walk after MS milliseconds (1 to 600000, default 2000)", deps_opts, ms, 1,
+	            600000),
+	CLI_ROW_FLAG("--offline", "no database: read the schema from the SQL files", deps_opts, offline, 0),
+	CLI_ROW_STRING("--sql-dir", "DIR", "with --offline: the sql/ directory to read", "@dir", deps_opts, sql_dir,
+	               NULL),
+	CLI_ROW_END,
+};
+
 static int exec_deps(cli_ctx *ctx, int argc, char **argv)
 {
 	cleanup_dep_report r = {0};
@@ -17,45 +37,23 @@ static int exec_deps(cli_ctx *ctx, int argc, char **argv)
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_dep_limits lim = CLEANUP_DEP_LIMITS_DEFAULT;
-	int64_t depth = 16, tables = 64, maxedges = 4096, maxms = 2000;
-	const char *sql_dir = NULL;
-	bool offline = false;
+	deps_opts o = {16, 64, 4096, 2000, false, NULL};
+	const char *sql_dir;
+	bool offline;
 	size_t n = 0, i, unresolved = 0;
+	cli_args a;
 	int rc;
 
-	if (!cli_no_repeats(ctx, &cmd_deps_entry, argc, argv, 1))
+	if (!cli_parse_options(ctx, &cmd_deps_entry, NULL, argc, argv, 1, 0, &o, &a))
 		return EXIT_USAGE;
-	for (int a = 1; a < argc; a++) {
-		bool missing = false;
-		const char *v;
-
-		if ((v = cli_opt(argc, argv, &a, "--max-depth", &missing))) {
-			if (!cli_parse_int(ctx, "--max-depth", v, 1, 64, &depth))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &a, "--max-tables", &missing))) {
-			if (!cli_parse_int(ctx, "--max-tables", v, 1, 1024, &tables))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &a, "--max-edges", &missing))) {
-			if (!cli_parse_int(ctx, "--max-edges", v, 1, 100000, &maxedges))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &a, "--max-ms", &missing))) {
-			if (!cli_parse_int(ctx, "--max-ms", v, 1, 600000, &maxms))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &a, "--sql-dir", &missing))) {
-			sql_dir = v;
-		} else if (strcmp(argv[a], "--offline") == 0) {
-			offline = true;
-		} else {
-			return cli_usage(ctx, &cmd_deps_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[a]);
-		}
-	}
+	sql_dir = o.sql_dir;
+	offline = o.offline;
 	if (sql_dir && !offline)
 		return cli_usage(ctx, &cmd_deps_entry, "--sql-dir needs --offline (the catalog report reads the database)");
-	lim.max_depth = (int)depth;
-	lim.max_tables = (int)tables;
-	lim.max_edges = (int)maxedges;
-	lim.max_ms = (int)maxms;
+	lim.max_depth = (int)o.depth;
+	lim.max_tables = (int)o.tables;
+	lim.max_edges = (int)o.edges;
+	lim.max_ms = (int)o.ms;
 	if (offline) {
 		rc = cleanup_deps_offline(&r, sql_dir, &lim, &err);
 	} else {
@@ -126,7 +124,6 @@ out:
 }
 
 const cli_command cmd_deps_entry = {
-	"deps", "[--max-depth N] [--max-tables N] [--max-edges N] [--max-ms MS] [--offline [--sql-dir DIR]]",
-	"foreign-key dependency evidence, walked with a visited set; gaps name what limits and cycles left out",
-	exec_deps,
+	"deps", "", "foreign-key dependency evidence, walked with a visited set; gaps name what limits and cycles left out",
+	exec_deps, deps_options,
 };

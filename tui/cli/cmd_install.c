@@ -5,37 +5,30 @@
 #include "cleanup/install.h"
 #include "cli.h"
 
-enum { INSTALL_VALIDATOR, INSTALL_REMOVE_VALIDATOR, INSTALL_DEFAULT_MODE, INSTALL__N };
-
-const cli_option cmd_install_options[] = {
-	[INSTALL_VALIDATOR] = {"--validator", "SCHEMA.FUNC",
-	                       "record a validator FUNC(kind text, target_id bigint) RETURNS text that every job "
-	                       "create asks (a reason refuses the job)", NULL},
-	[INSTALL_REMOVE_VALIDATOR] = {"--remove-validator", "SCHEMA.FUNC", "stop asking a recorded validator", NULL},
-	[INSTALL_DEFAULT_MODE] = {"--default-mode", "MODE",
-	                          "what job create uses without --mode: bounded (the default) or single-transaction "
-	                          "(remove-library only)", "bounded single-transaction"},
-	[INSTALL__N] = {NULL, NULL, NULL, NULL},
+static const cli_option install_options[] = {
+	CLI_ROW_STRING("--validator", "SCHEMA.FUNC",
+	               "record a validator FUNC(kind text, target_id bigint) RETURNS text that every job create asks (a "
+	               "reason refuses the job)", NULL, cleanup_install_options, validator, NULL),
+	CLI_ROW_STRING("--remove-validator", "SCHEMA.FUNC", "stop asking a recorded validator", NULL,
+	               cleanup_install_options, remove_validator, NULL),
+	{"--default-mode", "MODE",
+	 "what job create uses without --mode: bounded (the default) or single-transaction (remove-library only)",
+	 "bounded single-transaction", CLI_ENUM, offsetof(cleanup_install_options, default_mode), 0, 0, 0, NULL, NULL},
+	CLI_ROW_END,
 };
 
 static int exec_install(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *values[INSTALL__N] = {0}, *pos[1];
 	cleanup_install_options opts;
 	cleanup_install_result r;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	int rc, npos;
+	cli_args a;
+	int rc;
 
-	if (!cli_parse_options(ctx, &cmd_install_entry, cmd_install_options, argc, argv, 1, values, pos, 0, &npos))
+	memset(&opts, 0, sizeof opts);
+	if (!cli_parse_options(ctx, &cmd_install_entry, NULL, argc, argv, 1, 0, &opts, &a))
 		return EXIT_USAGE;
-	if (values[INSTALL_DEFAULT_MODE] && strcmp(values[INSTALL_DEFAULT_MODE], "bounded") &&
-	    strcmp(values[INSTALL_DEFAULT_MODE], "single-transaction"))
-		return cli_usage(ctx, &cmd_install_entry, "--default-mode must be bounded or single-transaction, not \"%s\"",
-		                 values[INSTALL_DEFAULT_MODE]);
-	opts.validator = values[INSTALL_VALIDATOR];
-	opts.remove_validator = values[INSTALL_REMOVE_VALIDATOR];
-	opts.default_mode = values[INSTALL_DEFAULT_MODE];
 	/* As pg_dump and pg_restore: no statement or lock timeout unless
 	 * --timeout says so (a role's statement_timeout does not apply). */
 	if (ctx->timeout_s < 0)
@@ -100,6 +93,5 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 }
 
 const cli_command cmd_install_entry = {
-	"install", "[--validator SCHEMA.FUNC] [--remove-validator SCHEMA.FUNC] [--default-mode MODE]",
-	"install or upgrade the schema (allowlisted databases only)", exec_install,
+	"install", "", "install or upgrade the schema (allowlisted databases only)", exec_install, install_options,
 };

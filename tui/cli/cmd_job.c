@@ -36,68 +36,58 @@ static int finish_job(cli_ctx *ctx, cleanup_engine *e, int rc, cleanup_job *job,
 	return code;
 }
 
+typedef struct create_opts {
+	int64_t library, server;
+	const char *mode;
+	double wait;
+} create_opts;
+
 static const cli_option create_options[] = {
-	{"--library", "ID", "prune, remove-library: the library", NULL},
-	{"--server", "ID", "remove-server: the server", NULL},
+	CLI_ROW_INT("--library", "ID", "prune, remove-library: the library", create_opts, library, 1, INT64_MAX),
+	CLI_ROW_INT("--server", "ID", "remove-server: the server", create_opts, server, 1, INT64_MAX),
 	{"--mode", "MODE", "remove-library: bounded or single-transaction, the old one-transaction "
 	                   "cascade, for comparisons only (default: install --default-mode, bounded)",
-	 "bounded single-transaction"},
-	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
-	{NULL, NULL, NULL, NULL},
+	 "bounded single-transaction", CLI_ENUM, offsetof(create_opts, mode), 0, 0, 0, NULL, NULL},
+	CLI_WAIT_ROW(create_opts, wait),
+	CLI_ROW_END,
 };
-enum { CREATE_LIBRARY, CREATE_SERVER, CREATE_MODE, CREATE_WAIT, CREATE__N };
 
-/* Parses --wait SECONDS (V, NULL: no wait) into *OUT; false after a usage
- * error. */
-static bool parse_wait(const cli_ctx *ctx, const char *v, double *out)
+/* The descriptor of job subcommand NAME (argv[0]): its usage in errors. */
+static const cli_subcommand *sub_of(const char *name)
 {
-	const char *why;
-
-	*out = 0;
-	if (v && (why = cli_seconds_syntax(v, 0, 86400, out))) {
-		cli_usage(ctx, &cmd_job_entry, "--wait takes seconds from 0 to 86400, not \"%s\": %s", v, why);
-		return false;
-	}
-	return true;
+	return cli_subcommand_find(cmd_job_subcommands, name);
 }
 
 static int job_create(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *kind = argc > 1 ? argv[1] : NULL, *want, *values[CREATE__N] = {0}, *pos[1];
-	int64_t target = 0;
+	const char *kind = argc > 1 ? argv[1] : NULL, *want, *other;
+	create_opts o = {0, 0, NULL, 0};
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
 	cli_wait w;
-	double wait_s;
-	int npos, rc, k;
+	cli_args a;
+	bool server;
+	int rc;
 
 	if (!kind || (strcmp(kind, "prune") && strcmp(kind, "remove-library") && strcmp(kind, "remove-server")))
 		return cli_usage(ctx, &cmd_job_entry, "job create needs prune, remove-library or remove-server, not \"%s\"",
 		                 kind ? kind : "");
-	k = strcmp(kind, "remove-server") == 0 ? CREATE_SERVER : CREATE_LIBRARY;
-	want = create_options[k].name;
-	if (!cli_parse_options(ctx, &cmd_job_entry, create_options, argc, argv, 2, values, pos, 0, &npos))
+	server = strcmp(kind, "remove-server") == 0;
+	want = server ? "--server" : "--library";
+	other = server ? "--library" : "--server";
+	if (!cli_parse_options(ctx, &cmd_job_entry, sub_of(argv[0]), argc, argv, 2, 0, &o, &a))
 		return EXIT_USAGE;
-	if (values[k == CREATE_SERVER ? CREATE_LIBRARY : CREATE_SERVER])
-		return cli_usage(ctx, &cmd_job_entry, "unexpected argument \"%s\"",
-		                 create_options[k == CREATE_SERVER ? CREATE_LIBRARY : CREATE_SERVER].name);
-	if (values[k] && !cli_parse_id(ctx, want, values[k], &target))
-		return EXIT_USAGE;
-	if (values[CREATE_MODE] && strcmp(values[CREATE_MODE], "bounded") &&
-	    strcmp(values[CREATE_MODE], "single-transaction"))
-		return cli_usage(ctx, &cmd_job_entry, "--mode must be bounded or single-transaction, not \"%s\"",
-		                 values[CREATE_MODE]);
-	if (!parse_wait(ctx, values[CREATE_WAIT], &wait_s))
-		return EXIT_USAGE;
-	if (!values[k])
+	if (cli_given(&a, create_options, other))
+		return cli_usage(ctx, &cmd_job_entry, "unexpected argument \"%s\"", other);
+	if (!cli_given(&a, create_options, want))
 		return cli_usage(ctx, &cmd_job_entry, "job create %s needs %s ID", kind, want);
 	cli_job_app_name(ctx, 0, "create");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
-	cli_wait_begin(&w, wait_s);
+	cli_wait_begin(&w, o.wait);
 	do
-		rc = tui_op_create(&job, e, kind, target, values[CREATE_MODE], &err);
+		rc = tui_op_create(&job, e, kind, server ? o.server : o.library, o.mode, &err);
 	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
 	return finish_job(ctx, e, rc, &job, &err, ACT_NONE);
 }
@@ -234,100 +224,102 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 	return code;
 }
 
+typedef struct seal_opts {
+	int64_t expected;
+	double wait;
+} seal_opts;
+
 static const cli_option seal_options[] = {
-	{"--expected", "N", "the unique count of the complete traversal (required)", NULL},
-	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
-	{NULL, NULL, NULL, NULL},
+	{"--expected", "N", "the unique count of the complete traversal (required)", NULL, CLI_INT,
+	 offsetof(seal_opts, expected), 0, INT64_MAX, CLI_REQUIRED, NULL, NULL},
+	CLI_WAIT_ROW(seal_opts, wait),
+	CLI_ROW_END,
 };
 
-static int job_seal(cli_ctx *ctx, int argc, char **argv)
+/* Seals job ID with EXPECTED (ACTION ACT_SEAL) or moves it (pause,
+ * resume, cancel), retrying a busy answer for WAIT seconds; ends as
+ * finish_job. */
+static int job_act(cli_ctx *ctx, int64_t id, tui_action action, int64_t expected, double wait)
 {
-	int64_t id, expected = -1;
-	const char *values[2] = {0}, *pos[1];
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
 	cli_wait w;
-	double wait_s;
-	int npos, rc;
+	int rc;
+
+	cli_job_app_name(ctx, id, tui_action_name(action));
+	if ((rc = cli_connect(ctx, &e, true)))
+		return rc;
+	cli_wait_begin(&w, wait);
+	do
+		rc = action == ACT_SEAL ? tui_op_seal(&job, e, id, expected, &err)
+		                        : tui_op_transition(&job, e, id, action, &err);
+	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
+	return finish_job(ctx, e, rc, &job, &err, action);
+}
+
+static int job_seal(cli_ctx *ctx, int argc, char **argv)
+{
+	seal_opts o = {-1, 0};
+	cli_args a;
+	int64_t id;
 
 	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
 		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job seal needs a job id and --expected N") : EXIT_USAGE;
-	if (!cli_parse_options(ctx, &cmd_job_entry, seal_options, argc, argv, 2, values, pos, 0, &npos))
+	if (!cli_parse_options(ctx, &cmd_job_entry, sub_of(argv[0]), argc, argv, 2, 0, &o, &a))
 		return EXIT_USAGE;
-	if (values[0] && !cli_parse_int(ctx, "--expected", values[0], 0, INT64_MAX, &expected))
-		return EXIT_USAGE;
-	if (!parse_wait(ctx, values[1], &wait_s))
-		return EXIT_USAGE;
-	if (expected < 0)
+	if (o.expected < 0)
 		return cli_usage(ctx, &cmd_job_entry,
 		                 "job seal needs --expected N: the unique count of the complete traversal");
-	cli_job_app_name(ctx, id, "seal");
-	if ((rc = cli_connect(ctx, &e, true)))
-		return rc;
-	cli_wait_begin(&w, wait_s);
-	do
-		rc = tui_op_seal(&job, e, id, expected, &err);
-	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
-	return finish_job(ctx, e, rc, &job, &err, ACT_SEAL);
+	return job_act(ctx, id, ACT_SEAL, o.expected, o.wait);
 }
 
+typedef struct transition_opts {
+	double wait;
+} transition_opts;
+
 static const cli_option transition_options[] = {
-	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
-	{NULL, NULL, NULL, NULL},
+	CLI_WAIT_ROW(transition_opts, wait),
+	CLI_ROW_END,
 };
 
 static int job_transition(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *values[1] = {0}, *pos[1];
-	cleanup_engine *e = NULL;
-	cleanup_error err;
-	cleanup_job job;
-	cli_wait w;
-	double wait_s;
+	transition_opts o = {0};
+	cli_args a;
 	int64_t id;
-	int npos, rc;
 
 	if (argc < 2)
 		return cli_usage(ctx, &cmd_job_entry, "job %s needs exactly one job id", argv[0]);
-	if (!cli_parse_options(ctx, &cmd_job_entry, transition_options, argc, argv, 1, values, pos, 1, &npos))
+	if (!cli_parse_options(ctx, &cmd_job_entry, sub_of(argv[0]), argc, argv, 1, 1, &o, &a))
 		return EXIT_USAGE;
-	if (npos != 1)
+	if (a.npos != 1)
 		return cli_usage(ctx, &cmd_job_entry, "job %s needs exactly one job id", argv[0]);
-	if (!cli_parse_id(ctx, "job id", pos[0], &id))
+	if (!cli_parse_id(ctx, "job id", a.pos[0], &id))
 		return EXIT_USAGE;
-	if (!parse_wait(ctx, values[0], &wait_s))
-		return EXIT_USAGE;
-	cli_job_app_name(ctx, id, argv[0]);
-	if ((rc = cli_connect(ctx, &e, true)))
-		return rc;
-	cli_wait_begin(&w, wait_s);
-	do
-		rc = tui_op_transition(&job, e, id, tui_action_from_name(argv[0]), &err);
-	while (rc != CLEANUP_OK && cli_wait_again(&w, &err));
-	return finish_job(ctx, e, rc, &job, &err, tui_action_from_name(argv[0]));
+	return job_act(ctx, id, tui_action_from_name(argv[0]), 0, o.wait);
 }
 
+/* job show's one option: its value is the int64_t the parser is given. */
 static const cli_option show_options[] = {
-	{"--steps", "N", "show the N most recent steps (0 to 1000, default 10)", NULL},
-	{NULL, NULL, NULL, NULL},
+	{"--steps", "N", "show the N most recent steps (0 to 1000, default 10)", NULL, CLI_INT, 0, 0, 1000, 0, NULL,
+	 NULL},
+	CLI_ROW_END,
 };
 
 static int job_show(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *values[1] = {0}, *pos[1];
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
 	char *json = NULL;
 	int64_t id, steps = 10;
-	int npos, rc;
+	cli_args a;
+	int rc;
 
 	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
 		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job show needs a job id") : EXIT_USAGE;
-	if (!cli_parse_options(ctx, &cmd_job_entry, show_options, argc, argv, 2, values, pos, 0, &npos))
-		return EXIT_USAGE;
-	if (values[0] && !cli_parse_int(ctx, "--steps", values[0], 0, 1000, &steps))
+	if (!cli_parse_options(ctx, &cmd_job_entry, sub_of(argv[0]), argc, argv, 2, 0, &steps, &a))
 		return EXIT_USAGE;
 	cli_job_app_name(ctx, id, "show");
 	if ((rc = cli_connect(ctx, &e, true)))
@@ -351,52 +343,24 @@ static int job_show(cli_ctx *ctx, int argc, char **argv)
 	return rc == CLEANUP_OK ? EXIT_DONE : cli_fail(ctx, &err);
 }
 
-/* `job step` and `job run` parse their own options (cmd_job_step.c);
- * their tables are here, with the other subcommands', for --help, the
- * man page and the completions. */
-static const cli_option step_options[] = {
-	{"--steps", "N", "take up to N steps in a row", NULL},
-	{"--replay", "STEP_NO", "show the recorded result of step STEP_NO again (changes nothing)", NULL},
-	{"--preview", NULL, "what the next step would do, rolled back (changes nothing)", NULL},
-	{"--wait", "SECONDS", "when busy, retry with bounded backoff for up to SECONDS, then exit 3", NULL},
-	{"--timeout", "SECONDS", "statement timeout of each step", NULL},
-	{"--synchronous-commit", "on|off", "the step transactions' synchronous_commit", "on off"},
-	{NULL, NULL, NULL, NULL},
-};
-
-static const cli_option run_options[] = {
-	{"--max-steps", "N", "stop after N steps", NULL},
-	{"--deadline", "SECONDS", "stop after SECONDS (after the current step)", NULL},
-	{"--max-busy", "N", "give up after N busy retries in a row (exit 3)", NULL},
-	{"--backoff-max", "MS", "the longest wait between busy retries", NULL},
-	{"--reconnect", "N", "reconnect at most N times after a lost connection", NULL},
-	{"--timeout", "SECONDS", "statement timeout of each step", NULL},
-	{"--synchronous-commit", "on|off", "the step transactions' synchronous_commit", "on off"},
-	{"--no-pipeline", NULL, "one round trip per step, no pipelining", NULL},
-	{"--max-rate", "STEPS", "at most STEPS steps a second (a throttle to watch a demo run; 0.1 to 1000)", NULL},
-	{NULL, NULL, NULL, NULL},
-};
-
 static const cli_option no_options[] = {
-	{NULL, NULL, NULL, NULL},
+	CLI_ROW_END,
 };
 
 const cli_subcommand cmd_job_subcommands[] = {
-	{"create", "prune|remove-library|remove-server --library ID|--server ID [--mode MODE] [--wait SECONDS]",
+	{"create", "prune|remove-library|remove-server",
 	 "create a job: prune collects the seen-ID manifest; a removal closes admission now", create_options,
 	 job_create},
 	{"append", "JOB [EXTERNAL_ID...]", "add IDs (at most 128), or one a line on stdin", no_options, job_append},
-	{"seal", "JOB --expected N [--wait SECONDS]", "seal with the traversal's unique count; fences", seal_options,
-	 job_seal},
-	{"step", "JOB [--steps N] [--replay STEP_NO] [--preview] [--wait SECONDS] [--timeout SECONDS] [--synchronous-commit on|off]",
-	 "take one bounded step (or N)", step_options, cmd_job_step},
-	{"run", "JOB [--max-steps N] [--deadline SECONDS] [--max-busy N] [--backoff-max MS] [--reconnect N] "
-	        "[--timeout SECONDS] [--synchronous-commit on|off] [--no-pipeline] [--max-rate STEPS]",
-	 "step until done, stopped or out of budget; options: docs/steps.md, Settings", run_options, cmd_job_run},
-	{"pause", "JOB [--wait SECONDS]", "pause a collecting job", transition_options, job_transition},
-	{"resume", "JOB [--wait SECONDS]", "resume a paused job", transition_options, job_transition},
-	{"cancel", "JOB [--wait SECONDS]", "cancel a job until its first deletion (admission reopens)", transition_options, job_transition},
-	{"show", "JOB [--steps N]", "the job and its recent steps", show_options, job_show},
+	{"seal", "JOB", "seal with the traversal's unique count; fences", seal_options, job_seal},
+	{"step", "JOB", "take one bounded step (or N)", cmd_job_step_options, cmd_job_step},
+	{"run", "JOB", "step until done, stopped or out of budget; options: docs/steps.md, Settings",
+	 cmd_job_run_options, cmd_job_run},
+	{"pause", "JOB", "pause a collecting job", transition_options, job_transition},
+	{"resume", "JOB", "resume a paused job", transition_options, job_transition},
+	{"cancel", "JOB", "cancel a job until its first deletion (admission reopens)", transition_options,
+	 job_transition},
+	{"show", "JOB", "the job and its recent steps", show_options, job_show},
 	{NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -416,4 +380,5 @@ const cli_command cmd_job_entry = {
 	"create|append|seal|step|run|pause|resume|cancel|show ...",
 	"drive one cleanup job (see README: The CLI)",
 	exec_job,
+	NULL,
 };

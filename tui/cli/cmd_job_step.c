@@ -119,18 +119,37 @@ static void print_steps_json(const cleanup_job *job, const cleanup_step_result *
 	printf("], \"interrupted\": %s}\n", interrupted ? "true" : "false");
 }
 
-/* What job step and job run start with: argv[1] is the job id, no option
- * is given twice. Returns 0 with *ID, or the exit code after a usage
- * error. Their options then go through cli_step_option (cli.h: --timeout,
- * --synchronous-commit; a run's busy rule too), as the worker's do. */
-static int job_args(cli_ctx *ctx, int argc, char **argv, int64_t *id)
+/* What job step and job run start with: argv[1] is the job id, then the
+ * options of the subcommand's table (parsed into OUT). Returns 0 with
+ * *ID, or the exit code after a usage error. */
+static int job_args(cli_ctx *ctx, int argc, char **argv, int64_t *id, void *out, cli_args *a)
 {
 	if (argc < 2)
 		return cli_usage(ctx, &cmd_job_entry, "job %s needs a job id", argv[0]);
-	if (!cli_parse_id(ctx, "job id", argv[1], id) || !cli_no_repeats(ctx, &cmd_job_entry, argc, argv, 2))
+	if (!cli_parse_id(ctx, "job id", argv[1], id) ||
+	    !cli_parse_options(ctx, &cmd_job_entry, cli_subcommand_find(cmd_job_subcommands, argv[0]), argc, argv, 2, 0,
+	                       out, a))
 		return EXIT_USAGE;
 	return 0;
 }
+
+typedef struct step_opts {
+	cli_step_opts so;
+	int64_t steps, replay;
+	bool preview;
+	double wait; /* --wait: busy answers retried until then */
+} step_opts;
+
+const cli_option cmd_job_step_options[] = {
+	CLI_ROW_INT("--steps", "N", "take up to N steps in a row (1 to 100000)", step_opts, steps, 1, 100000),
+	CLI_ROW_INT("--replay", "STEP_NO", "show the recorded result of step STEP_NO again (changes nothing)", step_opts,
+	            replay, 1, INT32_MAX),
+	CLI_ROW_FLAG("--preview", "what the next step would do, rolled back (changes nothing)", step_opts, preview, 0),
+	CLI_WAIT_ROW(step_opts, wait),
+	CLI_STEP_TIMEOUT_ROW(step_opts),
+	CLI_STEP_SYNC_ROW(step_opts, "the step transactions' synchronous_commit"),
+	CLI_ROW_END,
+};
 
 /* After a Ctrl-C, SIGTERM or SIGHUP stopped `job step --steps N` (human output only): how
  * many steps this command committed (N) and the job's step as the
@@ -157,71 +176,42 @@ static void print_interrupted_steps(FILE *f, const cli_ctx *ctx, cleanup_engine 
 
 int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 {
-	int64_t id, nsteps = 1, replay = 0;
-	double wait_s = 0;       /* --wait: busy answers retried until then */
+	step_opts o = {{TUI_OP_STATEMENT_TIMEOUT_S, -1, 0, 0}, 1, 0, false, 0};
+	int64_t id;
 	cli_wait w;
-	bool preview = false, have_steps = false;
-	cli_step_opts so = {TUI_OP_STATEMENT_TIMEOUT_S, -1, 0, 0};
 	cleanup_step_result *steps = NULL;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_job job;
 	bool interrupted = false;
+	cli_args a;
 	int i, n = 0, rc = CLEANUP_OK, code;
 
 	memset(&job, 0, sizeof job);
-	if ((code = job_args(ctx, argc, argv, &id)))
+	if ((code = job_args(ctx, argc, argv, &id, &o, &a)))
 		return code;
-	for (i = 2; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-
-		if ((code = cli_step_option(ctx, &cmd_job_entry, CLI_STEP_OPT_TIMEOUT | CLI_STEP_OPT_SYNC, argc, argv, &i,
-		                            &so)) < 0)
-			return EXIT_USAGE;
-		if (code > 0)
-			continue;
-		if ((v = cli_opt(argc, argv, &i, "--steps", &missing))) {
-			if (!cli_parse_int(ctx, "--steps", v, 1, 100000, &nsteps))
-				return EXIT_USAGE;
-			have_steps = true;
-		} else if ((v = cli_opt(argc, argv, &i, "--replay", &missing))) {
-			if (!cli_parse_int(ctx, "--replay", v, 1, INT32_MAX, &replay))
-				return EXIT_USAGE;
-		} else if (!missing && strcmp(argv[i], "--preview") == 0) {
-			preview = true;
-		} else if ((v = cli_opt(argc, argv, &i, "--wait", &missing))) {
-			const char *bad = cli_seconds_syntax(v, 0, 86400, &wait_s);
-
-			if (bad)
-				return cli_usage(ctx, &cmd_job_entry, "--wait \"%s\" is not valid: %s", v, bad);
-		} else {
-			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		}
-	}
-	if ((replay > 0) + preview + have_steps > 1)
+	if ((o.replay > 0) + o.preview + cli_given(&a, cmd_job_step_options, "--steps") > 1)
 		return cli_usage(ctx, &cmd_job_entry, "job step takes one of --steps, --replay and --preview");
 
 	/* application_name, so the console's lock panel maps backends to jobs. */
-	cli_job_app_name(ctx, id, replay ? "replay" : preview ? "preview" : "step");
+	cli_job_app_name(ctx, id, o.replay ? "replay" : o.preview ? "preview" : "step");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
-	if ((code = apply_timeout(ctx, e, so.timeout)) || (code = apply_sync(ctx, e, so.sync))) {
+	if ((code = apply_timeout(ctx, e, o.so.timeout)) || (code = apply_sync(ctx, e, o.so.sync))) {
 		cleanup_engine_close(e);
 		return code;
 	}
-	steps = calloc((size_t)(replay || preview ? 1 : nsteps), sizeof *steps);
+	steps = calloc((size_t)(o.replay || o.preview ? 1 : o.steps), sizeof *steps);
 	if (!steps) {
 		cleanup_engine_close(e);
 		fprintf(stderr, "cleanupctl: out of memory\n");
 		return EXIT_ERROR;
 	}
 
-	if (replay) {
-		rc = cleanup_job_step_replay(&steps[0], e, id, (int32_t)replay, &err);
+	if (o.replay) {
+		rc = cleanup_job_step_replay(&steps[0], e, id, (int32_t)o.replay, &err);
 		n = rc == CLEANUP_OK;
-	} else if (preview) {
+	} else if (o.preview) {
 		rc = tui_op_preview(&steps[0], e, id, &err);
 		n = rc == CLEANUP_OK;
 	} else {
@@ -240,10 +230,10 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		ro.claim_grace_s = -1;
 		rc = cleanup_runner_open(&r, e, id, &ro, NULL, &err);
 		cli_interrupt_begin(e, true);
-		for (i = 0; rc == CLEANUP_OK && i < nsteps && !*cli_interrupt_flag(); i++) {
+		for (i = 0; rc == CLEANUP_OK && i < o.steps && !*cli_interrupt_flag(); i++) {
 			/* --wait: each step retries a busy answer until the deadline
 			 * (bounded backoff), then the busy error stands (exit 3). */
-			cli_wait_begin(&w, wait_s);
+			cli_wait_begin(&w, o.wait);
 			do
 				rc = cleanup_runner_step(r, &steps[n], &err);
 			while (rc != CLEANUP_OK && !*cli_interrupt_flag() && cli_wait_again(&w, &err));
@@ -261,11 +251,11 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 		 * completed the job) stopped nothing: the loop was ending anyway. */
 		if (cli_interrupts() > 0)
 			interrupted = rc != CLEANUP_OK ||
-			              (n < nsteps && !(n > 0 && strcmp(steps[n - 1].phase_after, "completed") == 0));
+			              (n < o.steps && !(n > 0 && strcmp(steps[n - 1].phase_after, "completed") == 0));
 		if (rc != CLEANUP_OK && n > 0 && !ctx->json)
 			fprintf(stderr, "cleanupctl: %d step%s committed before this failure\n", n, n == 1 ? "" : "s");
 	}
-	if ((replay || preview) && rc == CLEANUP_OK && !ctx->json && !ctx->quiet)
+	if ((o.replay || o.preview) && rc == CLEANUP_OK && !ctx->json && !ctx->quiet)
 		print_step_line(stdout, &steps[0]);
 
 	if (rc != CLEANUP_OK) {
@@ -285,7 +275,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 			print_interrupted_steps(stdout, ctx, e, id, n);
 		}
 	}
-	cleanup_step_results_free(steps, (size_t)(replay || preview ? 1 : nsteps));
+	cleanup_step_results_free(steps, (size_t)(o.replay || o.preview ? 1 : o.steps));
 	cleanup_job_reset(&job);
 	cleanup_engine_close(e);
 	return code;
@@ -385,78 +375,64 @@ static bool run_callback(const cleanup_run_progress *p, void *arg)
 	return true;
 }
 
+typedef struct run_opts {
+	cli_step_opts so;
+	int64_t max_steps, reconnects;
+	double deadline, max_rate;
+	bool no_pipeline;
+} run_opts;
+
+const cli_option cmd_job_run_options[] = {
+	CLI_ROW_INT("--max-steps", "N", "stop after N steps", run_opts, max_steps, 1, INT32_MAX),
+	{"--deadline", "SECONDS", "stop after SECONDS (after the current step)", NULL, CLI_DECIMAL,
+	 offsetof(run_opts, deadline), 0, 7 * 86400 * 1000LL, CLI_ABOVE_MIN,
+	 "must be a number of seconds above 0 and at most 604800", NULL},
+	CLI_STEP_BUSY_ROWS(run_opts, "give up after N busy retries in a row (exit 3)",
+	                   "the longest wait between busy retries"),
+	CLI_ROW_INT("--reconnect", "N", "reconnect at most N times after a lost connection", run_opts, reconnects, 0,
+	            1000),
+	CLI_STEP_TIMEOUT_ROW(run_opts),
+	CLI_STEP_SYNC_ROW(run_opts, "the step transactions' synchronous_commit"),
+	CLI_ROW_FLAG("--no-pipeline", "one round trip per step, no pipelining", run_opts, no_pipeline, 0),
+	{"--max-rate", "STEPS", "at most STEPS steps a second (a throttle to watch a demo run; 0.1 to 1000)", NULL,
+	 CLI_DECIMAL, offsetof(run_opts, max_rate), 100, 1000000, 0,
+	 "must be a number of steps a second from 0.1 to 1000", NULL},
+	CLI_ROW_END,
+};
+
 int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 {
-	int64_t id, max_steps = 0, reconnects = 0;
-	double deadline = 0, max_rate = 0;
 	/* A run's drain steps commit asynchronously unless told otherwise: a
 	 * lost step is lost whole and runs again (S7), and completing and
 	 * parent-deleting steps always commit synchronously, so what a run
 	 * reports as done is durable (docs/steps.md, Settings). */
-	cli_step_opts so = {TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000};
-	bool no_pipeline = false;
+	run_opts o = {{TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000}, 0, 0, 0, 0, false};
+	int64_t id;
 	cleanup_run_opts opts;
 	cleanup_run_summary sum;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	run_view view;
 	bool interrupted;
-	int i, rc, code;
+	cli_args a;
+	int rc, code;
 
-	if ((code = job_args(ctx, argc, argv, &id)))
+	if ((code = job_args(ctx, argc, argv, &id, &o, &a)))
 		return code;
-	for (i = 2; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-
-		if ((code = cli_step_option(ctx, &cmd_job_entry, CLI_STEP_OPT_TIMEOUT | CLI_STEP_OPT_SYNC | CLI_STEP_OPT_BUSY,
-		                            argc, argv, &i, &so)) < 0)
-			return EXIT_USAGE;
-		if (code > 0)
-			continue;
-		if ((v = cli_opt(argc, argv, &i, "--max-steps", &missing))) {
-			if (!cli_parse_int(ctx, "--max-steps", v, 1, INT32_MAX, &max_steps))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--deadline", &missing))) {
-			const char *why = cli_seconds_syntax(v, 0, 7 * 86400.0, &deadline);
-
-			if (!why && !(deadline > 0))
-				why = "out of range";
-			if (why)
-				return cli_usage(ctx, &cmd_job_entry,
-				                 "--deadline must be a number of seconds above 0 and at most 604800, not \"%s\": %s",
-				                 v, why);
-		} else if ((v = cli_opt(argc, argv, &i, "--reconnect", &missing))) {
-			if (!cli_parse_int(ctx, "--reconnect", v, 0, 1000, &reconnects))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--max-rate", &missing))) {
-			const char *why = cli_seconds_syntax(v, 0.1, 1000, &max_rate);
-
-			if (why)
-				return cli_usage(ctx, &cmd_job_entry,
-				                 "--max-rate must be a number of steps a second from 0.1 to 1000, not \"%s\": %s", v,
-				                 why);
-		} else if (!missing && strcmp(argv[i], "--no-pipeline") == 0) {
-			no_pipeline = true;
-		} else {
-			return cli_usage(ctx, &cmd_job_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		}
-	}
 
 	cli_job_app_name(ctx, id, "run");
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
 	/* The step commit mode is the run's (opts.step_commit below): set at
 	 * its start and again on every reconnect's new session. */
-	if ((code = apply_timeout(ctx, e, so.timeout))) {
+	if ((code = apply_timeout(ctx, e, o.so.timeout))) {
 		cleanup_engine_close(e);
 		return code;
 	}
 	memset(&view, 0, sizeof view);
 	view.tty = !ctx->json && isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
 	view.quiet = ctx->quiet;
-	view.max_rate = max_rate;
+	view.max_rate = o.max_rate;
 	{
 		/* the job must exist before the run says anything */
 		cleanup_job j;
@@ -469,14 +445,14 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	}
 	/* what every run shares with the console's (ops.h): asynchronous
 	 * drain steps, one step at a time when throttled */
-	tui_op_run_opts_init(&opts, max_rate);
-	opts.max_steps = (int)max_steps;
-	opts.deadline_s = deadline;
-	opts.backoff_max_ms = (int)so.backoff_max;
-	opts.max_busy_retries = (int)so.max_busy;
-	opts.max_reconnects = (int)reconnects;
-	opts.no_pipeline = opts.no_pipeline || no_pipeline;
-	if (so.sync == 1)
+	tui_op_run_opts_init(&opts, o.max_rate);
+	opts.max_steps = (int)o.max_steps;
+	opts.deadline_s = o.deadline;
+	opts.backoff_max_ms = (int)o.so.backoff_max;
+	opts.max_busy_retries = (int)o.so.max_busy;
+	opts.max_reconnects = (int)o.reconnects;
+	opts.no_pipeline = opts.no_pipeline || o.no_pipeline;
+	if (o.so.sync == 1)
 		opts.step_commit = CLEANUP_STEP_COMMIT_SYNC;
 	opts.callback = run_callback;
 	opts.callback_arg = &view;

@@ -160,10 +160,11 @@ static int exec_locks(cli_ctx *ctx, int argc, char **argv)
 	cleanup_error err;
 	char *json = NULL;
 	size_t n = 0;
+	cli_args a;
 	int rc;
 
-	if (argc > 1)
-		return cli_usage(ctx, &cmd_locks_entry, "unexpected argument \"%s\"", argv[1]);
+	if (!cli_parse_options(ctx, &cmd_locks_entry, NULL, argc, argv, 1, 0, NULL, &a))
+		return EXIT_USAGE;
 	if (!ctx->app_name)
 		ctx->app_name = "cleanupctl:locks";
 	/* The lock view reads only catalog views: no schema needed. */
@@ -193,4 +194,5 @@ fail:
 
 const cli_command cmd_locks_entry = {
 	"locks", "", "lock contention now: a blocking tree of backends, cleanupctl jobs and writers", exec_locks,
+	NULL,
 };

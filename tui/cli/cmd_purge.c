@@ -20,9 +20,23 @@
 
 /* Declared here: cli.h is shared (cli_commands.c declares it too). */
 extern const cli_command cmd_purge_entry;
-extern const cli_option cmd_purge_options[];
 
-enum { PURGE_OLDER, PURGE_BATCH, PURGE_MAX_ROWS, PURGE_DRY_RUN, PURGE__N };
+typedef struct purge_opts {
+	int64_t days, batch, max_rows;
+	bool dry_run;
+} purge_opts;
+
+static const cli_option purge_options[] = {
+	CLI_ROW_INT("--older-than", "DAYS",
+	            "purge jobs that finished at least DAYS ago, and events as old (0 to 36500, default 30)", purge_opts,
+	            days, 0, (int64_t)CLEANUP_PURGE_DAYS_MAX),
+	CLI_ROW_INT("--batch", "N", "rows deleted per transaction (1 to 10000, default 1000)", purge_opts, batch, 1,
+	            CLEANUP_PURGE_BUDGET_MAX),
+	CLI_ROW_INT("--max-rows", "N", "stop after about N rows; a later run goes on (default: no limit)", purge_opts,
+	            max_rows, 1, INT64_MAX),
+	CLI_ROW_FLAG("--dry-run", "say what would be purged; change nothing", purge_opts, dry_run, 0),
+	CLI_ROW_END,
+};
 
 /* At most this many jobs are listed by --dry-run and reported one by one
  * by a purge (the totals count them all). */
@@ -179,30 +193,26 @@ static void audit_run(cleanup_engine *e, const purge_run *run, int64_t days, int
 
 static int exec_purge(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *values[PURGE__N] = {0}, *pos[1];
-	int64_t days = 30, batch = 1000, max_rows = 0;
+	purge_opts o = {30, 1000, 0, false};
+	int64_t days, batch, max_rows;
+	cli_args a;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_purge_result r;
 	purge_run run = {0};
 	double t0;
-	int npos, rc = CLEANUP_OK, code;
+	int rc = CLEANUP_OK, code;
 
-	if (!cli_parse_options(ctx, &cmd_purge_entry, cmd_purge_options, argc, argv, 1, values, pos, 0, &npos))
+	if (!cli_parse_options(ctx, &cmd_purge_entry, NULL, argc, argv, 1, 0, &o, &a))
 		return EXIT_USAGE;
-	if (values[PURGE_OLDER] &&
-	    !cli_parse_int(ctx, "--older-than", values[PURGE_OLDER], 0, (int64_t)CLEANUP_PURGE_DAYS_MAX, &days))
-		return EXIT_USAGE;
-	if (values[PURGE_BATCH] &&
-	    !cli_parse_int(ctx, "--batch", values[PURGE_BATCH], 1, CLEANUP_PURGE_BUDGET_MAX, &batch))
-		return EXIT_USAGE;
-	if (values[PURGE_MAX_ROWS] && !cli_parse_int(ctx, "--max-rows", values[PURGE_MAX_ROWS], 1, INT64_MAX, &max_rows))
-		return EXIT_USAGE;
+	days = o.days;
+	batch = o.batch;
+	max_rows = o.max_rows;
 	ctx->app_name = "cleanupctl:purge";
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
 
-	if (values[PURGE_DRY_RUN]) {
+	if (o.dry_run) {
 		cleanup_purge_plan plan;
 
 		if (cleanup_purge_plan_read(&plan, e, (double)days, PURGE_LIST_MAX, &err) != CLEANUP_OK) {
@@ -283,17 +293,7 @@ static int exec_purge(cli_ctx *ctx, int argc, char **argv)
 	return code;
 }
 
-const cli_option cmd_purge_options[] = {
-	[PURGE_OLDER] = {"--older-than", "DAYS",
-	                 "purge jobs that finished at least DAYS ago, and events as old (0 to 36500, default 30)", NULL},
-	[PURGE_BATCH] = {"--batch", "N", "rows deleted per transaction (1 to 10000, default 1000)", NULL},
-	[PURGE_MAX_ROWS] = {"--max-rows", "N", "stop after about N rows; a later run goes on (default: no limit)", NULL},
-	[PURGE_DRY_RUN] = {"--dry-run", NULL, "say what would be purged; change nothing", NULL},
-	[PURGE__N] = {NULL, NULL, NULL, NULL},
-};
-
 const cli_command cmd_purge_entry = {
-	"purge", "[--older-than DAYS] [--batch N] [--max-rows N] [--dry-run]",
-	"remove finished jobs' manifests, step records and old events, in bounded transactions (retention)",
-	exec_purge,
+	"purge", "", "remove finished jobs' manifests, step records and old events, in bounded transactions (retention)",
+	exec_purge, purge_options,
 };

@@ -28,31 +28,33 @@ static void print_json(const cleanup_sandbox *sb, const char *conninfo)
 	printf("}\n");
 }
 
+typedef struct sandbox_opts {
+	const char *dir;
+} sandbox_opts;
+
+static const cli_option sandbox_options[] = {
+	CLI_ROW_STRING("--dir", "DIR", "the sandbox directory (default: $CLEANUP_SANDBOX_DIR, else .sandbox in a "
+	               "checkout, else $XDG_STATE_HOME/cleanupctl/sandbox)", "@dir", sandbox_opts, dir, "a directory"),
+	CLI_ROW_END,
+};
+
 static int exec_sandbox(cli_ctx *ctx, int argc, char **argv)
 {
-	const char *dir = NULL, *action = NULL;
+	sandbox_opts o = {NULL};
 	char conninfo[CLEANUP_PATH_MAX + 128];
+	const char *action;
 	cleanup_sandbox sb;
 	cleanup_error err;
-	int i, rc;
+	cli_args a;
+	int rc;
 
-	for (i = 1; i < argc; i++) {
-		bool missing;
-		const char *v = cli_opt(argc, argv, &i, "--dir", &missing);
-
-		if (missing)
-			return cli_usage(ctx, &cmd_sandbox_entry, "--dir needs a directory");
-		if (v)
-			dir = v;
-		else if (!action)
-			action = argv[i];
-		else
-			return cli_usage(ctx, &cmd_sandbox_entry, "unexpected argument \"%s\"", argv[i]);
-	}
+	if (!cli_parse_options(ctx, &cmd_sandbox_entry, NULL, argc, argv, 1, 1, &o, &a))
+		return EXIT_USAGE;
+	action = a.npos > 0 ? a.pos[0] : NULL;
 	if (!action || (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "status")))
 		return cli_usage(ctx, &cmd_sandbox_entry, "sandbox needs start, stop or status, not \"%s\"",
 		                 action ? action : "");
-	if ((rc = cleanup_sandbox_init(&sb, dir, &err)))
+	if ((rc = cleanup_sandbox_init(&sb, o.dir, &err)))
 		return cli_fail(ctx, &err);
 	if (strcmp(action, "start") == 0)
 		rc = cleanup_sandbox_start(&sb, &err);
@@ -92,6 +94,6 @@ static int exec_sandbox(cli_ctx *ctx, int argc, char **argv)
 }
 
 const cli_command cmd_sandbox_entry = {
-	"sandbox", "start|stop|status [--dir DIR]",
-	"disposable local PostgreSQL; start prints its conninfo", exec_sandbox,
+	"sandbox", "start|stop|status", "disposable local PostgreSQL; start prints its conninfo", exec_sandbox,
+	sandbox_options,
 };

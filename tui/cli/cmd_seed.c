@@ -4,42 +4,35 @@
 #include "cleanup/seed.h"
 #include "cli.h"
 
+typedef struct seed_opts {
+	int64_t servers, libraries, items, dependents;
+} seed_opts;
+
+static const cli_option seed_options[] = {
+	CLI_ROW_INT("--servers", "N", "servers to create (0 to 1000, default 3)", seed_opts, servers, 0, 1000),
+	CLI_ROW_INT("--libraries", "N", "libraries per server (0 to 1000, default 3)", seed_opts, libraries, 0, 1000),
+	CLI_ROW_INT("--items", "N", "items per library (0 to 100000000, default 1000)", seed_opts, items, 0, 100000000),
+	CLI_ROW_INT("--dependents", "N", "lab dependent rows per item (0 to 50), with a spread", seed_opts, dependents,
+	            0, 50),
+	CLI_ROW_END,
+};
+
 static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 {
-	cleanup_seed_spec spec = {3, 3, 1000, 0};
+	seed_opts o = {3, 3, 1000, 0};
+	cleanup_seed_spec spec;
 	cleanup_seed_result r;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	int64_t v;
-	int i, rc;
+	cli_args a;
+	int rc;
 
-	if (!cli_no_repeats(ctx, &cmd_seed_entry, argc, argv, 1))
+	if (!cli_parse_options(ctx, &cmd_seed_entry, NULL, argc, argv, 1, 0, &o, &a))
 		return EXIT_USAGE;
-	for (i = 1; i < argc; i++) {
-		bool missing = false;
-		const char *val;
-
-		if ((val = cli_opt(argc, argv, &i, "--servers", &missing))) {
-			if (!cli_parse_int(ctx, "--servers", val, 0, 1000, &v))
-				return EXIT_USAGE;
-			spec.servers = (int)v;
-		} else if ((val = cli_opt(argc, argv, &i, "--libraries", &missing))) {
-			if (!cli_parse_int(ctx, "--libraries", val, 0, 1000, &v))
-				return EXIT_USAGE;
-			spec.libraries = (int)v;
-		} else if ((val = cli_opt(argc, argv, &i, "--items", &missing))) {
-			if (!cli_parse_int(ctx, "--items", val, 0, 100000000, &v))
-				return EXIT_USAGE;
-			spec.items = v;
-		} else if ((val = cli_opt(argc, argv, &i, "--dependents", &missing))) {
-			if (!cli_parse_int(ctx, "--dependents", val, 0, 50, &v))
-				return EXIT_USAGE;
-			spec.dependents = (int)v;
-		} else {
-			return cli_usage(ctx, &cmd_seed_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		}
-	}
+	spec.servers = (int)o.servers;
+	spec.libraries = (int)o.libraries;
+	spec.items = o.items;
+	spec.dependents = (int)o.dependents;
 	/* As install: no timeouts unless --timeout says so. */
 	if (ctx->timeout_s < 0)
 		cleanup_engine_defaults(0, 0);
@@ -66,7 +59,6 @@ static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 }
 
 const cli_command cmd_seed_entry = {
-	"seed", "[--servers N] [--libraries N] [--items N] [--dependents N]",
-	"demo data: N servers, libraries per server, items per library, dependent records per item (0-50)",
-	exec_seed,
+	"seed", "", "demo data: N servers, libraries per server, items per library, dependent records per item (0-50)",
+	exec_seed, seed_options,
 };

@@ -163,44 +163,36 @@ static int watch_status(cli_ctx *ctx, cleanup_engine *e, double interval, int64_
 	return EXIT_DONE;
 }
 
+typedef struct status_opts {
+	double interval;
+	int64_t count;
+} status_opts;
+
+static const cli_option status_options[] = {
+	{"--watch", "SECONDS", "repeat as plain output every SECONDS (0.1 to 86400, default 2)", NULL, CLI_DECIMAL,
+	 offsetof(status_opts, interval), 100, 86400000, CLI_OPTIONAL, "takes seconds from 0.1 to 86400", NULL},
+	CLI_ROW_INT("--count", "N", "with --watch: stop after N refreshes", status_opts, count, 1, INT64_MAX),
+	CLI_ROW_END,
+};
+
 static int exec_status(cli_ctx *ctx, int argc, char **argv)
 {
+	status_opts o = {2, 0};
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	double interval = 0;
-	int64_t count = 0;
-	bool watch = false;
-	int rc, i;
+	bool watch;
+	cli_args a;
+	int rc;
 
-	if (!cli_no_repeats(ctx, &cmd_status_entry, argc, argv, 1))
+	if (!cli_parse_options(ctx, &cmd_status_entry, NULL, argc, argv, 1, 0, &o, &a))
 		return EXIT_USAGE;
-	for (i = 1; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-
-		if (strcmp(argv[i], "--watch") == 0 || strncmp(argv[i], "--watch=", 8) == 0) {
-			const char *why;
-
-			watch = true;
-			interval = 2;
-			v = argv[i][7] == '=' ? argv[i] + 8 : (i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL);
-			if (v && (why = cli_seconds_syntax(v, 0.1, 86400, &interval)))
-				return cli_usage(ctx, &cmd_status_entry, "--watch takes seconds from 0.1 to 86400, not \"%s\": %s", v,
-				                 why);
-		} else if ((v = cli_opt(argc, argv, &i, "--count", &missing))) {
-			if (!cli_parse_int(ctx, "--count", v, 1, INT64_MAX, &count))
-				return EXIT_USAGE;
-		} else {
-			return cli_usage(ctx, &cmd_status_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		}
-	}
-	if (count > 0 && !watch)
+	watch = cli_given(&a, status_options, "--watch");
+	if (o.count > 0 && !watch)
 		return cli_usage(ctx, &cmd_status_entry, "--count goes with --watch");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	if (watch)
-		rc = watch_status(ctx, e, interval, count);
+		rc = watch_status(ctx, e, o.interval, o.count);
 	else
 		rc = print_status(ctx, e, &err) == CLEANUP_OK ? EXIT_DONE : cli_fail(ctx, &err);
 	cleanup_engine_close(e);
@@ -208,8 +200,15 @@ static int exec_status(cli_ctx *ctx, int argc, char **argv)
 }
 
 const cli_command cmd_status_entry = {
-	"status", "[--watch [SECONDS] [--count N]]",
-	"servers, libraries, jobs at a glance; --watch repeats it as plain output", exec_status,
+	"status", "", "servers, libraries, jobs at a glance; --watch repeats it as plain output", exec_status,
+	status_options,
+};
+
+/* jobs' one option: its value is the int64_t the parser is given. */
+static const cli_option jobs_options[] = {
+	{"--limit", "N", "at most N jobs, newest first (1 to 1000, default 50)", NULL, CLI_INT, 0, 1, 1000, 0, NULL,
+	 NULL},
+	CLI_ROW_END,
 };
 
 static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
@@ -220,20 +219,11 @@ static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
 	char *json = NULL;
 	size_t n = 0;
 	int64_t limit = 50;
-	int rc, i;
+	cli_args a;
+	int rc;
 
-	if (!cli_no_repeats(ctx, &cmd_jobs_entry, argc, argv, 1))
+	if (!cli_parse_options(ctx, &cmd_jobs_entry, NULL, argc, argv, 1, 0, &limit, &a))
 		return EXIT_USAGE;
-	for (i = 1; i < argc; i++) {
-		bool missing;
-		const char *v = cli_opt(argc, argv, &i, "--limit", &missing);
-
-		if (!v)
-			return cli_usage(ctx, &cmd_jobs_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		if (!cli_parse_int(ctx, "--limit", v, 1, 1000, &limit))
-			return EXIT_USAGE;
-	}
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	if (ctx->json)
@@ -258,5 +248,5 @@ static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
 }
 
 const cli_command cmd_jobs_entry = {
-	"jobs", "[--limit N]", "unfinished jobs and the most recent ones", exec_jobs,
+	"jobs", "", "unfinished jobs and the most recent ones", exec_jobs, jobs_options,
 };

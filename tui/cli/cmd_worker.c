@@ -567,74 +567,62 @@ static void supervise(worker *w, const sigset_t *set)
 
 /* --- the command --------------------------------------------------------- */
 
+typedef struct worker_opts {
+	cli_step_opts so;
+	int64_t concurrency;
+	cli_ints servers;
+	bool idle_exit;
+	double poll;
+} worker_opts;
+
+static const cli_option worker_options[] = {
+	CLI_ROW_INT("--concurrency", "N", "runners, each stepping one job on a connection of its own (1 to 64, default 1)",
+	            worker_opts, concurrency, 1, WORKER_MAX_RUNNERS),
+	{"--server", "ID", "run only the jobs of server ID (repeat for more servers; default every server)", NULL,
+	 CLI_INTS, offsetof(worker_opts, servers), 1, INT64_MAX, 0, NULL, NULL},
+	CLI_ROW_FLAG("--idle-exit", "exit when no runnable job is left that no runner holds (exit 1 if a job failed)",
+	             worker_opts, idle_exit, 0),
+	{"--poll", "SECONDS", "how often an idle runner looks for work, 0.1 to 3600 (default 2)", NULL, CLI_DECIMAL,
+	 offsetof(worker_opts, poll), 100, 3600000, 0, "must be a number of seconds from 0.1 to 3600", NULL},
+	CLI_STEP_BUSY_ROWS(worker_opts, "busy answers in a row before a job is set aside for a while (default 100)",
+	                   "cap of the doubling wait after a busy step (default 1000)"),
+	CLI_STEP_TIMEOUT_ROW(worker_opts),
+	CLI_STEP_SYNC_ROW(worker_opts, "drain steps wait for their WAL flush (default off, as job run)"),
+	CLI_ROW_END,
+};
+
 static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 {
 	static worker w; /* large (the server list): not on the stack */
+	static int64_t server_args[WORKER_MAX_SERVERS];
 	runner runners[WORKER_MAX_RUNNERS];
 	pthread_t threads[WORKER_MAX_RUNNERS];
 	sigset_t set, old_set;
 	cleanup_engine *e = NULL;
-	int64_t concurrency = 1, v64;
-	/* --timeout, --synchronous-commit, --max-busy, --backoff-max: parsed
-	 * as job run parses them (cli_step_option) */
-	cli_step_opts so = {TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000};
-	double poll = 2;
+	/* --timeout, --synchronous-commit, --max-busy, --backoff-max: the
+	 * rows job run has too (CLI_STEP_*_ROW) */
+	worker_opts o = {{TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000}, 1, {server_args, 0, WORKER_MAX_SERVERS}, false, 2};
+	int64_t concurrency;
+	cli_step_opts so;
+	double poll;
 	int i, started = 0, code;
+	size_t j, m;
+	cli_args a;
 	char t[32];
 
 	memset(&w, 0, sizeof w);
-	for (i = 1; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-
-		if ((code = cli_step_option(ctx, &cmd_worker_entry,
-		                            CLI_STEP_OPT_TIMEOUT | CLI_STEP_OPT_SYNC | CLI_STEP_OPT_BUSY, argc, argv, &i,
-		                            &so)) < 0)
-			return EXIT_USAGE;
-		if (code > 0)
-			continue;
-		if ((v = cli_opt(argc, argv, &i, "--concurrency", &missing))) {
-			if (!cli_parse_int(ctx, "--concurrency", v, 1, WORKER_MAX_RUNNERS, &concurrency))
-				return EXIT_USAGE;
-		} else if ((v = cli_opt(argc, argv, &i, "--server", &missing))) {
-			size_t k;
-
-			if (!cli_parse_id(ctx, "--server", v, &v64))
-				return EXIT_USAGE;
-			if (w.nservers == WORKER_MAX_SERVERS)
-				return cli_usage(ctx, &cmd_worker_entry, "at most %d --server options", WORKER_MAX_SERVERS);
-			for (k = 0; k < w.nservers && w.servers[k] != v64; k++)
-				;
-			if (k == w.nservers)
-				w.servers[w.nservers++] = v64;
-		} else if ((v = cli_opt(argc, argv, &i, "--poll", &missing))) {
-			const char *why = cli_seconds_syntax(v, 0.1, 3600, &poll);
-
-			if (why)
-				return cli_usage(ctx, &cmd_worker_entry,
-				                 "--poll must be a number of seconds from 0.1 to 3600, not \"%s\": %s", v, why);
-		} else if (!missing && strcmp(argv[i], "--idle-exit") == 0) {
-			w.idle_exit = true;
-		} else {
-			return cli_usage(ctx, &cmd_worker_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		}
-	}
-	/* --server may repeat; every other option may not. */
-	for (i = 1; i < argc; i++) {
-		const char *names[] = {"--concurrency", "--poll", "--max-busy", "--backoff-max", "--timeout",
-		                       "--synchronous-commit", "--idle-exit"};
-		size_t k, len;
-		int j;
-
-		for (k = 0; k < sizeof names / sizeof names[0]; k++) {
-			len = strlen(names[k]);
-			if (strncmp(argv[i], names[k], len) != 0 || (argv[i][len] && argv[i][len] != '='))
-				continue;
-			for (j = i + 1; j < argc; j++)
-				if (strncmp(argv[j], names[k], len) == 0 && (!argv[j][len] || argv[j][len] == '='))
-					return cli_usage(ctx, &cmd_worker_entry, "%s given twice", names[k]);
-		}
+	if (!cli_parse_options(ctx, &cmd_worker_entry, NULL, argc, argv, 1, 0, &o, &a))
+		return EXIT_USAGE;
+	so = o.so;
+	concurrency = o.concurrency;
+	poll = o.poll;
+	w.idle_exit = o.idle_exit;
+	/* --server may repeat, a server given twice counts once */
+	for (j = 0; j < o.servers.n; j++) {
+		for (m = 0; m < w.nservers && w.servers[m] != o.servers.v[j]; m++)
+			;
+		if (m == w.nservers)
+			w.servers[w.nservers++] = o.servers.v[j];
 	}
 
 	/* One connection first: a bad --db or schema fails here, at once. */
@@ -742,7 +730,6 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 }
 
 const cli_command cmd_worker_entry = {
-	"worker", "[--concurrency N] [--server ID]... [--idle-exit] [--poll SECONDS]",
-	"run draining jobs across servers with N runners, one runner per job, until SIGTERM or Ctrl-C",
-	exec_worker,
+	"worker", "", "run draining jobs across servers with N runners, one runner per job, until SIGTERM or Ctrl-C",
+	exec_worker, worker_options,
 };

@@ -132,28 +132,20 @@ static void print_summary(const cleanup_writer_stats *s, int64_t dependents)
 	       s->max_ms);
 }
 
-/* Parses --rate S into *OUT: operations per second from 0 (as fast as
- * possible) to 100000, decimal digits with an optional fraction
- * (cli_seconds_syntax()'s rule: no sign, space, exponent, hex, "inf" or
- * "nan"). Returns false after a usage error naming the value and the rule. */
-static bool parse_rate(cli_ctx *ctx, const char *s, double *out)
-{
-	double v = 0;
-	const char *why = cli_seconds_syntax(s, 0, 100000, &v);
-
-	if (why) {
-		cli_usage(ctx, &cmd_writer_entry,
-		          "--rate must be a number of operations per second from 0 (as fast as possible) to 100000, "
-		          "not \"%s\": %s",
-		          s ? s : "",
-		          strcmp(why, "out of range") == 0 || strcmp(why, "an empty value") == 0
-		              ? why
-		              : "digits with an optional fraction (no sign, space, exponent or hex)");
-		return false;
-	}
-	*out = v;
-	return true;
-}
+static const cli_option writer_options[] = {
+	{"--rate", "OPS_PER_SECOND", "operations per second, 0 (as fast as possible) to 100000 (default 10)", NULL,
+	 CLI_DECIMAL, offsetof(cleanup_writer_opts, rate), 0, 100000000, 0,
+	 "must be a number of operations per second from 0 (as fast as possible) to 100000", NULL},
+	{"--server", "ID", "write to the libraries of server ID only", NULL, CLI_INT,
+	 offsetof(cleanup_writer_opts, server_id), 1, INT64_MAX, 0, NULL, NULL},
+	{"--duration", "SECONDS", "stop after SECONDS (0 to 2678400; default: until stopped)", NULL, CLI_DECIMAL,
+	 offsetof(cleanup_writer_opts, duration_s), 0, 31 * 86400 * 1000LL, 0, "takes seconds from 0 to 2678400", NULL},
+	CLI_ROW_INT("--ops", "N", "stop after N operations (0: no limit)", cleanup_writer_opts, max_ops, 0, INT64_MAX),
+	{"--seed", "N", "the random seed, for a repeatable run", NULL, CLI_INT, offsetof(cleanup_writer_opts, seed), 0,
+	 INT64_MAX, 0, NULL, NULL},
+	CLI_ROW_FLAG("--no-log", "do not log each rejection to cleanup.events", cleanup_writer_opts, no_log, 0),
+	CLI_ROW_END,
+};
 
 static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 {
@@ -164,42 +156,13 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 	cleanup_error err;
 	struct sigaction sa, old_int, old_term;
 	report_ctx rep;
-	bool seeded = false;
-	int64_t v;
-	int i, rc;
+	bool seeded;
+	cli_args a;
+	int rc;
 
-	if (!cli_no_repeats(ctx, &cmd_writer_entry, argc, argv, 1))
+	if (!cli_parse_options(ctx, &cmd_writer_entry, NULL, argc, argv, 1, 0, &opts, &a))
 		return EXIT_USAGE;
-	for (i = 1; i < argc; i++) {
-		bool missing = false;
-		const char *val;
-
-		if ((val = cli_opt(argc, argv, &i, "--rate", &missing))) {
-			if (!parse_rate(ctx, val, &opts.rate))
-				return EXIT_USAGE;
-		} else if ((val = cli_opt(argc, argv, &i, "--server", &missing))) {
-			if (!cli_parse_id(ctx, "--server", val, &opts.server_id))
-				return EXIT_USAGE;
-		} else if ((val = cli_opt(argc, argv, &i, "--duration", &missing))) {
-			if (!cli_parse_int(ctx, "--duration", val, 0, 31 * 86400, &v))
-				return EXIT_USAGE;
-			opts.duration_s = (double)v;
-		} else if ((val = cli_opt(argc, argv, &i, "--ops", &missing))) {
-			if (!cli_parse_int(ctx, "--ops", val, 0, INT64_MAX, &v))
-				return EXIT_USAGE;
-			opts.max_ops = v;
-		} else if ((val = cli_opt(argc, argv, &i, "--seed", &missing))) {
-			if (!cli_parse_int(ctx, "--seed", val, 0, INT64_MAX, &v))
-				return EXIT_USAGE;
-			opts.seed = (uint64_t)v;
-			seeded = true;
-		} else if (strcmp(argv[i], "--no-log") == 0) {
-			opts.no_log = true;
-		} else {
-			return cli_usage(ctx, &cmd_writer_entry, missing ? "%s needs a value" : "unexpected argument \"%s\"",
-			                 argv[i]);
-		}
-	}
+	seeded = cli_given(&a, writer_options, "--seed");
 	if (!seeded) {
 		struct timespec t;
 
@@ -291,6 +254,6 @@ out:
 }
 
 const cli_command cmd_writer_entry = {
-	"writer", "[--rate OPS_PER_SECOND] [--server ID] [--duration SECONDS] [--ops N] [--seed N] [--no-log]",
-	"simulated sync writer: inserts, updates and moves items, reports rejections", exec_writer,
+	"writer", "", "simulated sync writer: inserts, updates and moves items, reports rejections", exec_writer,
+	writer_options,
 };
