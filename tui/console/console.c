@@ -583,7 +583,9 @@ static void quit_key(console *c, int key)
 		c->quit = true;
 	} else if (key == 'n' || key == 'N' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
 		c->quit_ask = false;
+		/* in the log too: the run's progress soon takes the footer */
 		console_message(c, ROLE_INFO, "quit not done: the run goes on (t stops it after its current step)");
+		console_note_add(c, ROLE_INFO, c->message);
 	}
 }
 
