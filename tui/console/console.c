@@ -893,6 +893,10 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		else
 			console_message(c, ROLE_INFO, "log: %s lines only (f: the next kind)", console_log_kind_name(c->log_kind));
 		break;
+	case CMD_NEXT_GAP:
+	case CMD_PREV_GAP:
+		console_detail_gap(c, cmd == CMD_NEXT_GAP ? -1 : 1);
+		break;
 	case CMD_STEP:
 		job_action(c, ACT_STEP);
 		break;

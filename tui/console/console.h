@@ -206,6 +206,12 @@ const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job
  * transaction for more than 10 s below it); false when there is none. */
 bool console_locks_holder_target(const console *c, int k, confirm_target *t);
 
+/* panel_detail.c: ] (DIR < 0: down, older steps) and [ (DIR > 0): the
+ * step history's selection to the next step that did not resume where
+ * the one before ended (jobview.h, tui_step_find_gap), among the steps
+ * read; the footer says what the gap was. Focuses the detail. */
+void console_detail_gap(console *c, int dir);
+
 /* The job at row K of the jobs panel's view (NULL when none). */
 const cleanup_mon_job *console_view_job(const console *c, int k);
 /* The library at row K of the libraries panel's view (NULL when none). */
