@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmdline.h"
-#include "console.h"
+#include "console_int.h"
 #include "ops.h"
 #include "sanitize.h"
 

@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "cmdline.h"
 #include "config.h"
-#include "console.h"
+#include "console_int.h"
 #include "ops.h"
 
 typedef enum arg_kind { ARG_NONE, ARG_JOB, ARG_JOB_COUNT, ARG_LIBRARY, ARG_SERVER, ARG_THEME, ARG_SECONDS } arg_kind;

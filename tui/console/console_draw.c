@@ -12,7 +12,7 @@
 #include <wchar.h>
 #include "cmdline.h"
 #include "cli.h"
-#include "console.h"
+#include "console_int.h"
 #include "progress.h"
 #include "sanitize.h"
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "console.h"
+#include "console_int.h"
 
 static const char *const part_names[CONSOLE_PARTS] = {"servers", "libraries", "jobs", "steps", "log", "contention"};
 

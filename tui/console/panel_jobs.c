@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "console.h"
+#include "console_int.h"
 #include "progress.h"
 #include "sanitize.h"
 

@@ -8,7 +8,7 @@
  * selected library's reason is on the panel's last row (issue 8). */
 #include <inttypes.h>
 #include <stdio.h>
-#include "console.h"
+#include "console_int.h"
 #include "sanitize.h"
 
 static theme_role count_role(tui_count_kind k)

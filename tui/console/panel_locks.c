@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "console.h"
+#include "console_int.h"
 
 /* The holders listed below the tree (issue 21, item 1): sessions idle in
  * a transaction for more than 10 s on our tables that the tree does not

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "console.h"
+#include "console_int.h"
 #include "jobview.h"
 
 #define LOG_MAX 1024

@@ -2,7 +2,7 @@
  * and item counts (from cleanup.library_stats) and its active job. */
 #include <inttypes.h>
 #include <stdio.h>
-#include "console.h"
+#include "console_int.h"
 #include "sanitize.h"
 
 static int rows(const console *c)
