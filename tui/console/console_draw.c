@@ -11,7 +11,7 @@
 #include <time.h>
 #include <wchar.h>
 #include "cmdline.h"
-#include "cli.h"
+#include "numtext.h"
 #include "console_int.h"
 #include "progress.h"
 #include "sanitize.h"
@@ -112,7 +112,7 @@ int console_putf(int y, int x, int w, theme_role role, const char *fmt, ...)
 
 const char *console_count(char *buf, size_t len, int64_t n)
 {
-	return cli_count(buf, len, n);
+	return tui_count_text(buf, len, n);
 }
 
 const char *console_compact(char *buf, size_t len, int64_t n)
@@ -454,7 +454,7 @@ static void draw_footer(console *c, double mono)
 	attrset(theme_attr(ROLE_NORMAL));
 	mvhline(r->y, r->x, ' ', r->w);
 	if (c->cmdline) {
-		cmdline_render(stdscr, r->y, r->x, r->w);
+		cmdline_render(stdscr, r->y, r->x, r->w, theme_attr(ROLE_PROMPT), theme_attr(ROLE_NORMAL));
 		return;
 	}
 	if (c->filter_editing) {
@@ -825,7 +825,8 @@ void console_draw(console *c, double now)
 			mvhline(c->layout.footer.y - 1, 0, ' ', c->layout.cols);
 			console_put(c->layout.footer.y - 1, 0, c->layout.cols, ROLE_DIM, m);
 		}
-		cmdline_render(stdscr, c->layout.footer.y, c->layout.footer.x, c->layout.footer.w);
+		cmdline_render(stdscr, c->layout.footer.y, c->layout.footer.x, c->layout.footer.w, theme_attr(ROLE_PROMPT),
+		               theme_attr(ROLE_NORMAL));
 		curs_set(1);
 	}
 	refresh();

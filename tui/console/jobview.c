@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "numtext.h"
 #include "progress.h"
 
 const char *tui_job_sort_name(tui_job_sort s)
@@ -389,23 +390,6 @@ static const char *gap_age(char *buf, size_t len, double s)
 	return buf;
 }
 
-/* N with thousands separators. */
-static const char *thousands(char *buf, size_t len, int64_t n)
-{
-	char raw[32];
-	size_t l, i, o = 0;
-
-	snprintf(raw, sizeof raw, "%" PRId64, n);
-	l = strlen(raw);
-	for (i = 0; i < l && o + 2 < len; i++) {
-		if (i > 0 && raw[i - 1] != '-' && (l - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = raw[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 const char *tui_step_gap_text(char *buf, size_t len, const cleanup_mon_step *prev, const cleanup_mon_step *s,
                               unsigned why)
 {
@@ -427,8 +411,8 @@ const char *tui_step_gap_text(char *buf, size_t len, const cleanup_mon_step *pre
 	if (why & TUI_GAP_CURSOR) {
 		l = strlen(buf);
 		snprintf(buf + l, len - l, "%scursor did not continue: step %d ended at %s, step %d began at %s (library %" PRId64
-		         ")", l ? "; " : "", prev->step_no, thousands(a, sizeof a, prev->cursor_to), s->step_no,
-		         thousands(b, sizeof b, s->cursor_from), s->library_id);
+		         ")", l ? "; " : "", prev->step_no, tui_count_text(a, sizeof a, prev->cursor_to), s->step_no,
+		         tui_count_text(b, sizeof b, s->cursor_from), s->library_id);
 	}
 	return buf;
 }
