@@ -58,6 +58,11 @@ typedef struct tui_panel_class {
 	void (*draw)(console *c, tui_rect r, bool focused);
 	/* Enter on the selected row. */
 	void (*open)(console *c);
+	/* A key of the panel's own, while it has the focus (NULL: none):
+	 * true when it handled CMD, else the console's default for CMD
+	 * applies (keys.c maps keys to commands; the panel decides what a
+	 * command means on its rows). */
+	bool (*key)(console *c, tui_cmd cmd);
 } tui_panel_class;
 
 extern const tui_panel_class panel_servers, panel_libraries, panel_jobs, panel_detail, panel_locks,
@@ -189,12 +194,6 @@ const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job
  * transaction for more than 10 s below it); false when there is none. */
 bool console_locks_holder_target(const console *c, int k, confirm_target *t);
 
-/* panel_detail.c: ] (DIR < 0: down, older steps) and [ (DIR > 0): the
- * step history's selection to the next step that did not resume where
- * the one before ended (jobview.h, tui_step_find_gap), among the steps
- * read; the footer says what the gap was. Focuses the detail. */
-void console_detail_gap(console *c, int dir);
-
 /* The job at row K of the jobs panel's view (NULL when none). */
 const cleanup_mon_job *console_view_job(const console *c, int k);
 /* The library at row K of the libraries panel's view (NULL when none). */
@@ -242,6 +241,18 @@ const char *console_eta(char *buf, size_t len, double seconds);
 void console_bar(int y, int x, int w, int64_t done, int64_t total);
 /* Scrolls panel P so that its selected row is visible in VISIBLE rows. */
 void console_scroll(console *c, tui_panel_id p, int nrows, int visible);
+
+/* list.c: the one list routine every list panel uses (htop's Panel).
+ * Draws panel P's list of NROWS rows in R (one row a line): scrolls it
+ * so that the selection (sel[P]) is in view, fills row SEL_ROW (-1:
+ * none; the selection when the panel has the focus) with the selection
+ * colour, and has ROW draw each row in view: row K at line Y of R, SEL
+ * when it is the highlighted one (its text then in console_row_role).
+ * Returns the number of rows drawn. */
+typedef void (*console_row_fn)(console *c, int k, int y, tui_rect r, bool sel, void *ctx);
+int console_list(console *c, tui_panel_id p, tui_rect r, int nrows, int sel_row, console_row_fn row, void *ctx);
+/* ROLE, or ROLE_SELECTION on the highlighted row. */
+theme_role console_row_role(bool sel, theme_role role);
 void console_draw(console *c, double now_wall);
 
 #endif

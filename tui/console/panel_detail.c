@@ -243,14 +243,61 @@ static void step_row(char *buf, size_t len, const tui_step_cols *sc, const clean
 	snprintf(buf + l, len - l, " %8s", s->started);
 }
 
+/* Row K of the step history (step number total - K) in the columns
+ * CTX (tui_step_cols). */
+static void step_line(console *c, int k, int y, tui_rect r, bool sel, void *ctx)
+{
+	const tui_step_cols *sc = ctx;
+	int no = total_steps(c) - k, x;
+	const cleanup_mon_step *s = page_step(c, no);
+	char gap[16], cursor[200], runner[4 * RUNNER_W + 1], line_buf[600];
+	unsigned why;
+
+	if (!s) {
+		console_putf(y, r.x, r.w, console_row_role(sel, ROLE_DIM), "%6d (reading...)", no);
+		return;
+	}
+	why = tui_step_gap(tui_step_prev(c->snap->steps, c->snap->nsteps, s), s, TUI_GAP_THRESHOLD_S);
+	/* a gap of at least 2 s before the step: a stop, a dead runner */
+	if (s->gap_s >= TUI_GAP_THRESHOLD_S) {
+		gap[0] = '+';
+		tui_duration_text(gap + 1, sizeof gap - 1, s->gap_s);
+	} else {
+		gap[0] = '\0';
+	}
+	step_row(line_buf, sizeof line_buf, sc, s, why != 0);
+	x = r.x + console_put(y, r.x, r.w, console_row_role(sel, ROLE_NORMAL), line_buf);
+	if (why && !sel)
+		console_put(y, r.x, 1, ROLE_WARNING, "*");
+	x += console_putf(y, x, r.x + r.w - x, console_row_role(sel, ROLE_WARNING), " %6s", gap);
+	if (sc->runner)
+		x += console_putf(y, x, r.x + r.w - x, console_row_role(sel, ROLE_NORMAL), " %s",
+		                  runner_cell(runner, sizeof runner, s));
+	else if (sc->tag) {
+		char t[40];
+
+		tui_runner_tag(t, sizeof t, s->runner_pid, s->runner_app);
+		x += console_putf(y, x, r.x + r.w - x, console_row_role(sel, why & TUI_GAP_RUNNER ? ROLE_WARNING : ROLE_NORMAL),
+		                  " %-*.*s", TUI_RUNNER_TAG_W, TUI_RUNNER_TAG_W, t);
+	}
+	if (sc->cursor || sc->cursor_end) {
+		if (sc->cursor)
+			cursor_text(cursor, sizeof cursor, s);
+		else
+			cursor_end_text(cursor, sizeof cursor, s);
+		console_put(y, x, r.x + r.w - x, console_row_role(sel, why & TUI_GAP_CURSOR ? ROLE_WARNING : ROLE_DIM), cursor);
+	}
+}
+
 static void draw(console *c, tui_rect r, bool focused)
 {
 	const cleanup_mon_job *v = console_selected_job(c);
 	const cleanup_job *j;
 	char a[32], b[32], d[32], line[160], line_buf[600];
-	int y = r.y, i, n, x, cw, ew;
+	int y = r.y, n, x, cw, ew;
 	bool wide_head = false, active;
 	tui_step_cols sc;
+	tui_rect list;
 
 	if (!v) {
 		console_put(y, r.x, r.w, ROLE_DIM, c->snap->njobs ? "no job selected: choose one in the jobs panel"
@@ -393,71 +440,29 @@ static void draw(console *c, tui_rect r, bool focused)
 		            j->purged_at[0] ? "(step records removed by cleanupctl purge)"
 		            : j->step_no    ? ""
 		                            : "(no steps yet)");
-	console_scroll(c, PANEL_DETAIL, n, r.y + r.h - y - 1);
-	want_page(c, n, c->top[PANEL_DETAIL], r.y + r.h - y - 1);
-	for (i = 0; y + 1 < r.y + r.h && c->top[PANEL_DETAIL] + i < n; i++) {
-		int k = c->top[PANEL_DETAIL] + i, no = n - k;
-		const cleanup_mon_step *s = page_step(c, no);
-		bool sel = focused && k == c->sel[PANEL_DETAIL];
-		char gap[16], cursor[200], runner[4 * RUNNER_W + 1];
-		unsigned why;
-
-		y++;
-		if (sel) {
-			attrset(theme_attr(ROLE_SELECTION));
-			mvhline(y, r.x, ' ', r.w);
-		}
-		if (!s) {
-			console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_DIM, "%6d (reading...)", no);
-			continue;
-		}
-		why = tui_step_gap(tui_step_prev(c->snap->steps, c->snap->nsteps, s), s, TUI_GAP_THRESHOLD_S);
-		/* a gap of at least 2 s before the step: a stop, a dead runner */
-		if (s->gap_s >= TUI_GAP_THRESHOLD_S) {
-			gap[0] = '+';
-			tui_duration_text(gap + 1, sizeof gap - 1, s->gap_s);
-		} else {
-			gap[0] = '\0';
-		}
-		step_row(line_buf, sizeof line_buf, &sc, s, why != 0);
-		x = r.x + console_put(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_NORMAL, line_buf);
-		if (why && !sel)
-			console_put(y, r.x, 1, ROLE_WARNING, "*");
-		x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_WARNING, " %6s", gap);
-		if (sc.runner)
-			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, " %s",
-			                  runner_cell(runner, sizeof runner, s));
-		else if (sc.tag) {
-			char t[40];
-
-			tui_runner_tag(t, sizeof t, s->runner_pid, s->runner_app);
-			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : (why & TUI_GAP_RUNNER) ? ROLE_WARNING
-			                                                                               : ROLE_NORMAL,
-			                  " %-*.*s", TUI_RUNNER_TAG_W, TUI_RUNNER_TAG_W, t);
-		}
-		if (sc.cursor || sc.cursor_end) {
-			if (sc.cursor)
-				cursor_text(cursor, sizeof cursor, s);
-			else
-				cursor_end_text(cursor, sizeof cursor, s);
-			console_put(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : (why & TUI_GAP_CURSOR) ? ROLE_WARNING : ROLE_DIM,
-			            cursor);
-		}
-	}
+	list = r;
+	list.y = y + 1;
+	list.h = r.y + r.h - y - 1;
+	if (list.h > 0)
+		console_list(c, PANEL_DETAIL, list, n, focused ? c->sel[PANEL_DETAIL] : -1, step_line, &sc);
+	want_page(c, n, c->top[PANEL_DETAIL], list.h);
 }
 
-void console_detail_gap(console *c, int dir)
+/* ] (DIR < 0: down, older steps) and [ (DIR > 0): the selection to the
+ * next step that did not resume where the one before ended (jobview.h,
+ * tui_step_find_gap), among the steps read; the footer says what the
+ * gap was. */
+static void gap_key(console *c, int dir)
 {
 	const cleanup_mon_snapshot *s = c->snap;
 	int n, from, i;
 	unsigned why;
 	char text[600];
 
-	if (!tui_layout_visible(&c->layout, PANEL_DETAIL) || !have_steps(c) || s->nsteps == 0) {
-		console_message(c, ROLE_INFO, "%s: no step history shown (Enter on a job opens it)", dir < 0 ? "]" : "[");
+	if (!have_steps(c) || s->nsteps == 0) {
+		console_message(c, ROLE_INFO, "%s: no steps read yet", dir < 0 ? "]" : "[");
 		return;
 	}
-	c->focus = PANEL_DETAIL;
 	n = total_steps(c);
 	from = n - c->sel[PANEL_DETAIL];
 	i = tui_step_find_gap(s->steps, s->nsteps, from, dir, TUI_GAP_THRESHOLD_S, &why);
@@ -483,4 +488,13 @@ static void open_row(console *c)
 	console_relayout(c);
 }
 
-const tui_panel_class panel_detail = {PANEL_DETAIL, rows, draw, open_row};
+/* The detail's own keys: ] and [ (the step history's gaps). */
+static bool key(console *c, tui_cmd cmd)
+{
+	if (cmd != CMD_NEXT_GAP && cmd != CMD_PREV_GAP)
+		return false;
+	gap_key(c, cmd == CMD_NEXT_GAP ? -1 : 1);
+	return true;
+}
+
+const tui_panel_class panel_detail = {PANEL_DETAIL, rows, draw, open_row, key};
