@@ -18,18 +18,18 @@
 
 theme_role console_phase_role(const char *phase)
 {
-	if (strcmp(phase, "collecting") == 0)
-		return ROLE_PHASE_COLLECTING;
-	if (strcmp(phase, "paused") == 0)
-		return ROLE_PHASE_PAUSED;
-	if (strcmp(phase, "draining") == 0)
-		return ROLE_PHASE_DRAINING;
-	if (strcmp(phase, "finalizing") == 0)
-		return ROLE_PHASE_FINALIZING;
-	if (strcmp(phase, "completed") == 0)
-		return ROLE_PHASE_COMPLETED;
-	if (strcmp(phase, "cancelled") == 0)
-		return ROLE_PHASE_CANCELLED;
+	static const struct {
+		const char *phase;
+		theme_role role;
+	} roles[] = {
+		{"collecting", ROLE_PHASE_COLLECTING}, {"paused", ROLE_PHASE_PAUSED},       {"draining", ROLE_PHASE_DRAINING},
+		{"finalizing", ROLE_PHASE_FINALIZING}, {"completed", ROLE_PHASE_COMPLETED}, {"cancelled", ROLE_PHASE_CANCELLED},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof roles / sizeof roles[0]; i++)
+		if (strcmp(phase, roles[i].phase) == 0)
+			return roles[i].role;
 	return ROLE_NORMAL;
 }
 
@@ -212,13 +212,14 @@ static const tui_panel_class *const classes[PANEL__COUNT] = {
 	&panel_servers, &panel_libraries, &panel_jobs, &panel_detail, &panel_locks, &panel_log,
 };
 
-static void clock_text(char *buf, size_t len, double wall)
+const char *console_clock(char *buf, size_t len, double wall)
 {
 	time_t t = (time_t)wall;
 	struct tm tm;
 
 	localtime_r(&t, &tm);
 	strftime(buf, len, "%H:%M:%S", &tm);
+	return buf;
 }
 
 /* Shortens "user@/a/long/socket/dir:5432/db" to "user@…/socket/dir:5432/db"
@@ -350,7 +351,7 @@ static void draw_header(console *c, double now)
 
 #define PART(id, v, ...) (snprintf(t[id][v], sizeof t[id][v], __VA_ARGS__), nvar[id] = (v) + 1)
 	PART(HDR_TITLE, 0, "cleanupctl console");
-	clock_text(clock, sizeof clock, now);
+	console_clock(clock, sizeof clock, now);
 	PART(HDR_CLOCK, 0, "%s", clock);
 	PART(HDR_REFRESH, 0, "refresh %gs", cleanup_monitor_interval(c->mon) / 1000.0);
 	if (s->seq > 0)
@@ -377,7 +378,7 @@ static void draw_header(console *c, double now)
 	if (actions_max_rate(c->act) > 0 && !c->opts.readonly)
 		PART(HDR_THROTTLE, 0, " THROTTLE %g/s ", actions_max_rate(c->act));
 	if (cleanup_monitor_stale(c->mon, &since)) {
-		clock_text(stale, sizeof stale, since);
+		console_clock(stale, sizeof stale, since);
 		if (cleanup_monitor_attempts(c->mon) > 1)
 			PART(HDR_STALE, 0, " stale since %s: reconnecting, attempt %d ", stale, cleanup_monitor_attempts(c->mon));
 		else
@@ -392,7 +393,7 @@ static void draw_header(console *c, double now)
 			if (s->stale_parts & (1u << k))
 				snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s", parts[0] ? ", " : "",
 				         console_part_name(k));
-		clock_text(tm, sizeof tm, s->stale_parts_at);
+		console_clock(tm, sizeof tm, s->stale_parts_at);
 		PART(HDR_STALE, 0, " stale %s since %s: database slow to answer ", parts, tm);
 		PART(HDR_STALE, 1, " stale %s since %s ", parts, tm);
 		PART(HDR_STALE, 2, " stale %s ", tm);
@@ -715,6 +716,19 @@ static void dim_rect(tui_rect r)
 		}
 }
 
+/* Adds a list's view to its TITLE: " /FILTER" (with "_" while it is
+ * being typed), then " by SORT" (NULL: the default order). */
+static void title_view(char *title, size_t len, const char *filter, bool editing, const char *sort)
+{
+	size_t l = strlen(title);
+
+	if (filter[0] || editing)
+		snprintf(title + l, len - l, " /%.40s%s", filter, editing ? "_" : "");
+	l = strlen(title);
+	if (sort)
+		snprintf(title + l, len - l, " by %s", sort);
+}
+
 void console_draw(console *c, double now)
 {
 	double mono = cleanup_monitor_now(), since;
@@ -745,37 +759,20 @@ void console_draw(console *c, double now)
 		snprintf(title, sizeof title, "%s", tui_panel_name((tui_panel_id)i));
 		if (i == PANEL_DETAIL && c->sel_job_id > 0)
 			snprintf(title, sizeof title, "job %" PRId64 " detail", c->sel_job_id);
-		if (i == PANEL_JOBS) {
-			size_t l = strlen(title);
-			bool editing = c->filter_editing && c->filter_panel == PANEL_JOBS;
-
-			if (c->job_filter[0] || editing)
-				snprintf(title + l, sizeof title - l, " /%.40s%s", c->job_filter, editing ? "_" : "");
-			l = strlen(title);
-			if (c->job_sort != JOB_SORT_UNFINISHED)
-				snprintf(title + l, sizeof title - l, " by %s", tui_job_sort_name(c->job_sort));
-		}
-		if (i == PANEL_LIBRARIES) {
-			size_t l = strlen(title);
-			bool editing = c->filter_editing && c->filter_panel == PANEL_LIBRARIES;
-
-			if (c->lib_filter[0] || editing)
-				snprintf(title + l, sizeof title - l, " /%.40s%s", c->lib_filter, editing ? "_" : "");
-			l = strlen(title);
-			if (c->lib_sort != LIB_SORT_SERVER)
-				snprintf(title + l, sizeof title - l, " by %s", tui_lib_sort_name(c->lib_sort));
-		}
+		if (i == PANEL_JOBS)
+			title_view(title, sizeof title, c->job_filter, c->filter_editing && c->filter_panel == PANEL_JOBS,
+			           c->job_sort != JOB_SORT_UNFINISHED ? tui_job_sort_name(c->job_sort) : NULL);
+		if (i == PANEL_LIBRARIES)
+			title_view(title, sizeof title, c->lib_filter, c->filter_editing && c->filter_panel == PANEL_LIBRARIES,
+			           c->lib_sort != LIB_SORT_SERVER ? tui_lib_sort_name(c->lib_sort) : NULL);
 		if (i == PANEL_LOG) {
 			size_t l = strlen(title);
-			bool editing = c->filter_editing && c->filter_panel == PANEL_LOG;
 
 			if (c->log_kind != LOG_KIND_ALL)
 				snprintf(title + l, sizeof title - l, " %s only", console_log_kind_name(c->log_kind));
-			l = strlen(title);
-			if (c->log_filter[0] || editing)
-				snprintf(title + l, sizeof title - l, " /%.40s%s", c->log_filter, editing ? "_" : "");
+			title_view(title, sizeof title, c->log_filter, c->filter_editing && c->filter_panel == PANEL_LOG, NULL);
 		}
-				{
+		{
 			/* where the selection is: 10/12 (issue 11, item 13), in
 			 * every list */
 			int n = classes[i]->rows(c);

@@ -226,6 +226,8 @@ void console_execute(console *c, const char *line);
 
 /* console_draw.c */
 theme_role console_phase_role(const char *phase);
+/* WALL (seconds since 1970) as local HH:MM:SS, into BUF. */
+const char *console_clock(char *buf, size_t len, double wall);
 /* Writes S at (Y, X), at most W display columns, with ROLE's attributes;
  * returns the columns used. */
 int console_put(int y, int x, int w, theme_role role, const char *s);

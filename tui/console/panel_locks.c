@@ -117,15 +117,6 @@ bool console_locks_holder_target(const console *c, int k, confirm_target *t)
 	return true;
 }
 
-static void hhmmss(char *buf, size_t len, double wall)
-{
-	time_t t = (time_t)wall;
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%H:%M:%S", &tm);
-}
-
 static void who(char *buf, size_t len, const cleanup_lock_row *l)
 {
 	if (l->job_id > 0)
@@ -200,7 +191,7 @@ static void draw(console *c, tui_rect r, bool focused)
 		y++;
 	} else {
 		blocked = cleanup_locks_tree(order, depth, s->locks, n);
-		hhmmss(at, sizeof at, s->locks_at);
+		console_clock(at, sizeof at, s->locks_at);
 		if (s->locks_error[0])
 			console_putf(y, r.x, r.w, ROLE_WARNING, "%s; showing %s", s->locks_error, at);
 		else if (nx)

@@ -53,22 +53,13 @@ static bool kind_matches(console_log_kind k, const log_line *l)
 	}
 }
 
-static void hhmmss(char *buf, size_t len, double at)
-{
-	time_t t = (time_t)at;
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%H:%M:%S", &tm);
-}
-
 /* The line's searchable text: time, kind, "job N", message. */
 static void line_text(char *buf, size_t len, const log_line *l)
 {
 	char hh[16];
 
 	if (l->note) {
-		hhmmss(hh, sizeof hh, l->note->at);
+		console_clock(hh, sizeof hh, l->note->at);
 		snprintf(buf, len, "%s console %s", hh, l->note->text);
 	} else {
 		char job[40] = "";
@@ -151,7 +142,7 @@ static void row(console *c, int k, int y, tui_rect r, bool sel, void *ctx)
 	if (l->note) {
 		char hh[16];
 
-		hhmmss(hh, sizeof hh, l->note->at);
+		console_clock(hh, sizeof hh, l->note->at);
 		x = r.x + console_putf(y, r.x, r.w, console_row_role(sel, ROLE_DIM), "%s %-9s ", hh, "console");
 		console_put(y, x, r.x + r.w - x, console_row_role(sel, l->note->role), l->note->text);
 	} else {
@@ -203,7 +194,7 @@ static void open_row(console *c)
 	if (l->note) {
 		char hh[16];
 
-		hhmmss(hh, sizeof hh, l->note->at);
+		console_clock(hh, sizeof hh, l->note->at);
 		snprintf(c->log_open_title, sizeof c->log_open_title, "log: %s console", hh);
 		snprintf(c->log_open_text, sizeof c->log_open_text, "%s", l->note->text);
 	} else if (l->count > 1) {
