@@ -265,16 +265,21 @@ static void test_header_keeps_the_connection(void **state)
 	assert_true(at[HDR_WHERE].w >= 28);
 	assert_int_equal(at[HDR_TITLE].var, -1);
 	assert_int_equal(at[HDR_CMDLINE].var, -1);
-	/* 118 (120 less the margins) with NO RUNNER and PAUSED: the clock,
-	 * the interval and the backend stay; so does the connection, cut */
+	/* 118 (120 less the margins) with NO RUNNER and PAUSED: the alarm
+	 * whole, the clock and the interval stay (the backend gives way);
+	 * so does the connection, cut, and given the columns left over */
 	header_widths(w, nvar, 1u | 2u);
 	tui_header_plan(at, w, nvar, 118);
-	assert_true(at[HDR_CLOCK].var == 0 && at[HDR_REFRESH].var == 0 && at[HDR_CMDLINE].var == 0);
-	assert_true(at[HDR_PAUSED].var == 0 && at[HDR_NO_RUNNER].var >= 0);
+	assert_true(at[HDR_CLOCK].var == 0 && at[HDR_REFRESH].var == 0 && at[HDR_CMDLINE].var == -1);
+	assert_true(at[HDR_PAUSED].var == 0 && at[HDR_NO_RUNNER].var == 0);
 	assert_true(at[HDR_WHERE].w >= 28);
-	/* a cut part gets the columns left over: the row is full */
-	assert_int_equal(at[HDR_CMDLINE].x + at[HDR_CMDLINE].w, 118);
-	assert_int_equal(at[HDR_CMDLINE].x - 2, at[HDR_WHERE].x + at[HDR_WHERE].w);
+	assert_int_equal(at[HDR_WHERE].x + at[HDR_WHERE].w, 118);
+	/* 118 with a long stale badge (66: " stale servers, libraries since
+	 * T: database slow to answer "): whole, with the clock */
+	header_widths(w, nvar, 0x80u);
+	w[HDR_STALE][0] = 66;
+	tui_header_plan(at, w, nvar, 118);
+	assert_true(at[HDR_STALE].var == 0 && at[HDR_CLOCK].var == 0 && at[HDR_WHERE].w >= 28);
 	/* NO RUNNER and stale at 78: both shorten, the connection keeps 16 at least */
 	header_widths(w, nvar, 1u | 0x80u);
 	tui_header_plan(at, w, nvar, 78);

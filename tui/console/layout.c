@@ -247,9 +247,9 @@ void tui_header_plan(tui_hdr_place *out, const int w[HDR__COUNT][TUI_HDR_VARIANT
 	/* give-way ranks, lowest first (one sequence over the whole row) */
 	static const int give[HDR__COUNT][TUI_HDR_VARIANTS] = {
 		[HDR_WHERE] = {5, 20, 30},  [HDR_DBMS] = {10},         [HDR_TITLE] = {15},
-		[HDR_POOLER] = {25},        [HDR_NO_RUNNER] = {47, 66}, [HDR_STALE] = {47, 66},
-		[HDR_STANDBY] = {47, 70},   [HDR_CMDLINE] = {48},      [HDR_CLOCK] = {50},
-		[HDR_RUNNING] = {52},       [HDR_REFRESH] = {54},      [HDR_THROTTLE] = {56},
+		[HDR_POOLER] = {47},        [HDR_CMDLINE] = {46},      [HDR_REFRESH] = {48},
+		[HDR_NO_RUNNER] = {49, 66}, [HDR_STALE] = {49, 66},    [HDR_STANDBY] = {49, 70},
+		[HDR_CLOCK] = {50},         [HDR_RUNNING] = {52},      [HDR_THROTTLE] = {56},
 		[HDR_PAUSED] = {70},        [HDR_READONLY] = {70},     [HDR_LOADING] = {0},
 	};
 	tui_hdr_part p[HDR__COUNT];

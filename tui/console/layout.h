@@ -118,10 +118,10 @@ typedef enum tui_hdr_id {
 /* The header of COLS columns: NVAR[id] variants of part id (0: absent),
  * W[id][v] their display widths, into OUT[id]. The order of giving way:
  * the connection's long path and "PostgreSQL", the query time, the
- * title, the version, the pooler badge, the user; the connection cut to
- * 28 columns (its port and database); the alarms (NO RUNNER, stale,
- * standby) in a shorter form, the backend, the clock, RUNNING, the
- * interval, THROTTLE; the connection cut to 16; the alarms in their
+ * title, the version, the user; the connection cut to 28 columns (its
+ * port and database); the backend, the pooler badge, the interval; the
+ * alarms (NO RUNNER, stale, standby) in a shorter form; the clock,
+ * RUNNING, THROTTLE; the connection cut to 16; the alarms in their
  * shortest form; PAUSED, READ-ONLY and standby. The alarms and the
  * connection are never hidden: at 80 columns and more every one of them
  * shows (tests/unit/test_layout.c). Pure. */
