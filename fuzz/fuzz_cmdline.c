@@ -119,7 +119,7 @@ static void render(int width)
 
 	if (!win)
 		return;
-	cmdline_render(win, 1, x, width);
+	cmdline_render(win, 1, x, width, A_BOLD, A_NORMAL);
 	if (width < 2)
 		return;
 	cx = getcurx(win);

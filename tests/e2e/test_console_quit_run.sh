@@ -36,6 +36,10 @@ start_run() {
 		fail "$1: the console's run did not take the runner lease"
 }
 
+# declined N: the log shows N lines "HH:MM:SS console quit not done: the
+# run goes on" (a test for wait_screen).
+declined() { [ "$(grep -cE "[0-9]{2}:[0-9]{2}:[0-9]{2} console +quit not done: the run goes on" <<<"$SCREEN")" = "$1" ]; }
+
 for size in 80x24 120x40; do
 	COLS=${size%x*}
 	ROWS=${size#*x}
@@ -60,9 +64,15 @@ for size in 80x24 120x40; do
 		fail "$size: the quit question does not say what is left: $DIALOG"
 	wait_for "y: yes   n / Enter / Esc: no" || fail "$size: the dialog's keys"
 
-	# n: the console and its run go on.
+	# n: the console and its run go on. The answer is read from the log
+	# (its console lines only, f x4), where it stays: the run's progress
+	# takes the footer back within a step, before a loaded machine may
+	# have looked at it.
 	keys n
-	wait_for "quit not done: the run goes on" && ok "$size: n keeps the console" || fail "$size: n"
+	wait_gone "Quit anyway? [y/N]" || fail "$size: the dialog stays after n"
+	keys f f f f
+	wait_re "log console only" || fail "$size: f did not show the console lines only"
+	wait_screen "the log line" 10 declined 1 && ok "$size: n keeps the console" || fail "$size: n"
 	gone_text "CONSOLE-EXIT=" || fail "$size: the console exited on n"
 	wait_sql "SELECT step_no > $step0 FROM cleanup.jobs WHERE id = $J" t 20 && ok "$size: the run goes on after n" ||
 		fail "$size: the run stopped after n"
@@ -73,7 +83,7 @@ for size in 80x24 120x40; do
 	wait_for "Quit anyway? [y/N]" || fail "$size: second dialog"
 	keys j
 	keys Escape
-	wait_for "quit not done: the run goes on" || fail "$size: Esc"
+	wait_screen "a second log line" 10 declined 2 || fail "$size: Esc"
 	gone_text "CONSOLE-EXIT=" || fail "$size: j or Esc quit"
 
 	# y: quits; the run stops after its current step, the job is left as said.

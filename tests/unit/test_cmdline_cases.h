@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmdline.h"
-#include "theme.h"
 
 #ifndef EXPECT_BACKEND
 #error "define EXPECT_BACKEND"
@@ -381,7 +380,7 @@ static void test_render_scrolls(void **state)
 
 	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
 	feed_str("step 12");
-	cmdline_render(w, 1, 2, 20);
+	cmdline_render(w, 1, 2, 20, A_BOLD, A_NORMAL);
 	assert_int_equal(getcury(w), 1);
 	assert_int_equal(getcurx(w), 2 + 1 + 7);
 	mvwinnstr(w, 1, 2, got, 20);
@@ -390,7 +389,7 @@ static void test_render_scrolls(void **state)
 	/* A line longer than the field scrolls so that the cursor stays in it. */
 	for (i = 0; i < 30; i++)
 		cmdline_feed('a' + i % 26);
-	cmdline_render(w, 1, 2, 20);
+	cmdline_render(w, 1, 2, 20, A_BOLD, A_NORMAL);
 	assert_int_equal(getcurx(w), 2 + 19);               /* the cursor at the field's end ... */
 	mvwinnstr(w, 1, 2, got, 20);
 	assert_int_equal(got[0], ':');
@@ -398,22 +397,22 @@ static void test_render_scrolls(void **state)
 	mvwinnstr(w, 1, 22, got, 5);
 	assert_string_equal(got, "     ");                  /* nothing drawn past the field */
 	cmdline_feed(KEY_HOME);
-	cmdline_render(w, 1, 2, 20);
+	cmdline_render(w, 1, 2, 20, A_BOLD, A_NORMAL);
 	assert_int_equal(getcurx(w), 3);
 	mvwinnstr(w, 1, 2, got, 20);
 	assert_string_equal(got, ":step 12abcdefghijkl");
 	/* Moving right into the hidden part scrolls again. */
 	for (i = 0; i < 25; i++)
 		cmdline_feed(KEY_RIGHT);
-	cmdline_render(w, 1, 2, 20);
+	cmdline_render(w, 1, 2, 20, A_BOLD, A_NORMAL);
 	assert_true(getcurx(w) >= 3 && getcurx(w) <= 21);
 	/* Wide characters count two columns. */
 	cmdline_feed(CTRL('u'));
 	cmdline_feed(CTRL('k'));
 	feed_str("\xe6\xbc\xa2\xe5\xad\x97");
-	cmdline_render(w, 1, 2, 20);
+	cmdline_render(w, 1, 2, 20, A_BOLD, A_NORMAL);
 	assert_int_equal(getcurx(w), 2 + 1 + 4);
-	cmdline_render(w, 1, 2, 1); /* too narrow: draws nothing, no crash */
+	cmdline_render(w, 1, 2, 1, A_BOLD, A_NORMAL); /* too narrow: draws nothing, no crash */
 	cmdline_feed(27);
 	cmdline_close();
 	delwin(w);
@@ -442,12 +441,12 @@ static void test_readline_search(void **state)
 	cmdline_feed(CTRL('r'));
 	feed_str("ste");
 	assert_string_equal(cmdline_text(), "step 12");
-	cmdline_render(w, 0, 0, 60);
+	cmdline_render(w, 0, 0, 60, A_BOLD, A_NORMAL);
 	mvwinnstr(w, 0, 0, got, 30);
 	assert_non_null(strstr(got, "reverse-i-search"));
 	assert_int_equal(cmdline_feed(27), CMDLINE_ACTIVE);
 	assert_string_equal(cmdline_text(), "step 12");
-	cmdline_render(w, 0, 0, 60);
+	cmdline_render(w, 0, 0, 60, A_BOLD, A_NORMAL);
 	mvwinnstr(w, 0, 0, got, 10);
 	assert_string_equal(got, ":step 12  ");
 	assert_int_equal(cmdline_feed('\r'), CMDLINE_SUBMITTED);

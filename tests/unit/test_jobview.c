@@ -203,39 +203,143 @@ static void test_libraries_filter_and_sort(void **state)
 	assert_string_equal(tui_lib_sort_name(LIB_SORT_COUNT), "count state");
 }
 
-/* The step history's columns by panel width (fixed
- * columns 83 wide, duration 8, RUNNER 22, a cursor 24 wide). */
+/* The step history's columns by panel width (a whole
+ * cursor 24 wide, its end 10: "  > 12,345"). */
 static void test_step_history_keeps_cursor_and_runner_tag(void **state)
 {
 	tui_step_cols c;
+	int w;
 
 	(void)state;
 	/* 200 columns: everything */
-	c = tui_step_columns(198, 83, 8, 22, 24);
-	assert_true(c.dur && c.runner && c.cursor && !c.tag);
+	c = tui_step_columns(198, 24, 10);
+	assert_true(c.dur && c.runner && c.cursor && !c.tag && c.lock && c.action_w == 12);
+	assert_int_equal(c.counters, 0xffu);
+	/* the fixed columns: STEP .. GAP, 83 wide without the duration */
+	assert_int_equal(c.width, 83 + 8 + 23 + 24);
 	/* the detail zoomed at 120 columns (118 inside the border): the tag
 	 * and the whole cursor; the duration gives way */
-	c = tui_step_columns(118, 83, 8, 22, 24);
-	assert_true(c.cursor && c.tag && !c.runner && !c.dur);
-	assert_true(83 + TUI_RUNNER_TAG_W + 1 + 24 <= 118);
+	c = tui_step_columns(118, 24, 10);
+	assert_true(c.cursor && c.tag && !c.runner && !c.dur && c.counters == 0xffu);
+	assert_int_equal(c.width, 83 + TUI_RUNNER_TAG_W + 1 + 24);
 	/* room for the duration too */
-	c = tui_step_columns(130, 83, 8, 22, 24);
+	c = tui_step_columns(130, 24, 10);
 	assert_true(c.cursor && c.tag && c.dur && !c.runner);
-	/* a key-range cursor (40 wide) at 118: still whole, with the tag? no
-	 * room: the cursor goes, the tag and the duration stay */
-	c = tui_step_columns(118, 83, 8, 22, 40);
-	assert_true(!c.cursor && c.tag && c.dur);
-	/* the detail beside the locks panel at 120 (74 wide): the fixed
-	 * columns only */
-	c = tui_step_columns(74, 83, 8, 22, 24);
-	assert_true(!c.cursor && !c.tag && !c.runner && !c.dur);
-	/* never wider than the panel */
-	for (int w = 60; w < 220; w++) {
-		c = tui_step_columns(w, 83, 8, 22, 24);
-		assert_true(83 + (c.dur ? 8 : 0) + (c.runner ? 23 : 0) + (c.tag ? TUI_RUNNER_TAG_W + 1 : 0) +
-		                (c.cursor ? 24 : 0) <=
-		            (w > 83 ? w : 83));
+	/* a key-range cursor (40 wide) at 118: its end instead (20), and the
+	 * tag; with a shorter end (12), the duration back */
+	c = tui_step_columns(118, 40, 20);
+	assert_true(!c.cursor && c.cursor_end && c.tag && !c.dur && c.counters == 0xffu);
+	c = tui_step_columns(118, 40, 12);
+	assert_true(!c.cursor && c.cursor_end && c.tag && c.dur && c.counters == 0xffu);
+	/* the detail beside the locks panel at 120 (74 wide): the cursor's
+	 * end and the runner tag stay; the duration and the lesser counters
+	 * give way; VIS and DEL stay */
+	c = tui_step_columns(74, 24, 10);
+	assert_true(c.cursor_end && c.tag && !c.cursor && !c.runner && !c.dur);
+	assert_true((c.counters & 3u) == 3u);
+	assert_true(c.width <= 74);
+	/* the same with a 13-column end ("  > 1,234,567"): still there */
+	c = tui_step_columns(74, 28, 13);
+	assert_true(c.cursor_end && c.tag && c.width <= 74);
+	/* never wider than the panel, down to what always stays (41); the
+	 * columns only ever give way as the panel narrows */
+	for (w = 41; w < 220; w++) {
+		tui_step_cols wider = tui_step_columns(w + 1, 24, 10);
+
+		c = tui_step_columns(w, 24, 10);
+		assert_true(c.width <= w);
+		assert_int_equal(c.width, tui_step_cols_width(&c, 24, 10));
+		assert_true((c.counters & 3u) == 3u);
+		assert_true((c.counters & ~wider.counters) == 0);
+		assert_true(!(c.cursor || c.cursor_end) || (wider.cursor || wider.cursor_end));
+		assert_true(!(c.tag || c.runner) || (wider.tag || wider.runner));
 	}
+	/* where even the columns that stay do not fit: those, no more */
+	c = tui_step_columns(30, 24, 10);
+	assert_true(!c.tag && !c.cursor_end && !c.lock && c.action_w == 8 && c.counters == 3u);
+}
+
+static cleanup_mon_step mk_step(int no, double gap, int pid, const char *app, int64_t from, int64_t to)
+{
+	cleanup_mon_step s;
+
+	memset(&s, 0, sizeof s);
+	s.step_no = no;
+	snprintf(s.action, sizeof s.action, "drain");
+	s.pass_no = 1;
+	s.library_id = 4;
+	s.gap_s = gap;
+	s.runner_pid = pid;
+	snprintf(s.runner_app, sizeof s.runner_app, "%s", app);
+	s.cursor_from = from;
+	s.cursor_to = to;
+	return s;
+}
+
+/* The "next gap" keys' finder. A page, newest first:
+ * steps 1-3 by run 20327, 4 by the same after a 2m13s stop, 5-6 by wkr
+ * 4411 (after 0.3 s), 7 resuming at another cursor, 8 fine. */
+static void test_step_gaps(void **state)
+{
+	cleanup_mon_step st[8];
+	unsigned why;
+	char text[300];
+	int i;
+
+	(void)state;
+	st[7] = mk_step(1, -1, 20327, "cleanupctl:job:9:run", 0, 128);
+	st[6] = mk_step(2, 0.1, 20327, "cleanupctl:job:9:run", 128, 256);
+	st[5] = mk_step(3, 0.1, 20327, "cleanupctl:job:9:run", 256, 384);
+	st[4] = mk_step(4, 133, 20327, "cleanupctl:job:9:run", 384, 512);
+	st[3] = mk_step(5, 0.3, 4411, "cleanupctl:job:9:worker", 512, 640);
+	st[2] = mk_step(6, 0.1, 4411, "cleanupctl:job:9:worker", 640, 768);
+	st[1] = mk_step(7, 0.1, 4411, "cleanupctl:job:9:worker", 4100, 4228);
+	st[0] = mk_step(8, 0.1, 4411, "cleanupctl:job:9:worker", 4228, 4356);
+
+	/* each step against the one before */
+	assert_int_equal(tui_step_gap(NULL, &st[7], TUI_GAP_THRESHOLD_S), 0);
+	assert_int_equal(tui_step_gap(&st[7], &st[6], TUI_GAP_THRESHOLD_S), 0);
+	assert_int_equal(tui_step_gap(&st[5], &st[4], TUI_GAP_THRESHOLD_S), TUI_GAP_TIME);
+	assert_int_equal(tui_step_gap(&st[4], &st[3], TUI_GAP_THRESHOLD_S), TUI_GAP_RUNNER);
+	assert_int_equal(tui_step_gap(&st[2], &st[1], TUI_GAP_THRESHOLD_S), TUI_GAP_CURSOR);
+	assert_int_equal(tui_step_gap(&st[1], &st[0], TUI_GAP_THRESHOLD_S), 0);
+	/* a higher threshold: the stop is no gap */
+	assert_int_equal(tui_step_gap(&st[5], &st[4], 200), 0);
+	assert_ptr_equal(tui_step_prev(st, 8, &st[3]), &st[4]);
+	assert_null(tui_step_prev(st, 8, &st[7]));
+
+	/* from the newest, older: 7 (cursor), 5 (runner), 4 (time), none */
+	i = tui_step_find_gap(st, 8, 8, -1, TUI_GAP_THRESHOLD_S, &why);
+	assert_int_equal(st[i].step_no, 7);
+	assert_int_equal(why, TUI_GAP_CURSOR);
+	assert_string_equal(tui_step_gap_text(text, sizeof text, tui_step_prev(st, 8, &st[i]), &st[i], why),
+	                    "cursor did not continue: step 6 ended at 768, step 7 began at 4,100 (library 4)");
+	i = tui_step_find_gap(st, 8, 7, -1, TUI_GAP_THRESHOLD_S, &why);
+	assert_int_equal(st[i].step_no, 5);
+	assert_string_equal(tui_step_gap_text(text, sizeof text, tui_step_prev(st, 8, &st[i]), &st[i], why),
+	                    "runner changed: run 20327 -> wkr 4411 after 0.3s");
+	i = tui_step_find_gap(st, 8, 5, -1, TUI_GAP_THRESHOLD_S, &why);
+	assert_int_equal(st[i].step_no, 4);
+	assert_string_equal(tui_step_gap_text(text, sizeof text, tui_step_prev(st, 8, &st[i]), &st[i], why),
+	                    "stopped 2m13s, same runner run 20327");
+	assert_int_equal(tui_step_find_gap(st, 8, 4, -1, TUI_GAP_THRESHOLD_S, &why), -1);
+	/* and back, newer: 5, 7, none */
+	i = tui_step_find_gap(st, 8, 4, 1, TUI_GAP_THRESHOLD_S, &why);
+	assert_int_equal(st[i].step_no, 5);
+	i = tui_step_find_gap(st, 8, 5, 1, TUI_GAP_THRESHOLD_S, &why);
+	assert_int_equal(st[i].step_no, 7);
+	assert_int_equal(tui_step_find_gap(st, 8, 7, 1, TUI_GAP_THRESHOLD_S, &why), -1);
+	/* a runner change after a stop says both; steps recorded without a
+	 * runner are no change; another pass restarts its cursor */
+	st[3].gap_s = 133;
+	assert_int_equal(tui_step_gap(&st[4], &st[3], TUI_GAP_THRESHOLD_S), TUI_GAP_RUNNER | TUI_GAP_TIME);
+	assert_string_equal(tui_step_gap_text(text, sizeof text, &st[4], &st[3], TUI_GAP_RUNNER | TUI_GAP_TIME),
+	                    "runner changed: run 20327 -> wkr 4411 after 2m13s");
+	st[3].runner_pid = st[4].runner_pid = 0;
+	st[3].gap_s = 0.3;
+	assert_int_equal(tui_step_gap(&st[4], &st[3], TUI_GAP_THRESHOLD_S), 0);
+	st[1].pass_no = 2;
+	assert_int_equal(tui_step_gap(&st[2], &st[1], TUI_GAP_THRESHOLD_S), 0);
 }
 
 static void test_runner_tag(void **state)
@@ -261,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_libraries_filter_and_sort),
 		cmocka_unit_test(test_step_history_keeps_cursor_and_runner_tag),
 		cmocka_unit_test(test_runner_tag),
+		cmocka_unit_test(test_step_gaps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

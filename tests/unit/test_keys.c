@@ -82,6 +82,7 @@ static void test_keys_help_lists_every_key(void **state)
 	listed[CMD_END] = listed[CMD_HOME];
 	listed[CMD_PREV_PANEL] = listed[CMD_NEXT_PANEL];
 	listed[CMD_FASTER] = listed[CMD_SLOWER];
+	listed[CMD_PREV_GAP] = listed[CMD_NEXT_GAP];
 	for (c = CMD_NONE + 1; c < CMD__COUNT; c++)
 		if (produced[c])
 			assert_true(listed[c]);

@@ -165,6 +165,128 @@ static void test_stale_panels(void **state)
 	assert_int_equal(tui_stale_panels(0, false, true), 1u << PANEL_LOCKS);
 }
 
+/* The header: at every width from 60 to 200 and with
+ * every combination of badges, the parts shown lie on the row without
+ * overlapping; from 80 columns on, the connection is always there (at
+ * least 16 columns, its database name's end), and so are the alarms (NO
+ * RUNNER, stale); the title and the clock give way before the
+ * connection is cut. Widths as the console's texts have them. */
+static void header_widths(int w[HDR__COUNT][TUI_HDR_VARIANTS], int nvar[HDR__COUNT], unsigned badges)
+{
+	static const int base[HDR__COUNT][TUI_HDR_VARIANTS] = {
+		[HDR_TITLE] = {18},
+		[HDR_CLOCK] = {8},
+		[HDR_REFRESH] = {10},
+		[HDR_DBMS] = {9},
+		[HDR_NO_RUNNER] = {41, 23, 11},  /* " 1 job NO RUNNER: library 11 closed 15m " */
+		[HDR_PAUSED] = {8},
+		[HDR_READONLY] = {11},
+		[HDR_STANDBY] = {37, 9},
+		[HDR_POOLER] = {17},
+		[HDR_RUNNING] = {9},
+		[HDR_THROTTLE] = {17},
+		[HDR_STALE] = {47, 36, 16},      /* " stale since 12:34:56: reconnecting, attempt 3 " */
+		[HDR_LOADING] = {12},
+		/* postgres@/tmp/cleanupctl-sandbox.abc/run:54321/cleanup_lab_e2e_norunner  PostgreSQL 15.4 */
+		[HDR_WHERE] = {90, 70, 62, 53},
+		[HDR_CMDLINE] = {17},
+	};
+	static const int nv[HDR__COUNT] = {[HDR_NO_RUNNER] = 3, [HDR_STANDBY] = 2, [HDR_STALE] = 3, [HDR_WHERE] = 4};
+	static const tui_hdr_id badge_ids[] = {HDR_NO_RUNNER, HDR_PAUSED, HDR_READONLY, HDR_STANDBY,
+	                                       HDR_POOLER,    HDR_RUNNING, HDR_THROTTLE, HDR_STALE};
+	size_t b;
+	int i;
+
+	memcpy(w, base, sizeof base);
+	for (i = 0; i < HDR__COUNT; i++)
+		nvar[i] = nv[i] ? nv[i] : 1;
+	nvar[HDR_LOADING] = 0;
+	for (b = 0; b < sizeof badge_ids / sizeof badge_ids[0]; b++)
+		if (!(badges & (1u << b)))
+			nvar[badge_ids[b]] = 0;
+}
+
+static void test_header_keeps_the_connection(void **state)
+{
+	int w[HDR__COUNT][TUI_HDR_VARIANTS], nvar[HDR__COUNT], cols, i, j;
+	unsigned badges;
+	tui_hdr_place at[HDR__COUNT];
+
+	(void)state;
+	for (badges = 0; badges < 256; badges++)
+		for (cols = 60; cols <= 200; cols++) {
+			header_widths(w, nvar, badges);
+			tui_header_plan(at, w, nvar, cols);
+			for (i = 0; i < HDR__COUNT; i++) {
+				if (nvar[i] == 0) {
+					assert_int_equal(at[i].var, -1);
+					continue;
+				}
+				if (at[i].var < 0)
+					continue;
+				assert_true(at[i].var < nvar[i]);
+				assert_true(at[i].x >= 0 && at[i].w > 0 && at[i].x + at[i].w <= cols);
+				assert_true(at[i].w <= w[i][at[i].var]);
+				for (j = 0; j < i; j++)
+					if (at[j].var >= 0)
+						assert_true(at[j].x + at[j].w <= at[i].x || at[i].x + at[i].w <= at[j].x);
+			}
+			if (cols < 80)
+				continue;
+			/* the console's header is its width less a margin each side */
+			if (cols - 2 >= 78) {
+				assert_true(at[HDR_WHERE].var >= 0);
+				assert_true(at[HDR_WHERE].w >= 16);
+				if (badges & 1u)
+					assert_true(at[HDR_NO_RUNNER].var >= 0);
+				if (badges & 0x80u)
+					assert_true(at[HDR_STALE].var >= 0);
+				/* the connection is cut only once the title is gone, and
+				 * below 28 columns only once the clock is gone too */
+				if (at[HDR_WHERE].w < w[HDR_WHERE][at[HDR_WHERE].var])
+					assert_true(at[HDR_TITLE].var < 0 && at[HDR_WHERE].var == 3);
+				if (at[HDR_WHERE].w < 28)
+					assert_true(at[HDR_CLOCK].var < 0);
+			}
+		}
+	/* 200 columns, no badge: everything in its longest form */
+	header_widths(w, nvar, 0);
+	tui_header_plan(at, w, nvar, 198);
+	for (i = 0; i < HDR__COUNT; i++)
+		if (nvar[i])
+			assert_int_equal(at[i].var, 0);
+	assert_int_equal(at[HDR_CMDLINE].x + at[HDR_CMDLINE].w, 198);
+	/* 78 (80 less the margins) with NO RUNNER: the alarm in its shorter
+	 * form, the connection whole from its port (28 columns at least) */
+	header_widths(w, nvar, 1u);
+	tui_header_plan(at, w, nvar, 78);
+	assert_int_equal(at[HDR_NO_RUNNER].var, 1);
+	assert_int_equal(at[HDR_WHERE].var, 3);
+	assert_true(at[HDR_WHERE].w >= 28);
+	assert_int_equal(at[HDR_TITLE].var, -1);
+	assert_int_equal(at[HDR_CMDLINE].var, -1);
+	/* 118 (120 less the margins) with NO RUNNER and PAUSED: the alarm
+	 * whole, the clock and the interval stay (the backend gives way);
+	 * so does the connection, cut, and given the columns left over */
+	header_widths(w, nvar, 1u | 2u);
+	tui_header_plan(at, w, nvar, 118);
+	assert_true(at[HDR_CLOCK].var == 0 && at[HDR_REFRESH].var == 0 && at[HDR_CMDLINE].var == -1);
+	assert_true(at[HDR_PAUSED].var == 0 && at[HDR_NO_RUNNER].var == 0);
+	assert_true(at[HDR_WHERE].w >= 28);
+	assert_int_equal(at[HDR_WHERE].x + at[HDR_WHERE].w, 118);
+	/* 118 with a long stale badge (66: " stale servers, libraries since
+	 * T: database slow to answer "): whole, with the clock */
+	header_widths(w, nvar, 0x80u);
+	w[HDR_STALE][0] = 66;
+	tui_header_plan(at, w, nvar, 118);
+	assert_true(at[HDR_STALE].var == 0 && at[HDR_CLOCK].var == 0 && at[HDR_WHERE].w >= 28);
+	/* NO RUNNER and stale at 78: both shorten, the connection keeps 16 at least */
+	header_widths(w, nvar, 1u | 0x80u);
+	tui_header_plan(at, w, nvar, 78);
+	assert_true(at[HDR_NO_RUNNER].var >= 1 && at[HDR_STALE].var >= 1);
+	assert_true(at[HDR_WHERE].w >= 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_wider_terminal_never_narrows_the_jobs_panel),
 		cmocka_unit_test(test_panel_names),
 		cmocka_unit_test(test_stale_panels),
+		cmocka_unit_test(test_header_keeps_the_connection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <time.h>
 #include "cli.h"
-#include "console.h"
+#include "console_int.h"
 #include "ops.h"
 
 static cleanup_error error_from_sqlstate(const char *sqlstate, const char *message)

@@ -11,6 +11,7 @@
 #include "cleanup/install.h"
 #include "cleanup/sandbox.h"
 #include "cli.h"
+#include "numtext.h"
 #include "ops.h"
 #include "progress.h"
 #include "sanitize.h"
@@ -182,27 +183,7 @@ bool cli_parse_int(const cli_ctx *ctx, const char *opt, const char *s, int64_t m
 
 const char *cli_seconds_syntax(const char *s, double min, double max, double *out)
 {
-	const char *p = s;
-	char *end = NULL;
-	int digits = 0, frac = 0;
-	double v;
-
-	if (!s || !*s)
-		return "an empty value";
-	while (*p >= '0' && *p <= '9')
-		p++, digits++;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			frac++;
-	if (*p || digits == 0 || (p[-1] == '.' && frac == 0) || digits > 9)
-		return digits > 9 && !*p ? "out of range"
-		                         : "a decimal number of seconds: digits with an optional fraction (no sign, "
-		                           "space, exponent or hex)";
-	v = strtod(s, &end);
-	if (!(v >= min && v <= max))
-		return "out of range";
-	*out = v;
-	return NULL;
+	return tui_seconds_syntax(s, min, max, out); /* one rule with the console's (numtext.h) */
 }
 
 bool cli_parse_id(const cli_ctx *ctx, const char *what, const char *s, int64_t *out)
@@ -268,25 +249,7 @@ int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
 
 const char *cli_count(char *buf, size_t len, int64_t n)
 {
-	char tmp[32];
-	size_t i, j = 0, l;
-	int neg = n < 0;
-
-	snprintf(tmp, sizeof tmp, "%" PRId64, neg ? -n : n);
-	l = strlen(tmp);
-	if (len < l + l / 3 + 2) {
-		snprintf(buf, len, "%" PRId64, n);
-		return buf;
-	}
-	if (neg)
-		buf[j++] = '-';
-	for (i = 0; i < l; i++) {
-		if (i && (l - i) % 3 == 0)
-			buf[j++] = ',';
-		buf[j++] = tmp[i];
-	}
-	buf[j] = '\0';
-	return buf;
+	return tui_count_text(buf, len, n);
 }
 
 static const char *target_word(const cleanup_job *job)

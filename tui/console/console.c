@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmdline.h"
-#include "console.h"
+#include "console_int.h"
 #include "ops.h"
 #include "sanitize.h"
 
@@ -583,7 +583,9 @@ static void quit_key(console *c, int key)
 		c->quit = true;
 	} else if (key == 'n' || key == 'N' || key == 27 || key == '\n' || key == '\r' || key == KEY_ENTER) {
 		c->quit_ask = false;
+		/* in the log too: the run's progress soon takes the footer */
 		console_message(c, ROLE_INFO, "quit not done: the run goes on (t stops it after its current step)");
+		console_note_add(c, ROLE_INFO, c->message);
 	}
 }
 
@@ -634,24 +636,6 @@ bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_ta
 		console_message(c, ROLE_WARNING, "server %" PRId64 " is not on the dashboard; nothing done", id);
 	}
 	return false;
-}
-
-static void remove_action(console *c)
-{
-	confirm_target t;
-
-	if (c->focus == PANEL_LIBRARIES && console_view_library(c, c->sel[PANEL_LIBRARIES])) {
-		if (!console_fill_remove_target(c, ACT_REMOVE_LIBRARY,
-		                                console_view_library(c, c->sel[PANEL_LIBRARIES])->row.id, &t))
-			return;
-	} else if (c->focus == PANEL_SERVERS && c->snap->nservers > 0) {
-		if (!console_fill_remove_target(c, ACT_REMOVE_SERVER, c->snap->servers[c->sel[PANEL_SERVERS]].row.id, &t))
-			return;
-	} else {
-		console_message(c, ROLE_WARNING, "D removes the selected library or server: Tab to that panel first");
-		return;
-	}
-	console_request_action(c, &t);
 }
 
 static void take_results(console *c)
@@ -800,6 +784,9 @@ static void handle_cmd(console *c, tui_cmd cmd)
 {
 	int ms;
 
+	/* the focused panel's own meaning of the key first */
+	if (classes[c->focus]->key && classes[c->focus]->key(c, cmd))
+		return;
 	switch (cmd) {
 	case CMD_QUIT:
 		console_quit(c);
@@ -870,13 +857,7 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		c->filter_panel = c->focus;
 		c->filter_editing = true;
 		break;
-	case CMD_SORT:
-		if (c->focus == PANEL_LIBRARIES) {
-			c->lib_sort = (tui_lib_sort)((c->lib_sort + 1) % LIB_SORT__COUNT);
-			build_view(c);
-			console_message(c, ROLE_INFO, "libraries sorted by %s (o changes it)", tui_lib_sort_name(c->lib_sort));
-			break;
-		}
+	case CMD_SORT: /* the jobs' (the libraries panel sorts its own) */
 		c->job_sort = (tui_job_sort)((c->job_sort + 1) % JOB_SORT__COUNT);
 		build_view(c);
 		console_select_job(c, c->sel_job_id);
@@ -890,6 +871,11 @@ static void handle_cmd(console *c, tui_cmd cmd)
 			console_message(c, ROLE_INFO, "log: every kind of line (f shows one kind)");
 		else
 			console_message(c, ROLE_INFO, "log: %s lines only (f: the next kind)", console_log_kind_name(c->log_kind));
+		break;
+	case CMD_NEXT_GAP:
+	case CMD_PREV_GAP: /* the detail's keys (panel_detail.c) */
+		console_message(c, ROLE_INFO, "%s: the step history's gaps: Tab to the job detail (or Enter on a job) first",
+		                cmd == CMD_NEXT_GAP ? "]" : "[");
 		break;
 	case CMD_STEP:
 		job_action(c, ACT_STEP);
@@ -912,8 +898,8 @@ static void handle_cmd(console *c, tui_cmd cmd)
 	case CMD_PREVIEW:
 		job_action(c, ACT_PREVIEW);
 		break;
-	case CMD_REMOVE:
-		remove_action(c);
+	case CMD_REMOVE: /* the servers' and libraries' key */
+		console_message(c, ROLE_WARNING, "D removes the selected library or server: Tab to that panel first");
 		break;
 	case CMD_KILL_RUNNER:
 		job_action(c, ACT_KILL_RUNNER);

@@ -2,7 +2,7 @@
  * and reported in the CLI's words (ops.h), so that "+5", "5x" or "-1"
  * mean the same in both front ends. Pure (unit_test_ops links it). */
 #include <stdio.h>
-#include "console.h"
+#include "console_int.h"
 #include "ops.h"
 
 bool console_parse_id_arg(int64_t *out, char *msg, size_t len, const char *cmd, const char *what, const char *s,

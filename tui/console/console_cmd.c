@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "numtext.h"
 #include "cmdline.h"
 #include "config.h"
-#include "console.h"
+#include "console_int.h"
 #include "ops.h"
 
 typedef enum arg_kind { ARG_NONE, ARG_JOB, ARG_JOB_COUNT, ARG_LIBRARY, ARG_SERVER, ARG_THEME, ARG_SECONDS } arg_kind;
@@ -178,7 +178,7 @@ static void complete(lineedit_candidates *out, const char *line, size_t word_sta
 /* ---- parsing ---------------------------------------------------------- */
 
 /* The one argument of :refresh, :throttle or :wait by the CLI's rule for
- * seconds (cli_seconds_syntax: digits with an optional fraction), from MIN
+ * seconds (tui_seconds_syntax, numtext.h: digits with an optional fraction), from MIN
  * to MAX, or 0 when ZERO_OFF (0: none); false with a message naming the
  * range, the value and the rule broken. */
 static bool seconds_arg(console *c, const console_command *cmd, char **argv, int argc, double min, double max,
@@ -192,7 +192,7 @@ static bool seconds_arg(console *c, const console_command *cmd, char **argv, int
 		                cmd->usage);
 		return false;
 	}
-	why = cli_seconds_syntax(argv[1], zero_off ? 0 : min, max, out);
+	why = tui_seconds_syntax(argv[1], zero_off ? 0 : min, max, out);
 	if (!why && zero_off && *out > 0 && *out < min)
 		why = "out of range";
 	if (why) {

@@ -11,25 +11,25 @@
 #include <time.h>
 #include <wchar.h>
 #include "cmdline.h"
-#include "cli.h"
-#include "console.h"
+#include "numtext.h"
+#include "console_int.h"
 #include "progress.h"
 #include "sanitize.h"
 
 theme_role console_phase_role(const char *phase)
 {
-	if (strcmp(phase, "collecting") == 0)
-		return ROLE_PHASE_COLLECTING;
-	if (strcmp(phase, "paused") == 0)
-		return ROLE_PHASE_PAUSED;
-	if (strcmp(phase, "draining") == 0)
-		return ROLE_PHASE_DRAINING;
-	if (strcmp(phase, "finalizing") == 0)
-		return ROLE_PHASE_FINALIZING;
-	if (strcmp(phase, "completed") == 0)
-		return ROLE_PHASE_COMPLETED;
-	if (strcmp(phase, "cancelled") == 0)
-		return ROLE_PHASE_CANCELLED;
+	static const struct {
+		const char *phase;
+		theme_role role;
+	} roles[] = {
+		{"collecting", ROLE_PHASE_COLLECTING}, {"paused", ROLE_PHASE_PAUSED},       {"draining", ROLE_PHASE_DRAINING},
+		{"finalizing", ROLE_PHASE_FINALIZING}, {"completed", ROLE_PHASE_COMPLETED}, {"cancelled", ROLE_PHASE_CANCELLED},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof roles / sizeof roles[0]; i++)
+		if (strcmp(phase, roles[i].phase) == 0)
+			return roles[i].role;
 	return ROLE_NORMAL;
 }
 
@@ -112,7 +112,7 @@ int console_putf(int y, int x, int w, theme_role role, const char *fmt, ...)
 
 const char *console_count(char *buf, size_t len, int64_t n)
 {
-	return cli_count(buf, len, n);
+	return tui_count_text(buf, len, n);
 }
 
 const char *console_compact(char *buf, size_t len, int64_t n)
@@ -212,21 +212,14 @@ static const tui_panel_class *const classes[PANEL__COUNT] = {
 	&panel_servers, &panel_libraries, &panel_jobs, &panel_detail, &panel_locks, &panel_log,
 };
 
-static void clock_text(char *buf, size_t len, double wall)
+const char *console_clock(char *buf, size_t len, double wall)
 {
 	time_t t = (time_t)wall;
 	struct tm tm;
 
 	localtime_r(&t, &tm);
 	strftime(buf, len, "%H:%M:%S", &tm);
-}
-
-static int badge(int y, int x, int maxx, theme_role role, const char *text)
-{
-	if (x + console_width(text) + 1 >= maxx)
-		return x;
-	x += console_put(y, x, maxx - x, role, text);
-	return x + 1;
+	return buf;
 }
 
 /* Shortens "user@/a/long/socket/dir:5432/db" to "user@…/socket/dir:5432/db"
@@ -270,9 +263,11 @@ static const char *short_age(char *buf, size_t len, double s)
  * whose library (or server) is closed to writers and that nobody runs
  * (draining or finalizing, no session holds the runner lock), named by
  * the one closed longest: " 1 job NO RUNNER: library 11 closed 15m ",
- * " 3 jobs NO RUNNER: server 2 closed 1h05m, +2 ". The whole snapshot
- * counts, whatever the jobs panel's filter. False when there is none. */
-static bool no_runner_badge(const console *c, char *buf, size_t len)
+ * " 3 jobs NO RUNNER: server 2 closed 1h05m, +2 "; then shorter, for a
+ * narrow header: " NO RUNNER: lib 11 15m ", " NO RUNNER ". The whole
+ * snapshot counts, whatever the jobs panel's filter. False when there is
+ * none. */
+static bool no_runner_badge(const console *c, char (*buf)[128])
 {
 	const cleanup_mon_snapshot *s = c->snap;
 	const cleanup_mon_job *worst = NULL;
@@ -293,132 +288,160 @@ static bool no_runner_badge(const console *c, char *buf, size_t len)
 		return false;
 	{
 		bool server = strcmp(worst->job.kind, "remove-server") == 0;
+		int64_t id = server ? worst->job.server_id : worst->job.library_id;
 		char more[24] = "";
 
 		if (n > 1)
 			snprintf(more, sizeof more, ", +%d", n - 1);
-		snprintf(buf, len, " %d job%s NO RUNNER: %s %" PRId64 " closed %s%s ", n, n == 1 ? "" : "s",
-		         server ? "server" : "library", server ? worst->job.server_id : worst->job.library_id,
-		         short_age(age, sizeof age, worst->closed_s), more);
+		short_age(age, sizeof age, worst->closed_s);
+		snprintf(buf[0], 128, " %d job%s NO RUNNER: %s %" PRId64 " closed %s%s ", n, n == 1 ? "" : "s",
+		         server ? "server" : "library", id, age, more);
+		snprintf(buf[1], 128, " NO RUNNER: %s %" PRId64 " %s%s ", server ? "srv" : "lib", id, age, n > 1 ? " +" : "");
+		snprintf(buf[2], 128, " NO RUNNER ");
 	}
 	return true;
 }
 
-/* The header: the clock, refresh interval and query time, the badges
- * (NO RUNNER, PAUSED, READ-ONLY, RUNNING, stale since ...), the command-line backend
- * on the right when there is space, and where the console is connected
- * in what is left between them. */
+/* S drawn in W columns at (Y, X), cut from its start ("…" first) when
+ * it is wider. */
+static void put_tail(int y, int x, int w, theme_role role, const char *s)
+{
+	size_t n = strlen(s), i = 0;
+	int width = console_width(s);
+
+	if (width <= w) {
+		console_put(y, x, w, role, s);
+		return;
+	}
+	while (i < n && width > w - 1) {
+		int cw;
+		bool bad;
+
+		i += next_char(s + i, n - i, &cw, &bad);
+		width -= cw;
+	}
+	x += console_put(y, x, 1, role, MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "~");
+	console_put(y, x, w - 1, role, s + i);
+}
+
+/* The header: the title, clock, refresh interval and query time, the
+ * badges (NO RUNNER, PAUSED, READ-ONLY, RUNNING, stale since ...), where
+ * the console is connected, and the command-line backend on the right.
+ * At 80 columns the connection stays, whatever the
+ * badges: the layout (layout.h, tui_header_layout) lets the query time,
+ * the interval, the backend, the title, the clock and the less important
+ * badges give way first, then shortens the badges, and cuts the
+ * connection from its start last. */
 static void draw_header(console *c, double now)
 {
+	static const theme_role role[HDR__COUNT] = {
+		[HDR_NO_RUNNER] = ROLE_DANGER, [HDR_PAUSED] = ROLE_BADGE,   [HDR_READONLY] = ROLE_BADGE,
+		[HDR_STANDBY] = ROLE_BADGE,    [HDR_POOLER] = ROLE_BADGE,   [HDR_RUNNING] = ROLE_BADGE,
+		[HDR_THROTTLE] = ROLE_BADGE,   [HDR_STALE] = ROLE_STALE,    [HDR_LOADING] = ROLE_STALE,
+	};
 	const tui_rect *r = &c->layout.header;
 	const cleanup_mon_snapshot *s = c->snap;
-	char clock[16], stale[64], buf[640], badges[9][128], where[300], version[40];
-	theme_role roles[9];
+	static char t[HDR__COUNT][TUI_HDR_VARIANTS][400];
+	int w[HDR__COUNT][TUI_HDR_VARIANTS], nvar[HDR__COUNT] = {0};
+	tui_hdr_place at[HDR__COUNT];
+	char clock[16], stale[64], where[300], version[40], alarm[3][128];
 	double since;
-	int x, nb = 0, i, bw = 0, maxx = r->x + r->w, right;
+	int i, k;
 	cleanup_monitor_state st = cleanup_monitor_get_state(c->mon);
 
-	if (no_runner_badge(c, badges[nb], sizeof badges[nb]))
-		roles[nb++] = ROLE_DANGER;
-	if (c->paused) {
-		snprintf(badges[nb], sizeof badges[nb], " PAUSED ");
-		roles[nb++] = ROLE_BADGE;
-	}
-	if (c->opts.readonly) {
-		snprintf(badges[nb], sizeof badges[nb], " READ-ONLY ");
-		roles[nb++] = ROLE_BADGE;
-	}
+#define PART(id, v, ...) (snprintf(t[id][v], sizeof t[id][v], __VA_ARGS__), nvar[id] = (v) + 1)
+	PART(HDR_TITLE, 0, "cleanupctl console");
+	console_clock(clock, sizeof clock, now);
+	PART(HDR_CLOCK, 0, "%s", clock);
+	PART(HDR_REFRESH, 0, "refresh %gs", cleanup_monitor_interval(c->mon) / 1000.0);
+	if (s->seq > 0)
+		PART(HDR_DBMS, 0, "db %.1f ms", s->db_ms);
+	if (no_runner_badge(c, alarm))
+		for (k = 0; k < 3; k++)
+			PART(HDR_NO_RUNNER, k, "%s", alarm[k]);
+	if (c->paused)
+		PART(HDR_PAUSED, 0, " PAUSED ");
+	if (c->opts.readonly)
+		PART(HDR_READONLY, 0, " READ-ONLY ");
 	if (s->seq > 0 && s->standby) {
 		/* A hot standby (F1): what it shows is what it replayed. */
 		if (s->replay_lag_s >= 0)
-			snprintf(badges[nb], sizeof badges[nb], " standby, read-only, replay lag %.0f s ", s->replay_lag_s);
+			PART(HDR_STANDBY, 0, " standby, read-only, replay lag %.0f s ", s->replay_lag_s);
 		else
-			snprintf(badges[nb], sizeof badges[nb], " standby, read-only ");
-		roles[nb++] = ROLE_BADGE;
+			PART(HDR_STANDBY, 0, " standby, read-only ");
+		PART(HDR_STANDBY, 1, " standby ");
 	}
-	if (s->seq > 0 && s->pooled) {
-		snprintf(badges[nb], sizeof badges[nb], " pooler: polling ");
-		roles[nb++] = ROLE_BADGE;
-	}
-	if (c->run_status[0] && c->run_status_action == ACT_RUN) {
-		snprintf(badges[nb], sizeof badges[nb], " RUNNING ");
-		roles[nb++] = ROLE_BADGE;
-	}
-	if (actions_max_rate(c->act) > 0 && !c->opts.readonly) {
-		snprintf(badges[nb], sizeof badges[nb], " THROTTLE %g/s ", actions_max_rate(c->act));
-		roles[nb++] = ROLE_BADGE;
-	}
+	if (s->seq > 0 && s->pooled)
+		PART(HDR_POOLER, 0, " pooler: polling ");
+	if (c->run_status[0] && c->run_status_action == ACT_RUN)
+		PART(HDR_RUNNING, 0, " RUNNING ");
+	if (actions_max_rate(c->act) > 0 && !c->opts.readonly)
+		PART(HDR_THROTTLE, 0, " THROTTLE %g/s ", actions_max_rate(c->act));
 	if (cleanup_monitor_stale(c->mon, &since)) {
-		clock_text(stale, sizeof stale, since);
+		console_clock(stale, sizeof stale, since);
 		if (cleanup_monitor_attempts(c->mon) > 1)
-			snprintf(badges[nb], sizeof badges[nb], " stale since %s: reconnecting, attempt %d ", stale,
-			         cleanup_monitor_attempts(c->mon));
+			PART(HDR_STALE, 0, " stale since %s: reconnecting, attempt %d ", stale, cleanup_monitor_attempts(c->mon));
 		else
-			snprintf(badges[nb], sizeof badges[nb], " stale since %s: reconnecting ", stale);
-		roles[nb++] = ROLE_STALE;
+			PART(HDR_STALE, 0, " stale since %s: reconnecting ", stale);
+		PART(HDR_STALE, 1, " stale since %s: reconnecting ", stale);
+		PART(HDR_STALE, 2, " stale %s ", stale);
 	} else if (s->stale_parts) {
 		/* some refresh queries timed out: their panels show older rows */
-		char parts[96] = "", at[16];
-		int k;
+		char parts[96] = "", tm[16];
 
 		for (k = 0; k < CONSOLE_PARTS; k++)
 			if (s->stale_parts & (1u << k))
 				snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s", parts[0] ? ", " : "",
 				         console_part_name(k));
-		clock_text(at, sizeof at, s->stale_parts_at);
-		snprintf(badges[nb], sizeof badges[nb], " stale %s since %s: database slow to answer ", parts, at);
-		roles[nb++] = ROLE_STALE;
+		console_clock(tm, sizeof tm, s->stale_parts_at);
+		PART(HDR_STALE, 0, " stale %s since %s: database slow to answer ", parts, tm);
+		PART(HDR_STALE, 1, " stale %s since %s ", parts, tm);
+		PART(HDR_STALE, 2, " stale %s ", tm);
 	} else if (s->seq == 0) {
-		snprintf(badges[nb], sizeof badges[nb], " %s ",
-		         st == CLEANUP_MON_READY ? "loading..." : st == CLEANUP_MON_CONNECTING ? "connecting..."
-		                                                                              : "cannot connect, retrying");
-		roles[nb++] = ROLE_STALE;
+		PART(HDR_LOADING, 0, " %s ",
+		     st == CLEANUP_MON_READY        ? "loading..."
+		     : st == CLEANUP_MON_CONNECTING ? "connecting..."
+		                                    : "cannot connect, retrying");
 	}
-	for (i = 0; i < nb; i++)
-		bw += console_width(badges[i]) + 1;
-
-	attrset(theme_attr(ROLE_HEADER));
-	mvhline(r->y, r->x, ' ', r->w);
-	clock_text(clock, sizeof clock, now);
-	if (s->seq > 0)
-		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs  db %.1f ms", clock,
-		         cleanup_monitor_interval(c->mon) / 1000.0, s->db_ms);
-	else
-		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs", clock, cleanup_monitor_interval(c->mon) / 1000.0);
-	/* The badges first (at 80 columns a NO RUNNER badge takes half the
-	 * row): the query time, then the interval, go when they do not fit,
-	 * rather than being cut mid-word. */
-	if (console_width(buf) > r->w - bw - 3)
-		snprintf(buf, sizeof buf, " cleanupctl console  %s  refresh %gs", clock, cleanup_monitor_interval(c->mon) / 1000.0);
-	if (console_width(buf) > r->w - bw - 3)
-		snprintf(buf, sizeof buf, " cleanupctl console  %s", clock);
-	x = r->x + console_put(r->y, r->x, r->w - bw - 3 > 20 ? r->w - bw - 3 : 20, ROLE_HEADER, buf);
-	x += 2;
-	for (i = 0; i < nb; i++)
-		x = badge(r->y, x, maxx, roles[i], badges[i]);
-	snprintf(buf, sizeof buf, "cmdline: %s", cmdline_backend());
-	right = console_width(buf) + 1;
-	if (x + right < maxx)
-		console_put(r->y, maxx - right, right - 1, ROLE_HEADER, buf);
-	else
-		right = 0;
 	/* Where: user@host:port/db and the server's version, as pg_activity
 	 * shows them; two sandboxes on one port differ by
-	 * their socket directory. A long socket path keeps its last two
-	 * components when the row is short; the configured name until the
-	 * first connection. */
+	 * their socket directory. Shorter: a long socket path keeps its last
+	 * two components and "PG"; no version; no user; cut from its start
+	 * (the end names the port and the database). The configured name
+	 * until the first connection. */
 	cleanup_monitor_server(c->mon, where, sizeof where, version, sizeof version);
 	if (where[0]) {
-		snprintf(buf, sizeof buf, "%s%s%s", where, version[0] ? "  PostgreSQL " : "", version);
-		if (x + console_width(buf) + right + 2 > maxx) {
-			where_short(where, sizeof where);
-			snprintf(buf, sizeof buf, "%s%s%s", where, version[0] ? "  PG " : "", version);
-		}
+		char *user_at;
+
+		PART(HDR_WHERE, 0, "%s%s%s", where, version[0] ? "  PostgreSQL " : "", version);
+		where_short(where, sizeof where);
+		PART(HDR_WHERE, 1, "%s%s%s", where, version[0] ? "  PG " : "", version);
+		PART(HDR_WHERE, 2, "%s", where);
+		user_at = strchr(where, '@');
+		PART(HDR_WHERE, 3, "%s", user_at ? user_at + 1 : where);
 	} else {
-		snprintf(buf, sizeof buf, "%s", c->opts.dbname ? c->opts.dbname : "");
+		PART(HDR_WHERE, 0, "%s", c->opts.dbname ? c->opts.dbname : "-");
 	}
-	if (maxx - right - 2 - x > 8)
-		console_put(r->y, x, maxx - right - 2 - x, ROLE_HEADER, buf);
+	PART(HDR_CMDLINE, 0, "cmdline: %s", cmdline_backend());
+#undef PART
+	for (i = 0; i < HDR__COUNT; i++)
+		for (k = 0; k < nvar[i]; k++)
+			w[i][k] = console_width(t[i][k]);
+
+	/* one column of margin on each side */
+	tui_header_plan(at, w, nvar, r->w - 2);
+	attrset(theme_attr(ROLE_HEADER));
+	mvhline(r->y, r->x, ' ', r->w);
+	for (i = 0; i < HDR__COUNT; i++) {
+		theme_role ro = role[i] ? role[i] : ROLE_HEADER;
+
+		if (at[i].var < 0)
+			continue;
+		if (i == HDR_WHERE)
+			put_tail(r->y, r->x + 1 + at[i].x, at[i].w, ro, t[i][at[i].var]);
+		else
+			console_put(r->y, r->x + 1 + at[i].x, at[i].w, ro, t[i][at[i].var]);
+	}
 }
 
 static int wrap(const char *text, int w, int y, int x, int maxlines, theme_role role);
@@ -432,7 +455,7 @@ static void draw_footer(console *c, double mono)
 	attrset(theme_attr(ROLE_NORMAL));
 	mvhline(r->y, r->x, ' ', r->w);
 	if (c->cmdline) {
-		cmdline_render(stdscr, r->y, r->x, r->w);
+		cmdline_render(stdscr, r->y, r->x, r->w, theme_attr(ROLE_PROMPT), theme_attr(ROLE_NORMAL));
 		return;
 	}
 	if (c->filter_editing) {
@@ -693,6 +716,19 @@ static void dim_rect(tui_rect r)
 		}
 }
 
+/* Adds a list's view to its TITLE: " /FILTER" (with "_" while it is
+ * being typed), then " by SORT" (NULL: the default order). */
+static void title_view(char *title, size_t len, const char *filter, bool editing, const char *sort)
+{
+	size_t l = strlen(title);
+
+	if (filter[0] || editing)
+		snprintf(title + l, len - l, " /%.40s%s", filter, editing ? "_" : "");
+	l = strlen(title);
+	if (sort)
+		snprintf(title + l, len - l, " by %s", sort);
+}
+
 void console_draw(console *c, double now)
 {
 	double mono = cleanup_monitor_now(), since;
@@ -723,37 +759,20 @@ void console_draw(console *c, double now)
 		snprintf(title, sizeof title, "%s", tui_panel_name((tui_panel_id)i));
 		if (i == PANEL_DETAIL && c->sel_job_id > 0)
 			snprintf(title, sizeof title, "job %" PRId64 " detail", c->sel_job_id);
-		if (i == PANEL_JOBS) {
-			size_t l = strlen(title);
-			bool editing = c->filter_editing && c->filter_panel == PANEL_JOBS;
-
-			if (c->job_filter[0] || editing)
-				snprintf(title + l, sizeof title - l, " /%.40s%s", c->job_filter, editing ? "_" : "");
-			l = strlen(title);
-			if (c->job_sort != JOB_SORT_UNFINISHED)
-				snprintf(title + l, sizeof title - l, " by %s", tui_job_sort_name(c->job_sort));
-		}
-		if (i == PANEL_LIBRARIES) {
-			size_t l = strlen(title);
-			bool editing = c->filter_editing && c->filter_panel == PANEL_LIBRARIES;
-
-			if (c->lib_filter[0] || editing)
-				snprintf(title + l, sizeof title - l, " /%.40s%s", c->lib_filter, editing ? "_" : "");
-			l = strlen(title);
-			if (c->lib_sort != LIB_SORT_SERVER)
-				snprintf(title + l, sizeof title - l, " by %s", tui_lib_sort_name(c->lib_sort));
-		}
+		if (i == PANEL_JOBS)
+			title_view(title, sizeof title, c->job_filter, c->filter_editing && c->filter_panel == PANEL_JOBS,
+			           c->job_sort != JOB_SORT_UNFINISHED ? tui_job_sort_name(c->job_sort) : NULL);
+		if (i == PANEL_LIBRARIES)
+			title_view(title, sizeof title, c->lib_filter, c->filter_editing && c->filter_panel == PANEL_LIBRARIES,
+			           c->lib_sort != LIB_SORT_SERVER ? tui_lib_sort_name(c->lib_sort) : NULL);
 		if (i == PANEL_LOG) {
 			size_t l = strlen(title);
-			bool editing = c->filter_editing && c->filter_panel == PANEL_LOG;
 
 			if (c->log_kind != LOG_KIND_ALL)
 				snprintf(title + l, sizeof title - l, " %s only", console_log_kind_name(c->log_kind));
-			l = strlen(title);
-			if (c->log_filter[0] || editing)
-				snprintf(title + l, sizeof title - l, " /%.40s%s", c->log_filter, editing ? "_" : "");
+			title_view(title, sizeof title, c->log_filter, c->filter_editing && c->filter_panel == PANEL_LOG, NULL);
 		}
-				{
+		{
 			/* where the selection is: 10/12, in
 			 * every list */
 			int n = classes[i]->rows(c);
@@ -803,7 +822,8 @@ void console_draw(console *c, double now)
 			mvhline(c->layout.footer.y - 1, 0, ' ', c->layout.cols);
 			console_put(c->layout.footer.y - 1, 0, c->layout.cols, ROLE_DIM, m);
 		}
-		cmdline_render(stdscr, c->layout.footer.y, c->layout.footer.x, c->layout.footer.w);
+		cmdline_render(stdscr, c->layout.footer.y, c->layout.footer.x, c->layout.footer.w, theme_attr(ROLE_PROMPT),
+		               theme_attr(ROLE_NORMAL));
 		curs_set(1);
 	}
 	refresh();

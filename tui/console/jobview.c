@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "numtext.h"
 #include "progress.h"
 
 const char *tui_job_sort_name(tui_job_sort s)
@@ -270,28 +271,174 @@ size_t tui_libs_view(size_t *out, size_t max, const cleanup_mon_library *libs, s
 	return k;
 }
 
-tui_step_cols tui_step_columns(int w, int fixed_w, int dur_w, int runner_w, int cursor_w)
-{
-	tui_step_cols c = {false, false, false, false};
-	int used = fixed_w;
+/* The columns' widths, each with the blank before it. */
+#define COL_STEP 6
+#define COL_COUNTER 5
+#define COL_LOCK 8
+#define COL_DUR 8
+#define COL_AT 9
+#define COL_GAP 7
 
-	if (used + dur_w + runner_w + 1 + cursor_w <= w) {
-		c.dur = c.runner = c.cursor = true;
-		return c;
+int tui_step_cols_width(const tui_step_cols *c, int cursor_w, int end_w)
+{
+	int w = COL_STEP + 1 + c->action_w + COL_AT + COL_GAP, k;
+
+	for (k = 0; k < TUI_STEP_COUNTERS; k++)
+		if (c->counters & (1u << k))
+			w += COL_COUNTER;
+	w += c->lock ? COL_LOCK : 0;
+	w += c->dur ? COL_DUR : 0;
+	w += c->runner ? TUI_STEP_RUNNER_W + 1 : c->tag ? TUI_RUNNER_TAG_W + 1 : 0;
+	w += c->cursor ? cursor_w : c->cursor_end ? end_w : 0;
+	return w;
+}
+
+tui_step_cols tui_step_columns(int w, int cursor_w, int end_w)
+{
+	/* the counters in the order they give way: CLM, DEP, KEPT, RET, ABS, MOV */
+	static const int counter_order[] = {7, 6, 5, 4, 3, 2};
+	tui_step_cols c;
+	int step;
+
+	memset(&c, 0, sizeof c);
+	c.dur = c.runner = c.cursor = c.lock = true;
+	c.action_w = 12;
+	c.counters = (1u << TUI_STEP_COUNTERS) - 1;
+	for (step = 0; tui_step_cols_width(&c, cursor_w, end_w) > w && step < 13; step++) {
+		switch (step) {
+		case 0: /* the full runner: a short tag */
+			c.runner = false;
+			c.tag = true;
+			break;
+		case 1:
+			c.dur = false;
+			break;
+		case 2: /* the whole cursor: its end */
+			c.cursor = false;
+			c.cursor_end = true;
+			break;
+		case 3:
+		case 4:
+		case 5:
+		case 6:
+		case 7:
+		case 8:
+			c.counters &= ~(1u << counter_order[step - 3]);
+			break;
+		case 9:
+			c.action_w = 8;
+			break;
+		case 10:
+			c.lock = false;
+			break;
+		case 11:
+			c.cursor_end = false;
+			break;
+		default:
+			c.tag = false;
+			break;
+		}
 	}
-	/* the short tag and the whole cursor, with the duration if it fits */
-	if (used + TUI_RUNNER_TAG_W + 1 + cursor_w <= w) {
-		c.tag = c.cursor = true;
-		c.dur = used + dur_w + TUI_RUNNER_TAG_W + 1 + cursor_w <= w;
-		return c;
-	}
-	/* no room for the cursor: the tag, then the duration */
-	if (used + TUI_RUNNER_TAG_W + 1 <= w) {
-		c.tag = true;
-		used += TUI_RUNNER_TAG_W + 1;
-	}
-	c.dur = used + dur_w <= w;
+	/* the duration back, when it fits after all */
+	if (!c.dur && tui_step_cols_width(&c, cursor_w, end_w) + COL_DUR <= w)
+		c.dur = true;
+	c.width = tui_step_cols_width(&c, cursor_w, end_w);
 	return c;
+}
+
+const cleanup_mon_step *tui_step_prev(const cleanup_mon_step *steps, size_t n, const cleanup_mon_step *s)
+{
+	size_t i, at = (size_t)(s - steps);
+
+	if (at + 1 < n && steps[at + 1].step_no == s->step_no - 1)
+		return &steps[at + 1];
+	for (i = 0; i < n; i++) /* a page with a hole, or out of order */
+		if (steps[i].step_no == s->step_no - 1)
+			return &steps[i];
+	return NULL;
+}
+
+unsigned tui_step_gap(const cleanup_mon_step *prev, const cleanup_mon_step *s, double threshold_s)
+{
+	unsigned why = 0;
+
+	if (s->gap_s >= threshold_s)
+		why |= TUI_GAP_TIME;
+	if (!prev)
+		return why;
+	if (s->runner_pid > 0 || prev->runner_pid > 0) {
+		char a[40], b[40];
+
+		tui_runner_tag(a, sizeof a, prev->runner_pid, prev->runner_app);
+		tui_runner_tag(b, sizeof b, s->runner_pid, s->runner_app);
+		if (strcmp(a, b) != 0)
+			why |= TUI_GAP_RUNNER;
+	}
+	if (prev->library_id > 0 && prev->library_id == s->library_id && prev->pass_no == s->pass_no &&
+	    prev->cursor_to >= 0 && s->cursor_from >= 0 && prev->cursor_to != s->cursor_from)
+		why |= TUI_GAP_CURSOR;
+	return why;
+}
+
+/* "2m13s" as the GAP column says it, "0.4s" below 10 s. */
+static const char *gap_age(char *buf, size_t len, double s)
+{
+	if (s >= 0 && s < 10)
+		snprintf(buf, len, "%.1fs", s);
+	else
+		tui_duration_text(buf, len, s);
+	return buf;
+}
+
+const char *tui_step_gap_text(char *buf, size_t len, const cleanup_mon_step *prev, const cleanup_mon_step *s,
+                              unsigned why)
+{
+	char a[40], b[40], age[32];
+	size_t l;
+
+	buf[0] = '\0';
+	if (why & TUI_GAP_RUNNER) {
+		tui_runner_tag(a, sizeof a, prev->runner_pid, prev->runner_app);
+		tui_runner_tag(b, sizeof b, s->runner_pid, s->runner_app);
+		snprintf(buf, len, "runner changed: %s -> %s after %s", a, b, gap_age(age, sizeof age, s->gap_s));
+	} else if (why & TUI_GAP_TIME) {
+		tui_runner_tag(b, sizeof b, s->runner_pid, s->runner_app);
+		snprintf(buf, len, "stopped %s, same runner %s", gap_age(age, sizeof age, s->gap_s),
+		         prev ? b : "(the step before is not read)");
+		if (!prev)
+			snprintf(buf, len, "stopped %s before it", gap_age(age, sizeof age, s->gap_s));
+	}
+	if (why & TUI_GAP_CURSOR) {
+		l = strlen(buf);
+		snprintf(buf + l, len - l, "%scursor did not continue: step %d ended at %s, step %d began at %s (library %" PRId64
+		         ")", l ? "; " : "", prev->step_no, tui_count_text(a, sizeof a, prev->cursor_to), s->step_no,
+		         tui_count_text(b, sizeof b, s->cursor_from), s->library_id);
+	}
+	return buf;
+}
+
+int tui_step_find_gap(const cleanup_mon_step *steps, size_t n, int from_no, int dir, double threshold_s,
+                      unsigned *why)
+{
+	int best = -1;
+	size_t i;
+
+	*why = 0;
+	for (i = 0; i < n; i++) {
+		const cleanup_mon_step *s = &steps[i];
+		unsigned w;
+
+		if (dir < 0 ? s->step_no >= from_no : s->step_no <= from_no)
+			continue;
+		if (best >= 0 && (dir < 0 ? s->step_no <= steps[best].step_no : s->step_no >= steps[best].step_no))
+			continue;
+		w = tui_step_gap(tui_step_prev(steps, n, s), s, threshold_s);
+		if (w) {
+			best = (int)i;
+			*why = w;
+		}
+	}
+	return best;
 }
 
 const char *tui_runner_tag(char *buf, size_t len, int pid, const char *app)

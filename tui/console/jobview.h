@@ -84,18 +84,60 @@ bool tui_lib_matches(const cleanup_mon_library *l, const char *filter);
 size_t tui_libs_view(size_t *out, size_t max, const cleanup_mon_library *libs, size_t n, const char *filter,
                      tui_lib_sort sort);
 
-/* The step history's columns at panel width W (the
- * evidence of a resume keeps its columns). FIXED_W is the width of the
- * columns always shown (step .. gap) without the duration, CURSOR_W the
- * widest cursor cell on screen. The full RUNNER column (RUNNER_W + 1)
- * when everything fits; else a short runner tag (TUI_RUNNER_TAG_W + 1)
- * and the whole cursor, the duration (DUR_W) giving way first; the
- * cursor goes last. Pure. */
+/* The step history's columns at panel width W (the evidence of a
+ * resume keeps its columns), CURSOR_W the widest whole
+ * cursor cell on screen ("  LIB: FROM > TO"), END_W the widest cursor
+ * end ("  > TO"). Everything when it fits; else, in this order, the
+ * full RUNNER column becomes a short runner tag, the duration goes, the
+ * whole cursor becomes its end, the counters CLM, DEP, KEPT, RET, ABS
+ * and MOV go, ACTION narrows to 8, LOCK ms goes, then the cursor's end
+ * and the tag; STEP, ACTION, VIS, DEL, AT and GAP always stay. The
+ * duration comes back when there is room for it after all. WIDTH is
+ * the row's width (at most W unless even the columns that stay do not
+ * fit). Pure. */
 #define TUI_RUNNER_TAG_W 10
+#define TUI_STEP_RUNNER_W 22
+#define TUI_STEP_COUNTERS 8 /* VIS DEL MOV ABS RET KEPT DEP CLM */
 typedef struct tui_step_cols {
 	bool dur, cursor, runner, tag;
+	bool cursor_end;      /* the cursor's end only (with CURSOR false) */
+	bool lock;            /* LOCK ms */
+	int action_w;         /* 12, or 8 */
+	unsigned counters;    /* bit k: counter k shown */
+	int width;
 } tui_step_cols;
-tui_step_cols tui_step_columns(int w, int fixed_w, int dur_w, int runner_w, int cursor_w);
+tui_step_cols tui_step_columns(int w, int cursor_w, int end_w);
+/* The width of the row C describes (CURSOR_W, END_W as above). */
+int tui_step_cols_width(const tui_step_cols *c, int cursor_w, int end_w);
+
+/* Why step S did not resume where the step before it (PREV, NULL when
+ * it is not known) ended: a gap in time of at least THRESHOLD_S
+ * (S->gap_s), another runner (their runner tags differ), or a cursor
+ * that did not continue from PREV's end (same library and pass, both
+ * cursors known). 0 when it did resume. Pure. */
+#define TUI_GAP_TIME 1u
+#define TUI_GAP_RUNNER 2u
+#define TUI_GAP_CURSOR 4u
+#define TUI_GAP_THRESHOLD_S 2.0 /* as the GAP column: a stop, a dead runner */
+unsigned tui_step_gap(const cleanup_mon_step *prev, const cleanup_mon_step *s, double threshold_s);
+
+/* The step before S in STEPS (N, newest first, as the monitor reads a
+ * page), NULL when the page does not have it. */
+const cleanup_mon_step *tui_step_prev(const cleanup_mon_step *steps, size_t n, const cleanup_mon_step *s);
+
+/* What the gap WHY before S was, for the footer: "runner changed: run
+ * 20327 -> wkr 4411 after 2m13s", "stopped 2m13s, same runner run
+ * 20327", "cursor did not continue: step 122 ended at 4,512, step 123
+ * began at 4,100 (library 4)", joined with "; ". Into BUF. Pure. */
+const char *tui_step_gap_text(char *buf, size_t len, const cleanup_mon_step *prev, const cleanup_mon_step *s,
+                              unsigned why);
+
+/* The next gap from step FROM_NO in STEPS (N, newest first): DIR < 0
+ * the nearest older step (lower number) that is a gap, DIR > 0 the
+ * nearest newer one; FROM_NO itself never. Returns its index in STEPS
+ * (*WHY its reasons), -1 when the page has none that way. Pure. */
+int tui_step_find_gap(const cleanup_mon_step *steps, size_t n, int from_no, int dir, double threshold_s,
+                      unsigned *why);
 
 /* A step's short runner tag: the verb of its application_name
  * (cleanupctl:job:4:run -> "run", :console -> "con", a worker's

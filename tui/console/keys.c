@@ -20,6 +20,7 @@ static const key_help table[] = {
 	{"/", "filter the jobs, or the libraries / search the log when focused; Esc clears", CMD_FILTER},
 	{"o", "sort: jobs unfinished/phase/progress/newest; libraries server/name/items/count", CMD_SORT},
 	{"f", "log: one kind only (lifecycle, audit, busy, console), again for all", CMD_LOG_KIND},
+	{"] / [", "step history: next / previous gap (a stop, another runner, a cursor jump)", CMD_NEXT_GAP},
 	{"q", "quit (during a run: asks, then stops it after its current step)", CMD_QUIT},
 	{"s", "step the selected job once", CMD_STEP},
 	{"r", "run the selected job until done or stopped", CMD_RUN},
@@ -102,6 +103,10 @@ static tui_cmd plain(int key)
 		return CMD_SORT;
 	case 'f':
 		return CMD_LOG_KIND;
+	case ']':
+		return CMD_NEXT_GAP;
+	case '[':
+		return CMD_PREV_GAP;
 	case 's':
 		return CMD_STEP;
 	case 'r':

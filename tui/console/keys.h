@@ -31,6 +31,8 @@ typedef enum tui_cmd {
 	CMD_FILTER,        /* /: filter the jobs list */
 	CMD_SORT,          /* o: the jobs list's next sort order */
 	CMD_LOG_KIND,      /* f: the log's next kind filter (all, lifecycle, audit, busy, console) */
+	CMD_NEXT_GAP,      /* ]: the step history's next gap down (older): time, runner, cursor */
+	CMD_PREV_GAP,      /* [: the one above (newer) */
 	/* actions (none of them in --readonly) */
 	CMD_STEP,
 	CMD_RUN,

@@ -146,3 +146,144 @@ unsigned tui_stale_panels(unsigned stale_parts, bool disconnected, bool locks_st
 		out |= 1u << PANEL_LOCKS;
 	return out;
 }
+
+/* The row's width with the variants chosen in VAR (-1: hidden) and the
+ * cut widths in W. */
+static int header_width(const tui_hdr_part *parts, const int *var, const int *w, int n)
+{
+	int i, total = 0;
+	bool first = true;
+
+	for (i = 0; i < n; i++) {
+		if (var[i] < 0)
+			continue;
+		total += w[i] + (first ? 0 : parts[i].gap);
+		first = false;
+	}
+	return total;
+}
+
+void tui_header_layout(tui_hdr_place *out, const tui_hdr_part *parts, int n, int cols)
+{
+	int var[TUI_HDR_PARTS], w[TUI_HDR_PARTS], i, x, left;
+	bool first = true;
+
+	if (n > TUI_HDR_PARTS)
+		n = TUI_HDR_PARTS;
+	if (cols < 0)
+		cols = 0;
+	for (i = 0; i < n; i++) {
+		var[i] = parts[i].nvar > 0 ? 0 : -1;
+		w[i] = var[i] == 0 ? parts[i].w[0] : 0;
+	}
+	/* give way, step by step, lowest rank first (the part further right
+	 * first among equals), until the row fits; a kept part at its last
+	 * variant is cut once the steps reach one of its cut ranks */
+	while (header_width(parts, var, w, n) > cols) {
+		int best = -1, rank = 0;
+
+		for (i = 0; i < n; i++) {
+			const tui_hdr_part *p = &parts[i];
+
+			if (var[i] < 0 || (p->keep && var[i] >= p->nvar - 1))
+				continue;
+			if (best < 0 || p->give[var[i]] <= parts[best].give[var[best]])
+				best = i;
+		}
+		if (best >= 0)
+			rank = parts[best].give[var[best]];
+		for (i = n - 1; i >= 0 && header_width(parts, var, w, n) > cols; i--) {
+			int over = header_width(parts, var, w, n) - cols, lo = w[i], k;
+
+			if (var[i] < 0 || !parts[i].keep || var[i] < parts[i].nvar - 1)
+				continue;
+			for (k = 0; k < 2; k++)
+				if ((best < 0 || parts[i].cut[k] <= rank) && parts[i].cut_min[k] < lo)
+					lo = parts[i].cut_min[k];
+			w[i] = w[i] - over >= lo ? w[i] - over : lo;
+		}
+		if (header_width(parts, var, w, n) <= cols || best < 0)
+			break;
+		if (++var[best] >= parts[best].nvar)
+			var[best] = -1;
+		w[best] = var[best] >= 0 ? parts[best].w[var[best]] : 0;
+	}
+	/* a terminal narrower than every minimum: the parts that do not fit
+	 * are hidden, from the right */
+	for (i = n - 1; i >= 0 && header_width(parts, var, w, n) > cols; i--)
+		var[i] = -1;
+	/* columns left over go back to the parts cut, left first */
+	left = cols - header_width(parts, var, w, n);
+	for (i = 0; i < n && left > 0; i++)
+		if (var[i] >= 0 && w[i] < parts[i].w[var[i]]) {
+			int more = parts[i].w[var[i]] - w[i] < left ? parts[i].w[var[i]] - w[i] : left;
+
+			w[i] += more;
+			left -= more;
+		}
+	/* placed left to right; the right-aligned part at the end */
+	x = 0;
+	for (i = 0; i < n; i++) {
+		out[i].var = var[i];
+		out[i].x = out[i].w = 0;
+		if (var[i] < 0 || parts[i].right)
+			continue;
+		x += first ? 0 : parts[i].gap;
+		first = false;
+		out[i].x = x;
+		out[i].w = w[i];
+		x += w[i];
+	}
+	for (i = 0; i < n; i++)
+		if (var[i] >= 0 && parts[i].right) {
+			out[i].x = cols - w[i];
+			out[i].w = w[i];
+		}
+}
+
+void tui_header_plan(tui_hdr_place *out, const int w[HDR__COUNT][TUI_HDR_VARIANTS], const int nvar[HDR__COUNT],
+                     int cols)
+{
+	/* give-way ranks, lowest first (one sequence over the whole row) */
+	static const int give[HDR__COUNT][TUI_HDR_VARIANTS] = {
+		[HDR_WHERE] = {5, 20, 30},  [HDR_DBMS] = {10},         [HDR_TITLE] = {15},
+		[HDR_POOLER] = {47},        [HDR_CMDLINE] = {46},      [HDR_REFRESH] = {48},
+		[HDR_NO_RUNNER] = {49, 66}, [HDR_STALE] = {49, 66},    [HDR_STANDBY] = {49, 70},
+		[HDR_CLOCK] = {50},         [HDR_RUNNING] = {52},      [HDR_THROTTLE] = {56},
+		[HDR_PAUSED] = {70},        [HDR_READONLY] = {70},     [HDR_LOADING] = {0},
+	};
+	tui_hdr_part p[HDR__COUNT];
+	int i, k;
+	bool badge = false;
+
+	memset(p, 0, sizeof p);
+	for (i = 0; i < HDR__COUNT; i++) {
+		p[i].nvar = nvar[i] < 0 ? 0 : nvar[i] > TUI_HDR_VARIANTS ? TUI_HDR_VARIANTS : nvar[i];
+		for (k = 0; k < p[i].nvar; k++) {
+			p[i].w[k] = w[i][k];
+			p[i].give[k] = give[i][k];
+		}
+		p[i].gap = i == HDR_TITLE ? 0 : 2;
+		if (i >= HDR_NO_RUNNER && i <= HDR_LOADING && p[i].nvar > 0) {
+			/* the badges: one column between two */
+			p[i].gap = badge ? 1 : 2;
+			badge = true;
+		}
+		if (p[i].nvar > 0 && (i == HDR_NO_RUNNER || i == HDR_STALE || i == HDR_LOADING || i == HDR_WHERE)) {
+			p[i].keep = true;
+			if (i == HDR_WHERE) {
+				/* its port and database first, then 16 columns */
+				p[i].cut[0] = 45;
+				p[i].cut_min[0] = 28;
+				p[i].cut[1] = 62;
+				p[i].cut_min[1] = 16;
+			} else {
+				/* an alarm: whole in its shortest form */
+				p[i].cut[0] = p[i].cut[1] = 1000;
+				p[i].cut_min[0] = p[i].cut_min[1] = p[i].w[p[i].nvar - 1];
+			}
+		}
+	}
+	p[HDR_CMDLINE].right = true;
+	tui_header_layout(out, p, HDR__COUNT, cols);
+}

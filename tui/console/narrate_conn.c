@@ -10,23 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "console.h"
+#include "console_int.h"
 
 static const char *const part_names[CONSOLE_PARTS] = {"servers", "libraries", "jobs", "steps", "log", "contention"};
 
 const char *console_part_name(int k)
 {
 	return k >= 0 && k < CONSOLE_PARTS ? part_names[k] : "?";
-}
-
-static const char *hhmmss(char *buf, size_t len, double wall)
-{
-	time_t t = (time_t)wall;
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%H:%M:%S", &tm);
-	return buf;
 }
 
 /* A reconnect attempt worth a line: the first, then the 4th, 8th, 16th...
@@ -83,7 +73,7 @@ static void narrate_link(console *c, double wall)
 		c->conn_attempt_noted = 0;
 		loss_cause(why, sizeof why, e);
 		note(c, ROLE_DANGER, "this console: connection lost (%s); the panels show the rows of %s", why,
-		     hhmmss(at, sizeof at, rows_at));
+		     console_clock(at, sizeof at, rows_at));
 	}
 	if (!c->conn_lost)
 		return;
@@ -134,7 +124,7 @@ static void narrate_parts(console *c, double wall)
 			note(c, ROLE_WARNING,
 			     "this console: %s stale: its refresh query hit the statement timeout (%s; a lock or a slow "
 			     "database); showing rows of %s",
-			     part_names[k], limit, hhmmss(at, sizeof at, s->stale_parts_at));
+			     part_names[k], limit, console_clock(at, sizeof at, s->stale_parts_at));
 		} else if (!(s->stale_parts & bit) && (c->parts_stale & bit)) {
 			c->parts_stale &= ~bit;
 			note(c, ROLE_OK, "this console: %s current again (its rows were stale for %.0f s)",

@@ -10,13 +10,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "console.h"
+#include "console_int.h"
 #include "progress.h"
 #include "sanitize.h"
 #include "sparkline.h"
 
 /* The RUNNER column's width (tui_step_columns decides when it shows). */
-#define RUNNER_W 22
+#define RUNNER_W TUI_STEP_RUNNER_W
 
 /* Step S's runner for the RUNNER column: "pid application" sanitized, cut
  * and padded to RUNNER_W display columns; "-" when the step was recorded
@@ -52,6 +52,20 @@ static void cursor_text(char *cursor, size_t len, const cleanup_mon_step *s)
 		         s->cursor_to >= 0 ? console_count(b, sizeof b, s->cursor_to) : "-");
 	else
 		cursor[0] = '\0';
+}
+
+/* Step S's cursor end: "  > TO" (the id, or the key of a drain in key
+ * order), "" when it has none. */
+static void cursor_end_text(char *out, size_t len, const cleanup_mon_step *s)
+{
+	char b[80];
+
+	if (s->library_id > 0 && strcmp(s->action, "drain") == 0 && s->key_to[0])
+		snprintf(out, len, "  > %s", tui_sanitize_cut(b, sizeof b, s->key_to, 16));
+	else if (s->library_id > 0 && s->cursor_to >= 0)
+		snprintf(out, len, "  > %s", console_count(b, sizeof b, s->cursor_to));
+	else
+		out[0] = '\0';
 }
 
 static bool have_steps(const console *c)
@@ -170,14 +184,120 @@ static void draw_runner(const cleanup_mon_job *v, tui_rect r, int y)
 	(void)j;
 }
 
+/* The counters' headings, in tui_step_cols' bit order. */
+static const char *const counter_head[TUI_STEP_COUNTERS] = {"VIS", "DEL", "MOV", "ABS", "RET", "KEPT", "DEP", "CLM"};
+
+/* The step history's heading for the columns SC (CW: the whole cursor's
+ * width; WIDE: the cursor explained). */
+static void head_row(char *buf, size_t len, const tui_step_cols *sc, int cw, bool wide)
+{
+	size_t l;
+	int k;
+
+	snprintf(buf, len, "%6s %-*s", "STEP", sc->action_w, "ACTION");
+	for (k = 0; k < TUI_STEP_COUNTERS; k++)
+		if (sc->counters & (1u << k)) {
+			l = strlen(buf);
+			snprintf(buf + l, len - l, " %4s", counter_head[k]);
+		}
+	l = strlen(buf);
+	snprintf(buf + l, len - l, "%s%s %8s %6s", sc->lock ? " LOCK ms" : "", sc->dur ? "  DUR ms" : "", "AT", "GAP");
+	l = strlen(buf);
+	if (sc->runner)
+		snprintf(buf + l, len - l, " %-*s", RUNNER_W, "RUNNER");
+	else if (sc->tag)
+		snprintf(buf + l, len - l, " %-*s", TUI_RUNNER_TAG_W, "RUNNER");
+	l = strlen(buf);
+	if (sc->cursor)
+		snprintf(buf + l, len - l, "%s", wide ? "  CURSOR (lib: id from > to)" : "  CURSOR");
+	else if (sc->cursor_end)
+		snprintf(buf + l, len - l, "  END");
+	(void)cw;
+}
+
+/* Step S's row up to AT (the gap, runner and cursor are drawn apart, in
+ * their roles); MARK: a '*' before the number. */
+static void step_row(char *buf, size_t len, const tui_step_cols *sc, const cleanup_mon_step *s, bool mark)
+{
+	const int32_t counter[TUI_STEP_COUNTERS] = {s->visited,  s->deleted, s->moved,
+	                                            s->absent,   s->retained, s->kept,
+	                                            s->dependent_mutations, s->claims_in_flight};
+	size_t l;
+	int k;
+
+	snprintf(buf, len, "%c%5d %-*.*s", mark ? '*' : ' ', s->step_no, sc->action_w, sc->action_w, s->action);
+	if (s->step_no > 99999)
+		snprintf(buf, len, "%6d %-*.*s", s->step_no, sc->action_w, sc->action_w, s->action);
+	for (k = 0; k < TUI_STEP_COUNTERS; k++)
+		if (sc->counters & (1u << k)) {
+			l = strlen(buf);
+			snprintf(buf + l, len - l, " %4d", counter[k]);
+		}
+	l = strlen(buf);
+	if (sc->lock)
+		snprintf(buf + l, len - l, " %7.2f", s->lock_hold_ms);
+	l = strlen(buf);
+	if (sc->dur)
+		snprintf(buf + l, len - l, " %7.2f", s->duration_ms);
+	l = strlen(buf);
+	snprintf(buf + l, len - l, " %8s", s->started);
+}
+
+/* Row K of the step history (step number total - K) in the columns
+ * CTX (tui_step_cols). */
+static void step_line(console *c, int k, int y, tui_rect r, bool sel, void *ctx)
+{
+	const tui_step_cols *sc = ctx;
+	int no = total_steps(c) - k, x;
+	const cleanup_mon_step *s = page_step(c, no);
+	char gap[16], cursor[200], runner[4 * RUNNER_W + 1], line_buf[600];
+	unsigned why;
+
+	if (!s) {
+		console_putf(y, r.x, r.w, console_row_role(sel, ROLE_DIM), "%6d (reading...)", no);
+		return;
+	}
+	why = tui_step_gap(tui_step_prev(c->snap->steps, c->snap->nsteps, s), s, TUI_GAP_THRESHOLD_S);
+	/* a gap of at least 2 s before the step: a stop, a dead runner */
+	if (s->gap_s >= TUI_GAP_THRESHOLD_S) {
+		gap[0] = '+';
+		tui_duration_text(gap + 1, sizeof gap - 1, s->gap_s);
+	} else {
+		gap[0] = '\0';
+	}
+	step_row(line_buf, sizeof line_buf, sc, s, why != 0);
+	x = r.x + console_put(y, r.x, r.w, console_row_role(sel, ROLE_NORMAL), line_buf);
+	if (why && !sel)
+		console_put(y, r.x, 1, ROLE_WARNING, "*");
+	x += console_putf(y, x, r.x + r.w - x, console_row_role(sel, ROLE_WARNING), " %6s", gap);
+	if (sc->runner)
+		x += console_putf(y, x, r.x + r.w - x, console_row_role(sel, ROLE_NORMAL), " %s",
+		                  runner_cell(runner, sizeof runner, s));
+	else if (sc->tag) {
+		char t[40];
+
+		tui_runner_tag(t, sizeof t, s->runner_pid, s->runner_app);
+		x += console_putf(y, x, r.x + r.w - x, console_row_role(sel, why & TUI_GAP_RUNNER ? ROLE_WARNING : ROLE_NORMAL),
+		                  " %-*.*s", TUI_RUNNER_TAG_W, TUI_RUNNER_TAG_W, t);
+	}
+	if (sc->cursor || sc->cursor_end) {
+		if (sc->cursor)
+			cursor_text(cursor, sizeof cursor, s);
+		else
+			cursor_end_text(cursor, sizeof cursor, s);
+		console_put(y, x, r.x + r.w - x, console_row_role(sel, why & TUI_GAP_CURSOR ? ROLE_WARNING : ROLE_DIM), cursor);
+	}
+}
+
 static void draw(console *c, tui_rect r, bool focused)
 {
 	const cleanup_mon_job *v = console_selected_job(c);
 	const cleanup_job *j;
-	char a[32], b[32], d[32], line[160];
-	int y = r.y, i, n, x;
-	bool dur, cur, run, tag, wide_head = false, active;
-	char runner_head[RUNNER_W + 2];
+	char a[32], b[32], d[32], line[160], line_buf[600];
+	int y = r.y, n, x, cw, ew;
+	bool wide_head = false, active;
+	tui_step_cols sc;
+	tui_rect list;
 
 	if (!v) {
 		console_put(y, r.x, r.w, ROLE_DIM, c->snap->njobs ? "no job selected: choose one in the jobs panel"
@@ -282,19 +402,21 @@ static void draw(console *c, tui_rect r, bool focused)
 	}
 	if (++y >= r.y + r.h)
 		return;
-	/* Columns drop from the right as the panel narrows: the runner, the
-	 * cursor, then the step's duration; the gap (where a run stopped or a
-	 * runner died) stays. */
-	/* At 120 columns a short runner tag and the whole
-	 * cursor, the duration giving way first: "step 123 resumed where 122
-	 * ended, under another runner" stays readable. The cursor cells of
-	 * the rows in view decide. */
+	/* The columns by width (jobview.h, tui_step_columns): a
+	 * short runner tag and the cursor, the duration giving way
+	 * first, then the whole cursor to its end, then the counters but VIS
+	 * and DEL: "step 123 resumed where 122 ended, under another runner"
+	 * stays readable, zoomed at 120 and beside the locks panel (74). The
+	 * cursor cells of the rows in view decide their widths. A step that
+	 * did not resume where the one before ended (a gap: time, runner,
+	 * cursor; ] and [ jump to them) is marked '*' before its number. */
 	n = rows(c);
 	{
-		int cw = 8, k; /* at least the heading's "  CURSOR" */
+		int k;
 		char cb[200];
-		tui_step_cols sc;
 
+		cw = 8; /* at least the heading's "  CURSOR" */
+		ew = 5; /* "  END" */
 		for (k = c->top[PANEL_DETAIL]; k < n && k < c->top[PANEL_DETAIL] + r.h; k++) {
 			const cleanup_mon_step *ps = page_step(c, n - k);
 
@@ -302,75 +424,60 @@ static void draw(console *c, tui_rect r, bool focused)
 				cursor_text(cb, sizeof cb, ps);
 				if (console_width(cb) > cw)
 					cw = console_width(cb);
+				cursor_end_text(cb, sizeof cb, ps);
+				if (console_width(cb) > ew)
+					ew = console_width(cb);
 			}
 		}
-		/* step .. AT, then the gap: 77 + 6 columns without the duration */
-		sc = tui_step_columns(r.w, 83, 8, RUNNER_W, cw);
+		sc = tui_step_columns(r.w, cw, ew);
 		/* the heading explains the cursor when there is room for it */
-		wide_head = 83 + (sc.dur ? 8 : 0) + (sc.runner ? RUNNER_W + 1 : sc.tag ? TUI_RUNNER_TAG_W + 1 : 0) + 28 <= r.w;
-		dur = sc.dur;
-		cur = sc.cursor;
-		run = sc.runner;
-		tag = sc.tag;
+		wide_head = sc.cursor && sc.width - cw + 28 <= r.w;
 	}
-	if (run)
-		snprintf(runner_head, sizeof runner_head, " %-*s", RUNNER_W, "RUNNER");
-	else
-		snprintf(runner_head, sizeof runner_head, " %-*s", TUI_RUNNER_TAG_W, "RUNNER");
-	console_putf(y, r.x, r.w, ROLE_DIM, "%6s %-12s %4s %4s %4s %4s %4s %4s %4s %4s %7s %s%8s %6s%s%s", "STEP", "ACTION",
-	             "VIS", "DEL", "MOV", "ABS", "RET", "KEPT", "DEP", "CLM", "LOCK ms", dur ? " DUR ms " : "", "AT", "GAP",
-	             run || tag ? runner_head : "",
-	             cur ? wide_head ? "  CURSOR (lib: id from > to)" : "  CURSOR" : "");
+	head_row(line_buf, sizeof line_buf, &sc, cw, wide_head);
+	console_put(y, r.x, r.w, ROLE_DIM, line_buf);
 	if (n == 0 && ++y < r.y + r.h)
 		console_put(y, r.x, r.w, ROLE_DIM,
 		            j->purged_at[0] ? "(step records removed by cleanupctl purge)"
 		            : j->step_no    ? ""
 		                            : "(no steps yet)");
-	console_scroll(c, PANEL_DETAIL, n, r.y + r.h - y - 1);
-	want_page(c, n, c->top[PANEL_DETAIL], r.y + r.h - y - 1);
-	for (i = 0; y + 1 < r.y + r.h && c->top[PANEL_DETAIL] + i < n; i++) {
-		int k = c->top[PANEL_DETAIL] + i, no = n - k;
-		const cleanup_mon_step *s = page_step(c, no);
-		bool sel = focused && k == c->sel[PANEL_DETAIL];
-		char durbuf[24], gap[16], cursor[200], runner[4 * RUNNER_W + 1];
+	list = r;
+	list.y = y + 1;
+	list.h = r.y + r.h - y - 1;
+	if (list.h > 0)
+		console_list(c, PANEL_DETAIL, list, n, focused ? c->sel[PANEL_DETAIL] : -1, step_line, &sc);
+	want_page(c, n, c->top[PANEL_DETAIL], list.h);
+}
 
-		y++;
-		if (sel) {
-			attrset(theme_attr(ROLE_SELECTION));
-			mvhline(y, r.x, ' ', r.w);
-		}
-		if (!s) {
-			console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_DIM, "%6d (reading...)", no);
-			continue;
-		}
-		snprintf(durbuf, sizeof durbuf, "%7.2f ", s->duration_ms);
-		/* a gap of at least 2 s before the step: a stop, a dead runner */
-		if (s->gap_s >= 2.0) {
-			gap[0] = '+';
-			tui_duration_text(gap + 1, sizeof gap - 1, s->gap_s);
-		} else {
-			gap[0] = '\0';
-		}
-		cursor_text(cursor, sizeof cursor, s);
-		x = r.x + console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_NORMAL,
-		                       "%6d %-12.12s %4d %4d %4d %4d %4d %4d %4d %4d %7.2f %s%8s ", s->step_no, s->action,
-		                       s->visited, s->deleted, s->moved, s->absent, s->retained, s->kept,
-		                       s->dependent_mutations, s->claims_in_flight, s->lock_hold_ms, dur ? durbuf : "",
-		                       s->started);
-		x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_WARNING, "%6s", gap);
-		if (run)
-			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, " %s",
-			                  runner_cell(runner, sizeof runner, s));
-		else if (tag) {
-			char t[40];
+/* ] (DIR < 0: down, older steps) and [ (DIR > 0): the selection to the
+ * next step that did not resume where the one before ended (jobview.h,
+ * tui_step_find_gap), among the steps read; the footer says what the
+ * gap was. */
+static void gap_key(console *c, int dir)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	int n, from, i;
+	unsigned why;
+	char text[600];
 
-			tui_runner_tag(t, sizeof t, s->runner_pid, s->runner_app);
-			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, " %-*.*s", TUI_RUNNER_TAG_W,
-			                  TUI_RUNNER_TAG_W, t);
-		}
-		if (cur)
-			console_put(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_DIM, cursor);
+	if (!have_steps(c) || s->nsteps == 0) {
+		console_message(c, ROLE_INFO, "%s: no steps read yet", dir < 0 ? "]" : "[");
+		return;
 	}
+	n = total_steps(c);
+	from = n - c->sel[PANEL_DETAIL];
+	i = tui_step_find_gap(s->steps, s->nsteps, from, dir, TUI_GAP_THRESHOLD_S, &why);
+	if (i < 0) {
+		int lo = s->steps[s->nsteps - 1].step_no, hi = s->steps[0].step_no;
+
+		console_message(c, ROLE_INFO, "no gap %s step %d in the steps read (%d-%d)%s", dir < 0 ? "below" : "above",
+		                from, lo, hi,
+		                dir < 0 && lo > 1 ? ": PgDn reads older ones" : dir > 0 && hi < n ? ": PgUp reads newer ones" : "");
+		return;
+	}
+	c->sel[PANEL_DETAIL] = n - s->steps[i].step_no;
+	console_message(c, ROLE_WARNING, "step %d: %s", s->steps[i].step_no,
+	                tui_step_gap_text(text, sizeof text, tui_step_prev(s->steps, s->nsteps, &s->steps[i]), &s->steps[i],
+	                                  why));
 }
 
 /* Enter in the detail: back to the dashboard. */
@@ -381,4 +488,13 @@ static void open_row(console *c)
 	console_relayout(c);
 }
 
-const tui_panel_class panel_detail = {PANEL_DETAIL, rows, draw, open_row};
+/* The detail's own keys: ] and [ (the step history's gaps). */
+static bool key(console *c, tui_cmd cmd)
+{
+	if (cmd != CMD_NEXT_GAP && cmd != CMD_PREV_GAP)
+		return false;
+	gap_key(c, cmd == CMD_NEXT_GAP ? -1 : 1);
+	return true;
+}
+
+const tui_panel_class panel_detail = {PANEL_DETAIL, rows, draw, open_row, key};

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "console.h"
+#include "console_int.h"
 
 /* The holders listed below the tree (T3): sessions idle in
  * a transaction for more than 10 s on our tables that the tree does not
@@ -117,15 +117,6 @@ bool console_locks_holder_target(const console *c, int k, confirm_target *t)
 	return true;
 }
 
-static void hhmmss(char *buf, size_t len, double wall)
-{
-	time_t t = (time_t)wall;
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%H:%M:%S", &tm);
-}
-
 static void who(char *buf, size_t len, const cleanup_lock_row *l)
 {
 	if (l->job_id > 0)
@@ -136,14 +127,61 @@ static void who(char *buf, size_t len, const cleanup_lock_row *l)
 		snprintf(buf, len, "%s", l->application_name[0] ? l->application_name : "(no application_name)");
 }
 
+/* The tree's order and depth and the extra holders' indices (draw's)
+ * for row(). */
+typedef struct locks_lay {
+	const size_t *order, *idx;
+	const int *depth;
+	size_t n;
+} locks_lay;
+
+/* Row RI of the locks list: a backend of the blocking tree, indented by
+ * its depth, or (past the tree) a session idle in a transaction. */
+static void row(console *c, int ri, int y, tui_rect r, bool sel, void *ctx)
+{
+	const locks_lay *lay = ctx;
+	const cleanup_mon_snapshot *s = c->snap;
+	const cleanup_lock_row *l;
+	int ind, x;
+	char name[128];
+
+	if (ri >= (int)lay->n) {
+		/* An idle-in-transaction holder nobody waits for yet. */
+		const cleanup_mon_holder *h = &s->holders[lay->idx[ri - (int)lay->n]];
+		char age[24];
+
+		age_text(age, sizeof age, h->xact_age_ms);
+		console_putf(y, r.x, r.w, console_row_role(sel, ROLE_WARNING), "%d %s idle %s (role %s, %s) in xact: %s", h->pid,
+		             h->application[0] ? h->application : "(no application_name)", age, h->role, h->client, h->holds);
+		return;
+	}
+	l = &s->locks[lay->order[ri]];
+	ind = lay->depth[ri] * 2;
+	if (ind > 12)
+		ind = 12;
+	who(name, sizeof name, l);
+	x = r.x + ind;
+	x += console_putf(y, x, r.x + r.w - x, console_row_role(sel, ROLE_NORMAL), "%s%d %s ", lay->depth[ri] ? "└ " : "",
+	                  l->pid, name);
+	if (l->nblocked_by > 0)
+		console_putf(y, x, r.x + r.w - x, console_row_role(sel, ROLE_DANGER), "waits %.1fs %s %s %s",
+		             l->wait_ms >= 0 ? l->wait_ms / 1000.0 : 0.0, l->mode, l->locktype, l->relation);
+	else
+		console_putf(y, x, r.x + r.w - x, console_row_role(sel, ROLE_DIM), "%s%s%s", l->state,
+		             l->xact_age_ms >= 0 ? " in xact " : "",
+		             l->xact_age_ms >= 0 ? (l->xact_age_ms >= 1000 ? "≥1s" : "<1s") : "");
+}
+
 static void draw(console *c, tui_rect r, bool focused)
 {
 	const cleanup_mon_snapshot *s = c->snap;
 	size_t order[512];
 	int depth[512];
 	size_t n = s->nlocks > 512 ? 512 : s->nlocks, blocked, i, idx[64];
-	int y = r.y, shown, contention_rows = 0, k, nx = extra_holders(c, idx, 64);
+	int y = r.y, shown, contention_rows = 0, nx = extra_holders(c, idx, 64);
 	char at[16];
+	locks_lay lay;
+	tui_rect list;
 
 	for (i = 0; i < s->ncontention; i++)
 		contention_rows++;
@@ -153,7 +191,7 @@ static void draw(console *c, tui_rect r, bool focused)
 		y++;
 	} else {
 		blocked = cleanup_locks_tree(order, depth, s->locks, n);
-		hhmmss(at, sizeof at, s->locks_at);
+		console_clock(at, sizeof at, s->locks_at);
 		if (s->locks_error[0])
 			console_putf(y, r.x, r.w, ROLE_WARNING, "%s; showing %s", s->locks_error, at);
 		else if (nx)
@@ -166,53 +204,15 @@ static void draw(console *c, tui_rect r, bool focused)
 		y++;
 		/* Keep room for the contention summary below the tree. */
 		shown = r.y + r.h - y - (contention_rows > 0 ? (contention_rows < 4 ? contention_rows : 4) + 1 : 0);
-		console_scroll(c, PANEL_LOCKS, (int)n + nx, shown);
-		for (k = 0; k < shown && c->top[PANEL_LOCKS] + k < (int)n + nx; k++) {
-			int ri = c->top[PANEL_LOCKS] + k;
-			const cleanup_lock_row *l;
-			bool sel = focused && ri == c->sel[PANEL_LOCKS];
-			int ind, x;
-			char name[128];
-
-			if (ri >= (int)n) {
-				/* An idle-in-transaction holder nobody waits for yet. */
-				const cleanup_mon_holder *h = &s->holders[idx[ri - (int)n]];
-				char age[24];
-
-				age_text(age, sizeof age, h->xact_age_ms);
-				if (sel) {
-					attrset(theme_attr(ROLE_SELECTION));
-					mvhline(y, r.x, ' ', r.w);
-				}
-				console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_WARNING,
-				             "%d %s idle %s (role %s, %s) in xact: %s", h->pid,
-				             h->application[0] ? h->application : "(no application_name)", age, h->role, h->client,
-				             h->holds);
-				y++;
-				continue;
-			}
-			l = &s->locks[order[ri]];
-			ind = depth[ri] * 2;
-
-			if (ind > 12)
-				ind = 12;
-			who(name, sizeof name, l);
-			if (sel) {
-				attrset(theme_attr(ROLE_SELECTION));
-				mvhline(y, r.x, ' ', r.w);
-			}
-			x = r.x + ind;
-			x += console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_NORMAL, "%s%d %s ", depth[ri] ? "└ " : "",
-			                  l->pid, name);
-			if (l->nblocked_by > 0)
-				console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_DANGER, "waits %.1fs %s %s %s",
-				             l->wait_ms >= 0 ? l->wait_ms / 1000.0 : 0.0, l->mode, l->locktype, l->relation);
-			else
-				console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : ROLE_DIM, "%s%s%s", l->state,
-				             l->xact_age_ms >= 0 ? " in xact " : "",
-				             l->xact_age_ms >= 0 ? (l->xact_age_ms >= 1000 ? "≥1s" : "<1s") : "");
-			y++;
-		}
+		lay.order = order;
+		lay.depth = depth;
+		lay.idx = idx;
+		lay.n = n;
+		list = r;
+		list.y = y;
+		list.h = shown;
+		y += shown > 0 ? console_list(c, PANEL_LOCKS, list, (int)n + nx, focused ? c->sel[PANEL_LOCKS] : -1, row, &lay)
+		               : 0;
 		if (n == 0 && nx == 0 && y < r.y + r.h)
 			console_put(y++, r.x, r.w, ROLE_DIM, "(no cleanupctl backend and no lock waits)");
 	}
@@ -248,4 +248,4 @@ static void open_row(console *c)
 	}
 }
 
-const tui_panel_class panel_locks = {PANEL_LOCKS, rows, draw, open_row};
+const tui_panel_class panel_locks = {PANEL_LOCKS, rows, draw, open_row, NULL};

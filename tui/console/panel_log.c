@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "console.h"
+#include "console_int.h"
 #include "jobview.h"
 
 #define LOG_MAX 1024
@@ -53,22 +53,13 @@ static bool kind_matches(console_log_kind k, const log_line *l)
 	}
 }
 
-static void hhmmss(char *buf, size_t len, double at)
-{
-	time_t t = (time_t)at;
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%H:%M:%S", &tm);
-}
-
 /* The line's searchable text: time, kind, "job N", message. */
 static void line_text(char *buf, size_t len, const log_line *l)
 {
 	char hh[16];
 
 	if (l->note) {
-		hhmmss(hh, sizeof hh, l->note->at);
+		console_clock(hh, sizeof hh, l->note->at);
 		snprintf(buf, len, "%s console %s", hh, l->note->text);
 	} else {
 		char job[40] = "";
@@ -141,54 +132,52 @@ static const char *holder_part(const char *msg)
 	return h ? h : msg;
 }
 
+/* Row K of the log: the lines collected by draw (CTX). */
+static void row(console *c, int k, int y, tui_rect r, bool sel, void *ctx)
+{
+	const log_line *l = &((const log_line *)ctx)[k];
+	int x;
+
+	(void)c;
+	if (l->note) {
+		char hh[16];
+
+		console_clock(hh, sizeof hh, l->note->at);
+		x = r.x + console_putf(y, r.x, r.w, console_row_role(sel, ROLE_DIM), "%s %-9s ", hh, "console");
+		console_put(y, x, r.x + r.w - x, console_row_role(sel, l->note->role), l->note->text);
+	} else {
+		const cleanup_mon_event *e = l->ev;
+		theme_role role = ROLE_NORMAL;
+		char job[40] = "";
+
+		if (e->job_id > 0)
+			snprintf(job, sizeof job, "job %" PRId64 " ", e->job_id);
+		if (e->audit)
+			role = strstr(e->message, "refused") || strstr(e->message, "not confirmed") ? ROLE_WARNING : ROLE_INFO;
+		else if (is_busy(e))
+			role = ROLE_WARNING;
+		x = r.x + console_putf(y, r.x, r.w, console_row_role(sel, ROLE_DIM), "%s %-9s ", e->at,
+		                       e->audit ? "audit" : e->kind);
+		if (l->count > 1)
+			console_putf(y, x, r.x + r.w - x, console_row_role(sel, role), "%sbusy x%d since %s, %s", job, l->count,
+			             l->since, holder_part(e->message));
+		else
+			console_putf(y, x, r.x + r.w - x, console_row_role(sel, role), "%s%s", e->audit ? "" : job, e->message);
+	}
+}
+
 static void draw(console *c, tui_rect r, bool focused)
 {
 	static log_line lines[LOG_MAX];
-	int n = collect(c, lines, LOG_MAX), i;
+	int n = collect(c, lines, LOG_MAX);
 
-	console_scroll(c, PANEL_LOG, n, r.h);
 	if (n == 0 && (c->log_filter[0] || c->log_kind != LOG_KIND_ALL))
 		console_putf(r.y, r.x, r.w, ROLE_DIM, "(no %s%sline matches \"%s\": / edits the search, f the kind)",
 		             c->log_kind != LOG_KIND_ALL ? console_log_kind_name(c->log_kind) : "",
 		             c->log_kind != LOG_KIND_ALL ? " " : "", c->log_filter);
 	else if (n == 0)
 		console_put(r.y, r.x, r.w, ROLE_DIM, "(nothing yet: events and operator actions appear here)");
-	for (i = 0; i < r.h && c->top[PANEL_LOG] + i < n; i++) {
-		const log_line *l = &lines[c->top[PANEL_LOG] + i];
-		bool sel = focused && c->top[PANEL_LOG] + i == c->sel[PANEL_LOG];
-		int y = r.y + i, x;
-
-		if (sel) {
-			attrset(theme_attr(ROLE_SELECTION));
-			mvhline(y, r.x, ' ', r.w);
-		}
-		if (l->note) {
-			char hh[16];
-
-			hhmmss(hh, sizeof hh, l->note->at);
-			x = r.x + console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_DIM, "%s %-9s ", hh, "console");
-			console_put(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : l->note->role, l->note->text);
-		} else {
-			const cleanup_mon_event *e = l->ev;
-			theme_role role = ROLE_NORMAL;
-			char job[40] = "";
-
-			if (e->job_id > 0)
-				snprintf(job, sizeof job, "job %" PRId64 " ", e->job_id);
-			if (e->audit)
-				role = strstr(e->message, "refused") || strstr(e->message, "not confirmed") ? ROLE_WARNING : ROLE_INFO;
-			else if (is_busy(e))
-				role = ROLE_WARNING;
-			x = r.x + console_putf(y, r.x, r.w, sel ? ROLE_SELECTION : ROLE_DIM, "%s %-9s ", e->at,
-			                       e->audit ? "audit" : e->kind);
-			if (l->count > 1)
-				console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : role, "%sbusy x%d since %s, %s", job, l->count,
-				             l->since, holder_part(e->message));
-			else
-				console_putf(y, x, r.x + r.w - x, sel ? ROLE_SELECTION : role, "%s%s", e->audit ? "" : job,
-				             e->message);
-		}
-	}
+	console_list(c, PANEL_LOG, r, n, focused ? c->sel[PANEL_LOG] : -1, row, lines);
 }
 
 /* Enter: the selected line whole, in a box (console_draw.c); any key
@@ -205,7 +194,7 @@ static void open_row(console *c)
 	if (l->note) {
 		char hh[16];
 
-		hhmmss(hh, sizeof hh, l->note->at);
+		console_clock(hh, sizeof hh, l->note->at);
 		snprintf(c->log_open_title, sizeof c->log_open_title, "log: %s console", hh);
 		snprintf(c->log_open_text, sizeof c->log_open_text, "%s", l->note->text);
 	} else if (l->count > 1) {
@@ -226,4 +215,4 @@ static void open_row(console *c)
 	c->log_open = true;
 }
 
-const tui_panel_class panel_log = {PANEL_LOG, rows, draw, open_row};
+const tui_panel_class panel_log = {PANEL_LOG, rows, draw, open_row, NULL};

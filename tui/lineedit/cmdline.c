@@ -18,7 +18,6 @@
 #include <unistd.h>
 #include "config.h"
 #include "cmdline.h"
-#include "theme.h"
 
 #if defined(HAVE_READLINE) && !defined(CLEANUP_NO_READLINE)
 #define USE_READLINE 1
@@ -594,7 +593,7 @@ static size_t prev_boundary(const char *s, size_t pos)
 	return pos;
 }
 
-void cmdline_render(WINDOW *w, int y, int x, int width)
+void cmdline_render(WINDOW *w, int y, int x, int width, attr_t prompt_attr, attr_t text_attr)
 {
 	const char *text = cmdline_text(), *prompt = backend_prompt(), *p;
 	size_t len = strlen(text), cur = cmdline_cursor(), end;
@@ -608,10 +607,10 @@ void cmdline_render(WINDOW *w, int y, int x, int width)
 	pw = lineedit_width(prompt, strlen(prompt));
 	if (pw > width / 2)
 		pw = 0;
-	wattrset(w, theme_attr(ROLE_PROMPT));
+	wattrset(w, (int)prompt_attr);
 	if (pw > 0)
 		mvwaddstr(w, y, x, prompt);
-	wattrset(w, theme_attr(ROLE_NORMAL));
+	wattrset(w, (int)text_attr);
 	avail = width - pw;
 
 	/* Scroll: keep the cursor inside [hscroll, hscroll + avail - 1],

@@ -69,9 +69,10 @@ const char *cmdline_message(void);
 /* Draws the prompt and the text at row Y, columns X .. X+WIDTH-1 of W,
  * scrolling the text horizontally so that the cursor stays visible, and
  * moves W's cursor to the editing position (the console shows the cursor
- * with curs_set(1) while the command line is open). Uses the theme roles
- * ROLE_PROMPT and ROLE_NORMAL. Draws nothing when WIDTH < 2. */
-void cmdline_render(WINDOW *w, int y, int x, int width);
+ * with curs_set(1) while the command line is open), the prompt in
+ * PROMPT_ATTR and the text in TEXT_ATTR (the caller's colours: the line
+ * editor knows no theme). Draws nothing when WIDTH < 2. */
+void cmdline_render(WINDOW *w, int y, int x, int width, attr_t prompt_attr, attr_t text_attr);
 
 /* Closes the command line (idempotent). The history stays in memory. */
 void cmdline_close(void);
