@@ -392,6 +392,8 @@ BEGIN
            cursor_library_id = j.library_id, cursor_id = 0, pass_no = 1,
            -- The first pass walks external-ID order (migration 012).
            key_cursor = '', key_bound = NULL, key_bound_end = false,
+           -- A busy answer an earlier seal got (its holder, T3) is over.
+           blocked_since = NULL, blocked_by = NULL,
            sealed_at = now(), updated_at = now()
      WHERE id = p_job
     RETURNING * INTO j;
@@ -435,7 +437,8 @@ BEGIN
             RAISE EXCEPTION 'cannot pause %: only collecting jobs pause', cleanup.job_label(j)
                 USING ERRCODE = 'CU400';
         END IF;
-        UPDATE cleanup.jobs SET phase = 'paused', updated_at = now() WHERE id = p_job RETURNING * INTO j;
+        UPDATE cleanup.jobs SET phase = 'paused', blocked_since = NULL, blocked_by = NULL, updated_at = now()
+         WHERE id = p_job RETURNING * INTO j;
     ELSIF p_action = 'resume' THEN
         IF j.phase IN ('draining', 'finalizing') THEN
             RAISE EXCEPTION 'cannot resume %: only paused jobs resume', cleanup.job_label(j)
@@ -445,7 +448,8 @@ BEGIN
             RAISE EXCEPTION 'cannot resume %: only paused jobs resume', cleanup.job_label(j)
                 USING ERRCODE = 'CU400';
         END IF;
-        UPDATE cleanup.jobs SET phase = 'collecting', updated_at = now() WHERE id = p_job RETURNING * INTO j;
+        UPDATE cleanup.jobs SET phase = 'collecting', blocked_since = NULL, blocked_by = NULL, updated_at = now()
+         WHERE id = p_job RETURNING * INTO j;
     ELSIF p_action = 'cancel' THEN
         IF j.phase IN ('draining', 'finalizing') THEN
             v_gone := j.deleted + j.retries_deleted + j.previews_deleted + j.collections_deleted

@@ -9,10 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cleanup/job.h"
 #include "cleanup/locks.h"
 #include "pgtest.h"
 
-PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("terminate_holder", 1, 2, 5))
+PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("terminate_holder", 2, 2, 5))
 
 static int64_t audit_rows(PGconn *o)
 {
@@ -148,12 +149,65 @@ static void test_ends_holder_of_busy_job_then_refuses(void **state)
 	PQfinish(o);
 }
 
+/* T3 at the seal: a writer's open transaction holds the admission row the
+ * seal needs; the seal answers busy and records that answer (the job's
+ * busy event naming the writer), so the operator's terminate-holder sees
+ * the job held up and ends the writer (before, it refused: "holds up no
+ * cleanup job"); the next seal goes through and clears the mark. */
+static void test_ends_writer_a_refused_seal_names(void **state)
+{
+	PGconn *w = pgtest_connect(conninfo, "sync-writer");
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_holder_outcome out;
+	cleanup_job job;
+	cleanup_error err;
+	int wpid = PQbackendPID(w);
+	int64_t id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 3)");
+	char want[96];
+
+	(void)state;
+	pgtest_exec(w, "BEGIN");
+	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'in-flight')");
+	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_EBUSY);
+	cleanup_job_reset(&job);
+	assert_int_equal(pgtest_int(o,
+	                            "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'busy' "
+	                            "AND message LIKE '%%held by pid %d%%'",
+	                            (long long)id, wpid),
+	                 1);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.jobs WHERE id = %lld AND blocked_since IS NOT NULL",
+	                            (long long)id),
+	                 1);
+	assert_int_equal(cleanup_locks_terminate_holder(&out, e, wpid, NULL, "terminate", &err), CLEANUP_OK);
+	assert_false(out.refused);
+	assert_true(out.terminated);
+	assert_int_equal(out.job_id, id);
+	snprintf(want, sizeof want, "which job %lld waits for", (long long)id);
+	if (!strstr(out.outcome, "holds the admission row of library 3") || !strstr(out.outcome, want))
+		fail_msg("outcome \"%s\" does not name the admission row and \"%s\"", out.outcome, want);
+	assert_int_equal(alive(o, wpid), 0);
+	/* The holder gone, the seal goes through and the job is no longer
+	 * marked held up. */
+	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_OK);
+	assert_string_equal(job.phase, "draining");
+	cleanup_job_reset(&job);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.jobs WHERE id = %lld AND blocked_since IS NULL",
+	                            (long long)id),
+	                 1);
+	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)id);
+	cleanup_engine_close(e);
+	PQfinish(w);
+	PQfinish(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refuses_pid_that_blocks_nothing),
 		cmocka_unit_test(test_ends_holder_a_job_session_waits_for),
 		cmocka_unit_test(test_ends_holder_of_busy_job_then_refuses),
+		cmocka_unit_test(test_ends_writer_a_refused_seal_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
