@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cleanup/job.h"
-#include "cleanup/step.h"
 #include "engine_int.h"
 #include "rowmap_int.h"
 #include "job_int.h"
@@ -578,25 +577,6 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 	return first;
 }
 
-/* An operator's action on job JOB_ID answered busy (RC, ERR): the answer is
- * recorded as the job's busy event (cleanup_job_note_busy), as a step's
- * is, so that every console's log and the locks panel name the holder and
- * a confirmed terminate-holder sees the job held up (T3). Best effort: a
- * failure to record leaves ERR as it was. Returns RC. */
-static int note_refused(cleanup_engine *e, int64_t job_id, int rc, const cleanup_error *err)
-{
-	cleanup_error note_err;
-	char text[2 * CLEANUP_ERR_TEXT + 4];
-	bool recorded;
-
-	if (rc != CLEANUP_EBUSY)
-		return rc;
-	/* The detail names the holder ("held by pid ..."). */
-	snprintf(text, sizeof text, "%s%s%s", err->message, err->detail[0] ? "; " : "", err->detail);
-	(void)cleanup_job_note_busy(&recorded, e, job_id, text, &note_err);
-	return rc;
-}
-
 int cleanup_job_seal(cleanup_job *out, cleanup_engine *e, int64_t job_id, int64_t expected,
                      cleanup_error *err)
 {
@@ -606,7 +586,7 @@ int cleanup_job_seal(cleanup_job *out, cleanup_engine *e, int64_t job_id, int64_
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(xbuf, sizeof xbuf, "%" PRId64, expected);
 	snprintf(ctx, sizeof ctx, "sealing job %s", jbuf);
-	return note_refused(e, job_id, one_job(out, e, CLEANUP_Q_JOB_SEAL, 2, params, ctx, err), err);
+	return one_job(out, e, CLEANUP_Q_JOB_SEAL, 2, params, ctx, err);
 }
 
 int cleanup_job_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, const char *action,
@@ -617,7 +597,7 @@ int cleanup_job_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, 
 
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(ctx, sizeof ctx, "%s of job %s", action, jbuf);
-	return note_refused(e, job_id, one_job(out, e, CLEANUP_Q_JOB_TRANSITION, 2, params, ctx, err), err);
+	return one_job(out, e, CLEANUP_Q_JOB_TRANSITION, 2, params, ctx, err);
 }
 
 int cleanup_jobs_list(cleanup_job **out, size_t *n, cleanup_engine *e, int limit, cleanup_error *err)

@@ -41,6 +41,20 @@ CREATE TRIGGER jobs_notify_update AFTER UPDATE ON cleanup.jobs
                     OR OLD.phase IS DISTINCT FROM NEW.phase END)
     EXECUTE FUNCTION cleanup.jobs_notify();
 
+-- The busy answer of an admission row an admitted writer's transaction
+-- holds (A2): P_MESSAGE as 55P03, the holders of the row whose xmax is
+-- P_XMAX named in the detail as holding P_WHAT (T3). Never returns.
+CREATE OR REPLACE FUNCTION cleanup.raise_admission_busy(p_message text, p_what text, p_xmax xid)
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    RAISE EXCEPTION '%', p_message
+        USING ERRCODE = '55P03',
+              DETAIL = 'held by ' || coalesce(cleanup.row_holders_text(p_xmax, p_what),
+                                              'a transaction that has ended since'),
+              HINT = 'busy: retry later';
+END $$;
+
 -- Fences library P_LIB for job P_JOB: its admission row FOR UPDATE NOWAIT,
 -- then draining. 55P03 when an admitted writer still holds it (A2).
 CREATE OR REPLACE FUNCTION cleanup.fence_library(p_lib bigint, p_job bigint)
@@ -50,8 +64,10 @@ BEGIN
     BEGIN
         PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_lib FOR UPDATE NOWAIT;
     EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION 'library % has an admitted sync write in flight; nothing changed, retry later', p_lib
-            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        PERFORM cleanup.raise_admission_busy(
+            pg_catalog.format('library %s has an admitted sync write in flight; nothing changed, retry later', p_lib),
+            pg_catalog.format('the admission row of library %s', p_lib),
+            (SELECT a.xmax FROM cleanup.library_admission a WHERE a.library_id = p_lib));
     END;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'library % has no admission row', p_lib USING ERRCODE = 'CU001';
@@ -74,8 +90,11 @@ BEGIN
     BEGIN
         PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_lib FOR UPDATE NOWAIT;
     EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION 'library % has an admitted sync write in flight; collecting cannot begin under it; nothing changed, retry later', p_lib
-            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        PERFORM cleanup.raise_admission_busy(
+            pg_catalog.format('library %s has an admitted sync write in flight; collecting cannot begin under it; '
+                              'nothing changed, retry later', p_lib),
+            pg_catalog.format('the admission row of library %s', p_lib),
+            (SELECT a.xmax FROM cleanup.library_admission a WHERE a.library_id = p_lib));
     END;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'library % has no admission row', p_lib USING ERRCODE = 'CU001';
@@ -92,8 +111,10 @@ BEGIN
     BEGIN
         PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_server FOR UPDATE NOWAIT;
     EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION 'server % has an admitted sync write in flight; nothing changed, retry later', p_server
-            USING ERRCODE = '55P03', HINT = 'busy: retry later';
+        PERFORM cleanup.raise_admission_busy(
+            pg_catalog.format('server %s has an admitted sync write in flight; nothing changed, retry later', p_server),
+            pg_catalog.format('the admission row of server %s', p_server),
+            (SELECT a.xmax FROM cleanup.server_admission a WHERE a.server_id = p_server));
     END;
     UPDATE cleanup.server_admission
        SET state = 'draining', job_id = p_job, changed_at = now()

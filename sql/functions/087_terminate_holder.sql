@@ -8,10 +8,14 @@
 -- this moment,
 --   1. a cleanupctl job's session (application_name cleanupctl:job:<id>:*)
 --      waits for a heavyweight lock the pid holds (pg_blocking_pids), or
---   2. an unfinished job that must go forward (draining, finalizing) or
---      that a busy answer held up (cleanup.jobs.blocked_since, or a busy
---      event in the last 10 minutes) is held up by the pid now (cleanup.job_blockers: the tables, job row, engine
---      locks, admission, count and item rows it needs).
+--   2. an unfinished job that must go forward (draining, finalizing),
+--      that waits for its seal (collecting: the seal needs the library's
+--      admission row, which an admitted writer's open transaction holds,
+--      and answers busy without waiting or recording anything), or that a
+--      busy answer held up (cleanup.jobs.blocked_since, or a busy event in
+--      the last 10 minutes) is held up by the pid now (cleanup.job_blockers:
+--      the tables, job row, engine locks, admission, count and item rows it
+--      needs).
 -- Anything else is refused, and every call, refused or done, writes one
 -- row of cleanup.audit (action terminate-holder) naming the holder as it
 -- was: pid, role, application, client, state, transaction age and what it
@@ -59,13 +63,14 @@ BEGIN
     ELSE
         -- 2. A job held up by P_PID (the first 32 such jobs): one that must
         -- go forward (draining or finalizing: its library is closed to
-        -- writers), one marked held up, or an unfinished one with a busy
+        -- writers), one whose seal it holds up (collecting), one marked
+        -- held up, or an unfinished one with a busy
         -- answer in the last 10 minutes (among the newest 5,000 events: a
         -- runner that finds the job row itself locked cannot mark it,
         -- job_note_busy, and a single `job step` marks nothing).
         FOR r IN SELECT j.id FROM cleanup.jobs j
                   WHERE j.finished_at IS NULL
-                    AND (j.phase IN ('draining', 'finalizing') OR j.blocked_since IS NOT NULL
+                    AND (j.phase IN ('collecting', 'draining', 'finalizing') OR j.blocked_since IS NOT NULL
                          OR j.id IN (SELECT ev.job_id FROM cleanup.events ev
                                       WHERE ev.id > (SELECT coalesce(max(x.id), 0) - 5000 FROM cleanup.events x)
                                         AND ev.kind = 'busy' AND ev.at > pg_catalog.now() - interval '10 minutes'))

@@ -116,7 +116,9 @@ console_colours() {
 	T send-keys q
 }
 light=$(console_colours light)
-grep -q 'cleanupctl console' "$TMPD/screen-light" && grep -q 'servers' "$TMPD/screen-light" ||
+# The header's title gives way to the connection (the sandbox's long
+# socket path here); the database it names is the dashboard's.
+grep -q 'cleanup_lab_pkg' "$TMPD/screen-light" && grep -q 'servers' "$TMPD/screen-light" ||
 	bad "the installed console did not show its dashboard: $(head -5 "$TMPD/screen-light")"
 grep -q 'using the default theme' "$TMPD/screen-light" &&
 	bad "installed console --theme light fell back to the default: $(grep 'theme' "$TMPD/screen-light")"
