@@ -35,9 +35,9 @@ wait_for "held by backend $HPID: press T to end the holder (Tab to the locks" &&
 	ok "nothing sealed, the library still open" ||
 	fail "after busy: $(sql "SELECT coalesce(expected_count::text, 'unsealed') || '/' || phase FROM cleanup.jobs WHERE id = $J")"
 # The blocking tree: the holder at the root, the fence's probe waiting under it.
-PPID_=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:$J:fence-probe'")
+PPID_=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:fence-probe'")
 wait_sql "SELECT pg_blocking_pids($PPID_)::text" "{$HPID}" 15 || fail "the probe is not blocked by the holder"
-wait_re "$HPID writer holder idle in transaction" 15 && wait_re "└ $PPID_ job $J \(cleanupctl:job:$J:fence-pr" &&
+wait_re "$HPID writer holder idle in transaction" 15 && wait_re "└ $PPID_ cleanupctl:fence-probe wai" &&
 	ok "the locks panel shows the blocking tree naming the holder" || fail "no blocking tree"
 capture demo-busy-fence-1-busy
 

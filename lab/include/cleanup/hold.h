@@ -2,8 +2,8 @@
  *
  * A writer's transaction (application_name cleanupctl:writer:holder)
  * holds a library's admission row FOR SHARE and stays open; a probe
- * (cleanupctl:job:<job>:fence-probe: it waits on the job's behalf, so
- * the console's T may end the holder) asks for the row FOR UPDATE, as the fence does,
+ * (cleanupctl:fence-probe; the console's T may end the holder because the
+ * job waits for its seal) asks for the row FOR UPDATE, as the fence does,
  * without NOWAIT or lock_timeout, and waits behind it, so the locks panel
  * shows the blocking tree with the holder at its root and `job seal`
  * answers busy. Two connections of their own, outside the engine's
@@ -18,7 +18,7 @@
 
 typedef struct cleanup_admission_hold cleanup_admission_hold;
 
-/* Connects the holder and the probe (for JOB; <= 0: cleanupctl:fence-probe)
+/* Connects the holder and the probe (cleanupctl:fence-probe; JOB is unused)
  * to CONNINFO, takes LIBRARY's admission
  * row FOR SHARE in the holder's open transaction and sends the probe's FOR
  * UPDATE (not waited for). On success *OUT owns both connections; end them
