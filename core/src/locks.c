@@ -192,6 +192,20 @@ static size_t first_blocker(const cleanup_lock_row *rows, size_t n, size_t self)
 	return n;
 }
 
+/* The root of row I's tree (I itself for a root), or N when I sits on a
+ * cycle. */
+static size_t tree_root(const size_t *parent, size_t n, size_t i)
+{
+	size_t steps;
+
+	for (steps = 0; parent[i] < n; steps++) {
+		if (steps >= n)
+			return n;
+		i = parent[i];
+	}
+	return i;
+}
+
 /* Appends row I and, depth first, the rows whose parent it is. */
 static void visit(size_t *order, int *depth, size_t *pos, unsigned char *done, const size_t *parent,
                   const cleanup_lock_row *rows, size_t n, size_t i, int d)
@@ -210,13 +224,16 @@ static void visit(size_t *order, int *depth, size_t *pos, unsigned char *done, c
 size_t cleanup_locks_tree(size_t *order, int *depth, const cleanup_lock_row *rows, size_t n)
 {
 	size_t *parent = NULL, i, pos = 0, blocked = 0;
-	unsigned char *done = NULL;
+	unsigned char *done = NULL, *blocks = NULL;
+	double *longest = NULL;
 
 	if (n == 0)
 		return 0;
 	parent = malloc(n * sizeof *parent);
 	done = calloc(n, 1);
-	if (!parent || !done) {
+	blocks = calloc(n, 1);
+	longest = malloc(n * sizeof *longest);
+	if (!parent || !done || !blocks || !longest) {
 		/* No memory for the tree: list the rows flat, in their order. */
 		for (i = 0; i < n; i++) {
 			order[i] = i;
@@ -224,23 +241,51 @@ size_t cleanup_locks_tree(size_t *order, int *depth, const cleanup_lock_row *row
 		}
 		free(parent);
 		free(done);
+		free(blocks);
+		free(longest);
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
 		parent[i] = first_blocker(rows, n, i);
+		longest[i] = -1;
 		if (parent[i] < n)
 			blocked++;
 	}
-	/* Roots first: rows that no listed backend blocks. */
+	for (i = 0; i < n; i++) {
+		size_t r = tree_root(parent, n, i);
+
+		if (r < n && r != i) {
+			blocks[r] = 1;
+			if (rows[i].wait_ms > longest[r])
+				longest[r] = rows[i].wait_ms;
+		}
+	}
+	/* The trees first, the one whose waiter has waited longest first (a
+	 * holder that stalls a job for a minute before a writer that blocks
+	 * another for a millisecond), then in list order: what an operator
+	 * ends sits on the first row, whatever its pid. */
+	for (;;) {
+		size_t best = n;
+
+		for (i = 0; i < n; i++)
+			if (parent[i] == n && blocks[i] && !done[i] &&
+			    (best == n || longest[i] > longest[best]))
+				best = i;
+		if (best == n)
+			break;
+		visit(order, depth, &pos, done, parent, rows, n, best, 0);
+	}
+	/* Then what sits on a cycle (a deadlock about to be detected), cut at
+	 * its first row; then the backends that neither wait nor block. */
 	for (i = 0; i < n; i++)
-		if (parent[i] == n && !done[i])
+		if (parent[i] < n && !done[i])
 			visit(order, depth, &pos, done, parent, rows, n, i, 0);
-	/* What is left sits on a cycle (a deadlock about to be detected): cut
-	 * it at its first row. */
 	for (i = 0; i < n; i++)
 		if (!done[i])
 			visit(order, depth, &pos, done, parent, rows, n, i, 0);
 	free(parent);
 	free(done);
+	free(blocks);
+	free(longest);
 	return blocked;
 }

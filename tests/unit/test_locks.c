@@ -47,23 +47,25 @@ static cleanup_lock_row row(int pid, int b1, int b2)
 
 static void test_tree_order(void **state)
 {
-	/* 10 blocks 20 and 30; 20 blocks 40; 50 stands alone; 60 is blocked by
-	 * 70, which is not listed (e.g. another database): a root. */
-	cleanup_lock_row rows[6];
-	size_t order[6];
-	int depth[6];
+	/* 10 blocks 20 and 30; 20 blocks 40; 50 and 5 stand alone; 60 is
+	 * blocked by 70, which is not listed (e.g. another database): a root.
+	 * 5 is listed first (the lowest pid), yet the tree comes first. */
+	cleanup_lock_row rows[7];
+	size_t order[7];
+	int depth[7];
 	size_t blocked;
 
 	(void)state;
-	rows[0] = row(40, 20, 0);
-	rows[1] = row(30, 10, 0);
-	rows[2] = row(10, 0, 0);
-	rows[3] = row(50, 0, 0);
-	rows[4] = row(20, 10, 0);
-	rows[5] = row(60, 70, 0);
-	blocked = cleanup_locks_tree(order, depth, rows, 6);
+	rows[0] = row(5, 0, 0);
+	rows[1] = row(40, 20, 0);
+	rows[2] = row(30, 10, 0);
+	rows[3] = row(10, 0, 0);
+	rows[4] = row(50, 0, 0);
+	rows[5] = row(20, 10, 0);
+	rows[6] = row(60, 70, 0);
+	blocked = cleanup_locks_tree(order, depth, rows, 7);
 	assert_int_equal(blocked, 3);
-	/* 10, 30 (its first listed child), 20, 40, then 50, 60. */
+	/* 10, 30 (its first listed child), 20, 40, then 5, 50, 60. */
 	assert_int_equal(rows[order[0]].pid, 10);
 	assert_int_equal(depth[0], 0);
 	assert_int_equal(rows[order[1]].pid, 30);
@@ -72,12 +74,14 @@ static void test_tree_order(void **state)
 	assert_int_equal(depth[2], 1);
 	assert_int_equal(rows[order[3]].pid, 40);
 	assert_int_equal(depth[3], 2);
-	assert_int_equal(rows[order[4]].pid, 50);
+	assert_int_equal(rows[order[4]].pid, 5);
 	assert_int_equal(depth[4], 0);
-	assert_int_equal(rows[order[5]].pid, 60);
+	assert_int_equal(rows[order[5]].pid, 50);
 	assert_int_equal(depth[5], 0);
-	assert_true(cleanup_lock_blocked_by(&rows[0], 20));
-	assert_false(cleanup_lock_blocked_by(&rows[0], 10));
+	assert_int_equal(rows[order[6]].pid, 60);
+	assert_int_equal(depth[6], 0);
+	assert_true(cleanup_lock_blocked_by(&rows[1], 20));
+	assert_false(cleanup_lock_blocked_by(&rows[1], 10));
 }
 
 static void test_tree_several_blockers_and_cycles(void **state)
@@ -92,10 +96,13 @@ static void test_tree_several_blockers_and_cycles(void **state)
 	rows[1] = row(2, 0, 0);
 	rows[2] = row(1, 0, 0);
 	assert_int_equal(cleanup_locks_tree(order, depth, rows, 3), 1);
-	assert_int_equal(rows[order[0]].pid, 2);
-	assert_int_equal(rows[order[1]].pid, 1);
-	assert_int_equal(rows[order[2]].pid, 3);
-	assert_int_equal(depth[2], 1);
+	/* 1 blocks, 2 (listed first) blocks no one shown under it: 1's tree
+	 * comes first. */
+	assert_int_equal(rows[order[0]].pid, 1);
+	assert_int_equal(rows[order[1]].pid, 3);
+	assert_int_equal(depth[1], 1);
+	assert_int_equal(rows[order[2]].pid, 2);
+	assert_int_equal(depth[2], 0);
 
 	/* A deadlock about to be detected: 4 <-> 5, and 6 waits for 5. Every
 	 * row still appears exactly once. */
@@ -117,12 +124,48 @@ static void test_tree_several_blockers_and_cycles(void **state)
 	assert_int_equal(cleanup_locks_tree(order, depth, rows, 0), 0);
 }
 
+static void test_tree_longest_wait_first(void **state)
+{
+	/* Two trees: 1 blocks 2 for 3 ms (writers queueing on one row), 7
+	 * blocks 8 for a minute and 9 for 5 ms (a holder stalling a job's
+	 * fence): 7's tree comes first, though 1 has the lower pid; ties keep
+	 * the list order. */
+	cleanup_lock_row rows[6];
+	size_t order[6];
+	int depth[6];
+
+	(void)state;
+	rows[0] = row(1, 0, 0);
+	rows[1] = row(2, 1, 0);
+	rows[1].wait_ms = 3;
+	rows[2] = row(7, 0, 0);
+	rows[3] = row(8, 7, 0);
+	rows[3].wait_ms = 60000;
+	rows[4] = row(9, 8, 0);
+	rows[4].wait_ms = 5;
+	rows[5] = row(4, 0, 0);
+	assert_int_equal(cleanup_locks_tree(order, depth, rows, 6), 3);
+	assert_int_equal(rows[order[0]].pid, 7);
+	assert_int_equal(rows[order[1]].pid, 8);
+	assert_int_equal(rows[order[2]].pid, 9);
+	assert_int_equal(depth[2], 2);
+	assert_int_equal(rows[order[3]].pid, 1);
+	assert_int_equal(rows[order[4]].pid, 2);
+	assert_int_equal(rows[order[5]].pid, 4);
+	/* Equal waits: list order. */
+	rows[1].wait_ms = 60000;
+	assert_int_equal(cleanup_locks_tree(order, depth, rows, 6), 3);
+	assert_int_equal(rows[order[0]].pid, 1);
+	assert_int_equal(rows[order[2]].pid, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_id_from_application_name),
 		cmocka_unit_test(test_tree_order),
 		cmocka_unit_test(test_tree_several_blockers_and_cycles),
+		cmocka_unit_test(test_tree_longest_wait_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

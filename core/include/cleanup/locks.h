@@ -90,7 +90,10 @@ int cleanup_lock_blocked_by(const cleanup_lock_row *row, int pid);
  * backend no listed backend blocks), 1 for a backend it blocks, and so on.
  * A backend blocked by several listed backends appears once, under the
  * first of them in the list; cycles (a deadlock being detected) are cut.
- * Every row appears exactly once. Returns the number of rows that are
+ * Trees come first (a root that blocks someone; the tree whose waiter has
+ * waited longest first, then in list order), then cycles, then the
+ * backends that neither wait nor block, so the first row is the holder
+ * that stalls the most whenever there is one. Every row appears exactly once. Returns the number of rows that are
  * blocked by a listed backend. Pure. */
 size_t cleanup_locks_tree(size_t *order, int *depth, const cleanup_lock_row *rows, size_t n);
 
