@@ -72,6 +72,31 @@ BEGIN
     RETURN FOUND;
 END $$;
 
+-- The engine's busy answer (T3), one home for all: raises 55P03 with
+-- P_MESSAGE, naming in the detail the holders P_HOLDERS (a holders_text
+-- line, 011_holders.sql; NULL when the holder has ended since) and hinting
+-- P_HINT. Never returns.
+CREATE OR REPLACE FUNCTION cleanup.raise_busy(p_message text, p_holders text,
+                                              p_hint text DEFAULT 'busy: retry later')
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    RAISE EXCEPTION '%', p_message
+        USING ERRCODE = '55P03',
+              DETAIL = 'held by ' || coalesce(p_holders, 'a transaction that has ended since'),
+              HINT = p_hint;
+END $$;
+
+-- The busy answer of a row another transaction holds: raise_busy naming
+-- the holders of the row whose xmax is P_XMAX as holding P_WHAT.
+CREATE OR REPLACE FUNCTION cleanup.raise_row_busy(p_message text, p_what text, p_xmax xid,
+                                                  p_hint text DEFAULT 'busy: retry later')
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM cleanup.raise_busy(p_message, cleanup.row_holders_text(p_xmax, p_what), p_hint);
+END $$;
+
 -- Takes engine lock P_KEY for this transaction without waiting; raises
 -- 55P03 when another cleanup transaction holds it: P_MESSAGE as the
 -- message, its holder named in the detail as holding P_WHAT. The one busy
@@ -81,11 +106,7 @@ RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
     IF NOT cleanup.try_engine_lock(p_key) THEN
-        RAISE EXCEPTION '%', p_message
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce(cleanup.engine_lock_holders(p_key, p_what),
-                                                  'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
+        PERFORM cleanup.raise_busy(p_message, cleanup.engine_lock_holders(p_key, p_what));
     END IF;
 END $$;
 
@@ -186,11 +207,8 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'job % does not exist', p_job USING ERRCODE = 'CU001';
     END IF;
-    RAISE EXCEPTION 'job % is locked by another transaction', p_job
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(x, pg_catalog.format('the row of job %s', p_job)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
+    PERFORM cleanup.raise_row_busy(pg_catalog.format('job %s is locked by another transaction', p_job),
+                                   pg_catalog.format('the row of job %s', p_job), x);
 END $$;
 
 -- A short description of a job for messages: "job 12 (prune of library 5 "Movies")".

@@ -130,14 +130,13 @@ END $$;
 
 -- Who holds a table of the inventory or of the engine in a mode that
 -- makes a reader or a writer wait (any lock that conflicts with ROW
--- EXCLUSIVE, held or queued), as holders_json objects, one per backend:
--- what a command that ended in a lock timeout names (T3), when it cannot
--- know which lock it waited for. Reads pg_locks once; '[]' when none.
-CREATE OR REPLACE FUNCTION cleanup.lock_blockers()
+-- EXCLUSIVE, held or queued), as holders_json objects, one per lock, in
+-- pid order. Reads pg_locks once; '[]' when none.
+CREATE OR REPLACE FUNCTION cleanup.table_lock_holders()
 RETURNS jsonb LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    acc jsonb := '[]';
+    acc jsonb := '[]'::jsonb;
     r   record;
 BEGIN
     FOR r IN SELECT l.pid, l.mode, l.granted, l.relation::regclass::text AS rel
@@ -154,12 +153,29 @@ BEGIN
         acc := acc || cleanup.holders_json(ARRAY[r.pid], pg_catalog.format('%s on %s%s', r.mode, r.rel,
                                                                   CASE WHEN r.granted THEN '' ELSE ' (queued)' END));
     END LOOP;
-    RETURN (SELECT coalesce(pg_catalog.jsonb_agg(o ORDER BY (o->>'pid')::int), '[]'::jsonb)
-              FROM (SELECT (pg_catalog.array_agg(h ORDER BY h->>'holds'))[1] - 'holds'
-                           || pg_catalog.jsonb_build_object('holds',
-                                  left(pg_catalog.string_agg(DISTINCT h->>'holds', ', '), 600)) AS o
-                      FROM pg_catalog.jsonb_array_elements(acc) AS h
-                     GROUP BY h->>'pid') g);
+    RETURN acc;
+END $$;
+
+-- Holders P_ACC (holders_json objects, one per thing held) as one object
+-- per backend, what each holds joined, in pid order.
+CREATE OR REPLACE FUNCTION cleanup.holders_by_pid(acc jsonb)
+RETURNS jsonb LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT coalesce(pg_catalog.jsonb_agg(o ORDER BY (o->>'pid')::int), '[]'::jsonb)
+      FROM (SELECT (pg_catalog.array_agg(h ORDER BY h->>'holds'))[1] - 'holds'
+                   || pg_catalog.jsonb_build_object('holds',
+                          left(pg_catalog.string_agg(DISTINCT h->>'holds', ', '), 600)) AS o
+              FROM pg_catalog.jsonb_array_elements(acc) AS h
+             GROUP BY h->>'pid') g
+$$;
+
+-- The table_lock_holders, one per backend: what a command that ended in a
+-- lock timeout names (T3), when it cannot know which lock it waited for.
+CREATE OR REPLACE FUNCTION cleanup.lock_blockers()
+RETURNS jsonb LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+    RETURN cleanup.holders_by_pid(cleanup.table_lock_holders());
 END $$;
 
 -- Everything that holds up job P_JOB now, as holders_json objects, one
@@ -186,20 +202,7 @@ BEGIN
         RETURN '[]';
     END IF;
     -- Tables: pg_locks once for all of them.
-    FOR r IN SELECT l.pid, l.mode, l.granted, l.relation::regclass::text AS rel
-               FROM pg_catalog.pg_locks l
-              WHERE l.locktype = 'relation'
-                AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d
-                                   WHERE d.datname = pg_catalog.current_database())
-                AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
-                AND l.pid <> pg_catalog.pg_backend_pid()
-                AND l.relation IN (SELECT c.oid FROM pg_catalog.pg_class c
-                                    WHERE c.relnamespace IN ('inventory'::regnamespace, 'cleanup'::regnamespace)
-                                      AND c.relkind IN ('r', 'p'))
-              ORDER BY l.pid LOOP
-        acc := acc || cleanup.holders_json(ARRAY[r.pid], pg_catalog.format('%s on %s%s', r.mode, r.rel,
-                                                                  CASE WHEN r.granted THEN '' ELSE ' (queued)' END));
-    END LOOP;
+    acc := cleanup.table_lock_holders();
     -- Rows: the job's own, its engine locks, its libraries' and server's.
     BEGIN
     libs := CASE WHEN j.kind = 'remove-server'
@@ -248,13 +251,7 @@ BEGIN
     EXCEPTION WHEN lock_not_available THEN
         NULL;                   -- a table is held: its holder is named above
     END;
-    -- One object per backend, what it holds joined.
-    RETURN (SELECT coalesce(pg_catalog.jsonb_agg(o ORDER BY (o->>'pid')::int), '[]'::jsonb)
-              FROM (SELECT (pg_catalog.array_agg(h ORDER BY h->>'holds'))[1] - 'holds'
-                           || pg_catalog.jsonb_build_object('holds',
-                                  left(pg_catalog.string_agg(DISTINCT h->>'holds', ', '), 600)) AS o
-                      FROM pg_catalog.jsonb_array_elements(acc) AS h
-                     GROUP BY h->>'pid') g);
+    RETURN cleanup.holders_by_pid(acc);
 END $$;
 
 -- Raises 55P03 for job P_JOB, which waits for the items P_IDS that other
@@ -267,10 +264,11 @@ DECLARE
 BEGIN
     SELECT i.id, i.library_id, i.xmax INTO r FROM inventory.items i
      WHERE i.id = ANY (p_ids) ORDER BY i.id LIMIT 1;
-    RAISE EXCEPTION 'job % waits for item % of library %, held by another transaction', p_job, r.id, r.library_id
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(r.xmax, pg_catalog.format('item %s of library %s', r.id, r.library_id))), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later; the job goes on once the holder commits or rolls back';
+    PERFORM cleanup.raise_row_busy(
+        pg_catalog.format('job %s waits for item %s of library %s, held by another transaction',
+                          p_job, coalesce(r.id::text, '<NULL>'), coalesce(r.library_id::text, '<NULL>')),
+        pg_catalog.format('item %s of library %s', r.id, r.library_id), r.xmax,
+        'busy: retry later; the job goes on once the holder commits or rolls back');
 END $$;
 
 -- Locks the item-count rows of libraries LIBS FOR UPDATE without waiting
@@ -294,12 +292,10 @@ BEGIN
          WHERE st.library_id = ANY (p_libs)
            AND cardinality(cleanup.xid_pids(st.xmax)) > 0
          ORDER BY st.library_id LIMIT 1;
-        RAISE EXCEPTION 'the item count of library % is locked by another transaction (a sync write in flight)',
-            coalesce(r.library_id::text, '?')
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(r.xmax, pg_catalog.format('the item count of library %s', r.library_id)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
+        PERFORM cleanup.raise_row_busy(
+            pg_catalog.format('the item count of library %s is locked by another transaction (a sync write in flight)',
+                              coalesce(r.library_id::text, '?')),
+            pg_catalog.format('the item count of library %s', r.library_id), r.xmax);
     END IF;
 END $$;
 
@@ -318,11 +314,8 @@ BEGIN
                                     FROM unnest(p_tables) WITH ORDINALITY AS u(t, o))
                 || ' IN ROW EXCLUSIVE MODE NOWAIT';
     EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION '% is busy: a table it writes is locked', p_what
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce(((SELECT pg_catalog.string_agg(cleanup.relation_holders_text(t), '; ')
-               FROM unnest(p_tables) AS t WHERE EXISTS (SELECT 1 FROM cleanup.relation_pids(t))
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
+        PERFORM cleanup.raise_busy(pg_catalog.format('%s is busy: a table it writes is locked', p_what),
+            (SELECT pg_catalog.string_agg(cleanup.relation_holders_text(t), '; ')
+               FROM unnest(p_tables) AS t WHERE EXISTS (SELECT 1 FROM cleanup.relation_pids(t))));
     END;
 END $$;

@@ -128,11 +128,9 @@ BEGIN
         IF NOT FOUND THEN
             SELECT a.state, a.job_id, a.xmax INTO la FROM cleanup.library_admission a WHERE a.library_id = l;
             CONTINUE WHEN NOT FOUND;
-            RAISE EXCEPTION 'library % is being fenced by a cleanup job; retry later', l
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(la.xmax, pg_catalog.format('the admission row of library %s', l)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
+            PERFORM cleanup.raise_row_busy(
+                pg_catalog.format('library %s is being fenced by a cleanup job; retry later', l),
+                pg_catalog.format('the admission row of library %s', l), la.xmax);
         END IF;
         CONTINUE WHEN la.state <> 'draining' OR la.job_id IS NULL;
         -- Past its first pass a job never returns to it: no lock needed
@@ -142,12 +140,10 @@ BEGIN
         SELECT c.id, c.phase, c.pass_no, c.key_cursor, c.cursor_library_id, c.cursor_id, c.high_water_id
           INTO j FROM cleanup.jobs c WHERE c.id = la.job_id FOR KEY SHARE SKIP LOCKED;
         IF NOT FOUND THEN
-            RAISE EXCEPTION 'a step of cleanup job % is running in library %; retry later', la.job_id, l
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text((SELECT c.xmax FROM cleanup.jobs c WHERE c.id = la.job_id),
-                                         pg_catalog.format('the row of job %s', la.job_id)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
+            PERFORM cleanup.raise_row_busy(
+                pg_catalog.format('a step of cleanup job %s is running in library %s; retry later', la.job_id, l),
+                pg_catalog.format('the row of job %s', la.job_id),
+                (SELECT c.xmax FROM cleanup.jobs c WHERE c.id = la.job_id));
         END IF;
         CONTINUE WHEN j.phase <> 'draining' OR j.pass_no <> 1;
         INSERT INTO cleanup.job_departures (job_id, item_id, kind)

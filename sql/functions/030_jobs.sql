@@ -41,37 +41,47 @@ CREATE TRIGGER jobs_notify_update AFTER UPDATE ON cleanup.jobs
                     OR OLD.phase IS DISTINCT FROM NEW.phase END)
     EXECUTE FUNCTION cleanup.jobs_notify();
 
--- The busy answer of an admission row an admitted writer's transaction
--- holds (A2): P_MESSAGE as 55P03, the holders of the row whose xmax is
--- P_XMAX named in the detail as holding P_WHAT (T3). Never returns.
-CREATE OR REPLACE FUNCTION cleanup.raise_admission_busy(p_message text, p_what text, p_xmax xid)
+-- The general raise_row_busy (010_common.sql) took its place.
+DROP FUNCTION IF EXISTS cleanup.raise_admission_busy(text, text, xid);
+
+-- Locks the admission row of P_KIND ('library' or 'server') P_ID FOR
+-- UPDATE without waiting, as a fence does (SKIP LOCKED: no
+-- subtransaction). When an admitted writer's transaction holds it (A2):
+-- P_MESSAGE as 55P03, naming the holders (T3). CU001 when the row does not
+-- exist (every library and server has one from its creation on).
+CREATE OR REPLACE FUNCTION cleanup.lock_admission_row(p_kind text, p_id bigint, p_message text)
 RETURNS void LANGUAGE plpgsql
 AS $$
+DECLARE
+    x xid;
 BEGIN
-    RAISE EXCEPTION '%', p_message
-        USING ERRCODE = '55P03',
-              DETAIL = 'held by ' || coalesce(cleanup.row_holders_text(p_xmax, p_what),
-                                              'a transaction that has ended since'),
-              HINT = 'busy: retry later';
+    IF p_kind = 'library' THEN
+        PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_id FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            RETURN;
+        END IF;
+        SELECT a.xmax INTO x FROM cleanup.library_admission a WHERE a.library_id = p_id;
+    ELSE
+        PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_id FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            RETURN;
+        END IF;
+        SELECT a.xmax INTO x FROM cleanup.server_admission a WHERE a.server_id = p_id;
+    END IF;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '% % has no admission row', p_kind, p_id USING ERRCODE = 'CU001';
+    END IF;
+    PERFORM cleanup.raise_row_busy(p_message, pg_catalog.format('the admission row of %s %s', p_kind, p_id), x);
 END $$;
 
--- Fences library P_LIB for job P_JOB: its admission row FOR UPDATE NOWAIT,
--- then draining. 55P03 when an admitted writer still holds it (A2).
+-- Fences library P_LIB for job P_JOB: its admission row FOR UPDATE without
+-- waiting, then draining. 55P03 when an admitted writer still holds it (A2).
 CREATE OR REPLACE FUNCTION cleanup.fence_library(p_lib bigint, p_job bigint)
 RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
-    BEGIN
-        PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_lib FOR UPDATE NOWAIT;
-    EXCEPTION WHEN lock_not_available THEN
-        PERFORM cleanup.raise_admission_busy(
-            pg_catalog.format('library %s has an admitted sync write in flight; nothing changed, retry later', p_lib),
-            pg_catalog.format('the admission row of library %s', p_lib),
-            (SELECT a.xmax FROM cleanup.library_admission a WHERE a.library_id = p_lib));
-    END;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'library % has no admission row', p_lib USING ERRCODE = 'CU001';
-    END IF;
+    PERFORM cleanup.lock_admission_row('library', p_lib,
+        pg_catalog.format('library %s has an admitted sync write in flight; nothing changed, retry later', p_lib));
     UPDATE cleanup.library_admission
        SET state = 'draining', job_id = p_job, collecting_job = NULL, changed_at = now()
      WHERE library_id = p_lib;
@@ -80,25 +90,16 @@ END $$;
 -- C9: marks library P_LIB as collected for prune job P_JOB, so that from
 -- this transaction's commit on, every write the admission triggers accept
 -- into it is protected (cleanup.protect_written). The admission row is
--- taken FOR UPDATE NOWAIT like a fence: a sync write admitted before this
--- moment and still in flight would commit unprotected, so its presence is
--- busy (55P03, nothing changed, retry later), never a wait.
+-- taken FOR UPDATE without waiting like a fence: a sync write admitted
+-- before this moment and still in flight would commit unprotected, so its
+-- presence is busy (55P03, nothing changed, retry later), never a wait.
 CREATE OR REPLACE FUNCTION cleanup.mark_collecting(p_lib bigint, p_job bigint)
 RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
-    BEGIN
-        PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_lib FOR UPDATE NOWAIT;
-    EXCEPTION WHEN lock_not_available THEN
-        PERFORM cleanup.raise_admission_busy(
-            pg_catalog.format('library %s has an admitted sync write in flight; collecting cannot begin under it; '
-                              'nothing changed, retry later', p_lib),
-            pg_catalog.format('the admission row of library %s', p_lib),
-            (SELECT a.xmax FROM cleanup.library_admission a WHERE a.library_id = p_lib));
-    END;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'library % has no admission row', p_lib USING ERRCODE = 'CU001';
-    END IF;
+    PERFORM cleanup.lock_admission_row('library', p_lib,
+        pg_catalog.format('library %s has an admitted sync write in flight; collecting cannot begin under it; '
+                          'nothing changed, retry later', p_lib));
     UPDATE cleanup.library_admission SET collecting_job = p_job, changed_at = now()
      WHERE library_id = p_lib;
 END $$;
@@ -108,14 +109,8 @@ CREATE OR REPLACE FUNCTION cleanup.fence_server(p_server bigint, p_job bigint)
 RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
-    BEGIN
-        PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_server FOR UPDATE NOWAIT;
-    EXCEPTION WHEN lock_not_available THEN
-        PERFORM cleanup.raise_admission_busy(
-            pg_catalog.format('server %s has an admitted sync write in flight; nothing changed, retry later', p_server),
-            pg_catalog.format('the admission row of server %s', p_server),
-            (SELECT a.xmax FROM cleanup.server_admission a WHERE a.server_id = p_server));
-    END;
+    PERFORM cleanup.lock_admission_row('server', p_server,
+        pg_catalog.format('server %s has an admitted sync write in flight; nothing changed, retry later', p_server));
     UPDATE cleanup.server_admission
        SET state = 'draining', job_id = p_job, changed_at = now()
      WHERE server_id = p_server;

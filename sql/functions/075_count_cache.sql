@@ -288,16 +288,11 @@ BEGIN
         PERFORM cleanup.count_release(v_slot);
     END IF;
     -- A writer's declared lock on the library (count_declare) would make
-    -- this delete wait: busy instead, naming it (T3).
-    PERFORM 1 FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id) FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND AND EXISTS (SELECT 1 FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id)) THEN
-        RAISE EXCEPTION 'library % has a declared sync write in flight (its count-cache write lock)', OLD.id
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.engine_lock_holders(cleanup.write_key(OLD.id),
-                                        pg_catalog.format('the declared write lock (count cache) of library %s', OLD.id)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
-    END IF;
+    -- this delete wait: busy instead, naming it (T3). (A missing row is
+    -- made and taken, and goes below.)
+    PERFORM cleanup.take_engine_lock(cleanup.write_key(OLD.id),
+        pg_catalog.format('library %s has a declared sync write in flight (its count-cache write lock)', OLD.id),
+        pg_catalog.format('the declared write lock (count cache) of library %s', OLD.id));
     DELETE FROM cleanup.engine_locks WHERE key = cleanup.write_key(OLD.id);
     RETURN NULL;
 END $$;

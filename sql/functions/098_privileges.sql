@@ -316,7 +316,8 @@ GRANT SELECT ON cleanup.reference_dispositions TO cleanup_runner, cleanup_consol
 GRANT EXECUTE ON FUNCTION cleanup.holders_text(jsonb) TO cleanup_runner, cleanup_console;
 -- T3: after a lock timeout, who holds the inventory's or the engine's
 -- tables (catalog and statistics views only: what the caller may see).
-GRANT EXECUTE ON FUNCTION cleanup.lock_blockers(), cleanup.holders_json(int[], text) TO cleanup_runner, cleanup_console;
+GRANT EXECUTE ON FUNCTION cleanup.lock_blockers(), cleanup.table_lock_holders(), cleanup.holders_by_pid(jsonb),
+                          cleanup.holders_json(int[], text) TO cleanup_runner, cleanup_console;
 GRANT EXECUTE ON FUNCTION cleanup.mutations_json(bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint)
    TO cleanup_runner, cleanup_console;
 -- The count cache (seed 002, 075_count_cache.sql): the console's and
