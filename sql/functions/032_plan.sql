@@ -86,6 +86,22 @@ END $$;
 -- parent. Validators and the rollout switch live in migration 014_plan.sql.
 ---------------------------------------------------------------------------
 
+-- Validator name P_NAME ('schema.func', quoted identifiers allowed) as its
+-- two identifiers; NULL when it is not written so (or is NULL).
+CREATE OR REPLACE FUNCTION cleanup.plan_validator_parts(p_name text)
+RETURNS text[] LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+    parts text[];
+BEGIN
+    BEGIN
+        parts := pg_catalog.parse_ident(p_name);
+    EXCEPTION WHEN invalid_parameter_value OR syntax_error THEN
+        RETURN NULL;
+    END;
+    RETURN CASE WHEN cardinality(parts) = 2 THEN parts END;
+END $$;
+
 -- Validator P_NAME ('schema.func', quoted identifiers allowed) as the
 -- function the plan phase calls: SCHEMA.FUNC(text, bigint) RETURNS text,
 -- owned by cleanup_owner or a superuser (job_create runs it as
@@ -97,16 +113,11 @@ CREATE OR REPLACE FUNCTION cleanup.plan_validator_resolve(p_name text)
 RETURNS regprocedure LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    parts text[];
+    parts text[] := cleanup.plan_validator_parts(p_name);
     fn    regprocedure;
     p     pg_catalog.pg_proc;
 BEGIN
-    BEGIN
-        parts := pg_catalog.parse_ident(p_name);
-    EXCEPTION WHEN invalid_parameter_value OR syntax_error THEN
-        parts := NULL;
-    END;
-    IF p_name IS NULL OR parts IS NULL OR cardinality(parts) <> 2 THEN
+    IF parts IS NULL THEN
         RAISE EXCEPTION 'validator "%" refused: write it as schema.function', coalesce(p_name, '')
             USING ERRCODE = 'CU102', HINT = 'e.g. cleanupctl install --validator ops.keep_vip_libraries';
     END IF;
@@ -161,15 +172,10 @@ CREATE OR REPLACE FUNCTION cleanup.plan_validator_remove(p_name text)
 RETURNS text LANGUAGE plpgsql
 AS $$
 DECLARE
-    parts text[];
+    parts text[] := cleanup.plan_validator_parts(p_name);
     v     text;
 BEGIN
-    BEGIN
-        parts := pg_catalog.parse_ident(p_name);
-    EXCEPTION WHEN invalid_parameter_value OR syntax_error THEN
-        parts := NULL;
-    END;
-    IF parts IS NULL OR cardinality(parts) <> 2 THEN
+    IF parts IS NULL THEN
         RAISE EXCEPTION 'validator "%" refused: write it as schema.function', coalesce(p_name, '')
             USING ERRCODE = 'CU102';
     END IF;

@@ -130,6 +130,25 @@ AS $$
         || cleanup.job_live_json(j);
 $$;
 
+-- What job_get.sql and jobs_list.sql add to job J's row for the text
+-- output: its JSON document and, from it, who runs it now and how it goes
+-- (cleanup.job_live_json); when its runner found it held up (T3), who
+-- holds it, as a line of text (cleanup.holders_text).
+CREATE OR REPLACE FUNCTION cleanup.job_text_columns(j cleanup.jobs,
+    OUT json text, OUT live_runner_pid int, OUT live_runner_host text, OUT live_runner_os_pid int,
+    OUT live_runner_app text, OUT live_no_runner boolean, OUT live_closed_s float8,
+    OUT live_last_step_age_s float8, OUT live_pace float8, OUT live_eta_s float8, OUT blocked_text text)
+LANGUAGE sql STABLE
+AS $$
+    SELECT x.doc::text,
+           (x.doc->'runner'->>'pid')::int, x.doc->'runner'->>'host', (x.doc->'runner'->>'os_pid')::int,
+           x.doc->'runner'->>'application', (x.doc->>'no_runner')::boolean,
+           (x.doc->>'closed_s')::float8, (x.doc->>'last_step_age_s')::float8,
+           (x.doc->>'pace_rows_per_s')::float8, (x.doc->>'eta_s')::float8,
+           CASE WHEN j.blocked_since IS NOT NULL THEN cleanup.holders_text(j.blocked_by) END
+      FROM (SELECT cleanup.job_json(j) AS doc) x
+$$;
+
 CREATE OR REPLACE FUNCTION cleanup.step_json(s cleanup.job_steps)
 RETURNS jsonb LANGUAGE sql STABLE
 -- A string body, not BEGIN ATOMIC: an SQL-standard body that reads a

@@ -10,6 +10,19 @@
 -- cleanup.audit is never purged here: the operators' trail is kept until a
 -- DBA decides otherwise.
 
+-- The cutoff of a purge of what finished P_OLDER_THAN ago (zero or more:
+-- CU101 otherwise).
+CREATE OR REPLACE FUNCTION cleanup.purge_cutoff(p_older_than interval)
+RETURNS timestamptz LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+    IF p_older_than IS NULL OR p_older_than < interval '0' THEN
+        RAISE EXCEPTION 'older-than % is not valid: it must be zero or more', coalesce(p_older_than::text, 'NULL')
+            USING ERRCODE = 'CU101';
+    END IF;
+    RETURN now() - p_older_than;
+END $$;
+
 -- One bounded purge transaction. Picks the oldest finished, unpurged job
 -- that finished at least P_OLDER_THAN ago and that no other session holds
 -- (FOR UPDATE SKIP LOCKED: two purges never work on one job and neither
@@ -32,17 +45,16 @@ DECLARE
     v_events   int := 0;
     v_purged   boolean := false;
     v_found    boolean;
+    v_done     int[] := '{}'::int[];
+    t          regclass;
+    n          int;
 BEGIN
-    IF p_older_than IS NULL OR p_older_than < interval '0' THEN
-        RAISE EXCEPTION 'older-than % is not valid: it must be zero or more', coalesce(p_older_than::text, 'NULL')
-            USING ERRCODE = 'CU101';
-    END IF;
+    v_cutoff := cleanup.purge_cutoff(p_older_than);
     IF p_budget IS NULL OR p_budget < 1 OR p_budget > 10000 THEN
         RAISE EXCEPTION 'purge budget % is not valid: it must be 1 to 10000 rows a transaction',
                         coalesce(p_budget::text, 'NULL')
             USING ERRCODE = 'CU101';
     END IF;
-    v_cutoff := now() - p_older_than;
     v_left := p_budget;
 
     SELECT * INTO j FROM cleanup.jobs
@@ -53,24 +65,21 @@ BEGIN
     v_found := FOUND;
 
     IF v_found THEN
-        -- By ctid, from a bounded read of the job's own index range: each
-        -- statement touches at most v_left rows.
-        DELETE FROM cleanup.manifest
-         WHERE ctid = ANY (ARRAY(SELECT ctid FROM cleanup.manifest WHERE job_id = j.id LIMIT v_left));
-        GET DIAGNOSTICS v_manifest = ROW_COUNT;
-        v_left := v_left - v_manifest;
-        IF v_left > 0 THEN
-            DELETE FROM cleanup.job_retained
-             WHERE ctid = ANY (ARRAY(SELECT ctid FROM cleanup.job_retained WHERE job_id = j.id LIMIT v_left));
-            GET DIAGNOSTICS v_retained = ROW_COUNT;
-            v_left := v_left - v_retained;
-        END IF;
-        IF v_left > 0 THEN
-            DELETE FROM cleanup.job_steps
-             WHERE ctid = ANY (ARRAY(SELECT ctid FROM cleanup.job_steps WHERE job_id = j.id LIMIT v_left));
-            GET DIAGNOSTICS v_steps = ROW_COUNT;
-            v_left := v_left - v_steps;
-        END IF;
+        -- The job's manifest, retained rows and step records, in that
+        -- order, while budget is left; by ctid, from a bounded read of the
+        -- job's own index range: each statement touches at most v_left rows.
+        FOREACH t IN ARRAY ARRAY['cleanup.manifest', 'cleanup.job_retained', 'cleanup.job_steps']::regclass[] LOOP
+            EXIT WHEN v_left <= 0;
+            EXECUTE pg_catalog.format('DELETE FROM %s WHERE ctid = ANY (ARRAY(SELECT ctid FROM %s WHERE job_id = $1 LIMIT $2))',
+                                      t, t)
+               USING j.id, v_left;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            v_done := v_done || n;
+            v_left := v_left - n;
+        END LOOP;
+        v_manifest := coalesce(v_done[1], 0);
+        v_retained := coalesce(v_done[2], 0);
+        v_steps := coalesce(v_done[3], 0);
         -- Budget left over: every table gave fewer rows than it was asked
         -- for, so nothing of the job is left.
         IF v_left > 0 THEN
@@ -118,11 +127,7 @@ DECLARE
     v_cutoff timestamptz;
     v_events bigint;
 BEGIN
-    IF p_older_than IS NULL OR p_older_than < interval '0' THEN
-        RAISE EXCEPTION 'older-than % is not valid: it must be zero or more', coalesce(p_older_than::text, 'NULL')
-            USING ERRCODE = 'CU101';
-    END IF;
-    v_cutoff := now() - p_older_than;
+    v_cutoff := cleanup.purge_cutoff(p_older_than);
     -- The oldest 1,000,001 events by id (ids grow with time; there is no
     -- index on "at"), so a dry run reads a bounded number of rows.
     SELECT count(*) INTO v_events

@@ -196,40 +196,39 @@ END $$;
 DO $$
 DECLARE
     x    record;
+    stmt text;
 BEGIN
-    -- Hand-made grants on schema cleanup to roles other than ours.
-    FOR x IN SELECT DISTINCT a.grantee
-               FROM pg_catalog.pg_class c
-               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace,
-                    LATERAL pg_catalog.aclexplode(c.relacl) a
-              WHERE n.nspname = 'cleanup' AND a.grantee <> 0 AND a.grantee <> c.relowner
+    -- Hand-made grants on schema cleanup to roles other than ours: on its
+    -- tables (and sequences), its functions, the schema itself.
+    FOR x IN SELECT DISTINCT o.ord, o.notice, o.revoke, a.grantee
+               FROM (SELECT 1 AS ord, c.relacl AS acl, c.relowner AS owner,
+                            'revoking the privileges of role %s on the tables of schema cleanup (the installer manages them)' AS notice,
+                            ARRAY['REVOKE ALL ON ALL TABLES IN SCHEMA cleanup FROM %s',
+                                  'REVOKE ALL ON ALL SEQUENCES IN SCHEMA cleanup FROM %s'] AS revoke
+                       FROM pg_catalog.pg_class c
+                      WHERE c.relnamespace = 'cleanup'::regnamespace
+                     UNION ALL
+                     SELECT 2, p.proacl, p.proowner,
+                            'revoking EXECUTE of role %s on the functions of schema cleanup (the installer manages them)',
+                            ARRAY['REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cleanup FROM %s']
+                       FROM pg_catalog.pg_proc p
+                      WHERE p.pronamespace = 'cleanup'::regnamespace
+                     UNION ALL
+                     SELECT 3, n.nspacl, n.nspowner,
+                            'revoking the privileges of role %s on schema cleanup (the installer manages them)',
+                            ARRAY['REVOKE ALL ON SCHEMA cleanup FROM %s']
+                       FROM pg_catalog.pg_namespace n
+                      WHERE n.nspname = 'cleanup') o,
+                    LATERAL pg_catalog.aclexplode(o.acl) a
+              WHERE a.grantee <> 0 AND a.grantee <> o.owner
                 AND a.grantee NOT IN (SELECT oid FROM pg_catalog.pg_roles
                                        WHERE rolname IN ('cleanup_owner', 'cleanup_runner', 'cleanup_console'))
+              ORDER BY o.ord, a.grantee
     LOOP
-        RAISE NOTICE 'revoking the privileges of role % on the tables of schema cleanup (the installer manages them)',
-            x.grantee::regrole;
-        EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA cleanup FROM %s', x.grantee::regrole);
-        EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA cleanup FROM %s', x.grantee::regrole);
-    END LOOP;
-    FOR x IN SELECT DISTINCT a.grantee
-               FROM pg_catalog.pg_proc p, LATERAL pg_catalog.aclexplode(p.proacl) a
-              WHERE p.pronamespace = 'cleanup'::regnamespace AND a.grantee <> 0 AND a.grantee <> p.proowner
-                AND a.grantee NOT IN (SELECT oid FROM pg_catalog.pg_roles
-                                       WHERE rolname IN ('cleanup_owner', 'cleanup_runner', 'cleanup_console'))
-    LOOP
-        RAISE NOTICE 'revoking EXECUTE of role % on the functions of schema cleanup (the installer manages them)',
-            x.grantee::regrole;
-        EXECUTE format('REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cleanup FROM %s', x.grantee::regrole);
-    END LOOP;
-    FOR x IN SELECT DISTINCT a.grantee
-               FROM pg_catalog.pg_namespace n, LATERAL pg_catalog.aclexplode(n.nspacl) a
-              WHERE n.nspname = 'cleanup' AND a.grantee <> 0 AND a.grantee <> n.nspowner
-                AND a.grantee NOT IN (SELECT oid FROM pg_catalog.pg_roles
-                                       WHERE rolname IN ('cleanup_owner', 'cleanup_runner', 'cleanup_console'))
-    LOOP
-        RAISE NOTICE 'revoking the privileges of role % on schema cleanup (the installer manages them)',
-            x.grantee::regrole;
-        EXECUTE format('REVOKE ALL ON SCHEMA cleanup FROM %s', x.grantee::regrole);
+        RAISE NOTICE '%', format(x.notice, x.grantee::regrole);
+        FOREACH stmt IN ARRAY x.revoke LOOP
+            EXECUTE format(stmt, x.grantee::regrole);
+        END LOOP;
     END LOOP;
 END $$;
 
@@ -302,6 +301,7 @@ GRANT SELECT ON cleanup.schema_info, cleanup.jobs, cleanup.job_steps, cleanup.ev
 -- dependency_evidence, the two-limit form and dependency_edges wrap it),
 -- and the replay of a recorded step.
 GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.job_live_json(cleanup.jobs),
+                          cleanup.job_text_columns(cleanup.jobs),
                           cleanup.step_json(cleanup.job_steps),
                           cleanup.job_show_json(bigint, int), cleanup.jobs_json(int), cleanup.status_json(),
                           cleanup.status_servers(), cleanup.status_libraries(), cleanup.locks_tree(), cleanup.dependency_edges(int, int),

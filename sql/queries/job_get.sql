@@ -1,14 +1,6 @@
--- Job $1 with its JSON document, who runs it now and how it goes (issue
--- 21, cleanup.job_live_json, as columns for the text output) and, when
--- its runner found it held up (T3), who holds it, as a line of text
--- (cleanup.holders_text).
-SELECT j.*, x.doc::text AS json,
-       (x.doc->'runner'->>'pid')::int AS live_runner_pid, x.doc->'runner'->>'host' AS live_runner_host,
-       (x.doc->'runner'->>'os_pid')::int AS live_runner_os_pid,
-       x.doc->'runner'->>'application' AS live_runner_app, (x.doc->>'no_runner')::boolean AS live_no_runner,
-       (x.doc->>'closed_s')::float8 AS live_closed_s, (x.doc->>'last_step_age_s')::float8 AS live_last_step_age_s,
-       (x.doc->>'pace_rows_per_s')::float8 AS live_pace, (x.doc->>'eta_s')::float8 AS live_eta_s,
-       CASE WHEN j.blocked_since IS NOT NULL THEN cleanup.holders_text(j.blocked_by) END AS blocked_text
+-- Job $1 with its JSON document, who runs it now and how it goes, and who
+-- holds it up (cleanup.job_text_columns, as columns for the text output).
+SELECT j.*, c.*
   FROM cleanup.jobs AS j
- CROSS JOIN LATERAL (SELECT cleanup.job_json(j) AS doc) x
+ CROSS JOIN LATERAL cleanup.job_text_columns(j) c
  WHERE j.id = $1::bigint
