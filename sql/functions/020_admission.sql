@@ -424,23 +424,19 @@ BEGIN
         USING ERRCODE = 'CUA04';
 END $$;
 
-DROP TRIGGER IF EXISTS items_immutable ON inventory.items;
-CREATE TRIGGER items_immutable BEFORE UPDATE ON inventory.items
+CREATE OR REPLACE TRIGGER items_immutable BEFORE UPDATE ON inventory.items
     FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.external_id IS DISTINCT FROM NEW.external_id)
     EXECUTE FUNCTION cleanup.items_immutable();
 
-DROP TRIGGER IF EXISTS items_admit_insert ON inventory.items;
-CREATE TRIGGER items_admit_insert AFTER INSERT ON inventory.items
+CREATE OR REPLACE TRIGGER items_admit_insert AFTER INSERT ON inventory.items
     REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.items_after_insert();
 
-DROP TRIGGER IF EXISTS items_admit_update ON inventory.items;
-CREATE TRIGGER items_admit_update AFTER UPDATE ON inventory.items
+CREATE OR REPLACE TRIGGER items_admit_update AFTER UPDATE ON inventory.items
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.items_after_update();
 
-DROP TRIGGER IF EXISTS items_count_delete ON inventory.items;
-CREATE TRIGGER items_count_delete AFTER DELETE ON inventory.items
+CREATE OR REPLACE TRIGGER items_count_delete AFTER DELETE ON inventory.items
     REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.items_after_delete();
 
@@ -454,8 +450,7 @@ BEGIN
     RETURN NULL;
 END $$;
 
-DROP TRIGGER IF EXISTS servers_admission ON inventory.media_servers;
-CREATE TRIGGER servers_admission AFTER INSERT ON inventory.media_servers
+CREATE OR REPLACE TRIGGER servers_admission AFTER INSERT ON inventory.media_servers
     FOR EACH ROW EXECUTE FUNCTION cleanup.servers_after_insert();
 
 CREATE OR REPLACE FUNCTION cleanup.servers_before_update()
@@ -468,8 +463,7 @@ BEGIN
     RETURN NEW;
 END $$;
 
-DROP TRIGGER IF EXISTS servers_immutable ON inventory.media_servers;
-CREATE TRIGGER servers_immutable BEFORE UPDATE ON inventory.media_servers
+CREATE OR REPLACE TRIGGER servers_immutable BEFORE UPDATE ON inventory.media_servers
     FOR EACH ROW EXECUTE FUNCTION cleanup.servers_before_update();
 
 -- Libraries: server admission fences new libraries (A5); a new library gets
@@ -497,8 +491,7 @@ BEGIN
     RETURN NEW;
 END $$;
 
-DROP TRIGGER IF EXISTS libraries_admit_insert ON inventory.libraries;
-CREATE TRIGGER libraries_admit_insert BEFORE INSERT ON inventory.libraries
+CREATE OR REPLACE TRIGGER libraries_admit_insert BEFORE INSERT ON inventory.libraries
     FOR EACH ROW EXECUTE FUNCTION cleanup.libraries_before_insert();
 
 CREATE OR REPLACE FUNCTION cleanup.libraries_after_insert()
@@ -511,8 +504,7 @@ BEGIN
     RETURN NULL;
 END $$;
 
-DROP TRIGGER IF EXISTS libraries_admission ON inventory.libraries;
-CREATE TRIGGER libraries_admission AFTER INSERT ON inventory.libraries
+CREATE OR REPLACE TRIGGER libraries_admission AFTER INSERT ON inventory.libraries
     FOR EACH ROW EXECUTE FUNCTION cleanup.libraries_after_insert();
 
 -- Parent ownership cannot change (A4); a draining library cannot be renamed.
@@ -527,28 +519,37 @@ BEGIN
     RETURN NEW;
 END $$;
 
-DROP TRIGGER IF EXISTS libraries_immutable ON inventory.libraries;
-CREATE TRIGGER libraries_immutable BEFORE UPDATE ON inventory.libraries
+CREATE OR REPLACE TRIGGER libraries_immutable BEFORE UPDATE ON inventory.libraries
     FOR EACH ROW EXECUTE FUNCTION cleanup.libraries_before_update();
 
 -- Parent guards (S12): deleting a library or a server needs the cleanup
 -- protocol even when it is empty: a job of this scope in phase finalizing,
 -- this backend holding its coordinator and library locks, and no remaining
 -- descendants (S11), re-checked here under the parent's row lock.
-CREATE OR REPLACE FUNCTION cleanup.libraries_before_delete()
-RETURNS trigger LANGUAGE plpgsql
+-- The protocol part, for P_KIND ('library' or 'server') P_ID named P_NAME
+-- of server P_SERVER: CUA05 unless it holds.
+CREATE OR REPLACE FUNCTION cleanup.guard_parent_delete(p_kind text, p_id bigint, p_name text, p_server bigint)
+RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
     IF NOT EXISTS (
            SELECT 1 FROM cleanup.jobs j
-            WHERE j.phase = 'finalizing' AND j.server_id = OLD.server_id
-              AND (j.kind = 'remove-server' OR (j.kind = 'remove-library' AND j.library_id = OLD.id)))
-       OR NOT cleanup.holds_lock(cleanup.coordinator_key(OLD.server_id))
-       OR NOT cleanup.holds_lock(cleanup.library_key(OLD.id)) THEN
-        RAISE EXCEPTION 'library % (%) can only be deleted by a cleanup job''s finalize step', OLD.id, OLD.name
+            WHERE j.phase = 'finalizing' AND j.server_id = p_server
+              AND (j.kind = 'remove-server'
+                   OR (p_kind = 'library' AND j.kind = 'remove-library' AND j.library_id = p_id)))
+       OR NOT cleanup.holds_lock(cleanup.coordinator_key(p_server))
+       OR (p_kind = 'library' AND NOT cleanup.holds_lock(cleanup.library_key(p_id))) THEN
+        RAISE EXCEPTION '% % (%) can only be deleted by a cleanup job''s finalize step', p_kind, p_id, p_name
             USING ERRCODE = 'CUA05',
-                  HINT = format('use: cleanupctl job create remove-library --library %s', OLD.id);
+                  HINT = format('use: cleanupctl job create remove-%s --%s %s', p_kind, p_kind, p_id);
     END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION cleanup.libraries_before_delete()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM cleanup.guard_parent_delete('library', OLD.id, OLD.name, OLD.server_id);
     -- Emptiness under the parent's row lock, as the step engine writes it:
     -- the first row of the library's range in index order. Only index
     -- (library_id, id) yields that order, so statistics from before a
@@ -568,22 +569,14 @@ BEGIN
     RETURN OLD;
 END $$;
 
-DROP TRIGGER IF EXISTS libraries_guard_delete ON inventory.libraries;
-CREATE TRIGGER libraries_guard_delete BEFORE DELETE ON inventory.libraries
+CREATE OR REPLACE TRIGGER libraries_guard_delete BEFORE DELETE ON inventory.libraries
     FOR EACH ROW EXECUTE FUNCTION cleanup.libraries_before_delete();
 
 CREATE OR REPLACE FUNCTION cleanup.servers_before_delete()
 RETURNS trigger LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF NOT EXISTS (
-           SELECT 1 FROM cleanup.jobs j
-            WHERE j.phase = 'finalizing' AND j.kind = 'remove-server' AND j.server_id = OLD.id)
-       OR NOT cleanup.holds_lock(cleanup.coordinator_key(OLD.id)) THEN
-        RAISE EXCEPTION 'server % (%) can only be deleted by a cleanup job''s finalize step', OLD.id, OLD.name
-            USING ERRCODE = 'CUA05',
-                  HINT = format('use: cleanupctl job create remove-server --server %s', OLD.id);
-    END IF;
+    PERFORM cleanup.guard_parent_delete('server', OLD.id, OLD.name, OLD.id);
     IF EXISTS (SELECT 1 FROM inventory.libraries WHERE server_id = OLD.id) THEN
         RAISE EXCEPTION 'server % (%) still has libraries; a parent delete never cascades', OLD.id, OLD.name
             USING ERRCODE = 'CUA05';
@@ -591,8 +584,7 @@ BEGIN
     RETURN OLD;
 END $$;
 
-DROP TRIGGER IF EXISTS servers_guard_delete ON inventory.media_servers;
-CREATE TRIGGER servers_guard_delete BEFORE DELETE ON inventory.media_servers
+CREATE OR REPLACE TRIGGER servers_guard_delete BEFORE DELETE ON inventory.media_servers
     FOR EACH ROW EXECUTE FUNCTION cleanup.servers_before_delete();
 
 -- TRUNCATE skips row and statement triggers: it would empty inventory past
@@ -613,12 +605,9 @@ BEGIN
               HINT = 'remove inventory with a cleanup job; in a disposable database an owner may SET cleanup.allow_truncate = on';
 END $$;
 
-DROP TRIGGER IF EXISTS items_guard_truncate ON inventory.items;
-CREATE TRIGGER items_guard_truncate BEFORE TRUNCATE ON inventory.items
+CREATE OR REPLACE TRIGGER items_guard_truncate BEFORE TRUNCATE ON inventory.items
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard();
-DROP TRIGGER IF EXISTS libraries_guard_truncate ON inventory.libraries;
-CREATE TRIGGER libraries_guard_truncate BEFORE TRUNCATE ON inventory.libraries
+CREATE OR REPLACE TRIGGER libraries_guard_truncate BEFORE TRUNCATE ON inventory.libraries
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard();
-DROP TRIGGER IF EXISTS servers_guard_truncate ON inventory.media_servers;
-CREATE TRIGGER servers_guard_truncate BEFORE TRUNCATE ON inventory.media_servers
+CREATE OR REPLACE TRIGGER servers_guard_truncate BEFORE TRUNCATE ON inventory.media_servers
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.inventory_truncate_guard();

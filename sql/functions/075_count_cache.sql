@@ -306,27 +306,23 @@ BEGIN
     RETURN NULL;
 END $$;
 
-DROP TRIGGER IF EXISTS libraries_count_cache_insert ON inventory.libraries;
-CREATE TRIGGER libraries_count_cache_insert AFTER INSERT ON inventory.libraries
+CREATE OR REPLACE TRIGGER libraries_count_cache_insert AFTER INSERT ON inventory.libraries
     FOR EACH ROW EXECUTE FUNCTION cleanup.count_library_created();
 
 -- Inserts: the admission trigger items_admit_insert does the count
 -- cache's part too (020_admission.sql: one trigger call a
 -- statement instead of two).
 DROP TRIGGER IF EXISTS items_count_cache_insert ON inventory.items;
-DROP TRIGGER IF EXISTS items_count_cache_update ON inventory.items;
-CREATE TRIGGER items_count_cache_update AFTER UPDATE ON inventory.items
+CREATE OR REPLACE TRIGGER items_count_cache_update AFTER UPDATE ON inventory.items
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_update();
-DROP TRIGGER IF EXISTS items_count_cache_delete ON inventory.items;
-CREATE TRIGGER items_count_cache_delete AFTER DELETE ON inventory.items
+CREATE OR REPLACE TRIGGER items_count_cache_delete AFTER DELETE ON inventory.items
     REFERENCING OLD TABLE AS changed_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_rows();
 -- The separate insert and delete guards of the first version.
 DROP FUNCTION IF EXISTS cleanup.count_guard_insert();
 DROP FUNCTION IF EXISTS cleanup.count_guard_delete();
-DROP TRIGGER IF EXISTS items_count_cache_truncate ON inventory.items;
-CREATE TRIGGER items_count_cache_truncate AFTER TRUNCATE ON inventory.items
+CREATE OR REPLACE TRIGGER items_count_cache_truncate AFTER TRUNCATE ON inventory.items
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_guard_truncate();
 -- TRUNCATE of inventory.libraries (with the owner's bypass; it cascades
 -- to the items, whose trigger restarts every watch) removes every library:
@@ -340,11 +336,9 @@ BEGIN
     RETURN NULL;
 END $$;
 
-DROP TRIGGER IF EXISTS libraries_count_cache_truncate ON inventory.libraries;
-CREATE TRIGGER libraries_count_cache_truncate AFTER TRUNCATE ON inventory.libraries
+CREATE OR REPLACE TRIGGER libraries_count_cache_truncate AFTER TRUNCATE ON inventory.libraries
     FOR EACH STATEMENT EXECUTE FUNCTION cleanup.count_libraries_truncated();
-DROP TRIGGER IF EXISTS libraries_count_cache_delete ON inventory.libraries;
-CREATE TRIGGER libraries_count_cache_delete AFTER DELETE ON inventory.libraries
+CREATE OR REPLACE TRIGGER libraries_count_cache_delete AFTER DELETE ON inventory.libraries
     FOR EACH ROW EXECUTE FUNCTION cleanup.count_library_deleted();
 
 -- The state of registry row R as an operator sees it at P_NOW: fresh (the

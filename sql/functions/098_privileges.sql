@@ -200,30 +200,24 @@ DECLARE
 BEGIN
     -- Hand-made grants on schema cleanup to roles other than ours: on its
     -- tables (and sequences), its functions, the schema itself.
-    FOR x IN SELECT DISTINCT o.ord, o.notice, o.revoke, a.grantee
-               FROM (SELECT 1 AS ord, c.relacl AS acl, c.relowner AS owner,
-                            'revoking the privileges of role %s on the tables of schema cleanup (the installer manages them)' AS notice,
-                            ARRAY['REVOKE ALL ON ALL TABLES IN SCHEMA cleanup FROM %s',
-                                  'REVOKE ALL ON ALL SEQUENCES IN SCHEMA cleanup FROM %s'] AS revoke
-                       FROM pg_catalog.pg_class c
-                      WHERE c.relnamespace = 'cleanup'::regnamespace
-                     UNION ALL
-                     SELECT 2, p.proacl, p.proowner,
-                            'revoking EXECUTE of role %s on the functions of schema cleanup (the installer manages them)',
-                            ARRAY['REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cleanup FROM %s']
-                       FROM pg_catalog.pg_proc p
-                      WHERE p.pronamespace = 'cleanup'::regnamespace
-                     UNION ALL
-                     SELECT 3, n.nspacl, n.nspowner,
-                            'revoking the privileges of role %s on schema cleanup (the installer manages them)',
-                            ARRAY['REVOKE ALL ON SCHEMA cleanup FROM %s']
-                       FROM pg_catalog.pg_namespace n
-                      WHERE n.nspname = 'cleanup') o,
+    FOR x IN SELECT DISTINCT k.ord, k.notice, k.revoke, a.grantee
+               FROM (VALUES
+                       (1, 'revoking the privileges of role %s on the tables of schema cleanup (the installer manages them)',
+                        ARRAY['REVOKE ALL ON ALL TABLES IN SCHEMA cleanup FROM %s',
+                              'REVOKE ALL ON ALL SEQUENCES IN SCHEMA cleanup FROM %s']),
+                       (2, 'revoking EXECUTE of role %s on the functions of schema cleanup (the installer manages them)',
+                        ARRAY['REVOKE ALL ON ALL FUNCTIONS IN SCHEMA cleanup FROM %s']),
+                       (3, 'revoking the privileges of role %s on schema cleanup (the installer manages them)',
+                        ARRAY['REVOKE ALL ON SCHEMA cleanup FROM %s'])) AS k(ord, notice, revoke)
+               JOIN (SELECT 1, relacl, relowner FROM pg_catalog.pg_class WHERE relnamespace = 'cleanup'::regnamespace
+                     UNION ALL SELECT 2, proacl, proowner FROM pg_catalog.pg_proc WHERE pronamespace = 'cleanup'::regnamespace
+                     UNION ALL SELECT 3, nspacl, nspowner FROM pg_catalog.pg_namespace WHERE nspname = 'cleanup')
+                    AS o(ord, acl, owner) USING (ord),
                     LATERAL pg_catalog.aclexplode(o.acl) a
               WHERE a.grantee <> 0 AND a.grantee <> o.owner
                 AND a.grantee NOT IN (SELECT oid FROM pg_catalog.pg_roles
                                        WHERE rolname IN ('cleanup_owner', 'cleanup_runner', 'cleanup_console'))
-              ORDER BY o.ord, a.grantee
+              ORDER BY k.ord, a.grantee
     LOOP
         RAISE NOTICE '%', format(x.notice, x.grantee::regrole);
         FOREACH stmt IN ARRAY x.revoke LOOP
