@@ -442,6 +442,36 @@ static int hold_runner(cleanup_failpoint_hold **hold, cleanup_engine **e, const 
 	return pid;
 }
 
+/* The prologue of the conductors that hold a runner (server-crash,
+ * kill-runner): on a connection of their own (*E), waits until job JOB has
+ * committed step AFTER, then holds its runner inside the next step
+ * (hold_runner: *HOLD). Returns the runner's backend, *SEEN the job's
+ * step, CURSOR (when not NULL, CLEN bytes) its cursor; or -1, said through
+ * SCENARIO ("job N is PHASE: NONE" when the job stopped draining). */
+static int conduct_hold(cleanup_engine **e, cleanup_failpoint_hold **hold, const char *conninfo,
+                        const char *scenario, int64_t job, int after, const char *none, int *seen, char *cursor,
+                        size_t clen)
+{
+	cleanup_error err;
+	char text[1200], phase[16] = "";
+	int held;
+
+	if (cleanup_engine_open(e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
+		*e = NULL;
+		printf("demo %s: %s\n", scenario, err.message);
+		return -1;
+	}
+	if (wait_step(*e, job, after, phase, sizeof phase) < 0) {
+		snprintf(text, sizeof text, "job %" PRId64 " is %s: %s", job, phase[0] ? phase : "unreadable", none);
+		say(e, conninfo, scenario, job, text);
+		return -1;
+	}
+	if ((held = hold_runner(hold, e, conninfo, scenario, job)) < 0)
+		return -1;
+	*seen = job_step(*e, job, phase, sizeof phase, cursor, clen);
+	return held;
+}
+
 /* server-crash's conductor (a child process): once job JOB has committed
  * step CRASH_AFTER_STEP, holds its runner inside the next step (failpoint
  * DEMO_FAILPOINT: written, not committed) and says "press F"; on F
@@ -462,19 +492,9 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	sigset_t term, old;
 	pid_t pm;
 
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
-		e = NULL;
-		printf("demo server-crash: %s\n", err.message);
+	if ((held = conduct_hold(&e, &hold, conninfo, "server-crash", job, CRASH_AFTER_STEP, "no crash", &seen, NULL,
+	                         0)) < 0)
 		goto out;
-	}
-	if (wait_step(e, job, CRASH_AFTER_STEP, phase, sizeof phase) < 0) {
-		snprintf(text, sizeof text, "job %" PRId64 " is %s: no crash", job, phase[0] ? phase : "unreadable");
-		say(&e, conninfo, "server-crash", job, text);
-		goto out;
-	}
-	if ((held = hold_runner(&hold, &e, conninfo, "server-crash", job)) < 0)
-		goto out;
-	seen = job_step(e, job, phase, sizeof phase, NULL, 0);
 	if (cleanup_sandbox_status(sb, &err) != CLEANUP_OK || !sb->running || sb->pid <= 0) {
 		snprintf(text, sizeof text, "cannot find the sandbox's postmaster: %s",
 		         sb->running ? err.message : "not running");
@@ -599,19 +619,9 @@ static int conduct_kill_runner(const char *conninfo, int64_t job, bool autofire)
 	char cursor[264] = "", cursor2[264] = "";
 	int rc = 1, seen, after, held, alive = 1, waited;
 
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
-		e = NULL;
-		printf("demo kill-runner: %s\n", err.message);
+	if ((held = conduct_hold(&e, &hold, conninfo, "kill-runner", job, KILL_AFTER_STEP, "no runner to kill", &seen,
+	                         cursor, sizeof cursor)) < 0)
 		goto out;
-	}
-	if (wait_step(e, job, KILL_AFTER_STEP, phase, sizeof phase) < 0) {
-		snprintf(text, sizeof text, "job %" PRId64 " is %s: no runner to kill", job, phase[0] ? phase : "unreadable");
-		say(&e, conninfo, "kill-runner", job, text);
-		goto out;
-	}
-	if ((held = hold_runner(&hold, &e, conninfo, "kill-runner", job)) < 0)
-		goto out;
-	seen = job_step(e, job, phase, sizeof phase, cursor, sizeof cursor);
 	snprintf(text, sizeof text,
 	         "%s\n"
 	         "runner (backend %d) held inside step %d at a failpoint:\n"

@@ -10,7 +10,6 @@
  * preparation, signal handling and environment changes are switched off.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "cmdline.h"
+#include "xdg.h"
 
 #if defined(HAVE_READLINE) && !defined(CLEANUP_NO_READLINE)
 #define USE_READLINE 1
@@ -41,25 +41,7 @@ static struct {
 
 int cmdline_history_path(char *buf, size_t len)
 {
-	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-	/* XDG: a relative XDG_STATE_HOME is invalid and ignored. */
-	if (x && x[0] == '/') {
-		snprintf(buf, len, "%s/cleanupctl/history", x);
-		return 0;
-	}
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw ? pw->pw_dir : NULL;
-	}
-	if (!home || !*home) {
-		if (len)
-			buf[0] = '\0';
-		return -1;
-	}
-	snprintf(buf, len, "%s/.local/state/cleanupctl/history", home);
-	return 0;
+	return tui_xdg_path(buf, len, TUI_XDG_STATE, "history");
 }
 
 /* mkdir -p of the directory holding PATH (mode 0700 for new ones). */
