@@ -270,20 +270,17 @@ static void child_setup(const char *log, const char *conninfo)
 	}
 }
 
-/* Starts `cleanupctl job run JOB --max-rate RATE --max-busy 100000` on
- * CONNINFO (in its CLEANUPCTL_DB) with its output in LOG; it dies with us
- * (PR_SET_PDEATHSIG). Returns its pid (-1 when fork failed). */
-static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log, bool failpoint)
+/* Forks `cleanupctl ARGV[1]...` (ARGV NULL-terminated) on CONNINFO (in
+ * its CLEANUPCTL_DB) with its output in LOG; it dies with us
+ * (PR_SET_PDEATHSIG). With FAILPOINT, failpoint DEMO_FAILPOINT is on for
+ * its session: the scenario's conductor may hold a runner inside a step
+ * (kill-runner, server-crash). Returns its pid (-1 when fork failed). */
+static pid_t spawn_cleanupctl(const char *conninfo, const char *log, bool failpoint, const char *const argv[])
 {
-	char jbuf[24];
-	pid_t pid;
+	pid_t pid = fork();
 
-	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
-	pid = fork();
 	if (pid == 0) {
 		child_setup(log, conninfo);
-		/* The scenario's conductor may hold the runner inside a step
-		 * (kill-runner, server-crash): the point on for its session. */
 		if (failpoint) {
 			const char *old = getenv("PGOPTIONS");
 			char opt[512];
@@ -292,29 +289,31 @@ static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, c
 			         old && *old ? " " : "");
 			setenv("PGOPTIONS", opt, 1);
 		}
-		execl("/proc/self/exe", "cleanupctl", "job", "run", jbuf, "--max-rate", rate, "--max-busy", "100000",
-		      (char *)NULL);
+		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
 	return pid;
 }
 
-/* Starts `cleanupctl writer --rate RATE --server S` on CONNINFO (in its
- * CLEANUPCTL_DB) with its output in LOG; it dies with us
- * (PR_SET_PDEATHSIG). Returns its pid. */
+/* Starts `cleanupctl job run JOB --max-rate RATE --max-busy 100000`
+ * (spawn_cleanupctl). */
+static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log, bool failpoint)
+{
+	char jbuf[24];
+	const char *const argv[] = {"cleanupctl", "job", "run", jbuf, "--max-rate", rate, "--max-busy", "100000", NULL};
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
+	return spawn_cleanupctl(conninfo, log, failpoint, argv);
+}
+
+/* Starts `cleanupctl writer --rate RATE --server S` (spawn_cleanupctl). */
 static pid_t start_writer(const char *conninfo, int64_t server, const char *rate, const char *log)
 {
 	char sbuf[24];
-	pid_t pid;
+	const char *const argv[] = {"cleanupctl", "writer", "--rate", rate, "--server", sbuf, NULL};
 
 	snprintf(sbuf, sizeof sbuf, "%" PRId64, server);
-	pid = fork();
-	if (pid == 0) {
-		child_setup(log, conninfo);
-		execl("/proc/self/exe", "cleanupctl", "writer", "--rate", rate, "--server", sbuf, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	return spawn_cleanupctl(conninfo, log, false, argv);
 }
 
 static void nap_ms(long ms)
@@ -665,18 +664,14 @@ out:
 static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *log)
 {
 	char jbuf[24], nbuf[24];
+	const char *const argv[] = {"cleanupctl", "job", "seal", jbuf, "--expected", nbuf, NULL};
 	int status;
 	pid_t pid;
 
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
 	snprintf(nbuf, sizeof nbuf, "%" PRId64, n);
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		child_setup(log, conninfo);
-		execl("/proc/self/exe", "cleanupctl", "job", "seal", jbuf, "--expected", nbuf, (char *)NULL);
-		_exit(127);
-	}
+	pid = spawn_cleanupctl(conninfo, log, false, argv);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
