@@ -301,6 +301,32 @@ static int write_console_man(const char *path)
 
 /* --- bash ------------------------------------------------------------------ */
 
+/* How each shell completes an option's value of an "@" kind (the option
+ * tables' complete field); any other value is a list of words. */
+typedef struct completion {
+	const char *kind, *bash, *zsh;
+} completion;
+
+static const completion completions[] = {
+	{"@file", "COMPREPLY=($(compgen -f -- \"$cur\")); return 0 ;;\n", "_files"},
+	{"@dir", "COMPREPLY=($(compgen -d -- \"$cur\")); return 0 ;;\n", "_files -/"},
+	{"@theme",
+	 "COMPREPLY=($(compgen -W \"$(_cleanupctl_themes)\" -- \"$cur\") $(compgen -f -- \"$cur\" | grep '/'));\n"
+	 "\t\treturn 0 ;;\n",
+	 "_cleanupctl_themes"},
+};
+
+/* The completion of KIND, or NULL when KIND is a list of words. */
+static const completion *completer(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof completions / sizeof completions[0]; i++)
+		if (strcmp(kind, completions[i].kind) == 0)
+			return &completions[i];
+	return NULL;
+}
+
 /* The option names of OPTS, space-separated. */
 static void names(FILE *f, const cli_option *opts)
 {
@@ -314,6 +340,7 @@ static void names(FILE *f, const cli_option *opts)
  * pattern CTX ("status", "job:create"). */
 static void bash_values(FILE *f, const char *ctx, const cli_option *opts)
 {
+	const completion *c;
 	int k;
 
 	for (k = 0; opts && opts[k].name; k++) {
@@ -324,14 +351,8 @@ static void bash_values(FILE *f, const char *ctx, const cli_option *opts)
 		fprintf(f, "\t%s:%s) ", ctx, o->name);
 		if (!o->complete)
 			fputs("return 0 ;;\n", f);
-		else if (strcmp(o->complete, "@file") == 0)
-			fputs("COMPREPLY=($(compgen -f -- \"$cur\")); return 0 ;;\n", f);
-		else if (strcmp(o->complete, "@dir") == 0)
-			fputs("COMPREPLY=($(compgen -d -- \"$cur\")); return 0 ;;\n", f);
-		else if (strcmp(o->complete, "@theme") == 0)
-			fputs("COMPREPLY=($(compgen -W \"$(_cleanupctl_themes)\" -- \"$cur\") $(compgen -f -- \"$cur\" | "
-			      "grep '/'));\n\t\treturn 0 ;;\n",
-			      f);
+		else if ((c = completer(o->complete)) != NULL)
+			fputs(c->bash, f);
 		else
 			fprintf(f, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return 0 ;;\n", o->complete);
 	}
@@ -434,6 +455,7 @@ static void zq(FILE *f, const char *s)
 
 static void zsh_specs(FILE *f, const cli_option *opts)
 {
+	const completion *c;
 	int k;
 
 	for (k = 0; opts && opts[k].name; k++) {
@@ -448,12 +470,8 @@ static void zsh_specs(FILE *f, const cli_option *opts)
 			fputc(':', f);
 			if (!o->complete)
 				fputs(" ", f);
-			else if (strcmp(o->complete, "@file") == 0)
-				fputs("_files", f);
-			else if (strcmp(o->complete, "@dir") == 0)
-				fputs("_files -/", f);
-			else if (strcmp(o->complete, "@theme") == 0)
-				fputs("_cleanupctl_themes", f);
+			else if ((c = completer(o->complete)) != NULL)
+				fputs(c->zsh, f);
 			else
 				fprintf(f, "(%s)", o->complete);
 		}

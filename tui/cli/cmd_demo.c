@@ -947,35 +947,27 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		goto fail;
 	if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
 		goto fail;
-	if (scenario != SC_NONE) {
-		/* A scenario never reuses an earlier one's
-		 * half-done job: a small library of its own, on a server of its
-		 * own (and a second server for the other writer on an empty
-		 * database), seeded now. */
-		cleanup_seed_spec spec = {ns == 0 ? 2 : 1, 1, DEMO_ITEMS, DEMO_DEPENDENTS};
-		cleanup_seed_result sr;
-
-		if (cleanup_seed(&sr, e, &spec, &err) != CLEANUP_OK)
-			goto fail;
-		fprintf(stderr, "demo: seeded a fresh library of %" PRId64 " items for the scenario\n", sr.items / sr.libraries);
-		free(sv);
-		free(lb);
-		sv = NULL;
-		lb = NULL;
-		if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
-			goto fail;
-	} else if (ns == 0) {
-		/* About 3 dependent records per item (seed 001): the console shows
-		 * dependents and claims from the first job on. */
+	if (scenario != SC_NONE || ns == 0) {
+		/* A scenario never reuses an earlier one's half-done job: a small
+		 * library of its own, on a server of its own (and a second server
+		 * for the other writer on an empty database). Else an empty
+		 * database gets about 3 dependent records per item (seed 001): the
+		 * console shows dependents and claims from the first job on. Seeded
+		 * now, and the rows read again. */
 		cleanup_seed_spec spec = {3, 3, 20000, 3};
 		cleanup_seed_result sr;
 
+		if (scenario != SC_NONE)
+			spec = (cleanup_seed_spec){ns == 0 ? 2 : 1, 1, DEMO_ITEMS, DEMO_DEPENDENTS};
 		if (cleanup_seed(&sr, e, &spec, &err) != CLEANUP_OK)
 			goto fail;
-		fprintf(stderr,
-		        "demo: seeded %d servers, %d libraries, %" PRId64 " items, %" PRId64
-		        " dependent records\n",
-		        sr.servers, sr.libraries, sr.items, sr.dependents);
+		if (scenario != SC_NONE)
+			fprintf(stderr, "demo: seeded a fresh library of %" PRId64 " items for the scenario\n",
+			        sr.items / sr.libraries);
+		else
+			fprintf(stderr,
+			        "demo: seeded %d servers, %d libraries, %" PRId64 " items, %" PRId64 " dependent records\n",
+			        sr.servers, sr.libraries, sr.items, sr.dependents);
 		free(sv);
 		free(lb);
 		sv = NULL;
