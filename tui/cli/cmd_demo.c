@@ -50,6 +50,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,15 +271,25 @@ static void child_setup(const char *log, const char *conninfo)
 	}
 }
 
-/* Forks `cleanupctl ARGV[1]...` (ARGV NULL-terminated) on CONNINFO (in
- * its CLEANUPCTL_DB) with its output in LOG; it dies with us
- * (PR_SET_PDEATHSIG). With FAILPOINT, failpoint DEMO_FAILPOINT is on for
- * its session: the scenario's conductor may hold a runner inside a step
- * (kill-runner, server-crash). Returns its pid (-1 when fork failed). */
-static pid_t spawn_cleanupctl(const char *conninfo, const char *log, bool failpoint, const char *const argv[])
+/* Forks `cleanupctl ARG...` (the ARGs as execl's: strings, then a null
+ * pointer; at most 14) on CONNINFO (in its CLEANUPCTL_DB) with its output
+ * in LOG; it dies with us (PR_SET_PDEATHSIG). With FAILPOINT, failpoint
+ * DEMO_FAILPOINT is on for its session: the scenario's conductor may hold
+ * a runner inside a step (kill-runner, server-crash). Returns its pid (-1
+ * when fork failed). */
+static pid_t fork_execl(const char *conninfo, const char *log, bool failpoint, ...)
 {
-	pid_t pid = fork();
+	const char *argv[16] = {"cleanupctl"};
+	size_t n = 1;
+	va_list ap;
+	pid_t pid;
 
+	va_start(ap, failpoint);
+	while (n < sizeof argv / sizeof argv[0] - 1 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	pid = fork();
 	if (pid == 0) {
 		child_setup(log, conninfo);
 		if (failpoint) {
@@ -296,24 +307,23 @@ static pid_t spawn_cleanupctl(const char *conninfo, const char *log, bool failpo
 }
 
 /* Starts `cleanupctl job run JOB --max-rate RATE --max-busy 100000`
- * (spawn_cleanupctl). */
+ * (fork_execl). */
 static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log, bool failpoint)
 {
 	char jbuf[24];
-	const char *const argv[] = {"cleanupctl", "job", "run", jbuf, "--max-rate", rate, "--max-busy", "100000", NULL};
 
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
-	return spawn_cleanupctl(conninfo, log, failpoint, argv);
+	return fork_execl(conninfo, log, failpoint, "job", "run", jbuf, "--max-rate", rate, "--max-busy", "100000",
+	                  (char *)NULL);
 }
 
-/* Starts `cleanupctl writer --rate RATE --server S` (spawn_cleanupctl). */
+/* Starts `cleanupctl writer --rate RATE --server S` (fork_execl). */
 static pid_t start_writer(const char *conninfo, int64_t server, const char *rate, const char *log)
 {
 	char sbuf[24];
-	const char *const argv[] = {"cleanupctl", "writer", "--rate", rate, "--server", sbuf, NULL};
 
 	snprintf(sbuf, sizeof sbuf, "%" PRId64, server);
-	return spawn_cleanupctl(conninfo, log, false, argv);
+	return fork_execl(conninfo, log, false, "writer", "--rate", rate, "--server", sbuf, (char *)NULL);
 }
 
 static void nap_ms(long ms)
@@ -664,14 +674,13 @@ out:
 static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *log)
 {
 	char jbuf[24], nbuf[24];
-	const char *const argv[] = {"cleanupctl", "job", "seal", jbuf, "--expected", nbuf, NULL};
 	int status;
 	pid_t pid;
 
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
 	snprintf(nbuf, sizeof nbuf, "%" PRId64, n);
 	fflush(stdout);
-	pid = spawn_cleanupctl(conninfo, log, false, argv);
+	pid = fork_execl(conninfo, log, false, "job", "seal", jbuf, "--expected", nbuf, (char *)NULL);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
