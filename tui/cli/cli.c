@@ -134,6 +134,11 @@ int cli_fail_interrupted(const cli_ctx *ctx, const cleanup_error *cause, const c
 	return fail_with(ctx, &e, EXIT_INTERRUPTED, "interrupted");
 }
 
+int cli_fail_or_interrupted(const cli_ctx *ctx, const cleanup_error *err, const char *what)
+{
+	return cli_interrupts() > 0 ? cli_fail_interrupted(ctx, err, what) : cli_fail(ctx, err);
+}
+
 /* ERR's hint: "usage: cleanupctl CMD [SUB] ..." from the table (no CMD:
  * none). */
 static void usage_hint(cleanup_error *err, const cli_command *cmd, const cli_subcommand *sub)
@@ -245,6 +250,13 @@ int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
 		}
 	}
 	return rc == CLEANUP_OK ? 0 : cli_fail(ctx, &err);
+}
+
+int cli_connect_untimed(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
+{
+	if (ctx->timeout_s < 0)
+		cleanup_engine_defaults(0, 0);
+	return cli_connect(ctx, out, check_schema);
 }
 
 const char *cli_count(char *buf, size_t len, int64_t n)

@@ -273,6 +273,10 @@ int cli_fail(const cli_ctx *ctx, const cleanup_error *err);
  * and the exit code EXIT_INTERRUPTED (130), which it returns. */
 int cli_fail_interrupted(const cli_ctx *ctx, const cleanup_error *cause, const char *what);
 
+/* cli_fail_interrupted() when Ctrl-C (or a termination signal) came
+ * (cli_interrupts() > 0), else cli_fail(). */
+int cli_fail_or_interrupted(const cli_ctx *ctx, const cleanup_error *err, const char *what);
+
 /* Usage error: prints "cleanupctl: MESSAGE" and the usage of CMD; exit 2. */
 int cli_usage(const cli_ctx *ctx, const cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -347,6 +351,11 @@ void cli_job_app_name(cli_ctx *ctx, int64_t job_id, const char *verb);
 /* Opens the engine for ctx->db and checks the schema (unless NO_SCHEMA).
  * On failure prints the error and returns its exit code (>0); 0 on success. */
 int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema);
+
+/* cli_connect() for a command that runs one long transaction (install,
+ * seed): as pg_dump and pg_restore, no statement or lock timeout unless
+ * --timeout says so (a role's statement_timeout does not apply). */
+int cli_connect_untimed(cli_ctx *ctx, cleanup_engine **out, bool check_schema);
 
 /* Prints S as a JSON string literal (quoted, escaped) to F. */
 void cli_json_string(FILE *f, const char *s);

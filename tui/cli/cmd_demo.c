@@ -50,6 +50,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,20 +271,27 @@ static void child_setup(const char *log, const char *conninfo)
 	}
 }
 
-/* Starts `cleanupctl job run JOB --max-rate RATE --max-busy 100000` on
- * CONNINFO (in its CLEANUPCTL_DB) with its output in LOG; it dies with us
- * (PR_SET_PDEATHSIG). Returns its pid (-1 when fork failed). */
-static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log, bool failpoint)
+/* Forks `cleanupctl ARG...` (the ARGs as execl's: strings, then a null
+ * pointer; at most 14) on CONNINFO (in its CLEANUPCTL_DB) with its output
+ * in LOG; it dies with us (PR_SET_PDEATHSIG). With FAILPOINT, failpoint
+ * DEMO_FAILPOINT is on for its session: the scenario's conductor may hold
+ * a runner inside a step (kill-runner, server-crash). Returns its pid (-1
+ * when fork failed). */
+static pid_t fork_execl(const char *conninfo, const char *log, bool failpoint, ...)
 {
-	char jbuf[24];
+	const char *argv[16] = {"cleanupctl"};
+	size_t n = 1;
+	va_list ap;
 	pid_t pid;
 
-	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
+	va_start(ap, failpoint);
+	while (n < sizeof argv / sizeof argv[0] - 1 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
 	pid = fork();
 	if (pid == 0) {
 		child_setup(log, conninfo);
-		/* The scenario's conductor may hold the runner inside a step
-		 * (kill-runner, server-crash): the point on for its session. */
 		if (failpoint) {
 			const char *old = getenv("PGOPTIONS");
 			char opt[512];
@@ -292,29 +300,30 @@ static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, c
 			         old && *old ? " " : "");
 			setenv("PGOPTIONS", opt, 1);
 		}
-		execl("/proc/self/exe", "cleanupctl", "job", "run", jbuf, "--max-rate", rate, "--max-busy", "100000",
-		      (char *)NULL);
+		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
 	return pid;
 }
 
-/* Starts `cleanupctl writer --rate RATE --server S` on CONNINFO (in its
- * CLEANUPCTL_DB) with its output in LOG; it dies with us
- * (PR_SET_PDEATHSIG). Returns its pid. */
+/* Starts `cleanupctl job run JOB --max-rate RATE --max-busy 100000`
+ * (fork_execl). */
+static pid_t start_runner(const char *conninfo, int64_t job, const char *rate, const char *log, bool failpoint)
+{
+	char jbuf[24];
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
+	return fork_execl(conninfo, log, failpoint, "job", "run", jbuf, "--max-rate", rate, "--max-busy", "100000",
+	                  (char *)NULL);
+}
+
+/* Starts `cleanupctl writer --rate RATE --server S` (fork_execl). */
 static pid_t start_writer(const char *conninfo, int64_t server, const char *rate, const char *log)
 {
 	char sbuf[24];
-	pid_t pid;
 
 	snprintf(sbuf, sizeof sbuf, "%" PRId64, server);
-	pid = fork();
-	if (pid == 0) {
-		child_setup(log, conninfo);
-		execl("/proc/self/exe", "cleanupctl", "writer", "--rate", rate, "--server", sbuf, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	return fork_execl(conninfo, log, false, "writer", "--rate", rate, "--server", sbuf, (char *)NULL);
 }
 
 static void nap_ms(long ms)
@@ -442,6 +451,36 @@ static int hold_runner(cleanup_failpoint_hold **hold, cleanup_engine **e, const 
 	return pid;
 }
 
+/* The prologue of the conductors that hold a runner (server-crash,
+ * kill-runner): on a connection of their own (*E), waits until job JOB has
+ * committed step AFTER, then holds its runner inside the next step
+ * (hold_runner: *HOLD). Returns the runner's backend, *SEEN the job's
+ * step, CURSOR (when not NULL, CLEN bytes) its cursor; or -1, said through
+ * SCENARIO ("job N is PHASE: NONE" when the job stopped draining). */
+static int conduct_hold(cleanup_engine **e, cleanup_failpoint_hold **hold, const char *conninfo,
+                        const char *scenario, int64_t job, int after, const char *none, int *seen, char *cursor,
+                        size_t clen)
+{
+	cleanup_error err;
+	char text[1200], phase[16] = "";
+	int held;
+
+	if (cleanup_engine_open(e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
+		*e = NULL;
+		printf("demo %s: %s\n", scenario, err.message);
+		return -1;
+	}
+	if (wait_step(*e, job, after, phase, sizeof phase) < 0) {
+		snprintf(text, sizeof text, "job %" PRId64 " is %s: %s", job, phase[0] ? phase : "unreadable", none);
+		say(e, conninfo, scenario, job, text);
+		return -1;
+	}
+	if ((held = hold_runner(hold, e, conninfo, scenario, job)) < 0)
+		return -1;
+	*seen = job_step(*e, job, phase, sizeof phase, cursor, clen);
+	return held;
+}
+
 /* server-crash's conductor (a child process): once job JOB has committed
  * step CRASH_AFTER_STEP, holds its runner inside the next step (failpoint
  * DEMO_FAILPOINT: written, not committed) and says "press F"; on F
@@ -462,19 +501,9 @@ static int conduct_server_crash(cleanup_sandbox *sb, const char *conninfo, int64
 	sigset_t term, old;
 	pid_t pm;
 
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
-		e = NULL;
-		printf("demo server-crash: %s\n", err.message);
+	if ((held = conduct_hold(&e, &hold, conninfo, "server-crash", job, CRASH_AFTER_STEP, "no crash", &seen, NULL,
+	                         0)) < 0)
 		goto out;
-	}
-	if (wait_step(e, job, CRASH_AFTER_STEP, phase, sizeof phase) < 0) {
-		snprintf(text, sizeof text, "job %" PRId64 " is %s: no crash", job, phase[0] ? phase : "unreadable");
-		say(&e, conninfo, "server-crash", job, text);
-		goto out;
-	}
-	if ((held = hold_runner(&hold, &e, conninfo, "server-crash", job)) < 0)
-		goto out;
-	seen = job_step(e, job, phase, sizeof phase, NULL, 0);
 	if (cleanup_sandbox_status(sb, &err) != CLEANUP_OK || !sb->running || sb->pid <= 0) {
 		snprintf(text, sizeof text, "cannot find the sandbox's postmaster: %s",
 		         sb->running ? err.message : "not running");
@@ -599,19 +628,9 @@ static int conduct_kill_runner(const char *conninfo, int64_t job, bool autofire)
 	char cursor[264] = "", cursor2[264] = "";
 	int rc = 1, seen, after, held, alive = 1, waited;
 
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:demo", &err) != CLEANUP_OK) {
-		e = NULL;
-		printf("demo kill-runner: %s\n", err.message);
+	if ((held = conduct_hold(&e, &hold, conninfo, "kill-runner", job, KILL_AFTER_STEP, "no runner to kill", &seen,
+	                         cursor, sizeof cursor)) < 0)
 		goto out;
-	}
-	if (wait_step(e, job, KILL_AFTER_STEP, phase, sizeof phase) < 0) {
-		snprintf(text, sizeof text, "job %" PRId64 " is %s: no runner to kill", job, phase[0] ? phase : "unreadable");
-		say(&e, conninfo, "kill-runner", job, text);
-		goto out;
-	}
-	if ((held = hold_runner(&hold, &e, conninfo, "kill-runner", job)) < 0)
-		goto out;
-	seen = job_step(e, job, phase, sizeof phase, cursor, sizeof cursor);
 	snprintf(text, sizeof text,
 	         "%s\n"
 	         "runner (backend %d) held inside step %d at a failpoint:\n"
@@ -661,12 +680,7 @@ static int run_seal(const char *conninfo, int64_t job, int64_t n, const char *lo
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, job);
 	snprintf(nbuf, sizeof nbuf, "%" PRId64, n);
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		child_setup(log, conninfo);
-		execl("/proc/self/exe", "cleanupctl", "job", "seal", jbuf, "--expected", nbuf, (char *)NULL);
-		_exit(127);
-	}
+	pid = fork_execl(conninfo, log, false, "job", "seal", jbuf, "--expected", nbuf, (char *)NULL);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
@@ -942,35 +956,27 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 		goto fail;
 	if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
 		goto fail;
-	if (scenario != SC_NONE) {
-		/* A scenario never reuses an earlier one's
-		 * half-done job: a small library of its own, on a server of its
-		 * own (and a second server for the other writer on an empty
-		 * database), seeded now. */
-		cleanup_seed_spec spec = {ns == 0 ? 2 : 1, 1, DEMO_ITEMS, DEMO_DEPENDENTS};
-		cleanup_seed_result sr;
-
-		if (cleanup_seed(&sr, e, &spec, &err) != CLEANUP_OK)
-			goto fail;
-		fprintf(stderr, "demo: seeded a fresh library of %" PRId64 " items for the scenario\n", sr.items / sr.libraries);
-		free(sv);
-		free(lb);
-		sv = NULL;
-		lb = NULL;
-		if (cleanup_status_rows(&sv, &ns, &lb, &nl, e, &err) != CLEANUP_OK)
-			goto fail;
-	} else if (ns == 0) {
-		/* About 3 dependent records per item (seed 001): the console shows
-		 * dependents and claims from the first job on. */
+	if (scenario != SC_NONE || ns == 0) {
+		/* A scenario never reuses an earlier one's half-done job: a small
+		 * library of its own, on a server of its own (and a second server
+		 * for the other writer on an empty database). Else an empty
+		 * database gets about 3 dependent records per item (seed 001): the
+		 * console shows dependents and claims from the first job on. Seeded
+		 * now, and the rows read again. */
 		cleanup_seed_spec spec = {3, 3, 20000, 3};
 		cleanup_seed_result sr;
 
+		if (scenario != SC_NONE)
+			spec = (cleanup_seed_spec){ns == 0 ? 2 : 1, 1, DEMO_ITEMS, DEMO_DEPENDENTS};
 		if (cleanup_seed(&sr, e, &spec, &err) != CLEANUP_OK)
 			goto fail;
-		fprintf(stderr,
-		        "demo: seeded %d servers, %d libraries, %" PRId64 " items, %" PRId64
-		        " dependent records\n",
-		        sr.servers, sr.libraries, sr.items, sr.dependents);
+		if (scenario != SC_NONE)
+			fprintf(stderr, "demo: seeded a fresh library of %" PRId64 " items for the scenario\n",
+			        sr.items / sr.libraries);
+		else
+			fprintf(stderr,
+			        "demo: seeded %d servers, %d libraries, %" PRId64 " items, %" PRId64 " dependent records\n",
+			        sr.servers, sr.libraries, sr.items, sr.dependents);
 		free(sv);
 		free(lb);
 		sv = NULL;

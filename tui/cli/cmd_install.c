@@ -29,18 +29,14 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 	memset(&opts, 0, sizeof opts);
 	if (!cli_parse_options(ctx, &cmd_install_entry, NULL, argc, argv, 1, 0, &opts, &a))
 		return EXIT_USAGE;
-	/* As pg_dump and pg_restore: no statement or lock timeout unless
-	 * --timeout says so (a role's statement_timeout does not apply). */
-	if (ctx->timeout_s < 0)
-		cleanup_engine_defaults(0, 0);
-	if ((rc = cli_connect(ctx, &e, false)))
+	if ((rc = cli_connect_untimed(ctx, &e, false)))
 		return rc;
 	/* One transaction: Ctrl-C cancels it and the database is unchanged. */
 	cli_interrupt_begin(e, false);
 	rc = cleanup_install_with(&r, e, &opts, &err);
 	cli_interrupt_end();
 	if (rc != CLEANUP_OK) {
-		rc = cli_interrupts() > 0 ? cli_fail_interrupted(ctx, &err, "install") : cli_fail(ctx, &err);
+		rc = cli_fail_or_interrupted(ctx, &err, "install");
 		cleanup_engine_close(e);
 		return rc;
 	}

@@ -204,7 +204,7 @@ static int job_append(cli_ctx *ctx, int argc, char **argv)
 	}
 	cli_interrupt_end();
 	if (rc != CLEANUP_OK) {
-		code = cli_interrupts() > 0 ? cli_fail_interrupted(ctx, &err, "the append call being sent") : cli_fail(ctx, &err);
+		code = cli_fail_or_interrupted(ctx, &err, "the append call being sent");
 	} else {
 		code = cli_interrupts() > 0 ? EXIT_INTERRUPTED : EXIT_DONE;
 		if (ctx->json)

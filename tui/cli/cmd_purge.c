@@ -266,8 +266,7 @@ static int exec_purge(cli_ctx *ctx, int argc, char **argv)
 			         "%" PRId64 " earlier purge transactions (%" PRId64 " rows) committed before this failure; "
 			         "run purge again to go on",
 			         run.transactions, run.rows);
-		code = cli_interrupts() > 0 ? cli_fail_interrupted(ctx, &err, "the purge transaction in flight")
-		                            : cli_fail(ctx, &err);
+		code = cli_fail_or_interrupted(ctx, &err, "the purge transaction in flight");
 	} else {
 		double secs = now_s() - t0;
 

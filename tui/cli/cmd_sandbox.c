@@ -8,23 +8,20 @@
 
 static void print_json(const cleanup_sandbox *sb, const char *conninfo)
 {
-	printf("{\"running\": %s, \"initialized\": %s, \"pid\": %d, \"port\": %d, \"conninfo\": ",
-	       sb->running ? "true" : "false", sb->initialized ? "true" : "false", sb->pid, sb->port);
-	cli_json_string(stdout, conninfo);
-	printf(", \"dir\": ");
-	cli_json_string(stdout, sb->dir);
-	printf(", \"base\": ");
-	cli_json_string(stdout, sb->base);
-	printf(", \"datadir\": ");
-	cli_json_string(stdout, sb->datadir);
-	printf(", \"socket_dir\": ");
-	cli_json_string(stdout, sb->sockdir);
-	printf(", \"logfile\": ");
-	cli_json_string(stdout, sb->logfile);
-	printf(", \"run_as\": ");
-	cli_json_string(stdout, sb->run_as);
-	printf(", \"bindir\": ");
-	cli_json_string(stdout, sb->bindir);
+	const struct {
+		const char *name, *value;
+	} strings[] = {
+		{"conninfo", conninfo},    {"dir", sb->dir},         {"base", sb->base},     {"datadir", sb->datadir},
+		{"socket_dir", sb->sockdir}, {"logfile", sb->logfile}, {"run_as", sb->run_as}, {"bindir", sb->bindir},
+	};
+	size_t i;
+
+	printf("{\"running\": %s, \"initialized\": %s, \"pid\": %d, \"port\": %d", sb->running ? "true" : "false",
+	       sb->initialized ? "true" : "false", sb->pid, sb->port);
+	for (i = 0; i < sizeof strings / sizeof strings[0]; i++) {
+		printf(", \"%s\": ", strings[i].name);
+		cli_json_string(stdout, strings[i].value);
+	}
 	printf("}\n");
 }
 

@@ -33,17 +33,14 @@ static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 	spec.libraries = (int)o.libraries;
 	spec.items = o.items;
 	spec.dependents = (int)o.dependents;
-	/* As install: no timeouts unless --timeout says so. */
-	if (ctx->timeout_s < 0)
-		cleanup_engine_defaults(0, 0);
-	if ((rc = cli_connect(ctx, &e, true)))
+	if ((rc = cli_connect_untimed(ctx, &e, true)))
 		return rc;
 	/* One statement, one transaction: Ctrl-C cancels it, nothing stays. */
 	cli_interrupt_begin(e, false);
 	rc = cleanup_seed(&r, e, &spec, &err);
 	cli_interrupt_end();
 	if (rc != CLEANUP_OK) {
-		rc = cli_interrupts() > 0 ? cli_fail_interrupted(ctx, &err, "seed") : cli_fail(ctx, &err);
+		rc = cli_fail_or_interrupted(ctx, &err, "seed");
 		cleanup_engine_close(e);
 		return rc;
 	}

@@ -204,17 +204,16 @@ static void describe(confirm_state *c)
 			         t->job_id, t->seal_count, NO_RETURN);
 		break;
 	case ACT_REMOVE_LIBRARY:
+	case ACT_REMOVE_SERVER: {
+		const char *kind = t->action == ACT_REMOVE_SERVER ? "server" : "library";
+
 		snprintf(what, sizeof what,
-		         "Create a remove-library job for library %" PRId64 " \"%s\"? Admission closes at once and "
-		         "every item of it (%s) will be deleted, with their dependent records. %s",
-		         t->target_id, t->target_name, items, NO_RETURN);
+		         "Create a remove-%s job for %s %" PRId64 " \"%s\"? Admission closes at once and "
+		         "every %s of it (%s) will be deleted, with their dependent records. %s",
+		         kind, kind, t->target_id, t->target_name,
+		         t->action == ACT_REMOVE_SERVER ? "library and item" : "item", items, NO_RETURN);
 		break;
-	case ACT_REMOVE_SERVER:
-		snprintf(what, sizeof what,
-		         "Create a remove-server job for server %" PRId64 " \"%s\"? Admission closes at once and "
-		         "every library and item of it (%s) will be deleted, with their dependent records. %s",
-		         t->target_id, t->target_name, items, NO_RETURN);
-		break;
+	}
 	case ACT_KILL_RUNNER:
 		snprintf(what, sizeof what,
 		         "Terminate backend %d, the runner of job %" PRId64 " (%s, %s)? Its step in flight rolls back; "

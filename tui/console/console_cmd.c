@@ -14,6 +14,7 @@
 #include "config.h"
 #include "console_int.h"
 #include "ops.h"
+#include "xdg.h"
 
 typedef enum arg_kind { ARG_NONE, ARG_JOB, ARG_JOB_COUNT, ARG_LIBRARY, ARG_SERVER, ARG_THEME, ARG_SECONDS } arg_kind;
 
@@ -86,17 +87,14 @@ static void add_themes(lineedit_candidates *out)
 {
 	static const char *const builtin[] = {"dark", "light", "high-contrast", "monochrome"};
 	char dir[1024];
-	const char *home = getenv("XDG_CONFIG_HOME");
 	const char *dirs[2];
 	size_t i;
 	int d;
 
 	for (i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
 		lineedit_candidates_add(out, builtin[i]);
-	if (home && *home)
-		snprintf(dir, sizeof dir, "%s/cleanupctl/themes", home);
-	else
-		snprintf(dir, sizeof dir, "%s/.config/cleanupctl/themes", getenv("HOME") ? getenv("HOME") : "");
+	/* Where theme_load_named looks first. */
+	tui_xdg_path(dir, sizeof dir, TUI_XDG_CONFIG, "themes");
 	dirs[0] = dir;
 	dirs[1] = CLEANUP_THEME_DIR;
 	for (d = 0; d < 2; d++) {

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "theme.h"
+#include "xdg.h"
 
 static const char *const role_names[ROLE__COUNT] = {
 	[ROLE_NORMAL] = "normal",
@@ -604,26 +604,6 @@ int theme_load_named_in(theme *out, const char *name, const char *const *dirs, c
 	return -1;
 }
 
-/* $XDG_CONFIG_HOME (absolute) or ~/.config, into BUF. */
-static bool config_home(char *buf, size_t len)
-{
-	const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-
-	if (x && x[0] == '/') {
-		snprintf(buf, len, "%s", x);
-		return true;
-	}
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw ? pw->pw_dir : NULL;
-	}
-	if (!home || !*home)
-		return false;
-	snprintf(buf, len, "%s/.config", home);
-	return true;
-}
-
 static char data_dir[4096];
 static pthread_once_t data_dir_once = PTHREAD_ONCE_INIT;
 
@@ -678,28 +658,22 @@ const char *tui_theme_data_dir(void)
 
 int theme_load_named(theme *out, const char *name, char *err, size_t errlen)
 {
-	char base[2048], user[2100];
-	const char *dirs[3] = {NULL, CLEANUP_THEME_DIR, NULL};
+	char user[2100];
+	const char *dirs[3] = {user, CLEANUP_THEME_DIR, NULL};
 
-	if (config_home(base, sizeof base)) {
-		snprintf(user, sizeof user, "%s/cleanupctl/themes", base);
-		dirs[0] = user;
-	} else {
-		dirs[0] = "";
-	}
+	tui_xdg_path(user, sizeof user, TUI_XDG_CONFIG, "themes");
 	return theme_load_named_in(out, name, dirs, err, errlen);
 }
 
 int theme_config_name(char *buf, size_t len, const char *path, char *err, size_t errlen)
 {
-	char std[2200], base[2048], line[512];
+	char std[2200], line[512];
 	FILE *f;
 	int line_no = 0, found = 0;
 
 	if (!path) {
-		if (!config_home(base, sizeof base))
+		if (tui_xdg_path(std, sizeof std, TUI_XDG_CONFIG, "config") < 0)
 			return 0;
-		snprintf(std, sizeof std, "%s/cleanupctl/config", base);
 		path = std;
 	}
 	f = fopen(path, "r");

@@ -10,7 +10,6 @@
  * preparation, signal handling and environment changes are switched off.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "cmdline.h"
+#include "xdg.h"
 
 #if defined(HAVE_READLINE) && !defined(CLEANUP_NO_READLINE)
 #define USE_READLINE 1
@@ -41,25 +41,7 @@ static struct {
 
 int cmdline_history_path(char *buf, size_t len)
 {
-	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-	/* XDG: a relative XDG_STATE_HOME is invalid and ignored. */
-	if (x && x[0] == '/') {
-		snprintf(buf, len, "%s/cleanupctl/history", x);
-		return 0;
-	}
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw ? pw->pw_dir : NULL;
-	}
-	if (!home || !*home) {
-		if (len)
-			buf[0] = '\0';
-		return -1;
-	}
-	snprintf(buf, len, "%s/.local/state/cleanupctl/history", home);
-	return 0;
+	return tui_xdg_path(buf, len, TUI_XDG_STATE, "history");
 }
 
 /* mkdir -p of the directory holding PATH (mode 0700 for new ones). */
@@ -304,9 +286,21 @@ static int backend_open(void)
 	return 0;
 }
 
+/* The curses keys readline is fed as the bytes a terminal sends for them. */
+static const struct {
+	int key;
+	const char *seq;
+} key_seqs[] = {
+	{KEY_LEFT, "\033[D"}, {KEY_RIGHT, "\033[C"}, {KEY_UP, "\033[A"}, {KEY_DOWN, "\033[B"},
+	{KEY_HOME, "\033[H"}, {KEY_END, "\033[F"},   {KEY_DC, "\033[3~"}, {KEY_BACKSPACE, "\177"},
+	{KEY_ENTER, "\r"},
+};
+
 static int backend_feed(int key)
 {
-	char seq[8] = "";
+	char one[2] = "";
+	const char *seq = NULL;
+	size_t k;
 	int i;
 
 	/* During a search (^R), Esc ends it keeping the line found (^J is
@@ -318,44 +312,19 @@ static int backend_feed(int key)
 	} else if (key == 27 || key == ('g' & 0x1f)) {
 		key = 'c' & 0x1f;
 	}
-	switch (key) {
-	case 'c' & 0x1f:
+	if (key == ('c' & 0x1f)) {
 		rl_callback_handler_remove();
 		cl.state = CMDLINE_CANCELLED;
 		return cl.state;
-	case KEY_LEFT:
-		strcpy(seq, "\033[D");
-		break;
-	case KEY_RIGHT:
-		strcpy(seq, "\033[C");
-		break;
-	case KEY_UP:
-		strcpy(seq, "\033[A");
-		break;
-	case KEY_DOWN:
-		strcpy(seq, "\033[B");
-		break;
-	case KEY_HOME:
-		strcpy(seq, "\033[H");
-		break;
-	case KEY_END:
-		strcpy(seq, "\033[F");
-		break;
-	case KEY_DC:
-		strcpy(seq, "\033[3~");
-		break;
-	case KEY_BACKSPACE:
-		seq[0] = 127;
-		seq[1] = '\0';
-		break;
-	case KEY_ENTER:
-		strcpy(seq, "\r");
-		break;
-	default:
+	}
+	for (k = 0; k < sizeof key_seqs / sizeof key_seqs[0] && !seq; k++)
+		if (key_seqs[k].key == key)
+			seq = key_seqs[k].seq;
+	if (!seq) {
 		if (key < 1 || key > 0xFF)
 			return cl.state; /* KEY_RESIZE, function keys: not ours */
-		seq[0] = (char)key;
-		seq[1] = '\0';
+		one[0] = (char)key;
+		seq = one;
 	}
 	for (i = 0; seq[i]; i++)
 		push((unsigned char)seq[i]);

@@ -133,15 +133,21 @@ static void end_browsing(lineedit *le)
 	le->hpos = le->nhistory;
 }
 
-void lineedit_free(lineedit *le)
+/* Frees the N strings of V and V (the history, the candidates). */
+static void free_strings(char **v, size_t n)
 {
 	size_t i;
 
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void lineedit_free(lineedit *le)
+{
 	if (!le)
 		return;
-	for (i = 0; i < le->nhistory; i++)
-		free(le->history[i]);
-	free(le->history);
+	free_strings(le->history, le->nhistory);
 	free(le->saved);
 	memset(le, 0, sizeof *le);
 }
@@ -557,13 +563,9 @@ bool lineedit_candidates_add(lineedit_candidates *c, const char *s)
 
 void lineedit_candidates_free(lineedit_candidates *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++)
-		free(c->items[i]);
-	free(c->items);
+	free_strings(c->items, c->n);
 	memset(c, 0, sizeof *c);
 }
 
