@@ -272,17 +272,11 @@ static void test_S12_truncate_is_refused(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_A2_seal_busy_while_writer_admitted),
-		cmocka_unit_test_setup(test_A3_moves_out_allowed_in_and_stay_rejected, reopen),
-		cmocka_unit_test_setup(test_A4_identity_is_immutable, reopen),
-		cmocka_unit_test_setup(test_A1_missing_parents, reopen),
-		cmocka_unit_test_setup(test_A2_writer_never_waits_behind_a_fence, reopen),
-		cmocka_unit_test_setup(test_A5_draining_server_admits_no_new_library, reopen),
-		cmocka_unit_test_setup(test_A1_bulk_statement_is_all_or_nothing, reopen),
-		cmocka_unit_test(test_S12_truncate_is_refused),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_A2_seal_busy_while_writer_admitted),
+            cmocka_unit_test_setup(test_A3_moves_out_allowed_in_and_stay_rejected, reopen),
+            cmocka_unit_test_setup(test_A4_identity_is_immutable, reopen),
+            cmocka_unit_test_setup(test_A1_missing_parents, reopen),
+            cmocka_unit_test_setup(test_A2_writer_never_waits_behind_a_fence, reopen),
+            cmocka_unit_test_setup(test_A5_draining_server_admits_no_new_library, reopen),
+            cmocka_unit_test_setup(test_A1_bulk_statement_is_all_or_nothing, reopen),
+            cmocka_unit_test(test_S12_truncate_is_refused))

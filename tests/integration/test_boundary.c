@@ -790,27 +790,20 @@ static void test_T3_install_gives_writer_logins_bounded_waits(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
-		cmocka_unit_test(test_T1_T2_forged_marks_neither_delete_nor_wedge),
-		cmocka_unit_test(test_T1_claim_rechecked_for_scope_and_version),
-		cmocka_unit_test(test_T3_table_lock_busy_names_holder),
-		cmocka_unit_test(test_T3_idle_declared_writer_named_at_finalize),
-		cmocka_unit_test(test_T4_held_row_backs_off_instead_of_passing),
-		cmocka_unit_test(test_T4_held_claim_is_busy_not_empty_steps),
-		cmocka_unit_test(test_T5_every_engine_function_pins_search_path),
-		cmocka_unit_test(test_T5_callers_search_path_cannot_change_the_id_rule),
-		cmocka_unit_test(test_C10_id_rule_refuses_edge_spaces_and_invisibles),
-		cmocka_unit_test(test_T5_ids_outside_the_key_space_are_refused),
-		cmocka_unit_test(test_T5_declared_locks_inside_savepoints),
-		cmocka_unit_test(test_C9_dependent_written_while_collecting_protects_its_item),
-		cmocka_unit_test(test_T7_every_row_accounted_while_writers_move_rows_out),
-		cmocka_unit_test(test_T8_audit_names_role_and_parent_deletes),
-		cmocka_unit_test(test_connect_only_role_sees_and_does_nothing),
-		cmocka_unit_test(test_T3_install_gives_writer_logins_bounded_waits),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
+            cmocka_unit_test(test_T1_T2_forged_marks_neither_delete_nor_wedge),
+            cmocka_unit_test(test_T1_claim_rechecked_for_scope_and_version),
+            cmocka_unit_test(test_T3_table_lock_busy_names_holder),
+            cmocka_unit_test(test_T3_idle_declared_writer_named_at_finalize),
+            cmocka_unit_test(test_T4_held_row_backs_off_instead_of_passing),
+            cmocka_unit_test(test_T4_held_claim_is_busy_not_empty_steps),
+            cmocka_unit_test(test_T5_every_engine_function_pins_search_path),
+            cmocka_unit_test(test_T5_callers_search_path_cannot_change_the_id_rule),
+            cmocka_unit_test(test_C10_id_rule_refuses_edge_spaces_and_invisibles),
+            cmocka_unit_test(test_T5_ids_outside_the_key_space_are_refused),
+            cmocka_unit_test(test_T5_declared_locks_inside_savepoints),
+            cmocka_unit_test(test_C9_dependent_written_while_collecting_protects_its_item),
+            cmocka_unit_test(test_T7_every_row_accounted_while_writers_move_rows_out),
+            cmocka_unit_test(test_T8_audit_names_role_and_parent_deletes),
+            cmocka_unit_test(test_connect_only_role_sees_and_does_nothing),
+            cmocka_unit_test(test_T3_install_gives_writer_logins_bounded_waits))

@@ -771,21 +771,14 @@ static void test_step_rows_carry_their_runner(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_log_keeps_engine_events_under_a_rejection_storm),
-		cmocka_unit_test(test_contention_list_holds_only_the_last_60_seconds),
-		cmocka_unit_test(test_step_rate_counts_every_step),
-		cmocka_unit_test(test_pace_window_of_a_draining_job),
-		cmocka_unit_test(test_runner_shown_and_second_runner_refused_naming_it),
-		cmocka_unit_test(test_monitor_says_where_it_is_connected),
-		cmocka_unit_test(test_step_history_pages_back_to_the_first_step),
-		cmocka_unit_test(test_step_rows_carry_their_runner),
-		cmocka_unit_test(test_library_rows_carry_count_state_and_reason),
-		cmocka_unit_test(test_refresh_query_timeout_keeps_previous_rows_marked_stale),
-		cmocka_unit_test(test_cli_and_console_print_the_same_progress_and_eta),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_log_keeps_engine_events_under_a_rejection_storm),
+            cmocka_unit_test(test_contention_list_holds_only_the_last_60_seconds),
+            cmocka_unit_test(test_step_rate_counts_every_step),
+            cmocka_unit_test(test_pace_window_of_a_draining_job),
+            cmocka_unit_test(test_runner_shown_and_second_runner_refused_naming_it),
+            cmocka_unit_test(test_monitor_says_where_it_is_connected),
+            cmocka_unit_test(test_step_history_pages_back_to_the_first_step),
+            cmocka_unit_test(test_step_rows_carry_their_runner),
+            cmocka_unit_test(test_library_rows_carry_count_state_and_reason),
+            cmocka_unit_test(test_refresh_query_timeout_keeps_previous_rows_marked_stale),
+            cmocka_unit_test(test_cli_and_console_print_the_same_progress_and_eta))

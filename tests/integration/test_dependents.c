@@ -75,8 +75,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	char *before, *after;
 
 	(void)state;
-	srv = new_server(c, "d1");
-	lib = new_library(c, srv, "d1", 300);
+	lib = new_server_library(c, "d1", 300, &srv);
 	add_item_dependents(c, lib, 0);
 	add_library_dependents(c, lib);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.reference_dispositions"), 9);
@@ -98,8 +97,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	free(after);
 
 	/* At plan: a removal of another server is refused before fencing. */
-	srv = new_server(c, "d1b");
-	lib = new_library(c, srv, "d1b", 10);
+	lib = new_server_library(c, "d1b", 10, &srv);
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_create('remove-library', %lld)",
 	                                (long long)lib),
 	                    "CU404");
@@ -120,8 +118,19 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
  * not carry out: CU102 (exit 2 class), naming the value, nothing recorded. */
 static void test_D1_bad_dispositions_are_refused(void **state)
 {
+	/* Each refused disposition and what its message says. */
+	static const struct {
+		const char *table, *constraint, *disposition, *says[2];
+	} bad[] = {
+	    {"public.nope", "x", "delete-with-item", {"\"public.nope\"", "no such table"}},
+	    {"public.d1_cascade", "d1_cascade_item_id_fkey", "delete-with-item", {"ON DELETE CASCADE"}},
+	    {"public.d1_ref", "d1_ref_o_fkey", "delete-with-item", {"not a foreign key into the inventory"}},
+	    {"public.d1_ref", "d1_ref_item_id_fkey", "delete-with-item", {"does not carry it out"}},
+	    {"inventory.item_retries", "item_retries_item_id_fkey", "detach-and-keep", {NULL}},
+	};
 	PGconn *c = conn("d1-bad");
 	char msg[1024];
+	size_t i, j;
 	char *before, *after;
 
 	(void)state;
@@ -130,30 +139,14 @@ static void test_D1_bad_dispositions_are_refused(void **state)
 	pgtest_exec(c, "CREATE TABLE public.d1_ref (o int REFERENCES public.d1_other, "
 	               "item_id bigint REFERENCES inventory.items ON DELETE RESTRICT)");
 	before = pgtest_text(c, "SELECT string_agg(d::text, ';' ORDER BY constraint_oid) FROM cleanup.reference_dispositions d");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('public.nope', 'x', 'delete-with-item')"),
-	                    "CU102");
-	assert_non_null(strstr(msg, "\"public.nope\""));
-	assert_non_null(strstr(msg, "no such table"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('public.d1_cascade', 'd1_cascade_item_id_fkey', "
-	                                "'delete-with-item')"),
-	                    "CU102");
-	assert_non_null(strstr(msg, "ON DELETE CASCADE"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('public.d1_ref', 'd1_ref_o_fkey', "
-	                                "'delete-with-item')"),
-	                    "CU102");
-	assert_non_null(strstr(msg, "not a foreign key into the inventory"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('public.d1_ref', 'd1_ref_item_id_fkey', "
-	                                "'delete-with-item')"),
-	                    "CU102");
-	assert_non_null(strstr(msg, "does not carry it out"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('inventory.item_retries', "
-	                                "'item_retries_item_id_fkey', 'detach-and-keep')"),
-	                    "CU102");
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+		                                "SELECT cleanup.record_disposition('%s', '%s', '%s')",
+		                                bad[i].table, bad[i].constraint, bad[i].disposition),
+		                    "CU102");
+		for (j = 0; j < 2 && bad[i].says[j]; j++)
+			assert_non_null(strstr(msg, bad[i].says[j]));
+	}
 	after = pgtest_text(c, "SELECT string_agg(d::text, ';' ORDER BY constraint_oid) FROM cleanup.reference_dispositions d");
 	assert_string_equal(before, after);
 	free(before);
@@ -176,8 +169,7 @@ static void test_D2_prune_with_hundreds_of_dependents_stays_in_budget(void **sta
 	int64_t srv, lib, job, seen_retries, seen_previews, unseen_retries, unseen_previews;
 
 	(void)state;
-	srv = new_server(c, "d2");
-	lib = new_library(c, srv, "d2", 1000);
+	lib = new_server_library(c, "d2", 1000, &srv);
 	add_item_dependents(c, lib, 97);
 	job = sealed_prune(c, lib, "d2", 1000, 2);
 	unseen_retries = pgtest_int(c, "SELECT count(*) FROM inventory.item_retries r JOIN inventory.items i ON i.id = r.item_id "
@@ -243,8 +235,7 @@ static void test_D3_move_before_claim_keeps_dependents(void **state)
 	int64_t srv, lib, other, job, item, deps;
 
 	(void)state;
-	srv = new_server(c, "d3");
-	lib = new_library(c, srv, "d3", 400);
+	lib = new_server_library(c, "d3", 400, &srv);
 	other = new_library(c, srv, "d3-other", 0);
 	add_item_dependents(c, lib, 97);
 	job = sealed_prune(c, lib, "d3", 400, 2);
@@ -281,8 +272,7 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 	int n;
 
 	(void)state;
-	srv = new_server(c, "d4");
-	lib = new_library(c, srv, "d4", 200);
+	lib = new_server_library(c, "d4", 200, &srv);
 	other = new_library(c, srv, "d4-other", 0);
 	add_item_dependents(c, lib, 97);
 	/* Only item 97 is unseen: everything else is in the manifest. */
@@ -352,8 +342,7 @@ static void test_D4_claim_holds_against_repeatable_read_writers(void **state)
 	int64_t srv, lib, job, item;
 
 	(void)state;
-	srv = new_server(c, "d4rr");
-	lib = new_library(c, srv, "d4rr", 100);
+	lib = new_server_library(c, "d4rr", 100, &srv);
 	add_item_dependents(c, lib, 97);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'd4rr-' || g FROM generate_series(1, 100) g WHERE g <> 97))",
@@ -403,8 +392,7 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 	char *payloads_before, *payloads_after;
 
 	(void)state;
-	srv = new_server(c, "d5");
-	lib = new_library(c, srv, "d5", 600);
+	lib = new_server_library(c, "d5", 600, &srv);
 	keep = new_library(c, srv, "d5-keep", 50);
 	add_item_dependents(c, lib, 97);
 	add_item_dependents(c, keep, 0);
@@ -538,18 +526,11 @@ static void test_D2_remove_server_with_dependents(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_D1_known_references_accepted_unknown_refused),
-		cmocka_unit_test(test_D1_bad_dispositions_are_refused),
-		cmocka_unit_test(test_D2_prune_with_hundreds_of_dependents_stays_in_budget),
-		cmocka_unit_test(test_D3_move_before_claim_keeps_dependents),
-		cmocka_unit_test(test_D4_claimed_item_refuses_writes_and_resumes),
-		cmocka_unit_test(test_D4_claim_holds_against_repeatable_read_writers),
-		cmocka_unit_test(test_D5_D6_remove_library_with_dependents),
-		cmocka_unit_test(test_D2_remove_server_with_dependents),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_D1_known_references_accepted_unknown_refused),
+            cmocka_unit_test(test_D1_bad_dispositions_are_refused),
+            cmocka_unit_test(test_D2_prune_with_hundreds_of_dependents_stays_in_budget),
+            cmocka_unit_test(test_D3_move_before_claim_keeps_dependents),
+            cmocka_unit_test(test_D4_claimed_item_refuses_writes_and_resumes),
+            cmocka_unit_test(test_D4_claim_holds_against_repeatable_read_writers),
+            cmocka_unit_test(test_D5_D6_remove_library_with_dependents),
+            cmocka_unit_test(test_D2_remove_server_with_dependents))

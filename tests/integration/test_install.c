@@ -309,17 +309,10 @@ static void test_concurrent_installers(void **state)
 	free(conninfo);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_install_twice_changes_nothing),
-		cmocka_unit_test(test_upgrade_reapplies_definitions),
-		cmocka_unit_test(test_install_repairs_contract_drift),
-		cmocka_unit_test(test_newer_schema_is_refused),
-		cmocka_unit_test(test_B2_install_refuses_non_allowlisted),
-		cmocka_unit_test(test_failed_install_leaves_nothing),
-		cmocka_unit_test(test_install_from_any_directory),
-		cmocka_unit_test(test_concurrent_installers),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_install_twice_changes_nothing),
+          cmocka_unit_test(test_upgrade_reapplies_definitions),
+          cmocka_unit_test(test_install_repairs_contract_drift),
+          cmocka_unit_test(test_newer_schema_is_refused),
+          cmocka_unit_test(test_B2_install_refuses_non_allowlisted),
+          cmocka_unit_test(test_failed_install_leaves_nothing),
+          cmocka_unit_test(test_install_from_any_directory), cmocka_unit_test(test_concurrent_installers))

@@ -510,24 +510,18 @@ static void test_B1_append_wait_is_bounded(void **state)
 	PQfinish(holder);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_C1_129_ids_refused_by_the_function, reset),
-		cmocka_unit_test_setup(test_C1_129_ids_through_the_engine, reset),
-		cmocka_unit_test_setup(test_C1_bad_ids_change_nothing, reset),
-		cmocka_unit_test_setup(test_C1_invalid_utf8, reset),
-		cmocka_unit_test_setup(test_C2_duplicates_are_idempotent, reset),
-		cmocka_unit_test_setup(test_C2_ids_round_trip_exactly, reset),
-		cmocka_unit_test_setup(test_C3_seal_needs_the_exact_count, reset),
-		cmocka_unit_test_setup(test_C5_empty_manifest_sealed_with_zero, reset),
-		cmocka_unit_test_setup(test_C8_pause_resume_cancel, reset),
-		cmocka_unit_test_setup(test_C8_cancel_before_the_first_deletion, reset),
-		cmocka_unit_test_setup(test_C7_one_unfinished_job_per_server, reset),
-		cmocka_unit_test_setup(test_removal_jobs_fence_immediately, reset),
-		cmocka_unit_test_setup(test_unknown_job_and_target, reset),
-		cmocka_unit_test_setup(test_engine_error_records, reset),
-		cmocka_unit_test_setup(test_B1_append_wait_is_bounded, reset),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test_setup(test_C1_129_ids_refused_by_the_function, reset),
+            cmocka_unit_test_setup(test_C1_129_ids_through_the_engine, reset),
+            cmocka_unit_test_setup(test_C1_bad_ids_change_nothing, reset),
+            cmocka_unit_test_setup(test_C1_invalid_utf8, reset),
+            cmocka_unit_test_setup(test_C2_duplicates_are_idempotent, reset),
+            cmocka_unit_test_setup(test_C2_ids_round_trip_exactly, reset),
+            cmocka_unit_test_setup(test_C3_seal_needs_the_exact_count, reset),
+            cmocka_unit_test_setup(test_C5_empty_manifest_sealed_with_zero, reset),
+            cmocka_unit_test_setup(test_C8_pause_resume_cancel, reset),
+            cmocka_unit_test_setup(test_C8_cancel_before_the_first_deletion, reset),
+            cmocka_unit_test_setup(test_C7_one_unfinished_job_per_server, reset),
+            cmocka_unit_test_setup(test_removal_jobs_fence_immediately, reset),
+            cmocka_unit_test_setup(test_unknown_job_and_target, reset),
+            cmocka_unit_test_setup(test_engine_error_records, reset),
+            cmocka_unit_test_setup(test_B1_append_wait_is_bounded, reset))

@@ -470,17 +470,10 @@ static void test_snapshot_copy(void **state)
 	cleanup_mon_snapshot_free(copy);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snapshot_contents),
-		cmocka_unit_test(test_notify_from_another_connection_triggers_refresh),
-		cmocka_unit_test(test_reconnect_after_terminate_backend),
-		cmocka_unit_test(test_monitor_session_is_read_only),
-		cmocka_unit_test(test_unreachable_server_backs_off),
-		cmocka_unit_test(test_lock_tree_shows_blocked_writer),
-		cmocka_unit_test(test_lock_query_timeout_degrades),
-		cmocka_unit_test(test_snapshot_copy),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_snapshot_contents),
+            cmocka_unit_test(test_notify_from_another_connection_triggers_refresh),
+            cmocka_unit_test(test_reconnect_after_terminate_backend),
+            cmocka_unit_test(test_monitor_session_is_read_only),
+            cmocka_unit_test(test_unreachable_server_backs_off),
+            cmocka_unit_test(test_lock_tree_shows_blocked_writer),
+            cmocka_unit_test(test_lock_query_timeout_degrades), cmocka_unit_test(test_snapshot_copy))

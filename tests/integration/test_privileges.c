@@ -614,20 +614,14 @@ static void test_install_revokes_hand_made_grants_on_cleanup(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_install_creates_roles_and_hands_objects_to_the_owner),
-		cmocka_unit_test(test_guards_are_security_definer_with_fixed_search_path),
-		cmocka_unit_test(test_A1_writer_cannot_reopen_fenced_library),
-		cmocka_unit_test(test_writer_writes_inventory_through_the_guards),
-		cmocka_unit_test(test_writer_has_no_access_to_cleanup),
-		cmocka_unit_test(test_K3_writer_login_writes_watched_library_through_gateway),
-		cmocka_unit_test(test_runner_runs_prune_end_to_end),
-		cmocka_unit_test(test_runner_cannot_write_directly),
-		cmocka_unit_test(test_console_reads_but_cannot_act),
-		cmocka_unit_test(test_readonly_console_connection_refuses_writes),
-		cmocka_unit_test(test_install_revokes_hand_made_grants_on_cleanup),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_install_creates_roles_and_hands_objects_to_the_owner),
+            cmocka_unit_test(test_guards_are_security_definer_with_fixed_search_path),
+            cmocka_unit_test(test_A1_writer_cannot_reopen_fenced_library),
+            cmocka_unit_test(test_writer_writes_inventory_through_the_guards),
+            cmocka_unit_test(test_writer_has_no_access_to_cleanup),
+            cmocka_unit_test(test_K3_writer_login_writes_watched_library_through_gateway),
+            cmocka_unit_test(test_runner_runs_prune_end_to_end),
+            cmocka_unit_test(test_runner_cannot_write_directly),
+            cmocka_unit_test(test_console_reads_but_cannot_act),
+            cmocka_unit_test(test_readonly_console_connection_refuses_writes),
+            cmocka_unit_test(test_install_revokes_hand_made_grants_on_cleanup))

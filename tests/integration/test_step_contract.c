@@ -248,13 +248,7 @@ static void test_contract_harmless_ddl_is_not_drift(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_contract_disabled_guard_refuses_until_install),
-		cmocka_unit_test(test_D1_new_cascade_refuses_with_and_without_install),
-		cmocka_unit_test(test_contract_without_ddl_watch_compares_in_full),
-		cmocka_unit_test(test_contract_harmless_ddl_is_not_drift),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_contract_disabled_guard_refuses_until_install),
+            cmocka_unit_test(test_D1_new_cascade_refuses_with_and_without_install),
+            cmocka_unit_test(test_contract_without_ddl_watch_compares_in_full),
+            cmocka_unit_test(test_contract_harmless_ddl_is_not_drift))

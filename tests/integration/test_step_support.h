@@ -40,6 +40,14 @@ static __attribute__((unused)) int64_t new_library(PGconn *c, int64_t server, co
 	return lib;
 }
 
+/* A new media server NAME with one library NAME of N items (new_server,
+ * new_library); returns the library id, the server id into *SRV. */
+static __attribute__((unused)) int64_t new_server_library(PGconn *c, const char *name, int n, int64_t *srv)
+{
+	*srv = new_server(c, name);
+	return new_library(c, *srv, name, n);
+}
+
 /* A prune job of library LIB (named NAME, N items) whose manifest holds
  * every item whose number is a multiple of EVERY (EVERY 0: none), sealed.
  * Returns the job id. */
@@ -69,6 +77,26 @@ static __attribute__((format(printf, 2, 3), unused)) int ctl(char **out, const c
 	vsnprintf(args, sizeof args, fmt, ap);
 	va_end(ap);
 	return pgtest_sh(out, "'%s' --db \"%s\" %s", pgtest_cleanupctl(), ci, args);
+}
+
+/* Runs "cleanupctl --db CI ARGS" like ctl(), fails the test unless it
+ * exits STATUS, and asserts that the data is as it was before
+ * (pgtest_fingerprint): a refusal or a preview changes nothing. */
+static __attribute__((format(printf, 4, 5), unused)) void
+ctl_changes_nothing(PGconn *c, char **out, int status, const char *fmt, ...)
+{
+	char args[1024];
+	char *before = pgtest_fingerprint(c), *after;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	assert_int_equal(ctl(out, "%s", args), status);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
 }
 
 /* Starts "cleanupctl --db CI ARGS" in the background with ENV (e.g.

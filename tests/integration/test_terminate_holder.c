@@ -191,13 +191,7 @@ static void test_ends_writer_a_refused_seal_names(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_refuses_pid_that_blocks_nothing),
-		cmocka_unit_test(test_ends_holder_a_job_session_waits_for),
-		cmocka_unit_test(test_ends_holder_of_busy_job_then_refuses),
-		cmocka_unit_test(test_ends_writer_a_refused_seal_names),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_refuses_pid_that_blocks_nothing),
+            cmocka_unit_test(test_ends_holder_a_job_session_waits_for),
+            cmocka_unit_test(test_ends_holder_of_busy_job_then_refuses),
+            cmocka_unit_test(test_ends_writer_a_refused_seal_names))

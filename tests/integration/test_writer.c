@@ -418,18 +418,12 @@ static void test_writer_refuses_bad_options(void **state)
 	cleanup_engine_close(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_A1_writer_rejected_by_sealed_library_and_logged),
-		cmocka_unit_test(test_A6_other_server_accepts_writes),
-		cmocka_unit_test(test_A2_writer_busy_while_fence_in_flight),
-		cmocka_unit_test(test_writer_run_limited_by_ops),
-		cmocka_unit_test(test_writer_run_paced_and_stoppable),
-		cmocka_unit_test(test_writer_reconnects_after_backend_terminated),
-		cmocka_unit_test(test_writer_refuses_bad_options),
-		cmocka_unit_test(test_K3_writer_uses_gateway_on_watched_libraries),
-		cmocka_unit_test(test_D_writer_inserts_carry_dependents),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_A1_writer_rejected_by_sealed_library_and_logged),
+            cmocka_unit_test(test_A6_other_server_accepts_writes),
+            cmocka_unit_test(test_A2_writer_busy_while_fence_in_flight),
+            cmocka_unit_test(test_writer_run_limited_by_ops),
+            cmocka_unit_test(test_writer_run_paced_and_stoppable),
+            cmocka_unit_test(test_writer_reconnects_after_backend_terminated),
+            cmocka_unit_test(test_writer_refuses_bad_options),
+            cmocka_unit_test(test_K3_writer_uses_gateway_on_watched_libraries),
+            cmocka_unit_test(test_D_writer_inserts_carry_dependents))

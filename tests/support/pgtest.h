@@ -6,14 +6,15 @@
 #ifndef PGTEST_H
 #define PGTEST_H
 
+#include "cleanup/engine.h"
+#include "test_main.h"
+#include <cmocka.h>
+#include <libpq-fe.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <cmocka.h>
-#include <libpq-fe.h>
-#include "cleanup/engine.h"
 
 /* Conninfo of database DB in the test sandbox. malloc'd. */
 char *pgtest_conninfo(const char *db);
@@ -123,6 +124,11 @@ int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms);
 #define PGTEST_DB_GROUP(var, expr) \
 	static char *var;          \
 	PGTEST_DB_SETUP(var, expr)
+
+/* main() of a test file whose group setup and teardown are its setup()
+ * and teardown() (PGTEST_DB_GROUP's, or the file's own): runs the
+ * cmocka_unit_test() entries given as one group. */
+#define PGTEST_MAIN(...) TEST_MAIN(setup, teardown, __VA_ARGS__)
 
 /* CONNINFO with user=USER appended (malloc'd; fails the test when out of
  * memory). */
