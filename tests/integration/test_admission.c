@@ -21,8 +21,7 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
 	pgtest_exec(w, "BEGIN");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'in-flight')");
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" job seal %lld --expected 0 2>&1", pgtest_cleanupctl(), conninfo,
-	               (long long)job);
+	rc = pgtest_cli(&out, conninfo, "job seal %lld --expected 0", (long long)job);
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "retry later"));
 	free(out);

@@ -50,13 +50,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Runs cleanupctl with --db CI and ARGS; returns the exit status, stdout
- * (and stderr) in *OUT. */
-static int cli(char **out, const char *ci, const char *args)
-{
-	return pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), ci, args);
-}
-
 /* The installer created the four roles without LOGIN, gave every object
  * of cleanup and inventory to cleanup_owner, and left nothing executable
  * or readable by PUBLIC. */
@@ -132,9 +125,7 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 {
 	PGconn *o = pgtest_connect(conninfo, "observer");
 	PGconn *w = pgtest_connect(as_writer, "sync-writer");
-	char *out = NULL, args[64];
 	int64_t job;
-	int rc;
 
 	(void)state;
 	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('remove-library', 2)");
@@ -156,12 +147,7 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 	                                "UPDATE inventory.items SET library_id = 2 WHERE external_id = 'ext-1-1'"),
 	                    "CUA01");
 
-	snprintf(args, sizeof args, "job run %lld", (long long)job);
-	rc = cli(&out, as_runner, args);
-	if (rc != 0)
-		fprintf(stderr, "%s\n", out);
-	assert_int_equal(rc, 0);
-	free(out);
+	pgtest_cli_expect(0, as_runner, "job run %lld", (long long)job);
 	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "completed");
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE external_id LIKE 'late-%%'"), 0);
@@ -436,11 +422,7 @@ static void test_runner_runs_prune_end_to_end(void **state)
 	int rc;
 
 	(void)state;
-	rc = cli(&out, as_runner, "--json job create prune --library 5");
-	if (rc != 0)
-		fprintf(stderr, "%s\n", out);
-	assert_int_equal(rc, 0);
-	free(out);
+	pgtest_cli_expect(0, as_runner, "--json job create prune --library 5");
 	id = pgtest_text(o, "SELECT max(id)::text FROM cleanup.jobs WHERE library_id = 5");
 	assert_non_null(id);
 	assert_text_equal(pgtest_text(o, "SELECT created_by FROM cleanup.jobs WHERE id = %s", id), RUNNER);
@@ -448,22 +430,14 @@ static void test_runner_runs_prune_end_to_end(void **state)
 	               pgtest_cleanupctl(), as_runner, id);
 	assert_int_equal(rc, 0);
 	free(out);
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" job seal %s --expected 7 2>&1", pgtest_cleanupctl(), as_runner, id);
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" job step %s --preview 2>&1", pgtest_cleanupctl(), as_runner, id);
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" job run %s 2>&1", pgtest_cleanupctl(), as_runner, id);
-	if (rc != 0)
-		fprintf(stderr, "%s\n", out);
-	assert_int_equal(rc, 0);
-	free(out);
+	pgtest_cli_expect(0, as_runner, "job seal %s --expected 7", id);
+	pgtest_cli_expect(0, as_runner, "job step %s --preview", id);
+	pgtest_cli_expect(0, as_runner, "job run %s", id);
 	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %s", id), "completed");
 	assert_int_equal(pgtest_int(o, "SELECT deleted FROM cleanup.jobs WHERE id = %s", id), 3);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 5"), 7);
 	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 5"), "open");
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" --json job show %s 2>&1", pgtest_cleanupctl(), as_runner, id);
+	rc = pgtest_cli(&out, as_runner, "--json job show %s", id);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"completed\""));
 	free(out);
@@ -506,20 +480,14 @@ static void test_console_reads_but_cannot_act(void **state)
 	int rc;
 
 	(void)state;
-	rc = cli(&out, as_console, "--json status");
+	rc = pgtest_cli(&out, as_console, "--json status");
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"servers\""));
 	free(out);
-	rc = cli(&out, as_console, "--json jobs");
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = cli(&out, as_console, "--json job show 1");
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = cli(&out, as_console, "locks");
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = cli(&out, as_console, "job create prune --library 6");
+	pgtest_cli_expect(0, as_console, "--json jobs");
+	pgtest_cli_expect(0, as_console, "--json job show 1");
+	pgtest_cli_expect(0, as_console, "locks");
+	rc = pgtest_cli(&out, as_console, "job create prune --library 6");
 	assert_int_equal(rc, 1);
 	assert_non_null(strstr(out, "permission denied"));
 	free(out);

@@ -305,6 +305,37 @@ const char *pgtest_cleanupctl(void)
 	return p;
 }
 
+int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...)
+{
+	va_list ap;
+	char *args;
+	int rc;
+
+	va_start(ap, fmt);
+	args = vformat(fmt, ap);
+	va_end(ap);
+	rc = pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), conninfo, args);
+	free(args);
+	return rc;
+}
+
+void pgtest_cli_expect(int status, const char *conninfo, const char *fmt, ...)
+{
+	va_list ap;
+	char *args, *out = NULL;
+	int rc;
+
+	va_start(ap, fmt);
+	args = vformat(fmt, ap);
+	va_end(ap);
+	rc = pgtest_cli(&out, conninfo, "%s", args);
+	if (rc != status)
+		fprintf(stderr, "cleanupctl %s: exit %d, expected %d:\n%s\n", args, rc, status, out);
+	free(args);
+	free(out);
+	assert_int_equal(rc, status);
+}
+
 char *pgtest_fingerprint(PGconn *c)
 {
 	return pgtest_text(

@@ -84,6 +84,16 @@ int pgtest_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Path of the cleanupctl binary under test ($CLEANUPCTL). */
 const char *pgtest_cleanupctl(void);
 
+/* Runs "cleanupctl --db CONNINFO ARGS" (printf-style ARGS) with stdout
+ * and stderr together in *OUT (malloc'd; may be NULL to discard); returns
+ * its exit status. */
+int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* pgtest_cli() that must exit STATUS: otherwise its output is printed and
+ * the test fails. The output is discarded. */
+void pgtest_cli_expect(int status, const char *conninfo, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* A fingerprint (md5) of the state a refused command must not change:
  * jobs, manifest, admission rows, events, inventory. Compare before and
  * after to prove "no change to the data". Returns a malloc'd string. */
