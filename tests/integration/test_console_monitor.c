@@ -7,17 +7,18 @@
  * the step history paged from its first step, the libraries' count states
  * in words, and refresh queries that time out degrading to the previous
  * rows marked stale instead of waiting. */
+#include "cleanup/monitor.h"
+#include "cleanup/runner.h"
+#include "cleanup/step.h"
+#include "montest.h"
+#include "pgtest.h"
+#include "progress.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cleanup/monitor.h"
-#include "cleanup/runner.h"
-#include "cleanup/step.h"
-#include "pgtest.h"
-#include "progress.h"
 
 PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("console_monitor", 2, 2, 600))
 
@@ -34,43 +35,30 @@ static cleanup_monitor *open_monitor(void)
 	return m;
 }
 
-typedef bool (*snap_pred)(const cleanup_mon_snapshot *s, void *arg);
+/* PRED of a snapshot newer than SEQ0. */
+struct newer_than {
+	snap_pred pred;
+	void *arg;
+	uint64_t seq0;
+};
+
+static bool newer_and(const cleanup_mon_snapshot *s, void *arg)
+{
+	struct newer_than *n = arg;
+
+	return s->seq > n->seq0 && n->pred(s, n->arg);
+}
 
 /* Drives M until PRED holds for a snapshot newer than the one at the call
  * (fails the test after TIMEOUT_MS). */
 static const cleanup_mon_snapshot *drive_until(cleanup_monitor *m, snap_pred pred, void *arg, int timeout_ms,
                                                const char *what)
 {
-	double start = cleanup_monitor_now(), now = start;
-	uint64_t seq0 = cleanup_monitor_snapshot(m)->seq;
+	struct newer_than n = {pred, arg, cleanup_monitor_snapshot(m)->seq};
 
 	cleanup_monitor_refresh_now(m);
-	for (;;) {
-		struct pollfd p;
-		short ev = 0;
-		int fd, t;
-		const cleanup_mon_snapshot *s;
-
-		cleanup_monitor_service(m, now);
-		now = cleanup_monitor_now();
-		s = cleanup_monitor_snapshot(m);
-		if (s->seq > seq0 && pred(s, arg))
-			return s;
-		if ((now - start) * 1000.0 > timeout_ms) {
-			fprintf(stderr, "timed out after %d ms waiting for %s (error \"%s\")\n", timeout_ms, what,
-			        cleanup_monitor_last_error(m));
-			fail();
-		}
-		fd = cleanup_monitor_fd(m, &ev);
-		t = cleanup_monitor_timeout_ms(m, now);
-		if (t > 50)
-			t = 50;
-		p.fd = fd;
-		p.events = ev;
-		p.revents = 0;
-		poll(&p, fd >= 0 ? 1 : 0, t);
-		now = cleanup_monitor_now();
-	}
+	montest_drive_until(m, newer_and, &n, timeout_ms, what);
+	return cleanup_monitor_snapshot(m);
 }
 
 static bool any(const cleanup_mon_snapshot *s, void *arg)
