@@ -68,16 +68,6 @@ static bool any(const cleanup_mon_snapshot *s, void *arg)
 	return true;
 }
 
-static const cleanup_mon_job *find_job(const cleanup_mon_snapshot *s, int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->njobs; i++)
-		if (s->jobs[i].job.id == id)
-			return &s->jobs[i];
-	return NULL;
-}
-
 /* A sealed prune of library LIB with an empty manifest: draining. */
 static int64_t draining_job(PGconn *o, int64_t lib)
 {
@@ -240,7 +230,7 @@ struct job_wait {
 static bool job_seen(const cleanup_mon_snapshot *s, void *arg)
 {
 	const struct job_wait *w = arg;
-	const cleanup_mon_job *v = find_job(s, w->job);
+	const cleanup_mon_job *v = montest_find_job(s, w->job);
 
 	return v && v->job.step_no >= w->steps && (w->runner < 0 || (v->runner_pid > 0) == (w->runner == 1));
 }
@@ -270,7 +260,7 @@ static void test_pace_window_of_a_draining_job(void **state)
 	w.steps = 4;
 	w.runner = 0;
 	s = drive_until(m, job_seen, &w, 10000, "the job after 4 steps");
-	v = find_job(s, job);
+	v = montest_find_job(s, job);
 	settled = pgtest_int(o, "SELECT sum(deleted + moved + absent + kept) FROM cleanup.job_steps WHERE job_id = %lld",
 	                     (long long)job);
 	assert_int_equal(v->window_steps, 4);
@@ -314,7 +304,7 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	w.steps = 0;
 	w.runner = 1;
 	s = drive_until(m, job_seen, &w, 10000, "the job's runner");
-	v = find_job(s, job);
+	v = montest_find_job(s, job);
 	assert_int_equal(v->runner_pid, pid);
 	assert_string_equal(v->runner_app, "cleanupctl:job:99:run");
 	assert_true(v->runner_client[0] != '\0');
@@ -341,7 +331,7 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	pgtest_exec(o, "SELECT pg_terminate_backend(%d)", pid);
 	w.runner = 0;
 	s = drive_until(m, job_seen, &w, 10000, "no runner");
-	v = find_job(s, job);
+	v = montest_find_job(s, job);
 	assert_int_equal(v->runner_pid, 0);
 	assert_true(v->unattended_s >= 0);
 	cleanup_runner_close(hr, NULL, NULL); /* reconnects once to end its lease */
@@ -589,7 +579,7 @@ static void test_refresh_query_timeout_keeps_previous_rows_marked_stale(void **s
 	s = drive_until(m, parts_stale, &want, 10000, "servers and libraries stale");
 	assert_int_equal(s->nlibraries, nlibs);
 	assert_true(s->stale_parts_at >= first_at && s->stale_parts_at < s->taken_at);
-	assert_non_null(find_job(s, job)); /* the jobs went on refreshing */
+	assert_non_null(montest_find_job(s, job)); /* the jobs went on refreshing */
 	assert_int_equal(cleanup_monitor_stale(m, NULL), false);
 
 	pgtest_exec(locker, "ROLLBACK");
@@ -606,7 +596,7 @@ struct same_wait {
 
 static bool runner_and_window(const cleanup_mon_snapshot *s, void *arg)
 {
-	const cleanup_mon_job *v = find_job(s, ((struct same_wait *)arg)->job);
+	const cleanup_mon_job *v = montest_find_job(s, ((struct same_wait *)arg)->job);
 
 	return v && v->runner_pid > 0 && v->window_steps == 10;
 }
@@ -657,7 +647,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 	            (long long)id);
 	sw.job = id;
 	s = drive_until(m, runner_and_window, &sw, 10000, "the job with its runner and 10 steps");
-	v = find_job(s, id);
+	v = montest_find_job(s, id);
 	tui_job_progress_line(console_line, sizeof console_line, v);
 
 	/* job run's view: the job as the engine returns it, the steps as the

@@ -106,8 +106,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	                 1);
 	pgtest_exec(dba, "DROP TABLE public.d1_notes");
 	assert_int_equal(ctl(NULL, "install"), 0);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
 	PQfinish(dba);
@@ -183,8 +182,7 @@ static void test_D2_prune_with_hundreds_of_dependents_stays_in_budget(void **sta
 	seen_previews = pgtest_int(c, "SELECT count(*) FROM inventory.identity_review_previews") - unseen_previews;
 	assert_true(unseen_retries > 300 * 5);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT max(mutations) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job),
 	                 128);
@@ -246,8 +244,7 @@ static void test_D3_move_before_claim_keeps_dependents(void **state)
 	                  (long long)item, (long long)item);
 	assert_true(deps > 300);
 	pgtest_exec(c, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld", (long long)other, (long long)item);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld AND library_id = %lld",
 	                            (long long)item, (long long)other),
@@ -324,9 +321,7 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 199);
-	assert_int_equal(job_int(c, job, "claimed"), 1);
-	assert_int_equal(job_int(c, job, "released"), 1);
-	assert_int_equal(job_int(c, job, "deleted"), 1);
+	assert_job_counts(c, job, "claimed, released, deleted", "1, 1, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item),
 	                 0);
 	PQfinish(c);
@@ -462,10 +457,8 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 
 	/* Ground truth. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 600);
-	assert_int_equal(job_int(c, job, "collections_deleted"), 200);
-	assert_int_equal(job_int(c, job, "sync_status_deleted"), 1);
-	assert_int_equal(job_int(c, job, "history_detached"), 150);
+	assert_job_counts(c, job, "deleted, collections_deleted, sync_status_deleted, history_detached",
+	                  "600, 200, 1, 150");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.library_collections WHERE library_id = %lld",
 	                            (long long)keep),
 	                 201);
@@ -512,14 +505,11 @@ static void test_D2_remove_server_with_dependents(void **state)
 	add_library_dependents(c, a);
 	add_library_dependents(c, b);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-server', %lld)", (long long)srv);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 600);
-	assert_int_equal(job_int(c, job, "collections_deleted"), 400);
-	assert_int_equal(job_int(c, job, "history_detached"), 300);
-	assert_int_equal(job_int(c, job, "libraries_deleted"), 2);
+	assert_job_counts(c, job, "deleted, collections_deleted, history_detached, libraries_deleted",
+	                  "600, 400, 300, 2");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND mutations > 128",
 	                            (long long)job),
 	                 0);

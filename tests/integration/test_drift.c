@@ -29,9 +29,7 @@ static void expect_install_refused(PGconn *c, const char *object)
 	assert_non_null(strstr(out, "drift that no contract may record"));
 	assert_non_null(strstr(out, object));
 	free(out);
-	assert_int_equal(ctl(&out, "--json install"), 4);
-	assert_non_null(strstr(out, "\"sqlstate\": \"CU460\""));
-	free(out);
+	expect_ctl(4, "\"sqlstate\": \"CU460\"", "--json install");
 	after = contract_row(c);
 	assert_non_null(before);
 	assert_non_null(after);
@@ -44,20 +42,10 @@ static void expect_install_refused(PGconn *c, const char *object)
  * COMPONENT) and changes nothing: no row deleted, no step recorded. */
 static void expect_step_refused(PGconn *c, int64_t job, const char *component)
 {
-	char *before = pgtest_fingerprint(c), *after, *out = NULL;
-	int64_t step = job_int(c, job, "step_no");
 	int64_t retries = pgtest_int(c, "SELECT count(*) FROM inventory.item_retries");
 
-	assert_int_equal(ctl(&out, "job step %lld 2>&1", (long long)job), 4);
-	assert_non_null(strstr(out, "schema contract drift"));
-	assert_non_null(strstr(out, component));
-	free(out);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	assert_int_equal(job_int(c, job, "step_no"), step);
+	expect_step_drift(c, job, component, NULL);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries"), retries);
-	free(before);
-	free(after);
 }
 
 /* Both refusals: the next step of JOB (COMPONENT) and install (OBJECT). */
@@ -96,11 +84,8 @@ static int64_t started_prune(PGconn *c, const char *name)
 static void expect_exact(PGconn *c, int64_t job)
 {
 	assert_int_equal(ctl(NULL, "install"), 0);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "deleted"), 1000);
-	assert_int_equal(job_int(c, job, "kept"), 1000);
-	assert_int_equal(job_int(c, job, "retries_deleted"), 2000);
+	run_to_completion(c, job);
+	assert_job_counts(c, job, "deleted, kept, retries_deleted", "1000, 1000, 2000");
 	assert_steps_consistent(c, job);
 }
 
@@ -235,7 +220,6 @@ static void test_T6_inheritance_child_is_refused(void **state)
 static void test_T6_changed_function_settings_are_refused(void **state)
 {
 	PGconn *c = conn("settings"), *dba = conn("dba");
-	char *out = NULL;
 	int64_t job;
 
 	(void)state;
@@ -248,9 +232,7 @@ static void test_T6_changed_function_settings_are_refused(void **state)
 	pgtest_exec(dba, "CREATE OR REPLACE FUNCTION cleanup.failpoints_on() RETURNS boolean LANGUAGE sql STABLE "
 	                 "BEGIN ATOMIC SELECT false; END");
 	expect_step_refused(c, job, "functions");
-	assert_int_equal(ctl(&out, "install"), 0);
-	assert_non_null(strstr(out, "(functions) repaired"));
-	free(out);
+	expect_ctl(0, "(functions) repaired", "install");
 	expect_exact_and_close(c, dba, job);
 }
 

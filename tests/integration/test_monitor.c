@@ -34,16 +34,6 @@ static bool has_snapshot(const cleanup_mon_snapshot *s, void *arg)
 	return s->seq > *(uint64_t *)arg && s->njobs > 0;
 }
 
-static const cleanup_mon_job *find_job(const cleanup_mon_snapshot *s, int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->njobs; i++)
-		if (s->jobs[i].job.id == id)
-			return &s->jobs[i];
-	return NULL;
-}
-
 struct phase_wait {
 	int64_t job;
 	const char *phase;
@@ -52,7 +42,7 @@ struct phase_wait {
 static bool job_in_phase(const cleanup_mon_snapshot *s, void *arg)
 {
 	const struct phase_wait *w = arg;
-	const cleanup_mon_job *j = find_job(s, w->job);
+	const cleanup_mon_job *j = montest_find_job(s, w->job);
 
 	return j && strcmp(j->job.phase, w->phase) == 0;
 }
@@ -100,10 +90,10 @@ static void test_snapshot_contents(void **state)
 		}
 	}
 	assert_true(seen_lib);
-	assert_non_null(find_job(s, job));
-	assert_string_equal(find_job(s, job)->job.phase, "collecting");
-	assert_string_equal(find_job(s, job)->job.kind, "prune");
-	assert_int_equal(find_job(s, job)->job.expected_count, -1);
+	assert_non_null(montest_find_job(s, job));
+	assert_string_equal(montest_find_job(s, job)->job.phase, "collecting");
+	assert_string_equal(montest_find_job(s, job)->job.kind, "prune");
+	assert_int_equal(montest_find_job(s, job)->job.expected_count, -1);
 	assert_int_equal(s->detail_job_id, job);
 	assert_int_equal(s->nsteps, 1);
 	assert_int_equal(s->steps[0].step_no, 1);

@@ -26,7 +26,6 @@ static void test_S6_S9_prune_counters_equal_ground_truth(void **state)
 {
 	PGconn *c = conn("truth");
 	int64_t srv, lib, job, eligible, seen;
-	char *out = NULL;
 
 	(void)state;
 	lib = new_server_library(c, "truth", 1000, &srv);
@@ -45,9 +44,7 @@ static void test_S6_S9_prune_counters_equal_ground_truth(void **state)
 	assert_int_equal(ctl(NULL, "job step %lld --steps 2", (long long)job), 0);
 	assert_int_equal(job_int(c, job, "step_no"), 5);
 	assert_string_equal(job_phase(c, job), "draining");
-	assert_int_equal(ctl(&out, "--json job run %lld", (long long)job), 0);
-	assert_non_null(strstr(out, "\"completed\": true"));
-	free(out);
+	expect_ctl(0, "\"completed\": true", "--json job run %lld", (long long)job);
 
 	assert_string_equal(job_phase(c, job), "completed");
 	assert_int_equal(job_int(c, job, "deleted"), eligible);
@@ -114,8 +111,7 @@ static void test_A1_A6_writes_while_draining(void **state)
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "step 1"));
 	free(out);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'during-step'"), 2);
 	/* Admission reopened: the library accepts writes again. */
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'after')", (long long)lib);
@@ -171,11 +167,8 @@ static void test_A3_S4_move_out_counted_as_moved(void **state)
 	                    "SELECT id FROM inventory.items WHERE library_id = %lld ORDER BY external_id DESC LIMIT 1",
 	                    (long long)lib);
 	pgtest_exec(w, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld", (long long)sib, (long long)victim);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "moved"), 1);
-	assert_int_equal(job_int(c, job, "moved_early"), 1);
-	assert_int_equal(job_int(c, job, "deleted"), 199);
+	run_to_completion(c, job);
+	assert_job_counts(c, job, "moved, moved_early, deleted", "1, 1, 199");
 	assert_int_equal(pgtest_int(c, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)victim), sib);
 	assert_int_equal(job_int(c, job, "scope_count"),
 	                 job_int(c, job, "deleted") + job_int(c, job, "kept") + job_int(c, job, "moved") +
@@ -220,8 +213,7 @@ static void test_S3_S5_changed_xmin_is_retained(void **state)
 	                            (long long)job, (long long)victim),
 	                 1);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	/* A pass after the walk visited the retained row and deleted it. */
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'pass' "
@@ -229,9 +221,7 @@ static void test_S3_S5_changed_xmin_is_retained(void **state)
 	                            (long long)job),
 	                 1);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 100);
-	assert_int_equal(job_int(c, job, "kept"), 100);
-	assert_int_equal(job_int(c, job, "retained"), 1);
+	assert_job_counts(c, job, "deleted, kept, retained", "100, 100, 1");
 	assert_steps_consistent(c, job);
 	PQfinish(c);
 	PQfinish(w);
@@ -265,8 +255,7 @@ static void test_S5_S6_row_held_by_writer_blocks_completion(void **state)
 	                 0);
 
 	pgtest_exec(w, "COMMIT");
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
 	assert_int_equal(job_int(c, job, "deleted"), 150);
 	assert_steps_consistent(c, job);
@@ -368,8 +357,7 @@ static void test_step_of_other_phase_exits_4(void **state)
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 4);
 
 	done = sealed_prune(c, lib, "phase", 10, 1);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)done), 0);
-	assert_string_equal(job_phase(c, done), "completed");
+	run_to_completion(c, done);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)done), 4);
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)done), 0);
 	assert_int_equal(ctl(NULL, "job step 999999"), 1);
@@ -395,8 +383,7 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 	ctl_changes_nothing(c, NULL, 3, "job step %lld", (long long)job);
 
 	assert_int_equal(ctl(NULL, "job run %lld --max-busy 3 --backoff-max 20", (long long)job), 3);
-	assert_int_equal(job_int(c, job, "step_no"), 0);
-	assert_int_equal(job_int(c, job, "busy_retries"), 3);
+	assert_job_counts(c, job, "step_no, busy_retries", "0, 3");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'busy'",
 	                            (long long)job),
 	                 3);
@@ -406,8 +393,7 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 	                 1);
 
 	pgtest_exec(o, "COMMIT");
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	PQfinish(c);
 	PQfinish(o);
 }
@@ -440,11 +426,9 @@ static void test_S6_final_check_finds_survivor(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'final-check'",
 	                            (long long)job),
 	                 1);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)hole), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 151);
-	assert_int_equal(job_int(c, job, "kept"), 150);
+	assert_job_counts(c, job, "deleted, kept", "151, 150");
 	assert_steps_consistent(c, job);
 	PQfinish(c);
 	PQfinish(w);
@@ -509,11 +493,9 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 	                            (long long)job),
 	                 500);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)hole), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 2);
-	assert_int_equal(job_int(c, job, "kept"), 10499);
+	assert_job_counts(c, job, "deleted, kept", "2, 10499");
 	/* The check started over: two first pages, and it completed on a page
 	 * of the 499 items after the first 10,000. */
 	assert_int_equal(pgtest_int(c,
@@ -581,10 +563,7 @@ static void test_S9_run_reconnects_after_terminated_backend(void **state)
 	assert_non_null(strstr(out, "\"completed\": true"));
 	free(out);
 	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "deleted"), 500);
-	assert_int_equal(job_int(c, job, "kept"), 500);
-	assert_int_equal(job_int(c, job, "examined"), 1000);
-	assert_int_equal(job_int(c, job, "visited"), 500);
+	assert_job_counts(c, job, "deleted, kept, examined, visited", "500, 500, 1000, 500");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 500);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
@@ -680,15 +659,11 @@ static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
 	                            (long long)lib, (long long)id2176),
 	                 824);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	/* Step 4: the rest of the range, 2177..3000, 125 candidates. */
 	assert_string_equal((got = step_counts(c, job, 4)), "824 125 699 125 125");
 	free(got);
-	assert_int_equal(job_int(c, job, "examined"), 3000);
-	assert_int_equal(job_int(c, job, "visited"), 303);
-	assert_int_equal(job_int(c, job, "deleted"), 303);
-	assert_int_equal(job_int(c, job, "kept"), 2697);
+	assert_job_counts(c, job, "examined, visited, deleted, kept", "3000, 303, 303, 2697");
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM inventory.items WHERE library_id = %lld AND "
 	                            "substr(external_id, 5)::int IN (SELECT g FROM generate_series(1, 3000) g WHERE " S1_UNSEEN ")",

@@ -39,9 +39,7 @@ static void test_S10_remove_library_end_state(void **state)
 	                 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.library_stats WHERE library_id = %lld", (long long)lib),
 	                 0);
-	assert_int_equal(job_int(c, job, "deleted"), 500);
-	assert_int_equal(job_int(c, job, "libraries_deleted"), 1);
-	assert_int_equal(job_int(c, job, "servers_deleted"), 0);
+	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "500, 1, 0");
 	/* Four drain steps (128, 128, 128, 116), then the parent alone. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'drain'",
 	                            (long long)job),
@@ -114,9 +112,7 @@ static void test_S10_A5_remove_server_one_parent_per_step(void **state)
 	                            "AND servers_deleted = 1 AND parent_lock_ms >= 0",
 	                            (long long)job),
 	                 1);
-	assert_int_equal(job_int(c, job, "deleted"), 170);
-	assert_int_equal(job_int(c, job, "libraries_deleted"), 3);
-	assert_int_equal(job_int(c, job, "servers_deleted"), 1);
+	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "170, 3, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE server_id = %lld", (long long)other), 2);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
@@ -173,8 +169,7 @@ static void test_S11_finalize_rechecks_emptiness_under_lock(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'sneaked-in'"), 1);
 	assert_int_equal(job_int(c, job, "libraries_deleted"), 0);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'sneaked-in'"), 0);
 	assert_int_equal(job_int(c, job, "deleted"), 201);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
@@ -261,8 +256,7 @@ static void test_S13_crash_between_drain_and_finalize(void **state)
 		free(out);
 	}
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(job_int(c, job, "step_no"), 4);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
 	assert_steps_consistent(c, job);
@@ -294,8 +288,7 @@ static void test_S5_remove_server_retained_across_libraries(void **state)
 
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 8 --max-busy 3 --backoff-max 20", (long long)job), 3);
 	assert_string_equal(job_phase(c, job), "draining");
-	assert_int_equal(job_int(c, job, "deleted"), 98);
-	assert_int_equal(job_int(c, job, "pass_no"), 2);
+	assert_job_counts(c, job, "deleted, pass_no", "98, 2");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_retained WHERE job_id = %lld", (long long)job), 2);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'pass'",
 	                            (long long)job),
@@ -304,11 +297,8 @@ static void test_S5_remove_server_retained_across_libraries(void **state)
 
 	pgtest_exec(w1, "COMMIT");
 	pgtest_exec(w2, "COMMIT");
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "deleted"), 100);
-	assert_int_equal(job_int(c, job, "libraries_deleted"), 2);
-	assert_int_equal(job_int(c, job, "servers_deleted"), 1);
+	run_to_completion(c, job);
+	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "100, 2, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
@@ -357,8 +347,7 @@ static void test_single_transaction_mode(void **state)
 	                 0);
 	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs WHERE library_id = %lld", (long long)lib);
 	free(out);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(job_int(c, job, "step_no"), 1);
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'single-transaction' "

@@ -104,8 +104,7 @@ static void test_C9_protected_then_appended_is_seen(void **state)
 	                 1);
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_seal(%lld, 7)", (long long)job), "CU402");
 	assert_int_equal(ctl(NULL, "job seal %lld --expected 6", (long long)job), 0);
-	assert_int_equal(job_int(c, job, "protected"), 1);
-	assert_int_equal(job_int(c, job, "manifest_count"), 6);
+	assert_job_counts(c, job, "protected, manifest_count", "1, 6");
 	PQfinish(c);
 }
 

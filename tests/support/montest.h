@@ -12,6 +12,17 @@
 
 typedef bool (*snap_pred)(const cleanup_mon_snapshot *s, void *arg);
 
+/* The row of job ID in snapshot S, or NULL. */
+static inline const cleanup_mon_job *montest_find_job(const cleanup_mon_snapshot *s, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].job.id == id)
+			return &s->jobs[i];
+	return NULL;
+}
+
 /* Drives M's poll loop until PRED holds for its snapshot (returns the
  * elapsed milliseconds) or TIMEOUT_MS passes (fails the test, naming
  * WHAT, the monitor's state and its last error). */
