@@ -305,6 +305,27 @@ const char *pgtest_cleanupctl(void)
 	return p;
 }
 
+void pgtest_refused(PGconn *c, const char *state, const char *sql, ...)
+{
+	char msg[1024], *before, *after;
+	const char *frag;
+	va_list ap;
+
+	before = pgtest_fingerprint(c);
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "%s", sql), state);
+	va_start(ap, sql);
+	while ((frag = va_arg(ap, const char *)) != NULL) {
+		if (!strstr(msg, frag))
+			fprintf(stderr, "message \"%s\" lacks \"%s\"\n", msg, frag);
+		assert_non_null(strstr(msg, frag));
+	}
+	va_end(ap);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
 int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...)
 {
 	va_list ap;

@@ -99,6 +99,11 @@ void pgtest_cli_expect(int status, const char *conninfo, const char *fmt, ...)
  * after to prove "no change to the data". Returns a malloc'd string. */
 char *pgtest_fingerprint(PGconn *c);
 
+/* Asserts that SQL (run as is, not a format) fails on C with SQLSTATE
+ * STATE, that its message contains every one of the NULL-terminated
+ * fragments that follow, and that nothing changed (pgtest_fingerprint). */
+void pgtest_refused(PGconn *c, const char *state, const char *sql, ...) __attribute__((sentinel));
+
 /* Starts the shell command (printf-style, via sh -c) in the background with
  * stdout and stderr captured together; returns its pid. */
 int pgtest_spawn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
