@@ -119,12 +119,6 @@ static void test_audit_needs_an_action(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_audit_row_written_with_application_name),
-		cmocka_unit_test(test_audit_long_outcome_is_cut_not_lost),
-		cmocka_unit_test(test_audit_needs_an_action),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_audit_row_written_with_application_name),
+            cmocka_unit_test(test_audit_long_outcome_is_cut_not_lost),
+            cmocka_unit_test(test_audit_needs_an_action))

@@ -58,19 +58,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Runs cleanupctl with --db CI and ARGS (printf-style); stdout and stderr
- * in *OUT (may be NULL). Returns the exit status. */
-static int __attribute__((format(printf, 3, 4))) cli(char **out, const char *ci, const char *fmt, ...)
-{
-	char args[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	return pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), ci, args);
-}
-
 /* Fails the test unless TEXT contains NEEDLE, printing TEXT. */
 static void assert_contains(const char *text, const char *needle)
 {
@@ -170,7 +157,7 @@ static void test_T1_writer_cannot_set_change_or_clear_a_claim(void **state)
 	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = 1 WHERE id = %lld",
 	                                (long long)item),
 	                    "CUA10");
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld", (long long)job), 0);
 	assert_ledger(c, job);
@@ -200,13 +187,13 @@ static void test_T1_T2_forged_marks_neither_delete_nor_wedge(void **state)
 	pgtest_exec(c, "UPDATE inventory.items SET claimed_by = 999999 WHERE library_id = %lld", (long long)wedge);
 	pgtest_exec(c, "RESET session_replication_role");
 
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)victim),
 	                 300);
 	assert_ledger(c, job);
 
 	job2 = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)wedge);
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job2), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job2);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)wedge), 0);
 	assert_ledger(c, job2);
 	PQfinish(c);
@@ -230,7 +217,7 @@ static void test_T1_claim_rechecked_for_scope_and_version(void **state)
 	pgtest_exec(c, "SET session_replication_role = replica");
 	pgtest_exec(c, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld", (long long)away, (long long)item);
 	pgtest_exec(c, "RESET session_replication_role");
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld AND library_id = %lld",
 	                            (long long)item, (long long)away),
 	                 1);
@@ -246,7 +233,7 @@ static void test_T1_claim_rechecked_for_scope_and_version(void **state)
 		pgtest_exec(c, "SET session_replication_role = replica");
 		pgtest_exec(c, "UPDATE inventory.items SET title = 'changed under the claim' WHERE id = %lld", (long long)item);
 		pgtest_exec(c, "RESET session_replication_role");
-		assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job2), 0);
+		pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job2);
 		assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
 		assert_true(pgtest_int(c, "SELECT pass_no FROM cleanup.jobs WHERE id = %lld", (long long)job2) >= 2);
 		assert_ledger(c, job2);
@@ -275,14 +262,14 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 	pgtest_exec(w, "BEGIN");
 	pgtest_exec(w, "LOCK TABLE inventory.items IN ACCESS EXCLUSIVE MODE");
 
-	assert_int_equal(cli(&out, conninfo, "job create prune --library 6"), 3);
+	assert_int_equal(pgtest_cli(&out, conninfo, "job create prune --library 6"), 3);
 	assert_contains(out, needle);
 	assert_contains(out, WRITER);
 	free(out);
-	assert_int_equal(cli(&out, conninfo, "job seal %lld --expected 0", (long long)collecting), 3);
+	assert_int_equal(pgtest_cli(&out, conninfo, "job seal %lld --expected 0", (long long)collecting), 3);
 	assert_contains(out, needle);
 	free(out);
-	assert_int_equal(cli(&out, conninfo, "job step %lld", (long long)draining), 3);
+	assert_int_equal(pgtest_cli(&out, conninfo, "job step %lld", (long long)draining), 3);
 	assert_contains(out, needle);
 	assert_contains(out, "AccessExclusiveLock on inventory.items");
 	free(out);
@@ -292,11 +279,11 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 	 * engine looks the holders up after a lock timeout). */
 	pgtest_exec(w, "BEGIN");
 	pgtest_exec(w, "LOCK TABLE inventory.libraries IN ACCESS EXCLUSIVE MODE");
-	assert_int_equal(cli(&out, conninfo, "status"), 3);
+	assert_int_equal(pgtest_cli(&out, conninfo, "status"), 3);
 	assert_contains(out, needle);
 	assert_contains(out, "AccessExclusiveLock on inventory.libraries");
 	free(out);
-	assert_int_equal(cli(&out, conninfo, "counts --no-visit"), 3);
+	assert_int_equal(pgtest_cli(&out, conninfo, "counts --no-visit"), 3);
 	assert_contains(out, needle);
 	free(out);
 	pgtest_exec(w, "ROLLBACK");
@@ -307,8 +294,8 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 		free(after);
 	}
 	free(fp);
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)draining), 0);
-	assert_int_equal(cli(NULL, conninfo, "--quiet job cancel %lld", (long long)collecting), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)draining);
+	pgtest_cli_expect(0, conninfo, "--quiet job cancel %lld", (long long)collecting);
 	PQfinish(w);
 	PQfinish(c);
 }
@@ -333,14 +320,14 @@ static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 	assert_string_equal(v, "1min");
 	free(v);
 
-	assert_int_equal(cli(&out, conninfo, "job run %lld --max-busy 2", (long long)job), 3);
+	assert_int_equal(pgtest_cli(&out, conninfo, "job run %lld --max-busy 2", (long long)job), 3);
 	assert_contains(out, needle);
 	assert_contains(out, "declared write lock");
 	free(out);
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
 	pgtest_exec(w, "COMMIT");
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);
 	PQfinish(w);
 	PQfinish(c);
@@ -369,7 +356,8 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	pgtest_exec(w, "BEGIN");
 	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)held);
 
-	assert_int_equal(cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 200", (long long)job), 3);
+	assert_int_equal(
+	    pgtest_cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 200", (long long)job), 3);
 	assert_contains(out, needle);
 	free(out);
 	assert_true(pgtest_int(c, "SELECT pass_no FROM cleanup.jobs WHERE id = %lld", (long long)job) <= 2);
@@ -381,14 +369,14 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	                            "WHERE j.id = %lld AND (h->>'pid')::int = %lld AND h->>'role' = '" WRITER "'",
 	                            (long long)job, (long long)pid),
 	                 1);
-	assert_int_equal(cli(&out, conninfo, "--json job show %lld", (long long)job), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "--json job show %lld", (long long)job), 0);
 	assert_contains(out, "\"blocked\"");
 	assert_contains(out, WRITER);
 	free(out);
 	{
 		char line[64];
 
-		assert_int_equal(cli(&out, conninfo, "status"), 0);
+		assert_int_equal(pgtest_cli(&out, conninfo, "status"), 0);
 		snprintf(line, sizeof line, "job %lld blocked since", (long long)job);
 		assert_contains(out, line);
 		assert_contains(out, needle);
@@ -396,7 +384,7 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	}
 
 	pgtest_exec(w, "COMMIT");
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)held), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.jobs WHERE id = %lld AND blocked_since IS NULL",
 	                            (long long)job),
@@ -421,12 +409,13 @@ static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	pgtest_exec(w, "BEGIN");
 	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR SHARE", (long long)item);
-	assert_int_equal(cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 100", (long long)job), 3);
+	assert_int_equal(
+	    pgtest_cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 100", (long long)job), 3);
 	assert_contains(out, needle);
 	free(out);
 	assert_int_equal(pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 1);
 	pgtest_exec(w, "COMMIT");
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);
 	PQfinish(w);
 	PQfinish(c);
@@ -613,7 +602,7 @@ static void test_C9_dependent_written_while_collecting_protects_its_item(void **
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'c9-' || g FROM generate_series(1, 100) g))",
 	            (long long)job);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 100)", (long long)job);
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 1);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item),
 	                 1);
@@ -654,7 +643,7 @@ static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state
 	            (long long)out_lib, (long long)lib);
 	early = pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)out_lib);
 	assert_true(early >= 12);
-	assert_int_equal(cli(NULL, conninfo, "--quiet job step %lld --steps 2", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job step %lld --steps 2", (long long)job);
 	/* Between steps: rows on both sides of the cursor leave (those the
 	 * steps deleted already are not there to move). */
 	moved = pgtest_int(w,
@@ -663,10 +652,10 @@ static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state
 	                   "SELECT count(*) FROM u",
 	                   (long long)out_lib, (long long)lib);
 	assert_true(moved >= 4);
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);
 	assert_true(pgtest_int(c, "SELECT moved_early FROM cleanup.jobs WHERE id = %lld", (long long)job) >= early);
-	assert_int_equal(cli(&out, conninfo, "job show %lld", (long long)job), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "job show %lld", (long long)job), 0);
 	assert_contains(out, "ledger");
 	assert_contains(out, "holds");
 	free(out);
@@ -686,10 +675,12 @@ static void test_T8_audit_names_role_and_parent_deletes(void **state)
 	char *out = NULL;
 
 	(void)state;
-	assert_int_equal(cli(&out, as_runner, "--json job create remove-library --library %lld", (long long)lib), 0);
+	assert_int_equal(
+	    pgtest_cli(&out, as_runner, "--json job create remove-library --library %lld", (long long)lib),
+	    0);
 	free(out);
 	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs WHERE library_id = %lld", (long long)lib);
-	assert_int_equal(cli(NULL, as_runner, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, as_runner, "--quiet job run %lld", (long long)job);
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.audit WHERE job_id = %lld AND action = 'delete-library' "
 	                            "AND db_role = '" RUNNER "'",
@@ -741,7 +732,7 @@ static void test_connect_only_role_sees_and_does_nothing(void **state)
 	               "pg_advisory_xact_lock(1668050546, 1)",
 	            (long long)srv, (long long)lib);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
-	assert_int_equal(cli(NULL, conninfo, "--quiet job run %lld", (long long)job), 0);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);
 	pgtest_exec(n, "ROLLBACK");
 	PQfinish(n);
@@ -790,27 +781,20 @@ static void test_T3_install_gives_writer_logins_bounded_waits(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
-		cmocka_unit_test(test_T1_T2_forged_marks_neither_delete_nor_wedge),
-		cmocka_unit_test(test_T1_claim_rechecked_for_scope_and_version),
-		cmocka_unit_test(test_T3_table_lock_busy_names_holder),
-		cmocka_unit_test(test_T3_idle_declared_writer_named_at_finalize),
-		cmocka_unit_test(test_T4_held_row_backs_off_instead_of_passing),
-		cmocka_unit_test(test_T4_held_claim_is_busy_not_empty_steps),
-		cmocka_unit_test(test_T5_every_engine_function_pins_search_path),
-		cmocka_unit_test(test_T5_callers_search_path_cannot_change_the_id_rule),
-		cmocka_unit_test(test_C10_id_rule_refuses_edge_spaces_and_invisibles),
-		cmocka_unit_test(test_T5_ids_outside_the_key_space_are_refused),
-		cmocka_unit_test(test_T5_declared_locks_inside_savepoints),
-		cmocka_unit_test(test_C9_dependent_written_while_collecting_protects_its_item),
-		cmocka_unit_test(test_T7_every_row_accounted_while_writers_move_rows_out),
-		cmocka_unit_test(test_T8_audit_names_role_and_parent_deletes),
-		cmocka_unit_test(test_connect_only_role_sees_and_does_nothing),
-		cmocka_unit_test(test_T3_install_gives_writer_logins_bounded_waits),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
+            cmocka_unit_test(test_T1_T2_forged_marks_neither_delete_nor_wedge),
+            cmocka_unit_test(test_T1_claim_rechecked_for_scope_and_version),
+            cmocka_unit_test(test_T3_table_lock_busy_names_holder),
+            cmocka_unit_test(test_T3_idle_declared_writer_named_at_finalize),
+            cmocka_unit_test(test_T4_held_row_backs_off_instead_of_passing),
+            cmocka_unit_test(test_T4_held_claim_is_busy_not_empty_steps),
+            cmocka_unit_test(test_T5_every_engine_function_pins_search_path),
+            cmocka_unit_test(test_T5_callers_search_path_cannot_change_the_id_rule),
+            cmocka_unit_test(test_C10_id_rule_refuses_edge_spaces_and_invisibles),
+            cmocka_unit_test(test_T5_ids_outside_the_key_space_are_refused),
+            cmocka_unit_test(test_T5_declared_locks_inside_savepoints),
+            cmocka_unit_test(test_C9_dependent_written_while_collecting_protects_its_item),
+            cmocka_unit_test(test_T7_every_row_accounted_while_writers_move_rows_out),
+            cmocka_unit_test(test_T8_audit_names_role_and_parent_deletes),
+            cmocka_unit_test(test_connect_only_role_sees_and_does_nothing),
+            cmocka_unit_test(test_T3_install_gives_writer_logins_bounded_waits))

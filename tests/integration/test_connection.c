@@ -112,12 +112,6 @@ static void test_engine_reports_lost_connection(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_conninfo_that_does_not_connect),
-		cmocka_unit_test(test_append_loses_its_connection_mid_command),
-		cmocka_unit_test(test_engine_reports_lost_connection),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_conninfo_that_does_not_connect),
+            cmocka_unit_test(test_append_loses_its_connection_mid_command),
+            cmocka_unit_test(test_engine_reports_lost_connection))

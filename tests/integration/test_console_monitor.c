@@ -7,17 +7,18 @@
  * the step history paged from its first step, the libraries' count states
  * in words, and refresh queries that time out degrading to the previous
  * rows marked stale instead of waiting. */
+#include "cleanup/monitor.h"
+#include "cleanup/runner.h"
+#include "cleanup/step.h"
+#include "montest.h"
+#include "pgtest.h"
+#include "progress.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cleanup/monitor.h"
-#include "cleanup/runner.h"
-#include "cleanup/step.h"
-#include "pgtest.h"
-#include "progress.h"
 
 PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("console_monitor", 2, 2, 600))
 
@@ -34,43 +35,30 @@ static cleanup_monitor *open_monitor(void)
 	return m;
 }
 
-typedef bool (*snap_pred)(const cleanup_mon_snapshot *s, void *arg);
+/* PRED of a snapshot newer than SEQ0. */
+struct newer_than {
+	snap_pred pred;
+	void *arg;
+	uint64_t seq0;
+};
+
+static bool newer_and(const cleanup_mon_snapshot *s, void *arg)
+{
+	struct newer_than *n = arg;
+
+	return s->seq > n->seq0 && n->pred(s, n->arg);
+}
 
 /* Drives M until PRED holds for a snapshot newer than the one at the call
  * (fails the test after TIMEOUT_MS). */
 static const cleanup_mon_snapshot *drive_until(cleanup_monitor *m, snap_pred pred, void *arg, int timeout_ms,
                                                const char *what)
 {
-	double start = cleanup_monitor_now(), now = start;
-	uint64_t seq0 = cleanup_monitor_snapshot(m)->seq;
+	struct newer_than n = {pred, arg, cleanup_monitor_snapshot(m)->seq};
 
 	cleanup_monitor_refresh_now(m);
-	for (;;) {
-		struct pollfd p;
-		short ev = 0;
-		int fd, t;
-		const cleanup_mon_snapshot *s;
-
-		cleanup_monitor_service(m, now);
-		now = cleanup_monitor_now();
-		s = cleanup_monitor_snapshot(m);
-		if (s->seq > seq0 && pred(s, arg))
-			return s;
-		if ((now - start) * 1000.0 > timeout_ms) {
-			fprintf(stderr, "timed out after %d ms waiting for %s (error \"%s\")\n", timeout_ms, what,
-			        cleanup_monitor_last_error(m));
-			fail();
-		}
-		fd = cleanup_monitor_fd(m, &ev);
-		t = cleanup_monitor_timeout_ms(m, now);
-		if (t > 50)
-			t = 50;
-		p.fd = fd;
-		p.events = ev;
-		p.revents = 0;
-		poll(&p, fd >= 0 ? 1 : 0, t);
-		now = cleanup_monitor_now();
-	}
+	montest_drive_until(m, newer_and, &n, timeout_ms, what);
+	return cleanup_monitor_snapshot(m);
 }
 
 static bool any(const cleanup_mon_snapshot *s, void *arg)
@@ -78,16 +66,6 @@ static bool any(const cleanup_mon_snapshot *s, void *arg)
 	(void)s;
 	(void)arg;
 	return true;
-}
-
-static const cleanup_mon_job *find_job(const cleanup_mon_snapshot *s, int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->njobs; i++)
-		if (s->jobs[i].job.id == id)
-			return &s->jobs[i];
-	return NULL;
 }
 
 /* A sealed prune of library LIB with an empty manifest: draining. */
@@ -252,7 +230,7 @@ struct job_wait {
 static bool job_seen(const cleanup_mon_snapshot *s, void *arg)
 {
 	const struct job_wait *w = arg;
-	const cleanup_mon_job *v = find_job(s, w->job);
+	const cleanup_mon_job *v = montest_find_job(s, w->job);
 
 	return v && v->job.step_no >= w->steps && (w->runner < 0 || (v->runner_pid > 0) == (w->runner == 1));
 }
@@ -282,7 +260,7 @@ static void test_pace_window_of_a_draining_job(void **state)
 	w.steps = 4;
 	w.runner = 0;
 	s = drive_until(m, job_seen, &w, 10000, "the job after 4 steps");
-	v = find_job(s, job);
+	v = montest_find_job(s, job);
 	settled = pgtest_int(o, "SELECT sum(deleted + moved + absent + kept) FROM cleanup.job_steps WHERE job_id = %lld",
 	                     (long long)job);
 	assert_int_equal(v->window_steps, 4);
@@ -326,7 +304,7 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	w.steps = 0;
 	w.runner = 1;
 	s = drive_until(m, job_seen, &w, 10000, "the job's runner");
-	v = find_job(s, job);
+	v = montest_find_job(s, job);
 	assert_int_equal(v->runner_pid, pid);
 	assert_string_equal(v->runner_app, "cleanupctl:job:99:run");
 	assert_true(v->runner_client[0] != '\0');
@@ -353,7 +331,7 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	pgtest_exec(o, "SELECT pg_terminate_backend(%d)", pid);
 	w.runner = 0;
 	s = drive_until(m, job_seen, &w, 10000, "no runner");
-	v = find_job(s, job);
+	v = montest_find_job(s, job);
 	assert_int_equal(v->runner_pid, 0);
 	assert_true(v->unattended_s >= 0);
 	cleanup_runner_close(hr, NULL, NULL); /* reconnects once to end its lease */
@@ -601,7 +579,7 @@ static void test_refresh_query_timeout_keeps_previous_rows_marked_stale(void **s
 	s = drive_until(m, parts_stale, &want, 10000, "servers and libraries stale");
 	assert_int_equal(s->nlibraries, nlibs);
 	assert_true(s->stale_parts_at >= first_at && s->stale_parts_at < s->taken_at);
-	assert_non_null(find_job(s, job)); /* the jobs went on refreshing */
+	assert_non_null(montest_find_job(s, job)); /* the jobs went on refreshing */
 	assert_int_equal(cleanup_monitor_stale(m, NULL), false);
 
 	pgtest_exec(locker, "ROLLBACK");
@@ -618,7 +596,7 @@ struct same_wait {
 
 static bool runner_and_window(const cleanup_mon_snapshot *s, void *arg)
 {
-	const cleanup_mon_job *v = find_job(s, ((struct same_wait *)arg)->job);
+	const cleanup_mon_job *v = montest_find_job(s, ((struct same_wait *)arg)->job);
 
 	return v && v->runner_pid > 0 && v->window_steps == 10;
 }
@@ -669,7 +647,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 	            (long long)id);
 	sw.job = id;
 	s = drive_until(m, runner_and_window, &sw, 10000, "the job with its runner and 10 steps");
-	v = find_job(s, id);
+	v = montest_find_job(s, id);
 	tui_job_progress_line(console_line, sizeof console_line, v);
 
 	/* job run's view: the job as the engine returns it, the steps as the
@@ -771,21 +749,14 @@ static void test_step_rows_carry_their_runner(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_log_keeps_engine_events_under_a_rejection_storm),
-		cmocka_unit_test(test_contention_list_holds_only_the_last_60_seconds),
-		cmocka_unit_test(test_step_rate_counts_every_step),
-		cmocka_unit_test(test_pace_window_of_a_draining_job),
-		cmocka_unit_test(test_runner_shown_and_second_runner_refused_naming_it),
-		cmocka_unit_test(test_monitor_says_where_it_is_connected),
-		cmocka_unit_test(test_step_history_pages_back_to_the_first_step),
-		cmocka_unit_test(test_step_rows_carry_their_runner),
-		cmocka_unit_test(test_library_rows_carry_count_state_and_reason),
-		cmocka_unit_test(test_refresh_query_timeout_keeps_previous_rows_marked_stale),
-		cmocka_unit_test(test_cli_and_console_print_the_same_progress_and_eta),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_log_keeps_engine_events_under_a_rejection_storm),
+            cmocka_unit_test(test_contention_list_holds_only_the_last_60_seconds),
+            cmocka_unit_test(test_step_rate_counts_every_step),
+            cmocka_unit_test(test_pace_window_of_a_draining_job),
+            cmocka_unit_test(test_runner_shown_and_second_runner_refused_naming_it),
+            cmocka_unit_test(test_monitor_says_where_it_is_connected),
+            cmocka_unit_test(test_step_history_pages_back_to_the_first_step),
+            cmocka_unit_test(test_step_rows_carry_their_runner),
+            cmocka_unit_test(test_library_rows_carry_count_state_and_reason),
+            cmocka_unit_test(test_refresh_query_timeout_keeps_previous_rows_marked_stale),
+            cmocka_unit_test(test_cli_and_console_print_the_same_progress_and_eta))

@@ -89,11 +89,5 @@ static void test_contract_disabled_ri_triggers_are_drift(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_contract_drift_stops_and_harmless_ddl_passes),
-		cmocka_unit_test(test_contract_disabled_ri_triggers_are_drift),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_contract_drift_stops_and_harmless_ddl_passes),
+            cmocka_unit_test(test_contract_disabled_ri_triggers_are_drift))

@@ -809,25 +809,19 @@ static void test_K4_random_fresh_counts_equal_count_star(void **state)
 	PQfinish(r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_K1_pages_are_row_counted, reset),
-		cmocka_unit_test_setup(test_K1_growing_page_is_split, reset),
-		cmocka_unit_test_setup(test_K3_guard_needs_every_library_lock, reset),
-		cmocka_unit_test_setup(test_gateway_refuses_bad_batches, reset),
-		cmocka_unit_test_setup(test_K2_capacity_withholds_counts, reset),
-		cmocka_unit_test_setup(test_K2_summary_capacity_withholds, reset),
-		cmocka_unit_test_setup(test_K2_reclaim_after_seven_days_with_free_lock, reset),
-		cmocka_unit_test_setup(test_K5_selected_library_age_and_clock_restart, reset),
-		cmocka_unit_test_setup(test_K5_insert_into_released_gap_forces_rebuild, reset),
-		cmocka_unit_test_setup(test_K5_truncate_invalidates_every_watched_library, reset),
-		cmocka_unit_test_setup(test_K5_missing_application_and_mismatch_are_sticky, reset),
-		cmocka_unit_test_setup(test_K3_writers_of_other_libraries_do_not_wait, reset),
-		cmocka_unit_test_setup(test_K4_reader_publishes_while_writer_waits, reset),
-		cmocka_unit_test_setup(test_K4_rollback_undoes_invalidation, reset),
-		cmocka_unit_test_setup(test_K3_cleanup_steps_pass_the_guard, reset),
-		cmocka_unit_test_setup(test_K4_random_fresh_counts_equal_count_star, reset),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test_setup(test_K1_pages_are_row_counted, reset),
+            cmocka_unit_test_setup(test_K1_growing_page_is_split, reset),
+            cmocka_unit_test_setup(test_K3_guard_needs_every_library_lock, reset),
+            cmocka_unit_test_setup(test_gateway_refuses_bad_batches, reset),
+            cmocka_unit_test_setup(test_K2_capacity_withholds_counts, reset),
+            cmocka_unit_test_setup(test_K2_summary_capacity_withholds, reset),
+            cmocka_unit_test_setup(test_K2_reclaim_after_seven_days_with_free_lock, reset),
+            cmocka_unit_test_setup(test_K5_selected_library_age_and_clock_restart, reset),
+            cmocka_unit_test_setup(test_K5_insert_into_released_gap_forces_rebuild, reset),
+            cmocka_unit_test_setup(test_K5_truncate_invalidates_every_watched_library, reset),
+            cmocka_unit_test_setup(test_K5_missing_application_and_mismatch_are_sticky, reset),
+            cmocka_unit_test_setup(test_K3_writers_of_other_libraries_do_not_wait, reset),
+            cmocka_unit_test_setup(test_K4_reader_publishes_while_writer_waits, reset),
+            cmocka_unit_test_setup(test_K4_rollback_undoes_invalidation, reset),
+            cmocka_unit_test_setup(test_K3_cleanup_steps_pass_the_guard, reset),
+            cmocka_unit_test_setup(test_K4_random_fresh_counts_equal_count_star, reset))

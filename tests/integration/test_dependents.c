@@ -75,8 +75,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	char *before, *after;
 
 	(void)state;
-	srv = new_server(c, "d1");
-	lib = new_library(c, srv, "d1", 300);
+	lib = new_server_library(c, "d1", 300, &srv);
 	add_item_dependents(c, lib, 0);
 	add_library_dependents(c, lib);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.reference_dispositions"), 9);
@@ -98,8 +97,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	free(after);
 
 	/* At plan: a removal of another server is refused before fencing. */
-	srv = new_server(c, "d1b");
-	lib = new_library(c, srv, "d1b", 10);
+	lib = new_server_library(c, "d1b", 10, &srv);
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_create('remove-library', %lld)",
 	                                (long long)lib),
 	                    "CU404");
@@ -108,8 +106,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	                 1);
 	pgtest_exec(dba, "DROP TABLE public.d1_notes");
 	assert_int_equal(ctl(NULL, "install"), 0);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
 	PQfinish(dba);
@@ -120,8 +117,19 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
  * not carry out: CU102 (exit 2 class), naming the value, nothing recorded. */
 static void test_D1_bad_dispositions_are_refused(void **state)
 {
+	/* Each refused disposition and what its message says. */
+	static const struct {
+		const char *table, *constraint, *disposition, *says[2];
+	} bad[] = {
+	    {"public.nope", "x", "delete-with-item", {"\"public.nope\"", "no such table"}},
+	    {"public.d1_cascade", "d1_cascade_item_id_fkey", "delete-with-item", {"ON DELETE CASCADE"}},
+	    {"public.d1_ref", "d1_ref_o_fkey", "delete-with-item", {"not a foreign key into the inventory"}},
+	    {"public.d1_ref", "d1_ref_item_id_fkey", "delete-with-item", {"does not carry it out"}},
+	    {"inventory.item_retries", "item_retries_item_id_fkey", "detach-and-keep", {NULL}},
+	};
 	PGconn *c = conn("d1-bad");
 	char msg[1024];
+	size_t i, j;
 	char *before, *after;
 
 	(void)state;
@@ -130,30 +138,14 @@ static void test_D1_bad_dispositions_are_refused(void **state)
 	pgtest_exec(c, "CREATE TABLE public.d1_ref (o int REFERENCES public.d1_other, "
 	               "item_id bigint REFERENCES inventory.items ON DELETE RESTRICT)");
 	before = pgtest_text(c, "SELECT string_agg(d::text, ';' ORDER BY constraint_oid) FROM cleanup.reference_dispositions d");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('public.nope', 'x', 'delete-with-item')"),
-	                    "CU102");
-	assert_non_null(strstr(msg, "\"public.nope\""));
-	assert_non_null(strstr(msg, "no such table"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('public.d1_cascade', 'd1_cascade_item_id_fkey', "
-	                                "'delete-with-item')"),
-	                    "CU102");
-	assert_non_null(strstr(msg, "ON DELETE CASCADE"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('public.d1_ref', 'd1_ref_o_fkey', "
-	                                "'delete-with-item')"),
-	                    "CU102");
-	assert_non_null(strstr(msg, "not a foreign key into the inventory"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('public.d1_ref', 'd1_ref_item_id_fkey', "
-	                                "'delete-with-item')"),
-	                    "CU102");
-	assert_non_null(strstr(msg, "does not carry it out"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.record_disposition('inventory.item_retries', "
-	                                "'item_retries_item_id_fkey', 'detach-and-keep')"),
-	                    "CU102");
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_string_equal(pgtest_fail(c, msg, sizeof msg,
+		                                "SELECT cleanup.record_disposition('%s', '%s', '%s')",
+		                                bad[i].table, bad[i].constraint, bad[i].disposition),
+		                    "CU102");
+		for (j = 0; j < 2 && bad[i].says[j]; j++)
+			assert_non_null(strstr(msg, bad[i].says[j]));
+	}
 	after = pgtest_text(c, "SELECT string_agg(d::text, ';' ORDER BY constraint_oid) FROM cleanup.reference_dispositions d");
 	assert_string_equal(before, after);
 	free(before);
@@ -176,8 +168,7 @@ static void test_D2_prune_with_hundreds_of_dependents_stays_in_budget(void **sta
 	int64_t srv, lib, job, seen_retries, seen_previews, unseen_retries, unseen_previews;
 
 	(void)state;
-	srv = new_server(c, "d2");
-	lib = new_library(c, srv, "d2", 1000);
+	lib = new_server_library(c, "d2", 1000, &srv);
 	add_item_dependents(c, lib, 97);
 	job = sealed_prune(c, lib, "d2", 1000, 2);
 	unseen_retries = pgtest_int(c, "SELECT count(*) FROM inventory.item_retries r JOIN inventory.items i ON i.id = r.item_id "
@@ -191,8 +182,7 @@ static void test_D2_prune_with_hundreds_of_dependents_stays_in_budget(void **sta
 	seen_previews = pgtest_int(c, "SELECT count(*) FROM inventory.identity_review_previews") - unseen_previews;
 	assert_true(unseen_retries > 300 * 5);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT max(mutations) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job),
 	                 128);
@@ -243,8 +233,7 @@ static void test_D3_move_before_claim_keeps_dependents(void **state)
 	int64_t srv, lib, other, job, item, deps;
 
 	(void)state;
-	srv = new_server(c, "d3");
-	lib = new_library(c, srv, "d3", 400);
+	lib = new_server_library(c, "d3", 400, &srv);
 	other = new_library(c, srv, "d3-other", 0);
 	add_item_dependents(c, lib, 97);
 	job = sealed_prune(c, lib, "d3", 400, 2);
@@ -255,8 +244,7 @@ static void test_D3_move_before_claim_keeps_dependents(void **state)
 	                  (long long)item, (long long)item);
 	assert_true(deps > 300);
 	pgtest_exec(c, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld", (long long)other, (long long)item);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld AND library_id = %lld",
 	                            (long long)item, (long long)other),
@@ -281,8 +269,7 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 	int n;
 
 	(void)state;
-	srv = new_server(c, "d4");
-	lib = new_library(c, srv, "d4", 200);
+	lib = new_server_library(c, "d4", 200, &srv);
 	other = new_library(c, srv, "d4-other", 0);
 	add_item_dependents(c, lib, 97);
 	/* Only item 97 is unseen: everything else is in the manifest. */
@@ -334,9 +321,7 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 199);
-	assert_int_equal(job_int(c, job, "claimed"), 1);
-	assert_int_equal(job_int(c, job, "released"), 1);
-	assert_int_equal(job_int(c, job, "deleted"), 1);
+	assert_job_counts(c, job, "claimed, released, deleted", "1, 1, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item),
 	                 0);
 	PQfinish(c);
@@ -352,8 +337,7 @@ static void test_D4_claim_holds_against_repeatable_read_writers(void **state)
 	int64_t srv, lib, job, item;
 
 	(void)state;
-	srv = new_server(c, "d4rr");
-	lib = new_library(c, srv, "d4rr", 100);
+	lib = new_server_library(c, "d4rr", 100, &srv);
 	add_item_dependents(c, lib, 97);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'd4rr-' || g FROM generate_series(1, 100) g WHERE g <> 97))",
@@ -403,8 +387,7 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 	char *payloads_before, *payloads_after;
 
 	(void)state;
-	srv = new_server(c, "d5");
-	lib = new_library(c, srv, "d5", 600);
+	lib = new_server_library(c, "d5", 600, &srv);
 	keep = new_library(c, srv, "d5-keep", 50);
 	add_item_dependents(c, lib, 97);
 	add_item_dependents(c, keep, 0);
@@ -474,10 +457,8 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 
 	/* Ground truth. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 600);
-	assert_int_equal(job_int(c, job, "collections_deleted"), 200);
-	assert_int_equal(job_int(c, job, "sync_status_deleted"), 1);
-	assert_int_equal(job_int(c, job, "history_detached"), 150);
+	assert_job_counts(c, job, "deleted, collections_deleted, sync_status_deleted, history_detached",
+	                  "600, 200, 1, 150");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.library_collections WHERE library_id = %lld",
 	                            (long long)keep),
 	                 201);
@@ -524,32 +505,22 @@ static void test_D2_remove_server_with_dependents(void **state)
 	add_library_dependents(c, a);
 	add_library_dependents(c, b);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-server', %lld)", (long long)srv);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 600);
-	assert_int_equal(job_int(c, job, "collections_deleted"), 400);
-	assert_int_equal(job_int(c, job, "history_detached"), 300);
-	assert_int_equal(job_int(c, job, "libraries_deleted"), 2);
+	assert_job_counts(c, job, "deleted, collections_deleted, history_detached, libraries_deleted",
+	                  "600, 400, 300, 2");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND mutations > 128",
 	                            (long long)job),
 	                 0);
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_D1_known_references_accepted_unknown_refused),
-		cmocka_unit_test(test_D1_bad_dispositions_are_refused),
-		cmocka_unit_test(test_D2_prune_with_hundreds_of_dependents_stays_in_budget),
-		cmocka_unit_test(test_D3_move_before_claim_keeps_dependents),
-		cmocka_unit_test(test_D4_claimed_item_refuses_writes_and_resumes),
-		cmocka_unit_test(test_D4_claim_holds_against_repeatable_read_writers),
-		cmocka_unit_test(test_D5_D6_remove_library_with_dependents),
-		cmocka_unit_test(test_D2_remove_server_with_dependents),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_D1_known_references_accepted_unknown_refused),
+            cmocka_unit_test(test_D1_bad_dispositions_are_refused),
+            cmocka_unit_test(test_D2_prune_with_hundreds_of_dependents_stays_in_budget),
+            cmocka_unit_test(test_D3_move_before_claim_keeps_dependents),
+            cmocka_unit_test(test_D4_claimed_item_refuses_writes_and_resumes),
+            cmocka_unit_test(test_D4_claim_holds_against_repeatable_read_writers),
+            cmocka_unit_test(test_D5_D6_remove_library_with_dependents),
+            cmocka_unit_test(test_D2_remove_server_with_dependents))

@@ -387,13 +387,7 @@ static void test_deps_offline_reads_sql_without_a_database(void **state)
 	cleanup_deps_report_free(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_deps_graph_and_fingerprint),
-		cmocka_unit_test(test_deps_13x3_chain_depth16_under_a_second_names_gaps),
-		cmocka_unit_test(test_deps_disabled_ri_triggers_change_evidence_and_fingerprint),
-		cmocka_unit_test(test_deps_offline_reads_sql_without_a_database),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_deps_graph_and_fingerprint),
+            cmocka_unit_test(test_deps_13x3_chain_depth16_under_a_second_names_gaps),
+            cmocka_unit_test(test_deps_disabled_ri_triggers_change_evidence_and_fingerprint),
+            cmocka_unit_test(test_deps_offline_reads_sql_without_a_database))

@@ -29,9 +29,7 @@ static void expect_install_refused(PGconn *c, const char *object)
 	assert_non_null(strstr(out, "drift that no contract may record"));
 	assert_non_null(strstr(out, object));
 	free(out);
-	assert_int_equal(ctl(&out, "--json install"), 4);
-	assert_non_null(strstr(out, "\"sqlstate\": \"CU460\""));
-	free(out);
+	expect_ctl(4, "\"sqlstate\": \"CU460\"", "--json install");
 	after = contract_row(c);
 	assert_non_null(before);
 	assert_non_null(after);
@@ -44,20 +42,17 @@ static void expect_install_refused(PGconn *c, const char *object)
  * COMPONENT) and changes nothing: no row deleted, no step recorded. */
 static void expect_step_refused(PGconn *c, int64_t job, const char *component)
 {
-	char *before = pgtest_fingerprint(c), *after, *out = NULL;
-	int64_t step = job_int(c, job, "step_no");
 	int64_t retries = pgtest_int(c, "SELECT count(*) FROM inventory.item_retries");
 
-	assert_int_equal(ctl(&out, "job step %lld 2>&1", (long long)job), 4);
-	assert_non_null(strstr(out, "schema contract drift"));
-	assert_non_null(strstr(out, component));
-	free(out);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	assert_int_equal(job_int(c, job, "step_no"), step);
+	expect_step_drift(c, job, component, NULL);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries"), retries);
-	free(before);
-	free(after);
+}
+
+/* Both refusals: the next step of JOB (COMPONENT) and install (OBJECT). */
+static void expect_refused(PGconn *c, int64_t job, const char *component, const char *object)
+{
+	expect_step_refused(c, job, component);
+	expect_install_refused(c, object);
 }
 
 /* A prune of a new library NAME: 2000 items, every second one seen, each
@@ -89,12 +84,17 @@ static int64_t started_prune(PGconn *c, const char *name)
 static void expect_exact(PGconn *c, int64_t job)
 {
 	assert_int_equal(ctl(NULL, "install"), 0);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "deleted"), 1000);
-	assert_int_equal(job_int(c, job, "kept"), 1000);
-	assert_int_equal(job_int(c, job, "retries_deleted"), 2000);
+	run_to_completion(c, job);
+	assert_job_counts(c, job, "deleted, kept, retries_deleted", "1000, 1000, 2000");
 	assert_steps_consistent(c, job);
+}
+
+/* expect_exact(), then the test's session C and its DBA session closed. */
+static void expect_exact_and_close(PGconn *c, PGconn *dba, int64_t job)
+{
+	expect_exact(c, job);
+	PQfinish(c);
+	PQfinish(dba);
 }
 
 /* The attack T6 stops: a cascade into inventory.item_retries (a
@@ -112,9 +112,9 @@ static void test_T6_cascade_anywhere_in_the_graph_is_refused(void **state)
 	pgtest_exec(dba, "CREATE TABLE public.retry_notes (id bigint PRIMARY KEY, "
 	                 "retry_id bigint REFERENCES inventory.item_retries ON DELETE CASCADE)");
 	pgtest_exec(dba, "INSERT INTO public.retry_notes SELECT r.id, r.id FROM inventory.item_retries r");
-	expect_step_refused(c, job, "incoming_foreign_keys");
-	expect_install_refused(c, "foreign key public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade "
-	                          "(constraint retry_notes_retry_id_fkey)");
+	expect_refused(c, job, "incoming_foreign_keys",
+	               "foreign key public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade "
+	               "(constraint retry_notes_retry_id_fkey)");
 	assert_string_equal(pgtest_fail(dba, msg, sizeof msg, "SELECT cleanup.contract_record()"), "CU460");
 	assert_non_null(strstr(msg, "public.retry_notes(retry_id)"));
 	expect_step_refused(c, job, "incoming_foreign_keys");
@@ -124,17 +124,16 @@ static void test_T6_cascade_anywhere_in_the_graph_is_refused(void **state)
 	pgtest_exec(dba, "DELETE FROM public.retry_notes");
 	pgtest_exec(dba, "ALTER TABLE public.retry_notes ADD FOREIGN KEY (retry_id) REFERENCES inventory.item_retries");
 	pgtest_exec(dba, "CREATE TABLE public.note_tags (note_id bigint REFERENCES public.retry_notes ON DELETE CASCADE)");
-	expect_step_refused(c, job, "graph");
-	expect_install_refused(c, "foreign key public.note_tags(note_id) -> public.retry_notes ON DELETE cascade");
+	expect_refused(c, job, "graph",
+	               "foreign key public.note_tags(note_id) -> public.retry_notes ON DELETE cascade");
 	pgtest_exec(dba, "DROP TABLE public.note_tags, public.retry_notes");
 
 	pgtest_exec(dba, "CREATE TABLE public.retry_refs (retry_id bigint REFERENCES inventory.item_retries ON DELETE SET NULL)");
-	expect_step_refused(c, job, "incoming_foreign_keys");
-	expect_install_refused(c, "foreign key public.retry_refs(retry_id) -> inventory.item_retries ON DELETE set null");
+	expect_refused(
+	    c, job, "incoming_foreign_keys",
+	    "foreign key public.retry_refs(retry_id) -> inventory.item_retries ON DELETE set null");
 	pgtest_exec(dba, "DROP TABLE public.retry_refs");
-	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	expect_exact_and_close(c, dba, job);
 }
 
 /* A foreign key switched off by disabling its RI trigger (by name, or
@@ -152,15 +151,13 @@ static void test_T6_disabled_foreign_key_trigger_is_refused(void **state)
 	                        "AND tgconstraint = (SELECT oid FROM pg_constraint WHERE conname = 'item_retries_item_id_fkey' "
 	                        "AND conrelid = 'inventory.item_retries'::regclass) ORDER BY tgname LIMIT 1");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries DISABLE TRIGGER \"%s\"", trig);
-	expect_step_refused(c, job, "incoming_foreign_keys");
-	expect_install_refused(c, "foreign key item_retries_item_id_fkey of inventory.item_retries is switched off");
+	expect_refused(c, job, "incoming_foreign_keys",
+	               "foreign key item_retries_item_id_fkey of inventory.item_retries is switched off");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries ENABLE REPLICA TRIGGER \"%s\"", trig);
 	expect_install_refused(c, "is replica-only");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries ENABLE TRIGGER \"%s\"", trig);
 	free(trig);
-	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	expect_exact_and_close(c, dba, job);
 }
 
 /* A guard trigger disabled: install names it instead of re-creating it
@@ -173,14 +170,12 @@ static void test_T6_disabled_guard_trigger_is_refused(void **state)
 	(void)state;
 	job = started_prune(c, "guard");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries DISABLE TRIGGER item_retries_guard_delete");
-	expect_step_refused(c, job, "triggers");
-	expect_install_refused(c, "guard trigger item_retries_guard_delete on inventory.item_retries is disabled");
+	expect_refused(c, job, "triggers",
+	               "guard trigger item_retries_guard_delete on inventory.item_retries is disabled");
 	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'item_retries_guard_delete'"),
 	                    "D");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries ENABLE TRIGGER item_retries_guard_delete");
-	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	expect_exact_and_close(c, dba, job);
 }
 
 /* A trigger of someone else's on a dependent table runs inside steps. */
@@ -196,13 +191,11 @@ static void test_T6_foreign_trigger_is_refused(void **state)
 	                 "'BEGIN INSERT INTO public.retry_log VALUES (OLD.id); RETURN OLD; END'");
 	pgtest_exec(dba, "CREATE TRIGGER log_retry AFTER DELETE ON inventory.item_retries FOR EACH ROW "
 	                 "EXECUTE FUNCTION public.log_retry()");
-	expect_step_refused(c, job, "triggers");
-	expect_install_refused(c, "foreign trigger log_retry on inventory.item_retries (function public.log_retry())");
+	expect_refused(c, job, "triggers",
+	               "foreign trigger log_retry on inventory.item_retries (function public.log_retry())");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM public.retry_log"), 0);
 	pgtest_exec(dba, "DROP TRIGGER log_retry ON inventory.item_retries");
-	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	expect_exact_and_close(c, dba, job);
 }
 
 /* A child table of an inventory table: a step's delete reaches it. */
@@ -214,12 +207,10 @@ static void test_T6_inheritance_child_is_refused(void **state)
 	(void)state;
 	job = started_prune(c, "child");
 	pgtest_exec(dba, "CREATE TABLE public.retries_archive () INHERITS (inventory.item_retries)");
-	expect_step_refused(c, job, "inheritance");
-	expect_install_refused(c, "inheritance child public.retries_archive of inventory.item_retries");
+	expect_refused(c, job, "inheritance",
+	               "inheritance child public.retries_archive of inventory.item_retries");
 	pgtest_exec(dba, "DROP TABLE public.retries_archive");
-	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	expect_exact_and_close(c, dba, job);
 }
 
 /* ALTER FUNCTION ... RESET lock_timeout of the step's entry point was no
@@ -229,25 +220,20 @@ static void test_T6_inheritance_child_is_refused(void **state)
 static void test_T6_changed_function_settings_are_refused(void **state)
 {
 	PGconn *c = conn("settings"), *dba = conn("dba");
-	char *out = NULL;
 	int64_t job;
 
 	(void)state;
 	job = started_prune(c, "settings");
 	pgtest_exec(dba, "ALTER FUNCTION cleanup.job_step(bigint, int, int, bigint) RESET lock_timeout");
-	expect_step_refused(c, job, "functions");
-	expect_install_refused(c, "function cleanup.job_step(bigint,integer,integer,bigint): its settings changed");
+	expect_refused(c, job, "functions",
+	               "function cleanup.job_step(bigint,integer,integer,bigint): its settings changed");
 	pgtest_exec(dba, "ALTER FUNCTION cleanup.job_step(bigint, int, int, bigint) SET lock_timeout = '5s'");
 
 	pgtest_exec(dba, "CREATE OR REPLACE FUNCTION cleanup.failpoints_on() RETURNS boolean LANGUAGE sql STABLE "
 	                 "BEGIN ATOMIC SELECT false; END");
 	expect_step_refused(c, job, "functions");
-	assert_int_equal(ctl(&out, "install"), 0);
-	assert_non_null(strstr(out, "(functions) repaired"));
-	free(out);
-	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	expect_ctl(0, "(functions) repaired", "install");
+	expect_exact_and_close(c, dba, job);
 }
 
 /* A step holds every table it may mutate (dependents included) from
@@ -296,8 +282,8 @@ static void test_T6_ddl_waits_for_a_running_step(void **state)
 	                       (long long)job, (long long)step + 1) <= 128);
 	/* The cascade landed after the step: nothing of it ran in the step. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM public.retry_notes"), notes);
-	expect_step_refused(c, job, "incoming_foreign_keys");
-	expect_install_refused(c, "public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade");
+	expect_refused(c, job, "incoming_foreign_keys",
+	               "public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade");
 	pgtest_exec(c, "DROP TABLE public.retry_notes");
 	expect_exact(c, job);
 	PQfinish(c);
@@ -306,16 +292,10 @@ static void test_T6_ddl_waits_for_a_running_step(void **state)
 	PQfinish(ddl);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_T6_cascade_anywhere_in_the_graph_is_refused),
-		cmocka_unit_test(test_T6_disabled_foreign_key_trigger_is_refused),
-		cmocka_unit_test(test_T6_disabled_guard_trigger_is_refused),
-		cmocka_unit_test(test_T6_foreign_trigger_is_refused),
-		cmocka_unit_test(test_T6_inheritance_child_is_refused),
-		cmocka_unit_test(test_T6_changed_function_settings_are_refused),
-		cmocka_unit_test(test_T6_ddl_waits_for_a_running_step),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_T6_cascade_anywhere_in_the_graph_is_refused),
+            cmocka_unit_test(test_T6_disabled_foreign_key_trigger_is_refused),
+            cmocka_unit_test(test_T6_disabled_guard_trigger_is_refused),
+            cmocka_unit_test(test_T6_foreign_trigger_is_refused),
+            cmocka_unit_test(test_T6_inheritance_child_is_refused),
+            cmocka_unit_test(test_T6_changed_function_settings_are_refused),
+            cmocka_unit_test(test_T6_ddl_waits_for_a_running_step))

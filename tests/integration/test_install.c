@@ -51,13 +51,6 @@ static char *catalog_snapshot(PGconn *c)
 		   "  (SELECT xmin || ':' || version || ':' || bundle_sha256 || ':' || upgraded_at FROM cleanup.schema_info)))");
 }
 
-/* Runs `cleanupctl ARGS` against CONNINFO; returns the exit status and its
- * combined output in *OUT. */
-static int cli(char **out, const char *conninfo, const char *args)
-{
-	return pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), conninfo, args);
-}
-
 /* A second install changes nothing: not a function, trigger, relation or
  * the version row. */
 static void test_install_twice_changes_nothing(void **state)
@@ -68,10 +61,10 @@ static void test_install_twice_changes_nothing(void **state)
 
 	(void)state;
 	before = catalog_snapshot(c);
-	assert_int_equal(cli(&out, conninfo, "install"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "install"), 0);
 	assert_non_null(strstr(out, "is already installed in cleanup_lab_t_install_twice; nothing changed"));
 	free(out);
-	assert_int_equal(cli(&out, conninfo, "--json install"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "--json install"), 0);
 	assert_non_null(strstr(out, "\"changed\": false"));
 	assert_non_null(strstr(out, "\"migrations_applied\": 0"));
 	free(out);
@@ -98,21 +91,21 @@ static void test_upgrade_reapplies_definitions(void **state)
 	               "LANGUAGE sql STABLE AS $$ SELECT 'sabotaged' $$");
 	pgtest_exec(c, "UPDATE cleanup.schema_info SET bundle_sha256 = 'older-bundle'");
 	/* Commands refuse a database whose definitions are not theirs. */
-	assert_int_equal(cli(&out, conninfo, "status"), 4);
+	assert_int_equal(pgtest_cli(&out, conninfo, "status"), 4);
 	assert_non_null(strstr(out, "bundle older-bundl"));
 	assert_non_null(strstr(out, "run: cleanupctl install"));
 	free(out);
-	assert_int_equal(cli(&out, conninfo, "--json install"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "--json install"), 0);
 	assert_non_null(strstr(out, "\"functions_applied\": true"));
 	assert_non_null(strstr(out, "\"migrations_applied\": 0"));
 	free(out);
 	src = pgtest_text(c, "SELECT prosrc FROM pg_proc WHERE oid = 'cleanup.job_label(cleanup.jobs)'::regprocedure");
 	assert_null(strstr(src, "sabotaged"));
 	free(src);
-	assert_int_equal(cli(&out, conninfo, "--json install"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "--json install"), 0);
 	assert_non_null(strstr(out, "\"changed\": false"));
 	free(out);
-	assert_int_equal(cli(&out, conninfo, "status"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "status"), 0);
 	free(out);
 	PQfinish(c);
 	free(conninfo);
@@ -138,12 +131,12 @@ static void test_install_repairs_contract_drift(void **state)
 	pgtest_exec(c, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	pgtest_exec(c, "CREATE OR REPLACE FUNCTION cleanup.job_label(j cleanup.jobs) RETURNS text "
 	               "LANGUAGE sql STABLE AS $$ SELECT 'sabotaged' $$");
-	assert_int_equal(cli(&out, conninfo, "install 2>&1"), 4);
+	assert_int_equal(pgtest_cli(&out, conninfo, "install 2>&1"), 4);
 	assert_non_null(strstr(out, "guard trigger items_admit_insert on inventory.items is disabled"));
 	free(out);
 	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "D");
 	pgtest_exec(c, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
-	assert_int_equal(cli(&out, conninfo, "install"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "install"), 0);
 	assert_non_null(strstr(out, "schema contract drift in cleanup_lab_t_install_drift (functions) repaired"));
 	free(out);
 	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "O");
@@ -160,7 +153,7 @@ static void test_install_repairs_contract_drift(void **state)
 	assert_int_equal(cleanup_install(&r, e, &err), CLEANUP_EREFUSED);
 	assert_string_equal(err.sqlstate, "CU460");
 	assert_non_null(strstr(err.message, "public.claims(item_id) -> inventory.items ON DELETE cascade"));
-	assert_int_equal(cli(&out, conninfo, "install"), 4);
+	assert_int_equal(pgtest_cli(&out, conninfo, "install"), 4);
 	assert_non_null(strstr(out, "claims_item_id_fkey"));
 	free(out);
 	after = pgtest_text(c, "SELECT fingerprint || recorded_at::text FROM cleanup.schema_contract");
@@ -181,12 +174,12 @@ static void test_install_repairs_contract_drift(void **state)
 	/* No drift: nothing changes, harmless DDL included. */
 	pgtest_exec(c, "CREATE TABLE public.unrelated (id int)");
 	before = catalog_snapshot(c);
-	assert_int_equal(cli(&out, conninfo, "--json install"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "--json install"), 0);
 	assert_non_null(strstr(out, "\"changed\": false"));
 	assert_non_null(strstr(out, "\"contract_repaired\": false"));
 	assert_non_null(strstr(out, "\"contract_drift\": null"));
 	free(out);
-	assert_int_equal(cli(&out, conninfo, "install"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "install"), 0);
 	assert_non_null(strstr(out, "nothing changed"));
 	free(out);
 	after = catalog_snapshot(c);
@@ -209,7 +202,7 @@ static void test_newer_schema_is_refused(void **state)
 	(void)state;
 	pgtest_exec(c, "UPDATE cleanup.schema_info SET version = 999, bundle_sha256 = 'future'");
 	before = catalog_snapshot(c);
-	assert_int_equal(cli(&out, conninfo, "install"), 4);
+	assert_int_equal(pgtest_cli(&out, conninfo, "install"), 4);
 	assert_non_null(strstr(out, "carries schema version 999, newer than this binary's"));
 	assert_non_null(strstr(out, "nothing was changed"));
 	free(out);
@@ -233,7 +226,7 @@ static void test_B2_install_refuses_non_allowlisted(void **state)
 	char *out = NULL;
 
 	(void)state;
-	assert_int_equal(cli(&out, conninfo, "install"), 4);
+	assert_int_equal(pgtest_cli(&out, conninfo, "install"), 4);
 	assert_non_null(strstr(out, "database \"cleanupctl_t_not_allowed\" is not on the allowlist"));
 	assert_non_null(strstr(out, "cleanup_lab or cleanup_lab_<suffix>"));
 	assert_non_null(strstr(out, "nothing was changed"));
@@ -258,7 +251,7 @@ static void test_failed_install_leaves_nothing(void **state)
 	(void)state;
 	pgtest_exec(c, "CREATE SCHEMA inventory");
 	pgtest_exec(c, "CREATE TABLE inventory.items (x int)");
-	assert_int_equal(cli(&out, conninfo, "install"), 1);
+	assert_int_equal(pgtest_cli(&out, conninfo, "install"), 1);
 	assert_non_null(strstr(out, "\"items\" already exists"));
 	free(out);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_namespace WHERE nspname = 'cleanup'"), 0);
@@ -276,7 +269,7 @@ static void test_install_from_any_directory(void **state)
 	char *out = NULL;
 
 	(void)state;
-	assert_int_equal(cli(&out, conninfo, "status"), 4);
+	assert_int_equal(pgtest_cli(&out, conninfo, "status"), 4);
 	assert_non_null(strstr(out, "has no cleanup schema"));
 	assert_non_null(strstr(out, "run: cleanupctl install"));
 	free(out);
@@ -284,7 +277,7 @@ static void test_install_from_any_directory(void **state)
 	assert_non_null(strstr(out, "installed schema version"));
 	free(out);
 	assert_int_equal(pgtest_int(c, "SELECT version FROM cleanup.schema_info"), cleanup_schema_version());
-	assert_int_equal(cli(&out, conninfo, "status"), 0);
+	assert_int_equal(pgtest_cli(&out, conninfo, "status"), 0);
 	free(out);
 	PQfinish(c);
 	free(conninfo);
@@ -309,17 +302,10 @@ static void test_concurrent_installers(void **state)
 	free(conninfo);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_install_twice_changes_nothing),
-		cmocka_unit_test(test_upgrade_reapplies_definitions),
-		cmocka_unit_test(test_install_repairs_contract_drift),
-		cmocka_unit_test(test_newer_schema_is_refused),
-		cmocka_unit_test(test_B2_install_refuses_non_allowlisted),
-		cmocka_unit_test(test_failed_install_leaves_nothing),
-		cmocka_unit_test(test_install_from_any_directory),
-		cmocka_unit_test(test_concurrent_installers),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_install_twice_changes_nothing),
+          cmocka_unit_test(test_upgrade_reapplies_definitions),
+          cmocka_unit_test(test_install_repairs_contract_drift),
+          cmocka_unit_test(test_newer_schema_is_refused),
+          cmocka_unit_test(test_B2_install_refuses_non_allowlisted),
+          cmocka_unit_test(test_failed_install_leaves_nothing),
+          cmocka_unit_test(test_install_from_any_directory), cmocka_unit_test(test_concurrent_installers))

@@ -47,29 +47,6 @@ static int64_t create(const char *kind, int target)
 	return pgtest_int(db, "SELECT id FROM cleanup.job_create('%s', %d)", kind, target);
 }
 
-/* Asserts that SQL fails with STATE, that its message contains every one
- * of the NULL-terminated fragments, and that nothing changed. */
-static void refused(const char *state, const char *sql, ...)
-{
-	char msg[1024], *before, *after;
-	const char *frag;
-	va_list ap;
-
-	before = pgtest_fingerprint(db);
-	assert_string_equal(pgtest_fail(db, msg, sizeof msg, "%s", sql), state);
-	va_start(ap, sql);
-	while ((frag = va_arg(ap, const char *)) != NULL) {
-		if (!strstr(msg, frag))
-			fprintf(stderr, "message \"%s\" lacks \"%s\"\n", msg, frag);
-		assert_non_null(strstr(msg, frag));
-	}
-	va_end(ap);
-	after = pgtest_fingerprint(db);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
-}
-
 /* C1: at most 128 IDs a call, in the server function itself. */
 static void test_C1_129_ids_refused_by_the_function(void **state)
 {
@@ -81,7 +58,7 @@ static void test_C1_129_ids_refused_by_the_function(void **state)
 	snprintf(sql, sizeof sql,
 	         "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'x-' || g FROM generate_series(1, 129) g))",
 	         (long long)job);
-	refused("CU101", sql, "129", "the limit is 128", NULL);
+	pgtest_refused(db, "CU101", sql, "129", "the limit is 128", NULL);
 	assert_int_equal(pgtest_int(db, "SELECT added FROM cleanup.job_append(%lld, "
 	                                "ARRAY(SELECT 'x-' || g FROM generate_series(1, 128) g))",
 	                            (long long)job),
@@ -134,20 +111,20 @@ static void test_C1_bad_ids_change_nothing(void **state)
 	(void)state;
 	job = create("prune", 1);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['good', ''])", (long long)job);
-	refused("CU101", sql, "#2", "must not be empty", NULL);
+	pgtest_refused(db, "CU101", sql, "#2", "must not be empty", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['good', repeat('x', 257)])", (long long)job);
-	refused("CU101", sql, "#2", "257 bytes", "limit is 256", NULL);
+	pgtest_refused(db, "CU101", sql, "#2", "257 bytes", "limit is 256", NULL);
 	/* 129 two-byte characters: within 256 characters, over 256 bytes. */
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY[repeat(U&'\\00E9', 129)])", (long long)job);
-	refused("CU101", sql, "#1", "258 bytes", NULL);
+	pgtest_refused(db, "CU101", sql, "#1", "258 bytes", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['good', E'tab\\there'])", (long long)job);
-	refused("CU101", sql, "#2", "control character", NULL);
+	pgtest_refused(db, "CU101", sql, "#2", "control character", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['good', E'del\\x7f'])", (long long)job);
-	refused("CU101", sql, "control character", NULL);
+	pgtest_refused(db, "CU101", sql, "control character", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['good', U&'nel\\0085'])", (long long)job);
-	refused("CU101", sql, "control character", NULL);
+	pgtest_refused(db, "CU101", sql, "control character", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['good', NULL])", (long long)job);
-	refused("CU101", sql, "#2", "must not be null", NULL);
+	pgtest_refused(db, "CU101", sql, "#2", "must not be null", NULL);
 	/* 256 bytes exactly is fine. */
 	assert_int_equal(pgtest_int(db, "SELECT added FROM cleanup.job_append(%lld, ARRAY[repeat('x', 256)])",
 	                            (long long)job),
@@ -257,11 +234,11 @@ static void test_C3_seal_needs_the_exact_count(void **state)
 	job = create("prune", 1);
 	pgtest_exec(db, "SELECT cleanup.job_append(%lld, ARRAY['ext-1-1', 'ext-1-2', 'gone-1'])", (long long)job);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_seal(%lld, 2)", (long long)job);
-	refused("CU402", sql, "expected 2", "holds 3", "nothing changed", NULL);
+	pgtest_refused(db, "CU402", sql, "expected 2", "holds 3", "nothing changed", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_seal(%lld, 4)", (long long)job);
-	refused("CU402", sql, "expected 4", "holds 3", NULL);
+	pgtest_refused(db, "CU402", sql, "expected 4", "holds 3", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_seal(%lld, -1)", (long long)job);
-	refused("CU101", sql, "-1", NULL);
+	pgtest_refused(db, "CU101", sql, "-1", NULL);
 
 	assert_text_equal(pgtest_text(db, "SELECT phase FROM cleanup.job_seal(%lld, 3)", (long long)job), "draining");
 	assert_int_equal(pgtest_int(db, "SELECT expected_count FROM cleanup.jobs WHERE id = %lld", (long long)job), 3);
@@ -271,17 +248,18 @@ static void test_C3_seal_needs_the_exact_count(void **state)
 	                    sql);
 
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_seal(%lld, 3)", (long long)job);
-	refused("CU400", sql, "already sealed", NULL);
+	pgtest_refused(db, "CU400", sql, "already sealed", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['late'])", (long long)job);
-	refused("CU400", sql, "no longer collecting", NULL);
+	pgtest_refused(db, "CU400", sql, "no longer collecting", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_transition(%lld, 'pause')", (long long)job);
-	refused("CU400", sql, "only collecting jobs pause", NULL);
+	pgtest_refused(db, "CU400", sql, "only collecting jobs pause", NULL);
 	/* C8: once a step deleted anything, the job only goes forward, and the
 	 * refusal says what is gone. */
 	pgtest_exec(db, "SELECT cleanup.job_step(%lld, 1)", (long long)job);
 	assert_true(pgtest_int(db, "SELECT deleted FROM cleanup.jobs WHERE id = %lld", (long long)job) > 0);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
-	refused("CU400", sql, "deletion has started", "rows gone", "recovery resumes forward", NULL);
+	pgtest_refused(db, "CU400", sql, "deletion has started", "rows gone", "recovery resumes forward",
+	               NULL);
 }
 
 /* C8: a sealed prune and a removal are not a point of no return
@@ -349,16 +327,16 @@ static void test_C8_pause_resume_cancel(void **state)
 	assert_text_equal(pgtest_text(db, "SELECT phase FROM cleanup.job_transition(%lld, 'pause')", (long long)job),
 	                    "paused");
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['x'])", (long long)job);
-	refused("CU400", sql, "is paused", NULL);
+	pgtest_refused(db, "CU400", sql, "is paused", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
-	refused("CU400", sql, "is paused", NULL);
+	pgtest_refused(db, "CU400", sql, "is paused", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_transition(%lld, 'pause')", (long long)job);
-	refused("CU400", sql, "only collecting jobs pause", NULL);
+	pgtest_refused(db, "CU400", sql, "only collecting jobs pause", NULL);
 	assert_text_equal(pgtest_text(db, "SELECT phase FROM cleanup.job_transition(%lld, 'resume')", (long long)job),
 	                    "collecting");
 	assert_int_equal(pgtest_int(db, "SELECT added FROM cleanup.job_append(%lld, ARRAY['x'])", (long long)job), 1);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_transition(%lld, 'resume')", (long long)job);
-	refused("CU400", sql, "only paused jobs resume", NULL);
+	pgtest_refused(db, "CU400", sql, "only paused jobs resume", NULL);
 	/* Paused jobs can be cancelled too. */
 	pgtest_exec(db, "SELECT cleanup.job_transition(%lld, 'pause')", (long long)job);
 	assert_text_equal(pgtest_text(db, "SELECT phase FROM cleanup.job_transition(%lld, 'cancel')", (long long)job),
@@ -367,9 +345,9 @@ static void test_C8_pause_resume_cancel(void **state)
 	                            (long long)job),
 	                 1);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
-	refused("CU400", sql, "already ended", NULL);
+	pgtest_refused(db, "CU400", sql, "already ended", NULL);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['y'])", (long long)job);
-	refused("CU400", sql, "no longer collecting", NULL);
+	pgtest_refused(db, "CU400", sql, "no longer collecting", NULL);
 	/* A cancelled collecting job never fenced anything. */
 	assert_text_equal(pgtest_text(db, "SELECT state FROM cleanup.library_admission WHERE library_id = 3"), "open");
 }
@@ -385,22 +363,22 @@ static void test_C7_one_unfinished_job_per_server(void **state)
 	(void)state;
 	a = create("prune", 1);
 	snprintf(name, sizeof name, "job %lld", (long long)a);
-	refused("CU401", "SELECT cleanup.job_create('prune', 2)", "server 1 already has unfinished", name,
-	        "collecting", NULL);
-	refused("CU401", "SELECT cleanup.job_create('remove-library', 1)", name, NULL);
-	refused("CU401", "SELECT cleanup.job_create('remove-server', 1)", name, NULL);
+	pgtest_refused(db, "CU401", "SELECT cleanup.job_create('prune', 2)",
+	               "server 1 already has unfinished", name, "collecting", NULL);
+	pgtest_refused(db, "CU401", "SELECT cleanup.job_create('remove-library', 1)", name, NULL);
+	pgtest_refused(db, "CU401", "SELECT cleanup.job_create('remove-server', 1)", name, NULL);
 	/* The unique partial index holds even for a writer bypassing the
 	 * function. */
 	snprintf(sql, sizeof sql,
 	         "INSERT INTO cleanup.jobs (kind, server_id, library_id, target_name, phase) "
 	         "VALUES ('prune', 1, 2, 'x', 'collecting')");
-	refused("23505", sql, "jobs_one_unfinished_per_server", NULL);
+	pgtest_refused(db, "23505", sql, "jobs_one_unfinished_per_server", NULL);
 	/* Another server is independent. */
 	b = create("prune", 3);
 	assert_true(b > a);
 	/* A paused job still holds its server. */
 	pgtest_exec(db, "SELECT cleanup.job_transition(%lld, 'pause')", (long long)a);
-	refused("CU401", "SELECT cleanup.job_create('prune', 2)", name, "paused", NULL);
+	pgtest_refused(db, "CU401", "SELECT cleanup.job_create('prune', 2)", name, "paused", NULL);
 	pgtest_exec(db, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)a);
 	assert_true(create("prune", 2) > b);
 }
@@ -450,13 +428,18 @@ static void test_unknown_job_and_target(void **state)
 	cleanup_error err;
 
 	(void)state;
-	refused("CU001", "SELECT cleanup.job_append(999999, ARRAY['a'])", "job 999999 does not exist", NULL);
-	refused("CU001", "SELECT cleanup.job_seal(999999, 0)", "job 999999 does not exist", NULL);
-	refused("CU001", "SELECT cleanup.job_transition(999999, 'pause')", "job 999999 does not exist", NULL);
-	refused("CU001", "SELECT cleanup.job_show_json(999999)", "job 999999 does not exist", NULL);
-	refused("CU001", "SELECT cleanup.job_create('prune', 424242)", "library 424242 does not exist", NULL);
-	refused("CU001", "SELECT cleanup.job_create('remove-server', 424242)", "server 424242 does not exist", NULL);
-	refused("CU101", "SELECT cleanup.job_create('shred', 1)", "unknown job kind shred", NULL);
+	pgtest_refused(db, "CU001", "SELECT cleanup.job_append(999999, ARRAY['a'])",
+	               "job 999999 does not exist", NULL);
+	pgtest_refused(db, "CU001", "SELECT cleanup.job_seal(999999, 0)", "job 999999 does not exist", NULL);
+	pgtest_refused(db, "CU001", "SELECT cleanup.job_transition(999999, 'pause')",
+	               "job 999999 does not exist", NULL);
+	pgtest_refused(db, "CU001", "SELECT cleanup.job_show_json(999999)", "job 999999 does not exist",
+	               NULL);
+	pgtest_refused(db, "CU001", "SELECT cleanup.job_create('prune', 424242)",
+	               "library 424242 does not exist", NULL);
+	pgtest_refused(db, "CU001", "SELECT cleanup.job_create('remove-server', 424242)",
+	               "server 424242 does not exist", NULL);
+	pgtest_refused(db, "CU101", "SELECT cleanup.job_create('shred', 1)", "unknown job kind shred", NULL);
 	assert_int_equal(cleanup_job_get(&job, e, 999999, &err), CLEANUP_ENOTFOUND);
 	assert_non_null(strstr(err.message, "999999"));
 	assert_int_equal(cleanup_job_seal(&job, e, 999999, 0, &err), CLEANUP_ENOTFOUND);
@@ -503,31 +486,26 @@ static void test_B1_append_wait_is_bounded(void **state)
 	pgtest_exec(holder, "BEGIN");
 	pgtest_exec(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
 	snprintf(sql, sizeof sql, "SELECT cleanup.job_append(%lld, ARRAY['a'])", (long long)job);
-	refused("55P03", sql, "stayed locked by another transaction for 300ms", "nothing was appended", NULL);
+	pgtest_refused(db, "55P03", sql, "stayed locked by another transaction for 300ms",
+	               "nothing was appended", NULL);
 	pgtest_exec(holder, "ROLLBACK");
 	pgtest_exec(db, "ALTER FUNCTION cleanup.job_append(bigint, text[]) SET lock_timeout = '10s'");
 	assert_int_equal(pgtest_int(db, "SELECT added FROM cleanup.job_append(%lld, ARRAY['a'])", (long long)job), 1);
 	PQfinish(holder);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_C1_129_ids_refused_by_the_function, reset),
-		cmocka_unit_test_setup(test_C1_129_ids_through_the_engine, reset),
-		cmocka_unit_test_setup(test_C1_bad_ids_change_nothing, reset),
-		cmocka_unit_test_setup(test_C1_invalid_utf8, reset),
-		cmocka_unit_test_setup(test_C2_duplicates_are_idempotent, reset),
-		cmocka_unit_test_setup(test_C2_ids_round_trip_exactly, reset),
-		cmocka_unit_test_setup(test_C3_seal_needs_the_exact_count, reset),
-		cmocka_unit_test_setup(test_C5_empty_manifest_sealed_with_zero, reset),
-		cmocka_unit_test_setup(test_C8_pause_resume_cancel, reset),
-		cmocka_unit_test_setup(test_C8_cancel_before_the_first_deletion, reset),
-		cmocka_unit_test_setup(test_C7_one_unfinished_job_per_server, reset),
-		cmocka_unit_test_setup(test_removal_jobs_fence_immediately, reset),
-		cmocka_unit_test_setup(test_unknown_job_and_target, reset),
-		cmocka_unit_test_setup(test_engine_error_records, reset),
-		cmocka_unit_test_setup(test_B1_append_wait_is_bounded, reset),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test_setup(test_C1_129_ids_refused_by_the_function, reset),
+            cmocka_unit_test_setup(test_C1_129_ids_through_the_engine, reset),
+            cmocka_unit_test_setup(test_C1_bad_ids_change_nothing, reset),
+            cmocka_unit_test_setup(test_C1_invalid_utf8, reset),
+            cmocka_unit_test_setup(test_C2_duplicates_are_idempotent, reset),
+            cmocka_unit_test_setup(test_C2_ids_round_trip_exactly, reset),
+            cmocka_unit_test_setup(test_C3_seal_needs_the_exact_count, reset),
+            cmocka_unit_test_setup(test_C5_empty_manifest_sealed_with_zero, reset),
+            cmocka_unit_test_setup(test_C8_pause_resume_cancel, reset),
+            cmocka_unit_test_setup(test_C8_cancel_before_the_first_deletion, reset),
+            cmocka_unit_test_setup(test_C7_one_unfinished_job_per_server, reset),
+            cmocka_unit_test_setup(test_removal_jobs_fence_immediately, reset),
+            cmocka_unit_test_setup(test_unknown_job_and_target, reset),
+            cmocka_unit_test_setup(test_engine_error_records, reset),
+            cmocka_unit_test_setup(test_B1_append_wait_is_bounded, reset))

@@ -237,12 +237,6 @@ static void test_locks_chain_of_three(void **state)
 	PQfinish(observer);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_locks_shows_row_lock_blocking_pair),
-		cmocka_unit_test(test_locks_names_engine_advisory_locks),
-		cmocka_unit_test(test_locks_chain_of_three),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_locks_shows_row_lock_blocking_pair),
+            cmocka_unit_test(test_locks_names_engine_advisory_locks),
+            cmocka_unit_test(test_locks_chain_of_three))

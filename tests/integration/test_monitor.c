@@ -2,13 +2,14 @@
  * PostgreSQL: snapshot contents, NOTIFY-driven refresh, reconnection after
  * pg_terminate_backend with the last snapshot kept and marked stale, the
  * lock tree, and the lock query degrading when it times out. */
+#include "cleanup/monitor.h"
+#include "montest.h"
+#include "pgtest.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cleanup/monitor.h"
-#include "pgtest.h"
 
 PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("monitor", 2, 2, 10))
 
@@ -28,53 +29,9 @@ static cleanup_monitor *open_monitor(int refresh_ms, int locks_ms, int locks_tim
 	return m;
 }
 
-typedef bool (*snap_pred)(const cleanup_mon_snapshot *s, void *arg);
-
-/* Drives M's poll loop until PRED holds for its snapshot (returns the
- * elapsed milliseconds) or TIMEOUT_MS passes (fails the test). */
-static double drive_until(cleanup_monitor *m, snap_pred pred, void *arg, int timeout_ms, const char *what)
-{
-	double start = cleanup_monitor_now(), now = start;
-
-	for (;;) {
-		struct pollfd p;
-		short ev = 0;
-		int fd, t;
-
-		cleanup_monitor_service(m, now);
-		now = cleanup_monitor_now();
-		if (pred(cleanup_monitor_snapshot(m), arg))
-			return (now - start) * 1000.0;
-		if ((now - start) * 1000.0 > timeout_ms) {
-			fprintf(stderr, "timed out after %d ms waiting for %s (state %d, error \"%s\")\n", timeout_ms, what,
-			        (int)cleanup_monitor_get_state(m), cleanup_monitor_last_error(m));
-			fail();
-		}
-		fd = cleanup_monitor_fd(m, &ev);
-		t = cleanup_monitor_timeout_ms(m, now);
-		if (t > 50)
-			t = 50;
-		p.fd = fd;
-		p.events = ev;
-		p.revents = 0;
-		poll(&p, fd >= 0 ? 1 : 0, t);
-		now = cleanup_monitor_now();
-	}
-}
-
 static bool has_snapshot(const cleanup_mon_snapshot *s, void *arg)
 {
 	return s->seq > *(uint64_t *)arg && s->njobs > 0;
-}
-
-static const cleanup_mon_job *find_job(const cleanup_mon_snapshot *s, int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->njobs; i++)
-		if (s->jobs[i].job.id == id)
-			return &s->jobs[i];
-	return NULL;
 }
 
 struct phase_wait {
@@ -85,7 +42,7 @@ struct phase_wait {
 static bool job_in_phase(const cleanup_mon_snapshot *s, void *arg)
 {
 	const struct phase_wait *w = arg;
-	const cleanup_mon_job *j = find_job(s, w->job);
+	const cleanup_mon_job *j = montest_find_job(s, w->job);
 
 	return j && strcmp(j->job.phase, w->phase) == 0;
 }
@@ -111,7 +68,7 @@ static void test_snapshot_contents(void **state)
 	               "VALUES (%lld, 1, 'drain', 1, 10, 4, 4, 6, 4, 'draining', now(), 2.5, 1.25)",
 	            (long long)job);
 	cleanup_monitor_set_detail_job(m, job);
-	drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
+	montest_drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
 	s = cleanup_monitor_snapshot(m);
 
 	assert_int_equal(s->nservers, 2);
@@ -133,10 +90,10 @@ static void test_snapshot_contents(void **state)
 		}
 	}
 	assert_true(seen_lib);
-	assert_non_null(find_job(s, job));
-	assert_string_equal(find_job(s, job)->job.phase, "collecting");
-	assert_string_equal(find_job(s, job)->job.kind, "prune");
-	assert_int_equal(find_job(s, job)->job.expected_count, -1);
+	assert_non_null(montest_find_job(s, job));
+	assert_string_equal(montest_find_job(s, job)->job.phase, "collecting");
+	assert_string_equal(montest_find_job(s, job)->job.kind, "prune");
+	assert_int_equal(montest_find_job(s, job)->job.expected_count, -1);
 	assert_int_equal(s->detail_job_id, job);
 	assert_int_equal(s->nsteps, 1);
 	assert_int_equal(s->steps[0].step_no, 1);
@@ -170,13 +127,13 @@ static void test_notify_from_another_connection_triggers_refresh(void **state)
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', (SELECT max(id) FROM inventory.libraries))");
 	w.job = job;
 	w.phase = "collecting";
-	drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
-	drive_until(m, job_in_phase, &w, 5000, "the collecting job");
+	montest_drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
+	montest_drive_until(m, job_in_phase, &w, 5000, "the collecting job");
 	before = cleanup_monitor_notifications(m);
 
 	pgtest_exec(c, "SELECT cleanup.job_transition(%lld, 'pause')", (long long)job);
 	w.phase = "paused";
-	ms = drive_until(m, job_in_phase, &w, 5000, "the paused job");
+	ms = montest_drive_until(m, job_in_phase, &w, 5000, "the paused job");
 	fprintf(stderr, "change visible after %.1f ms\n", ms);
 	assert_true(cleanup_monitor_notifications(m) > before);
 	/* Without the NOTIFY it would take the full minute. */
@@ -228,7 +185,7 @@ static void test_reconnect_after_terminate_backend(void **state)
 	 * connection parameters, application_name fixed). */
 	setenv("PGAPPNAME", "someone-else", 1);
 	m = open_monitor(60000, -1, 0);
-	drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
+	montest_drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
 	unsetenv("PGAPPNAME");
 	sw.m = m;
 	sw.old_pid = cleanup_monitor_backend_pid(m);
@@ -238,7 +195,7 @@ static void test_reconnect_after_terminate_backend(void **state)
 	                            sw.old_pid),
 	                 1);
 	pgtest_exec(c, "SELECT pg_terminate_backend(%d)", sw.old_pid);
-	drive_until(m, went_stale, &sw, 5000, "the monitor to notice the lost connection");
+	montest_drive_until(m, went_stale, &sw, 5000, "the monitor to notice the lost connection");
 	assert_true(cleanup_monitor_stale(m, &since));
 	assert_true(since > 0);
 	/* The loss is the engine's error record: a connection status. */
@@ -246,7 +203,7 @@ static void test_reconnect_after_terminate_backend(void **state)
 	s = cleanup_monitor_snapshot(m);
 	assert_int_equal(s->nservers, 2); /* the last snapshot stays visible */
 
-	drive_until(m, reconnected, &sw, 10000, "the monitor to reconnect");
+	montest_drive_until(m, reconnected, &sw, 10000, "the monitor to reconnect");
 	assert_true(strlen(cleanup_monitor_last_error(m)) == 0);
 
 	/* Listening again on the new connection. */
@@ -254,7 +211,7 @@ static void test_reconnect_after_terminate_backend(void **state)
 	w.job = job;
 	w.phase = "collecting";
 	cleanup_monitor_set_interval(m, 60000);
-	drive_until(m, job_in_phase, &w, 5000, "the new job after reconnecting");
+	montest_drive_until(m, job_in_phase, &w, 5000, "the new job after reconnecting");
 	pgtest_exec(c, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
 	cleanup_monitor_close(m);
 	PQfinish(c);
@@ -299,7 +256,7 @@ static void assert_session_read_only(cleanup_monitor *m, PGconn *c, const char *
 	assert_string_equal(err.sqlstate, "25006");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_class WHERE relname = 'monitor_ro_probe'"), 0);
 	cleanup_monitor_refresh_now(m);
-	drive_until(m, has_snapshot, &seq, 5000, "a refresh after the refused write");
+	montest_drive_until(m, has_snapshot, &seq, 5000, "a refresh after the refused write");
 }
 
 /* The console's data source changes nothing. Its session is
@@ -315,13 +272,13 @@ static void test_monitor_session_is_read_only(void **state)
 
 	(void)state;
 	m = open_monitor(60000, -1, 0);
-	drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
+	montest_drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
 	assert_session_read_only(m, c, "first connection");
 	sw.m = m;
 	sw.old_pid = cleanup_monitor_backend_pid(m);
 	pgtest_exec(c, "SELECT pg_terminate_backend(%d)", sw.old_pid);
-	drive_until(m, went_stale, &sw, 5000, "the monitor to notice the lost connection");
-	drive_until(m, reconnected, &sw, 10000, "the monitor to reconnect");
+	montest_drive_until(m, went_stale, &sw, 5000, "the monitor to notice the lost connection");
+	montest_drive_until(m, reconnected, &sw, 10000, "the monitor to reconnect");
 	assert_session_read_only(m, c, "after the reconnect");
 	cleanup_monitor_close(m);
 	PQfinish(c);
@@ -408,7 +365,7 @@ static void test_lock_tree_shows_blocked_writer(void **state)
 	pgtest_exec(a, "UPDATE inventory.media_servers SET name = name WHERE id = 2");
 	pgtest_send(b, "UPDATE inventory.media_servers SET name = name WHERE id = 2");
 	pgtest_wait_blocked(a, w.blocked_pid, 5000);
-	drive_until(m, lock_tree_shows, &w, 5000, "the blocked writer in the lock tree");
+	montest_drive_until(m, lock_tree_shows, &w, 5000, "the blocked writer in the lock tree");
 	s = cleanup_monitor_snapshot(m);
 	for (i = 0; i < s->nlocks; i++) {
 		if (s->locks[i].pid == w.blocked_pid) {
@@ -438,17 +395,17 @@ static void test_lock_query_timeout_degrades(void **state)
 	uint64_t seq, zero = 0;
 
 	(void)state;
-	drive_until(m, locks_ok, &zero, 5000, "a first lock snapshot");
+	montest_drive_until(m, locks_ok, &zero, 5000, "a first lock snapshot");
 	pgtest_exec(a, "BEGIN");
 	pgtest_exec(a, "LOCK TABLE pg_catalog.pg_namespace IN ACCESS EXCLUSIVE MODE");
-	drive_until(m, locks_timed_out, &zero, 5000, "the lock query to time out");
+	montest_drive_until(m, locks_timed_out, &zero, 5000, "the lock query to time out");
 	assert_true(cleanup_monitor_snapshot(m)->locks_valid); /* earlier rows kept */
 	/* The rest of the dashboard keeps refreshing meanwhile. */
 	seq = cleanup_monitor_snapshot(m)->seq;
-	drive_until(m, has_snapshot, &seq, 5000, "a refresh while the lock query times out");
+	montest_drive_until(m, has_snapshot, &seq, 5000, "a refresh while the lock query times out");
 	assert_int_equal(cleanup_monitor_get_state(m), CLEANUP_MON_READY);
 	pgtest_exec(a, "ROLLBACK");
-	drive_until(m, locks_ok, &zero, 5000, "the lock query to recover");
+	montest_drive_until(m, locks_ok, &zero, 5000, "the lock query to recover");
 	cleanup_monitor_close(m);
 	PQfinish(a);
 }
@@ -462,7 +419,7 @@ static void test_snapshot_copy(void **state)
 	uint64_t zero = 0;
 
 	(void)state;
-	drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
+	montest_drive_until(m, has_snapshot, &zero, 5000, "the first snapshot");
 	assert_int_equal(cleanup_mon_snapshot_copy(&copy, cleanup_monitor_snapshot(m), &err), CLEANUP_OK);
 	cleanup_monitor_close(m);
 	assert_int_equal(copy->nservers, 2);
@@ -470,17 +427,10 @@ static void test_snapshot_copy(void **state)
 	cleanup_mon_snapshot_free(copy);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snapshot_contents),
-		cmocka_unit_test(test_notify_from_another_connection_triggers_refresh),
-		cmocka_unit_test(test_reconnect_after_terminate_backend),
-		cmocka_unit_test(test_monitor_session_is_read_only),
-		cmocka_unit_test(test_unreachable_server_backs_off),
-		cmocka_unit_test(test_lock_tree_shows_blocked_writer),
-		cmocka_unit_test(test_lock_query_timeout_degrades),
-		cmocka_unit_test(test_snapshot_copy),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_snapshot_contents),
+            cmocka_unit_test(test_notify_from_another_connection_triggers_refresh),
+            cmocka_unit_test(test_reconnect_after_terminate_backend),
+            cmocka_unit_test(test_monitor_session_is_read_only),
+            cmocka_unit_test(test_unreachable_server_backs_off),
+            cmocka_unit_test(test_lock_tree_shows_blocked_writer),
+            cmocka_unit_test(test_lock_query_timeout_degrades), cmocka_unit_test(test_snapshot_copy))

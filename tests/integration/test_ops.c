@@ -126,12 +126,5 @@ static void test_transitions_and_seal_through_one_path(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_step_beside_a_runner_is_busy_and_releases_its_lock),
-	    cmocka_unit_test(test_transitions_and_seal_through_one_path),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_step_beside_a_runner_is_busy_and_releases_its_lock),
+            cmocka_unit_test(test_transitions_and_seal_through_one_path))

@@ -50,11 +50,16 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Runs cleanupctl with --db CI and ARGS; returns the exit status, stdout
- * (and stderr) in *OUT. */
-static int cli(char **out, const char *ci, const char *args)
+/* Each statement of SQL (NULL-terminated) is refused to C for lack of
+ * privilege (SQLSTATE 42501). */
+static void expect_denied(PGconn *c, const char *const *sql)
 {
-	return pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), ci, args);
+	for (; *sql; sql++) {
+		const char *state = pgtest_fail(c, NULL, 0, "%s", *sql);
+
+		if (strcmp(state, "42501") != 0)
+			fail_msg("%s: SQLSTATE %s, not 42501", *sql, state);
+	}
 }
 
 /* The installer created the four roles without LOGIN, gave every object
@@ -132,9 +137,7 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 {
 	PGconn *o = pgtest_connect(conninfo, "observer");
 	PGconn *w = pgtest_connect(as_writer, "sync-writer");
-	char *out = NULL, args[64];
 	int64_t job;
-	int rc;
 
 	(void)state;
 	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('remove-library', 2)");
@@ -156,12 +159,7 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 	                                "UPDATE inventory.items SET library_id = 2 WHERE external_id = 'ext-1-1'"),
 	                    "CUA01");
 
-	snprintf(args, sizeof args, "job run %lld", (long long)job);
-	rc = cli(&out, as_runner, args);
-	if (rc != 0)
-		fprintf(stderr, "%s\n", out);
-	assert_int_equal(rc, 0);
-	free(out);
+	pgtest_cli_expect(0, as_runner, "job run %lld", (long long)job);
 	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "completed");
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE external_id LIKE 'late-%%'"), 0);
@@ -221,15 +219,19 @@ static void test_writer_writes_inventory_through_the_guards(void **state)
  * its functions, not even USAGE. */
 static void test_writer_has_no_access_to_cleanup(void **state)
 {
+	static const char *const denied[] = {
+	    "SELECT * FROM cleanup.jobs",
+	    "SELECT * FROM cleanup.library_admission",
+	    "SELECT cleanup.job_create('prune', 5)",
+	    "SELECT cleanup.log_event(NULL, 'x', 'y')",
+	    "SELECT cleanup.admit_libraries(ARRAY[5]::bigint[])",
+	    NULL,
+	};
 	PGconn *w = pgtest_connect(as_writer, "sync-writer");
 
 	(void)state;
 	assert_int_equal(pgtest_int(w, "SELECT has_schema_privilege('cleanup', 'USAGE')::int"), 0);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT * FROM cleanup.jobs"), "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT * FROM cleanup.library_admission"), "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.job_create('prune', 5)"), "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.log_event(NULL, 'x', 'y')"), "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.admit_libraries(ARRAY[5]::bigint[])"), "42501");
+	expect_denied(w, denied);
 	PQfinish(w);
 }
 
@@ -436,11 +438,7 @@ static void test_runner_runs_prune_end_to_end(void **state)
 	int rc;
 
 	(void)state;
-	rc = cli(&out, as_runner, "--json job create prune --library 5");
-	if (rc != 0)
-		fprintf(stderr, "%s\n", out);
-	assert_int_equal(rc, 0);
-	free(out);
+	pgtest_cli_expect(0, as_runner, "--json job create prune --library 5");
 	id = pgtest_text(o, "SELECT max(id)::text FROM cleanup.jobs WHERE library_id = 5");
 	assert_non_null(id);
 	assert_text_equal(pgtest_text(o, "SELECT created_by FROM cleanup.jobs WHERE id = %s", id), RUNNER);
@@ -448,22 +446,14 @@ static void test_runner_runs_prune_end_to_end(void **state)
 	               pgtest_cleanupctl(), as_runner, id);
 	assert_int_equal(rc, 0);
 	free(out);
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" job seal %s --expected 7 2>&1", pgtest_cleanupctl(), as_runner, id);
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" job step %s --preview 2>&1", pgtest_cleanupctl(), as_runner, id);
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" job run %s 2>&1", pgtest_cleanupctl(), as_runner, id);
-	if (rc != 0)
-		fprintf(stderr, "%s\n", out);
-	assert_int_equal(rc, 0);
-	free(out);
+	pgtest_cli_expect(0, as_runner, "job seal %s --expected 7", id);
+	pgtest_cli_expect(0, as_runner, "job step %s --preview", id);
+	pgtest_cli_expect(0, as_runner, "job run %s", id);
 	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %s", id), "completed");
 	assert_int_equal(pgtest_int(o, "SELECT deleted FROM cleanup.jobs WHERE id = %s", id), 3);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 5"), 7);
 	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 5"), "open");
-	rc = pgtest_sh(&out, "'%s' --db \"%s\" --json job show %s 2>&1", pgtest_cleanupctl(), as_runner, id);
+	rc = pgtest_cli(&out, as_runner, "--json job show %s", id);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"completed\""));
 	free(out);
@@ -476,22 +466,24 @@ static void test_runner_runs_prune_end_to_end(void **state)
  * the items or the manifest. */
 static void test_runner_cannot_write_directly(void **state)
 {
+	static const char *const denied[] = {
+	    "UPDATE cleanup.jobs SET phase = 'completed'",
+	    "UPDATE cleanup.library_admission SET state = 'open'",
+	    "INSERT INTO cleanup.manifest VALUES (1, 'x')",
+	    "DELETE FROM cleanup.events",
+	    "DELETE FROM inventory.items WHERE library_id = 6",
+	    "INSERT INTO inventory.items (library_id, external_id) VALUES (6, 'r')",
+	    "SELECT count(*) FROM inventory.items",
+	    "SELECT cleanup.step_exec(1, 1, 0, false)",
+	    "SELECT cleanup.fence_library(6, 1)",
+	    "SELECT cleanup_lab.seed_demo(1, 1, 1)",
+	    "SELECT cleanup.contract_record()",
+	    NULL,
+	};
 	PGconn *r = pgtest_connect(as_runner, "runner");
 
 	(void)state;
-	assert_string_equal(pgtest_fail(r, NULL, 0, "UPDATE cleanup.jobs SET phase = 'completed'"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "UPDATE cleanup.library_admission SET state = 'open'"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "INSERT INTO cleanup.manifest VALUES (1, 'x')"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "DELETE FROM cleanup.events"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "DELETE FROM inventory.items WHERE library_id = 6"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) "
-	                                            "VALUES (6, 'r')"),
-	                    "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT count(*) FROM inventory.items"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.step_exec(1, 1, 0, false)"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.fence_library(6, 1)"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup_lab.seed_demo(1, 1, 1)"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT cleanup.contract_record()"), "42501");
+	expect_denied(r, denied);
 	/* What the reports read, it reads. */
 	assert_true(pgtest_int(r, "SELECT count(*) FROM cleanup.jobs") >= 0);
 	PQfinish(r);
@@ -501,34 +493,32 @@ static void test_runner_cannot_write_directly(void **state)
  * cannot create, step or change any job. */
 static void test_console_reads_but_cannot_act(void **state)
 {
+	static const char *const denied[] = {
+	    "SELECT cleanup.job_create('prune', 6)",
+	    "SELECT cleanup.job_transition(1, 'pause')",
+	    "SELECT cleanup.job_step(1, 1)",
+	    "SELECT cleanup.audit_record('u', 'step', 1, '', 'x')",
+	    "UPDATE cleanup.jobs SET phase = 'cancelled'",
+	    NULL,
+	};
 	PGconn *c = pgtest_connect(as_console, "console");
 	char *out = NULL;
 	int rc;
 
 	(void)state;
-	rc = cli(&out, as_console, "--json status");
+	rc = pgtest_cli(&out, as_console, "--json status");
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"servers\""));
 	free(out);
-	rc = cli(&out, as_console, "--json jobs");
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = cli(&out, as_console, "--json job show 1");
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = cli(&out, as_console, "locks");
-	assert_int_equal(rc, 0);
-	free(out);
-	rc = cli(&out, as_console, "job create prune --library 6");
+	pgtest_cli_expect(0, as_console, "--json jobs");
+	pgtest_cli_expect(0, as_console, "--json job show 1");
+	pgtest_cli_expect(0, as_console, "locks");
+	rc = pgtest_cli(&out, as_console, "job create prune --library 6");
 	assert_int_equal(rc, 1);
 	assert_non_null(strstr(out, "permission denied"));
 	free(out);
 	pgtest_exec(c, "LISTEN cleanup_jobs");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_create('prune', 6)"), "42501");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_transition(1, 'pause')"), "42501");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_step(1, 1)"), "42501");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.audit_record('u', 'step', 1, '', 'x')"), "42501");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "UPDATE cleanup.jobs SET phase = 'cancelled'"), "42501");
+	expect_denied(c, denied);
 	PQfinish(c);
 }
 
@@ -614,20 +604,14 @@ static void test_install_revokes_hand_made_grants_on_cleanup(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_install_creates_roles_and_hands_objects_to_the_owner),
-		cmocka_unit_test(test_guards_are_security_definer_with_fixed_search_path),
-		cmocka_unit_test(test_A1_writer_cannot_reopen_fenced_library),
-		cmocka_unit_test(test_writer_writes_inventory_through_the_guards),
-		cmocka_unit_test(test_writer_has_no_access_to_cleanup),
-		cmocka_unit_test(test_K3_writer_login_writes_watched_library_through_gateway),
-		cmocka_unit_test(test_runner_runs_prune_end_to_end),
-		cmocka_unit_test(test_runner_cannot_write_directly),
-		cmocka_unit_test(test_console_reads_but_cannot_act),
-		cmocka_unit_test(test_readonly_console_connection_refuses_writes),
-		cmocka_unit_test(test_install_revokes_hand_made_grants_on_cleanup),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_install_creates_roles_and_hands_objects_to_the_owner),
+            cmocka_unit_test(test_guards_are_security_definer_with_fixed_search_path),
+            cmocka_unit_test(test_A1_writer_cannot_reopen_fenced_library),
+            cmocka_unit_test(test_writer_writes_inventory_through_the_guards),
+            cmocka_unit_test(test_writer_has_no_access_to_cleanup),
+            cmocka_unit_test(test_K3_writer_login_writes_watched_library_through_gateway),
+            cmocka_unit_test(test_runner_runs_prune_end_to_end),
+            cmocka_unit_test(test_runner_cannot_write_directly),
+            cmocka_unit_test(test_console_reads_but_cannot_act),
+            cmocka_unit_test(test_readonly_console_connection_refuses_writes),
+            cmocka_unit_test(test_install_revokes_hand_made_grants_on_cleanup))

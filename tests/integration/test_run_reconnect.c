@@ -121,12 +121,6 @@ static void test_session_mode_sets_nothing(void **state)
 	assert_null(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_async_run_stays_async_after_a_reconnect),
-		cmocka_unit_test(test_sync_run_stays_sync_after_a_reconnect),
-		cmocka_unit_test(test_session_mode_sets_nothing),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_async_run_stays_async_after_a_reconnect),
+            cmocka_unit_test(test_sync_run_stays_sync_after_a_reconnect),
+            cmocka_unit_test(test_session_mode_sets_nothing))

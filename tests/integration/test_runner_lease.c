@@ -348,16 +348,9 @@ static void test_F2_step_without_a_lease_refused_beside_a_runner(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_F2_lease_row_names_the_runner_and_each_step_renews_it),
-		cmocka_unit_test(test_F3_expired_lease_taken_over_and_the_old_runner_refused),
-		cmocka_unit_test(test_F3_gone_backend_or_process_loses_the_lease_at_once),
-		cmocka_unit_test(test_F2_kill_runner_only_the_proven_backend),
-		cmocka_unit_test(test_F3_reconnected_runner_keeps_its_lease),
-		cmocka_unit_test(test_F2_step_without_a_lease_refused_beside_a_runner),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_F2_lease_row_names_the_runner_and_each_step_renews_it),
+            cmocka_unit_test(test_F3_expired_lease_taken_over_and_the_old_runner_refused),
+            cmocka_unit_test(test_F3_gone_backend_or_process_loses_the_lease_at_once),
+            cmocka_unit_test(test_F2_kill_runner_only_the_proven_backend),
+            cmocka_unit_test(test_F3_reconnected_runner_keeps_its_lease),
+            cmocka_unit_test(test_F2_step_without_a_lease_refused_beside_a_runner))

@@ -18,22 +18,16 @@ PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_contract"))
  * drifted COMPONENT, and change nothing. */
 static void expect_refused(PGconn *c, int64_t job, const char *component)
 {
-	char *before = pgtest_fingerprint(c), *after, *out = NULL;
 	int64_t step = job_int(c, job, "step_no");
+	char *out = NULL;
 
-	assert_int_equal(ctl(&out, "job step %lld 2>&1", (long long)job), 4);
-	assert_non_null(strstr(out, "schema contract drift"));
-	assert_non_null(strstr(out, component));
+	expect_step_drift(c, job, component, &out);
 	assert_non_null(strstr(out, "cleanupctl install"));
 	free(out);
-	assert_int_equal(ctl(&out, "--json job run %lld", (long long)job), 4);
+	ctl_changes_nothing(c, &out, 4, "--json job run %lld", (long long)job);
 	assert_non_null(strstr(out, "\"sqlstate\": \"CU403\""));
 	free(out);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
 	assert_int_equal(job_int(c, job, "step_no"), step);
-	free(before);
-	free(after);
 }
 
 /* A prune job of a new library NAME (2000 items, every second one seen),
@@ -50,10 +44,8 @@ static int64_t started_prune(PGconn *c, const char *name)
 /* The job completed exactly: 1000 unseen items deleted, 1000 seen kept. */
 static void expect_exact(PGconn *c, int64_t job)
 {
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "deleted"), 1000);
-	assert_int_equal(job_int(c, job, "kept"), 1000);
+	run_to_completion(c, job);
+	assert_job_counts(c, job, "deleted, kept", "1000, 1000");
 	assert_steps_consistent(c, job);
 }
 
@@ -66,16 +58,13 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 {
 	PGconn *c = conn("guard"), *dba = conn("dba");
 	int64_t job;
-	char *out = NULL;
 
 	(void)state;
 	job = started_prune(c, "guard");
 	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	expect_refused(c, job, "triggers");
 
-	assert_int_equal(ctl(&out, "install 2>&1"), 4);
-	assert_non_null(strstr(out, "guard trigger items_admit_insert on inventory.items is disabled"));
-	free(out);
+	expect_ctl(4, "guard trigger items_admit_insert on inventory.items is disabled", "install 2>&1");
 	assert_text_equal(pgtest_text(c, "SELECT tgenabled FROM pg_trigger WHERE tgname = 'items_admit_insert'"), "D");
 	expect_refused(c, job, "triggers");
 	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
@@ -86,13 +75,9 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	pgtest_exec(dba, "RESET session_replication_role");
 	expect_refused(c, job, "triggers");
-	assert_int_equal(ctl(&out, "--json install"), 4);
-	assert_non_null(strstr(out, "\"sqlstate\": \"CU460\""));
-	free(out);
+	expect_ctl(4, "\"sqlstate\": \"CU460\"", "--json install");
 	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
-	assert_int_equal(ctl(&out, "--json install"), 0);
-	assert_non_null(strstr(out, "\"contract_repaired\": false"));
-	free(out);
+	expect_ctl(0, "\"contract_repaired\": false", "--json install");
 	expect_exact(c, job);
 	PQfinish(c);
 	PQfinish(dba);
@@ -109,7 +94,7 @@ static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 {
 	PGconn *c = conn("cascade"), *dba = conn("dba");
 	int64_t job, step;
-	char *out = NULL, *before, *after;
+	char *out = NULL;
 
 	(void)state;
 	job = started_prune(c, "cascade");
@@ -117,38 +102,33 @@ static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 	pgtest_exec(dba, "INSERT INTO public.retries SELECT g, i.id FROM inventory.items i, generate_series(1, 3) g");
 	expect_refused(c, job, "incoming_foreign_keys");
 
-	assert_int_equal(ctl(&out, "install 2>&1"), 4);
-	assert_non_null(strstr(out, "public.retries(item_id) -> inventory.items ON DELETE cascade (constraint retries_item_id_fkey)"));
-	free(out);
+	expect_ctl(
+	    4,
+	    "public.retries(item_id) -> inventory.items ON DELETE cascade (constraint retries_item_id_fkey)",
+	    "install 2>&1");
 	expect_refused(c, job, "incoming_foreign_keys");
 
 	/* contract_record itself refuses it (T6, CU460). And the contract
 	 * alone is not enough: written behind the installer's back, the step
 	 * still refuses, CU404, nothing changed. */
 	assert_string_equal(pgtest_fail(dba, NULL, 0, "SELECT cleanup.contract_record()"), "CU460");
-	pgtest_exec(dba, "UPDATE cleanup.schema_contract SET components = cleanup.contract_components(), "
-	                 "fingerprint = cleanup.contract_fingerprint(cleanup.contract_components()), dirty = false");
-	before = pgtest_fingerprint(c);
+	pgtest_exec(
+	    dba, "UPDATE cleanup.schema_contract SET components = cleanup.contract_components(), "
+	         "fingerprint = cleanup.contract_fingerprint(cleanup.contract_components()), dirty = false");
 	step = job_int(c, job, "step_no");
-	assert_int_equal(ctl(&out, "job step %lld 2>&1", (long long)job), 4);
+	ctl_changes_nothing(c, &out, 4, "job step %lld 2>&1", (long long)job);
 	assert_non_null(strstr(out, "public.retries(item_id) -> inventory.items ON DELETE cascade"));
 	free(out);
-	assert_int_equal(ctl(&out, "--json job run %lld", (long long)job), 4);
+	ctl_changes_nothing(c, &out, 4, "--json job run %lld", (long long)job);
 	assert_non_null(strstr(out, "\"sqlstate\": \"CU404\""));
 	free(out);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
 	assert_int_equal(job_int(c, job, "step_no"), step);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM public.retries"),
 	                 3 * pgtest_int(c, "SELECT count(*) FROM inventory.items"));
-	free(before);
-	free(after);
 
 	/* Dropped: drift again, repaired by install; the job runs on. */
 	pgtest_exec(dba, "DROP TABLE public.retries");
-	assert_int_equal(ctl(&out, "--json install"), 0);
-	assert_non_null(strstr(out, "\"contract_repaired\": true"));
-	free(out);
+	expect_ctl(0, "\"contract_repaired\": true", "--json install");
 	assert_int_equal(ctl(&out, "--json install"), 0);
 	assert_non_null(strstr(out, "\"changed\": false"));
 	assert_non_null(strstr(out, "\"contract_repaired\": false"));
@@ -168,7 +148,6 @@ static void test_contract_without_ddl_watch_compares_in_full(void **state)
 {
 	PGconn *c = conn("watch"), *dba = conn("dba");
 	int64_t job;
-	char *out = NULL;
 
 	(void)state;
 	job = started_prune(c, "watch");
@@ -182,9 +161,7 @@ static void test_contract_without_ddl_watch_compares_in_full(void **state)
 	 * install repairs the watch. */
 	assert_int_equal(ctl(NULL, "install"), 4);
 	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
-	assert_int_equal(ctl(&out, "install"), 0);
-	assert_non_null(strstr(out, "(watch) repaired"));
-	free(out);
+	expect_ctl(0, "(watch) repaired", "install");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'cleanup_contract_watch%%' "
 	                               "AND evtenabled = 'A'"),
 	                 2);
@@ -216,9 +193,7 @@ static void test_contract_without_ddl_watch_compares_in_full(void **state)
 	pgtest_exec(dba, "DROP TABLE public.retries");
 
 	/* Install brings the watch back and the job finishes. */
-	assert_int_equal(ctl(&out, "install"), 0);
-	assert_non_null(strstr(out, "(watch) repaired"));
-	free(out);
+	expect_ctl(0, "(watch) repaired", "install");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'cleanup_contract_watch%%' "
 	                               "AND evtenabled = 'A'"),
 	                 2);
@@ -233,28 +208,19 @@ static void test_contract_harmless_ddl_is_not_drift(void **state)
 {
 	PGconn *c = conn("harmless");
 	int64_t job;
-	char *out = NULL;
 
 	(void)state;
 	job = started_prune(c, "harmless");
 	pgtest_exec(c, "CREATE TABLE public.unrelated (id int)");
 	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 1);
-	assert_int_equal(ctl(&out, "--json install"), 0);
-	assert_non_null(strstr(out, "\"changed\": false"));
-	free(out);
+	expect_ctl(0, "\"changed\": false", "--json install");
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 0);
 	expect_exact(c, job);
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_contract_disabled_guard_refuses_until_install),
-		cmocka_unit_test(test_D1_new_cascade_refuses_with_and_without_install),
-		cmocka_unit_test(test_contract_without_ddl_watch_compares_in_full),
-		cmocka_unit_test(test_contract_harmless_ddl_is_not_drift),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_contract_disabled_guard_refuses_until_install),
+            cmocka_unit_test(test_D1_new_cascade_refuses_with_and_without_install),
+            cmocka_unit_test(test_contract_without_ddl_watch_compares_in_full),
+            cmocka_unit_test(test_contract_harmless_ddl_is_not_drift))

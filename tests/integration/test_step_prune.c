@@ -26,11 +26,9 @@ static void test_S6_S9_prune_counters_equal_ground_truth(void **state)
 {
 	PGconn *c = conn("truth");
 	int64_t srv, lib, job, eligible, seen;
-	char *out = NULL;
 
 	(void)state;
-	srv = new_server(c, "truth");
-	lib = new_library(c, srv, "truth", 1000);
+	lib = new_server_library(c, "truth", 1000, &srv);
 	job = sealed_prune(c, lib, "truth", 1000, 3);
 	seen = job_int(c, job, "manifest_count");
 	assert_int_equal(seen, 333);
@@ -46,9 +44,7 @@ static void test_S6_S9_prune_counters_equal_ground_truth(void **state)
 	assert_int_equal(ctl(NULL, "job step %lld --steps 2", (long long)job), 0);
 	assert_int_equal(job_int(c, job, "step_no"), 5);
 	assert_string_equal(job_phase(c, job), "draining");
-	assert_int_equal(ctl(&out, "--json job run %lld", (long long)job), 0);
-	assert_non_null(strstr(out, "\"completed\": true"));
-	free(out);
+	expect_ctl(0, "\"completed\": true", "--json job run %lld", (long long)job);
 
 	assert_string_equal(job_phase(c, job), "completed");
 	assert_int_equal(job_int(c, job, "deleted"), eligible);
@@ -92,8 +88,7 @@ static void test_A1_A6_writes_while_draining(void **state)
 	char *out = NULL;
 
 	(void)state;
-	srv = new_server(c, "a1");
-	lib = new_library(c, srv, "a1", 300);
+	lib = new_server_library(c, "a1", 300, &srv);
 	sib = new_library(c, srv, "a1-sibling", 3);
 	other = new_library(c, new_server(c, "a1-other"), "a1-other", 3);
 	job = sealed_prune(c, lib, "a1", 300, 2);
@@ -116,8 +111,7 @@ static void test_A1_A6_writes_while_draining(void **state)
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "step 1"));
 	free(out);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'during-step'"), 2);
 	/* Admission reopened: the library accepts writes again. */
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'after')", (long long)lib);
@@ -139,8 +133,7 @@ static void test_A3_S4_move_out_counted_as_moved(void **state)
 	int pid;
 
 	(void)state;
-	srv = new_server(c, "a3");
-	lib = new_library(c, srv, "a3", 200);
+	lib = new_server_library(c, "a3", 200, &srv);
 	sib = new_library(c, srv, "a3-sibling", 2);
 	job = sealed_prune(c, lib, "a3", 200, 0); /* nothing seen: every row eligible */
 	victim = pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = %lld", (long long)lib);
@@ -174,11 +167,8 @@ static void test_A3_S4_move_out_counted_as_moved(void **state)
 	                    "SELECT id FROM inventory.items WHERE library_id = %lld ORDER BY external_id DESC LIMIT 1",
 	                    (long long)lib);
 	pgtest_exec(w, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld", (long long)sib, (long long)victim);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "moved"), 1);
-	assert_int_equal(job_int(c, job, "moved_early"), 1);
-	assert_int_equal(job_int(c, job, "deleted"), 199);
+	run_to_completion(c, job);
+	assert_job_counts(c, job, "moved, moved_early, deleted", "1, 1, 199");
 	assert_int_equal(pgtest_int(c, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)victim), sib);
 	assert_int_equal(job_int(c, job, "scope_count"),
 	                 job_int(c, job, "deleted") + job_int(c, job, "kept") + job_int(c, job, "moved") +
@@ -201,8 +191,7 @@ static void test_S3_S5_changed_xmin_is_retained(void **state)
 	int pid;
 
 	(void)state;
-	srv = new_server(c, "s5");
-	lib = new_library(c, srv, "s5", 200);
+	lib = new_server_library(c, "s5", 200, &srv);
 	job = sealed_prune(c, lib, "s5", 200, 2);
 	victim = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 's5-3'",
 	                    (long long)lib);
@@ -224,8 +213,7 @@ static void test_S3_S5_changed_xmin_is_retained(void **state)
 	                            (long long)job, (long long)victim),
 	                 1);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	/* A pass after the walk visited the retained row and deleted it. */
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'pass' "
@@ -233,9 +221,7 @@ static void test_S3_S5_changed_xmin_is_retained(void **state)
 	                            (long long)job),
 	                 1);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 100);
-	assert_int_equal(job_int(c, job, "kept"), 100);
-	assert_int_equal(job_int(c, job, "retained"), 1);
+	assert_job_counts(c, job, "deleted, kept, retained", "100, 100, 1");
 	assert_steps_consistent(c, job);
 	PQfinish(c);
 	PQfinish(w);
@@ -252,8 +238,7 @@ static void test_S5_S6_row_held_by_writer_blocks_completion(void **state)
 	int64_t srv, lib, job, victim;
 
 	(void)state;
-	srv = new_server(c, "held");
-	lib = new_library(c, srv, "held", 150);
+	lib = new_server_library(c, "held", 150, &srv);
 	job = sealed_prune(c, lib, "held", 150, 0);
 	victim = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 'held-7'",
 	                    (long long)lib);
@@ -270,8 +255,7 @@ static void test_S5_S6_row_held_by_writer_blocks_completion(void **state)
 	                 0);
 
 	pgtest_exec(w, "COMMIT");
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
 	assert_int_equal(job_int(c, job, "deleted"), 150);
 	assert_steps_consistent(c, job);
@@ -290,8 +274,7 @@ static void test_S8_replay_returns_record_and_deletes_nothing(void **state)
 	char expect[64];
 
 	(void)state;
-	srv = new_server(c, "s8");
-	lib = new_library(c, srv, "s8", 400);
+	lib = new_server_library(c, "s8", 400, &srv);
 	job = sealed_prune(c, lib, "s8", 400, 4);
 	assert_int_equal(ctl(NULL, "job step %lld --steps 3", (long long)job), 0);
 
@@ -331,19 +314,15 @@ static void test_preview_mutates_nothing(void **state)
 {
 	PGconn *c = conn("preview");
 	int64_t srv, lib, job;
-	char *before, *after, *out = NULL;
+	char *out = NULL;
 	char expect[64];
 
 	(void)state;
-	srv = new_server(c, "preview");
-	lib = new_library(c, srv, "preview", 300);
+	lib = new_server_library(c, "preview", 300, &srv);
 	job = sealed_prune(c, lib, "preview", 300, 3);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 
-	before = pgtest_fingerprint(c);
-	assert_int_equal(ctl(&out, "--json job step %lld --preview", (long long)job), 0);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
+	ctl_changes_nothing(c, &out, 0, "--json job step %lld --preview", (long long)job);
 	assert_non_null(strstr(out, "\"preview\": true"));
 	assert_non_null(strstr(out, "\"step_no\": 2"));
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job), 1);
@@ -358,8 +337,6 @@ static void test_preview_mutates_nothing(void **state)
 	                               (long long)job));
 	assert_non_null(strstr(out, expect));
 	free(out);
-	free(before);
-	free(after);
 	PQfinish(c);
 }
 
@@ -369,29 +346,21 @@ static void test_step_of_other_phase_exits_4(void **state)
 {
 	PGconn *c = conn("phase");
 	int64_t srv, lib, job, done;
-	char *before, *after;
 
 	(void)state;
-	srv = new_server(c, "phase");
-	lib = new_library(c, srv, "phase", 10);
+	lib = new_server_library(c, "phase", 10, &srv);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
-	before = pgtest_fingerprint(c);
-	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 4);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 4);
-	assert_int_equal(ctl(NULL, "job step %lld --preview", (long long)job), 4);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
+	ctl_changes_nothing(c, NULL, 4, "job step %lld", (long long)job);
+	ctl_changes_nothing(c, NULL, 4, "job run %lld", (long long)job);
+	ctl_changes_nothing(c, NULL, 4, "job step %lld --preview", (long long)job);
 	pgtest_exec(c, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 4);
 
 	done = sealed_prune(c, lib, "phase", 10, 1);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)done), 0);
-	assert_string_equal(job_phase(c, done), "completed");
+	run_to_completion(c, done);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)done), 4);
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)done), 0);
 	assert_int_equal(ctl(NULL, "job step 999999"), 1);
-	free(before);
-	free(after);
 	PQfinish(c);
 }
 
@@ -403,24 +372,18 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 {
 	PGconn *c = conn("busy"), *o = conn("other-cleanup");
 	int64_t srv, lib, job;
-	char *before, *after;
 
 	(void)state;
-	srv = new_server(c, "busy");
-	lib = new_library(c, srv, "busy", 50);
+	lib = new_server_library(c, "busy", 50, &srv);
 	job = sealed_prune(c, lib, "busy", 50, 5);
 	/* Another cleanup transaction: the coordinator's row lock. */
 	pgtest_exec(o, "BEGIN");
 	pgtest_exec(o, "SELECT cleanup.lock_coordinator(%lld)", (long long)srv);
 
-	before = pgtest_fingerprint(c);
-	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 3);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
+	ctl_changes_nothing(c, NULL, 3, "job step %lld", (long long)job);
 
 	assert_int_equal(ctl(NULL, "job run %lld --max-busy 3 --backoff-max 20", (long long)job), 3);
-	assert_int_equal(job_int(c, job, "step_no"), 0);
-	assert_int_equal(job_int(c, job, "busy_retries"), 3);
+	assert_job_counts(c, job, "step_no, busy_retries", "0, 3");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'busy'",
 	                            (long long)job),
 	                 3);
@@ -430,10 +393,7 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 	                 1);
 
 	pgtest_exec(o, "COMMIT");
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
-	free(before);
-	free(after);
+	run_to_completion(c, job);
 	PQfinish(c);
 	PQfinish(o);
 }
@@ -448,8 +408,7 @@ static void test_S6_final_check_finds_survivor(void **state)
 	int guard = 0;
 
 	(void)state;
-	srv = new_server(c, "s6");
-	lib = new_library(c, srv, "s6", 300);
+	lib = new_server_library(c, "s6", 300, &srv);
 	job = sealed_prune(c, lib, "s6", 300, 2);
 	while (strcmp(job_phase(c, job), "draining") == 0 && guard++ < 20)
 		assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
@@ -467,11 +426,9 @@ static void test_S6_final_check_finds_survivor(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'final-check'",
 	                            (long long)job),
 	                 1);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)hole), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 151);
-	assert_int_equal(job_int(c, job, "kept"), 150);
+	assert_job_counts(c, job, "deleted, kept", "151, 150");
 	assert_steps_consistent(c, job);
 	PQfinish(c);
 	PQfinish(w);
@@ -491,8 +448,7 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 	char *got;
 
 	(void)state;
-	srv = new_server(c, "s6p");
-	lib = new_library(c, srv, "s6p", 10500);
+	lib = new_server_library(c, "s6p", 10500, &srv);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
 	for (from = 1; from <= 10500; from += 128)
 		pgtest_exec(c,
@@ -537,11 +493,9 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 	                            (long long)job),
 	                 500);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)hole), 0);
-	assert_int_equal(job_int(c, job, "deleted"), 2);
-	assert_int_equal(job_int(c, job, "kept"), 10499);
+	assert_job_counts(c, job, "deleted, kept", "2, 10499");
 	/* The check started over: two first pages, and it completed on a page
 	 * of the 499 items after the first 10,000. */
 	assert_int_equal(pgtest_int(c,
@@ -584,8 +538,7 @@ static void test_S9_run_reconnects_after_terminated_backend(void **state)
 	int pid, first, second;
 
 	(void)state;
-	srv = new_server(c, "reconnect");
-	lib = new_library(c, srv, "reconnect", 1000);
+	lib = new_server_library(c, "reconnect", 1000, &srv);
 	job = sealed_prune(c, lib, "reconnect", 1000, 2);
 	snprintf(app, sizeof app, "cleanupctl:job:%lld:run", (long long)job);
 
@@ -610,10 +563,7 @@ static void test_S9_run_reconnects_after_terminated_backend(void **state)
 	assert_non_null(strstr(out, "\"completed\": true"));
 	free(out);
 	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "deleted"), 500);
-	assert_int_equal(job_int(c, job, "kept"), 500);
-	assert_int_equal(job_int(c, job, "examined"), 1000);
-	assert_int_equal(job_int(c, job, "visited"), 500);
+	assert_job_counts(c, job, "deleted, kept, examined, visited", "500, 500, 1000, 500");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 500);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
@@ -654,8 +604,7 @@ static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
 	int from;
 
 	(void)state;
-	srv = new_server(c, "s1x");
-	lib = new_library(c, srv, "s1x", 0);
+	lib = new_server_library(c, "s1x", 0, &srv);
 	pgtest_exec(c,
 	            "INSERT INTO inventory.items (library_id, external_id) "
 	            "SELECT %lld, 's1x-' || lpad(g::text, 4, '0') FROM generate_series(1, 3000) g ORDER BY g",
@@ -710,15 +659,11 @@ static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
 	                            (long long)lib, (long long)id2176),
 	                 824);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	/* Step 4: the rest of the range, 2177..3000, 125 candidates. */
 	assert_string_equal((got = step_counts(c, job, 4)), "824 125 699 125 125");
 	free(got);
-	assert_int_equal(job_int(c, job, "examined"), 3000);
-	assert_int_equal(job_int(c, job, "visited"), 303);
-	assert_int_equal(job_int(c, job, "deleted"), 303);
-	assert_int_equal(job_int(c, job, "kept"), 2697);
+	assert_job_counts(c, job, "examined, visited, deleted, kept", "3000, 303, 303, 2697");
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM inventory.items WHERE library_id = %lld AND "
 	                            "substr(external_id, 5)::int IN (SELECT g FROM generate_series(1, 3000) g WHERE " S1_UNSEEN ")",
@@ -758,23 +703,17 @@ static void test_S1_budget_of_every_step(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_S6_S9_prune_counters_equal_ground_truth),
-		cmocka_unit_test(test_A1_A6_writes_while_draining),
-		cmocka_unit_test(test_A3_S4_move_out_counted_as_moved),
-		cmocka_unit_test(test_S3_S5_changed_xmin_is_retained),
-		cmocka_unit_test(test_S5_S6_row_held_by_writer_blocks_completion),
-		cmocka_unit_test(test_S8_replay_returns_record_and_deletes_nothing),
-		cmocka_unit_test(test_preview_mutates_nothing),
-		cmocka_unit_test(test_step_of_other_phase_exits_4),
-		cmocka_unit_test(test_L1_busy_exits_3_and_is_recorded),
-		cmocka_unit_test(test_S6_final_check_finds_survivor),
-		cmocka_unit_test(test_S6_final_check_pages_find_late_survivor),
-		cmocka_unit_test(test_S9_run_reconnects_after_terminated_backend),
-		cmocka_unit_test(test_S1_examined_rows_bound_and_candidate_budget),
-		cmocka_unit_test(test_S1_budget_of_every_step),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_S6_S9_prune_counters_equal_ground_truth),
+            cmocka_unit_test(test_A1_A6_writes_while_draining),
+            cmocka_unit_test(test_A3_S4_move_out_counted_as_moved),
+            cmocka_unit_test(test_S3_S5_changed_xmin_is_retained),
+            cmocka_unit_test(test_S5_S6_row_held_by_writer_blocks_completion),
+            cmocka_unit_test(test_S8_replay_returns_record_and_deletes_nothing),
+            cmocka_unit_test(test_preview_mutates_nothing),
+            cmocka_unit_test(test_step_of_other_phase_exits_4),
+            cmocka_unit_test(test_L1_busy_exits_3_and_is_recorded),
+            cmocka_unit_test(test_S6_final_check_finds_survivor),
+            cmocka_unit_test(test_S6_final_check_pages_find_late_survivor),
+            cmocka_unit_test(test_S9_run_reconnects_after_terminated_backend),
+            cmocka_unit_test(test_S1_examined_rows_bound_and_candidate_budget),
+            cmocka_unit_test(test_S1_budget_of_every_step))

@@ -26,8 +26,7 @@ static void test_S10_remove_library_end_state(void **state)
 	int64_t srv, lib, sib, job;
 
 	(void)state;
-	srv = new_server(c, "rl");
-	lib = new_library(c, srv, "rl", 500);
+	lib = new_server_library(c, "rl", 500, &srv);
 	sib = new_library(c, srv, "rl-sibling", 5);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
@@ -40,9 +39,7 @@ static void test_S10_remove_library_end_state(void **state)
 	                 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.library_stats WHERE library_id = %lld", (long long)lib),
 	                 0);
-	assert_int_equal(job_int(c, job, "deleted"), 500);
-	assert_int_equal(job_int(c, job, "libraries_deleted"), 1);
-	assert_int_equal(job_int(c, job, "servers_deleted"), 0);
+	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "500, 1, 0");
 	/* Four drain steps (128, 128, 128, 116), then the parent alone. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'drain'",
 	                            (long long)job),
@@ -115,9 +112,7 @@ static void test_S10_A5_remove_server_one_parent_per_step(void **state)
 	                            "AND servers_deleted = 1 AND parent_lock_ms >= 0",
 	                            (long long)job),
 	                 1);
-	assert_int_equal(job_int(c, job, "deleted"), 170);
-	assert_int_equal(job_int(c, job, "libraries_deleted"), 3);
-	assert_int_equal(job_int(c, job, "servers_deleted"), 1);
+	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "170, 3, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE server_id = %lld", (long long)other), 2);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
@@ -133,8 +128,7 @@ static void test_S12_delete_outside_protocol_fails_even_when_empty(void **state)
 	int64_t srv, lib, empty_srv, job;
 
 	(void)state;
-	srv = new_server(c, "s12");
-	lib = new_library(c, srv, "s12", 0);
+	lib = new_server_library(c, "s12", 0, &srv);
 	empty_srv = new_server(c, "s12-empty");
 	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib), "CUA05");
 	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.media_servers WHERE id = %lld",
@@ -162,8 +156,7 @@ static void test_S11_finalize_rechecks_emptiness_under_lock(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	srv = new_server(c, "s11");
-	lib = new_library(c, srv, "s11", 200);
+	lib = new_server_library(c, "s11", 200, &srv);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 	step_while(c, job, "draining", 5);
 	pgtest_exec(w, "SET session_replication_role = replica");
@@ -176,8 +169,7 @@ static void test_S11_finalize_rechecks_emptiness_under_lock(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'sneaked-in'"), 1);
 	assert_int_equal(job_int(c, job, "libraries_deleted"), 0);
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'sneaked-in'"), 0);
 	assert_int_equal(job_int(c, job, "deleted"), 201);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
@@ -198,11 +190,9 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 {
 	PGconn *c = conn("inflight"), *f = conn("finalizer"), *w = conn("writer");
 	int64_t srv, lib, sib, job, next;
-	char *before, *after;
 
 	(void)state;
-	srv = new_server(c, "inflight");
-	lib = new_library(c, srv, "inflight", 20);
+	lib = new_server_library(c, "inflight", 20, &srv);
 	sib = new_library(c, srv, "inflight-sibling", 1);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 	step_while(c, job, "draining", 3);
@@ -210,10 +200,7 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 	/* A holder of the parent row: the final step does not wait for it. */
 	pgtest_exec(w, "BEGIN");
 	pgtest_exec(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
-	before = pgtest_fingerprint(c);
-	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 3);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
+	ctl_changes_nothing(c, NULL, 3, "job step %lld", (long long)job);
 	pgtest_exec(w, "COMMIT");
 
 	/* The final step in flight (held open here): a child insert's
@@ -233,9 +220,8 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 	                    "23503");
 	assert_string_equal(job_phase(c, job), "completed");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
-	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)sib), 2);
-	free(before);
-	free(after);
+	assert_int_equal(
+	    pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)sib), 2);
 	PQfinish(c);
 	PQfinish(f);
 	PQfinish(w);
@@ -250,8 +236,7 @@ static void test_S13_crash_between_drain_and_finalize(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	srv = new_server(c, "s13");
-	lib = new_library(c, srv, "s13", 256);
+	lib = new_server_library(c, "s13", 256, &srv);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 	/* 256 items: two full steps, one that finds the range exhausted. */
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 3", (long long)job), 0);
@@ -263,20 +248,15 @@ static void test_S13_crash_between_drain_and_finalize(void **state)
 	                    "draining");
 	/* The preview of the finalize step predicts the parent delete, changing nothing. */
 	{
-		char *before = pgtest_fingerprint(c), *after, *out = NULL;
+		char *out = NULL;
 
-		assert_int_equal(ctl(&out, "job step %lld --preview", (long long)job), 0);
+		ctl_changes_nothing(c, &out, 0, "job step %lld --preview", (long long)job);
 		assert_non_null(strstr(out, "delete-library"));
 		assert_non_null(strstr(out, "would delete 1 library"));
-		after = pgtest_fingerprint(c);
-		assert_string_equal(before, after);
-		free(before);
-		free(after);
 		free(out);
 	}
 
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(job_int(c, job, "step_no"), 4);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
 	assert_steps_consistent(c, job);
@@ -308,8 +288,7 @@ static void test_S5_remove_server_retained_across_libraries(void **state)
 
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 8 --max-busy 3 --backoff-max 20", (long long)job), 3);
 	assert_string_equal(job_phase(c, job), "draining");
-	assert_int_equal(job_int(c, job, "deleted"), 98);
-	assert_int_equal(job_int(c, job, "pass_no"), 2);
+	assert_job_counts(c, job, "deleted, pass_no", "98, 2");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_retained WHERE job_id = %lld", (long long)job), 2);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'pass'",
 	                            (long long)job),
@@ -318,11 +297,8 @@ static void test_S5_remove_server_retained_across_libraries(void **state)
 
 	pgtest_exec(w1, "COMMIT");
 	pgtest_exec(w2, "COMMIT");
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
-	assert_int_equal(job_int(c, job, "deleted"), 100);
-	assert_int_equal(job_int(c, job, "libraries_deleted"), 2);
-	assert_int_equal(job_int(c, job, "servers_deleted"), 1);
+	run_to_completion(c, job);
+	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "100, 2, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);
 	assert_steps_consistent(c, job);
 	PQfinish(c);
@@ -337,25 +313,19 @@ static void test_A2_fence_vs_admitted_writer(void **state)
 {
 	PGconn *c = conn("fence"), *w = conn("writer");
 	int64_t srv, lib, job;
-	char *before, *after;
 
 	(void)state;
-	srv = new_server(c, "fence");
-	lib = new_library(c, srv, "fence", 10);
+	lib = new_server_library(c, "fence", 10, &srv);
 	pgtest_exec(w, "BEGIN");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')", (long long)lib);
-	before = pgtest_fingerprint(c);
-	assert_int_equal(ctl(NULL, "job create remove-library --library %lld", (long long)lib), 3);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
+	ctl_changes_nothing(c, NULL, 3, "job create remove-library --library %lld", (long long)lib);
 	pgtest_exec(w, "COMMIT");
 
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_int_equal(job_int(c, job, "deleted"), 11);
-	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'in-flight'"), 0);
-	free(before);
-	free(after);
+	assert_int_equal(
+	    pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'in-flight'"), 0);
 	PQfinish(c);
 	PQfinish(w);
 }
@@ -371,15 +341,13 @@ static void test_single_transaction_mode(void **state)
 	char *out = NULL;
 
 	(void)state;
-	srv = new_server(c, "single");
-	lib = new_library(c, srv, "single", 700);
+	lib = new_server_library(c, "single", 700, &srv);
 	assert_int_equal(ctl(&out, "--json job create remove-library --library %lld --mode single-transaction",
 	                     (long long)lib),
 	                 0);
 	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs WHERE library_id = %lld", (long long)lib);
 	free(out);
-	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
-	assert_string_equal(job_phase(c, job), "completed");
+	run_to_completion(c, job);
 	assert_int_equal(job_int(c, job, "step_no"), 1);
 	assert_int_equal(pgtest_int(c,
 	                            "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND action = 'single-transaction' "
@@ -396,18 +364,12 @@ static void test_single_transaction_mode(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_S10_remove_library_end_state),
-		cmocka_unit_test(test_S10_A5_remove_server_one_parent_per_step),
-		cmocka_unit_test(test_S12_delete_outside_protocol_fails_even_when_empty),
-		cmocka_unit_test(test_S11_finalize_rechecks_emptiness_under_lock),
-		cmocka_unit_test(test_S11_parent_delete_vs_inflight_child_insert),
-		cmocka_unit_test(test_S13_crash_between_drain_and_finalize),
-		cmocka_unit_test(test_S5_remove_server_retained_across_libraries),
-		cmocka_unit_test(test_A2_fence_vs_admitted_writer),
-		cmocka_unit_test(test_single_transaction_mode),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_S10_remove_library_end_state),
+            cmocka_unit_test(test_S10_A5_remove_server_one_parent_per_step),
+            cmocka_unit_test(test_S12_delete_outside_protocol_fails_even_when_empty),
+            cmocka_unit_test(test_S11_finalize_rechecks_emptiness_under_lock),
+            cmocka_unit_test(test_S11_parent_delete_vs_inflight_child_insert),
+            cmocka_unit_test(test_S13_crash_between_drain_and_finalize),
+            cmocka_unit_test(test_S5_remove_server_retained_across_libraries),
+            cmocka_unit_test(test_A2_fence_vs_admitted_writer),
+            cmocka_unit_test(test_single_transaction_mode))

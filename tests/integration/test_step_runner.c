@@ -369,23 +369,15 @@ static void test_upgrade_from_009_adds_runner_and_notified_at(void **state)
 	                            (long long)job),
 	                 1);
 	/* Nothing left to repair. */
-	assert_int_equal(ctl(&out, "--json install"), 0);
-	assert_non_null(strstr(out, "\"changed\": false"));
-	free(out);
+	expect_ctl(0, "\"changed\": false", "--json install");
 	assert_steps_consistent(c, job);
 	ci = saved;
 	PQfinish(c);
 	free(old);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_step_rows_name_the_connection_that_took_them),
-		cmocka_unit_test(test_runner_app_is_bounded),
-		cmocka_unit_test(test_steps_notify_only_when_due_or_phase_changes),
-		cmocka_unit_test(test_a_run_notifies_about_every_100_ms),
-		cmocka_unit_test(test_upgrade_from_009_adds_runner_and_notified_at),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_step_rows_name_the_connection_that_took_them),
+            cmocka_unit_test(test_runner_app_is_bounded),
+            cmocka_unit_test(test_steps_notify_only_when_due_or_phase_changes),
+            cmocka_unit_test(test_a_run_notifies_about_every_100_ms),
+            cmocka_unit_test(test_upgrade_from_009_adds_runner_and_notified_at))

@@ -40,6 +40,14 @@ static __attribute__((unused)) int64_t new_library(PGconn *c, int64_t server, co
 	return lib;
 }
 
+/* A new media server NAME with one library NAME of N items (new_server,
+ * new_library); returns the library id, the server id into *SRV. */
+static __attribute__((unused)) int64_t new_server_library(PGconn *c, const char *name, int n, int64_t *srv)
+{
+	*srv = new_server(c, name);
+	return new_library(c, *srv, name, n);
+}
+
 /* A prune job of library LIB (named NAME, N items) whose manifest holds
  * every item whose number is a multiple of EVERY (EVERY 0: none), sealed.
  * Returns the job id. */
@@ -71,6 +79,41 @@ static __attribute__((format(printf, 2, 3), unused)) int ctl(char **out, const c
 	return pgtest_sh(out, "'%s' --db \"%s\" %s", pgtest_cleanupctl(), ci, args);
 }
 
+/* Runs ctl() expecting exit STATUS and SAYS in its output (stdout). */
+static __attribute__((format(printf, 3, 4), unused)) void expect_ctl(int status, const char *says,
+                                                                     const char *fmt, ...)
+{
+	char args[1024], *out = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	assert_int_equal(ctl(&out, "%s", args), status);
+	assert_non_null(strstr(out, says));
+	free(out);
+}
+
+/* Runs "cleanupctl --db CI ARGS" like ctl(), fails the test unless it
+ * exits STATUS, and asserts that the data is as it was before
+ * (pgtest_fingerprint): a refusal or a preview changes nothing. */
+static __attribute__((format(printf, 4, 5), unused)) void
+ctl_changes_nothing(PGconn *c, char **out, int status, const char *fmt, ...)
+{
+	char args[1024];
+	char *before = pgtest_fingerprint(c), *after;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	assert_int_equal(ctl(out, "%s", args), status);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
 /* Starts "cleanupctl --db CI ARGS" in the background with ENV (e.g.
  * "PGOPTIONS='-c cleanup.test_hook=after_discovery'", or ""). */
 static __attribute__((format(printf, 2, 3), unused)) int ctl_spawn(const char *env, const char *fmt, ...)
@@ -90,6 +133,16 @@ static __attribute__((unused)) int64_t job_int(PGconn *c, int64_t job, const cha
 	return pgtest_int(c, "SELECT %s FROM cleanup.jobs WHERE id = %lld", col, (long long)job);
 }
 
+/* The columns COLS of job JOB (a comma-separated list of cleanup.jobs
+ * columns) have the values EXPECTED (comma-separated, in that order). */
+static __attribute__((unused)) void assert_job_counts(PGconn *c, int64_t job, const char *cols,
+                                                      const char *expected)
+{
+	assert_text_equal(pgtest_text(c, "SELECT concat_ws(', ', %s) FROM cleanup.jobs WHERE id = %lld", cols,
+	                              (long long)job),
+	                  expected);
+}
+
 /* Phase of job JOB (static buffer). */
 static __attribute__((unused)) const char *job_phase(PGconn *c, int64_t job)
 {
@@ -99,6 +152,32 @@ static __attribute__((unused)) const char *job_phase(PGconn *c, int64_t job)
 	snprintf(phase, sizeof phase, "%s", p ? p : "");
 	free(p);
 	return phase;
+}
+
+/* "cleanupctl job run JOB" exits 0 and the job is completed. */
+static __attribute__((unused)) void run_to_completion(PGconn *c, int64_t job)
+{
+	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
+	assert_string_equal(job_phase(c, job), "completed");
+}
+
+/* The next step of JOB refuses: exit 4, "schema contract drift" naming
+ * COMPONENT, and nothing changed (the data's fingerprint, the job's step
+ * number). Its output (stdout and stderr) into *OUT when OUT is not NULL. */
+static __attribute__((unused)) void expect_step_drift(PGconn *c, int64_t job, const char *component,
+                                                      char **out)
+{
+	int64_t step = job_int(c, job, "step_no");
+	char *text = NULL;
+
+	ctl_changes_nothing(c, &text, 4, "job step %lld 2>&1", (long long)job);
+	assert_non_null(strstr(text, "schema contract drift"));
+	assert_non_null(strstr(text, component));
+	assert_int_equal(job_int(c, job, "step_no"), step);
+	if (out)
+		*out = text;
+	else
+		free(text);
 }
 
 /* S1, S7, D2: every recorded step of JOB stays within the budget (at most

@@ -25,6 +25,21 @@ static int alive(PGconn *o, int pid)
 	return (int)pgtest_int(o, "SELECT count(*) FROM pg_stat_activity WHERE pid = %d", pid);
 }
 
+/* Terminating PID through E (as USER, confirmation "terminate") ends it
+ * on behalf of job JOB: not refused, terminated, and gone as O sees it.
+ * The outcome into *OUT. */
+static void expect_ended(cleanup_holder_outcome *out, PGconn *o, cleanup_engine *e, int pid, const char *user,
+                         int64_t job)
+{
+	cleanup_error err;
+
+	assert_int_equal(cleanup_locks_terminate_holder(out, e, pid, user, "terminate", &err), CLEANUP_OK);
+	assert_false(out->refused);
+	assert_true(out->terminated);
+	assert_int_equal(out->job_id, job);
+	assert_int_equal(alive(o, pid), 0);
+}
+
 /* An idle-in-transaction session with a row locked, but no job waits for
  * it: refused, still alive, audited as refused with the holder named. */
 static void test_refuses_pid_that_blocks_nothing(void **state)
@@ -77,7 +92,6 @@ static void test_ends_holder_a_job_session_waits_for(void **state)
 	PGconn *o = pgtest_connect(conninfo, "observer");
 	cleanup_engine *e = pgtest_engine(conninfo);
 	cleanup_holder_outcome out;
-	cleanup_error err;
 	int hpid = PQbackendPID(holder);
 	int64_t item = pgtest_int(o, "SELECT min(id) FROM inventory.items");
 
@@ -86,13 +100,9 @@ static void test_ends_holder_a_job_session_waits_for(void **state)
 	pgtest_exec(holder, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
 	pgtest_send(waiter, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
 	pgtest_wait_blocked(o, PQbackendPID(waiter), 10000);
-	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, "bob", "terminate", &err), CLEANUP_OK);
-	assert_false(out.refused);
-	assert_true(out.terminated);
-	assert_int_equal(out.job_id, 42);
+	expect_ended(&out, o, e, hpid, "bob", 42);
 	assert_non_null(strstr(out.outcome, "done: terminated: pid"));
 	assert_non_null(strstr(out.outcome, "waits for"));
-	assert_int_equal(alive(o, hpid), 0);
 	assert_string_equal(pgtest_finish(waiter), "");
 	assert_int_equal(pgtest_int(o, "SELECT job_id FROM cleanup.audit WHERE id = %lld", (long long)out.audit_id), 42);
 	cleanup_engine_close(e);
@@ -126,10 +136,7 @@ static void test_ends_holder_of_busy_job_then_refuses(void **state)
 	assert_int_equal(alive(o, hpid), 1);
 	assert_int_equal(audit_rows(o), before);
 
-	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, NULL, "terminate", &err), CLEANUP_OK);
-	assert_false(out.refused);
-	assert_true(out.terminated);
-	assert_int_equal(out.job_id, job);
+	expect_ended(&out, o, e, hpid, NULL, job);
 	{
 		char want[64];
 
@@ -138,7 +145,6 @@ static void test_ends_holder_of_busy_job_then_refuses(void **state)
 	}
 	assert_non_null(strstr(out.outcome, "role "));
 	assert_non_null(strstr(out.outcome, "idle in transaction"));
-	assert_int_equal(alive(o, hpid), 0);
 	/* Again: the pid is gone, nothing to end. */
 	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, NULL, "terminate", &err), CLEANUP_OK);
 	assert_true(out.refused);
@@ -173,14 +179,10 @@ static void test_ends_writer_a_refused_seal_names(void **state)
 	cleanup_job_reset(&job);
 	if (!strstr(err.detail, "held by pid"))
 		fail_msg("the busy seal does not name its holder: %s / %s", err.message, err.detail);
-	assert_int_equal(cleanup_locks_terminate_holder(&out, e, wpid, NULL, "terminate", &err), CLEANUP_OK);
-	assert_false(out.refused);
-	assert_true(out.terminated);
-	assert_int_equal(out.job_id, id);
+	expect_ended(&out, o, e, wpid, NULL, id);
 	snprintf(want, sizeof want, "which job %lld waits for", (long long)id);
 	if (!strstr(out.outcome, "holds the admission row of library 3") || !strstr(out.outcome, want))
 		fail_msg("outcome \"%s\" does not name the admission row and \"%s\"", out.outcome, want);
-	assert_int_equal(alive(o, wpid), 0);
 	/* The holder gone, the seal goes through. */
 	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_OK);
 	assert_string_equal(job.phase, "draining");
@@ -191,13 +193,7 @@ static void test_ends_writer_a_refused_seal_names(void **state)
 	PQfinish(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_refuses_pid_that_blocks_nothing),
-		cmocka_unit_test(test_ends_holder_a_job_session_waits_for),
-		cmocka_unit_test(test_ends_holder_of_busy_job_then_refuses),
-		cmocka_unit_test(test_ends_writer_a_refused_seal_names),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_refuses_pid_that_blocks_nothing),
+            cmocka_unit_test(test_ends_holder_a_job_session_waits_for),
+            cmocka_unit_test(test_ends_holder_of_busy_job_then_refuses),
+            cmocka_unit_test(test_ends_writer_a_refused_seal_names))

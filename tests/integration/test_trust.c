@@ -32,8 +32,7 @@ static void test_C9_insert_while_collecting_survives(void **state)
 	int64_t srv, lib, job, n;
 
 	(void)state;
-	srv = new_server(c, "c9-insert");
-	lib = new_library(c, srv, "c9-insert", 300);
+	lib = new_server_library(c, "c9-insert", 300, &srv);
 	job = collected_prune(c, lib);
 	n = job_int(c, job, "manifest_count");
 	assert_int_equal(n, 300);
@@ -60,8 +59,7 @@ static void test_C9_update_and_move_in_while_collecting_survive(void **state)
 	int64_t srv, lib, other, job, n;
 
 	(void)state;
-	srv = new_server(c, "c9-update");
-	lib = new_library(c, srv, "c9-update", 200);
+	lib = new_server_library(c, "c9-update", 200, &srv);
 	other = new_library(c, srv, "c9-other", 10);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
 	/* The traversal saw items 1..100 only: 101..200 are unseen. */
@@ -96,8 +94,7 @@ static void test_C9_protected_then_appended_is_seen(void **state)
 	char msg[512];
 
 	(void)state;
-	srv = new_server(c, "c9-seen");
-	lib = new_library(c, srv, "c9-seen", 5);
+	lib = new_server_library(c, "c9-seen", 5, &srv);
 	job = collected_prune(c, lib);
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'x-new'), (%lld, 'y-new')",
 	            (long long)lib, (long long)lib);
@@ -107,8 +104,7 @@ static void test_C9_protected_then_appended_is_seen(void **state)
 	                 1);
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_seal(%lld, 7)", (long long)job), "CU402");
 	assert_int_equal(ctl(NULL, "job seal %lld --expected 6", (long long)job), 0);
-	assert_int_equal(job_int(c, job, "protected"), 1);
-	assert_int_equal(job_int(c, job, "manifest_count"), 6);
+	assert_job_counts(c, job, "protected, manifest_count", "1, 6");
 	PQfinish(c);
 }
 
@@ -121,8 +117,7 @@ static void test_C9_write_in_flight_makes_create_busy(void **state)
 	int64_t srv, lib, jobs_before;
 
 	(void)state;
-	srv = new_server(c, "c9-busy");
-	lib = new_library(c, srv, "c9-busy", 3);
+	lib = new_server_library(c, "c9-busy", 3, &srv);
 	pgtest_exec(w, "BEGIN");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')",
 	            (long long)lib);
@@ -149,8 +144,7 @@ static void test_C9_cancel_and_seal_end_protection(void **state)
 	char msg[512];
 
 	(void)state;
-	srv = new_server(c, "c9-cancel");
-	lib = new_library(c, srv, "c9-cancel", 3);
+	lib = new_server_library(c, "c9-cancel", 3, &srv);
 	job = collected_prune(c, lib);
 	assert_int_equal(ctl(NULL, "job cancel %lld", (long long)job), 0);
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'after-cancel')",
@@ -182,8 +176,7 @@ static void test_C10_inventory_and_manifest_accept_the_same_ids(void **state)
 	size_t i;
 
 	(void)state;
-	srv = new_server(c, "c10");
-	lib = new_library(c, srv, "c10", 1);
+	lib = new_server_library(c, "c10", 1, &srv);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		assert_string_equal(pgtest_fail(c, msg, sizeof msg,
@@ -213,8 +206,7 @@ static void test_L1_public_advisory_keys_do_not_block_cleanup(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	srv = new_server(c, "l1-adv");
-	lib = new_library(c, srv, "l1-adv", 400);
+	lib = new_server_library(c, "l1-adv", 400, &srv);
 	job = sealed_prune(c, lib, "l1-adv", 400, 2);
 	pgtest_exec(o, "SELECT pg_advisory_lock(cleanup.coordinator_key(%lld)), pg_advisory_lock(cleanup.library_key(%lld))",
 	            (long long)srv, (long long)lib);
@@ -236,8 +228,7 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 	char msg[512];
 
 	(void)state;
-	srv = new_server(c, "s12-forge");
-	lib = new_library(c, srv, "s12-forge", 0);
+	lib = new_server_library(c, "s12-forge", 0, &srv);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 	assert_int_equal(ctl(NULL, "--quiet job step %lld", (long long)job), 0);
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
@@ -277,8 +268,7 @@ static void test_B1_direct_step_call_is_bounded(void **state)
 	char msg[512];
 
 	(void)state;
-	srv = new_server(c, "b1");
-	lib = new_library(c, srv, "b1", 50);
+	lib = new_server_library(c, "b1", 50, &srv);
 	job = sealed_prune(c, lib, "b1", 50, 2);
 	pgtest_exec(o, "BEGIN");
 	pgtest_exec(o, "LOCK TABLE cleanup.manifest IN ACCESS EXCLUSIVE MODE");
@@ -292,19 +282,12 @@ static void test_B1_direct_step_call_is_bounded(void **state)
 	PQfinish(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_C9_insert_while_collecting_survives),
-		cmocka_unit_test(test_C9_update_and_move_in_while_collecting_survive),
-		cmocka_unit_test(test_C9_protected_then_appended_is_seen),
-		cmocka_unit_test(test_C9_write_in_flight_makes_create_busy),
-		cmocka_unit_test(test_C9_cancel_and_seal_end_protection),
-		cmocka_unit_test(test_C10_inventory_and_manifest_accept_the_same_ids),
-		cmocka_unit_test(test_L1_public_advisory_keys_do_not_block_cleanup),
-		cmocka_unit_test(test_S12_self_taken_locks_do_not_pass_parent_guard),
-		cmocka_unit_test(test_B1_direct_step_call_is_bounded),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_C9_insert_while_collecting_survives),
+            cmocka_unit_test(test_C9_update_and_move_in_while_collecting_survive),
+            cmocka_unit_test(test_C9_protected_then_appended_is_seen),
+            cmocka_unit_test(test_C9_write_in_flight_makes_create_busy),
+            cmocka_unit_test(test_C9_cancel_and_seal_end_protection),
+            cmocka_unit_test(test_C10_inventory_and_manifest_accept_the_same_ids),
+            cmocka_unit_test(test_L1_public_advisory_keys_do_not_block_cleanup),
+            cmocka_unit_test(test_S12_self_taken_locks_do_not_pass_parent_guard),
+            cmocka_unit_test(test_B1_direct_step_call_is_bounded))

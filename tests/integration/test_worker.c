@@ -151,14 +151,7 @@ static void test_worker_retry_backoff_is_bounded(void **state)
 	assert_int_equal(cleanup_worker_retry_ms(1000, 1000, 30000), 30000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_C4_worker_offers_only_sealed_jobs),
-		cmocka_unit_test(test_worker_server_filter),
-		cmocka_unit_test(test_worker_never_offers_a_held_job),
-		cmocka_unit_test(test_worker_retry_backoff_is_bounded),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_C4_worker_offers_only_sealed_jobs),
+            cmocka_unit_test(test_worker_server_filter),
+            cmocka_unit_test(test_worker_never_offers_a_held_job),
+            cmocka_unit_test(test_worker_retry_backoff_is_bounded))

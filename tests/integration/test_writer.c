@@ -45,6 +45,22 @@ static cleanup_writer *open_writer(cleanup_engine **e, const char *app, int64_t 
 	return w;
 }
 
+/* W does OP on library LIB (into library TO for a move, else -1): the
+ * call succeeds and its event has OUTCOME and, when SQLSTATE is not NULL,
+ * that SQLSTATE. Returns the event. */
+static cleanup_writer_event expect_write(cleanup_writer *w, cleanup_writer_op op, int64_t lib, int64_t to,
+                                         cleanup_writer_outcome outcome, const char *sqlstate)
+{
+	cleanup_writer_event ev;
+	cleanup_error err;
+
+	assert_int_equal(cleanup_writer_do(&ev, w, op, lib, to, &err), CLEANUP_OK);
+	assert_int_equal(ev.outcome, outcome);
+	if (sqlstate)
+		assert_string_equal(ev.sqlstate, sqlstate);
+	return ev;
+}
+
 static int64_t count(PGconn *c, const char *fmt, long long a)
 {
 	char sql[512];
@@ -63,7 +79,6 @@ static void test_A1_writer_rejected_by_sealed_library_and_logged(void **state)
 	cleanup_writer *w = open_writer(&e, "cleanupctl:writer:1", 1, 1);
 	const cleanup_writer_stats *s = cleanup_writer_get_stats(w);
 	cleanup_writer_event ev;
-	cleanup_error err;
 	int64_t lib1 = count(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", 1);
 	int64_t events0 = count(o, "SELECT count(*) FROM cleanup.events WHERE kind = 'rejected' AND job_id = %lld", job);
 	char *text;
@@ -72,9 +87,7 @@ static void test_A1_writer_rejected_by_sealed_library_and_logged(void **state)
 	assert_int_equal(cleanup_writer_library_count(w), 2);
 
 	/* Insert into the draining library: refused, nothing lands. */
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 1, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
-	assert_string_equal(ev.sqlstate, "CUA01");
+	ev = expect_write(w, CLEANUP_WRITER_INSERT, 1, -1, CLEANUP_WRITER_REJECTED, "CUA01");
 	assert_non_null(strstr(ev.message, "draining"));
 	assert_true(ev.logged);
 	assert_int_equal(ev.job_id, job);
@@ -90,30 +103,23 @@ static void test_A1_writer_rejected_by_sealed_library_and_logged(void **state)
 	free(text);
 
 	/* A3: an update that stays in the draining library is refused ... */
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_UPDATE, 1, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
-	assert_string_equal(ev.sqlstate, "CUA01");
+	ev = expect_write(w, CLEANUP_WRITER_UPDATE, 1, -1, CLEANUP_WRITER_REJECTED, "CUA01");
 	/* ... a move into it is refused, naming the job of the destination ... */
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_MOVE, 2, 1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
-	assert_string_equal(ev.sqlstate, "CUA01");
+	ev = expect_write(w, CLEANUP_WRITER_MOVE, 2, 1, CLEANUP_WRITER_REJECTED, "CUA01");
 	assert_int_equal(ev.job_id, job);
 	/* ... and a move out of it into an open library lands. */
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_MOVE, 1, 2, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	ev = expect_write(w, CLEANUP_WRITER_MOVE, 1, 2, CLEANUP_WRITER_OK, NULL);
 	assert_true(ev.item_id > 0);
 	assert_int_equal(count(o, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)ev.item_id), 2);
 	assert_int_equal(count(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", 1), lib1 - 1);
 
 	/* The open library takes inserts and updates. */
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 2, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	ev = expect_write(w, CLEANUP_WRITER_INSERT, 2, -1, CLEANUP_WRITER_OK, NULL);
 	assert_int_equal(count(o, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)ev.item_id), 2);
 	text = pgtest_text(o, "SELECT external_id FROM inventory.items WHERE id = %lld", (long long)ev.item_id);
 	assert_true(strncmp(text, "w-", 2) == 0);
 	free(text);
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_UPDATE, 2, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	ev = expect_write(w, CLEANUP_WRITER_UPDATE, 2, -1, CLEANUP_WRITER_OK, NULL);
 	text = pgtest_text(o, "SELECT title FROM inventory.items WHERE id = %lld", (long long)ev.item_id);
 	assert_true(strncmp(text, "Retitled ", 9) == 0);
 	free(text);
@@ -163,21 +169,17 @@ static void test_A2_writer_busy_while_fence_in_flight(void **state)
 	cleanup_engine *e = NULL;
 	cleanup_writer *w = open_writer(&e, "cleanupctl:writer:2", 2, 3);
 	cleanup_writer_event ev;
-	cleanup_error err;
 
 	(void)state;
 	pgtest_exec(fence, "BEGIN");
 	pgtest_exec(fence, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 3 FOR UPDATE");
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 3, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
-	assert_string_equal(ev.sqlstate, "55P03");
+	ev = expect_write(w, CLEANUP_WRITER_INSERT, 3, -1, CLEANUP_WRITER_REJECTED, "55P03");
 	assert_true(ev.logged);
 	assert_int_equal(ev.job_id, -1); /* the library is not draining yet */
 	assert_true(ev.ms < 1000);       /* NOWAIT: refused at once, not after the lock timeout */
 	pgtest_exec(fence, "ROLLBACK");
 	/* Once the fence is gone, the same write lands. */
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 3, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	ev = expect_write(w, CLEANUP_WRITER_INSERT, 3, -1, CLEANUP_WRITER_OK, NULL);
 	cleanup_writer_free(w);
 	cleanup_engine_close(e);
 	PQfinish(fence);
@@ -209,8 +211,7 @@ static void test_K3_writer_uses_gateway_on_watched_libraries(void **state)
 	                    "CU410");
 	for (i = 0; i < 20; i++)
 		assert_int_equal(cleanup_writer_tick(&ev, w, &err), CLEANUP_OK);
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_MOVE, 3, 4, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	ev = expect_write(w, CLEANUP_WRITER_MOVE, 3, 4, CLEANUP_WRITER_OK, NULL);
 	assert_int_equal(s->rejected, 0);
 	assert_int_equal(s->inserted + s->updated + s->moved + s->noop, 21);
 	for (i = 3; i <= 4; i++) {
@@ -233,14 +234,12 @@ static void test_D_writer_inserts_carry_dependents(void **state)
 	cleanup_engine *e = NULL;
 	cleanup_writer *w = open_writer(&e, "cleanupctl:writer:1", 1, 23);
 	cleanup_writer_event ev;
-	cleanup_error err;
 	int64_t before, hist;
 
 	(void)state;
 	assert_true(cleanup_writer_dependents(w) == 0);
 	hist = count(o, "SELECT count(*) FROM inventory.classification_history WHERE library_id = %lld", 2);
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 2, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	ev = expect_write(w, CLEANUP_WRITER_INSERT, 2, -1, CLEANUP_WRITER_OK, NULL);
 	assert_int_equal(count(o, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", ev.item_id), 1);
 	assert_int_equal(count(o, "SELECT count(*) FROM inventory.identity_review_previews WHERE item_id = %lld",
 	                       ev.item_id),
@@ -252,14 +251,11 @@ static void test_D_writer_inserts_carry_dependents(void **state)
 	assert_int_equal(cleanup_writer_dependents(w), 5);
 	/* The sealed library refuses the insert: no dependent is written either. */
 	before = count(o, "SELECT count(*) FROM inventory.item_retries WHERE %lld = 0", 0);
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 1, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_REJECTED);
-	assert_string_equal(ev.sqlstate, "CUA01");
+	ev = expect_write(w, CLEANUP_WRITER_INSERT, 1, -1, CLEANUP_WRITER_REJECTED, "CUA01");
 	assert_int_equal(count(o, "SELECT count(*) FROM inventory.item_retries WHERE %lld = 0", 0), before);
 	assert_int_equal(cleanup_writer_dependents(w), 5);
 	/* The connection is usable afterwards (the transaction was rolled back). */
-	assert_int_equal(cleanup_writer_do(&ev, w, CLEANUP_WRITER_INSERT, 2, -1, &err), CLEANUP_OK);
-	assert_int_equal(ev.outcome, CLEANUP_WRITER_OK);
+	ev = expect_write(w, CLEANUP_WRITER_INSERT, 2, -1, CLEANUP_WRITER_OK, NULL);
 	/* A gateway delete takes the item's retries and previews with it. */
 	pgtest_exec(o, "SELECT cleanup.write_items(jsonb_build_array(jsonb_build_object('op', 'delete', 'item_id', %lld, "
 	               "'expected_library_id', 2)))",
@@ -418,18 +414,12 @@ static void test_writer_refuses_bad_options(void **state)
 	cleanup_engine_close(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_A1_writer_rejected_by_sealed_library_and_logged),
-		cmocka_unit_test(test_A6_other_server_accepts_writes),
-		cmocka_unit_test(test_A2_writer_busy_while_fence_in_flight),
-		cmocka_unit_test(test_writer_run_limited_by_ops),
-		cmocka_unit_test(test_writer_run_paced_and_stoppable),
-		cmocka_unit_test(test_writer_reconnects_after_backend_terminated),
-		cmocka_unit_test(test_writer_refuses_bad_options),
-		cmocka_unit_test(test_K3_writer_uses_gateway_on_watched_libraries),
-		cmocka_unit_test(test_D_writer_inserts_carry_dependents),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+PGTEST_MAIN(cmocka_unit_test(test_A1_writer_rejected_by_sealed_library_and_logged),
+            cmocka_unit_test(test_A6_other_server_accepts_writes),
+            cmocka_unit_test(test_A2_writer_busy_while_fence_in_flight),
+            cmocka_unit_test(test_writer_run_limited_by_ops),
+            cmocka_unit_test(test_writer_run_paced_and_stoppable),
+            cmocka_unit_test(test_writer_reconnects_after_backend_terminated),
+            cmocka_unit_test(test_writer_refuses_bad_options),
+            cmocka_unit_test(test_K3_writer_uses_gateway_on_watched_libraries),
+            cmocka_unit_test(test_D_writer_inserts_carry_dependents))

@@ -305,6 +305,58 @@ const char *pgtest_cleanupctl(void)
 	return p;
 }
 
+void pgtest_refused(PGconn *c, const char *state, const char *sql, ...)
+{
+	char msg[1024], *before, *after;
+	const char *frag;
+	va_list ap;
+
+	before = pgtest_fingerprint(c);
+	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "%s", sql), state);
+	va_start(ap, sql);
+	while ((frag = va_arg(ap, const char *)) != NULL) {
+		if (!strstr(msg, frag))
+			fprintf(stderr, "message \"%s\" lacks \"%s\"\n", msg, frag);
+		assert_non_null(strstr(msg, frag));
+	}
+	va_end(ap);
+	after = pgtest_fingerprint(c);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...)
+{
+	va_list ap;
+	char *args;
+	int rc;
+
+	va_start(ap, fmt);
+	args = vformat(fmt, ap);
+	va_end(ap);
+	rc = pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), conninfo, args);
+	free(args);
+	return rc;
+}
+
+void pgtest_cli_expect(int status, const char *conninfo, const char *fmt, ...)
+{
+	va_list ap;
+	char *args, *out = NULL;
+	int rc;
+
+	va_start(ap, fmt);
+	args = vformat(fmt, ap);
+	va_end(ap);
+	rc = pgtest_cli(&out, conninfo, "%s", args);
+	if (rc != status)
+		fprintf(stderr, "cleanupctl %s: exit %d, expected %d:\n%s\n", args, rc, status, out);
+	free(args);
+	free(out);
+	assert_int_equal(rc, status);
+}
+
 char *pgtest_fingerprint(PGconn *c)
 {
 	return pgtest_text(

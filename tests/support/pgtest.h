@@ -6,14 +6,15 @@
 #ifndef PGTEST_H
 #define PGTEST_H
 
+#include "cleanup/engine.h"
+#include "test_main.h"
+#include <cmocka.h>
+#include <libpq-fe.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <cmocka.h>
-#include <libpq-fe.h>
-#include "cleanup/engine.h"
 
 /* Conninfo of database DB in the test sandbox. malloc'd. */
 char *pgtest_conninfo(const char *db);
@@ -83,10 +84,25 @@ int pgtest_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Path of the cleanupctl binary under test ($CLEANUPCTL). */
 const char *pgtest_cleanupctl(void);
 
+/* Runs "cleanupctl --db CONNINFO ARGS" (printf-style ARGS) with stdout
+ * and stderr together in *OUT (malloc'd; may be NULL to discard); returns
+ * its exit status. */
+int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* pgtest_cli() that must exit STATUS: otherwise its output is printed and
+ * the test fails. The output is discarded. */
+void pgtest_cli_expect(int status, const char *conninfo, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* A fingerprint (md5) of the state a refused command must not change:
  * jobs, manifest, admission rows, events, inventory. Compare before and
  * after to prove "no change to the data". Returns a malloc'd string. */
 char *pgtest_fingerprint(PGconn *c);
+
+/* Asserts that SQL (run as is, not a format) fails on C with SQLSTATE
+ * STATE, that its message contains every one of the NULL-terminated
+ * fragments that follow, and that nothing changed (pgtest_fingerprint). */
+void pgtest_refused(PGconn *c, const char *state, const char *sql, ...) __attribute__((sentinel));
 
 /* Starts the shell command (printf-style, via sh -c) in the background with
  * stdout and stderr captured together; returns its pid. */
@@ -123,6 +139,11 @@ int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms);
 #define PGTEST_DB_GROUP(var, expr) \
 	static char *var;          \
 	PGTEST_DB_SETUP(var, expr)
+
+/* main() of a test file whose group setup and teardown are its setup()
+ * and teardown() (PGTEST_DB_GROUP's, or the file's own): runs the
+ * cmocka_unit_test() entries given as one group. */
+#define PGTEST_MAIN(...) TEST_MAIN(setup, teardown, __VA_ARGS__)
 
 /* CONNINFO with user=USER appended (malloc'd; fails the test when out of
  * memory). */
