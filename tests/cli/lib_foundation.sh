@@ -81,6 +81,50 @@ sb() {
 	ERR=$(cat "$TMPD/err")
 }
 
+# session_start CONNINFO SQL: a psql session of its own on CONNINFO (its
+# pid in HOLDER) runs SQL and stays open, fed through a fifo on fd 7, until
+# that fd is closed (`exec 7>&-`, then wait for HOLDER); commands started
+# meanwhile should be given 7>&-, or the session waits for them too.
+session_start() {
+	rm -f "$TMPD/session"
+	mkfifo "$TMPD/session"
+	psql -X -q "$1" <"$TMPD/session" >/dev/null 2>&1 &
+	HOLDER=$!
+	exec 7>"$TMPD/session"
+	echo "$2" >&7
+}
+
+# sandbox_root NAME: makes $root, /tmp/cleanupctl-NAME.XXXXXX (mode 755:
+# the server's user enters it), for the private sandboxes a test starts.
+# The test lists their directories in SANDBOXES and anything else to remove
+# in PLANTED; on exit each sandbox is stopped and the private base and
+# socket directories cleanupctl made for it under /tmp are removed (refused
+# starts leave nothing to stop), then PLANTED, $root and $TMPD.
+sandbox_root() {
+	root=$(mktemp -d "/tmp/cleanupctl-$1.XXXXXX")
+	chmod 755 "$root"
+	SANDBOXES=()
+	PLANTED=()
+	trap sandbox_cleanup EXIT
+}
+sandbox_cleanup() {
+	local d info p
+	for d in "${SANDBOXES[@]}"; do
+		info=$("$CLEANUPCTL" --json sandbox status --dir "$d" 2>/dev/null)
+		"$CLEANUPCTL" sandbox stop --dir "$d" >/dev/null 2>&1
+		for p in "$(jq -r .base <<<"$info" 2>/dev/null)" "$(jq -r .socket_dir <<<"$info" 2>/dev/null)"; do
+			case "$p" in
+			/tmp/cleanupctl-??????) rm -rf "$p" ;;
+			/tmp/cleanupctl-sock-??????) rm -rf "$p" ;;
+			esac
+		done
+	done
+	for p in "${PLANTED[@]}"; do
+		rm -rf "$p"
+	done
+	rm -rf "$root" "$TMPD"
+}
+
 # run ARGS...: runs the binary against $DB; sets $RC, $OUT (stdout), $ERR.
 run() {
 	"$CLEANUPCTL" --db "$DB" "$@" >"$TMPD/out" 2>"$TMPD/err" </dev/null
@@ -97,6 +141,16 @@ run_in() {
 	RC=$?
 	OUT=$(cat "$TMPD/out")
 	ERR=$(cat "$TMPD/err")
+}
+
+# collect PID [OUTFILE ERRFILE]: waits for the background command PID; sets
+# RC, and OUT and ERR from OUTFILE and ERRFILE ($TMPD/out and $TMPD/err by
+# default).
+collect() {
+	wait "$1"
+	RC=$?
+	OUT=$(cat "${2:-$TMPD/out}")
+	ERR=$(cat "${3:-$TMPD/err}")
 }
 
 fail() {

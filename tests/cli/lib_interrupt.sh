@@ -2,8 +2,8 @@
 # (test_cli_interrupt.sh, test_cli_interrupt_step.sh, test_worker.sh),
 # sourced after lib_foundation.sh: waits on observed states (a lock granted
 # or waited on, a process stopped, a message printed), a session that holds
-# an advisory lock (a failpoint's) until told, the prune the Ctrl-C tests
-# interrupt, and the collection of a background command's outcome.
+# an advisory lock (a failpoint's) until told, and the prune the Ctrl-C
+# tests interrupt.
 
 # wait_for DESCRIPTION COMMAND...: polls COMMAND until it succeeds (60 s).
 wait_for() {
@@ -18,12 +18,7 @@ wait_for() {
 
 # hold_start KEY: a session of its own holds advisory lock KEY in $DB.
 hold_start() {
-	rm -f "$TMPD/hold"
-	mkfifo "$TMPD/hold"
-	psql -X -q "$DB" <"$TMPD/hold" >/dev/null 2>&1 &
-	HOLDER=$!
-	exec 7>"$TMPD/hold"
-	echo "SELECT pg_advisory_lock($1);" >&7
+	session_start "$DB" "SELECT pg_advisory_lock($1);"
 	wait_for "the lock holder" lock_granted "$1"
 }
 lock_granted() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND locktype = 'advisory' AND granted AND objid = ($1 & 4294967295)::oid")" -ge 1 ]; }
@@ -57,14 +52,5 @@ new_job() {
 	J=$(sql "SELECT id FROM cleanup.job_create('prune', 1)")
 	sql "SELECT cleanup.job_append($J, ARRAY['ext-1-1'])" >/dev/null
 	sql "SELECT cleanup.job_seal($J, 1)" >/dev/null
-}
-
-# collect PID [OUTFILE ERRFILE]: waits for the command PID; sets RC, and
-# OUT and ERR from OUTFILE and ERRFILE ($TMPD/out and $TMPD/err by default).
-collect() {
-	wait "$1"
-	RC=$?
-	OUT=$(cat "${2:-$TMPD/out}")
-	ERR=$(cat "${3:-$TMPD/err}")
 }
 

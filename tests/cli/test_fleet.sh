@@ -278,20 +278,29 @@ flow 3
 console_shows "pooler: polling" "READ-ONLY" "Shows"
 stop_pgbouncer transaction
 
+# start_standby NAME HOST PORT NEWPORT: a hot standby in $RUN/NAME of the
+# server at HOST:PORT, on port NEWPORT and socket directory $RUN/NAME-sock
+# (log $RUN/NAME.log); exits the test if it cannot be made. fsync=off: a
+# base backup's first start syncs the whole data directory (every test
+# database of the cluster), which took over 60 s on a busy machine; a
+# standby here is for behaviour, not durability.
+start_standby() {
+	local dir=$RUN/$1
+	as_pg mkdir -m 700 "$dir-sock"
+	if ! as_pg "$BINDIR/pg_basebackup" -h "$2" -p "$3" -U postgres -D "$dir" -R -X stream -c fast --no-sync \
+		>"$TMPD/$1.bb" 2>&1; then
+		echo "FAIL: pg_basebackup for $1: $(cat "$TMPD/$1.bb")"
+		exit 1
+	fi
+	as_pg "$BINDIR/pg_ctl" -D "$dir" -w -t 300 -l "$dir.log" \
+		-o "-c port=$4 -c unix_socket_directories=$dir-sock -c listen_addresses= -c hot_standby=on -c fsync=off" \
+		start >/dev/null || { echo "FAIL: $1 did not start"; cat "$dir.log"; exit 1; }
+}
+
 # --- the standby --------------------------------------------------------
 CELL=standby
 SB=$RUN/standby
-as_pg mkdir -m 700 "$RUN/standby-sock"
-if ! as_pg "$BINDIR/pg_basebackup" -h "$SOCK" -p "$PORT" -U postgres -D "$SB" -R -X stream -c fast --no-sync >"$TMPD/bb" 2>&1; then
-	echo "FAIL: pg_basebackup: $(cat "$TMPD/bb")"
-	exit 1
-fi
-# fsync=off: a base backup's first start syncs the whole data directory
-# (every test database of the cluster), which took over 60 s on a busy
-# machine; this standby is for behaviour, not durability.
-as_pg "$BINDIR/pg_ctl" -D "$SB" -w -t 300 -l "$RUN/standby.log" \
-	-o "-c port=54339 -c unix_socket_directories=$RUN/standby-sock -c listen_addresses= -c hot_standby=on -c fsync=off" \
-	start >/dev/null || { echo "FAIL: the standby did not start"; cat "$RUN/standby.log"; exit 1; }
+start_standby standby "$SOCK" "$PORT" 54339
 POOL="host=$RUN/standby-sock port=54339 dbname=$NAME user=$ROLE"
 [ "$(psql -X -q -t -A "$POOL" -c "SELECT pg_is_in_recovery()")" = t ] || fail "the standby is not in recovery"
 
@@ -378,15 +387,7 @@ for i in $(seq 1 300); do
 	sleep 0.1
 done
 S2=$RUN/standby2
-as_pg mkdir -m 700 "$RUN/standby2-sock"
-if ! as_pg "$BINDIR/pg_basebackup" -h "$RUN/standby-sock" -p 54339 -U postgres -D "$S2" -R -X stream -c fast --no-sync \
-	>"$TMPD/bb2" 2>&1; then
-	echo "FAIL: pg_basebackup of P2: $(cat "$TMPD/bb2")"
-	exit 1
-fi
-as_pg "$BINDIR/pg_ctl" -D "$S2" -w -t 300 -l "$RUN/standby2.log" \
-	-o "-c port=54340 -c unix_socket_directories=$RUN/standby2-sock -c listen_addresses= -c hot_standby=on -c fsync=off" \
-	start >/dev/null || { echo "FAIL: S2 did not start"; cat "$RUN/standby2.log"; exit 1; }
+start_standby standby2 "$RUN/standby-sock" 54339 54340
 S2C="host=$RUN/standby2-sock port=54340 dbname=$NAME user=postgres"
 LIB=8 # server 4: its job of library 7 is done (server 5 has the sealed job of library 9)
 before=$(psql -X -q -t -A "$P2" -c "SELECT count(*) FROM inventory.items WHERE library_id = $LIB")

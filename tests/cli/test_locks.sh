@@ -20,27 +20,25 @@ expect 0
 same "$(jq -c '[.database, .backends, .blocked]' <<<"$OUT")" '["cleanup_lab_t_cli_locks",[],0]' "locks --json, idle"
 
 CURRENT="locks: a blocking pair"
+# backend_pid WHERE: polls (10 s) for the pid of this database's backend
+# matching WHERE (pg_stat_activity); prints it, or nothing.
+backend_pid() {
+	local pid=""
+	for _ in $(seq 1 500); do
+		pid=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND $1")
+		[ -n "$pid" ] && break
+		sleep 0.02
+	done
+	echo "$pid"
+}
 # The holder keeps its transaction open until its stdin closes.
-mkfifo "$TMPD/hold"
-PGAPPNAME="cleanupctl:job:31:step" psql -X -q "$DB" <"$TMPD/hold" >/dev/null 2>&1 &
-hpsql=$!
-exec 7>"$TMPD/hold"
-echo "BEGIN; UPDATE inventory.items SET title = 'held' WHERE id = 1; SELECT 1;" >&7
-hpid=""
-for _ in $(seq 1 500); do
-	hpid=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:job:31:step' AND state = 'idle in transaction'")
-	[ -n "$hpid" ] && break
-	sleep 0.02
-done
+session_start "$DB application_name=cleanupctl:job:31:step" \
+	"BEGIN; UPDATE inventory.items SET title = 'held' WHERE id = 1; SELECT 1;"
+hpid=$(backend_pid "application_name = 'cleanupctl:job:31:step' AND state = 'idle in transaction'")
 [ -n "$hpid" ] || fail "the holder did not start"
-PGAPPNAME="cleanupctl:writer:1" psql -X -q "$DB" -c "UPDATE inventory.items SET title = 'waiting' WHERE id = 1" >/dev/null 2>&1 &
+PGAPPNAME="cleanupctl:writer:1" psql -X -q "$DB" -c "UPDATE inventory.items SET title = 'waiting' WHERE id = 1" >/dev/null 2>&1 7>&- &
 wpsql=$!
-wpid=""
-for _ in $(seq 1 500); do
-	wpid=$(sql "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:1' AND cardinality(pg_blocking_pids(pid)) > 0")
-	[ -n "$wpid" ] && break
-	sleep 0.02
-done
+wpid=$(backend_pid "application_name = 'cleanupctl:writer:1' AND cardinality(pg_blocking_pids(pid)) > 0")
 [ -n "$wpid" ] || fail "the writer was not blocked"
 
 run locks
@@ -62,7 +60,7 @@ jq -e --argjson p "$wpid" '.backends[] | select(.pid == $p) | .wait_ms >= 0 and 
 
 echo "COMMIT;" >&7
 exec 7>&-
-wait "$hpsql" "$wpsql"
+wait "$HOLDER" "$wpsql"
 run --json locks
 expect 0
 same "$(jq -r '.blocked' <<<"$OUT")" "0" "locks --json after the commit"

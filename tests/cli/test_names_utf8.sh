@@ -58,6 +58,16 @@ check_json() {
 		fail "$2: not one valid JSON document"
 }
 
+# run_checked text|json FILE WHAT ARGS...: runs ARGS (run), keeps stdout in
+# $TMPD/FILE and checks it with check_text or check_json for WHAT.
+run_checked() {
+	local kind=$1 file=$TMPD/$2 what=$3
+	shift 3
+	run "$@"
+	echo "$OUT" >"$file"
+	"check_$kind" "$file" "$what"
+}
+
 # names_of FILE JQ: the names JQ selects from the JSON in FILE, one a line,
 # compared with the database's.
 json_names_whole() {
@@ -89,10 +99,8 @@ PY
 }
 
 CURRENT="status"
-run status
+run_checked text status.txt "$CURRENT" status
 expect 0
-echo "$OUT" >"$TMPD/status.txt"
-check_text "$TMPD/status.txt" "$CURRENT"
 [ "$(grep -c '^[1-7] ' "$TMPD/status.txt")" -eq 7 ] || fail "status lacks a server row"
 # Server rows "ID NAME(24 columns) ADMISSION ..." and library rows
 # "  lib ID NAME(23 columns) ADMISSION ...": ADMISSION at column 33.
@@ -100,10 +108,8 @@ same "$(column_of "$TMPD/status.txt" open draining missing)" "33" \
 	"status: the ADMISSION column starts at display column 33 on every server and library row"
 
 CURRENT="status --json"
-run --json status
+run_checked json status.json "$CURRENT" --json status
 expect 0
-echo "$OUT" >"$TMPD/status.json"
-check_json "$TMPD/status.json" "$CURRENT"
 json_names_whole "$TMPD/status.json" '.servers[] | .name' \
 	"SELECT name FROM inventory.media_servers ORDER BY id" "$CURRENT (servers)"
 json_names_whole "$TMPD/status.json" '.servers[] | .libraries[] | .name' \
@@ -113,25 +119,19 @@ json_names_whole "$TMPD/status.json" '.servers[] | .libraries[] | .name' \
 # show, jobs and status print the target name.
 for lib in 1 2 3 4 5 6 7; do
 	CURRENT="job create remove-library --library $lib"
-	run --json job create remove-library --library "$lib"
+	run_checked json create.json "$CURRENT" --json job create remove-library --library "$lib"
 	expect 0
-	echo "$OUT" >"$TMPD/create.json"
-	check_json "$TMPD/create.json" "$CURRENT"
 	J=$(jq -r .id "$TMPD/create.json")
 
 	CURRENT="job show $J --json (library $lib)"
-	run --json job show "$J"
+	run_checked json show.json "$CURRENT" --json job show "$J"
 	expect 0
-	echo "$OUT" >"$TMPD/show.json"
-	check_json "$TMPD/show.json" "$CURRENT"
 	same "$(jq -r .target_name "$TMPD/show.json")" "$(sql "SELECT name FROM inventory.libraries WHERE id = $lib")" \
 		"$CURRENT: target_name whole"
 
 	CURRENT="job show $J (library $lib)"
-	run job show "$J"
+	run_checked text show.txt "$CURRENT" job show "$J"
 	expect 0
-	echo "$OUT" >"$TMPD/show.txt"
-	check_text "$TMPD/show.txt" "$CURRENT"
 	name=$(sql "SELECT name FROM inventory.libraries WHERE id = $lib")
 	if ! grep -qF "($name) on server" "$TMPD/show.txt"; then
 		shown=$(sed -n 's/^  target        library [0-9]* (\(.*\)) on server [0-9]*$/\1/p' "$TMPD/show.txt")
@@ -145,76 +145,50 @@ for lib in 1 2 3 4 5 6 7; do
 done
 
 CURRENT="jobs"
-run jobs
+run_checked text jobs.txt "$CURRENT" jobs
 expect 0
-echo "$OUT" >"$TMPD/jobs.txt"
-check_text "$TMPD/jobs.txt" "$CURRENT"
 [ "$(grep -c 'remove-library' "$TMPD/jobs.txt")" -eq 7 ] || fail "$CURRENT: not 7 jobs"
 # "JOB KIND SERVER TARGET(24 columns) PHASE ...": PHASE at column 57.
 same "$(column_of "$TMPD/jobs.txt" collecting draining)" "57" \
 	"jobs: the PHASE column starts at display column 57 on every row"
 
 CURRENT="jobs --json"
-run --json jobs
+run_checked json jobs.json "$CURRENT" --json jobs
 expect 0
-echo "$OUT" >"$TMPD/jobs.json"
-check_json "$TMPD/jobs.json" "$CURRENT"
 
 CURRENT="status with jobs"
-run status
+run_checked text status2.txt "$CURRENT" status
 expect 0
-echo "$OUT" >"$TMPD/status2.txt"
-check_text "$TMPD/status2.txt" "$CURRENT"
 
 CURRENT="job step (the library's parent delete names it)"
-run --json job step "$(sql "SELECT min(id) FROM cleanup.jobs")" --steps 3
-echo "$OUT" >"$TMPD/step.json"
-check_json "$TMPD/step.json" "$CURRENT"
-run job show "$(sql "SELECT min(id) FROM cleanup.jobs")"
-echo "$OUT" >"$TMPD/step.txt"
-check_text "$TMPD/step.txt" "$CURRENT"
+run_checked json step.json "$CURRENT" --json job step "$(sql "SELECT min(id) FROM cleanup.jobs")" --steps 3
+run_checked text step.txt "$CURRENT" job show "$(sql "SELECT min(id) FROM cleanup.jobs")"
 
 CURRENT="job run --json (a removal to the end: the parent delete names the library)"
 J2=$(sql "SELECT id FROM cleanup.jobs WHERE library_id = 2")
-run --json job run "$J2"
+run_checked json run.json "$CURRENT" --json job run "$J2"
 expect 0
-echo "$OUT" >"$TMPD/run.json"
-check_json "$TMPD/run.json" "$CURRENT"
-run job show "$J2"
-echo "$OUT" >"$TMPD/run.txt"
-check_text "$TMPD/run.txt" "$CURRENT (job show after)"
+run_checked text run.txt "$CURRENT (job show after)" job show "$J2"
 
 CURRENT="status --watch --count 1 --json"
-run --json status --watch 0.1 --count 1
+run_checked json watch.json "$CURRENT" --json status --watch 0.1 --count 1
 expect 0
-echo "$OUT" >"$TMPD/watch.json"
-check_json "$TMPD/watch.json" "$CURRENT"
 
 CURRENT="an error that names a library: a second job on its server"
-run --json job create prune --library 3
+run_checked json err.json "$CURRENT" --json job create prune --library 3
 expect 4
-echo "$OUT" >"$TMPD/err.json"
-check_json "$TMPD/err.json" "$CURRENT"
 echo "$ERR" >"$TMPD/err.txt"
 check_text "$TMPD/err.txt" "$CURRENT (stderr)"
 
 CURRENT="counts"
-run counts --no-visit
-echo "$OUT" >"$TMPD/counts.txt"
-check_text "$TMPD/counts.txt" "$CURRENT"
-run --json counts --no-visit
-echo "$OUT" >"$TMPD/counts.json"
-check_json "$TMPD/counts.json" "$CURRENT --json"
+run_checked text counts.txt "$CURRENT" counts --no-visit
+run_checked json counts.json "$CURRENT --json" --json counts --no-visit
 
 CURRENT="locks"
-run locks
+run_checked text locks.txt "$CURRENT" locks
 expect 0
-echo "$OUT" >"$TMPD/locks.txt"
-check_text "$TMPD/locks.txt" "$CURRENT"
-run --json locks
+run_checked json locks.json "$CURRENT --json" --json locks
 expect 0
-echo "$OUT" >"$TMPD/locks.json"
-check_json "$TMPD/locks.json" "$CURRENT --json"
 
 # The console (read-only, in tmux on a private socket, a UTF-8 locale):
 # every screen line is valid UTF-8, and names show no '?' (none of the
@@ -249,13 +223,9 @@ fi
 CURRENT="deps with multi-byte identifiers"
 sql "CREATE TABLE public.\"$(printf '表%.0s' $(seq 1 21))\" (id int PRIMARY KEY,
   \"項目$(printf 'é%.0s' $(seq 1 20))\" bigint REFERENCES inventory.items (id))" >/dev/null
-run deps
-echo "$OUT" >"$TMPD/deps.txt"
-check_text "$TMPD/deps.txt" "$CURRENT"
+run_checked text deps.txt "$CURRENT" deps
 grep -q '表表表' "$TMPD/deps.txt" || fail "$CURRENT: the table is not listed"
-run --json deps
-echo "$OUT" >"$TMPD/deps.json"
-check_json "$TMPD/deps.json" "$CURRENT --json"
+run_checked json deps.json "$CURRENT --json" --json deps
 grep -q '表表表' "$TMPD/deps.json" || fail "$CURRENT --json: the table is not listed"
 
 finish

@@ -30,9 +30,7 @@ sql "SELECT cleanup.job_seal($J, 0)" >/dev/null
 
 CURRENT="writer role: cleanupctl writer"
 events0=$(sql "SELECT count(*) FROM cleanup.events")
-DB=$WRITER
-run --json writer --server 1 --ops 40 --rate 0 --seed 3
-DB=$BASE
+DB=$WRITER run --json writer --server 1 --ops 40 --rate 0 --seed 3
 expect 0
 same "$(jq -r '.ops' <<<"$OUT")" "40" "writer ops"
 [ "$(jq -r '.ok' <<<"$OUT")" -gt 0 ] || fail "no write of the restricted writer was accepted"
@@ -59,9 +57,7 @@ settle() {
 }
 same "$(settle 2)" "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 2")" "library 2 watched, fresh"
 maxid=$(sql "SELECT max(id) FROM inventory.items")
-DB=$WRITER
-run --json writer --server 1 --ops 40 --rate 0 --seed 4
-DB=$BASE
+DB=$WRITER run --json writer --server 1 --ops 40 --rate 0 --seed 4
 expect 0
 same "$(jq -r '.gateway' <<<"$OUT")" "true" "restricted writer uses the gateway"
 same "$(jq -r '.rejections.CU410 // 0' <<<"$OUT")" "0" "no write of the restricted writer refused for want of locks"
@@ -116,10 +112,8 @@ DB=$BASE
           AND check_to IS NOT NULL")" -gt 0 ] || fail "the runner's prune did not walk external IDs"
 same "$(sql "SELECT count(*) FROM inventory.items WHERE library_id = 1 AND id <= (SELECT high_water_id FROM cleanup.jobs WHERE id = $J)")" \
 	"0" "the runner's prune deleted every unseen item"
-DB=$RUNNER
-run job cancel "$R"
+DB=$RUNNER run job cancel "$R"
 expect 4 "already ended"
-DB=$BASE
 same "$(sql "SELECT count(*) FROM inventory.libraries WHERE id = 3")" "0" "library 3 removed by the runner"
 same "$(sql "SELECT created_by FROM cleanup.jobs WHERE id = $R")" "t_cli_runner" "created_by is the login role"
 out=$(psql -X -q "$RUNNER" -c "UPDATE cleanup.jobs SET phase = 'draining' WHERE id = $R" 2>&1)

@@ -10,24 +10,7 @@
 # planted paths, test_sandbox_quote.sh quoting and bad directories.
 . "$(dirname "$0")/lib_foundation.sh"
 B=$CLEANUPCTL
-root=$(mktemp -d /tmp/cleanupctl-sbtest.XXXXXX)
-chmod 755 "$root"
-SANDBOXES=()
-cleanup() {
-	local d
-	for d in "${SANDBOXES[@]}"; do
-		info=$("$B" --json sandbox status --dir "$d" 2>/dev/null)
-		"$B" sandbox stop --dir "$d" >/dev/null 2>&1
-		case "$(jq -r .base <<<"$info" 2>/dev/null)" in
-		/tmp/cleanupctl-??????) rm -rf "$(jq -r .base <<<"$info")" ;;
-		esac
-		case "$(jq -r .socket_dir <<<"$info" 2>/dev/null)" in
-		/tmp/cleanupctl-sock-??????) rm -rf "$(jq -r .socket_dir <<<"$info")" ;;
-		esac
-	done
-	rm -rf "$root" "$TMPD"
-}
-trap cleanup EXIT
+sandbox_root sbtest
 
 pid_of() { "$B" --json sandbox status --dir "$1" | jq -r .pid; }
 
@@ -49,12 +32,7 @@ wait_blocked() {
 # job row FOR UPDATE until `release_job_row`; returns once it holds it.
 hold_job_row() {
 	local i
-	rm -f "$root/fifo"
-	mkfifo "$root/fifo"
-	psql -X -q "$1 application_name=row-holder" <"$root/fifo" >/dev/null 2>&1 &
-	HOLDER=$!
-	exec 3>"$root/fifo"
-	echo "BEGIN; SELECT 1 FROM cleanup.jobs WHERE id = $2 FOR UPDATE;" >&3
+	session_start "$1 application_name=row-holder" "BEGIN; SELECT 1 FROM cleanup.jobs WHERE id = $2 FOR UPDATE;"
 	for i in $(seq 1 400); do
 		[ "$(psql -X -t -A "$1" -c "SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND application_name = 'row-holder' AND state = 'idle in transaction'")" = 1 ] && return 0
@@ -64,7 +42,7 @@ hold_job_row() {
 	FAILS=$((FAILS + 1))
 }
 release_job_row() {
-	exec 3>&-
+	exec 7>&-
 	wait "$HOLDER" 2>/dev/null
 }
 
@@ -109,10 +87,7 @@ APPEND=$!
 if wait_blocked "$CI" "cleanupctl:job:$J:append"; then
 	sb stop --dir "$D"
 	expect 0 "sandbox stopped"
-	wait "$APPEND"
-	RC=$?
-	OUT=$(cat "$root/append.out")
-	ERR=""
+	collect "$APPEND" "$root/append.out" /dev/null
 	expect 1 "lost the connection to the database while appending to job $J"
 fi
 release_job_row
@@ -127,9 +102,7 @@ APPEND=$!
 if wait_blocked "$CI" "cleanupctl:job:$J:append"; then
 	pid=$(pid_of "$D")
 	kill -9 "$pid"
-	wait "$APPEND"
-	RC=$?
-	OUT=$(cat "$root/append.out")
+	collect "$APPEND" "$root/append.out" /dev/null
 	expect 1 "lost the connection to the database while appending to job $J"
 	[ -f "$(jq -r .datadir <<<"$("$B" --json sandbox status --dir "$D")")/postmaster.pid" ] ||
 		fail "kill -9 should leave postmaster.pid behind"

@@ -8,17 +8,7 @@
 # byte length (it used to report 2047 for anything past 2 kB).
 . "$(dirname "$0")/lib_foundation.sh"
 B=$CLEANUPCTL
-root=$(mktemp -d /tmp/cleanupctl-sbquote.XXXXXX)
-chmod 755 "$root"
-SANDBOXES=()
-cleanup() {
-	local d
-	for d in "${SANDBOXES[@]}"; do
-		"$B" sandbox stop --dir "$d" >/dev/null 2>&1
-	done
-	rm -rf "$root" "$TMPD"
-}
-trap cleanup EXIT
+sandbox_root sbquote
 
 # end_to_end DIR: start, query, status, stop, start again, stop.
 end_to_end() {

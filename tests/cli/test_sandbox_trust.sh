@@ -11,29 +11,7 @@
 . "$(dirname "$0")/lib_foundation.sh"
 export LC_ALL=C
 B=$CLEANUPCTL
-root=$(mktemp -d /tmp/cleanupctl-sbtrust.XXXXXX)
-chmod 755 "$root"
-SANDBOXES=()
-PLANTED=()
-cleanup() {
-	local d info p
-	for d in "${SANDBOXES[@]}"; do
-		info=$("$B" --json sandbox status --dir "$d" 2>/dev/null)
-		# Refused starts leave nothing to stop (a run before the fix did).
-		"$B" sandbox stop --dir "$d" >/dev/null 2>&1
-		for p in "$(jq -r .base <<<"$info" 2>/dev/null)" "$(jq -r .socket_dir <<<"$info" 2>/dev/null)"; do
-			case "$p" in
-			/tmp/cleanupctl-??????) rm -rf "$p" ;;
-			/tmp/cleanupctl-sock-??????) rm -rf "$p" ;;
-			esac
-		done
-	done
-	for p in "${PLANTED[@]}"; do
-		rm -rf "$p"
-	done
-	rm -rf "$root" "$TMPD"
-}
-trap cleanup EXIT
+sandbox_root sbtrust
 
 json() { "$B" --json sandbox status --dir "$1" 2>/dev/null | jq -r ".$2"; }
 # The name the old code derived from DIR: FNV-1a 64 of its bytes.

@@ -101,10 +101,7 @@ for _ in $(seq 1 500); do
 done
 same "$seen" "1" "a running writer shows as cleanupctl:writer:2"
 kill -TERM "$wpid"
-wait "$wpid"
-RC=$?
-OUT=$(cat "$TMPD/w.out")
-ERR=$(cat "$TMPD/w.err")
+collect "$wpid" "$TMPD/w.out" "$TMPD/w.err"
 expect 0
 same "$(jq -r .stopped_by <<<"$OUT")" "signal" "writer stopped by SIGTERM"
 same "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cleanupctl:writer:2'")" "0" \
@@ -148,10 +145,7 @@ kill -TERM "$wpid"
 sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database()
        AND query = 'SELECT pg_sleep(300)'" >/dev/null
 wait "$lpid" 2>/dev/null
-wait "$wpid"
-RC=$?
-OUT=$(cat "$TMPD/w2.out")
-ERR=$(cat "$TMPD/w2.err")
+collect "$wpid" "$TMPD/w2.out" "$TMPD/w2.err"
 expect 0
 same "$(jq -r '[.stopped_by, .ops] | @csv' <<<"$OUT")" '"signal",0' "writer stopped by SIGTERM while it started"
 

@@ -167,6 +167,46 @@ job_create() {
 	[[ $out =~ ^\{\"id\":\ ?([0-9]+), ]] && echo "${BASH_REMATCH[1]}"
 }
 
+# seen_prune_job LIB: a prune job of library LIB whose manifest is the
+# external ids of crashtest.seen, sealed with their count; prints its id.
+seen_prune_job() {
+	local job
+	job=$(job_create prune "$1")
+	q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet job append "$job" >/dev/null
+	"$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$(q "SELECT count(*) FROM crashtest.seen")" >/dev/null
+	echo "$job"
+}
+
+# prune_exact JOB LIB DELETED KEPT UNSEEN: the resumed prune JOB of library
+# LIB is consistent and completed, deleted DELETED items, kept KEPT and
+# moved, found absent or retained none; the inventory is the ground truth
+# without the items of LIB matching UNSEEN (an SQL condition); its steps
+# replay.
+prune_exact() {
+	check_consistent "$1" "prune after resume"
+	assert_eq "$(job_field "$1" "phase || ' ' || deleted || ' ' || kept || ' ' || (moved + absent + retained)")" \
+		"completed $3 $4 0" "prune phase, deleted, kept, moved + absent + retained"
+	assert_inventory_is "NOT (library_id = :'lib' AND $5)" \
+		"inventory differs from the ground truth after the prune (exactly the unseen items of library $2 gone)" \
+		-v lib="$2"
+	check_replay "$1"
+}
+
+# remove_server_exact JOB SERVER DELETED LIBS LIB UNSEEN: the resumed
+# remove-server JOB of SERVER is consistent and completed, deleted DELETED
+# items, LIBS libraries and the server (its row is gone); the inventory is
+# the ground truth without SERVER's items and the items of library LIB
+# matching UNSEEN (pruned before); its steps replay.
+remove_server_exact() {
+	check_consistent "$1" "remove-server after resume"
+	assert_eq "$(job_field "$1" "phase || ' ' || deleted || ' ' || libraries_deleted || ' ' || servers_deleted")" \
+		"completed $3 $4 1" "remove-server phase, deleted, libraries_deleted, servers_deleted"
+	assert_inventory_is "server_id <> :'s' AND NOT (library_id = :'lib' AND $6)" \
+		"inventory differs from the ground truth after removing server $2" -v lib="$5" -v s="$2"
+	assert_eq "$(q "SELECT count(*) FROM inventory.media_servers WHERE id = :'s'" -v s="$2")" 0 "server row"
+	check_replay "$1"
+}
+
 # start_run JOB [ARGS...]: `job run JOB --json ARGS` in the background; sets
 # RUN_PID, RUN_OUT, RUN_ERR.
 start_run() {

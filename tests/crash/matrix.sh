@@ -116,16 +116,12 @@ matrix_data() {
 	snapshot before
 	q "CREATE TABLE crashtest.gone (id bigint PRIMARY KEY);
 	   CREATE TABLE crashtest.gone_libs (id bigint PRIMARY KEY);
-	   CREATE TABLE crashtest.deps_before AS
-	       SELECT 'retry'::text AS kind, id, item_id FROM inventory.item_retries
-	       UNION ALL SELECT 'preview', id, item_id FROM inventory.identity_review_previews;
-	   CREATE TABLE crashtest.libdeps_before AS
-	       SELECT 'collection'::text AS kind, id, library_id FROM inventory.library_collections
-	       UNION ALL SELECT 'sync', library_id, library_id FROM inventory.library_sync_status;
 	   CREATE TABLE crashtest.history_before AS
 	       SELECT h.id, h.library_id, h.library_name, h.status, h.error, h.payload, l.name AS lib_name
 	         FROM inventory.classification_history h JOIN inventory.libraries l ON l.id = h.library_id;
-	   $FP_SQL_HELPERS"
+	   $FP_SQL_HELPERS
+	   CREATE TABLE crashtest.deps_before AS SELECT * FROM crashtest.deps_now;
+	   CREATE TABLE crashtest.libdeps_before AS SELECT * FROM crashtest.libdeps_now;"
 	libs=$(q "SELECT string_agg(min::text, ' ' ORDER BY min) FROM (
 	            SELECT min(l.id) FROM inventory.libraries l
 	             WHERE l.server_id IN (SELECT id FROM inventory.media_servers ORDER BY id LIMIT :'n')

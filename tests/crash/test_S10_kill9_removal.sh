@@ -19,17 +19,27 @@ q "INSERT INTO inventory.libraries (server_id, name) VALUES (:'s', 'Empty')" -v 
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
 snapshot before
 
+# killed_removal_done KIND JOB ROUNDS WANT LIBS SERVERS: the removal JOB
+# is killed in ROUNDS runs, its steps replay, a new process resumes it; then
+# it is consistent and completed, deleted and visited WANT items, LIBS
+# libraries and SERVERS servers, and moved, found absent, retained or kept
+# none.
+killed_removal_done() {
+	local kind=$1 job=$2
+	kill9_rounds "$job" "$3"
+	check_replay "$job"
+	resume "$job"
+	check_consistent "$job" "$kind after resume"
+	assert_eq "$(job_field "$job" phase)" completed "$kind phase"
+	assert_eq "$(job_field "$job" "deleted || ' ' || visited || ' ' || libraries_deleted || ' ' || servers_deleted")" \
+		"$4 $4 $5 $6" "$kind deleted, visited, libraries_deleted, servers_deleted"
+	assert_eq "$(job_field "$job" "moved + absent + retained + kept")" 0 "$kind moved + absent + retained + kept"
+}
+
 # --- remove-library of the first library of server 1 ---
 want=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib'" -v lib="$lib")
 job=$(job_create remove-library "$lib")
-kill9_rounds "$job" $((want / 128 + 2))
-check_replay "$job"
-resume "$job"
-check_consistent "$job" "remove-library after resume"
-assert_eq "$(job_field "$job" phase)" completed "remove-library phase"
-assert_eq "$(job_field "$job" "deleted || ' ' || visited || ' ' || libraries_deleted || ' ' || servers_deleted")" \
-	"$want $want 1 0" "remove-library deleted, visited, libraries_deleted, servers_deleted"
-assert_eq "$(job_field "$job" "moved + absent + retained + kept")" 0 "remove-library moved + absent + retained + kept"
+killed_removal_done remove-library "$job" $((want / 128 + 2)) "$want" 1 0
 assert_eq "$(q "SELECT count(*) FROM inventory.libraries WHERE id = :'lib'" -v lib="$lib")" 0 "library row"
 assert_eq "$(q "SELECT count(*) FROM cleanup.library_admission WHERE library_id = :'lib'" -v lib="$lib")" 0 \
 	"library admission row"
@@ -42,14 +52,7 @@ log "remove-library job $job exact after $KILLS kills"
 want=$(q "SELECT count(*) FROM crashtest.before WHERE server_id = :'s'" -v s="$s2")
 nlibs=$(q "SELECT count(*) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s2")
 job=$(job_create remove-server "$s2")
-kill9_rounds "$job" $((want / 128 + 2 * nlibs + 1))
-check_replay "$job"
-resume "$job"
-check_consistent "$job" "remove-server after resume"
-assert_eq "$(job_field "$job" phase)" completed "remove-server phase"
-assert_eq "$(job_field "$job" "deleted || ' ' || visited || ' ' || libraries_deleted || ' ' || servers_deleted")" \
-	"$want $want $nlibs 1" "remove-server deleted, visited, libraries_deleted, servers_deleted"
-assert_eq "$(job_field "$job" "moved + absent + retained + kept")" 0 "remove-server moved + absent + retained + kept"
+killed_removal_done remove-server "$job" $((want / 128 + 2 * nlibs + 1)) "$want" "$nlibs" 1
 assert_eq "$(q "SELECT count(*) FROM inventory.media_servers WHERE id = :'s'" -v s="$s2")" 0 "server row"
 assert_eq "$(q "SELECT count(*) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s2")" 0 "libraries of the server"
 assert_eq "$(q "SELECT count(*) FROM cleanup.server_admission WHERE server_id = :'s'" -v s="$s2")" 0 \

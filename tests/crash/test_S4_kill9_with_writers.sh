@@ -22,10 +22,7 @@ far=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$
 snapshot before
 q "CREATE TABLE crashtest.seen AS SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND id % 2 = 0;
    CREATE TABLE crashtest.moved (id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp())" -v lib="$lib"
-seen=$(q "SELECT count(*) FROM crashtest.seen")
-job=$(job_create prune "$lib")
-q "SELECT external_id FROM crashtest.seen" | "$CLEANUPCTL" --db "$CONN" --quiet job append "$job" >/dev/null
-"$CLEANUPCTL" --db "$CONN" --quiet job seal "$job" --expected "$seen" >/dev/null
+job=$(seen_prune_job "$lib")
 
 # move_sql ID: moves item ID out of the target into DEST and logs it in the
 # same statement (so the log is exactly the moves that committed).

@@ -176,6 +176,14 @@ sealed_job() {
 	echo "$id"
 }
 
+# at_size WxH: the size of the consoles started next (COLS and ROWS,
+# exported).
+at_size() {
+	COLS=${1%x*}
+	ROWS=${1#*x}
+	export COLS ROWS
+}
+
 # start BIN [ARGS...]: runs BIN console ARGS in a new tmux session of
 # 120x40 (COLS / ROWS override), with a private history directory. The
 # pane stays after the console exits and prints its exit code.

@@ -23,9 +23,7 @@ END4=$(sql "SELECT left(check_to, 16) FROM cleanup.job_steps WHERE job_id = $J A
 GAP_RE="step 4: runner changed: ste $P1 -> run $P2 after [0-9.]+[smh]"
 
 for size in 120x40 80x24; do
-	COLS=${size%x*}
-	ROWS=${size#*x}
-	export COLS ROWS
+	at_size "$size"
 	start "$BIN"
 	wait_re "$J +prune +lib 1 Movies +draining" || fail "$size: job not shown"
 	keys Enter

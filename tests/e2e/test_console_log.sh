@@ -24,9 +24,7 @@ sql "SELECT cleanup.log_event($J1, 'busy',
 FIRST=$(sql "SELECT to_char(min(at), 'HH24:MI:SS') FROM cleanup.events WHERE kind = 'busy'")
 
 for size in 120x40 80x24; do
-	COLS=${size%x*}
-	ROWS=${size#*x}
-	export COLS ROWS
+	at_size "$size"
 	start "$BIN"
 	focus log || fail "$size: the log cannot have the focus"
 	wait_re "busy +job $J1 busy x300 since $FIRST, held by pid 4411" &&

@@ -44,9 +44,7 @@ jq -e --argjson j "$J1" '[.[] | select(.id == $j)][0].no_runner == true' <<<"$(C
 	ok "jobs --json and status --json carry the keys" || fail "jobs/status --json"
 
 for size in 80x24 120x40; do
-	COLS=${size%x*}
-	ROWS=${size#*x}
-	export COLS ROWS
+	at_size "$size"
 	stop_run
 	start "$BIN"
 	# At 80 columns the badge's shorter form (layout.h, tui_header_plan).

@@ -41,9 +41,7 @@ start_run() {
 declined() { [ "$(grep -cE "[0-9]{2}:[0-9]{2}:[0-9]{2} console +quit not done: the run goes on" <<<"$SCREEN")" = "$1" ]; }
 
 for size in 80x24 120x40; do
-	COLS=${size%x*}
-	ROWS=${size#*x}
-	export COLS ROWS
+	at_size "$size"
 	start "$BIN"
 	wait_re "$J +prune +lib 1 Movies +draining" || fail "$size: job not shown"
 

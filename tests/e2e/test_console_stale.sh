@@ -18,9 +18,7 @@ jobs_count() { sql "SELECT count(*) FROM cleanup.jobs"; }
 dim_row() { T capture-pane -p -e | grep -F -- "$1" | grep -qE $'\e\\[([0-9]+;)*2(;[0-9]+)*m'; }
 
 for size in 80x24 120x40; do
-	COLS=${size%x*}
-	ROWS=${size#*x}
-	export COLS ROWS
+	at_size "$size"
 	start "$CLEANUPCTL"
 	wait_re "│ +1 +1 Movies +open +300" && ok "$size: libraries shown" || fail "$size: libraries not shown"
 	dim_row "Movies" && fail "$size: fresh rows drawn dim"

@@ -65,9 +65,7 @@ trap 'idle_stop; e2e_cleanup' EXIT
 audit_count() { sql "SELECT count(*) FROM cleanup.audit WHERE action = 'terminate-holder' AND outcome LIKE '$1%'"; }
 
 for size in 80x24 120x40; do
-	COLS=${size%x*}
-	ROWS=${size#*x}
-	export COLS ROWS
+	at_size "$size"
 	idles
 	# Busy: a step of J names the holder (exit 3).
 	OUT=$(C job step "$J" 2>&1)

@@ -41,50 +41,67 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-/* Parsing TEXT fails, and the message holds none of SECRETS. */
-static void secret_kept(const char *text, const char *want, const char *const *secrets)
+/* A theme text that does not parse, words its error holds (none: NULL),
+ * and words of the file it must not echo. */
+typedef struct bad_theme {
+	const char *text, *want;
+	const char *const *secrets;
+} bad_theme;
+
+/* Parsing each text fails, with its words and none of its secrets. */
+static void secrets_kept(const bad_theme *cases, size_t n)
 {
+	const char *const *secret;
 	char err[512];
 	theme t;
+	size_t i;
 
-	memset(&t, 0, sizeof t);
-	assert_int_equal(theme_parse(&t, text, err, sizeof err), -1);
-	if (want && !strstr(err, want))
-		fail_msg("error \"%s\" lacks \"%s\"", err, want);
-	for (; *secrets; secrets++)
-		if (strstr(err, *secrets))
-			fail_msg("error \"%s\" echoes \"%s\" from the file", err, *secrets);
+	for (i = 0; i < n; i++) {
+		memset(&t, 0, sizeof t);
+		assert_int_equal(theme_parse(&t, cases[i].text, err, sizeof err), -1);
+		if (cases[i].want && !strstr(err, cases[i].want))
+			fail_msg("error \"%s\" lacks \"%s\"", err, cases[i].want);
+		for (secret = cases[i].secrets; *secret; secret++)
+			if (strstr(err, *secret))
+				fail_msg("error \"%s\" echoes \"%s\" from the file", err, *secret);
+	}
 }
+
+static const char *const shadow[] = {"root", "$6$", "saltsalt", "19000", NULL};
+static const char *const pw[] = {"hunter2", NULL};
+static const char *const key[] = {"password", NULL};
+static const char *const num[] = {"4096", NULL};
+static const char *const none[] = {NULL};
+static const char *const blu[] = {"\"blu\"", NULL};
 
 static void test_parse_errors_never_quote_the_file(void **state)
 {
-	static const char *const shadow[] = {"root", "$6$", "saltsalt", "19000", NULL};
-	static const char *const pw[] = {"hunter2", NULL};
-	static const char *const key[] = {"password", NULL};
-	static const char *const num[] = {"4096", NULL};
+	static const bad_theme cases[] = {
+		{"root:$6$saltsalt$hash:19000:0:99999:7:::\n", "line 1: expected \"ROLE = [FG] [on BG] [ATTR ...]\"", shadow},
+		{"normal = hunter2\n", "line 1: normal: word 1 is not a colour", pw},
+		{"normal = red hunter2\n", "line 1: normal: word 2 is not an attribute", pw},
+		{"normal = red on hunter2\n", "line 1: normal: word 3 after \"on\" is not a colour", pw},
+		{"password = red\n", "line 1: unknown role", key},
+		{"ok = 4096\n", "line 1: ok: word 1: a colour number out of range 0-255", num},
+		{"ok = green hunter2 red\n", "word 2", pw},
+	};
 
 	(void)state;
-	secret_kept("root:$6$saltsalt$hash:19000:0:99999:7:::\n", "line 1: expected \"ROLE = [FG] [on BG] [ATTR ...]\"",
-	            shadow);
-	secret_kept("normal = hunter2\n", "line 1: normal: word 1 is not a colour", pw);
-	secret_kept("normal = red hunter2\n", "line 1: normal: word 2 is not an attribute", pw);
-	secret_kept("normal = red on hunter2\n", "line 1: normal: word 3 after \"on\" is not a colour", pw);
-	secret_kept("password = red\n", "line 1: unknown role", key);
-	secret_kept("ok = 4096\n", "line 1: ok: word 1: a colour number out of range 0-255", num);
-	secret_kept("ok = green hunter2 red\n", "word 2", pw);
+	secrets_kept(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_typos_get_a_suggestion_from_the_vocabulary(void **state)
 {
-	static const char *const none[] = {NULL};
-	static const char *const blu[] = {"\"blu\"", NULL};
+	static const bad_theme cases[] = {
+		{"header = blu on black\n", "line 1: header: word 1 is not a colour", blu},
+		{"header = blu on black\n", "did you mean \"blue\"?", none},
+		{"ok = green blod\n", "did you mean \"bold\"?", none},
+		{"heder = bold\n", "did you mean \"header\"?", none},
+		{"ok = green red\n", "line 1: ok: word 2 is a second foreground colour", none},
+	};
 
 	(void)state;
-	secret_kept("header = blu on black\n", "line 1: header: word 1 is not a colour", blu);
-	secret_kept("header = blu on black\n", "did you mean \"blue\"?", none);
-	secret_kept("ok = green blod\n", "did you mean \"bold\"?", none);
-	secret_kept("heder = bold\n", "did you mean \"header\"?", none);
-	secret_kept("ok = green red\n", "line 1: ok: word 2 is a second foreground colour", none);
+	secrets_kept(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_paths_must_be_theme_files(void **state)

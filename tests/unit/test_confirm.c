@@ -47,50 +47,58 @@ static void type(confirm_state *c, const char *s, confirm_result expect_each)
 		assert_int_equal(confirm_key(c, (unsigned char)*s), expect_each);
 }
 
+/* Opens the typed dialog for t, types text and answers with Enter. */
+static confirm_result answer(confirm_state *c, const confirm_target *t, const char *text)
+{
+	assert_int_equal(confirm_begin(c, t), CONFIRM_PENDING);
+	type(c, text, CONFIRM_PENDING);
+	return confirm_key(c, '\n');
+}
+
 static void test_confirm_kinds(void **state)
 {
+	static const struct {
+		tui_action action;
+		const char *phase; /* NULL: a removal of library or server 5 */
+		int step_no;
+		int gone;
+		confirm_kind expect;
+	} cases[] = {
+		/* reversible: y/N */
+		{ACT_PAUSE, "collecting", 0, 0, CONFIRM_YES_NO},
+		{ACT_RESUME, "paused", 0, 0, CONFIRM_YES_NO},
+		{ACT_CANCEL, "collecting", 0, 0, CONFIRM_YES_NO},
+		{ACT_CANCEL, "paused", 0, 0, CONFIRM_YES_NO},
+		{ACT_STEP, "draining", 4, 0, CONFIRM_YES_NO},
+		/* irreversible: typed */
+		{ACT_STEP, "draining", 0, 0, CONFIRM_TYPED},
+		{ACT_RUN, "draining", 7, 0, CONFIRM_TYPED},
+		{ACT_SEAL, "collecting", 0, 0, CONFIRM_TYPED},
+		{ACT_REMOVE_LIBRARY, NULL, 0, 0, CONFIRM_TYPED},
+		{ACT_REMOVE_SERVER, NULL, 0, 0, CONFIRM_TYPED},
+		/* nothing to confirm: read-only, or the engine refuses and explains */
+		{ACT_PREVIEW, "draining", 0, 0, CONFIRM_NONE},
+		/* after the first deletion the engine refuses, saying what is gone */
+		{ACT_CANCEL, "draining", 2, 128, CONFIRM_NONE},
+		/* a sealed job or removal that has deleted nothing cancels */
+		{ACT_CANCEL, "draining", 0, 0, CONFIRM_YES_NO},
+		{ACT_CANCEL, "finalizing", 2, 0, CONFIRM_YES_NO},
+		{ACT_PAUSE, "draining", 2, 0, CONFIRM_NONE},
+		{ACT_STEP, "collecting", 0, 0, CONFIRM_NONE},
+		{ACT_SEAL, "draining", 0, 0, CONFIRM_NONE},
+	};
 	confirm_target t;
+	size_t i;
 
 	(void)state;
-	/* reversible: y/N */
-	t = job_target(ACT_PAUSE, 3, "collecting", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
-	t = job_target(ACT_RESUME, 3, "paused", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
-	t = job_target(ACT_CANCEL, 3, "collecting", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
-	t = job_target(ACT_CANCEL, 3, "paused", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
-	t = job_target(ACT_STEP, 3, "draining", 4);
-	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
-	/* irreversible: typed */
-	t = job_target(ACT_STEP, 3, "draining", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
-	t = job_target(ACT_RUN, 3, "draining", 7);
-	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
-	t = job_target(ACT_SEAL, 3, "collecting", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
-	t = removal(ACT_REMOVE_LIBRARY, 5, "Movies");
-	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
-	t = removal(ACT_REMOVE_SERVER, 2, "server-2");
-	assert_int_equal(confirm_required(&t), CONFIRM_TYPED);
-	/* nothing to confirm: read-only, or the engine refuses and explains */
-	t = job_target(ACT_PREVIEW, 3, "draining", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
-	t = job_target(ACT_CANCEL, 3, "draining", 2);
-	t.gone = 128; /* after the first deletion the engine refuses, saying what is gone */
-	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
-	/* a sealed job or removal that has deleted nothing cancels */
-	t = job_target(ACT_CANCEL, 3, "draining", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
-	t = job_target(ACT_CANCEL, 3, "finalizing", 2);
-	assert_int_equal(confirm_required(&t), CONFIRM_YES_NO);
-	t = job_target(ACT_PAUSE, 3, "draining", 2);
-	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
-	t = job_target(ACT_STEP, 3, "collecting", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
-	t = job_target(ACT_SEAL, 3, "draining", 0);
-	assert_int_equal(confirm_required(&t), CONFIRM_NONE);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (cases[i].phase)
+			t = job_target(cases[i].action, 3, cases[i].phase, cases[i].step_no);
+		else
+			t = removal(cases[i].action, 5, "Movies");
+		t.gone = cases[i].gone;
+		assert_int_equal(confirm_required(&t), cases[i].expect);
+	}
 }
 
 static void test_confirm_yes_no_defaults_to_no(void **state)
@@ -137,16 +145,16 @@ static void test_confirm_typed_job_id(void **state)
 	assert_int_equal(confirm_key(&c, KEY_BACKSPACE), CONFIRM_PENDING);
 	type(&c, "12", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "prune 7 Movies", CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_int_equal(answer(&c, &t, "prune 7 Movies"), CONFIRM_ACCEPTED);
 	assert_string_equal(confirm_audit_text(&c), "prune 7 Movies");
 }
 
 static void test_confirm_typed_wrong_text_does_nothing(void **state)
 {
+	static const char *const wrong[] = {"Movies", "remove-library 5 Movie", "remove-library 5 movies", "5"};
 	confirm_target t = removal(ACT_REMOVE_LIBRARY, 5, "Movies");
 	confirm_state c;
+	size_t i;
 
 	(void)state;
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
@@ -156,21 +164,10 @@ static void test_confirm_typed_wrong_text_does_nothing(void **state)
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
 	assert_false(c.active);
 	assert_string_equal(confirm_audit_text(&c), "remove-library 5 Movis");
-	/* the name alone is ambiguous (every server has a "Movies"): refused */
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "Movies", CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
-
-	/* a prefix, a different case, the id instead of the name: all mismatch */
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "remove-library 5 Movie", CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "remove-library 5 movies", CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "5", CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
+	/* the name alone is ambiguous (every server has a "Movies"); a prefix,
+	 * a different case, the id instead of the name: all mismatch */
+	for (i = 0; i < sizeof wrong / sizeof wrong[0]; i++)
+		assert_int_equal(answer(&c, &t, wrong[i]), CONFIRM_MISMATCH);
 	/* Esc declines; backspace corrects a typo, ^U starts over */
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
 	type(&c, "remove-library 5 Moviex", CONFIRM_PENDING);
@@ -198,9 +195,7 @@ static void test_confirm_typed_utf8_name(void **state)
 	type(&c, "èque", CONFIRM_PENDING);
 	assert_string_equal(c.typed, "remove-server 9 Médiathèqèque");
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "remove-server 9 Médiathèque", CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_int_equal(answer(&c, &t, "remove-server 9 Médiathèque"), CONFIRM_ACCEPTED);
 }
 
 static void test_confirm_no_dialog_when_engine_refuses(void **state)
@@ -276,20 +271,15 @@ static void test_C3_seal_confirmation_is_the_typed_count(void **state)
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
 	assert_int_equal(c.target.seal_count, -1);
 
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH); /* nothing typed */
+	assert_int_equal(answer(&c, &t, ""), CONFIRM_MISMATCH); /* nothing typed */
 
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "39", CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_int_equal(answer(&c, &t, "39"), CONFIRM_ACCEPTED);
 	assert_int_equal(c.target.seal_count, 39); /* the engine refuses 39 != 40 (CU402) */
 	assert_string_equal(confirm_audit_text(&c), "39");
 
 	/* :seal 3 40 carries its count: the phrase is typed as usual. */
 	t.seal_count = 40;
-	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
-	type(&c, "prune 7 Movies", CONFIRM_PENDING);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_int_equal(answer(&c, &t, "prune 7 Movies"), CONFIRM_ACCEPTED);
 	assert_int_equal(c.target.seal_count, 40);
 }
 
@@ -349,23 +339,20 @@ static void test_kill_runner_names_the_backend(void **state)
 static void test_dialogs_say_where_the_point_of_no_return_is(void **state)
 {
 	static const char *const where = "cancelled (x) until its first step deletes a row; after that it only goes forward";
-	confirm_target t;
+	confirm_target said[4], t;
 	confirm_state c;
+	size_t i;
 
 	(void)state;
-	t = job_target(ACT_SEAL, 3, "collecting", 0);
-	t.seal_count = -1;
-	confirm_begin(&c, &t);
-	assert_non_null(strstr(c.question, where));
-	t = job_target(ACT_SEAL, 3, "collecting", 0);
-	confirm_begin(&c, &t);
-	assert_non_null(strstr(c.question, where));
-	t = removal(ACT_REMOVE_LIBRARY, 5, "Movies");
-	confirm_begin(&c, &t);
-	assert_non_null(strstr(c.question, where));
-	t = removal(ACT_REMOVE_SERVER, 2, "server-2");
-	confirm_begin(&c, &t);
-	assert_non_null(strstr(c.question, where));
+	said[0] = job_target(ACT_SEAL, 3, "collecting", 0);
+	said[0].seal_count = -1;
+	said[1] = job_target(ACT_SEAL, 3, "collecting", 0);
+	said[2] = removal(ACT_REMOVE_LIBRARY, 5, "Movies");
+	said[3] = removal(ACT_REMOVE_SERVER, 2, "server-2");
+	for (i = 0; i < sizeof said / sizeof said[0]; i++) {
+		confirm_begin(&c, &said[i]);
+		assert_non_null(strstr(c.question, where));
+	}
 	t = job_target(ACT_CANCEL, 3, "draining", 0);
 	assert_int_equal(confirm_begin(&c, &t), CONFIRM_PENDING);
 	assert_non_null(strstr(c.question, "Nothing has been deleted yet: the job ends and library 7 admits writes again"));
@@ -388,7 +375,6 @@ static void test_terminate_holder_typed_pid(void **state)
 	confirm_target t;
 	confirm_state c;
 	char why[200];
-	const char *p;
 
 	(void)state;
 	memset(&t, 0, sizeof t);
@@ -408,13 +394,9 @@ static void test_terminate_holder_typed_pid(void **state)
 	                                   "cleanup.jobs."));
 	assert_non_null(strstr(c.question, "Type \"terminate 4411\" to confirm"));
 	assert_string_equal(tui_action_name(ACT_TERMINATE_HOLDER), "terminate-holder");
-	for (p = "terminate 441"; *p; p++)
-		assert_int_equal(confirm_key(&c, *p), CONFIRM_PENDING);
+	type(&c, "terminate 441", CONFIRM_PENDING);
 	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_MISMATCH);
-	confirm_begin(&c, &t);
-	for (p = "terminate 4411"; *p; p++)
-		confirm_key(&c, *p);
-	assert_int_equal(confirm_key(&c, '\n'), CONFIRM_ACCEPTED);
+	assert_int_equal(answer(&c, &t, "terminate 4411"), CONFIRM_ACCEPTED);
 }
 
 /* An action on stale data asks first, naming it. */

@@ -36,24 +36,30 @@ static void fixture(cleanup_mon_job *j)
 	j[4] = job(2, "remove-library", 9, "Music", "paused", -1, 0);
 }
 
+/* The jobs view of the fixture's five jobs J with FILTER and SORT: the ids
+ * of its rows, in order, are WANT (N of them). */
+static void expect_jobs(const cleanup_mon_job *j, const char *filter, tui_job_sort sort, const int64_t *want,
+                        size_t n)
+{
+	size_t v[5], i;
+
+	assert_int_equal(tui_jobs_view(v, 5, j, 5, filter, sort), n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(j[v[i]].job.id, want[i]);
+}
+
 /* Every word must match (id, kind, target, phase), ignoring case. */
 static void test_filter_matches_every_word(void **state)
 {
+	static const int64_t movies[] = {6, 3}, draining_movies[] = {6}, server_2[] = {5};
 	cleanup_mon_job j[5];
-	size_t v[5], n;
+	size_t v[5];
 
 	(void)state;
 	fixture(j);
-	n = tui_jobs_view(v, 5, j, 5, "movies", JOB_SORT_NEWEST);
-	assert_int_equal(n, 2);
-	assert_int_equal(v[0], 0);
-	assert_int_equal(v[1], 3);
-	n = tui_jobs_view(v, 5, j, 5, "MOVIES drain", JOB_SORT_NEWEST);
-	assert_int_equal(n, 1);
-	assert_int_equal(v[0], 0);
-	n = tui_jobs_view(v, 5, j, 5, "srv 2", JOB_SORT_NEWEST);
-	assert_int_equal(n, 1);
-	assert_int_equal(j[v[0]].job.id, 5);
+	expect_jobs(j, "movies", JOB_SORT_NEWEST, movies, 2);
+	expect_jobs(j, "MOVIES drain", JOB_SORT_NEWEST, draining_movies, 1);
+	expect_jobs(j, "srv 2", JOB_SORT_NEWEST, server_2, 1);
 	assert_int_equal(tui_jobs_view(v, 5, j, 5, "nothing-like-this", JOB_SORT_NEWEST), 0);
 	assert_int_equal(tui_jobs_view(v, 5, j, 5, "", JOB_SORT_NEWEST), 5);
 	assert_int_equal(tui_jobs_view(v, 5, j, 5, NULL, JOB_SORT_NEWEST), 5);
@@ -64,29 +70,20 @@ static void test_filter_matches_every_word(void **state)
  * finished; progress: furthest from done first; ties newest first. */
 static void test_sort_orders(void **state)
 {
+	static const int64_t by_phase[] = {6, 5, 4, 2, 3}, by_progress[] = {4, 2, 5, 6, 3}, newest[] = {6, 5, 4, 3, 2},
+	                     unfinished[] = {6, 5, 4, 2, 3};
 	cleanup_mon_job j[5];
-	size_t v[5], n, i;
-	int64_t by_phase[] = {6, 5, 4, 2, 3}, by_progress[] = {4, 2, 5, 6, 3}, newest[] = {6, 5, 4, 3, 2},
-	        unfinished[] = {6, 5, 4, 2, 3};
 
 	(void)state;
 	fixture(j);
-	n = tui_jobs_view(v, 5, j, 5, NULL, JOB_SORT_PHASE);
-	for (i = 0; i < n; i++)
-		assert_int_equal(j[v[i]].job.id, by_phase[i]);
-	n = tui_jobs_view(v, 5, j, 5, NULL, JOB_SORT_PROGRESS);
-	for (i = 0; i < n; i++)
-		assert_int_equal(j[v[i]].job.id, by_progress[i]);
-	n = tui_jobs_view(v, 5, j, 5, NULL, JOB_SORT_NEWEST);
-	for (i = 0; i < n; i++)
-		assert_int_equal(j[v[i]].job.id, newest[i]);
+	expect_jobs(j, NULL, JOB_SORT_PHASE, by_phase, 5);
+	expect_jobs(j, NULL, JOB_SORT_PROGRESS, by_progress, 5);
+	expect_jobs(j, NULL, JOB_SORT_NEWEST, newest, 5);
 	assert_string_equal(tui_job_sort_name(JOB_SORT_PROGRESS), "progress");
 	/* the default: unfinished above finished, newest first in
 	 * each; completed job 3 goes below paused job 2 */
 	assert_int_equal(JOB_SORT_UNFINISHED, 0);
-	n = tui_jobs_view(v, 5, j, 5, NULL, JOB_SORT_UNFINISHED);
-	for (i = 0; i < n; i++)
-		assert_int_equal(j[v[i]].job.id, unfinished[i]);
+	expect_jobs(j, NULL, JOB_SORT_UNFINISHED, unfinished, 5);
 	assert_string_equal(tui_job_sort_name(JOB_SORT_UNFINISHED), "unfinished");
 }
 

@@ -378,6 +378,13 @@ static void offer(lineedit_candidates *out, const char *line, size_t word_start,
 		lineedit_candidates_add(out, "step"); /* a duplicate: counted once */
 }
 
+/* Completes the word before the cursor: N candidates, the line then TEXT. */
+static void completes(lineedit *le, int *calls, int n, const char *text)
+{
+	assert_int_equal(lineedit_complete(le, offer, calls, NULL), n);
+	assert_string_equal(lineedit_text(le), text);
+}
+
 static void test_complete(void **state)
 {
 	lineedit *le = *state;
@@ -386,8 +393,7 @@ static void test_complete(void **state)
 
 	/* A unique candidate completes the word and adds a space. */
 	type(le, "pa");
-	assert_int_equal(lineedit_complete(le, offer, &calls, NULL), 1);
-	assert_string_equal(lineedit_text(le), "pause ");
+	completes(le, &calls, 1, "pause ");
 	assert_int_equal(calls, 1);
 
 	/* Several: the longest common prefix, and the list. */
@@ -399,36 +405,29 @@ static void test_complete(void **state)
 	lineedit_candidates_free(&m);
 	assert_string_equal(lineedit_text(le), "s");
 	type(le, "t");
-	assert_int_equal(lineedit_complete(le, offer, &calls, NULL), 1);
-	assert_string_equal(lineedit_text(le), "step ");
+	completes(le, &calls, 1, "step ");
 
 	/* The second word: job ids; "1" -> common prefix "1". */
 	type(le, "1");
-	assert_int_equal(lineedit_complete(le, offer, &calls, NULL), 3);
-	assert_string_equal(lineedit_text(le), "step 1");
+	completes(le, &calls, 3, "step 1");
 	type(le, "2");
-	assert_int_equal(lineedit_complete(le, offer, &calls, NULL), 2); /* 12, 120 */
-	assert_string_equal(lineedit_text(le), "step 12");
+	completes(le, &calls, 2, "step 12"); /* 12, 120 */
 
 	/* No candidate: nothing changes. */
 	lineedit_set(le, "xyz");
-	assert_int_equal(lineedit_complete(le, offer, &calls, NULL), 0);
-	assert_string_equal(lineedit_text(le), "xyz");
+	completes(le, &calls, 0, "xyz");
 	lineedit_set(le, "help ");
-	assert_int_equal(lineedit_complete(le, offer, &calls, NULL), 0);
-	assert_string_equal(lineedit_text(le), "help ");
+	completes(le, &calls, 0, "help ");
 
 	/* Completion in the middle of the line works on the word before the
 	 * cursor and steps over the space that follows. */
 	lineedit_set(le, "re 12");
 	keys(le, KEY_LEFT, 3);
-	assert_int_equal(lineedit_complete(le, offer, &calls, NULL), 1);
-	assert_string_equal(lineedit_text(le), "resume 12");
+	completes(le, &calls, 1, "resume 12");
 	assert_int_equal(lineedit_cursor(le), 7);
 	/* An empty word offers everything and inserts nothing but the common prefix. */
 	lineedit_reset(le);
-	assert_int_equal(lineedit_complete(le, offer, &calls, NULL), 7);
-	assert_string_equal(lineedit_text(le), "");
+	completes(le, &calls, 7, "");
 	assert_int_equal(lineedit_word_start("step 12", 7), 5);
 	assert_int_equal(lineedit_word_start("step", 4), 0);
 }

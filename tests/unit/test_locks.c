@@ -49,9 +49,13 @@ static void test_tree_order(void **state)
 {
 	/* 10 blocks 20 and 30; 20 blocks 40; 50 and 5 stand alone; 60 is
 	 * blocked by 70, which is not listed (e.g. another database): a root.
-	 * 5 is listed first (the lowest pid), yet the tree comes first. */
+	 * 5 is listed first (the lowest pid), yet the tree comes first:
+	 * 10, 30 (its first listed child), 20, 40, then 5, 50, 60. */
+	static const struct {
+		int pid, depth;
+	} want[7] = {{10, 0}, {30, 1}, {20, 1}, {40, 2}, {5, 0}, {50, 0}, {60, 0}};
 	cleanup_lock_row rows[7];
-	size_t order[7];
+	size_t order[7], i;
 	int depth[7];
 	size_t blocked;
 
@@ -65,21 +69,10 @@ static void test_tree_order(void **state)
 	rows[6] = row(60, 70, 0);
 	blocked = cleanup_locks_tree(order, depth, rows, 7);
 	assert_int_equal(blocked, 3);
-	/* 10, 30 (its first listed child), 20, 40, then 5, 50, 60. */
-	assert_int_equal(rows[order[0]].pid, 10);
-	assert_int_equal(depth[0], 0);
-	assert_int_equal(rows[order[1]].pid, 30);
-	assert_int_equal(depth[1], 1);
-	assert_int_equal(rows[order[2]].pid, 20);
-	assert_int_equal(depth[2], 1);
-	assert_int_equal(rows[order[3]].pid, 40);
-	assert_int_equal(depth[3], 2);
-	assert_int_equal(rows[order[4]].pid, 5);
-	assert_int_equal(depth[4], 0);
-	assert_int_equal(rows[order[5]].pid, 50);
-	assert_int_equal(depth[5], 0);
-	assert_int_equal(rows[order[6]].pid, 60);
-	assert_int_equal(depth[6], 0);
+	for (i = 0; i < 7; i++) {
+		assert_int_equal(rows[order[i]].pid, want[i].pid);
+		assert_int_equal(depth[i], want[i].depth);
+	}
 	assert_true(cleanup_lock_blocked_by(&rows[1], 20));
 	assert_false(cleanup_lock_blocked_by(&rows[1], 10));
 }

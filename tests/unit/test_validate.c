@@ -45,21 +45,29 @@ static void test_C1_external_id_rules(void **state)
  * UTF-8 reaching the terminal. */
 static void test_C1_quote_id(void **state)
 {
+	static const struct {
+		const char *id;
+		size_t len;
+		const char *shown;
+	} cases[] = {
+		{"ext-1", 5, "\"ext-1\""},
+		{"a\tb\n", 4, "\"a\\tb\\n\""},
+		{"\x1b[2J", 4, "\"\\x1b[2J\""},
+		{"\xff\xfe", 2, "\"\\xff\\xfe\""},
+		{"caf\xc3\xa9", 5, "\"caf\xc3\xa9\""},
+		{"x\xc2\x85", 3, "\"x\\u0085\""},
+		{"q\"\\", 3, "\"q\\\"\\\\\""},
+		{"a\0b", 3, "\"a\\x00b\""},
+		{"", 0, "\"\""},
+		/* Long values are cut, never overflowing, with a visible mark. */
+		{"0123456789012345678901234567890123456789", 40, "\"01234567890123456789012345...\""},
+	};
 	char buf[32];
+	size_t i;
 
 	(void)state;
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "ext-1", 5), "\"ext-1\"");
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "a\tb\n", 4), "\"a\\tb\\n\"");
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "\x1b[2J", 4), "\"\\x1b[2J\"");
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "\xff\xfe", 2), "\"\\xff\\xfe\"");
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "caf\xc3\xa9", 5), "\"caf\xc3\xa9\"");
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "x\xc2\x85", 3), "\"x\\u0085\"");
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "q\"\\", 3), "\"q\\\"\\\\\"");
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "a\0b", 3), "\"a\\x00b\"");
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "", 0), "\"\"");
-	/* Long values are cut, never overflowing, with a visible mark. */
-	assert_string_equal(cleanup_quote_id(buf, sizeof buf, "0123456789012345678901234567890123456789", 40),
-	                    "\"01234567890123456789012345...\"");
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		assert_string_equal(cleanup_quote_id(buf, sizeof buf, cases[i].id, cases[i].len), cases[i].shown);
 	assert_int_equal(strlen(cleanup_quote_id(buf, sizeof buf, "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01", 10)) < sizeof buf, 1);
 }
 
