@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cli.h"
+#include "test_main.h"
 
 static void test_cli_count(void **state)
 {
@@ -50,11 +51,6 @@ static void test_cli_parse_int(void **state)
 	assert_false(cli_parse_id(&ctx, "job id", "abc", &v));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cli_count),
-		cmocka_unit_test(test_cli_parse_int),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_cli_count),
+          cmocka_unit_test(test_cli_parse_int),)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cli.h"
+#include "test_main.h"
 
 typedef struct t_opts {
 	bool flag;
@@ -304,17 +305,11 @@ static void test_every_table_is_well_formed(void **state)
 	assert_int_equal(k, 9);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_each_type_and_both_spellings),
-		cmocka_unit_test(test_errors_name_the_value_and_the_rule),
-		cmocka_unit_test(test_repeats),
-		cmocka_unit_test(test_optional_value_and_end_of_options),
-		cmocka_unit_test(test_pass_through_keeps_the_other_words),
-		cmocka_unit_test(test_usage_line_from_the_table),
-		cmocka_unit_test(test_every_table_is_well_formed),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_each_type_and_both_spellings),
+          cmocka_unit_test(test_errors_name_the_value_and_the_rule),
+          cmocka_unit_test(test_repeats),
+          cmocka_unit_test(test_optional_value_and_end_of_options),
+          cmocka_unit_test(test_pass_through_keeps_the_other_words),
+          cmocka_unit_test(test_usage_line_from_the_table),
+          cmocka_unit_test(test_every_table_is_well_formed),)

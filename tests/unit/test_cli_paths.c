@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "cleanup/sandbox.h"
 #include "config.h"
+#include "test_main.h"
 
 static void test_build_tree_themes_are_the_checkouts(void **state)
 {
@@ -48,12 +49,6 @@ static void test_build_tree_sandbox_is_the_checkouts(void **state)
 	assert_string_equal(got, want);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_build_tree_themes_are_the_checkouts),
-		cmocka_unit_test(test_build_tree_sandbox_is_the_checkouts),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_build_tree_themes_are_the_checkouts),
+          cmocka_unit_test(test_build_tree_sandbox_is_the_checkouts),)

@@ -15,6 +15,7 @@
 #include "cleanup/step.h"
 #include "cli.h"
 #include "sanitize.h"
+#include "test_main.h"
 
 static void test_int_values_are_digits_only(void **state)
 {
@@ -205,15 +206,9 @@ static void test_run_summary_reports_what_survived(void **state)
 	cleanup_job_reset(&sum.job);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_int_values_are_digits_only),
-	    cmocka_unit_test(test_seconds_are_plain_decimals),
-	    cmocka_unit_test(test_repeated_options_are_refused),
-	    cmocka_unit_test(test_json_strings_are_valid_utf8),
-	    cmocka_unit_test(test_run_summary_reports_what_survived),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_int_values_are_digits_only),
+          cmocka_unit_test(test_seconds_are_plain_decimals),
+          cmocka_unit_test(test_repeated_options_are_refused),
+          cmocka_unit_test(test_json_strings_are_valid_utf8),
+          cmocka_unit_test(test_run_summary_reports_what_survived),)

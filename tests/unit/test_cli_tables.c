@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "cli.h"
+#include "test_main.h"
 
 static void test_job_tables_are_well_formed(void **state)
 {
@@ -232,15 +233,9 @@ static void test_wait_retries_busy_until_the_deadline(void **state)
 	assert_non_null(strstr(err.detail, " attempts)"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_job_tables_are_well_formed),
-		cmocka_unit_test(test_parse_options_by_table),
-		cmocka_unit_test(test_subcommand_help_lists_everything_narrowly),
-		cmocka_unit_test(test_json_error_has_one_shape),
-		cmocka_unit_test(test_wait_retries_busy_until_the_deadline),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_job_tables_are_well_formed),
+          cmocka_unit_test(test_parse_options_by_table),
+          cmocka_unit_test(test_subcommand_help_lists_everything_narrowly),
+          cmocka_unit_test(test_json_error_has_one_shape),
+          cmocka_unit_test(test_wait_retries_busy_until_the_deadline),)

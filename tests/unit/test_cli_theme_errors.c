@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "theme.h"
+#include "test_main.h"
 
 static char tmpdir[256];
 
@@ -145,13 +146,7 @@ static void test_paths_must_be_theme_files(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_errors_never_quote_the_file),
-		cmocka_unit_test(test_typos_get_a_suggestion_from_the_vocabulary),
-		cmocka_unit_test(test_paths_must_be_theme_files),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TEST_MAIN(setup, teardown,
+          cmocka_unit_test(test_parse_errors_never_quote_the_file),
+          cmocka_unit_test(test_typos_get_a_suggestion_from_the_vocabulary),
+          cmocka_unit_test(test_paths_must_be_theme_files),)

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <curses.h>
 #include "confirm.h"
+#include "test_main.h"
 
 static confirm_target job_target(tui_action a, int64_t id, const char *phase, int step_no)
 {
@@ -415,23 +416,18 @@ static void test_stale_question(void **state)
 	assert_non_null(strstr(q, "terminate-holder of backend 77"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_C3_seal_confirmation_is_the_typed_count),
-		cmocka_unit_test(test_confirm_kinds),
-		cmocka_unit_test(test_confirm_yes_no_defaults_to_no),
-		cmocka_unit_test(test_confirm_typed_job_id),
-		cmocka_unit_test(test_confirm_typed_wrong_text_does_nothing),
-		cmocka_unit_test(test_confirm_typed_utf8_name),
-		cmocka_unit_test(test_confirm_no_dialog_when_engine_refuses),
-		cmocka_unit_test(test_confirm_binding_refuses_when_phase_moved),
-		cmocka_unit_test(test_action_names),
-		cmocka_unit_test(test_C3_seal_without_count_needs_a_collecting_job),
-		cmocka_unit_test(test_kill_runner_names_the_backend),
-		cmocka_unit_test(test_dialogs_say_where_the_point_of_no_return_is),
-		cmocka_unit_test(test_terminate_holder_typed_pid),
-		cmocka_unit_test(test_stale_question),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_C3_seal_confirmation_is_the_typed_count),
+          cmocka_unit_test(test_confirm_kinds),
+          cmocka_unit_test(test_confirm_yes_no_defaults_to_no),
+          cmocka_unit_test(test_confirm_typed_job_id),
+          cmocka_unit_test(test_confirm_typed_wrong_text_does_nothing),
+          cmocka_unit_test(test_confirm_typed_utf8_name),
+          cmocka_unit_test(test_confirm_no_dialog_when_engine_refuses),
+          cmocka_unit_test(test_confirm_binding_refuses_when_phase_moved),
+          cmocka_unit_test(test_action_names),
+          cmocka_unit_test(test_C3_seal_without_count_needs_a_collecting_job),
+          cmocka_unit_test(test_kill_runner_names_the_backend),
+          cmocka_unit_test(test_dialogs_say_where_the_point_of_no_return_is),
+          cmocka_unit_test(test_terminate_holder_typed_pid),
+          cmocka_unit_test(test_stale_question),)

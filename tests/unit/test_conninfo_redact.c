@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cleanup/engine.h"
+#include "test_main.h"
 
 static void check(const char *in, const char *want)
 {
@@ -145,17 +146,11 @@ static void test_libpq_version(void **state)
 	assert_true(cleanup_libpq_version() >= 100000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_key_value_passwords_are_masked),
-	    cmocka_unit_test(test_uri_passwords_are_masked),
-	    cmocka_unit_test(test_many_secrets_are_all_masked),
-	    cmocka_unit_test(test_bare_names_and_nothing),
-	    cmocka_unit_test(test_unparsable_strings_hide_what_follows),
-	    cmocka_unit_test(test_libpq_messages_are_scrubbed),
-	    cmocka_unit_test(test_libpq_version),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_key_value_passwords_are_masked),
+          cmocka_unit_test(test_uri_passwords_are_masked),
+          cmocka_unit_test(test_many_secrets_are_all_masked),
+          cmocka_unit_test(test_bare_names_and_nothing),
+          cmocka_unit_test(test_unparsable_strings_hide_what_follows),
+          cmocka_unit_test(test_libpq_messages_are_scrubbed),
+          cmocka_unit_test(test_libpq_version),)

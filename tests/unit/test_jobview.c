@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "jobview.h"
+#include "test_main.h"
 
 static cleanup_mon_job job(int64_t id, const char *kind, int64_t lib, const char *name, const char *phase,
                            int64_t total, int64_t deleted)
@@ -353,17 +354,11 @@ static void test_runner_tag(void **state)
 	assert_true(strlen(tui_runner_tag(b, sizeof b, 2147483, "cleanupctl:job:4:run")) <= TUI_RUNNER_TAG_W + 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_filter_matches_every_word),
-		cmocka_unit_test(test_sort_orders),
-		cmocka_unit_test(test_count_words_say_the_cache_state),
-		cmocka_unit_test(test_libraries_filter_and_sort),
-		cmocka_unit_test(test_step_history_keeps_cursor_and_runner_tag),
-		cmocka_unit_test(test_runner_tag),
-		cmocka_unit_test(test_step_gaps),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_filter_matches_every_word),
+          cmocka_unit_test(test_sort_orders),
+          cmocka_unit_test(test_count_words_say_the_cache_state),
+          cmocka_unit_test(test_libraries_filter_and_sort),
+          cmocka_unit_test(test_step_history_keeps_cursor_and_runner_tag),
+          cmocka_unit_test(test_runner_tag),
+          cmocka_unit_test(test_step_gaps),)

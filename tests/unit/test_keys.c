@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <curses.h>
 #include "keys.h"
+#include "test_main.h"
 
 static void test_keys_navigation(void **state)
 {
@@ -99,13 +100,8 @@ static void test_keys_interval_ladder(void **state)
 	assert_int_equal(keys_next_interval(1500, -1), 1000);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_keys_navigation),
-		cmocka_unit_test(test_keys_actions_and_readonly),
-		cmocka_unit_test(test_keys_help_lists_every_key),
-		cmocka_unit_test(test_keys_interval_ladder),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_keys_navigation),
+          cmocka_unit_test(test_keys_actions_and_readonly),
+          cmocka_unit_test(test_keys_help_lists_every_key),
+          cmocka_unit_test(test_keys_interval_ladder),)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "layout.h"
+#include "test_main.h"
 
 static void check_layout(int cols, int rows, bool zoom)
 {
@@ -287,16 +288,11 @@ static void test_header_keeps_the_connection(void **state)
 	assert_true(at[HDR_WHERE].w >= 16);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout_many_sizes),
-		cmocka_unit_test(test_layout_too_small),
-		cmocka_unit_test(test_layout_monotonic_in_height),
-		cmocka_unit_test(test_wider_terminal_never_narrows_the_jobs_panel),
-		cmocka_unit_test(test_panel_names),
-		cmocka_unit_test(test_stale_panels),
-		cmocka_unit_test(test_header_keeps_the_connection),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_layout_many_sizes),
+          cmocka_unit_test(test_layout_too_small),
+          cmocka_unit_test(test_layout_monotonic_in_height),
+          cmocka_unit_test(test_wider_terminal_never_narrows_the_jobs_panel),
+          cmocka_unit_test(test_panel_names),
+          cmocka_unit_test(test_stale_panels),
+          cmocka_unit_test(test_header_keeps_the_connection),)

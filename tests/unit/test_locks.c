@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cleanup/locks.h"
 #include "config.h"
+#include "test_main.h"
 
 static void test_job_id_from_application_name(void **state)
 {
@@ -152,13 +153,8 @@ static void test_tree_longest_wait_first(void **state)
 	assert_int_equal(rows[order[2]].pid, 7);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_job_id_from_application_name),
-		cmocka_unit_test(test_tree_order),
-		cmocka_unit_test(test_tree_several_blockers_and_cycles),
-		cmocka_unit_test(test_tree_longest_wait_first),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_job_id_from_application_name),
+          cmocka_unit_test(test_tree_order),
+          cmocka_unit_test(test_tree_several_blockers_and_cycles),
+          cmocka_unit_test(test_tree_longest_wait_first),)

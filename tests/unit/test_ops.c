@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "console_int.h"
 #include "ops.h"
+#include "test_main.h"
 
 static cleanup_error error_from_sqlstate(const char *sqlstate, const char *message)
 {
@@ -415,20 +416,14 @@ static void test_busy_is_retried_until_the_deadline_by_one_rule(void **state)
 	assert_null(strstr(err.detail, "still busy after"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sqlstate_maps_to_the_product_exit_codes),
-	    cmocka_unit_test(test_interrupted_is_130_whatever_the_status),
-	    cmocka_unit_test(test_busy_and_refused_read_the_same_in_both_front_ends),
-	    cmocka_unit_test(test_console_names_connection_loss_and_other_failures),
-	    cmocka_unit_test(test_both_front_ends_word_every_status_from_one_row),
-	    cmocka_unit_test(test_console_colours_outcomes_from_the_table),
-	    cmocka_unit_test(test_cli_fail_prints_the_tables_words_and_exit_code),
-	    cmocka_unit_test(test_ids_are_parsed_alike_by_the_cli_and_the_console),
-	    cmocka_unit_test(test_success_reads_the_same_in_both_front_ends),
-	    cmocka_unit_test(test_busy_is_retried_until_the_deadline_by_one_rule),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_sqlstate_maps_to_the_product_exit_codes),
+          cmocka_unit_test(test_interrupted_is_130_whatever_the_status),
+          cmocka_unit_test(test_busy_and_refused_read_the_same_in_both_front_ends),
+          cmocka_unit_test(test_console_names_connection_loss_and_other_failures),
+          cmocka_unit_test(test_both_front_ends_word_every_status_from_one_row),
+          cmocka_unit_test(test_console_colours_outcomes_from_the_table),
+          cmocka_unit_test(test_cli_fail_prints_the_tables_words_and_exit_code),
+          cmocka_unit_test(test_ids_are_parsed_alike_by_the_cli_and_the_console),
+          cmocka_unit_test(test_success_reads_the_same_in_both_front_ends),
+          cmocka_unit_test(test_busy_is_retried_until_the_deadline_by_one_rule),)

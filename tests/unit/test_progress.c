@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 #include "progress.h"
+#include "test_main.h"
 
 static cleanup_job draining(int64_t total, int64_t deleted, int64_t kept, int64_t retained)
 {
@@ -288,21 +289,15 @@ static void test_eta_is_true_on_the_demos_steps(void **state)
 	free(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_progress_counts_settled_rows_not_retained),
-		cmocka_unit_test(test_pace_is_not_capped_by_a_step_count),
-		cmocka_unit_test(test_pace_needs_two_steps),
-		cmocka_unit_test(test_eta_says_no_runner),
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_job_app_name),
-		cmocka_unit_test(test_run_window_is_the_monitors),
-		cmocka_unit_test(test_progress_line),
-		cmocka_unit_test(test_throttle_waits_an_interval_after_each_slot),
-		cmocka_unit_test(test_live_text),
-		cmocka_unit_test(test_eta_is_true_on_the_demos_steps),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_progress_counts_settled_rows_not_retained),
+          cmocka_unit_test(test_pace_is_not_capped_by_a_step_count),
+          cmocka_unit_test(test_pace_needs_two_steps),
+          cmocka_unit_test(test_eta_says_no_runner),
+          cmocka_unit_test(test_durations),
+          cmocka_unit_test(test_job_app_name),
+          cmocka_unit_test(test_run_window_is_the_monitors),
+          cmocka_unit_test(test_progress_line),
+          cmocka_unit_test(test_throttle_waits_an_interval_after_each_slot),
+          cmocka_unit_test(test_live_text),
+          cmocka_unit_test(test_eta_is_true_on_the_demos_steps),)

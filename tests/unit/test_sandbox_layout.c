@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "cleanup/sandbox.h"
+#include "test_main.h"
 
 /* Length of the server's socket path for SB. */
 static size_t socket_path_len(const cleanup_sandbox *sb)
@@ -183,15 +184,10 @@ static void test_overlong_dir_reports_its_real_length(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_short_dir_keeps_everything_inside),
-		cmocka_unit_test(test_socket_path_limit),
-		cmocka_unit_test(test_private_socket_only_when_needed),
-		cmocka_unit_test(test_unreachable_dir_waits_for_a_private_base),
-		cmocka_unit_test(test_bad_dirs_are_refused),
-		cmocka_unit_test(test_overlong_dir_reports_its_real_length),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_short_dir_keeps_everything_inside),
+          cmocka_unit_test(test_socket_path_limit),
+          cmocka_unit_test(test_private_socket_only_when_needed),
+          cmocka_unit_test(test_unreachable_dir_waits_for_a_private_base),
+          cmocka_unit_test(test_bad_dirs_are_refused),
+          cmocka_unit_test(test_overlong_dir_reports_its_real_length),)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cleanup/sandbox.h"
+#include "test_main.h"
 
 /* The value of KEYWORD in CONNINFO, read by libpq's conninfo grammar
  * (libpq itself stays inside the engine), into BUF. */
@@ -145,12 +146,7 @@ static void test_conf_text_refuses_a_short_buffer(void **state)
 	assert_true(strlen(small) < sizeof small);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_conninfo_round_trips_every_path),
-		cmocka_unit_test(test_conf_quotes_the_socket_directory),
-		cmocka_unit_test(test_conf_text_refuses_a_short_buffer),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_conninfo_round_trips_every_path),
+          cmocka_unit_test(test_conf_quotes_the_socket_directory),
+          cmocka_unit_test(test_conf_text_refuses_a_short_buffer),)

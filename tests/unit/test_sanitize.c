@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "sanitize.h"
+#include "test_main.h"
 
 static void check(const char *in, const char *want)
 {
@@ -114,16 +115,10 @@ static void test_decoder(void **state)
 	assert_int_equal(cp, -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_controls_become_question_marks),
-	    cmocka_unit_test(test_invalid_utf8_bytes),
-	    cmocka_unit_test(test_printable_utf8_passes),
-	    cmocka_unit_test(test_cells_cut_by_characters),
-	    cmocka_unit_test(test_fputs_safe),
-	    cmocka_unit_test(test_decoder),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_controls_become_question_marks),
+          cmocka_unit_test(test_invalid_utf8_bytes),
+          cmocka_unit_test(test_printable_utf8_passes),
+          cmocka_unit_test(test_cells_cut_by_characters),
+          cmocka_unit_test(test_fputs_safe),
+          cmocka_unit_test(test_decoder),)

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "cleanup/engine.h"
 #include "sanitize.h"
+#include "test_main.h"
 
 /* True when S is valid UTF-8 from start to end. */
 static int valid_utf8(const char *s)
@@ -190,18 +191,12 @@ static void test_error_messages_cut_at_character_boundaries(void **state)
 	free(name);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_widths_of_code_points),
-	    cmocka_unit_test(test_text_width),
-	    cmocka_unit_test(test_cells_of_wide_characters_fill_exact_columns),
-	    cmocka_unit_test(test_combining_marks_stay_with_their_base),
-	    cmocka_unit_test(test_cut_without_padding),
-	    cmocka_unit_test(test_names_at_the_limit),
-	    cmocka_unit_test(test_text_copy_cuts_at_character_boundaries),
-	    cmocka_unit_test(test_error_messages_cut_at_character_boundaries),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_widths_of_code_points),
+          cmocka_unit_test(test_text_width),
+          cmocka_unit_test(test_cells_of_wide_characters_fill_exact_columns),
+          cmocka_unit_test(test_combining_marks_stay_with_their_base),
+          cmocka_unit_test(test_cut_without_padding),
+          cmocka_unit_test(test_names_at_the_limit),
+          cmocka_unit_test(test_text_copy_cuts_at_character_boundaries),
+          cmocka_unit_test(test_error_messages_cut_at_character_boundaries),)

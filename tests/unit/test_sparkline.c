@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "sparkline.h"
+#include "test_main.h"
 
 static void test_sparkline_ascii_scaling(void **state)
 {
@@ -88,15 +89,10 @@ static void test_sparkline_rate_buckets(void **state)
 	assert_true(out[1] == 1.0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sparkline_ascii_scaling),
-		cmocka_unit_test(test_sparkline_utf8_blocks),
-		cmocka_unit_test(test_sparkline_takes_newest_and_pads),
-		cmocka_unit_test(test_sparkline_small_values_visible_and_gaps),
-		cmocka_unit_test(test_sparkline_bounded_output),
-		cmocka_unit_test(test_sparkline_rate_buckets),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_sparkline_ascii_scaling),
+          cmocka_unit_test(test_sparkline_utf8_blocks),
+          cmocka_unit_test(test_sparkline_takes_newest_and_pads),
+          cmocka_unit_test(test_sparkline_small_values_visible_and_gaps),
+          cmocka_unit_test(test_sparkline_bounded_output),
+          cmocka_unit_test(test_sparkline_rate_buckets),)

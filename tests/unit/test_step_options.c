@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "cli.h"
+#include "test_main.h"
 
 /* cmd_worker.c's descriptor (declared in cli_commands.c, not cli.h; the
  * command table itself would link the console into this test). */
@@ -103,12 +104,6 @@ static void test_step_options_parse_alike(void **state)
 	assert_int_equal(out.so.timeout, 5);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_step_options_are_one_set_of_rows),
-		cmocka_unit_test(test_step_options_parse_alike),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_step_options_are_one_set_of_rows),
+          cmocka_unit_test(test_step_options_parse_alike),)

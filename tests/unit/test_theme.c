@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "theme.h"
+#include "test_main.h"
 
 static char tmpdir[] = "/tmp/test_theme.XXXXXX";
 
@@ -435,17 +436,12 @@ static int group_teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shipped_themes_parse),
-		cmocka_unit_test(test_builtins_equal_files),
-		cmocka_unit_test(test_parse_grammar),
-		cmocka_unit_test(test_bad_themes_rejected_whole),
-		cmocka_unit_test(test_load_file_and_named),
-		cmocka_unit_test(test_select_and_config),
-		cmocka_unit_test(test_roles_and_colours),
-		cmocka_unit_test(test_apply),
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+TEST_MAIN(group_setup, group_teardown,
+          cmocka_unit_test(test_shipped_themes_parse),
+          cmocka_unit_test(test_builtins_equal_files),
+          cmocka_unit_test(test_parse_grammar),
+          cmocka_unit_test(test_bad_themes_rejected_whole),
+          cmocka_unit_test(test_load_file_and_named),
+          cmocka_unit_test(test_select_and_config),
+          cmocka_unit_test(test_roles_and_colours),
+          cmocka_unit_test(test_apply),)

@@ -8,6 +8,7 @@
 #include "cleanup/error.h"
 #include "cleanup/install.h"
 #include "cleanup/job.h"
+#include "test_main.h"
 
 static int check(const char *s)
 {
@@ -105,13 +106,8 @@ static void test_exit_code_mapping(void **state)
 	assert_int_equal(cleanup_exit_code(CLEANUP_ECONN), 1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_C1_external_id_rules),
-		cmocka_unit_test(test_C1_quote_id),
-		cmocka_unit_test(test_B2_allowlist),
-		cmocka_unit_test(test_exit_code_mapping),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL,
+          cmocka_unit_test(test_C1_external_id_rules),
+          cmocka_unit_test(test_C1_quote_id),
+          cmocka_unit_test(test_B2_allowlist),
+          cmocka_unit_test(test_exit_code_mapping),)
