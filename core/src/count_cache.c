@@ -49,25 +49,19 @@ int cleanup_count_visit_once(cleanup_count_visit *out, cleanup_engine *e, int64_
 	char lib[32];
 	const char *params[2] = {lib, now};
 	PGresult *res = NULL;
-	cleanup_count_visit v;
 	int rc;
 
 	cleanup_error_clear(err);
 	if (library_id <= 0)
 		return cleanup_error_set(err, CLEANUP_EINVAL, "library id %" PRId64 " is not a positive integer", library_id);
 	snprintf(lib, sizeof lib, "%" PRId64, library_id);
-	rc = engine_query(&res, e, CLEANUP_Q_COUNT_VISIT, 2, params, "visiting the count cache", err);
-	if (rc != CLEANUP_OK)
-		goto out;
-	if (PQntuples(res) != 1) {
-		rc = cleanup_error_set(err, CLEANUP_ERROR, "a count-cache visit returned %d rows", PQntuples(res));
-		goto out;
+	rc = engine_query_one(&res, e, CLEANUP_Q_COUNT_VISIT, 2, params, "visiting the count cache",
+	                      "a count-cache visit", err);
+	if (rc == CLEANUP_OK) {
+		memset(out, 0, sizeof *out);
+		out->library_id = library_id;
+		engine_row_map(out, visit_cols, ROW_COUNT(visit_cols), res, 0);
 	}
-	memset(&v, 0, sizeof v);
-	v.library_id = library_id;
-	engine_row_map(&v, visit_cols, ROW_COUNT(visit_cols), res, 0);
-	*out = v;
-out:
 	PQclear(res);
 	return rc;
 }

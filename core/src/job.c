@@ -82,13 +82,19 @@ static const engine_col job_cols[] = {
 	ROW_DBL(JOB, live_eta_s, "live_eta_s", -1),
 };
 
-void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
+/* What the table cannot say: whether the job walks by key. */
+static void job_key_order(void *elem, const PGresult *res, int row)
 {
 	int c = PQfnumber(res, "key_cursor");
 
+	((cleanup_job *)elem)->key_order = c >= 0 && !PQgetisnull(res, row, c);
+}
+
+void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
+{
 	memset(job, 0, sizeof *job);
 	engine_row_map(job, job_cols, ROW_COUNT(job_cols), res, row);
-	job->key_order = c >= 0 && !PQgetisnull(res, row, c);
+	job_key_order(job, res, row);
 }
 
 /* Fills JOB from row ROW of RES (columns of cleanup.jobs plus json). */
@@ -605,31 +611,25 @@ int cleanup_jobs_list(cleanup_job **out, size_t *n, cleanup_engine *e, int limit
 	char lbuf[16];
 	const char *params[1] = {lbuf};
 	PGresult *res = NULL;
-	cleanup_job *jobs = NULL;
-	int rc, i, rows;
+	void *rows = NULL;
+	size_t i;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
 	snprintf(lbuf, sizeof lbuf, "%d", limit);
 	rc = engine_query(&res, e, CLEANUP_Q_JOBS_LIST, 1, params, "listing jobs", err);
-	if (rc != CLEANUP_OK)
-		return rc;
-	rows = PQntuples(res);
-	jobs = calloc(rows ? (size_t)rows : 1, sizeof *jobs);
-	if (!jobs) {
-		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
-		goto out;
+	if (rc == CLEANUP_OK)
+		rc = engine_rows_map(&rows, n, sizeof **out, job_cols, ROW_COUNT(job_cols), job_key_order, res, -1, err);
+	*out = rows;
+	for (i = 0; rc == CLEANUP_OK && i < *n; i++)
+		if (!((*out)[i].json = engine_strdup(col_text(res, (int)i, "json"), err)))
+			rc = CLEANUP_ENOMEM;
+	if (rc != CLEANUP_OK) {
+		cleanup_jobs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
 	}
-	for (i = 0; i < rows; i++) {
-		if ((rc = job_from_row(&jobs[i], res, i, err)) != CLEANUP_OK) {
-			cleanup_jobs_free(jobs, (size_t)i);
-			jobs = NULL;
-			goto out;
-		}
-	}
-	*out = jobs;
-	*n = (size_t)rows;
-out:
 	PQclear(res);
 	return rc;
 }

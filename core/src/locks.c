@@ -130,19 +130,23 @@ int cleanup_locks_json(char **out, cleanup_engine *e, cleanup_error *err)
 	int rc;
 
 	*out = NULL;
-	rc = engine_query(&res, e, CLEANUP_Q_LOCKS_TREE_JSON, 0, NULL, "reading lock contention", err);
+	rc = engine_query_one(&res, e, CLEANUP_Q_LOCKS_TREE_JSON, 0, NULL, "reading lock contention", "the lock query",
+	                      err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	if (PQntuples(res) != 1) {
-		int nt = PQntuples(res);
-
-		PQclear(res);
-		return cleanup_error_set(err, CLEANUP_ERROR, "the lock query returned %d rows, expected 1", nt);
-	}
 	*out = engine_strdup(PQgetvalue(res, 0, 0), err);
 	PQclear(res);
 	return *out ? CLEANUP_OK : CLEANUP_ENOMEM;
 }
+
+#define HOLDER_OUTCOME cleanup_holder_outcome
+static const engine_col outcome_cols[] = {
+	ROW_FLAG(HOLDER_OUTCOME, terminated, "terminated"),
+	ROW_FLAG(HOLDER_OUTCOME, refused, "refused"),
+	ROW_I64(HOLDER_OUTCOME, job_id, "job_id"),
+	ROW_I64(HOLDER_OUTCOME, audit_id, "audit_id"),
+	ROW_TEXT(HOLDER_OUTCOME, outcome, "outcome"),
+};
 
 int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *e, int pid, const char *os_user,
                                    const char *confirmation, cleanup_error *err)
@@ -161,20 +165,11 @@ int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *
 	params[0] = pbuf;
 	params[1] = os_user ? os_user : cleanup_audit_os_user();
 	params[2] = confirmation;
-	rc = engine_query(&res, e, CLEANUP_Q_HOLDER_TERMINATE, 3, params, "terminating a holder", err);
+	rc = engine_query_one(&res, e, CLEANUP_Q_HOLDER_TERMINATE, 3, params, "terminating a holder",
+	                      "terminate-holder", err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	if (PQntuples(res) != 1) {
-		int nt = PQntuples(res);
-
-		PQclear(res);
-		return cleanup_error_set(err, CLEANUP_ERROR, "terminate-holder returned %d rows, expected 1", nt);
-	}
-	out->terminated = strcmp(col_text(res, 0, "terminated"), "t") == 0;
-	out->refused = strcmp(col_text(res, 0, "refused"), "t") == 0;
-	out->job_id = col_int64(res, 0, "job_id");
-	out->audit_id = col_int64(res, 0, "audit_id");
-	col_copy(out->outcome, sizeof out->outcome, res, 0, "outcome");
+	engine_row_map(out, outcome_cols, ROW_COUNT(outcome_cols), res, 0);
 	PQclear(res);
 	return CLEANUP_OK;
 }

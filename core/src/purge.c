@@ -57,7 +57,6 @@ int cleanup_purge_step(cleanup_purge_result *out, cleanup_engine *e, double olde
 	char days[64], bud[16];
 	const char *params[2] = {days, bud};
 	PGresult *res = NULL;
-	cleanup_purge_result r;
 	int rc;
 
 	cleanup_error_clear(err);
@@ -67,17 +66,12 @@ int cleanup_purge_step(cleanup_purge_result *out, cleanup_engine *e, double olde
 		return cleanup_error_set(err, CLEANUP_EINVAL, "batch %d is not valid: it must be 1 to %d rows", budget,
 		                         CLEANUP_PURGE_BUDGET_MAX);
 	snprintf(bud, sizeof bud, "%d", budget);
-	rc = engine_query(&res, e, CLEANUP_Q_PURGE_STEP, 2, params, "purging finished jobs", err);
-	if (rc != CLEANUP_OK)
-		goto out;
-	if (PQntuples(res) != 1) {
-		rc = cleanup_error_set(err, CLEANUP_ERROR, "a purge transaction returned %d rows", PQntuples(res));
-		goto out;
+	rc = engine_query_one(&res, e, CLEANUP_Q_PURGE_STEP, 2, params, "purging finished jobs", "a purge transaction",
+	                      err);
+	if (rc == CLEANUP_OK) {
+		memset(out, 0, sizeof *out);
+		engine_row_map(out, result_cols, ROW_COUNT(result_cols), res, 0);
 	}
-	memset(&r, 0, sizeof r);
-	engine_row_map(&r, result_cols, ROW_COUNT(result_cols), res, 0);
-	*out = r;
-out:
 	PQclear(res);
 	return rc;
 }

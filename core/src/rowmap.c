@@ -42,7 +42,12 @@ void engine_row_map(void *dst, const engine_col *cols, size_t ncols, const PGres
 		}
 		case ECOL_BOOL: {
 			bool x = !null && v[0] == 't';
-			memcpy(p, &x, sizeof x);
+			int flag = x;
+
+			if (c->size == sizeof flag)
+				memcpy(p, &flag, sizeof flag);
+			else
+				memcpy(p, &x, sizeof x);
 			break;
 		}
 		}

@@ -30,7 +30,7 @@ typedef enum engine_col_kind {
 	ECOL_I32,  /* int32_t */
 	ECOL_INT,  /* int */
 	ECOL_DBL,  /* double */
-	ECOL_BOOL  /* bool: true for 't' */
+	ECOL_BOOL  /* bool (or, by ROW_FLAG, int 1): true for 't' */
 } engine_col_kind;
 
 typedef struct engine_col {
@@ -52,6 +52,7 @@ typedef struct engine_col {
 #define ROW_INT(T, f, col, d) {col, ECOL_INT, ROW_FIELD_(T, f, int), sizeof(int), (d)}
 #define ROW_DBL(T, f, col, d) {col, ECOL_DBL, ROW_FIELD_(T, f, double), sizeof(double), (d)}
 #define ROW_BOOL(T, f, col) {col, ECOL_BOOL, ROW_FIELD_(T, f, bool), sizeof(bool), 0}
+#define ROW_FLAG(T, f, col) {col, ECOL_BOOL, ROW_FIELD_(T, f, int), sizeof(int), 0}
 #define ROW_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Fills the fields of DST that COLS name from row ROW of RES. */
