@@ -62,30 +62,30 @@ void cleanup_deps_report_free(cleanup_dep_report *r)
 
 #define DEP_EDGE cleanup_dep_edge
 static const engine_col edge_cols[] = {
-	ROW_INT(DEP_EDGE, depth, "depth", -1),
-	ROW_TEXT(DEP_EDGE, constraint_name, "constraint_name"),
-	ROW_TEXT(DEP_EDGE, referencing, "referencing"),
-	ROW_TEXT(DEP_EDGE, referencing_columns, "referencing_columns"),
-	ROW_TEXT(DEP_EDGE, referenced, "referenced"),
-	ROW_TEXT(DEP_EDGE, referenced_columns, "referenced_columns"),
-	ROW_TEXT(DEP_EDGE, on_delete, "on_delete"),
-	ROW_BOOL(DEP_EDGE, deferrable, "is_deferrable"),
-	ROW_BOOL(DEP_EDGE, validated, "validated"),
-	ROW_BOOL(DEP_EDGE, enforced, "enforced"),
-	ROW_BOOL(DEP_EDGE, has_index, "has_index"),
-	ROW_TEXT(DEP_EDGE, index_status, "index_status"),
-	ROW_TEXT(DEP_EDGE, index_name, "index_name"),
-	ROW_TEXT(DEP_EDGE, triggers, "triggers"),
-	ROW_TEXT(DEP_EDGE, ri_triggers, "ri_triggers"),
-	ROW_BOOL(DEP_EDGE, row_security, "row_security"),
-	ROW_BOOL(DEP_EDGE, force_row_security, "force_row_security"),
-	ROW_BOOL(DEP_EDGE, cycle, "cycle"),
-	ROW_TEXT(DEP_EDGE, disposition, "disposition"),
+	ROW_INT(DEP_EDGE, depth, -1),
+	ROW_TEXT(DEP_EDGE, constraint_name),
+	ROW_TEXT(DEP_EDGE, referencing),
+	ROW_TEXT(DEP_EDGE, referencing_columns),
+	ROW_TEXT(DEP_EDGE, referenced),
+	ROW_TEXT(DEP_EDGE, referenced_columns),
+	ROW_TEXT(DEP_EDGE, on_delete),
+	ROW_BOOL_AS(DEP_EDGE, deferrable, "is_deferrable"),
+	ROW_BOOL(DEP_EDGE, validated),
+	ROW_BOOL(DEP_EDGE, enforced),
+	ROW_BOOL(DEP_EDGE, has_index),
+	ROW_TEXT(DEP_EDGE, index_status),
+	ROW_TEXT(DEP_EDGE, index_name),
+	ROW_TEXT(DEP_EDGE, triggers),
+	ROW_TEXT(DEP_EDGE, ri_triggers),
+	ROW_BOOL(DEP_EDGE, row_security),
+	ROW_BOOL(DEP_EDGE, force_row_security),
+	ROW_BOOL(DEP_EDGE, cycle),
+	ROW_TEXT(DEP_EDGE, disposition),
 };
 
 static const engine_col gap_cols[] = {
-	ROW_TEXT(cleanup_dep_gap, kind, "kind"),
-	ROW_TEXT(cleanup_dep_gap, summary, "summary"),
+	ROW_TEXT(cleanup_dep_gap, kind),
+	ROW_TEXT(cleanup_dep_gap, summary),
 };
 
 /* The catalog: one call builds the document (walk and assessment in one
@@ -118,18 +118,12 @@ int cleanup_deps_read(cleanup_dep_report *out, cleanup_engine *e, const cleanup_
 	PQclear(res);
 	res = NULL;
 	doc[0] = out->json;
-	if ((rc = engine_query(&res, e, CLEANUP_Q_DEPS_EDGES, 1, doc, "reading dependency edges", err)))
-		goto out;
-	if ((rc = engine_rows_map(&rows, &out->n, sizeof *out->edges, edge_cols, ROW_COUNT(edge_cols), NULL, res, -1,
-	                          err)))
+	if ((rc = engine_query_rows(&rows, &out->n, sizeof *out->edges, edge_cols, ROW_COUNT(edge_cols), e,
+	                            CLEANUP_Q_DEPS_EDGES, 1, doc, "reading dependency edges", err)))
 		goto out;
 	out->edges = rows;
-	PQclear(res);
-	res = NULL;
-	if ((rc = engine_query(&res, e, CLEANUP_Q_DEPS_GAPS, 1, doc, "reading dependency gaps", err)))
-		goto out;
-	if ((rc = engine_rows_map(&rows, &out->ngaps, sizeof *out->gaps, gap_cols, ROW_COUNT(gap_cols), NULL, res, -1,
-	                          err)))
+	if ((rc = engine_query_rows(&rows, &out->ngaps, sizeof *out->gaps, gap_cols, ROW_COUNT(gap_cols), e,
+	                            CLEANUP_Q_DEPS_GAPS, 1, doc, "reading dependency gaps", err)))
 		goto out;
 	out->gaps = rows;
 out:
@@ -455,6 +449,17 @@ static void default_name(cleanup_dep_edge *e)
 	         rel ? rel + 1 : e->referencing, 28, cols);
 }
 
+/* Names edge E (CNAME, or the name PostgreSQL gives it) and where it is
+ * declared (LINE of the file being parsed). */
+static void edge_declared(const parser *ps, cleanup_dep_edge *e, const char *cname, int line)
+{
+	if (cname[0])
+		snprintf(e->constraint_name, sizeof e->constraint_name, "%s", cname);
+	else
+		default_name(e);
+	snprintf(e->disposition, sizeof e->disposition, "%s:%d", ps->name, line);
+}
+
 /* One element of a CREATE TABLE list, or one ALTER TABLE ADD action
  * (after ADD). TABLE is the referencing table. */
 static void table_element(parser *ps, const char *table, int line, bool alter)
@@ -476,11 +481,7 @@ static void table_element(parser *ps, const char *table, int line, bool alter)
 		column_list(ps, e->referencing_columns, sizeof e->referencing_columns);
 		if (accept(ps, "references"))
 			references(ps, e);
-		if (cname[0])
-			snprintf(e->constraint_name, sizeof e->constraint_name, "%s", cname);
-		else
-			default_name(e);
-		snprintf(e->disposition, sizeof e->disposition, "%s:%d", ps->name, line);
+		edge_declared(ps, e, cname, line);
 		skip_element(ps);
 		return;
 	}
@@ -525,11 +526,7 @@ static void table_element(parser *ps, const char *table, int line, bool alter)
 		snprintf(e->referencing, sizeof e->referencing, "%s", table);
 		snprintf(e->referencing_columns, sizeof e->referencing_columns, "%s", col);
 		references(ps, e);
-		if (cname[0])
-			snprintf(e->constraint_name, sizeof e->constraint_name, "%s", cname);
-		else
-			default_name(e);
-		snprintf(e->disposition, sizeof e->disposition, "%s:%d", ps->name, line);
+		edge_declared(ps, e, cname, line);
 	}
 }
 

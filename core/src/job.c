@@ -27,59 +27,59 @@ int cleanup_job_phase_is_final(const char *phase)
  * reader that lacks one leaves its default). */
 #define JOB cleanup_job
 static const engine_col job_cols[] = {
-	ROW_I64(JOB, id, "id"),
-	ROW_TEXT(JOB, kind, "kind"),
-	ROW_TEXT(JOB, mode, "mode"),
-	ROW_I64(JOB, server_id, "server_id"),
-	ROW_I64(JOB, library_id, "library_id"),
-	ROW_TEXT(JOB, target_name, "target_name"),
-	ROW_TEXT(JOB, phase, "phase"),
-	ROW_I32(JOB, step_no, "step_no"),
-	ROW_I32(JOB, pass_no, "pass_no"),
-	ROW_I64(JOB, examined, "examined"),
-	ROW_I64(JOB, visited, "visited"),
-	ROW_I64(JOB, deleted, "deleted"),
-	ROW_I64(JOB, moved, "moved"),
-	ROW_I64(JOB, absent, "absent"),
-	ROW_I64(JOB, retained, "retained"),
-	ROW_I64(JOB, kept, "kept"),
-	ROW_I32(JOB, libraries_deleted, "libraries_deleted"),
-	ROW_I32(JOB, servers_deleted, "servers_deleted"),
-	ROW_I64(JOB, claimed, "claimed"),
-	ROW_I64(JOB, released, "released"),
-	ROW_I64(JOB, retries_deleted, "retries_deleted"),
-	ROW_I64(JOB, previews_deleted, "previews_deleted"),
-	ROW_I64(JOB, collections_deleted, "collections_deleted"),
-	ROW_I64(JOB, sync_status_deleted, "sync_status_deleted"),
-	ROW_I64(JOB, history_detached, "history_detached"),
-	ROW_I64(JOB, manifest_count, "manifest_count"),
-	ROW_I64(JOB, expected_count, "expected_count"),
-	ROW_I64(JOB, high_water_id, "high_water_id"),
-	ROW_I64(JOB, cursor_library_id, "cursor_library_id"),
-	ROW_I64(JOB, cursor_id, "cursor_id"),
-	ROW_TEXT(JOB, key_cursor, "key_cursor"),
-	ROW_I64(JOB, total_estimate, "total_estimate"),
-	ROW_I64(JOB, busy_retries, "busy_retries"),
-	ROW_I64_OR(JOB, scope_count, "scope_count", -1),
-	ROW_I64_OR(JOB, moved_early, "moved_early", 0),
-	ROW_I64_OR(JOB, absent_early, "absent_early", 0),
-	ROW_TEXT(JOB, blocked_since, "blocked_since"),
-	ROW_TEXT(JOB, blocked_text, "blocked_text"),
-	ROW_TEXT(JOB, last_error, "last_error"),
-	ROW_TEXT(JOB, created_at, "created_at"),
-	ROW_TEXT(JOB, sealed_at, "sealed_at"),
-	ROW_TEXT(JOB, updated_at, "updated_at"),
-	ROW_TEXT(JOB, finished_at, "finished_at"),
-	ROW_TEXT(JOB, purged_at, "purged_at"),
-	ROW_INT(JOB, live_runner_pid, "live_runner_pid", 0),
-	ROW_TEXT(JOB, live_runner_host, "live_runner_host"),
-	ROW_INT(JOB, live_runner_os_pid, "live_runner_os_pid", 0),
-	ROW_TEXT(JOB, live_runner_app, "live_runner_app"),
-	ROW_BOOL(JOB, live_no_runner, "live_no_runner"),
-	ROW_DBL(JOB, live_closed_s, "live_closed_s", -1),
-	ROW_DBL(JOB, live_last_step_age_s, "live_last_step_age_s", -1),
-	ROW_DBL(JOB, live_pace, "live_pace", -1),
-	ROW_DBL(JOB, live_eta_s, "live_eta_s", -1),
+	ROW_I64(JOB, id),
+	ROW_TEXT(JOB, kind),
+	ROW_TEXT(JOB, mode),
+	ROW_I64(JOB, server_id),
+	ROW_I64(JOB, library_id),
+	ROW_TEXT(JOB, target_name),
+	ROW_TEXT(JOB, phase),
+	ROW_I32(JOB, step_no),
+	ROW_I32(JOB, pass_no),
+	ROW_I64(JOB, examined),
+	ROW_I64(JOB, visited),
+	ROW_I64(JOB, deleted),
+	ROW_I64(JOB, moved),
+	ROW_I64(JOB, absent),
+	ROW_I64(JOB, retained),
+	ROW_I64(JOB, kept),
+	ROW_I32(JOB, libraries_deleted),
+	ROW_I32(JOB, servers_deleted),
+	ROW_I64(JOB, claimed),
+	ROW_I64(JOB, released),
+	ROW_I64(JOB, retries_deleted),
+	ROW_I64(JOB, previews_deleted),
+	ROW_I64(JOB, collections_deleted),
+	ROW_I64(JOB, sync_status_deleted),
+	ROW_I64(JOB, history_detached),
+	ROW_I64(JOB, manifest_count),
+	ROW_I64(JOB, expected_count),
+	ROW_I64(JOB, high_water_id),
+	ROW_I64(JOB, cursor_library_id),
+	ROW_I64(JOB, cursor_id),
+	ROW_TEXT(JOB, key_cursor),
+	ROW_I64(JOB, total_estimate),
+	ROW_I64(JOB, busy_retries),
+	ROW_I64_OR(JOB, scope_count, -1),
+	ROW_I64_OR(JOB, moved_early, 0),
+	ROW_I64_OR(JOB, absent_early, 0),
+	ROW_TEXT(JOB, blocked_since),
+	ROW_TEXT(JOB, blocked_text),
+	ROW_TEXT(JOB, last_error),
+	ROW_TEXT(JOB, created_at),
+	ROW_TEXT(JOB, sealed_at),
+	ROW_TEXT(JOB, updated_at),
+	ROW_TEXT(JOB, finished_at),
+	ROW_TEXT(JOB, purged_at),
+	ROW_INT(JOB, live_runner_pid, 0),
+	ROW_TEXT(JOB, live_runner_host),
+	ROW_INT(JOB, live_runner_os_pid, 0),
+	ROW_TEXT(JOB, live_runner_app),
+	ROW_BOOL(JOB, live_no_runner),
+	ROW_DBL(JOB, live_closed_s, -1),
+	ROW_DBL(JOB, live_last_step_age_s, -1),
+	ROW_DBL(JOB, live_pace, -1),
+	ROW_DBL(JOB, live_eta_s, -1),
 };
 
 /* What the table cannot say: whether the job walks by key. */
@@ -124,6 +124,19 @@ static int one_job(cleanup_job *out, cleanup_engine *e, enum sql_query_id q, int
 	return rc;
 }
 
+/* Runs Q for job JOB_ID (ARG, when not NULL, its second parameter) into
+ * *OUT, in the context "WHAT job N". */
+static int job_call(cleanup_job *out, cleanup_engine *e, enum sql_query_id q, int64_t job_id, const char *arg,
+                    const char *what, cleanup_error *err)
+{
+	char jbuf[24], ctx[96];
+	const char *params[2] = {jbuf, arg};
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	snprintf(ctx, sizeof ctx, "%s job %s", what, jbuf);
+	return one_job(out, e, q, arg ? 2 : 1, params, ctx, err);
+}
+
 int cleanup_job_create(cleanup_job *out, cleanup_engine *e, const char *kind, int64_t target,
                        const char *mode, cleanup_error *err)
 {
@@ -140,13 +153,8 @@ int cleanup_job_create(cleanup_job *out, cleanup_engine *e, const char *kind, in
 
 int cleanup_job_get(cleanup_job *out, cleanup_engine *e, int64_t job_id, cleanup_error *err)
 {
-	char jbuf[24], ctx[64];
-	const char *params[1] = {jbuf};
-	int rc;
+	int rc = job_call(out, e, CLEANUP_Q_JOB_GET, job_id, NULL, "reading", err);
 
-	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
-	snprintf(ctx, sizeof ctx, "reading job %s", jbuf);
-	rc = one_job(out, e, CLEANUP_Q_JOB_GET, 1, params, ctx, err);
 	if (rc == CLEANUP_ENOTFOUND)
 		cleanup_error_set(err, rc, "job %" PRId64 " does not exist", job_id);
 	return rc;
@@ -586,24 +594,19 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 int cleanup_job_seal(cleanup_job *out, cleanup_engine *e, int64_t job_id, int64_t expected,
                      cleanup_error *err)
 {
-	char jbuf[24], xbuf[24], ctx[64];
-	const char *params[2] = {jbuf, xbuf};
+	char xbuf[24];
 
-	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(xbuf, sizeof xbuf, "%" PRId64, expected);
-	snprintf(ctx, sizeof ctx, "sealing job %s", jbuf);
-	return one_job(out, e, CLEANUP_Q_JOB_SEAL, 2, params, ctx, err);
+	return job_call(out, e, CLEANUP_Q_JOB_SEAL, job_id, xbuf, "sealing", err);
 }
 
 int cleanup_job_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, const char *action,
                            cleanup_error *err)
 {
-	char jbuf[24], ctx[64];
-	const char *params[2] = {jbuf, action};
+	char what[48];
 
-	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
-	snprintf(ctx, sizeof ctx, "%s of job %s", action, jbuf);
-	return one_job(out, e, CLEANUP_Q_JOB_TRANSITION, 2, params, ctx, err);
+	snprintf(what, sizeof what, "%s of", action);
+	return job_call(out, e, CLEANUP_Q_JOB_TRANSITION, job_id, action, what, err);
 }
 
 int cleanup_jobs_list(cleanup_job **out, size_t *n, cleanup_engine *e, int limit, cleanup_error *err)
@@ -638,9 +641,7 @@ void cleanup_jobs_free(cleanup_job *jobs, size_t n)
 {
 	size_t i;
 
-	if (!jobs)
-		return;
-	for (i = 0; i < n; i++)
+	for (i = 0; jobs && i < n; i++)
 		cleanup_job_reset(&jobs[i]);
 	free(jobs);
 }

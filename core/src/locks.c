@@ -60,19 +60,19 @@ static void parse_pids(cleanup_lock_row *row, const char *s)
 
 #define LOCK_ROW cleanup_lock_row
 static const engine_col lock_cols[] = {
-	ROW_INT(LOCK_ROW, pid, "pid", -1),
-	ROW_TEXT(LOCK_ROW, application_name, "application_name"),
-	ROW_TEXT(LOCK_ROW, state, "state"),
-	ROW_TEXT(LOCK_ROW, wait_event_type, "wait_event_type"),
-	ROW_TEXT(LOCK_ROW, wait_event, "wait_event"),
-	ROW_TEXT(LOCK_ROW, locktype, "locktype"),
-	ROW_TEXT(LOCK_ROW, mode, "mode"),
-	ROW_TEXT(LOCK_ROW, relation, "relation"),
-	ROW_TEXT(LOCK_ROW, query, "query"),
-	ROW_DBL(LOCK_ROW, xact_age_ms, "xact_age_ms", -1),
-	ROW_DBL(LOCK_ROW, wait_ms, "wait_ms", -1),
+	ROW_INT(LOCK_ROW, pid, -1),
+	ROW_TEXT(LOCK_ROW, application_name),
+	ROW_TEXT(LOCK_ROW, state),
+	ROW_TEXT(LOCK_ROW, wait_event_type),
+	ROW_TEXT(LOCK_ROW, wait_event),
+	ROW_TEXT(LOCK_ROW, locktype),
+	ROW_TEXT(LOCK_ROW, mode),
+	ROW_TEXT(LOCK_ROW, relation),
+	ROW_TEXT(LOCK_ROW, query),
+	ROW_DBL(LOCK_ROW, xact_age_ms, -1),
+	ROW_DBL(LOCK_ROW, wait_ms, -1),
 	/* Older definitions lack the runner columns: none then. */
-	ROW_I64(LOCK_ROW, runs_job, "runs_job"),
+	ROW_I64(LOCK_ROW, runs_job),
 };
 
 static void lock_rest(void *elem, const PGresult *res, int i)
@@ -141,11 +141,11 @@ int cleanup_locks_json(char **out, cleanup_engine *e, cleanup_error *err)
 
 #define HOLDER_OUTCOME cleanup_holder_outcome
 static const engine_col outcome_cols[] = {
-	ROW_FLAG(HOLDER_OUTCOME, terminated, "terminated"),
-	ROW_FLAG(HOLDER_OUTCOME, refused, "refused"),
-	ROW_I64(HOLDER_OUTCOME, job_id, "job_id"),
-	ROW_I64(HOLDER_OUTCOME, audit_id, "audit_id"),
-	ROW_TEXT(HOLDER_OUTCOME, outcome, "outcome"),
+	ROW_FLAG(HOLDER_OUTCOME, terminated),
+	ROW_FLAG(HOLDER_OUTCOME, refused),
+	ROW_I64(HOLDER_OUTCOME, job_id),
+	ROW_I64(HOLDER_OUTCOME, audit_id),
+	ROW_TEXT(HOLDER_OUTCOME, outcome),
 };
 
 int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *e, int pid, const char *os_user,
