@@ -51,16 +51,15 @@ int cleanup_audit_record(int64_t *out_id, cleanup_engine *e, const cleanup_audit
 	return rc;
 }
 
-#define AUDIT_ROW cleanup_audit_row
 static const engine_col audit_cols[] = {
-	ROW_I64(AUDIT_ROW, id),
-	ROW_TEXT(AUDIT_ROW, at),
-	ROW_TEXT(AUDIT_ROW, os_user),
-	ROW_TEXT(AUDIT_ROW, application_name),
-	ROW_TEXT(AUDIT_ROW, action),
-	ROW_I64(AUDIT_ROW, job_id),
-	ROW_TEXT(AUDIT_ROW, confirmation),
-	ROW_TEXT(AUDIT_ROW, outcome),
+	ROW_I64(cleanup_audit_row, id),
+	ROW_TEXT(cleanup_audit_row, at),
+	ROW_TEXT(cleanup_audit_row, os_user),
+	ROW_TEXT(cleanup_audit_row, application_name),
+	ROW_TEXT(cleanup_audit_row, action),
+	ROW_I64(cleanup_audit_row, job_id),
+	ROW_TEXT(cleanup_audit_row, confirmation),
+	ROW_TEXT(cleanup_audit_row, outcome),
 };
 
 int cleanup_audit_recent(cleanup_audit_row **out, size_t *n, cleanup_engine *e, int limit,

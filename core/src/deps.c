@@ -60,27 +60,26 @@ void cleanup_deps_report_free(cleanup_dep_report *r)
 	memset(r, 0, sizeof *r);
 }
 
-#define DEP_EDGE cleanup_dep_edge
 static const engine_col edge_cols[] = {
-	ROW_INT(DEP_EDGE, depth, -1),
-	ROW_TEXT(DEP_EDGE, constraint_name),
-	ROW_TEXT(DEP_EDGE, referencing),
-	ROW_TEXT(DEP_EDGE, referencing_columns),
-	ROW_TEXT(DEP_EDGE, referenced),
-	ROW_TEXT(DEP_EDGE, referenced_columns),
-	ROW_TEXT(DEP_EDGE, on_delete),
-	ROW_BOOL_AS(DEP_EDGE, deferrable, "is_deferrable"),
-	ROW_BOOL(DEP_EDGE, validated),
-	ROW_BOOL(DEP_EDGE, enforced),
-	ROW_BOOL(DEP_EDGE, has_index),
-	ROW_TEXT(DEP_EDGE, index_status),
-	ROW_TEXT(DEP_EDGE, index_name),
-	ROW_TEXT(DEP_EDGE, triggers),
-	ROW_TEXT(DEP_EDGE, ri_triggers),
-	ROW_BOOL(DEP_EDGE, row_security),
-	ROW_BOOL(DEP_EDGE, force_row_security),
-	ROW_BOOL(DEP_EDGE, cycle),
-	ROW_TEXT(DEP_EDGE, disposition),
+	ROW_INT(cleanup_dep_edge, depth, -1),
+	ROW_TEXT(cleanup_dep_edge, constraint_name),
+	ROW_TEXT(cleanup_dep_edge, referencing),
+	ROW_TEXT(cleanup_dep_edge, referencing_columns),
+	ROW_TEXT(cleanup_dep_edge, referenced),
+	ROW_TEXT(cleanup_dep_edge, referenced_columns),
+	ROW_TEXT(cleanup_dep_edge, on_delete),
+	ROW_BOOL_AS(cleanup_dep_edge, deferrable, "is_deferrable"),
+	ROW_BOOL(cleanup_dep_edge, validated),
+	ROW_BOOL(cleanup_dep_edge, enforced),
+	ROW_BOOL(cleanup_dep_edge, has_index),
+	ROW_TEXT(cleanup_dep_edge, index_status),
+	ROW_TEXT(cleanup_dep_edge, index_name),
+	ROW_TEXT(cleanup_dep_edge, triggers),
+	ROW_TEXT(cleanup_dep_edge, ri_triggers),
+	ROW_BOOL(cleanup_dep_edge, row_security),
+	ROW_BOOL(cleanup_dep_edge, force_row_security),
+	ROW_BOOL(cleanup_dep_edge, cycle),
+	ROW_TEXT(cleanup_dep_edge, disposition),
 };
 
 static const engine_col gap_cols[] = {

@@ -25,61 +25,60 @@ int cleanup_job_phase_is_final(const char *phase)
 
 /* The columns of a job row (cleanup.jobs plus what the readers add; a
  * reader that lacks one leaves its default). */
-#define JOB cleanup_job
 static const engine_col job_cols[] = {
-	ROW_I64(JOB, id),
-	ROW_TEXT(JOB, kind),
-	ROW_TEXT(JOB, mode),
-	ROW_I64(JOB, server_id),
-	ROW_I64(JOB, library_id),
-	ROW_TEXT(JOB, target_name),
-	ROW_TEXT(JOB, phase),
-	ROW_I32(JOB, step_no),
-	ROW_I32(JOB, pass_no),
-	ROW_I64(JOB, examined),
-	ROW_I64(JOB, visited),
-	ROW_I64(JOB, deleted),
-	ROW_I64(JOB, moved),
-	ROW_I64(JOB, absent),
-	ROW_I64(JOB, retained),
-	ROW_I64(JOB, kept),
-	ROW_I32(JOB, libraries_deleted),
-	ROW_I32(JOB, servers_deleted),
-	ROW_I64(JOB, claimed),
-	ROW_I64(JOB, released),
-	ROW_I64(JOB, retries_deleted),
-	ROW_I64(JOB, previews_deleted),
-	ROW_I64(JOB, collections_deleted),
-	ROW_I64(JOB, sync_status_deleted),
-	ROW_I64(JOB, history_detached),
-	ROW_I64(JOB, manifest_count),
-	ROW_I64(JOB, expected_count),
-	ROW_I64(JOB, high_water_id),
-	ROW_I64(JOB, cursor_library_id),
-	ROW_I64(JOB, cursor_id),
-	ROW_TEXT(JOB, key_cursor),
-	ROW_I64(JOB, total_estimate),
-	ROW_I64(JOB, busy_retries),
-	ROW_I64_OR(JOB, scope_count, -1),
-	ROW_I64_OR(JOB, moved_early, 0),
-	ROW_I64_OR(JOB, absent_early, 0),
-	ROW_TEXT(JOB, blocked_since),
-	ROW_TEXT(JOB, blocked_text),
-	ROW_TEXT(JOB, last_error),
-	ROW_TEXT(JOB, created_at),
-	ROW_TEXT(JOB, sealed_at),
-	ROW_TEXT(JOB, updated_at),
-	ROW_TEXT(JOB, finished_at),
-	ROW_TEXT(JOB, purged_at),
-	ROW_INT(JOB, live_runner_pid, 0),
-	ROW_TEXT(JOB, live_runner_host),
-	ROW_INT(JOB, live_runner_os_pid, 0),
-	ROW_TEXT(JOB, live_runner_app),
-	ROW_BOOL(JOB, live_no_runner),
-	ROW_DBL(JOB, live_closed_s, -1),
-	ROW_DBL(JOB, live_last_step_age_s, -1),
-	ROW_DBL(JOB, live_pace, -1),
-	ROW_DBL(JOB, live_eta_s, -1),
+	ROW_I64(cleanup_job, id),
+	ROW_TEXT(cleanup_job, kind),
+	ROW_TEXT(cleanup_job, mode),
+	ROW_I64(cleanup_job, server_id),
+	ROW_I64(cleanup_job, library_id),
+	ROW_TEXT(cleanup_job, target_name),
+	ROW_TEXT(cleanup_job, phase),
+	ROW_I32(cleanup_job, step_no),
+	ROW_I32(cleanup_job, pass_no),
+	ROW_I64(cleanup_job, examined),
+	ROW_I64(cleanup_job, visited),
+	ROW_I64(cleanup_job, deleted),
+	ROW_I64(cleanup_job, moved),
+	ROW_I64(cleanup_job, absent),
+	ROW_I64(cleanup_job, retained),
+	ROW_I64(cleanup_job, kept),
+	ROW_I32(cleanup_job, libraries_deleted),
+	ROW_I32(cleanup_job, servers_deleted),
+	ROW_I64(cleanup_job, claimed),
+	ROW_I64(cleanup_job, released),
+	ROW_I64(cleanup_job, retries_deleted),
+	ROW_I64(cleanup_job, previews_deleted),
+	ROW_I64(cleanup_job, collections_deleted),
+	ROW_I64(cleanup_job, sync_status_deleted),
+	ROW_I64(cleanup_job, history_detached),
+	ROW_I64(cleanup_job, manifest_count),
+	ROW_I64(cleanup_job, expected_count),
+	ROW_I64(cleanup_job, high_water_id),
+	ROW_I64(cleanup_job, cursor_library_id),
+	ROW_I64(cleanup_job, cursor_id),
+	ROW_TEXT(cleanup_job, key_cursor),
+	ROW_I64(cleanup_job, total_estimate),
+	ROW_I64(cleanup_job, busy_retries),
+	ROW_I64_OR(cleanup_job, scope_count, -1),
+	ROW_I64_OR(cleanup_job, moved_early, 0),
+	ROW_I64_OR(cleanup_job, absent_early, 0),
+	ROW_TEXT(cleanup_job, blocked_since),
+	ROW_TEXT(cleanup_job, blocked_text),
+	ROW_TEXT(cleanup_job, last_error),
+	ROW_TEXT(cleanup_job, created_at),
+	ROW_TEXT(cleanup_job, sealed_at),
+	ROW_TEXT(cleanup_job, updated_at),
+	ROW_TEXT(cleanup_job, finished_at),
+	ROW_TEXT(cleanup_job, purged_at),
+	ROW_INT(cleanup_job, live_runner_pid, 0),
+	ROW_TEXT(cleanup_job, live_runner_host),
+	ROW_INT(cleanup_job, live_runner_os_pid, 0),
+	ROW_TEXT(cleanup_job, live_runner_app),
+	ROW_BOOL(cleanup_job, live_no_runner),
+	ROW_DBL(cleanup_job, live_closed_s, -1),
+	ROW_DBL(cleanup_job, live_last_step_age_s, -1),
+	ROW_DBL(cleanup_job, live_pace, -1),
+	ROW_DBL(cleanup_job, live_eta_s, -1),
 };
 
 /* What the table cannot say: whether the job walks by key. */
@@ -105,21 +104,17 @@ static int job_from_row(cleanup_job *job, const PGresult *res, int row, cleanup_
 	return job->json ? CLEANUP_OK : CLEANUP_ENOMEM;
 }
 
-/* Runs a query returning one job row into *OUT. */
+/* Runs a query returning one job row into *OUT (zeroed without one). */
 static int one_job(cleanup_job *out, cleanup_engine *e, enum sql_query_id q, int n,
                    const char *const *params, const char *context, cleanup_error *err)
 {
 	PGresult *res = NULL;
-	int rc;
+	int rc = engine_query(&res, e, q, n, params, context, err);
 
 	memset(out, 0, sizeof *out);
-	rc = engine_query(&res, e, q, n, params, context, err);
-	if (rc != CLEANUP_OK)
-		return rc;
-	if (PQntuples(res) != 1)
-		rc = cleanup_error_set(err, CLEANUP_ENOTFOUND, "%s: no such job", context);
-	else
-		rc = job_from_row(out, res, 0, err);
+	if (rc == CLEANUP_OK)
+		rc = PQntuples(res) == 1 ? job_from_row(out, res, 0, err)
+		                         : cleanup_error_set(err, CLEANUP_ENOTFOUND, "%s: no such job", context);
 	PQclear(res);
 	return rc;
 }

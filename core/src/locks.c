@@ -58,21 +58,20 @@ static void parse_pids(cleanup_lock_row *row, const char *s)
 	}
 }
 
-#define LOCK_ROW cleanup_lock_row
 static const engine_col lock_cols[] = {
-	ROW_INT(LOCK_ROW, pid, -1),
-	ROW_TEXT(LOCK_ROW, application_name),
-	ROW_TEXT(LOCK_ROW, state),
-	ROW_TEXT(LOCK_ROW, wait_event_type),
-	ROW_TEXT(LOCK_ROW, wait_event),
-	ROW_TEXT(LOCK_ROW, locktype),
-	ROW_TEXT(LOCK_ROW, mode),
-	ROW_TEXT(LOCK_ROW, relation),
-	ROW_TEXT(LOCK_ROW, query),
-	ROW_DBL(LOCK_ROW, xact_age_ms, -1),
-	ROW_DBL(LOCK_ROW, wait_ms, -1),
+	ROW_INT(cleanup_lock_row, pid, -1),
+	ROW_TEXT(cleanup_lock_row, application_name),
+	ROW_TEXT(cleanup_lock_row, state),
+	ROW_TEXT(cleanup_lock_row, wait_event_type),
+	ROW_TEXT(cleanup_lock_row, wait_event),
+	ROW_TEXT(cleanup_lock_row, locktype),
+	ROW_TEXT(cleanup_lock_row, mode),
+	ROW_TEXT(cleanup_lock_row, relation),
+	ROW_TEXT(cleanup_lock_row, query),
+	ROW_DBL(cleanup_lock_row, xact_age_ms, -1),
+	ROW_DBL(cleanup_lock_row, wait_ms, -1),
 	/* Older definitions lack the runner columns: none then. */
-	ROW_I64(LOCK_ROW, runs_job),
+	ROW_I64(cleanup_lock_row, runs_job),
 };
 
 static void lock_rest(void *elem, const PGresult *res, int i)
@@ -139,13 +138,12 @@ int cleanup_locks_json(char **out, cleanup_engine *e, cleanup_error *err)
 	return *out ? CLEANUP_OK : CLEANUP_ENOMEM;
 }
 
-#define HOLDER_OUTCOME cleanup_holder_outcome
 static const engine_col outcome_cols[] = {
-	ROW_FLAG(HOLDER_OUTCOME, terminated),
-	ROW_FLAG(HOLDER_OUTCOME, refused),
-	ROW_I64(HOLDER_OUTCOME, job_id),
-	ROW_I64(HOLDER_OUTCOME, audit_id),
-	ROW_TEXT(HOLDER_OUTCOME, outcome),
+	ROW_FLAG(cleanup_holder_outcome, terminated),
+	ROW_FLAG(cleanup_holder_outcome, refused),
+	ROW_I64(cleanup_holder_outcome, job_id),
+	ROW_I64(cleanup_holder_outcome, audit_id),
+	ROW_TEXT(cleanup_holder_outcome, outcome),
 };
 
 int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *e, int pid, const char *os_user,

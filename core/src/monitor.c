@@ -300,8 +300,7 @@ void cleanup_monitor_close(cleanup_monitor *m)
 	cleanup_mon_snapshot_free(m->current);
 	cleanup_mon_snapshot_free(m->pending);
 	free(m->ecache);
-	free(m->pending_locks);
-	free(m->pending_holders);
+	drop_pending_locks(m);
 	free(m);
 }
 
@@ -395,6 +394,16 @@ static const char *op_context(mon_op op)
 	}
 }
 
+/* Sends prepared Q with V (a row limit, an age) as its one parameter. */
+static int send_int_query(cleanup_monitor *m, enum sql_query_id q, int v, const char *ctx, cleanup_error *err)
+{
+	char buf[16];
+	const char *params[1] = {buf};
+
+	snprintf(buf, sizeof buf, "%d", v);
+	return engine_send_query(m->db, q, 1, params, ctx, err);
+}
+
 /* Sends ops[opi] through the engine's non-blocking calls. Returns false
  * when it could not be sent (the failure is recorded). */
 static bool send_op(cleanup_monitor *m)
@@ -449,16 +458,13 @@ static bool send_op(cleanup_monitor *m)
 		rc = engine_send_prepare(m->db, mon_queries[m->prep_index], 0, ctx, &err);
 		break;
 	case MON_OP_SERVERS:
-		snprintf(p1, sizeof p1, "%d", 500);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_SERVERS, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_SERVERS, 500, ctx, &err);
 		break;
 	case MON_OP_LIBRARIES:
-		snprintf(p1, sizeof p1, "%d", 2000);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_LIBRARIES, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_LIBRARIES, 2000, ctx, &err);
 		break;
 	case MON_OP_JOBS:
-		snprintf(p1, sizeof p1, "%d", m->jobs_limit);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_JOBS, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_JOBS, m->jobs_limit, ctx, &err);
 		break;
 	case MON_OP_STEPS:
 		/* a page of 120 steps (mon_steps.sql); steps_limit cuts it */
@@ -481,8 +487,7 @@ static bool send_op(cleanup_monitor *m)
 		rc = engine_send_query(m->db, CLEANUP_Q_MON_EVENTS, 3, params, ctx, &err);
 		break;
 	case MON_OP_CONTENTION:
-		snprintf(p1, sizeof p1, "%d", 8);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_CONTENTION, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_CONTENTION, 8, ctx, &err);
 		break;
 	case MON_OP_LOCKS_BEGIN: {
 		char timeout[64];
@@ -496,8 +501,7 @@ static bool send_op(cleanup_monitor *m)
 		rc = engine_send_query(m->db, CLEANUP_Q_LOCKS_TREE, 0, NULL, ctx, &err);
 		break;
 	case MON_OP_HOLDERS:
-		snprintf(p1, sizeof p1, "%d", MON_IDLE_XACT_S);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_IDLE_XACT, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_IDLE_XACT, MON_IDLE_XACT_S, ctx, &err);
 		break;
 	case MON_OP_LOCKS_END:
 		rc = engine_send_script(m->db, "ROLLBACK", ctx, &err);
@@ -597,22 +601,21 @@ static void library_row(void *elem, const PGresult *res, int row)
 }
 
 /* What the jobs query adds to a job row (job_fields_from_row). */
-#define MON_JOB cleanup_mon_job
 static const engine_col job_cols[] = {
-	ROW_TEXT(MON_JOB, last_error_at),
-	ROW_INT(MON_JOB, window_steps, 0),
-	ROW_I64(MON_JOB, window_rows),
-	ROW_DBL(MON_JOB, window_first_start, -1),
-	ROW_DBL(MON_JOB, window_last_end, -1),
-	ROW_DBL(MON_JOB, last_step_age_s, -1),
-	ROW_DBL(MON_JOB, unattended_s, -1),
-	ROW_DBL(MON_JOB, closed_s, -1),
-	ROW_INT(MON_JOB, runner_pid, 0),
-	ROW_TEXT(MON_JOB, runner_app),
-	ROW_TEXT(MON_JOB, runner_client),
-	ROW_INT(MON_JOB, runner_os_pid, 0),
-	ROW_TEXT(MON_JOB, runner_since),
-	ROW_DBL(MON_JOB, runner_age_s, -1),
+	ROW_TEXT(cleanup_mon_job, last_error_at),
+	ROW_INT(cleanup_mon_job, window_steps, 0),
+	ROW_I64(cleanup_mon_job, window_rows),
+	ROW_DBL(cleanup_mon_job, window_first_start, -1),
+	ROW_DBL(cleanup_mon_job, window_last_end, -1),
+	ROW_DBL(cleanup_mon_job, last_step_age_s, -1),
+	ROW_DBL(cleanup_mon_job, unattended_s, -1),
+	ROW_DBL(cleanup_mon_job, closed_s, -1),
+	ROW_INT(cleanup_mon_job, runner_pid, 0),
+	ROW_TEXT(cleanup_mon_job, runner_app),
+	ROW_TEXT(cleanup_mon_job, runner_client),
+	ROW_INT(cleanup_mon_job, runner_os_pid, 0),
+	ROW_TEXT(cleanup_mon_job, runner_since),
+	ROW_DBL(cleanup_mon_job, runner_age_s, -1),
 };
 
 static void job_rest(void *elem, const PGresult *res, int row)
@@ -620,36 +623,35 @@ static void job_rest(void *elem, const PGresult *res, int row)
 	job_fields_from_row(&((cleanup_mon_job *)elem)->job, res, row);
 }
 
-#define MON_STEP cleanup_mon_step
 static const engine_col step_cols[] = {
-	ROW_I32(MON_STEP, step_no),
-	ROW_TEXT(MON_STEP, action),
-	ROW_I32(MON_STEP, pass_no),
-	ROW_I64(MON_STEP, library_id),
-	ROW_I32(MON_STEP, visited),
-	ROW_I32(MON_STEP, deleted),
-	ROW_I32(MON_STEP, moved),
-	ROW_I32(MON_STEP, absent),
-	ROW_I32(MON_STEP, retained),
-	ROW_I32(MON_STEP, kept),
-	ROW_I32(MON_STEP, libraries_deleted),
-	ROW_I32(MON_STEP, servers_deleted),
-	ROW_I32(MON_STEP, mutations),
-	ROW_I32(MON_STEP, dependent_mutations),
-	ROW_I32(MON_STEP, claims_in_flight),
-	ROW_I64(MON_STEP, cursor_from),
-	ROW_I64(MON_STEP, cursor_to),
-	ROW_TEXT(MON_STEP, key_from),
-	ROW_TEXT(MON_STEP, key_to),
-	ROW_DBL(MON_STEP, gap_s, -1),
-	ROW_TEXT(MON_STEP, phase_after),
-	ROW_DBL(MON_STEP, started_epoch, 0),
-	ROW_TEXT(MON_STEP, started),
-	ROW_DBL(MON_STEP, duration_ms, 0),
-	ROW_DBL(MON_STEP, lock_hold_ms, 0),
-	ROW_DBL(MON_STEP, parent_lock_ms, -1),
-	ROW_I32_OR(MON_STEP, runner_pid, 0),
-	ROW_TEXT(MON_STEP, runner_app),
+	ROW_I32(cleanup_mon_step, step_no),
+	ROW_TEXT(cleanup_mon_step, action),
+	ROW_I32(cleanup_mon_step, pass_no),
+	ROW_I64(cleanup_mon_step, library_id),
+	ROW_I32(cleanup_mon_step, visited),
+	ROW_I32(cleanup_mon_step, deleted),
+	ROW_I32(cleanup_mon_step, moved),
+	ROW_I32(cleanup_mon_step, absent),
+	ROW_I32(cleanup_mon_step, retained),
+	ROW_I32(cleanup_mon_step, kept),
+	ROW_I32(cleanup_mon_step, libraries_deleted),
+	ROW_I32(cleanup_mon_step, servers_deleted),
+	ROW_I32(cleanup_mon_step, mutations),
+	ROW_I32(cleanup_mon_step, dependent_mutations),
+	ROW_I32(cleanup_mon_step, claims_in_flight),
+	ROW_I64(cleanup_mon_step, cursor_from),
+	ROW_I64(cleanup_mon_step, cursor_to),
+	ROW_TEXT(cleanup_mon_step, key_from),
+	ROW_TEXT(cleanup_mon_step, key_to),
+	ROW_DBL(cleanup_mon_step, gap_s, -1),
+	ROW_TEXT(cleanup_mon_step, phase_after),
+	ROW_DBL(cleanup_mon_step, started_epoch, 0),
+	ROW_TEXT(cleanup_mon_step, started),
+	ROW_DBL(cleanup_mon_step, duration_ms, 0),
+	ROW_DBL(cleanup_mon_step, lock_hold_ms, 0),
+	ROW_DBL(cleanup_mon_step, parent_lock_ms, -1),
+	ROW_I32_OR(cleanup_mon_step, runner_pid, 0),
+	ROW_TEXT(cleanup_mon_step, runner_app),
 };
 
 /* Rows of RES into *ROWS / *N through COLS (and FN); NULL, 0 and ENOMEM
@@ -737,15 +739,14 @@ static void rate_publish(cleanup_monitor *m, cleanup_mon_snapshot *s)
 		s->rate[i] = m->rate[(m->rate_head - (CLEANUP_MON_RATE_SECONDS - 1) + i) % CLEANUP_MON_RATE_SECONDS];
 }
 
-#define MON_EVENT cleanup_mon_event
 static const engine_col event_cols[] = {
-	ROW_I64(MON_EVENT, id),
-	ROW_DBL(MON_EVENT, at_epoch, 0),
-	ROW_TEXT_AS(MON_EVENT, at, "at_text"),
-	ROW_I64(MON_EVENT, job_id),
-	ROW_TEXT(MON_EVENT, kind),
-	ROW_TEXT(MON_EVENT, source),
-	ROW_TEXT(MON_EVENT, message),
+	ROW_I64(cleanup_mon_event, id),
+	ROW_DBL(cleanup_mon_event, at_epoch, 0),
+	ROW_TEXT_AS(cleanup_mon_event, at, "at_text"),
+	ROW_I64(cleanup_mon_event, job_id),
+	ROW_TEXT(cleanup_mon_event, kind),
+	ROW_TEXT(cleanup_mon_event, source),
+	ROW_TEXT(cleanup_mon_event, message),
 };
 
 static void event_from_row(cleanup_mon_event *v, const PGresult *res, int i)
@@ -838,14 +839,13 @@ out:
 	return rc;
 }
 
-#define MON_CONTENTION cleanup_mon_contention
 static const engine_col contention_cols[] = {
-	ROW_TEXT(MON_CONTENTION, kind),
-	ROW_TEXT(MON_CONTENTION, source),
-	ROW_I64(MON_CONTENTION, n),
-	ROW_TEXT_AS(MON_CONTENTION, at, "at_text"),
-	ROW_I64(MON_CONTENTION, job_id),
-	ROW_TEXT(MON_CONTENTION, message),
+	ROW_TEXT(cleanup_mon_contention, kind),
+	ROW_TEXT(cleanup_mon_contention, source),
+	ROW_I64(cleanup_mon_contention, n),
+	ROW_TEXT_AS(cleanup_mon_contention, at, "at_text"),
+	ROW_I64(cleanup_mon_contention, job_id),
+	ROW_TEXT(cleanup_mon_contention, message),
 };
 
 static void contention_rest(void *elem, const PGresult *res, int row)
@@ -906,16 +906,15 @@ static bool keep_previous_part(cleanup_monitor *m, unsigned part)
 	return !fail;
 }
 
-#define MON_HOLDER cleanup_mon_holder
 static const engine_col holder_cols[] = {
-	ROW_INT(MON_HOLDER, pid, -1),
-	ROW_TEXT(MON_HOLDER, role),
-	ROW_TEXT(MON_HOLDER, application),
-	ROW_TEXT(MON_HOLDER, client),
-	ROW_TEXT(MON_HOLDER, state),
-	ROW_DBL(MON_HOLDER, xact_age_ms, -1),
-	ROW_TEXT(MON_HOLDER, holds),
-	ROW_BOOL(MON_HOLDER, idle),
+	ROW_INT(cleanup_mon_holder, pid, -1),
+	ROW_TEXT(cleanup_mon_holder, role),
+	ROW_TEXT(cleanup_mon_holder, application),
+	ROW_TEXT(cleanup_mon_holder, client),
+	ROW_TEXT(cleanup_mon_holder, state),
+	ROW_DBL(cleanup_mon_holder, xact_age_ms, -1),
+	ROW_TEXT(cleanup_mon_holder, holds),
+	ROW_BOOL(cleanup_mon_holder, idle),
 };
 
 /* The rows of mon_idle_xact.sql into pending_holders. */

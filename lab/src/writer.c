@@ -219,9 +219,8 @@ out:
 
 void cleanup_writer_free(cleanup_writer *w)
 {
-	if (!w)
-		return;
-	free(w->libs);
+	if (w)
+		free(w->libs);
 	free(w);
 }
 
