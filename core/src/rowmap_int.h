@@ -10,11 +10,12 @@
  *	};
  *	engine_row_map(&audit_row, audit_cols, ROW_COUNT(audit_cols), res, i);
  *
- * The column is named as the field; the _AS forms name another one (a
- * field of a member, a renamed column) and take the default explicitly.
- * A missing or NULL column leaves the kind's default: "" for text, -1 for
- * integers (ROW_I64_OR, ROW_I32_OR, ROW_INT / ROW_DBL name their own), false for
- * booleans. The macros check the field's type at compile time (comparing
+ * The column is named as the field; the _AS forms name another one (for
+ * a field of a member, or a renamed column; their numeric kinds take the
+ * default explicitly). A missing or NULL column leaves the kind's
+ * default: "" for text, -1 for integers (ROW_I64_OR, ROW_I32_OR, ROW_INT /
+ * ROW_DBL name their own), false (0 for ROW_FLAG's int) for booleans. The
+ * macros check the field's type at compile time (comparing
  * its address with a pointer of the kind's type), so a table cannot write
  * an int64_t into an int. */
 #ifndef CLEANUP_ROWMAP_INT_H
