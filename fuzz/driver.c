@@ -319,31 +319,6 @@ static const uint32_t interesting_cps[] = {0x80,   0x85,   0x9B,   0x9F,   0xA0,
                                            0x800,  0x2028, 0x200B, 0xD7FF, 0xE000, 0xFEFF,  0xFFFD,
                                            0xFFFF, 0x10000, 0x1F600, 0x10FFFF};
 
-/* Encodes CP as UTF-8 into OUT (4 bytes); returns the length. */
-static size_t utf8_encode(uint32_t cp, uint8_t *out)
-{
-	if (cp < 0x80) {
-		out[0] = (uint8_t)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (uint8_t)(0xC0 | (cp >> 6));
-		out[1] = (uint8_t)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (uint8_t)(0xE0 | (cp >> 12));
-		out[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (uint8_t)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (uint8_t)(0xF0 | (cp >> 18));
-	out[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (uint8_t)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* Inserts N bytes SRC at POS of BUF (*SIZE bytes, room for MAX); cut to fit. */
 static void insert_at(uint8_t *buf, size_t *size, size_t max, size_t pos, const uint8_t *src, size_t n)
 {
@@ -438,7 +413,7 @@ static void mutate_once(uint8_t *buf, size_t *size, size_t max, const blobs *cor
 
 		if (cp >= 0xD800 && cp <= 0xDFFF)
 			cp = 0xFFFD;
-		n = utf8_encode(cp, tmp);
+		n = fuzz_utf8_encode(cp, tmp);
 		insert_at(buf, size, max, below(*size + 1), tmp, n);
 		break;
 	}

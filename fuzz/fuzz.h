@@ -41,6 +41,10 @@ void fuzz_set_input(const uint8_t *data, size_t size);
  * from the project's decoders on purpose. */
 size_t fuzz_utf8_char(const uint8_t *s, size_t n, uint32_t *cp);
 
+/* Encodes CP (not a surrogate) as UTF-8 into OUT (room for 4 bytes);
+ * returns the length. */
+size_t fuzz_utf8_encode(uint32_t cp, uint8_t *out);
+
 /* True for the control characters the project refuses: C0, DEL and C1. */
 bool fuzz_is_control(uint32_t cp);
 

@@ -414,30 +414,6 @@ static int hexval(char c)
 	return -1;
 }
 
-static size_t put_utf8(uint32_t cp, char *out)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* Four hex digits at S as a number, or -1. */
 static long hex4(const char *s)
 {
@@ -535,7 +511,7 @@ static void json(const uint8_t *d, size_t n)
 				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
 				i += 6;
 			}
-			o += put_utf8((uint32_t)u, back + o);
+			o += fuzz_utf8_encode((uint32_t)u, (uint8_t *)back + o);
 			break;
 		default:
 			fuzz_fail("cli_json_string: unknown escape \\%c", out[i - 1]);

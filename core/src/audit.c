@@ -51,16 +51,15 @@ int cleanup_audit_record(int64_t *out_id, cleanup_engine *e, const cleanup_audit
 	return rc;
 }
 
-#define AUDIT_ROW cleanup_audit_row
 static const engine_col audit_cols[] = {
-	ROW_I64(AUDIT_ROW, id, "id"),
-	ROW_TEXT(AUDIT_ROW, at, "at"),
-	ROW_TEXT(AUDIT_ROW, os_user, "os_user"),
-	ROW_TEXT(AUDIT_ROW, application_name, "application_name"),
-	ROW_TEXT(AUDIT_ROW, action, "action"),
-	ROW_I64(AUDIT_ROW, job_id, "job_id"),
-	ROW_TEXT(AUDIT_ROW, confirmation, "confirmation"),
-	ROW_TEXT(AUDIT_ROW, outcome, "outcome"),
+	ROW_I64(cleanup_audit_row, id),
+	ROW_TEXT(cleanup_audit_row, at),
+	ROW_TEXT(cleanup_audit_row, os_user),
+	ROW_TEXT(cleanup_audit_row, application_name),
+	ROW_TEXT(cleanup_audit_row, action),
+	ROW_I64(cleanup_audit_row, job_id),
+	ROW_TEXT(cleanup_audit_row, confirmation),
+	ROW_TEXT(cleanup_audit_row, outcome),
 };
 
 int cleanup_audit_recent(cleanup_audit_row **out, size_t *n, cleanup_engine *e, int limit,
@@ -68,18 +67,12 @@ int cleanup_audit_recent(cleanup_audit_row **out, size_t *n, cleanup_engine *e, 
 {
 	char lbuf[16];
 	const char *params[1] = {lbuf};
-	PGresult *res = NULL;
 	void *rows;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
 	snprintf(lbuf, sizeof lbuf, "%d", limit);
-	rc = engine_query(&res, e, CLEANUP_Q_AUDIT_RECENT, 1, params, "reading the audit trail", err);
-	if (rc != CLEANUP_OK)
-		return rc;
-	rc = engine_rows_map(&rows, n, sizeof **out, audit_cols, ROW_COUNT(audit_cols), NULL, res, -1, err);
-	PQclear(res);
+	rc = engine_query_rows(&rows, n, sizeof **out, audit_cols, ROW_COUNT(audit_cols), e, CLEANUP_Q_AUDIT_RECENT, 1,
+	                       params, "reading the audit trail", err);
 	*out = rows;
 	return rc;
 }

@@ -9,38 +9,26 @@
 #include "engine_int.h"
 #include "rowmap_int.h"
 
-#define COUNT_VISIT cleanup_count_visit
+/* The columns a visit and a report row share: the slot's state and count. */
+#define COUNT_SLOT_COLS(T)                                                                                    \
+	ROW_INT(T, slot, 0), ROW_TEXT(T, state), ROW_TEXT(T, reason), ROW_I64_OR(T, count, -1),               \
+	    ROW_I64_OR(T, published_count, -1), ROW_I64_OR(T, revision, 0), ROW_I64_OR(T, epoch, 0),         \
+	    ROW_I64_OR(T, pages, 0), ROW_I64_OR(T, dirty_pages, 0)
+
 static const engine_col visit_cols[] = {
-	ROW_INT(COUNT_VISIT, slot, "slot", 0),
-	ROW_TEXT(COUNT_VISIT, state, "state"),
-	ROW_TEXT(COUNT_VISIT, reason, "reason"),
-	ROW_TEXT(COUNT_VISIT, action, "action"),
-	ROW_I64_OR(COUNT_VISIT, ids_read, "ids_read", 0),
-	ROW_I64_OR(COUNT_VISIT, count, "count", -1),
-	ROW_I64_OR(COUNT_VISIT, published_count, "published_count", -1),
-	ROW_I64_OR(COUNT_VISIT, revision, "revision", 0),
-	ROW_I64_OR(COUNT_VISIT, epoch, "epoch", 0),
-	ROW_I64_OR(COUNT_VISIT, pages, "pages", 0),
-	ROW_I64_OR(COUNT_VISIT, dirty_pages, "dirty_pages", 0),
+	COUNT_SLOT_COLS(cleanup_count_visit),
+	ROW_TEXT(cleanup_count_visit, action),
+	ROW_I64_OR(cleanup_count_visit, ids_read, 0),
 };
 
-#define COUNT_ROW cleanup_count_row
 static const engine_col row_cols[] = {
-	ROW_I64(COUNT_ROW, library_id, "library_id"),
-	ROW_I64(COUNT_ROW, server_id, "server_id"),
-	ROW_TEXT(COUNT_ROW, name, "name"),
-	ROW_INT(COUNT_ROW, slot, "slot", 0),
-	ROW_TEXT(COUNT_ROW, state, "state"),
-	ROW_TEXT(COUNT_ROW, reason, "reason"),
-	ROW_I64_OR(COUNT_ROW, count, "count", -1),
-	ROW_I64_OR(COUNT_ROW, published_count, "published_count", -1),
-	ROW_I64_OR(COUNT_ROW, revision, "revision", 0),
-	ROW_I64_OR(COUNT_ROW, applied_revision, "applied_revision", 0),
-	ROW_I64_OR(COUNT_ROW, epoch, "epoch", 0),
-	ROW_I64_OR(COUNT_ROW, pages, "pages", 0),
-	ROW_I64_OR(COUNT_ROW, dirty_pages, "dirty_pages", 0),
-	ROW_DBL(COUNT_ROW, visit_age_s, "visit_age_s", -1),
-	ROW_TEXT(COUNT_ROW, last_restart, "last_restart"),
+	COUNT_SLOT_COLS(cleanup_count_row),
+	ROW_I64(cleanup_count_row, library_id),
+	ROW_I64(cleanup_count_row, server_id),
+	ROW_TEXT(cleanup_count_row, name),
+	ROW_I64_OR(cleanup_count_row, applied_revision, 0),
+	ROW_DBL(cleanup_count_row, visit_age_s, -1),
+	ROW_TEXT(cleanup_count_row, last_restart),
 };
 
 int cleanup_count_visit_once(cleanup_count_visit *out, cleanup_engine *e, int64_t library_id, const char *now,
@@ -49,25 +37,19 @@ int cleanup_count_visit_once(cleanup_count_visit *out, cleanup_engine *e, int64_
 	char lib[32];
 	const char *params[2] = {lib, now};
 	PGresult *res = NULL;
-	cleanup_count_visit v;
 	int rc;
 
 	cleanup_error_clear(err);
 	if (library_id <= 0)
 		return cleanup_error_set(err, CLEANUP_EINVAL, "library id %" PRId64 " is not a positive integer", library_id);
 	snprintf(lib, sizeof lib, "%" PRId64, library_id);
-	rc = engine_query(&res, e, CLEANUP_Q_COUNT_VISIT, 2, params, "visiting the count cache", err);
-	if (rc != CLEANUP_OK)
-		goto out;
-	if (PQntuples(res) != 1) {
-		rc = cleanup_error_set(err, CLEANUP_ERROR, "a count-cache visit returned %d rows", PQntuples(res));
-		goto out;
+	rc = engine_query_one(&res, e, CLEANUP_Q_COUNT_VISIT, 2, params, "visiting the count cache",
+	                      "a count-cache visit", err);
+	if (rc == CLEANUP_OK) {
+		memset(out, 0, sizeof *out);
+		out->library_id = library_id;
+		engine_row_map(out, visit_cols, ROW_COUNT(visit_cols), res, 0);
 	}
-	memset(&v, 0, sizeof v);
-	v.library_id = library_id;
-	engine_row_map(&v, visit_cols, ROW_COUNT(visit_cols), res, 0);
-	*out = v;
-out:
 	PQclear(res);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include "cleanup/deps.h"
 #include "engine_int.h"
 #include "rowmap_int.h"
+#include "strbuf_int.h"
 
 static const char *const roots[] = {"inventory.media_servers", "inventory.libraries", "inventory.items"};
 #define NROOTS 3
@@ -59,32 +60,31 @@ void cleanup_deps_report_free(cleanup_dep_report *r)
 	memset(r, 0, sizeof *r);
 }
 
-#define DEP_EDGE cleanup_dep_edge
 static const engine_col edge_cols[] = {
-	ROW_INT(DEP_EDGE, depth, "depth", -1),
-	ROW_TEXT(DEP_EDGE, constraint_name, "constraint_name"),
-	ROW_TEXT(DEP_EDGE, referencing, "referencing"),
-	ROW_TEXT(DEP_EDGE, referencing_columns, "referencing_columns"),
-	ROW_TEXT(DEP_EDGE, referenced, "referenced"),
-	ROW_TEXT(DEP_EDGE, referenced_columns, "referenced_columns"),
-	ROW_TEXT(DEP_EDGE, on_delete, "on_delete"),
-	ROW_BOOL(DEP_EDGE, deferrable, "is_deferrable"),
-	ROW_BOOL(DEP_EDGE, validated, "validated"),
-	ROW_BOOL(DEP_EDGE, enforced, "enforced"),
-	ROW_BOOL(DEP_EDGE, has_index, "has_index"),
-	ROW_TEXT(DEP_EDGE, index_status, "index_status"),
-	ROW_TEXT(DEP_EDGE, index_name, "index_name"),
-	ROW_TEXT(DEP_EDGE, triggers, "triggers"),
-	ROW_TEXT(DEP_EDGE, ri_triggers, "ri_triggers"),
-	ROW_BOOL(DEP_EDGE, row_security, "row_security"),
-	ROW_BOOL(DEP_EDGE, force_row_security, "force_row_security"),
-	ROW_BOOL(DEP_EDGE, cycle, "cycle"),
-	ROW_TEXT(DEP_EDGE, disposition, "disposition"),
+	ROW_INT(cleanup_dep_edge, depth, -1),
+	ROW_TEXT(cleanup_dep_edge, constraint_name),
+	ROW_TEXT(cleanup_dep_edge, referencing),
+	ROW_TEXT(cleanup_dep_edge, referencing_columns),
+	ROW_TEXT(cleanup_dep_edge, referenced),
+	ROW_TEXT(cleanup_dep_edge, referenced_columns),
+	ROW_TEXT(cleanup_dep_edge, on_delete),
+	ROW_BOOL_AS(cleanup_dep_edge, deferrable, "is_deferrable"),
+	ROW_BOOL(cleanup_dep_edge, validated),
+	ROW_BOOL(cleanup_dep_edge, enforced),
+	ROW_BOOL(cleanup_dep_edge, has_index),
+	ROW_TEXT(cleanup_dep_edge, index_status),
+	ROW_TEXT(cleanup_dep_edge, index_name),
+	ROW_TEXT(cleanup_dep_edge, triggers),
+	ROW_TEXT(cleanup_dep_edge, ri_triggers),
+	ROW_BOOL(cleanup_dep_edge, row_security),
+	ROW_BOOL(cleanup_dep_edge, force_row_security),
+	ROW_BOOL(cleanup_dep_edge, cycle),
+	ROW_TEXT(cleanup_dep_edge, disposition),
 };
 
 static const engine_col gap_cols[] = {
-	ROW_TEXT(cleanup_dep_gap, kind, "kind"),
-	ROW_TEXT(cleanup_dep_gap, summary, "summary"),
+	ROW_TEXT(cleanup_dep_gap, kind),
+	ROW_TEXT(cleanup_dep_gap, summary),
 };
 
 /* The catalog: one call builds the document (walk and assessment in one
@@ -117,18 +117,12 @@ int cleanup_deps_read(cleanup_dep_report *out, cleanup_engine *e, const cleanup_
 	PQclear(res);
 	res = NULL;
 	doc[0] = out->json;
-	if ((rc = engine_query(&res, e, CLEANUP_Q_DEPS_EDGES, 1, doc, "reading dependency edges", err)))
-		goto out;
-	if ((rc = engine_rows_map(&rows, &out->n, sizeof *out->edges, edge_cols, ROW_COUNT(edge_cols), NULL, res, -1,
-	                          err)))
+	if ((rc = engine_query_rows(&rows, &out->n, sizeof *out->edges, edge_cols, ROW_COUNT(edge_cols), e,
+	                            CLEANUP_Q_DEPS_EDGES, 1, doc, "reading dependency edges", err)))
 		goto out;
 	out->edges = rows;
-	PQclear(res);
-	res = NULL;
-	if ((rc = engine_query(&res, e, CLEANUP_Q_DEPS_GAPS, 1, doc, "reading dependency gaps", err)))
-		goto out;
-	if ((rc = engine_rows_map(&rows, &out->ngaps, sizeof *out->gaps, gap_cols, ROW_COUNT(gap_cols), NULL, res, -1,
-	                          err)))
+	if ((rc = engine_query_rows(&rows, &out->ngaps, sizeof *out->gaps, gap_cols, ROW_COUNT(gap_cols), e,
+	                            CLEANUP_Q_DEPS_GAPS, 1, doc, "reading dependency gaps", err)))
 		goto out;
 	out->gaps = rows;
 out:
@@ -335,22 +329,31 @@ static bool column_list(parser *ps, char *buf, size_t len)
 	return true;
 }
 
+/* Counts the token at hand's parentheses into *DEPTH (0: the level the
+ * element began at); true when it ends the element: the ')' closing that
+ * level, or ',' or ';' at it. */
+static bool element_end(parser *ps, int *depth)
+{
+	if (is_char(ps, '('))
+		(*depth)++;
+	else if (is_char(ps, ')')) {
+		if (*depth == 0)
+			return true;
+		(*depth)--;
+	} else if (*depth == 0 && (is_char(ps, ',') || is_char(ps, ';')))
+		return true;
+	return false;
+}
+
 /* Skips to the ')' closing the current level (not consumed) or ',' at
  * this level, or ';'. */
 static void skip_element(parser *ps)
 {
 	int depth = 0;
 
-	for (; ps->t.kind != T_END; next(ps)) {
-		if (is_char(ps, '('))
-			depth++;
-		else if (is_char(ps, ')')) {
-			if (depth == 0)
-				return;
-			depth--;
-		} else if ((is_char(ps, ',') && depth == 0) || is_char(ps, ';'))
+	for (; ps->t.kind != T_END; next(ps))
+		if (element_end(ps, &depth) || is_char(ps, ';'))
 			return;
-	}
 }
 
 static cleanup_dep_edge *new_edge(parser *ps)
@@ -445,6 +448,17 @@ static void default_name(cleanup_dep_edge *e)
 	         rel ? rel + 1 : e->referencing, 28, cols);
 }
 
+/* Names edge E (CNAME, or the name PostgreSQL gives it) and where it is
+ * declared (LINE of the file being parsed). */
+static void edge_declared(const parser *ps, cleanup_dep_edge *e, const char *cname, int line)
+{
+	if (cname[0])
+		snprintf(e->constraint_name, sizeof e->constraint_name, "%s", cname);
+	else
+		default_name(e);
+	snprintf(e->disposition, sizeof e->disposition, "%s:%d", ps->name, line);
+}
+
 /* One element of a CREATE TABLE list, or one ALTER TABLE ADD action
  * (after ADD). TABLE is the referencing table. */
 static void table_element(parser *ps, const char *table, int line, bool alter)
@@ -466,11 +480,7 @@ static void table_element(parser *ps, const char *table, int line, bool alter)
 		column_list(ps, e->referencing_columns, sizeof e->referencing_columns);
 		if (accept(ps, "references"))
 			references(ps, e);
-		if (cname[0])
-			snprintf(e->constraint_name, sizeof e->constraint_name, "%s", cname);
-		else
-			default_name(e);
-		snprintf(e->disposition, sizeof e->disposition, "%s:%d", ps->name, line);
+		edge_declared(ps, e, cname, line);
 		skip_element(ps);
 		return;
 	}
@@ -498,15 +508,9 @@ static void table_element(parser *ps, const char *table, int line, bool alter)
 
 		cname[0] = '\0';
 		for (; ps->t.kind != T_END; next(ps)) {
-			if (is_char(ps, '('))
-				depth++;
-			else if (is_char(ps, ')')) {
-				if (depth == 0)
-					return;
-				depth--;
-			} else if (depth == 0 && ((is_char(ps, ',')) || is_char(ps, ';')))
+			if (element_end(ps, &depth))
 				return;
-			else if (depth == 0 && is_word(ps, "constraint")) {
+			if (depth == 0 && is_word(ps, "constraint")) {
 				next(ps);
 				if (is_ident(ps))
 					snprintf(cname, sizeof cname, "%.63s", ps->t.text);
@@ -521,11 +525,7 @@ static void table_element(parser *ps, const char *table, int line, bool alter)
 		snprintf(e->referencing, sizeof e->referencing, "%s", table);
 		snprintf(e->referencing_columns, sizeof e->referencing_columns, "%s", col);
 		references(ps, e);
-		if (cname[0])
-			snprintf(e->constraint_name, sizeof e->constraint_name, "%s", cname);
-		else
-			default_name(e);
-		snprintf(e->disposition, sizeof e->disposition, "%s:%d", ps->name, line);
+		edge_declared(ps, e, cname, line);
 	}
 }
 
@@ -664,76 +664,35 @@ static void sha256_hex(char out[65], const char *data, size_t len)
 		snprintf(out + 8 * i, 9, "%08x", (unsigned)s.h[i]);
 }
 
-/* ---- A growing string for the offline JSON document ---- */
-
-typedef struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *g;
-
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		if (!(g = realloc(b->s, cap))) {
-			b->oom = true;
-			return;
-		}
-		b->s = g;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-	char tmp[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
+/* ---- The offline JSON document (strbuf_int.h) ---- */
 
 /* A JSON string: controls, quotes and backslashes escaped; bytes >= 0x80
  * as they are (cli_json_doc repairs invalid UTF-8 on output). */
-static void sb_json(sbuf *b, const char *s)
+static void sb_json(strbuf *b, const char *s)
 {
-	sb_put(b, "\"", 1);
+	strbuf_put(b, "\"", 1);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\') {
 			char esc[2] = {'\\', (char)c};
 
-			sb_put(b, esc, 2);
+			strbuf_put(b, esc, 2);
 		} else if (c < 0x20 || c == 0x7f) {
-			sb_printf(b, "\\u%04x", c);
+			strbuf_printf(b, "\\u%04x", c);
 		} else {
-			sb_put(b, s, 1);
+			strbuf_put(b, s, 1);
 		}
 	}
-	sb_put(b, "\"", 1);
+	strbuf_put(b, "\"", 1);
 }
 
 /* "a, b" as a JSON array of strings. */
-static void sb_json_list(sbuf *b, const char *s)
+static void sb_json_list(strbuf *b, const char *s)
 {
 	bool first = true;
 
-	sb_put(b, "[", 1);
+	strbuf_put(b, "[", 1);
 	while (*s) {
 		char item[256];
 		size_t j = 0;
@@ -748,11 +707,11 @@ static void sb_json_list(sbuf *b, const char *s)
 		if (!j)
 			continue;
 		if (!first)
-			sb_put(b, ", ", 2);
+			strbuf_put(b, ", ", 2);
 		sb_json(b, item);
 		first = false;
 	}
-	sb_put(b, "]", 1);
+	strbuf_put(b, "]", 1);
 }
 
 /* ---- The offline walk ---- */
@@ -1098,7 +1057,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Reads the .sql files of DIR/SUB (sorted) and parses each. */
-static int parse_dir(cleanup_dep_edge **all, size_t *n, const char *dir, const char *sub, sbuf *files,
+static int parse_dir(cleanup_dep_edge **all, size_t *n, const char *dir, const char *sub, strbuf *files,
                      cleanup_error *err)
 {
 	char path[4096], name[512];
@@ -1150,7 +1109,7 @@ static int parse_dir(cleanup_dep_edge **all, size_t *n, const char *dir, const c
 		    fread(text, 1, (size_t)len, f) == (size_t)len) {
 			text[len] = '\0';
 			rc = cleanup_deps_parse_sql(all, n, name, text, err);
-			sb_printf(files, "%s%s", files->len ? ", " : "", name);
+			strbuf_printf(files, "%s%s", files->len ? ", " : "", name);
 		} else {
 			rc = cleanup_error_set(err, CLEANUP_ERROR, "cannot read %s (at most 16 MB)", path);
 		}
@@ -1169,7 +1128,7 @@ out:
  * limits and parser_limits, not elapsed_ms). */
 static int offline_json(cleanup_dep_report *r, const cleanup_dep_limits *l, const char *source, cleanup_error *err)
 {
-	sbuf core = {0}, doc = {0};
+	strbuf core = {0}, doc = {0};
 	size_t i, j, reftables = 0;
 	int rc = CLEANUP_OK;
 
@@ -1183,56 +1142,56 @@ static int offline_json(cleanup_dep_report *r, const cleanup_dep_limits *l, cons
 		reftables += !seen;
 	}
 
-	sb_printf(&core, "\"roots\": [\"%s\", \"%s\", \"%s\"], \"edges\": [", roots[0], roots[1], roots[2]);
+	strbuf_printf(&core, "\"roots\": [\"%s\", \"%s\", \"%s\"], \"edges\": [", roots[0], roots[1], roots[2]);
 	for (i = 0; i < r->n; i++) {
 		const cleanup_dep_edge *e = &r->edges[i];
 
-		sb_printf(&core, "%s{\"depth\": %d, \"constraint_name\": ", i ? ", " : "", e->depth);
+		strbuf_printf(&core, "%s{\"depth\": %d, \"constraint_name\": ", i ? ", " : "", e->depth);
 		sb_json(&core, e->constraint_name);
-		sb_put(&core, ", \"referencing\": ", 17);
+		strbuf_put(&core, ", \"referencing\": ", 17);
 		sb_json(&core, e->referencing);
-		sb_put(&core, ", \"referencing_columns\": ", 25);
+		strbuf_put(&core, ", \"referencing_columns\": ", 25);
 		sb_json_list(&core, e->referencing_columns);
-		sb_put(&core, ", \"referenced\": ", 16);
+		strbuf_put(&core, ", \"referenced\": ", 16);
 		sb_json(&core, e->referenced);
-		sb_put(&core, ", \"referenced_columns\": ", 24);
+		strbuf_put(&core, ", \"referenced_columns\": ", 24);
 		sb_json_list(&core, e->referenced_columns);
-		sb_put(&core, ", \"on_delete\": ", 15);
+		strbuf_put(&core, ", \"on_delete\": ", 15);
 		sb_json(&core, e->on_delete);
-		sb_printf(&core, ", \"is_deferrable\": %s, \"declared_in\": ", e->deferrable ? "true" : "false");
+		strbuf_printf(&core, ", \"is_deferrable\": %s, \"declared_in\": ", e->deferrable ? "true" : "false");
 		sb_json(&core, e->ri_triggers + strlen("declared in "));
-		sb_printf(&core, ", \"validated\": null, \"enforced\": null, \"has_index\": null, "
+		strbuf_printf(&core, ", \"validated\": null, \"enforced\": null, \"has_index\": null, "
 		                 "\"index_status\": \"not assessed\", \"cycle\": %s, \"disposition\": ",
 		          e->cycle ? "true" : "false");
 		sb_json(&core, e->disposition);
-		sb_put(&core, "}", 1);
+		strbuf_put(&core, "}", 1);
 	}
-	sb_put(&core, "], \"gaps\": [", 12);
+	strbuf_put(&core, "], \"gaps\": [", 12);
 	for (i = 0; i < r->ngaps; i++) {
-		sb_printf(&core, "%s{\"kind\": ", i ? ", " : "");
+		strbuf_printf(&core, "%s{\"kind\": ", i ? ", " : "");
 		sb_json(&core, r->gaps[i].kind);
-		sb_put(&core, ", \"summary\": ", 13);
+		strbuf_put(&core, ", \"summary\": ", 13);
 		sb_json(&core, r->gaps[i].summary);
-		sb_put(&core, "}", 1);
+		strbuf_put(&core, "}", 1);
 	}
-	sb_printf(&core, "], \"limits\": {\"max_depth\": %d, \"max_tables\": %d, \"max_edges\": %d, \"max_ms\": %d}, "
+	strbuf_printf(&core, "], \"limits\": {\"max_depth\": %d, \"max_tables\": %d, \"max_edges\": %d, \"max_ms\": %d}, "
 	                 "\"parser_limits\": [", l->max_depth, l->max_tables, l->max_edges, l->max_ms);
 	for (i = 0; cleanup_deps_parser_limits[i]; i++) {
 		if (i)
-			sb_put(&core, ", ", 2);
+			strbuf_put(&core, ", ", 2);
 		sb_json(&core, cleanup_deps_parser_limits[i]);
 	}
-	sb_put(&core, "]", 1);
+	strbuf_put(&core, "]", 1);
 	if (core.oom) {
 		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
 		goto out;
 	}
 	sha256_hex(r->fingerprint, core.s, core.len);
-	sb_put(&doc, "{\"source\": \"offline\", \"files\": ", 31);
+	strbuf_put(&doc, "{\"source\": \"offline\", \"files\": ", 31);
 	sb_json(&doc, source);
-	sb_put(&doc, ", ", 2);
-	sb_put(&doc, core.s, core.len);
-	sb_printf(&doc, ", \"referencing_tables\": %zu, \"fingerprint\": \"%s\", \"fingerprint_covers\": [\"roots\", "
+	strbuf_put(&doc, ", ", 2);
+	strbuf_put(&doc, core.s, core.len);
+	strbuf_printf(&doc, ", \"referencing_tables\": %zu, \"fingerprint\": \"%s\", \"fingerprint_covers\": [\"roots\", "
 	                "\"edges\", \"gaps\", \"limits\", \"parser_limits\"], \"elapsed_ms\": %.1f}",
 	          reftables, r->fingerprint, r->elapsed_ms);
 	if (doc.oom) {
@@ -1252,7 +1211,7 @@ int cleanup_deps_offline(cleanup_dep_report *out, const char *sql_dir, const cle
 {
 	cleanup_dep_edge *all = NULL;
 	size_t n = 0;
-	sbuf files = {0};
+	strbuf files = {0};
 	int rc, i;
 
 	memset(out, 0, sizeof *out);

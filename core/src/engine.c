@@ -950,6 +950,20 @@ int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
 	return CLEANUP_OK;
 }
 
+int engine_query_one(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n, const char *const *params,
+                     const char *context, const char *what, cleanup_error *err)
+{
+	int rc = engine_query(out, e, q, n, params, context, err), rows;
+
+	if (rc != CLEANUP_OK)
+		return rc;
+	if ((rows = PQntuples(*out)) == 1)
+		return CLEANUP_OK;
+	PQclear(*out);
+	*out = NULL;
+	return cleanup_error_set(err, CLEANUP_ERROR, "%s returned %d rows, expected 1", what, rows);
+}
+
 int engine_script(cleanup_engine *e, const char *sql, const char *context, cleanup_error *err)
 {
 	PGresult *res;
@@ -973,40 +987,35 @@ void engine_timeout_sql(char *buf, size_t len, int timeout_ms, bool local)
 	snprintf(buf, len, "SET %sstatement_timeout = %d", local ? "LOCAL " : "", timeout_ms > 0 ? timeout_ms : 0);
 }
 
-int cleanup_engine_set_timeout(cleanup_engine *e, int timeout_ms, cleanup_error *err)
+/* Sets SETTING (statement_timeout, lock_timeout; WHAT in a refusal) to
+ * TIMEOUT_MS and records it in *FIELD: for the session on a direct
+ * connection; behind a pooler each transaction sets it (engine_query). */
+static int set_timeout_setting(cleanup_engine *e, int *field, const char *setting, const char *what,
+                               int timeout_ms, cleanup_error *err)
 {
-	char sql[64];
+	char sql[64], ctx[48];
 	int rc;
 
 	if (timeout_ms < 0)
-		return cleanup_error_set(err, CLEANUP_EINVAL, "timeout %d ms is negative", timeout_ms);
-	if (e->pooled) {
-		e->timeout_ms = timeout_ms; /* each transaction sets it */
-		return CLEANUP_OK;
+		return cleanup_error_set(err, CLEANUP_EINVAL, "%s %d ms is negative", what, timeout_ms);
+	if (!e->pooled) {
+		snprintf(sql, sizeof sql, "SET %s = %d", setting, timeout_ms);
+		snprintf(ctx, sizeof ctx, "setting %s", setting);
+		if ((rc = engine_script(e, sql, ctx, err)) != CLEANUP_OK)
+			return rc;
 	}
-	engine_timeout_sql(sql, sizeof sql, timeout_ms, false);
-	rc = engine_script(e, sql, "setting statement_timeout", err);
-	if (rc == CLEANUP_OK)
-		e->timeout_ms = timeout_ms;
-	return rc;
+	*field = timeout_ms;
+	return CLEANUP_OK;
+}
+
+int cleanup_engine_set_timeout(cleanup_engine *e, int timeout_ms, cleanup_error *err)
+{
+	return set_timeout_setting(e, &e->timeout_ms, "statement_timeout", "timeout", timeout_ms, err);
 }
 
 int cleanup_engine_set_lock_timeout(cleanup_engine *e, int timeout_ms, cleanup_error *err)
 {
-	char sql[64];
-	int rc;
-
-	if (timeout_ms < 0)
-		return cleanup_error_set(err, CLEANUP_EINVAL, "lock timeout %d ms is negative", timeout_ms);
-	if (e->pooled) {
-		e->lock_timeout_ms = timeout_ms;
-		return CLEANUP_OK;
-	}
-	snprintf(sql, sizeof sql, "SET lock_timeout = %d", timeout_ms);
-	rc = engine_script(e, sql, "setting lock_timeout", err);
-	if (rc == CLEANUP_OK)
-		e->lock_timeout_ms = timeout_ms;
-	return rc;
+	return set_timeout_setting(e, &e->lock_timeout_ms, "lock_timeout", "lock timeout", timeout_ms, err);
 }
 
 double col_number(const PGresult *res, int row, const char *name, double dflt)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cleanup/install.h"
 #include "engine_int.h"
+#include "strbuf_int.h"
 
 #define ALLOW_EXACT "cleanup_lab"
 #define ALLOW_PREFIX "cleanup_lab_"
@@ -323,49 +324,21 @@ int cleanup_schema_check(cleanup_engine *e, cleanup_error *err)
 	return CLEANUP_OK;
 }
 
-/* A growing string for cleanup_conninfo_readonly(). */
-typedef struct strbuf {
-	char *p;
-	size_t len, cap;
-	bool failed;
-} strbuf;
-
-static void sb_add(strbuf *b, const char *s, size_t n)
-{
-	char *np;
-
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-
-		if (!(np = realloc(b->p, cap))) {
-			b->failed = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
 /* Appends " KEY='VALUE'" with ' and \ escaped (libpq's conninfo quoting). */
 static void sb_keyval(strbuf *b, const char *key, const char *val)
 {
 	const char *s;
 
 	if (b->len)
-		sb_add(b, " ", 1);
-	sb_add(b, key, strlen(key));
-	sb_add(b, "='", 2);
+		strbuf_put(b, " ", 1);
+	strbuf_put(b, key, strlen(key));
+	strbuf_put(b, "='", 2);
 	for (s = val; *s; s++) {
 		if (*s == '\'' || *s == '\\')
-			sb_add(b, "\\", 1);
-		sb_add(b, s, 1);
+			strbuf_put(b, "\\", 1);
+		strbuf_put(b, s, 1);
 	}
-	sb_add(b, "'", 1);
+	strbuf_put(b, "'", 1);
 }
 
 /* True when libpq reads S as a connection string (key=value or a URI),
@@ -382,7 +355,7 @@ int cleanup_conninfo_readonly(char **out, const char *conninfo, cleanup_error *e
 	PQconninfoOption *opts = NULL, *o;
 	const char *options = NULL;
 	char *perr = NULL;
-	strbuf b = {NULL, 0, 0, false};
+	strbuf b = {0};
 	int rc = CLEANUP_OK;
 
 	*out = NULL;
@@ -422,7 +395,7 @@ int cleanup_conninfo_readonly(char **out, const char *conninfo, cleanup_error *e
 		char *merged = malloc(n + sizeof READONLY_OPTION + 1);
 
 		if (!merged) {
-			b.failed = true;
+			b.oom = true;
 		} else {
 			snprintf(merged, n + sizeof READONLY_OPTION + 1, "%s " READONLY_OPTION, options);
 			sb_keyval(&b, "options", merged);
@@ -431,14 +404,14 @@ int cleanup_conninfo_readonly(char **out, const char *conninfo, cleanup_error *e
 	} else {
 		sb_keyval(&b, "options", READONLY_OPTION);
 	}
-	if (b.failed) {
+	if (b.oom) {
 		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory building a read-only conninfo");
 		goto out;
 	}
-	*out = b.p;
-	b.p = NULL;
+	*out = b.s;
+	b.s = NULL;
 out:
-	free(b.p);
+	free(b.s);
 	PQfreemem(perr);
 	PQconninfoFree(opts);
 	return rc;

@@ -25,70 +25,75 @@ int cleanup_job_phase_is_final(const char *phase)
 
 /* The columns of a job row (cleanup.jobs plus what the readers add; a
  * reader that lacks one leaves its default). */
-#define JOB cleanup_job
 static const engine_col job_cols[] = {
-	ROW_I64(JOB, id, "id"),
-	ROW_TEXT(JOB, kind, "kind"),
-	ROW_TEXT(JOB, mode, "mode"),
-	ROW_I64(JOB, server_id, "server_id"),
-	ROW_I64(JOB, library_id, "library_id"),
-	ROW_TEXT(JOB, target_name, "target_name"),
-	ROW_TEXT(JOB, phase, "phase"),
-	ROW_I32(JOB, step_no, "step_no"),
-	ROW_I32(JOB, pass_no, "pass_no"),
-	ROW_I64(JOB, examined, "examined"),
-	ROW_I64(JOB, visited, "visited"),
-	ROW_I64(JOB, deleted, "deleted"),
-	ROW_I64(JOB, moved, "moved"),
-	ROW_I64(JOB, absent, "absent"),
-	ROW_I64(JOB, retained, "retained"),
-	ROW_I64(JOB, kept, "kept"),
-	ROW_I32(JOB, libraries_deleted, "libraries_deleted"),
-	ROW_I32(JOB, servers_deleted, "servers_deleted"),
-	ROW_I64(JOB, claimed, "claimed"),
-	ROW_I64(JOB, released, "released"),
-	ROW_I64(JOB, retries_deleted, "retries_deleted"),
-	ROW_I64(JOB, previews_deleted, "previews_deleted"),
-	ROW_I64(JOB, collections_deleted, "collections_deleted"),
-	ROW_I64(JOB, sync_status_deleted, "sync_status_deleted"),
-	ROW_I64(JOB, history_detached, "history_detached"),
-	ROW_I64(JOB, manifest_count, "manifest_count"),
-	ROW_I64(JOB, expected_count, "expected_count"),
-	ROW_I64(JOB, high_water_id, "high_water_id"),
-	ROW_I64(JOB, cursor_library_id, "cursor_library_id"),
-	ROW_I64(JOB, cursor_id, "cursor_id"),
-	ROW_TEXT(JOB, key_cursor, "key_cursor"),
-	ROW_I64(JOB, total_estimate, "total_estimate"),
-	ROW_I64(JOB, busy_retries, "busy_retries"),
-	ROW_I64_OR(JOB, scope_count, "scope_count", -1),
-	ROW_I64_OR(JOB, moved_early, "moved_early", 0),
-	ROW_I64_OR(JOB, absent_early, "absent_early", 0),
-	ROW_TEXT(JOB, blocked_since, "blocked_since"),
-	ROW_TEXT(JOB, blocked_text, "blocked_text"),
-	ROW_TEXT(JOB, last_error, "last_error"),
-	ROW_TEXT(JOB, created_at, "created_at"),
-	ROW_TEXT(JOB, sealed_at, "sealed_at"),
-	ROW_TEXT(JOB, updated_at, "updated_at"),
-	ROW_TEXT(JOB, finished_at, "finished_at"),
-	ROW_TEXT(JOB, purged_at, "purged_at"),
-	ROW_INT(JOB, live_runner_pid, "live_runner_pid", 0),
-	ROW_TEXT(JOB, live_runner_host, "live_runner_host"),
-	ROW_INT(JOB, live_runner_os_pid, "live_runner_os_pid", 0),
-	ROW_TEXT(JOB, live_runner_app, "live_runner_app"),
-	ROW_BOOL(JOB, live_no_runner, "live_no_runner"),
-	ROW_DBL(JOB, live_closed_s, "live_closed_s", -1),
-	ROW_DBL(JOB, live_last_step_age_s, "live_last_step_age_s", -1),
-	ROW_DBL(JOB, live_pace, "live_pace", -1),
-	ROW_DBL(JOB, live_eta_s, "live_eta_s", -1),
+	ROW_I64(cleanup_job, id),
+	ROW_TEXT(cleanup_job, kind),
+	ROW_TEXT(cleanup_job, mode),
+	ROW_I64(cleanup_job, server_id),
+	ROW_I64(cleanup_job, library_id),
+	ROW_TEXT(cleanup_job, target_name),
+	ROW_TEXT(cleanup_job, phase),
+	ROW_I32(cleanup_job, step_no),
+	ROW_I32(cleanup_job, pass_no),
+	ROW_I64(cleanup_job, examined),
+	ROW_I64(cleanup_job, visited),
+	ROW_I64(cleanup_job, deleted),
+	ROW_I64(cleanup_job, moved),
+	ROW_I64(cleanup_job, absent),
+	ROW_I64(cleanup_job, retained),
+	ROW_I64(cleanup_job, kept),
+	ROW_I32(cleanup_job, libraries_deleted),
+	ROW_I32(cleanup_job, servers_deleted),
+	ROW_I64(cleanup_job, claimed),
+	ROW_I64(cleanup_job, released),
+	ROW_I64(cleanup_job, retries_deleted),
+	ROW_I64(cleanup_job, previews_deleted),
+	ROW_I64(cleanup_job, collections_deleted),
+	ROW_I64(cleanup_job, sync_status_deleted),
+	ROW_I64(cleanup_job, history_detached),
+	ROW_I64(cleanup_job, manifest_count),
+	ROW_I64(cleanup_job, expected_count),
+	ROW_I64(cleanup_job, high_water_id),
+	ROW_I64(cleanup_job, cursor_library_id),
+	ROW_I64(cleanup_job, cursor_id),
+	ROW_TEXT(cleanup_job, key_cursor),
+	ROW_I64(cleanup_job, total_estimate),
+	ROW_I64(cleanup_job, busy_retries),
+	ROW_I64_OR(cleanup_job, scope_count, -1),
+	ROW_I64_OR(cleanup_job, moved_early, 0),
+	ROW_I64_OR(cleanup_job, absent_early, 0),
+	ROW_TEXT(cleanup_job, blocked_since),
+	ROW_TEXT(cleanup_job, blocked_text),
+	ROW_TEXT(cleanup_job, last_error),
+	ROW_TEXT(cleanup_job, created_at),
+	ROW_TEXT(cleanup_job, sealed_at),
+	ROW_TEXT(cleanup_job, updated_at),
+	ROW_TEXT(cleanup_job, finished_at),
+	ROW_TEXT(cleanup_job, purged_at),
+	ROW_INT(cleanup_job, live_runner_pid, 0),
+	ROW_TEXT(cleanup_job, live_runner_host),
+	ROW_INT(cleanup_job, live_runner_os_pid, 0),
+	ROW_TEXT(cleanup_job, live_runner_app),
+	ROW_BOOL(cleanup_job, live_no_runner),
+	ROW_DBL(cleanup_job, live_closed_s, -1),
+	ROW_DBL(cleanup_job, live_last_step_age_s, -1),
+	ROW_DBL(cleanup_job, live_pace, -1),
+	ROW_DBL(cleanup_job, live_eta_s, -1),
 };
 
-void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
+/* What the table cannot say: whether the job walks by key. */
+static void job_key_order(void *elem, const PGresult *res, int row)
 {
 	int c = PQfnumber(res, "key_cursor");
 
+	((cleanup_job *)elem)->key_order = c >= 0 && !PQgetisnull(res, row, c);
+}
+
+void job_fields_from_row(cleanup_job *job, const PGresult *res, int row)
+{
 	memset(job, 0, sizeof *job);
 	engine_row_map(job, job_cols, ROW_COUNT(job_cols), res, row);
-	job->key_order = c >= 0 && !PQgetisnull(res, row, c);
+	job_key_order(job, res, row);
 }
 
 /* Fills JOB from row ROW of RES (columns of cleanup.jobs plus json). */
@@ -99,23 +104,32 @@ static int job_from_row(cleanup_job *job, const PGresult *res, int row, cleanup_
 	return job->json ? CLEANUP_OK : CLEANUP_ENOMEM;
 }
 
-/* Runs a query returning one job row into *OUT. */
+/* Runs a query returning one job row into *OUT (zeroed without one). */
 static int one_job(cleanup_job *out, cleanup_engine *e, enum sql_query_id q, int n,
                    const char *const *params, const char *context, cleanup_error *err)
 {
 	PGresult *res = NULL;
-	int rc;
+	int rc = engine_query(&res, e, q, n, params, context, err);
 
 	memset(out, 0, sizeof *out);
-	rc = engine_query(&res, e, q, n, params, context, err);
-	if (rc != CLEANUP_OK)
-		return rc;
-	if (PQntuples(res) != 1)
-		rc = cleanup_error_set(err, CLEANUP_ENOTFOUND, "%s: no such job", context);
-	else
-		rc = job_from_row(out, res, 0, err);
+	if (rc == CLEANUP_OK)
+		rc = PQntuples(res) == 1 ? job_from_row(out, res, 0, err)
+		                         : cleanup_error_set(err, CLEANUP_ENOTFOUND, "%s: no such job", context);
 	PQclear(res);
 	return rc;
+}
+
+/* Runs Q for job JOB_ID (ARG, when not NULL, its second parameter) into
+ * *OUT, in the context "WHAT job N". */
+static int job_call(cleanup_job *out, cleanup_engine *e, enum sql_query_id q, int64_t job_id, const char *arg,
+                    const char *what, cleanup_error *err)
+{
+	char jbuf[24], ctx[96];
+	const char *params[2] = {jbuf, arg};
+
+	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
+	snprintf(ctx, sizeof ctx, "%s job %s", what, jbuf);
+	return one_job(out, e, q, arg ? 2 : 1, params, ctx, err);
 }
 
 int cleanup_job_create(cleanup_job *out, cleanup_engine *e, const char *kind, int64_t target,
@@ -134,13 +148,8 @@ int cleanup_job_create(cleanup_job *out, cleanup_engine *e, const char *kind, in
 
 int cleanup_job_get(cleanup_job *out, cleanup_engine *e, int64_t job_id, cleanup_error *err)
 {
-	char jbuf[24], ctx[64];
-	const char *params[1] = {jbuf};
-	int rc;
+	int rc = job_call(out, e, CLEANUP_Q_JOB_GET, job_id, NULL, "reading", err);
 
-	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
-	snprintf(ctx, sizeof ctx, "reading job %s", jbuf);
-	rc = one_job(out, e, CLEANUP_Q_JOB_GET, 1, params, ctx, err);
 	if (rc == CLEANUP_ENOTFOUND)
 		cleanup_error_set(err, rc, "job %" PRId64 " does not exist", job_id);
 	return rc;
@@ -580,24 +589,19 @@ int cleanup_job_append_many(cleanup_append_totals *totals, cleanup_engine *e, in
 int cleanup_job_seal(cleanup_job *out, cleanup_engine *e, int64_t job_id, int64_t expected,
                      cleanup_error *err)
 {
-	char jbuf[24], xbuf[24], ctx[64];
-	const char *params[2] = {jbuf, xbuf};
+	char xbuf[24];
 
-	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
 	snprintf(xbuf, sizeof xbuf, "%" PRId64, expected);
-	snprintf(ctx, sizeof ctx, "sealing job %s", jbuf);
-	return one_job(out, e, CLEANUP_Q_JOB_SEAL, 2, params, ctx, err);
+	return job_call(out, e, CLEANUP_Q_JOB_SEAL, job_id, xbuf, "sealing", err);
 }
 
 int cleanup_job_transition(cleanup_job *out, cleanup_engine *e, int64_t job_id, const char *action,
                            cleanup_error *err)
 {
-	char jbuf[24], ctx[64];
-	const char *params[2] = {jbuf, action};
+	char what[48];
 
-	snprintf(jbuf, sizeof jbuf, "%" PRId64, job_id);
-	snprintf(ctx, sizeof ctx, "%s of job %s", action, jbuf);
-	return one_job(out, e, CLEANUP_Q_JOB_TRANSITION, 2, params, ctx, err);
+	snprintf(what, sizeof what, "%s of", action);
+	return job_call(out, e, CLEANUP_Q_JOB_TRANSITION, job_id, action, what, err);
 }
 
 int cleanup_jobs_list(cleanup_job **out, size_t *n, cleanup_engine *e, int limit, cleanup_error *err)
@@ -605,31 +609,25 @@ int cleanup_jobs_list(cleanup_job **out, size_t *n, cleanup_engine *e, int limit
 	char lbuf[16];
 	const char *params[1] = {lbuf};
 	PGresult *res = NULL;
-	cleanup_job *jobs = NULL;
-	int rc, i, rows;
+	void *rows = NULL;
+	size_t i;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
 	snprintf(lbuf, sizeof lbuf, "%d", limit);
 	rc = engine_query(&res, e, CLEANUP_Q_JOBS_LIST, 1, params, "listing jobs", err);
-	if (rc != CLEANUP_OK)
-		return rc;
-	rows = PQntuples(res);
-	jobs = calloc(rows ? (size_t)rows : 1, sizeof *jobs);
-	if (!jobs) {
-		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
-		goto out;
+	if (rc == CLEANUP_OK)
+		rc = engine_rows_map(&rows, n, sizeof **out, job_cols, ROW_COUNT(job_cols), job_key_order, res, -1, err);
+	*out = rows;
+	for (i = 0; rc == CLEANUP_OK && i < *n; i++)
+		if (!((*out)[i].json = engine_strdup(col_text(res, (int)i, "json"), err)))
+			rc = CLEANUP_ENOMEM;
+	if (rc != CLEANUP_OK) {
+		cleanup_jobs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
 	}
-	for (i = 0; i < rows; i++) {
-		if ((rc = job_from_row(&jobs[i], res, i, err)) != CLEANUP_OK) {
-			cleanup_jobs_free(jobs, (size_t)i);
-			jobs = NULL;
-			goto out;
-		}
-	}
-	*out = jobs;
-	*n = (size_t)rows;
-out:
 	PQclear(res);
 	return rc;
 }
@@ -638,9 +636,7 @@ void cleanup_jobs_free(cleanup_job *jobs, size_t n)
 {
 	size_t i;
 
-	if (!jobs)
-		return;
-	for (i = 0; i < n; i++)
+	for (i = 0; jobs && i < n; i++)
 		cleanup_job_reset(&jobs[i]);
 	free(jobs);
 }

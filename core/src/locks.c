@@ -58,21 +58,20 @@ static void parse_pids(cleanup_lock_row *row, const char *s)
 	}
 }
 
-#define LOCK_ROW cleanup_lock_row
 static const engine_col lock_cols[] = {
-	ROW_INT(LOCK_ROW, pid, "pid", -1),
-	ROW_TEXT(LOCK_ROW, application_name, "application_name"),
-	ROW_TEXT(LOCK_ROW, state, "state"),
-	ROW_TEXT(LOCK_ROW, wait_event_type, "wait_event_type"),
-	ROW_TEXT(LOCK_ROW, wait_event, "wait_event"),
-	ROW_TEXT(LOCK_ROW, locktype, "locktype"),
-	ROW_TEXT(LOCK_ROW, mode, "mode"),
-	ROW_TEXT(LOCK_ROW, relation, "relation"),
-	ROW_TEXT(LOCK_ROW, query, "query"),
-	ROW_DBL(LOCK_ROW, xact_age_ms, "xact_age_ms", -1),
-	ROW_DBL(LOCK_ROW, wait_ms, "wait_ms", -1),
+	ROW_INT(cleanup_lock_row, pid, -1),
+	ROW_TEXT(cleanup_lock_row, application_name),
+	ROW_TEXT(cleanup_lock_row, state),
+	ROW_TEXT(cleanup_lock_row, wait_event_type),
+	ROW_TEXT(cleanup_lock_row, wait_event),
+	ROW_TEXT(cleanup_lock_row, locktype),
+	ROW_TEXT(cleanup_lock_row, mode),
+	ROW_TEXT(cleanup_lock_row, relation),
+	ROW_TEXT(cleanup_lock_row, query),
+	ROW_DBL(cleanup_lock_row, xact_age_ms, -1),
+	ROW_DBL(cleanup_lock_row, wait_ms, -1),
 	/* Older definitions lack the runner columns: none then. */
-	ROW_I64(LOCK_ROW, runs_job, "runs_job"),
+	ROW_I64(cleanup_lock_row, runs_job),
 };
 
 static void lock_rest(void *elem, const PGresult *res, int i)
@@ -130,19 +129,22 @@ int cleanup_locks_json(char **out, cleanup_engine *e, cleanup_error *err)
 	int rc;
 
 	*out = NULL;
-	rc = engine_query(&res, e, CLEANUP_Q_LOCKS_TREE_JSON, 0, NULL, "reading lock contention", err);
+	rc = engine_query_one(&res, e, CLEANUP_Q_LOCKS_TREE_JSON, 0, NULL, "reading lock contention", "the lock query",
+	                      err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	if (PQntuples(res) != 1) {
-		int nt = PQntuples(res);
-
-		PQclear(res);
-		return cleanup_error_set(err, CLEANUP_ERROR, "the lock query returned %d rows, expected 1", nt);
-	}
 	*out = engine_strdup(PQgetvalue(res, 0, 0), err);
 	PQclear(res);
 	return *out ? CLEANUP_OK : CLEANUP_ENOMEM;
 }
+
+static const engine_col outcome_cols[] = {
+	ROW_FLAG(cleanup_holder_outcome, terminated),
+	ROW_FLAG(cleanup_holder_outcome, refused),
+	ROW_I64(cleanup_holder_outcome, job_id),
+	ROW_I64(cleanup_holder_outcome, audit_id),
+	ROW_TEXT(cleanup_holder_outcome, outcome),
+};
 
 int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *e, int pid, const char *os_user,
                                    const char *confirmation, cleanup_error *err)
@@ -161,20 +163,11 @@ int cleanup_locks_terminate_holder(cleanup_holder_outcome *out, cleanup_engine *
 	params[0] = pbuf;
 	params[1] = os_user ? os_user : cleanup_audit_os_user();
 	params[2] = confirmation;
-	rc = engine_query(&res, e, CLEANUP_Q_HOLDER_TERMINATE, 3, params, "terminating a holder", err);
+	rc = engine_query_one(&res, e, CLEANUP_Q_HOLDER_TERMINATE, 3, params, "terminating a holder",
+	                      "terminate-holder", err);
 	if (rc != CLEANUP_OK)
 		return rc;
-	if (PQntuples(res) != 1) {
-		int nt = PQntuples(res);
-
-		PQclear(res);
-		return cleanup_error_set(err, CLEANUP_ERROR, "terminate-holder returned %d rows, expected 1", nt);
-	}
-	out->terminated = strcmp(col_text(res, 0, "terminated"), "t") == 0;
-	out->refused = strcmp(col_text(res, 0, "refused"), "t") == 0;
-	out->job_id = col_int64(res, 0, "job_id");
-	out->audit_id = col_int64(res, 0, "audit_id");
-	col_copy(out->outcome, sizeof out->outcome, res, 0, "outcome");
+	engine_row_map(out, outcome_cols, ROW_COUNT(outcome_cols), res, 0);
 	PQclear(res);
 	return CLEANUP_OK;
 }

@@ -54,16 +54,63 @@ int monitor_backoff_ms(int attempt, int initial_ms, int max_ms)
 	return (int)(v > max_ms ? max_ms : v);
 }
 
+/* The row arrays of a snapshot: where the array and its count are, the
+ * size of a row, and the refresh part that fills it (0: the lock view). */
+typedef struct snap_rows {
+	unsigned part;
+	size_t rows, n, elem;
+} snap_rows;
+
+#define SNAP_ROWS(part, f, nf)                                                        \
+	{part, offsetof(cleanup_mon_snapshot, f), offsetof(cleanup_mon_snapshot, nf), \
+	 sizeof *((cleanup_mon_snapshot *)0)->f}
+static const snap_rows snapshot_rows[] = {
+	SNAP_ROWS(CLEANUP_MON_PART_SERVERS, servers, nservers),
+	SNAP_ROWS(CLEANUP_MON_PART_LIBRARIES, libraries, nlibraries),
+	SNAP_ROWS(CLEANUP_MON_PART_JOBS, jobs, njobs),
+	SNAP_ROWS(CLEANUP_MON_PART_STEPS, steps, nsteps),
+	SNAP_ROWS(CLEANUP_MON_PART_EVENTS, events, nevents),
+	SNAP_ROWS(CLEANUP_MON_PART_CONTENTION, contention, ncontention),
+	SNAP_ROWS(0, locks, nlocks),
+	SNAP_ROWS(0, holders, nholders),
+};
+#define N_SNAPSHOT_ROWS (sizeof snapshot_rows / sizeof snapshot_rows[0])
+
+/* The array of rows T of snapshot S (its count in *N). */
+static void *rows_of(const cleanup_mon_snapshot *s, const snap_rows *t, size_t *n)
+{
+	void *p;
+
+	memcpy(&p, (const char *)s + t->rows, sizeof p);
+	if (n)
+		memcpy(n, (const char *)s + t->n, sizeof *n);
+	return p;
+}
+
+/* Sets DST's rows T to a copy of SRC's (none when out of memory: *FAIL
+ * set); DST's own are not freed. */
+static void copy_rows(cleanup_mon_snapshot *dst, const cleanup_mon_snapshot *src, const snap_rows *t, bool *fail)
+{
+	size_t n;
+	const void *from = rows_of(src, t, &n);
+	void *p = NULL;
+
+	if (from && n > 0 && !(p = malloc(n * t->elem))) {
+		*fail = true;
+		n = 0;
+	} else if (p) {
+		memcpy(p, from, n * t->elem);
+	}
+	memcpy((char *)dst + t->rows, &p, sizeof p);
+	memcpy((char *)dst + t->n, &n, sizeof n);
+}
+
 static void snapshot_clear(cleanup_mon_snapshot *s)
 {
-	free(s->servers);
-	free(s->libraries);
-	free(s->jobs);
-	free(s->steps);
-	free(s->events);
-	free(s->contention);
-	free(s->locks);
-	free(s->holders);
+	size_t i;
+
+	for (i = 0; i < N_SNAPSHOT_ROWS; i++)
+		free(rows_of(s, &snapshot_rows[i], NULL));
 	memset(s, 0, sizeof *s);
 	s->detail_job_id = -1;
 	s->steps_upto = -1;
@@ -78,40 +125,20 @@ void cleanup_mon_snapshot_free(cleanup_mon_snapshot *s)
 	free(s);
 }
 
-static void *dup_array(const void *src, size_t n, size_t size, bool *fail)
-{
-	void *p;
-
-	if (!src || n == 0)
-		return NULL;
-	p = malloc(n * size);
-	if (!p) {
-		*fail = true;
-		return NULL;
-	}
-	memcpy(p, src, n * size);
-	return p;
-}
-
 int cleanup_mon_snapshot_copy(cleanup_mon_snapshot **out, const cleanup_mon_snapshot *src,
                               cleanup_error *err)
 {
 	cleanup_mon_snapshot *s;
 	bool fail = false;
+	size_t i;
 
 	*out = NULL;
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory copying a snapshot");
 	*s = *src;
-	s->servers = dup_array(src->servers, src->nservers, sizeof *src->servers, &fail);
-	s->libraries = dup_array(src->libraries, src->nlibraries, sizeof *src->libraries, &fail);
-	s->jobs = dup_array(src->jobs, src->njobs, sizeof *src->jobs, &fail);
-	s->steps = dup_array(src->steps, src->nsteps, sizeof *src->steps, &fail);
-	s->events = dup_array(src->events, src->nevents, sizeof *src->events, &fail);
-	s->contention = dup_array(src->contention, src->ncontention, sizeof *src->contention, &fail);
-	s->locks = dup_array(src->locks, src->nlocks, sizeof *src->locks, &fail);
-	s->holders = dup_array(src->holders, src->nholders, sizeof *src->holders, &fail);
+	for (i = 0; i < N_SNAPSHOT_ROWS; i++)
+		copy_rows(s, src, &snapshot_rows[i], &fail);
 	if (fail) {
 		cleanup_mon_snapshot_free(s);
 		return cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory copying a snapshot");
@@ -175,6 +202,17 @@ static void start_connect(cleanup_monitor *m, double now)
 /* Drops the connection after a failure and schedules the next attempt;
  * WHY (NULL: the failure is recorded already) names what failed, with
  * the connection's own message. */
+/* Drops the lock rows and holders a lock cycle has read so far. */
+static void drop_pending_locks(cleanup_monitor *m)
+{
+	free(m->pending_locks);
+	m->pending_locks = NULL;
+	m->pending_nlocks = 0;
+	free(m->pending_holders);
+	m->pending_holders = NULL;
+	m->pending_nholders = 0;
+}
+
 static void lose_connection(cleanup_monitor *m, double now, const char *why)
 {
 	if (m->db->conn && why) {
@@ -193,12 +231,7 @@ static void lose_connection(cleanup_monitor *m, double now, const char *why)
 	m->op_sent = false;
 	if (m->pending)
 		snapshot_clear(m->pending);
-	free(m->pending_locks);
-	m->pending_locks = NULL;
-	m->pending_nlocks = 0;
-	free(m->pending_holders);
-	m->pending_holders = NULL;
-	m->pending_nholders = 0;
+	drop_pending_locks(m);
 	/* The first retry after losing a working connection comes quickly;
 	 * each failed attempt doubles the delay. */
 	m->backoff_ms = monitor_backoff_ms(m->attempts > 0 ? m->attempts : 1, m->backoff_initial_ms,
@@ -267,8 +300,7 @@ void cleanup_monitor_close(cleanup_monitor *m)
 	cleanup_mon_snapshot_free(m->current);
 	cleanup_mon_snapshot_free(m->pending);
 	free(m->ecache);
-	free(m->pending_locks);
-	free(m->pending_holders);
+	drop_pending_locks(m);
 	free(m);
 }
 
@@ -362,6 +394,16 @@ static const char *op_context(mon_op op)
 	}
 }
 
+/* Sends prepared Q with V (a row limit, an age) as its one parameter. */
+static int send_int_query(cleanup_monitor *m, enum sql_query_id q, int v, const char *ctx, cleanup_error *err)
+{
+	char buf[16];
+	const char *params[1] = {buf};
+
+	snprintf(buf, sizeof buf, "%d", v);
+	return engine_send_query(m->db, q, 1, params, ctx, err);
+}
+
 /* Sends ops[opi] through the engine's non-blocking calls. Returns false
  * when it could not be sent (the failure is recorded). */
 static bool send_op(cleanup_monitor *m)
@@ -416,16 +458,13 @@ static bool send_op(cleanup_monitor *m)
 		rc = engine_send_prepare(m->db, mon_queries[m->prep_index], 0, ctx, &err);
 		break;
 	case MON_OP_SERVERS:
-		snprintf(p1, sizeof p1, "%d", 500);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_SERVERS, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_SERVERS, 500, ctx, &err);
 		break;
 	case MON_OP_LIBRARIES:
-		snprintf(p1, sizeof p1, "%d", 2000);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_LIBRARIES, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_LIBRARIES, 2000, ctx, &err);
 		break;
 	case MON_OP_JOBS:
-		snprintf(p1, sizeof p1, "%d", m->jobs_limit);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_JOBS, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_JOBS, m->jobs_limit, ctx, &err);
 		break;
 	case MON_OP_STEPS:
 		/* a page of 120 steps (mon_steps.sql); steps_limit cuts it */
@@ -448,8 +487,7 @@ static bool send_op(cleanup_monitor *m)
 		rc = engine_send_query(m->db, CLEANUP_Q_MON_EVENTS, 3, params, ctx, &err);
 		break;
 	case MON_OP_CONTENTION:
-		snprintf(p1, sizeof p1, "%d", 8);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_CONTENTION, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_CONTENTION, 8, ctx, &err);
 		break;
 	case MON_OP_LOCKS_BEGIN: {
 		char timeout[64];
@@ -463,8 +501,7 @@ static bool send_op(cleanup_monitor *m)
 		rc = engine_send_query(m->db, CLEANUP_Q_LOCKS_TREE, 0, NULL, ctx, &err);
 		break;
 	case MON_OP_HOLDERS:
-		snprintf(p1, sizeof p1, "%d", MON_IDLE_XACT_S);
-		rc = engine_send_query(m->db, CLEANUP_Q_MON_IDLE_XACT, 1, params, ctx, &err);
+		rc = send_int_query(m, CLEANUP_Q_MON_IDLE_XACT, MON_IDLE_XACT_S, ctx, &err);
 		break;
 	case MON_OP_LOCKS_END:
 		rc = engine_send_script(m->db, "ROLLBACK", ctx, &err);
@@ -530,12 +567,7 @@ static void begin_locks(cleanup_monitor *m, double now)
 	static const mon_op ops[] = {MON_OP_LOCKS_BEGIN, MON_OP_LOCKS, MON_OP_HOLDERS, MON_OP_LOCKS_END,
 	                             MON_OP_LOCKS_DONE};
 
-	free(m->pending_locks);
-	m->pending_locks = NULL;
-	m->pending_nlocks = 0;
-	free(m->pending_holders);
-	m->pending_holders = NULL;
-	m->pending_nholders = 0;
+	drop_pending_locks(m);
 	m->pending_locks_error[0] = '\0';
 	m->locks_due = now + m->locks_ms / 1000.0;
 	begin_cycle(m, ops, (int)(sizeof ops / sizeof ops[0]), now);
@@ -543,49 +575,47 @@ static void begin_locks(cleanup_monitor *m, double now)
 
 /* ---- parsing ---------------------------------------------------------- */
 
-#define MON_SERVER cleanup_mon_server
+/* A server or library row is the status row (report.c's columns) plus
+ * what the console adds. */
 static const engine_col server_cols[] = {
-	ROW_I64(MON_SERVER, row.id, "id"),
-	ROW_TEXT(MON_SERVER, row.name, "name"),
-	ROW_TEXT(MON_SERVER, row.admission, "admission"),
-	ROW_I64(MON_SERVER, row.job_id, "job_id"),
-	ROW_I64(MON_SERVER, row.item_count, "item_count"),
-	ROW_I32(MON_SERVER, row.library_count, "library_count"),
-	ROW_TEXT(MON_SERVER, job_kind, "job_kind"),
-	ROW_TEXT(MON_SERVER, job_phase, "job_phase"),
+	ROW_TEXT(cleanup_mon_server, job_kind),
+	ROW_TEXT(cleanup_mon_server, job_phase),
 };
 
-#define MON_LIBRARY cleanup_mon_library
+static void server_row(void *elem, const PGresult *res, int row)
+{
+	engine_row_map(&((cleanup_mon_server *)elem)->row, engine_server_row_cols, engine_server_row_ncols, res, row);
+}
+
 static const engine_col library_cols[] = {
-	ROW_I64(MON_LIBRARY, row.id, "id"),
-	ROW_I64(MON_LIBRARY, row.server_id, "server_id"),
-	ROW_TEXT(MON_LIBRARY, row.name, "name"),
-	ROW_TEXT(MON_LIBRARY, row.admission, "admission"),
-	ROW_I64(MON_LIBRARY, row.item_count, "item_count"),
-	ROW_I64(MON_LIBRARY, row.job_id, "job_id"),
-	ROW_TEXT(MON_LIBRARY, job_kind, "job_kind"),
-	ROW_TEXT(MON_LIBRARY, job_phase, "job_phase"),
-	ROW_TEXT(MON_LIBRARY, count_state, "count_state"),
-	ROW_TEXT(MON_LIBRARY, count_reason, "count_reason"),
+	ROW_TEXT(cleanup_mon_library, job_kind),
+	ROW_TEXT(cleanup_mon_library, job_phase),
+	ROW_TEXT(cleanup_mon_library, count_state),
+	ROW_TEXT(cleanup_mon_library, count_reason),
 };
+
+static void library_row(void *elem, const PGresult *res, int row)
+{
+	engine_row_map(&((cleanup_mon_library *)elem)->row, engine_library_row_cols, engine_library_row_ncols, res,
+	               row);
+}
 
 /* What the jobs query adds to a job row (job_fields_from_row). */
-#define MON_JOB cleanup_mon_job
 static const engine_col job_cols[] = {
-	ROW_TEXT(MON_JOB, last_error_at, "last_error_at"),
-	ROW_INT(MON_JOB, window_steps, "window_steps", 0),
-	ROW_I64(MON_JOB, window_rows, "window_rows"),
-	ROW_DBL(MON_JOB, window_first_start, "window_first_start", -1),
-	ROW_DBL(MON_JOB, window_last_end, "window_last_end", -1),
-	ROW_DBL(MON_JOB, last_step_age_s, "last_step_age_s", -1),
-	ROW_DBL(MON_JOB, unattended_s, "unattended_s", -1),
-	ROW_DBL(MON_JOB, closed_s, "closed_s", -1),
-	ROW_INT(MON_JOB, runner_pid, "runner_pid", 0),
-	ROW_TEXT(MON_JOB, runner_app, "runner_app"),
-	ROW_TEXT(MON_JOB, runner_client, "runner_client"),
-	ROW_INT(MON_JOB, runner_os_pid, "runner_os_pid", 0),
-	ROW_TEXT(MON_JOB, runner_since, "runner_since"),
-	ROW_DBL(MON_JOB, runner_age_s, "runner_age_s", -1),
+	ROW_TEXT(cleanup_mon_job, last_error_at),
+	ROW_INT(cleanup_mon_job, window_steps, 0),
+	ROW_I64(cleanup_mon_job, window_rows),
+	ROW_DBL(cleanup_mon_job, window_first_start, -1),
+	ROW_DBL(cleanup_mon_job, window_last_end, -1),
+	ROW_DBL(cleanup_mon_job, last_step_age_s, -1),
+	ROW_DBL(cleanup_mon_job, unattended_s, -1),
+	ROW_DBL(cleanup_mon_job, closed_s, -1),
+	ROW_INT(cleanup_mon_job, runner_pid, 0),
+	ROW_TEXT(cleanup_mon_job, runner_app),
+	ROW_TEXT(cleanup_mon_job, runner_client),
+	ROW_INT(cleanup_mon_job, runner_os_pid, 0),
+	ROW_TEXT(cleanup_mon_job, runner_since),
+	ROW_DBL(cleanup_mon_job, runner_age_s, -1),
 };
 
 static void job_rest(void *elem, const PGresult *res, int row)
@@ -593,36 +623,35 @@ static void job_rest(void *elem, const PGresult *res, int row)
 	job_fields_from_row(&((cleanup_mon_job *)elem)->job, res, row);
 }
 
-#define MON_STEP cleanup_mon_step
 static const engine_col step_cols[] = {
-	ROW_I32(MON_STEP, step_no, "step_no"),
-	ROW_TEXT(MON_STEP, action, "action"),
-	ROW_I32(MON_STEP, pass_no, "pass_no"),
-	ROW_I64(MON_STEP, library_id, "library_id"),
-	ROW_I32(MON_STEP, visited, "visited"),
-	ROW_I32(MON_STEP, deleted, "deleted"),
-	ROW_I32(MON_STEP, moved, "moved"),
-	ROW_I32(MON_STEP, absent, "absent"),
-	ROW_I32(MON_STEP, retained, "retained"),
-	ROW_I32(MON_STEP, kept, "kept"),
-	ROW_I32(MON_STEP, libraries_deleted, "libraries_deleted"),
-	ROW_I32(MON_STEP, servers_deleted, "servers_deleted"),
-	ROW_I32(MON_STEP, mutations, "mutations"),
-	ROW_I32(MON_STEP, dependent_mutations, "dependent_mutations"),
-	ROW_I32(MON_STEP, claims_in_flight, "claims_in_flight"),
-	ROW_I64(MON_STEP, cursor_from, "cursor_from"),
-	ROW_I64(MON_STEP, cursor_to, "cursor_to"),
-	ROW_TEXT(MON_STEP, key_from, "key_from"),
-	ROW_TEXT(MON_STEP, key_to, "key_to"),
-	ROW_DBL(MON_STEP, gap_s, "gap_s", -1),
-	ROW_TEXT(MON_STEP, phase_after, "phase_after"),
-	ROW_DBL(MON_STEP, started_epoch, "started_epoch", 0),
-	ROW_TEXT(MON_STEP, started, "started"),
-	ROW_DBL(MON_STEP, duration_ms, "duration_ms", 0),
-	ROW_DBL(MON_STEP, lock_hold_ms, "lock_hold_ms", 0),
-	ROW_DBL(MON_STEP, parent_lock_ms, "parent_lock_ms", -1),
-	ROW_I32_OR(MON_STEP, runner_pid, "runner_pid", 0),
-	ROW_TEXT(MON_STEP, runner_app, "runner_app"),
+	ROW_I32(cleanup_mon_step, step_no),
+	ROW_TEXT(cleanup_mon_step, action),
+	ROW_I32(cleanup_mon_step, pass_no),
+	ROW_I64(cleanup_mon_step, library_id),
+	ROW_I32(cleanup_mon_step, visited),
+	ROW_I32(cleanup_mon_step, deleted),
+	ROW_I32(cleanup_mon_step, moved),
+	ROW_I32(cleanup_mon_step, absent),
+	ROW_I32(cleanup_mon_step, retained),
+	ROW_I32(cleanup_mon_step, kept),
+	ROW_I32(cleanup_mon_step, libraries_deleted),
+	ROW_I32(cleanup_mon_step, servers_deleted),
+	ROW_I32(cleanup_mon_step, mutations),
+	ROW_I32(cleanup_mon_step, dependent_mutations),
+	ROW_I32(cleanup_mon_step, claims_in_flight),
+	ROW_I64(cleanup_mon_step, cursor_from),
+	ROW_I64(cleanup_mon_step, cursor_to),
+	ROW_TEXT(cleanup_mon_step, key_from),
+	ROW_TEXT(cleanup_mon_step, key_to),
+	ROW_DBL(cleanup_mon_step, gap_s, -1),
+	ROW_TEXT(cleanup_mon_step, phase_after),
+	ROW_DBL(cleanup_mon_step, started_epoch, 0),
+	ROW_TEXT(cleanup_mon_step, started),
+	ROW_DBL(cleanup_mon_step, duration_ms, 0),
+	ROW_DBL(cleanup_mon_step, lock_hold_ms, 0),
+	ROW_DBL(cleanup_mon_step, parent_lock_ms, -1),
+	ROW_I32_OR(cleanup_mon_step, runner_pid, 0),
+	ROW_TEXT(cleanup_mon_step, runner_app),
 };
 
 /* Rows of RES into *ROWS / *N through COLS (and FN); NULL, 0 and ENOMEM
@@ -641,12 +670,12 @@ static int parse_rows(void *rows, size_t *n, size_t elem, const engine_col *cols
 
 static int parse_servers(cleanup_mon_snapshot *s, const PGresult *res)
 {
-	return PARSE_ROWS(s->servers, s->nservers, server_cols, NULL, res, -1);
+	return PARSE_ROWS(s->servers, s->nservers, server_cols, server_row, res, -1);
 }
 
 static int parse_libraries(cleanup_mon_snapshot *s, const PGresult *res)
 {
-	return PARSE_ROWS(s->libraries, s->nlibraries, library_cols, NULL, res, -1);
+	return PARSE_ROWS(s->libraries, s->nlibraries, library_cols, library_row, res, -1);
 }
 
 static int parse_jobs(cleanup_mon_snapshot *s, const PGresult *res)
@@ -710,15 +739,14 @@ static void rate_publish(cleanup_monitor *m, cleanup_mon_snapshot *s)
 		s->rate[i] = m->rate[(m->rate_head - (CLEANUP_MON_RATE_SECONDS - 1) + i) % CLEANUP_MON_RATE_SECONDS];
 }
 
-#define MON_EVENT cleanup_mon_event
 static const engine_col event_cols[] = {
-	ROW_I64(MON_EVENT, id, "id"),
-	ROW_DBL(MON_EVENT, at_epoch, "at_epoch", 0),
-	ROW_TEXT(MON_EVENT, at, "at_text"),
-	ROW_I64(MON_EVENT, job_id, "job_id"),
-	ROW_TEXT(MON_EVENT, kind, "kind"),
-	ROW_TEXT(MON_EVENT, source, "source"),
-	ROW_TEXT(MON_EVENT, message, "message"),
+	ROW_I64(cleanup_mon_event, id),
+	ROW_DBL(cleanup_mon_event, at_epoch, 0),
+	ROW_TEXT_AS(cleanup_mon_event, at, "at_text"),
+	ROW_I64(cleanup_mon_event, job_id),
+	ROW_TEXT(cleanup_mon_event, kind),
+	ROW_TEXT(cleanup_mon_event, source),
+	ROW_TEXT(cleanup_mon_event, message),
 };
 
 static void event_from_row(cleanup_mon_event *v, const PGresult *res, int i)
@@ -811,14 +839,13 @@ out:
 	return rc;
 }
 
-#define MON_CONTENTION cleanup_mon_contention
 static const engine_col contention_cols[] = {
-	ROW_TEXT(MON_CONTENTION, kind, "kind"),
-	ROW_TEXT(MON_CONTENTION, source, "source"),
-	ROW_I64(MON_CONTENTION, n, "n"),
-	ROW_TEXT(MON_CONTENTION, at, "at_text"),
-	ROW_I64(MON_CONTENTION, job_id, "job_id"),
-	ROW_TEXT(MON_CONTENTION, message, "message"),
+	ROW_TEXT(cleanup_mon_contention, kind),
+	ROW_TEXT(cleanup_mon_contention, source),
+	ROW_I64(cleanup_mon_contention, n),
+	ROW_TEXT_AS(cleanup_mon_contention, at, "at_text"),
+	ROW_I64(cleanup_mon_contention, job_id),
+	ROW_TEXT(cleanup_mon_contention, message),
 };
 
 static void contention_rest(void *elem, const PGresult *res, int row)
@@ -860,54 +887,34 @@ static bool keep_previous_part(cleanup_monitor *m, unsigned part)
 {
 	cleanup_mon_snapshot *p = m->pending, *c = m->current;
 	bool fail = false;
+	size_t i;
 
 	double at = (c->stale_parts & part) ? c->stale_parts_at : c->taken_at;
 
 	if (!p->stale_parts || at < p->stale_parts_at)
 		p->stale_parts_at = at; /* the oldest rows shown */
 	p->stale_parts |= part;
-#define KEEP_ROWS(field, nfield)                                                      \
-	do {                                                                          \
-		free(p->field);                                                       \
-		p->field = dup_array(c->field, c->nfield, sizeof *c->field, &fail);   \
-		p->nfield = fail ? 0 : c->nfield;                                     \
-	} while (0)
-	switch (part) {
-	case CLEANUP_MON_PART_SERVERS:
-		KEEP_ROWS(servers, nservers);
-		break;
-	case CLEANUP_MON_PART_LIBRARIES:
-		KEEP_ROWS(libraries, nlibraries);
-		break;
-	case CLEANUP_MON_PART_JOBS:
-		KEEP_ROWS(jobs, njobs);
-		break;
-	case CLEANUP_MON_PART_STEPS:
-		if (p->steps || c->detail_job_id != p->detail_job_id || c->steps_upto != p->steps_upto)
-			break; /* the step-rate read after the steps, or another page */
-		KEEP_ROWS(steps, nsteps);
-		break;
-	case CLEANUP_MON_PART_EVENTS:
-		KEEP_ROWS(events, nevents);
-		break;
-	case CLEANUP_MON_PART_CONTENTION:
-		KEEP_ROWS(contention, ncontention);
-		break;
-	}
-#undef KEEP_ROWS
+	/* The step-rate read after the steps, or another page: no steps kept. */
+	if (part == CLEANUP_MON_PART_STEPS &&
+	    (p->steps || c->detail_job_id != p->detail_job_id || c->steps_upto != p->steps_upto))
+		return true;
+	for (i = 0; i < N_SNAPSHOT_ROWS; i++)
+		if (snapshot_rows[i].part == part) {
+			free(rows_of(p, &snapshot_rows[i], NULL));
+			copy_rows(p, c, &snapshot_rows[i], &fail);
+		}
 	return !fail;
 }
 
-#define MON_HOLDER cleanup_mon_holder
 static const engine_col holder_cols[] = {
-	ROW_INT(MON_HOLDER, pid, "pid", -1),
-	ROW_TEXT(MON_HOLDER, role, "role"),
-	ROW_TEXT(MON_HOLDER, application, "application"),
-	ROW_TEXT(MON_HOLDER, client, "client"),
-	ROW_TEXT(MON_HOLDER, state, "state"),
-	ROW_DBL(MON_HOLDER, xact_age_ms, "xact_age_ms", -1),
-	ROW_TEXT(MON_HOLDER, holds, "holds"),
-	ROW_BOOL(MON_HOLDER, idle, "idle"),
+	ROW_INT(cleanup_mon_holder, pid, -1),
+	ROW_TEXT(cleanup_mon_holder, role),
+	ROW_TEXT(cleanup_mon_holder, application),
+	ROW_TEXT(cleanup_mon_holder, client),
+	ROW_TEXT(cleanup_mon_holder, state),
+	ROW_DBL(cleanup_mon_holder, xact_age_ms, -1),
+	ROW_TEXT(cleanup_mon_holder, holds),
+	ROW_BOOL(cleanup_mon_holder, idle),
 };
 
 /* The rows of mon_idle_xact.sql into pending_holders. */

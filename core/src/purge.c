@@ -8,76 +8,71 @@
 #include "engine_int.h"
 #include "rowmap_int.h"
 
-#define PURGE_RESULT cleanup_purge_result
+/* The columns a purge step's result and a plan's job share: the job. */
+#define PURGE_JOB_COLS(T)                                                                                     \
+	ROW_I64_OR(T, job_id, 0), ROW_TEXT(T, kind), ROW_TEXT(T, target_name), ROW_TEXT(T, finished_at),      \
+	    ROW_I64_OR(T, manifest, 0), ROW_I64_OR(T, steps, 0)
+
 static const engine_col result_cols[] = {
-	ROW_I64_OR(PURGE_RESULT, job_id, "job_id", 0),
-	ROW_TEXT(PURGE_RESULT, kind, "kind"),
-	ROW_TEXT(PURGE_RESULT, target_name, "target_name"),
-	ROW_TEXT(PURGE_RESULT, finished_at, "finished_at"),
-	ROW_I64_OR(PURGE_RESULT, manifest, "manifest", 0),
-	ROW_I64_OR(PURGE_RESULT, retained, "retained", 0),
-	ROW_I64_OR(PURGE_RESULT, steps, "steps", 0),
-	ROW_I64_OR(PURGE_RESULT, events, "events", 0),
-	ROW_BOOL(PURGE_RESULT, job_purged, "job_purged"),
-	ROW_BOOL(PURGE_RESULT, more, "more"),
+	PURGE_JOB_COLS(cleanup_purge_result),
+	ROW_I64_OR(cleanup_purge_result, retained, 0),
+	ROW_I64_OR(cleanup_purge_result, events, 0),
+	ROW_BOOL(cleanup_purge_result, job_purged),
+	ROW_BOOL(cleanup_purge_result, more),
 };
 
 /* The plan's first row carries the totals; every row with a job names one. */
 static const engine_col plan_cols[] = {
-	ROW_I64_OR(cleanup_purge_plan, jobs_total, "jobs_total", 0),
-	ROW_I64_OR(cleanup_purge_plan, events, "events", 0),
-	ROW_BOOL(cleanup_purge_plan, events_capped, "events_capped"),
+	ROW_I64_OR(cleanup_purge_plan, jobs_total, 0),
+	ROW_I64_OR(cleanup_purge_plan, events, 0),
+	ROW_BOOL(cleanup_purge_plan, events_capped),
 };
 
-#define PURGE_JOB cleanup_purge_job
 static const engine_col plan_job_cols[] = {
-	ROW_I64_OR(PURGE_JOB, job_id, "job_id", 0),
-	ROW_TEXT(PURGE_JOB, kind, "kind"),
-	ROW_TEXT(PURGE_JOB, target_name, "target_name"),
-	ROW_TEXT(PURGE_JOB, phase, "phase"),
-	ROW_TEXT(PURGE_JOB, finished_at, "finished_at"),
-	ROW_I64_OR(PURGE_JOB, manifest, "manifest", 0),
-	ROW_I64_OR(PURGE_JOB, steps, "steps", 0),
+	PURGE_JOB_COLS(cleanup_purge_job),
+	ROW_TEXT(cleanup_purge_job, phase),
 };
 
-/* The age rule, shared by both entry points: a finite number of days,
- * 0 to CLEANUP_PURGE_DAYS_MAX, written as a parameter. */
-static int days_param(char *buf, size_t len, double days, cleanup_error *err)
+/* The parameters of both entry points, as text: the age (a finite
+ * number of days, 0 to CLEANUP_PURGE_DAYS_MAX) and a count. */
+typedef struct purge_args {
+	char days[64], count[16];
+	const char *params[2];
+} purge_args;
+
+/* Checks DAYS and COUNT (NAME, 1 to MAX UNIT) into A. */
+static int purge_args_set(purge_args *a, double days, const char *name, int count, int max, const char *unit,
+                          cleanup_error *err)
 {
+	cleanup_error_clear(err);
 	if (!isfinite(days) || days < 0 || days > CLEANUP_PURGE_DAYS_MAX)
 		return cleanup_error_set(err, CLEANUP_EINVAL, "older-than %g days is not valid: it must be 0 to %.0f",
 		                         days, CLEANUP_PURGE_DAYS_MAX);
-	snprintf(buf, len, "%.6f", days);
+	if (count < 1 || count > max)
+		return cleanup_error_set(err, CLEANUP_EINVAL, "%s %d is not valid: it must be 1 to %d %s", name, count,
+		                         max, unit);
+	snprintf(a->days, sizeof a->days, "%.6f", days);
+	snprintf(a->count, sizeof a->count, "%d", count);
+	a->params[0] = a->days;
+	a->params[1] = a->count;
 	return CLEANUP_OK;
 }
 
 int cleanup_purge_step(cleanup_purge_result *out, cleanup_engine *e, double older_than_days, int budget,
                        cleanup_error *err)
 {
-	char days[64], bud[16];
-	const char *params[2] = {days, bud};
+	purge_args a;
 	PGresult *res = NULL;
-	cleanup_purge_result r;
 	int rc;
 
-	cleanup_error_clear(err);
-	if ((rc = days_param(days, sizeof days, older_than_days, err)) != CLEANUP_OK)
+	if ((rc = purge_args_set(&a, older_than_days, "batch", budget, CLEANUP_PURGE_BUDGET_MAX, "rows", err)))
 		return rc;
-	if (budget < 1 || budget > CLEANUP_PURGE_BUDGET_MAX)
-		return cleanup_error_set(err, CLEANUP_EINVAL, "batch %d is not valid: it must be 1 to %d rows", budget,
-		                         CLEANUP_PURGE_BUDGET_MAX);
-	snprintf(bud, sizeof bud, "%d", budget);
-	rc = engine_query(&res, e, CLEANUP_Q_PURGE_STEP, 2, params, "purging finished jobs", err);
-	if (rc != CLEANUP_OK)
-		goto out;
-	if (PQntuples(res) != 1) {
-		rc = cleanup_error_set(err, CLEANUP_ERROR, "a purge transaction returned %d rows", PQntuples(res));
-		goto out;
+	rc = engine_query_one(&res, e, CLEANUP_Q_PURGE_STEP, 2, a.params, "purging finished jobs",
+	                      "a purge transaction", err);
+	if (rc == CLEANUP_OK) {
+		memset(out, 0, sizeof *out);
+		engine_row_map(out, result_cols, ROW_COUNT(result_cols), res, 0);
 	}
-	memset(&r, 0, sizeof r);
-	engine_row_map(&r, result_cols, ROW_COUNT(result_cols), res, 0);
-	*out = r;
-out:
 	PQclear(res);
 	return rc;
 }
@@ -85,19 +80,14 @@ out:
 int cleanup_purge_plan_read(cleanup_purge_plan *plan, cleanup_engine *e, double older_than_days, int limit,
                             cleanup_error *err)
 {
-	char days[64], lim[16];
-	const char *params[2] = {days, lim};
+	purge_args a;
 	PGresult *res = NULL;
 	int rc, i, nr;
 
 	memset(plan, 0, sizeof *plan);
-	cleanup_error_clear(err);
-	if ((rc = days_param(days, sizeof days, older_than_days, err)) != CLEANUP_OK)
+	if ((rc = purge_args_set(&a, older_than_days, "limit", limit, 1000, "jobs", err)))
 		return rc;
-	if (limit < 1 || limit > 1000)
-		return cleanup_error_set(err, CLEANUP_EINVAL, "limit %d is not valid: it must be 1 to 1000 jobs", limit);
-	snprintf(lim, sizeof lim, "%d", limit);
-	rc = engine_query(&res, e, CLEANUP_Q_PURGE_PLAN, 2, params, "reading what a purge would remove", err);
+	rc = engine_query(&res, e, CLEANUP_Q_PURGE_PLAN, 2, a.params, "reading what a purge would remove", err);
 	if (rc != CLEANUP_OK)
 		goto out;
 	nr = PQntuples(res);

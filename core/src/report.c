@@ -5,50 +5,50 @@
 #include <string.h>
 #include "cleanup/report.h"
 #include "engine_int.h"
+#include "rowmap_int.h"
+
+const engine_col engine_server_row_cols[] = {
+	ROW_I64(cleanup_server_row, id),
+	ROW_TEXT(cleanup_server_row, name),
+	ROW_TEXT(cleanup_server_row, admission),
+	ROW_I64(cleanup_server_row, job_id),
+	ROW_I64(cleanup_server_row, item_count),
+	ROW_I32(cleanup_server_row, library_count),
+};
+const size_t engine_server_row_ncols = ROW_COUNT(engine_server_row_cols);
+
+const engine_col engine_library_row_cols[] = {
+	ROW_I64(cleanup_library_row, id),
+	ROW_I64(cleanup_library_row, server_id),
+	ROW_TEXT(cleanup_library_row, name),
+	ROW_TEXT(cleanup_library_row, admission),
+	ROW_I64(cleanup_library_row, job_id),
+	ROW_I64(cleanup_library_row, item_count),
+};
+const size_t engine_library_row_ncols = ROW_COUNT(engine_library_row_cols);
 
 int cleanup_status_rows(cleanup_server_row **servers, size_t *nservers, cleanup_library_row **libraries,
                         size_t *nlibraries, cleanup_engine *e, cleanup_error *err)
 {
 	PGresult *rs = NULL, *rl = NULL;
-	cleanup_server_row *sv = NULL;
-	cleanup_library_row *lb = NULL;
-	int rc, i, ns, nl;
+	void *sv = NULL, *lb = NULL;
+	size_t ns = 0, nl = 0;
+	int rc;
 
 	*servers = NULL;
 	*libraries = NULL;
 	*nservers = *nlibraries = 0;
-	if ((rc = engine_query(&rs, e, CLEANUP_Q_STATUS_SERVERS, 0, NULL, "reading servers", err)))
+	if ((rc = engine_query(&rs, e, CLEANUP_Q_STATUS_SERVERS, 0, NULL, "reading servers", err)) ||
+	    (rc = engine_query(&rl, e, CLEANUP_Q_STATUS_LIBRARIES, 0, NULL, "reading libraries", err)) ||
+	    (rc = engine_rows_map(&sv, &ns, sizeof **servers, engine_server_row_cols, engine_server_row_ncols, NULL,
+	                          rs, -1, err)) ||
+	    (rc = engine_rows_map(&lb, &nl, sizeof **libraries, engine_library_row_cols, engine_library_row_ncols,
+	                          NULL, rl, -1, err)))
 		goto out;
-	if ((rc = engine_query(&rl, e, CLEANUP_Q_STATUS_LIBRARIES, 0, NULL, "reading libraries", err)))
-		goto out;
-	ns = PQntuples(rs);
-	nl = PQntuples(rl);
-	sv = calloc(ns ? (size_t)ns : 1, sizeof *sv);
-	lb = calloc(nl ? (size_t)nl : 1, sizeof *lb);
-	if (!sv || !lb) {
-		rc = cleanup_error_set(err, CLEANUP_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < ns; i++) {
-		sv[i].id = col_int64(rs, i, "id");
-		col_copy(sv[i].name, sizeof sv[i].name, rs, i, "name");
-		col_copy(sv[i].admission, sizeof sv[i].admission, rs, i, "admission");
-		sv[i].job_id = col_int64(rs, i, "job_id");
-		sv[i].item_count = col_int64(rs, i, "item_count");
-		sv[i].library_count = (int32_t)col_int64(rs, i, "library_count");
-	}
-	for (i = 0; i < nl; i++) {
-		lb[i].id = col_int64(rl, i, "id");
-		lb[i].server_id = col_int64(rl, i, "server_id");
-		col_copy(lb[i].name, sizeof lb[i].name, rl, i, "name");
-		col_copy(lb[i].admission, sizeof lb[i].admission, rl, i, "admission");
-		lb[i].job_id = col_int64(rl, i, "job_id");
-		lb[i].item_count = col_int64(rl, i, "item_count");
-	}
 	*servers = sv;
 	*libraries = lb;
-	*nservers = (size_t)ns;
-	*nlibraries = (size_t)nl;
+	*nservers = ns;
+	*nlibraries = nl;
 	sv = NULL;
 	lb = NULL;
 out:

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cleanup/engine.h"
+#include "engine_int.h"
 #include "rowmap_int.h"
 
 void engine_row_map(void *dst, const engine_col *cols, size_t ncols, const PGresult *res, int row)
@@ -42,7 +43,12 @@ void engine_row_map(void *dst, const engine_col *cols, size_t ncols, const PGres
 		}
 		case ECOL_BOOL: {
 			bool x = !null && v[0] == 't';
-			memcpy(p, &x, sizeof x);
+			int flag = x;
+
+			if (c->size == sizeof flag)
+				memcpy(p, &flag, sizeof flag);
+			else
+				memcpy(p, &x, sizeof x);
 			break;
 		}
 		}
@@ -69,4 +75,19 @@ int engine_rows_map(void **out, size_t *n, size_t elem, const engine_col *cols, 
 	*out = v;
 	*n = (size_t)rows;
 	return CLEANUP_OK;
+}
+
+int engine_query_rows(void **out, size_t *n, size_t elem, const engine_col *cols, size_t ncols, cleanup_engine *e,
+                      enum sql_query_id q, int nparams, const char *const *params, const char *context,
+                      cleanup_error *err)
+{
+	PGresult *res = NULL;
+	int rc = engine_query(&res, e, q, nparams, params, context, err);
+
+	*out = NULL;
+	*n = 0;
+	if (rc == CLEANUP_OK)
+		rc = engine_rows_map(out, n, elem, cols, ncols, NULL, res, -1, err);
+	PQclear(res);
+	return rc;
 }

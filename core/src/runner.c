@@ -907,7 +907,11 @@ int cleanup_runner_run(cleanup_runner *r, cleanup_run_summary *out, const cleanu
 int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id, const cleanup_run_opts *opts,
                     cleanup_error *err)
 {
-	cleanup_runner_opts ro;
+	cleanup_runner_opts ro = {
+		.announce = true,
+		.step_commit = opts ? opts->step_commit : 0,
+		.interrupt = opts ? opts->interrupt : NULL,
+	};
 	cleanup_runner *r = NULL;
 	cleanup_error local_err;
 	int rc;
@@ -915,10 +919,6 @@ int cleanup_job_run(cleanup_run_summary *out, cleanup_engine *e, int64_t job_id,
 	if (!err)
 		err = &local_err;
 	memset(out, 0, sizeof *out);
-	memset(&ro, 0, sizeof ro);
-	ro.announce = true;
-	ro.step_commit = opts ? opts->step_commit : 0;
-	ro.interrupt = opts ? opts->interrupt : NULL;
 	if ((rc = cleanup_runner_open(&r, e, job_id, &ro, NULL, err)) != CLEANUP_OK) {
 		snprintf(out->stop_reason, sizeof out->stop_reason, rc == CLEANUP_EBUSY ? "busy" : "error");
 		return rc;

@@ -63,15 +63,13 @@ static double random_unit(cleanup_writer *w)
 
 const char *cleanup_writer_op_name(cleanup_writer_op op)
 {
-	switch (op) {
-	case CLEANUP_WRITER_INSERT:
-		return "insert";
-	case CLEANUP_WRITER_UPDATE:
-		return "update";
-	case CLEANUP_WRITER_MOVE:
-		return "move";
-	}
-	return "?";
+	static const char *const names[] = {
+		[CLEANUP_WRITER_INSERT] = "insert",
+		[CLEANUP_WRITER_UPDATE] = "update",
+		[CLEANUP_WRITER_MOVE] = "move",
+	};
+
+	return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
 /* The settings of a writer: its transactions stay short (the session's
@@ -221,9 +219,8 @@ out:
 
 void cleanup_writer_free(cleanup_writer *w)
 {
-	if (!w)
-		return;
-	free(w->libs);
+	if (w)
+		free(w->libs);
 	free(w);
 }
 
