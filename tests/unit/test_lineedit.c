@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lineedit.h"
+#include "test_main.h"
 
 #define CTRL(c) ((c) & 0x1f)
 
@@ -439,26 +440,27 @@ static void test_free_accepts_null(void **state)
 	lineedit_candidates_free(NULL);
 }
 
-int main(void)
+/* The group's setup: the tests type UTF-8. */
+static int group_setup(void **state)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_insert_and_move, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_emacs_keys, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_actions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bounded_buffer, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_utf8_input_and_deletion, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_utf8_invalid_dropped, setup, teardown),
-		cmocka_unit_test(test_width),
-		cmocka_unit_test_setup_teardown(test_history_browse, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_history_bound, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_history_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_complete, setup, teardown),
-		cmocka_unit_test(test_free_accepts_null),
-	};
-
+	(void)state;
 	if (!setlocale(LC_CTYPE, "C.UTF-8")) {
 		fprintf(stderr, "the C.UTF-8 locale is missing\n");
-		return 1;
+		return -1;
 	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return 0;
 }
+
+TEST_MAIN(group_setup, NULL,
+          cmocka_unit_test_setup_teardown(test_insert_and_move, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_emacs_keys, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_actions, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_bounded_buffer, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_utf8_input_and_deletion, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_utf8_invalid_dropped, setup, teardown),
+          cmocka_unit_test(test_width),
+          cmocka_unit_test_setup_teardown(test_history_browse, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_history_bound, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_history_file, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_complete, setup, teardown),
+          cmocka_unit_test(test_free_accepts_null),)
