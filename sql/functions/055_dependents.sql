@@ -260,12 +260,22 @@ DECLARE
     r record;
 BEGIN
     -- Each item probed by key (a join could be hashed over the whole
-    -- inventory: the engine's claims drain ran this for every step).
+    -- inventory: the engine's claims drain ran this for every step). The
+    -- library lock of a claimed item: a lock row whose xmax is this
+    -- transaction's id is held (cleanup.holds_lock's first answer), read
+    -- by a probe of this statement; only another xmax asks
+    -- cleanup.holds_lock, a statement of its own (docs/benchmarks.md,
+    -- "Removals and step cost").
     SELECT i.id, i.claimed_by, i.library_id INTO r
       FROM (SELECT DISTINCT o.item_id FROM old_rows o) o
      CROSS JOIN LATERAL (SELECT x.id, x.claimed_by, x.library_id FROM inventory.items x
                           WHERE x.id = o.item_id LIMIT 1) i
-     WHERE i.claimed_by IS NOT NULL AND NOT cleanup.holds_lock(cleanup.library_key(i.library_id))
+     WHERE i.claimed_by IS NOT NULL
+       -- A CASE: the planner orders a WHERE's clauses by their cost.
+       AND CASE WHEN EXISTS (SELECT 1 FROM cleanup.engine_locks l
+                              WHERE l.key = cleanup.library_key(i.library_id)
+                                AND l.xmax = pg_current_xact_id_if_assigned()::xid) THEN false
+                ELSE NOT cleanup.holds_lock(cleanup.library_key(i.library_id)) END
      LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'item % is claimed by cleanup job %: its % rows are deleted by the job',
@@ -337,13 +347,21 @@ CREATE TRIGGER items_claim_guard BEFORE UPDATE OR DELETE ON inventory.items
 -- the claim names a draining job. Fired only when the new row carries a
 -- claim the old one did not (WHEN), so writes that leave claimed_by alone,
 -- ORMs writing back the value they read included, pay nothing.
+-- One statement for a step's claim: the lock row locked by this very
+-- transaction (its xmax is this transaction's id: cleanup.holds_lock's
+-- first answer) is read in the statement that reads the job; only another
+-- xmax asks cleanup.holds_lock (docs/benchmarks.md, "Removals and step
+-- cost").
 CREATE OR REPLACE FUNCTION cleanup.items_claim_set_guard()
 RETURNS trigger LANGUAGE plpgsql
 AS $$
 BEGIN
     IF TG_OP = 'UPDATE' AND NEW.library_id = OLD.library_id
-       AND cleanup.holds_lock(cleanup.library_key(NEW.library_id))
-       AND EXISTS (SELECT 1 FROM cleanup.jobs j WHERE j.id = NEW.claimed_by AND j.phase = 'draining') THEN
+       AND EXISTS (SELECT 1 FROM cleanup.jobs j WHERE j.id = NEW.claimed_by AND j.phase = 'draining')
+       AND (EXISTS (SELECT 1 FROM cleanup.engine_locks l
+                     WHERE l.key = cleanup.library_key(NEW.library_id)
+                       AND l.xmax = pg_current_xact_id_if_assigned()::xid)
+            OR cleanup.holds_lock(cleanup.library_key(NEW.library_id))) THEN
         RETURN NEW;
     END IF;
     RAISE EXCEPTION 'item %: claimed_by is set only by a cleanup step (tried %)',
