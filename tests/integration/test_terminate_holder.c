@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cleanup/install.h"
 #include "cleanup/job.h"
 #include "cleanup/locks.h"
 #include "pgtest.h"
@@ -193,7 +194,76 @@ static void test_ends_writer_a_refused_seal_names(void **state)
 	PQfinish(o);
 }
 
+/* Two sync writer logins (members of the writer role, not superusers)
+ * each leave an update in library 4 open: both hold its admission row
+ * FOR SHARE, a multixact. The seal is refused naming both; ending the
+ * first leaves the second named; ending the second lets the seal through.
+ * The writers misbehave as a real one can, with no privilege beyond the
+ * writer role's. */
+static void test_ends_writer_logins_sharing_the_admission_row(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	char *as_writer;
+	PGconn *w[2];
+	int pid[2], i;
+	cleanup_engine *e = pgtest_engine(conninfo);
+	cleanup_holder_outcome out;
+	cleanup_job job;
+	cleanup_error err;
+	int64_t id;
+	char want[64];
+
+	(void)state;
+	pgtest_login_role(o, "th_writer", CLEANUP_ROLE_WRITER);
+	as_writer = pgtest_with_user(conninfo, "th_writer");
+	id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 4)");
+	for (i = 0; i < 2; i++) {
+		w[i] = pgtest_connect(as_writer, i ? "sync-writer-b" : "sync-writer-a");
+		pid[i] = PQbackendPID(w[i]);
+		assert_int_equal(pgtest_int(w[i], "SELECT count(*) FROM pg_roles WHERE rolname = current_user AND rolsuper"), 0);
+		pgtest_exec(w[i], "BEGIN");
+		/* An update of its own item (an insert would also queue on the
+		 * library's counter behind the other writer). */
+		pgtest_exec(w[i], "SET statement_timeout = '20s'");
+		pgtest_exec(w[i],
+		            "UPDATE inventory.items SET title = 'open-%d' WHERE id = "
+		            "(SELECT id FROM inventory.items WHERE library_id = 4 ORDER BY id OFFSET %d LIMIT 1)",
+		            i, i);
+	}
+	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_EBUSY);
+	cleanup_job_reset(&job);
+	for (i = 0; i < 2; i++) {
+		snprintf(want, sizeof want, "pid %d (role th_writer", pid[i]);
+		if (!strstr(err.detail, want))
+			fail_msg("the busy seal does not name writer %d (%s): %s", i, want, err.detail);
+	}
+	expect_ended(&out, o, e, pid[0], NULL, id);
+	if (!strstr(out.outcome, "holds the admission row of library 4"))
+		fail_msg("outcome \"%s\" does not name the admission row", out.outcome);
+	/* The second still holds the row: still busy, and it alone is named. */
+	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_EBUSY);
+	cleanup_job_reset(&job);
+	snprintf(want, sizeof want, "pid %d (role th_writer", pid[1]);
+	if (!strstr(err.detail, want))
+		fail_msg("the second busy seal does not name writer b (%s): %s", want, err.detail);
+	snprintf(want, sizeof want, "pid %d ", pid[0]);
+	if (strstr(err.detail, want))
+		fail_msg("the ended writer is still named: %s", err.detail);
+	expect_ended(&out, o, e, pid[1], NULL, id);
+	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_OK);
+	assert_string_equal(job.phase, "draining");
+	cleanup_job_reset(&job);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 4 AND title LIKE 'open-%%'"), 0);
+	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)id);
+	cleanup_engine_close(e);
+	for (i = 0; i < 2; i++)
+		PQfinish(w[i]);
+	PQfinish(o);
+	free(as_writer);
+}
+
 PGTEST_MAIN(cmocka_unit_test(test_refuses_pid_that_blocks_nothing),
             cmocka_unit_test(test_ends_holder_a_job_session_waits_for),
             cmocka_unit_test(test_ends_holder_of_busy_job_then_refuses),
-            cmocka_unit_test(test_ends_writer_a_refused_seal_names))
+            cmocka_unit_test(test_ends_writer_a_refused_seal_names),
+            cmocka_unit_test(test_ends_writer_logins_sharing_the_admission_row))
