@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmdline.h"
+#include "test_main.h"
 
 #ifndef EXPECT_BACKEND
 #error "define EXPECT_BACKEND"
@@ -495,21 +496,21 @@ static int group_teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_backend, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(test_history_path, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(test_submit_and_history_file, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(test_editing_keys, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(test_history_keys, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(test_history_survives_restart, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(test_completion, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(test_utf8, test_setup, test_teardown),
-		cmocka_unit_test_setup_teardown(test_render_scrolls, test_setup, test_teardown),
+/* The readline backend's own case; nothing with the built-in editor. */
 #ifdef EXPECT_READLINE
-		cmocka_unit_test_setup_teardown(test_readline_search, test_setup, test_teardown),
+#define READLINE_CASE(t) cmocka_unit_test_setup_teardown(t, test_setup, test_teardown),
+#else
+#define READLINE_CASE(t)
 #endif
-	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
-}
+
+TEST_MAIN(group_setup, group_teardown,
+          cmocka_unit_test_setup_teardown(test_backend, test_setup, test_teardown),
+          cmocka_unit_test_setup_teardown(test_history_path, test_setup, test_teardown),
+          cmocka_unit_test_setup_teardown(test_submit_and_history_file, test_setup, test_teardown),
+          cmocka_unit_test_setup_teardown(test_editing_keys, test_setup, test_teardown),
+          cmocka_unit_test_setup_teardown(test_history_keys, test_setup, test_teardown),
+          cmocka_unit_test_setup_teardown(test_history_survives_restart, test_setup, test_teardown),
+          cmocka_unit_test_setup_teardown(test_completion, test_setup, test_teardown),
+          cmocka_unit_test_setup_teardown(test_utf8, test_setup, test_teardown),
+          cmocka_unit_test_setup_teardown(test_render_scrolls, test_setup, test_teardown),
+          READLINE_CASE(test_readline_search))
