@@ -375,10 +375,15 @@ fi
 # The standby above is promoted to a primary of its
 # own (P2), a standby of it is made (S2), and a throttled `job run
 # --reconnect` of a prune on P2 is given both hosts with
-# target_session_attrs=read-write. After its first step P2 is stopped
-# (immediate: a crash) and S2 promoted: the run reconnects to S2, keeps its
-# runner lease by its token, and completes the job exactly (every item of
-# the library deleted once, step numbers without a gap, the lease ended).
+# target_session_attrs=read-write. Its first step is held before its
+# commit (the step_before_commit failpoint, whose lock a session on P2
+# holds), S2 replays everything P2 committed (the runner lease among it),
+# then P2 is stopped (immediate: a crash, the held step rolled back) and
+# S2 promoted: the run reconnects to S2, keeps its runner lease by its
+# token, and completes the job exactly (every item of the library deleted
+# once, step numbers without a gap, the lease ended). Nothing is timed: a
+# run between two of its steps at the crash (as this cell once was) could
+# finish a 200-item library before P2 stopped on a busy machine.
 CELL=failover
 as_pg "$BINDIR/pg_ctl" -D "$SB" -w -t 300 promote >/dev/null || fail "promoting the standby"
 P2="host=$RUN/standby-sock port=54339 dbname=$NAME user=postgres"
@@ -404,15 +409,31 @@ for i in $(seq 1 600); do
 	sleep 0.1
 done
 MULTI="host=$RUN/standby-sock,$RUN/standby2-sock port=54339,54340 dbname=$NAME user=$ROLE target_session_attrs=read-write"
-"$CLEANUPCTL" --db "$MULTI" --json job run "$fj" --max-rate 1 --reconnect 100 >"$TMPD/frun" 2>"$TMPD/frun.err" </dev/null &
-frun=$!
-for i in $(seq 1 1200); do
-	[ "$(psql -X -q -t -A "$P2" -c "SELECT step_no FROM cleanup.jobs WHERE id = $fj" 2>/dev/null)" -ge 1 ] 2>/dev/null && break
+KEY=$(psql -X -q -t -A "$P2" -c "SELECT cleanup.failpoint_key('step_before_commit')")
+session_start "$P2" "SELECT pg_advisory_lock($KEY);"
+fp_locks() { psql -X -q -t -A "$P2" -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted = $1 AND objid = ($KEY & 4294967295)::oid" 2>/dev/null; }
+for i in $(seq 1 600); do
+	[ "$(fp_locks true)" = 1 ] && break
 	sleep 0.05
 done
+PGOPTIONS='-c cleanup.failpoints=step_before_commit' "$CLEANUPCTL" --db "$MULTI" --json job run "$fj" --max-rate 1 \
+	--reconnect 100 >"$TMPD/frun" 2>"$TMPD/frun.err" </dev/null 7>&- &
+frun=$!
+for i in $(seq 1 1200); do
+	[ "$(fp_locks false)" = 1 ] && break
+	sleep 0.05
+done
+same "$(fp_locks false)" 1 "[$CELL] the run's first step waits at its failpoint on P2"
 live=$(psql -X -q -t -A "$P2" -c "SELECT count(*) FROM cleanup.job_runners r WHERE job_id = $fj AND cleanup.runner_live(r)")
 same "$live" 1 "[$CELL] the throttled run holds the lease on P2"
+lsn=$(psql -X -q -t -A "$P2" -c "SELECT pg_current_wal_insert_lsn()")
+for i in $(seq 1 600); do
+	[ "$(psql -X -q -t -A "$S2C" -c "SELECT pg_last_wal_replay_lsn() >= '$lsn'")" = t ] && break
+	sleep 0.1
+done
 as_pg "$BINDIR/pg_ctl" -D "$SB" -m immediate stop >/dev/null 2>&1
+exec 7>&-
+wait "$HOLDER" 2>/dev/null
 as_pg "$BINDIR/pg_ctl" -D "$S2" -w -t 300 promote >/dev/null || fail "[$CELL] promoting S2"
 wait $frun
 RC=$?
