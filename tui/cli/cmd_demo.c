@@ -273,11 +273,12 @@ static void child_setup(const char *log, const char *conninfo)
 
 /* Forks `cleanupctl ARG...` (the ARGs as execl's: strings, then a null
  * pointer; at most 14) on CONNINFO (in its CLEANUPCTL_DB) with its output
- * in LOG; it dies with us (PR_SET_PDEATHSIG). With FAILPOINT, failpoint
+ * in LOG; it dies with us (PR_SET_PDEATHSIG). With FAILPOINT (an int: the
+ * last named parameter before ..., which must not be promoted), failpoint
  * DEMO_FAILPOINT is on for its session: the scenario's conductor may hold
  * a runner inside a step (kill-runner, server-crash). Returns its pid (-1
  * when fork failed). */
-static pid_t fork_execl(const char *conninfo, const char *log, bool failpoint, ...)
+static pid_t fork_execl(const char *conninfo, const char *log, int failpoint, ...)
 {
 	const char *argv[16] = {"cleanupctl"};
 	size_t n = 1;
