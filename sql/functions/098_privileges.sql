@@ -126,9 +126,9 @@ END $$;
 -- point a runner or the console calls. Not listed, on purpose:
 --   jobs_notify         fires only for writes to cleanup.jobs, which only
 --                       the owner (inside the functions below) can make
---   locks_tree, dependency_edges, dependency_evidence
---                       catalog and statistics views only: they show what
---                       the caller may see, not what cleanup_owner may
+--   dependency_edges, dependency_evidence
+--                       catalog views only: they show what the caller may
+--                       see, not what cleanup_owner may
 --   job_json, job_live_json, step_json, lock_key, coordinator_key, library_key, job_label,
 --   external_id_problem, and every helper called only from the functions
 --   below (admit_libraries, bump_counts, fence_*, lock_*, step_exec,
@@ -167,7 +167,11 @@ BEGIN
         -- retention (080_retention.sql, cleanup_runner)
         'purge_step', 'purge_plan',
         -- reports (cleanup_runner, cleanup_console)
-        'job_show_json', 'jobs_json', 'status_json'] LOOP
+        'job_show_json', 'jobs_json', 'status_json',
+        -- lock contention and the holders T can end (085_locks.sql): every
+        -- session that holds up or waits for cleanup, as busy answers name
+        -- them; query text only where the login could read it itself
+        'locks_tree', 'idle_holders'] LOOP
         n := 0;
         FOR x IN SELECT p.oid, pg_catalog.pg_get_function_identity_arguments(p.oid) AS args
                    FROM pg_catalog.pg_proc p
@@ -298,7 +302,8 @@ GRANT EXECUTE ON FUNCTION cleanup.job_json(cleanup.jobs), cleanup.job_live_json(
                           cleanup.job_text_columns(cleanup.jobs),
                           cleanup.step_json(cleanup.job_steps),
                           cleanup.job_show_json(bigint, int), cleanup.jobs_json(int), cleanup.status_json(),
-                          cleanup.status_servers(), cleanup.status_libraries(), cleanup.locks_tree(), cleanup.dependency_edges(int, int),
+                          cleanup.status_servers(), cleanup.status_libraries(), cleanup.locks_tree(), cleanup.idle_holders(float8),
+                          cleanup.dependency_edges(int, int),
                           cleanup.dependency_evidence(int, int),
                           cleanup.dependency_evidence(int, int, int, int), cleanup.job_step_replay(bigint, int),
                           cleanup.runner_live(cleanup.job_runners), cleanup.runner_label(cleanup.job_runners)

@@ -73,7 +73,7 @@ trap cleanup EXIT
 start_pgbouncer() {
 	local mode=$1 port=$2 d=$RUN/pgb-$1
 	as_pg mkdir -m 700 "$d"
-	printf '"%s" ""\n"postgres" ""\n' $ROLE | as_pg tee "$d/userlist.txt" >/dev/null
+	printf '"%s" ""\n"fleet_writer" ""\n"postgres" ""\n' $ROLE | as_pg tee "$d/userlist.txt" >/dev/null
 	as_pg tee "$d/pgbouncer.ini" >/dev/null <<EOF
 [databases]
 $NAME = host=$SOCK port=$PORT dbname=$NAME
@@ -257,6 +257,112 @@ console_shows() {
 	pool_clean "console --readonly"
 }
 
+# holder_through_pool: the incident path through the transaction pool. A
+# sync writer login (cleanup_writer, no superuser) leaves an insert into
+# library 10 open through the pool, so its server backend holds the
+# library's admission row. Through the same pool, as the on-call role with
+# the DBA's 20ms timeouts: the seal is busy (exit 3) naming that backend;
+# the console's T on it (typed confirmation) is refused while the role
+# lacks pg_signal_backend and ends it once granted; the insert rolls back,
+# the seal goes through and the prune completes exactly. Waits poll the
+# screen or the database.
+holder_through_pool() {
+	local lib=10 job wpid tm=fleet-$$-T i screen="" attempt
+	login_role fleet_writer cleanup_writer
+	c --json job create prune --library $lib
+	ok "job create (T)"
+	job=$(jq -r .id <<<"$OUT" 2>/dev/null)
+	c job append "$job" ext-$lib-1
+	ok "job append (T)"
+	session_start "host=$RUN/pgb-transaction port=6433 dbname=$NAME user=fleet_writer application_name=fleet-writer" \
+		"BEGIN; INSERT INTO inventory.items (library_id, external_id) VALUES ($lib, 'held-open');"
+	for i in $(seq 1 300); do
+		wpid=$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT pid FROM pg_stat_activity WHERE usename = 'fleet_writer'
+		         AND state = 'idle in transaction' AND query LIKE '%INSERT%'")
+		[ -n "$wpid" ] && break
+		sleep 0.1
+	done
+	[ -n "$wpid" ] || { fail "[$CELL] the writer's insert did not start through the pool"; exec 7>&-; return; }
+	same "$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'fleet_writer'")" f \
+		"[$CELL] the writer login is no superuser"
+	CURRENT="[$CELL] job seal while a writer's insert is open through the pool"
+	c job seal "$job" --expected 1 7>&-
+	expect 3 "held by pid $wpid"
+	command -v tmux >/dev/null || { echo "FAIL: tmux is not installed"; FAILS=$((FAILS + 1)); exec 7>&-; return; }
+	timeout 10 tmux -L "$tm" new-session -d -x 200 -y 50 \
+		"$(printf '%q ' "$CLEANUPCTL" --db "$POOL" console); sleep 1" 7>&- || { fail "tmux"; exec 7>&-; return; }
+	T() { timeout 10 tmux -L "$tm" "$@"; }
+	# seen TEXT [SECONDS]: the console's screen shows TEXT (polled).
+	seen() {
+		local n
+		for n in $(seq 1 $((${2:-30} * 10))); do
+			screen=$(T capture-pane -p 2>/dev/null)
+			grep -qF -- "$1" <<<"$screen" && return 0
+			sleep 0.1
+		done
+		return 1
+	}
+	# terminate: T on the writer's row (the panel lists it once idle for
+	# 10 s), confirmed by typing; the footer's outcome is left in $screen.
+	terminate() {
+		local row
+		for row in 1 2 3 4 5 6; do
+			T send-keys T
+			if seen "Terminate backend $wpid?" 3; then
+				seen "Type \"terminate $wpid\" to confirm" 5 || fail "[$CELL] T: no typed confirmation"
+				T send-keys -l -- "terminate $wpid"
+				T send-keys Enter
+				return 0
+			fi
+			T send-keys Escape j
+		done
+		echo "FAIL: [$CELL] T never offered backend $wpid; the screen:"
+		sed 's/^/    /' <<<"$screen"
+		FAILS=$((FAILS + 1))
+		return 1
+	}
+	for i in 1 2 3 4 5 6 7; do
+		screen=$(T capture-pane -p 2>/dev/null)
+		grep -qE "\[locks [0-9]+/[0-9]+\]" <<<"$screen" && break
+		T send-keys Tab
+		sleep 0.2
+	done
+	seen "$wpid fleet-writer idle" 40 || {
+		echo "FAIL: [$CELL] the locks panel does not list the writer's backend $wpid; the screen:"
+		sed 's/^/    /' <<<"$screen"
+		FAILS=$((FAILS + 1))
+	}
+	T send-keys g
+	if terminate; then
+		seen "refused:" 15 && grep -qF "pg_signal_backend" <<<"$screen" ||
+			fail "[$CELL] T without pg_signal_backend is not refused naming the grant: $(grep -F refused <<<"$screen")"
+		same "$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT count(*) FROM pg_stat_activity WHERE pid = $wpid")" 1 \
+			"[$CELL] a refused T leaves the writer's backend"
+	fi
+	psql -X -q "$ADMIN" -c "GRANT pg_signal_backend TO $ROLE" || fail "GRANT pg_signal_backend"
+	T send-keys g
+	if terminate; then
+		seen "done: terminated: pid $wpid" 15 ||
+			fail "[$CELL] T with the grant did not end the writer's backend: $(grep -E 'done|refused' <<<"$screen")"
+	fi
+	T send-keys q
+	for i in $(seq 1 100); do T has-session 2>/dev/null || break; sleep 0.1; done
+	T kill-server 2>/dev/null
+	exec 7>&-
+	wait "$HOLDER" 2>/dev/null
+	psql -X -q "$ADMIN" -c "REVOKE pg_signal_backend FROM $ROLE" >/dev/null
+	same "$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT count(*) FROM cleanup.audit WHERE action = 'terminate-holder'
+	         AND job_id = $job AND outcome LIKE 'done: terminated: pid $wpid%admission row of library $lib%'")" 1 \
+		"[$CELL] the audit names the admission row and the job"
+	CURRENT="[$CELL] job seal after T"
+	c job seal "$job" --expected 1
+	ok "job seal after T"
+	c job run "$job"
+	ok "job run after T"
+	same "$(psql -X -q -t -A "$DIRECT_ADMIN" -c "SELECT string_agg(external_id, ',') FROM inventory.items WHERE library_id = $lib")" \
+		"ext-$lib-1" "[$CELL] library $lib keeps the one seen item; the held insert rolled back"
+}
+
 POOL_DIRECT="host=$SOCK port=$PORT dbname=$NAME user=$ROLE"
 
 CELL=direct
@@ -276,6 +382,7 @@ POOL="host=$RUN/pgb-transaction port=6433 dbname=$NAME user=$ROLE"
 POOL_ADMIN="host=$RUN/pgb-transaction port=6433 dbname=pgbouncer user=postgres"
 flow 3
 console_shows "pooler: polling" "READ-ONLY" "Shows"
+holder_through_pool
 stop_pgbouncer transaction
 
 # start_standby NAME HOST PORT NEWPORT: a hot standby in $RUN/NAME of the

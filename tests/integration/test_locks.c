@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cleanup/install.h"
 #include "cleanup/locks.h"
 #include "pgtest.h"
 
@@ -237,6 +238,90 @@ static void test_locks_chain_of_three(void **state)
 	PQfinish(observer);
 }
 
+/* T3 for the least-privileged on-call login: a console login (member of
+ * cleanup_console only: no superuser, no pg_read_all_stats) sees the sync
+ * writers that hold up cleanup though they are other roles' sessions. Two
+ * writer logins (cleanup_writer) contend for an item row: writer A's
+ * update stays open (idle in transaction), writer B waits for it. The
+ * console login's lock view lists both with their state and the blocking
+ * pair, and its holders list (what T acts on) names A by role; the query
+ * text of another role's session stays hidden from it, as PostgreSQL hides
+ * it; `cleanupctl locks --json` run as that login says the same. */
+static void test_T3_console_login_sees_other_roles_holders(void **state)
+{
+	PGconn *o = pgtest_connect(conninfo, "observer");
+	PGconn *a, *b, *con;
+	char *as_a, *as_b, *as_console, *out = NULL;
+	int64_t item = pgtest_int(o, "SELECT min(id) FROM inventory.items");
+	int apid, bpid;
+	char want[160];
+
+	(void)state;
+	pgtest_login_role(o, "lk_writer_a", CLEANUP_ROLE_WRITER);
+	pgtest_login_role(o, "lk_writer_b", CLEANUP_ROLE_WRITER);
+	pgtest_login_role(o, "lk_oncall", CLEANUP_ROLE_CONSOLE);
+	as_a = pgtest_with_user(conninfo, "lk_writer_a");
+	as_b = pgtest_with_user(conninfo, "lk_writer_b");
+	as_console = pgtest_with_user(conninfo, "lk_oncall");
+	a = pgtest_connect(as_a, "sync-a");
+	b = pgtest_connect(as_b, "sync-b");
+	con = pgtest_connect(as_console, "oncall");
+	apid = PQbackendPID(a);
+	bpid = PQbackendPID(b);
+	assert_int_equal(pgtest_int(con, "SELECT count(*) FROM pg_roles WHERE rolname = current_user AND (rolsuper "
+	                                 "OR pg_has_role(current_user, 'pg_read_all_stats', 'USAGE'))"),
+	                 0);
+	pgtest_exec(a, "BEGIN");
+	pgtest_exec(a, "UPDATE inventory.items SET title = 'held by a' WHERE id = %lld", (long long)item);
+	pgtest_send(b, "UPDATE inventory.items SET title = 'waiting b' WHERE id = %lld", (long long)item);
+	pgtest_wait_blocked(o, bpid, 10000);
+	/* What the login may read of pg_stat_activity itself: nothing of them. */
+	assert_int_equal(pgtest_int(con, "SELECT count(*) FROM pg_stat_activity WHERE pid IN (%d, %d) AND state IS NOT NULL",
+	                            apid, bpid),
+	                 0);
+
+	/* The lock view as that login: the pair, states, the wait; no text. */
+	assert_int_equal(pgtest_int(con,
+	                            "SELECT count(*) FROM cleanup.locks_tree() t WHERE (t.pid = %d AND t.state = "
+	                            "'idle in transaction' AND t.query = '<insufficient privilege>') OR (t.pid = %d AND "
+	                            "t.blocked_by = ARRAY[%d] AND t.state = 'active' AND t.wait_event_type = 'Lock' AND "
+	                            "t.query = '<insufficient privilege>')",
+	                            apid, bpid, apid),
+	                 2);
+	/* The holders T acts on, as that login: A, by role, holding the items. */
+	assert_int_equal(pgtest_int(con,
+	                            "SELECT count(*) FROM cleanup.idle_holders(0) h WHERE h.pid = %d AND h.role = "
+	                            "'lk_writer_a' AND h.state = 'idle in transaction' AND h.idle AND h.holds LIKE "
+	                            "'%%on inventory.items%%'",
+	                            apid),
+	                 1);
+	/* A superuser still reads the text. */
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.locks_tree() WHERE pid = %d AND query LIKE "
+	                               "'UPDATE inventory.items SET title = ''waiting b''%%'",
+	                            bpid),
+	                 1);
+	/* The CLI as that login. */
+	assert_int_equal(pgtest_sh(&out,
+	                           "'%s' --db \"%s\" --json locks | jq -r '.blocked, (.backends[] | "
+	                           "select(.pid == %d) | \"\\(.blocked_by[0]) \\(.query)\")'",
+	                           pgtest_cleanupctl(), as_console, bpid),
+	                 0);
+	snprintf(want, sizeof want, "1\n%d <insufficient privilege>\n", apid);
+	assert_string_equal(out, want);
+	free(out);
+
+	pgtest_exec(a, "ROLLBACK");
+	assert_string_equal(pgtest_finish(b), "");
+	PQfinish(a);
+	PQfinish(b);
+	PQfinish(con);
+	PQfinish(o);
+	free(as_a);
+	free(as_b);
+	free(as_console);
+}
+
 PGTEST_MAIN(cmocka_unit_test(test_locks_shows_row_lock_blocking_pair),
             cmocka_unit_test(test_locks_names_engine_advisory_locks),
-            cmocka_unit_test(test_locks_chain_of_three))
+            cmocka_unit_test(test_locks_chain_of_three),
+            cmocka_unit_test(test_T3_console_login_sees_other_roles_holders))
