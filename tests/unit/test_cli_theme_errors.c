@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include "theme.h"
 #include "test_main.h"
-#include "unit_files.h"
+#include "unit_support.h"
 
 static char tmpdir[256];
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "cmdline.h"
 #include "test_main.h"
-#include "unit_files.h"
+#include "unit_support.h"
 
 #ifndef EXPECT_BACKEND
 #error "define EXPECT_BACKEND"

@@ -16,7 +16,7 @@
 #include "config.h"
 #include "theme.h"
 #include "test_main.h"
-#include "unit_files.h"
+#include "unit_support.h"
 
 static char tmpdir[] = "/tmp/test_theme.XXXXXX";
 
