@@ -9,12 +9,18 @@ db_fresh cleanup_lab_t_cli_jobs
 sql "SELECT cleanup_lab.seed_demo(2, 2, 10)" >/dev/null
 # Server 1: libraries 1, 2; server 2: libraries 3, 4; ext-<lib>-1..10 each.
 
+# new_prune VAR LIBRARY: `job create prune --library LIBRARY --json` exits
+# 0; the new job's id in VAR, its document in $OUT.
+new_prune() {
+	run --json job create prune --library "$2"
+	expect 0
+	printf -v "$1" %s "$(jq -r .id <<<"$OUT")"
+}
+
 KEYS='["id","kind","server_id","library_id","phase","step_no","visited","deleted","moved","absent","retained","manifest_count","expected_count","high_water_id"]'
 
 CURRENT="job create --json"
-run --json job create prune --library 1
-expect 0
-J=$(jq -r .id <<<"$OUT")
+new_prune J 1
 jq -e --argjson k "$KEYS" '. as $j | all($k[]; . as $key | $j | has($key))' <<<"$OUT" >/dev/null ||
 	fail "job create --json lacks a PRODUCT.md key"
 same "$(jq -r '[.kind, .phase, .server_id, .library_id, .step_no, .manifest_count, .expected_count, .high_water_id] | @csv' <<<"$OUT")" \
@@ -29,9 +35,7 @@ run job create remove-server --server 1
 expect 4 "job $J"
 unchanged "$before"
 CURRENT="job create: another server is independent (C7)"
-run --json job create prune --library 3
-expect 0
-J3=$(jq -r .id <<<"$OUT")
+new_prune J3 3
 run job cancel "$J3"
 expect 0 "cancelled job $J3"
 
@@ -162,9 +166,7 @@ expect 4 "only collecting jobs pause"
 unchanged "$before"
 
 CURRENT="empty manifest sealed with --expected 0 (C5)"
-run --json job create prune --library 4
-expect 0
-J4=$(jq -r .id <<<"$OUT")
+new_prune J4 4
 run job append "$J4"
 expect 0 "0 new, 0 duplicate in 1 call; manifest holds 0 IDs"
 run --json job seal "$J4" --expected 0

@@ -68,8 +68,16 @@ run_checked() {
 	"check_$kind" "$file" "$what"
 }
 
-# names_of FILE JQ: the names JQ selects from the JSON in FILE, one a line,
-# compared with the database's.
+# ok_checked text|json FILE WHAT ARGS...: run_checked with $CURRENT set to
+# WHAT; the run must exit 0.
+ok_checked() {
+	CURRENT=$3
+	run_checked "$@"
+	expect 0
+}
+
+# json_names_whole FILE JQ SQL WHAT: the names JQ selects from the JSON in
+# FILE, one a line, are the names SQL selects from the database.
 json_names_whole() {
 	local got want
 	got=$(jq -r "$2" "$1" | md5sum)
@@ -98,18 +106,14 @@ print(' '.join(str(c) for c in sorted(cols)))
 PY
 }
 
-CURRENT="status"
-run_checked text status.txt "$CURRENT" status
-expect 0
+ok_checked text status.txt "status" status
 [ "$(grep -c '^[1-7] ' "$TMPD/status.txt")" -eq 7 ] || fail "status lacks a server row"
 # Server rows "ID NAME(24 columns) ADMISSION ..." and library rows
 # "  lib ID NAME(23 columns) ADMISSION ...": ADMISSION at column 33.
 same "$(column_of "$TMPD/status.txt" open draining missing)" "33" \
 	"status: the ADMISSION column starts at display column 33 on every server and library row"
 
-CURRENT="status --json"
-run_checked json status.json "$CURRENT" --json status
-expect 0
+ok_checked json status.json "status --json" --json status
 json_names_whole "$TMPD/status.json" '.servers[] | .name' \
 	"SELECT name FROM inventory.media_servers ORDER BY id" "$CURRENT (servers)"
 json_names_whole "$TMPD/status.json" '.servers[] | .libraries[] | .name' \
@@ -118,20 +122,15 @@ json_names_whole "$TMPD/status.json" '.servers[] | .libraries[] | .name' \
 # One job per server, each on the library with that server's name: job
 # show, jobs and status print the target name.
 for lib in 1 2 3 4 5 6 7; do
-	CURRENT="job create remove-library --library $lib"
-	run_checked json create.json "$CURRENT" --json job create remove-library --library "$lib"
-	expect 0
+	ok_checked json create.json "job create remove-library --library $lib" \
+		--json job create remove-library --library "$lib"
 	J=$(jq -r .id "$TMPD/create.json")
 
-	CURRENT="job show $J --json (library $lib)"
-	run_checked json show.json "$CURRENT" --json job show "$J"
-	expect 0
+	ok_checked json show.json "job show $J --json (library $lib)" --json job show "$J"
 	same "$(jq -r .target_name "$TMPD/show.json")" "$(sql "SELECT name FROM inventory.libraries WHERE id = $lib")" \
 		"$CURRENT: target_name whole"
 
-	CURRENT="job show $J (library $lib)"
-	run_checked text show.txt "$CURRENT" job show "$J"
-	expect 0
+	ok_checked text show.txt "job show $J (library $lib)" job show "$J"
 	name=$(sql "SELECT name FROM inventory.libraries WHERE id = $lib")
 	if ! grep -qF "($name) on server" "$TMPD/show.txt"; then
 		shown=$(sed -n 's/^  target        library [0-9]* (\(.*\)) on server [0-9]*$/\1/p' "$TMPD/show.txt")
@@ -144,35 +143,26 @@ for lib in 1 2 3 4 5 6 7; do
 	fi
 done
 
-CURRENT="jobs"
-run_checked text jobs.txt "$CURRENT" jobs
-expect 0
+ok_checked text jobs.txt "jobs" jobs
 [ "$(grep -c 'remove-library' "$TMPD/jobs.txt")" -eq 7 ] || fail "$CURRENT: not 7 jobs"
 # "JOB KIND SERVER TARGET(24 columns) PHASE ...": PHASE at column 57.
 same "$(column_of "$TMPD/jobs.txt" collecting draining)" "57" \
 	"jobs: the PHASE column starts at display column 57 on every row"
 
-CURRENT="jobs --json"
-run_checked json jobs.json "$CURRENT" --json jobs
-expect 0
+ok_checked json jobs.json "jobs --json" --json jobs
 
-CURRENT="status with jobs"
-run_checked text status2.txt "$CURRENT" status
-expect 0
+ok_checked text status2.txt "status with jobs" status
 
 CURRENT="job step (the library's parent delete names it)"
 run_checked json step.json "$CURRENT" --json job step "$(sql "SELECT min(id) FROM cleanup.jobs")" --steps 3
 run_checked text step.txt "$CURRENT" job show "$(sql "SELECT min(id) FROM cleanup.jobs")"
 
-CURRENT="job run --json (a removal to the end: the parent delete names the library)"
 J2=$(sql "SELECT id FROM cleanup.jobs WHERE library_id = 2")
-run_checked json run.json "$CURRENT" --json job run "$J2"
-expect 0
+ok_checked json run.json "job run --json (a removal to the end: the parent delete names the library)" \
+	--json job run "$J2"
 run_checked text run.txt "$CURRENT (job show after)" job show "$J2"
 
-CURRENT="status --watch --count 1 --json"
-run_checked json watch.json "$CURRENT" --json status --watch 0.1 --count 1
-expect 0
+ok_checked json watch.json "status --watch --count 1 --json" --json status --watch 0.1 --count 1
 
 CURRENT="an error that names a library: a second job on its server"
 run_checked json err.json "$CURRENT" --json job create prune --library 3
@@ -184,11 +174,8 @@ CURRENT="counts"
 run_checked text counts.txt "$CURRENT" counts --no-visit
 run_checked json counts.json "$CURRENT --json" --json counts --no-visit
 
-CURRENT="locks"
-run_checked text locks.txt "$CURRENT" locks
-expect 0
-run_checked json locks.json "$CURRENT --json" --json locks
-expect 0
+ok_checked text locks.txt "locks" locks
+ok_checked json locks.json "locks --json" --json locks
 
 # The console (read-only, in tmux on a private socket, a UTF-8 locale):
 # every screen line is valid UTF-8, and names show no '?' (none of the

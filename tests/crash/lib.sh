@@ -207,6 +207,39 @@ remove_server_exact() {
 	check_replay "$1"
 }
 
+# prune_soak LIB UNSEEN BREAK FINISH: a soak test's prune. The items of
+# library LIB not matching UNSEEN (an SQL condition on crashtest.before)
+# are crashtest.seen, the manifest of a new sealed prune job of LIB (its id
+# in job); BREAK JOB STEPS interrupts its runs over its STEPS (unseen items
+# / 128 + 2), FINISH JOB brings it to completion, and the job must then be
+# exact (prune_exact).
+prune_soak() {
+	local lib=$1 unseen=$2 seen want
+	q "CREATE TABLE crashtest.seen AS
+	   SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND NOT ($unseen)" -v lib="$lib"
+	seen=$(q "SELECT count(*) FROM crashtest.seen")
+	job=$(seen_prune_job "$lib")
+	want=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND $unseen" -v lib="$lib")
+	"$3" "$job" $((want / 128 + 2))
+	"$4" "$job"
+	prune_exact "$job" "$lib" "$want" "$seen" "$unseen"
+}
+
+# remove_server_soak SERVER LIB UNSEEN BREAK FINISH: a soak test's
+# remove-server of SERVER after prune_soak LIB UNSEEN: a new job (its id in
+# job), BREAK JOB STEPS over its STEPS (the server's items / 128 + 5),
+# FINISH JOB, and the job must then be exact (remove_server_exact: every
+# library SERVER had deleted).
+remove_server_soak() {
+	local server=$1 want libs
+	want=$(q "SELECT count(*) FROM crashtest.before WHERE server_id = :'s'" -v s="$server")
+	libs=$(q "SELECT count(*) FROM inventory.libraries WHERE server_id = :'s'" -v s="$server")
+	job=$(job_create remove-server "$server")
+	"$4" "$job" $((want / 128 + 5))
+	"$5" "$job"
+	remove_server_exact "$job" "$server" "$want" "$libs" "$2" "$3"
+}
+
 # start_run JOB [ARGS...]: `job run JOB --json ARGS` in the background; sets
 # RUN_PID, RUN_OUT, RUN_ERR.
 start_run() {

@@ -81,20 +81,9 @@ lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$
 snapshot before
 
 # --- prune: three of four items unseen (a step deletes 128 of them) ---
-q "CREATE TABLE crashtest.seen AS SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND id % 4 = 0" \
-	-v lib="$lib"
-seen=$(q "SELECT count(*) FROM crashtest.seen")
-job=$(seen_prune_job "$lib")
-want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 4 <> 0" -v lib="$lib")
-crash_rounds "$job" $((want_deleted / 128 + 2))
-finish_then_crash "$job"
-prune_exact "$job" "$lib" "$want_deleted" "$seen" "id % 4 <> 0"
+prune_soak "$lib" "id % 4 <> 0" crash_rounds finish_then_crash
 log "prune job $job exact after $CRASHES server crashes and one right after its completion"
 
 # --- remove-server of server 2 ---
-want=$(q "SELECT count(*) FROM crashtest.before WHERE server_id = :'s'" -v s="$s2")
-job=$(job_create remove-server "$s2")
-crash_rounds "$job" $((want / 128 + 5))
-finish_then_crash "$job"
-remove_server_exact "$job" "$s2" "$want" 2 "$lib" "id % 4 <> 0"
+remove_server_soak "$s2" "$lib" "id % 4 <> 0" crash_rounds finish_then_crash
 log "PASS: remove-server job $job exact after $CRASHES server crashes and one right after its completion"

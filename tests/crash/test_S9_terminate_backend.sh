@@ -19,23 +19,17 @@ read -r s1 s2 s3 < <(q "SELECT string_agg(id::text, ' ' ORDER BY id) FROM invent
 lib=$(q "SELECT min(id) FROM inventory.libraries WHERE server_id = :'s'" -v s="$s1")
 snapshot before
 
-# --- prune of the first library: every third item unseen ---
-q "CREATE TABLE crashtest.seen AS
-   SELECT external_id FROM crashtest.before WHERE library_id = :'lib' AND id % 3 <> 0" -v lib="$lib"
-seen=$(q "SELECT count(*) FROM crashtest.seen")
-job=$(seen_prune_job "$lib")
-want_deleted=$(q "SELECT count(*) FROM crashtest.before WHERE library_id = :'lib' AND id % 3 = 0" -v lib="$lib")
+# replay_resume JOB: the steps recorded so far replay, then a new process
+# resumes JOB.
+replay_resume() {
+	check_replay "$1"
+	resume "$1"
+}
 
-terminate_rounds "$job" $((want_deleted / 128 + 2))
-check_replay "$job"
-resume "$job"
-prune_exact "$job" "$lib" "$want_deleted" "$seen" "id % 3 = 0"
+# --- prune of the first library: every third item unseen ---
+prune_soak "$lib" "id % 3 = 0" terminate_rounds replay_resume
 log "prune job $job exact after $TERMS terminations"
 
 # --- remove-server of server 2 ---
-want=$(q "SELECT count(*) FROM crashtest.before WHERE server_id = :'s'" -v s="$s2")
-job=$(job_create remove-server "$s2")
-terminate_rounds "$job" $((want / 128 + 5))
-resume "$job"
-remove_server_exact "$job" "$s2" "$want" 2 "$lib" "id % 3 = 0"
+remove_server_soak "$s2" "$lib" "id % 3 = 0" terminate_rounds resume
 log "PASS: remove-server job $job exact after $TERMS terminations"

@@ -103,6 +103,12 @@ else
 	BINARIES=("$CLEANUPCTL")
 fi
 bin_name() { case "$1" in "$CLEANUPCTL_NORL") echo builtin ;; *) echo "$CMDLINE_BACKEND" ;; esac; }
+# fresh_for BIN PREFIX: starts a test's pass over the binary BIN: $name is
+# BIN's line editor (bin_name) and $DB a fresh database PREFIX_$name.
+fresh_for() {
+	name=$(bin_name "$1")
+	db_fresh "$2_$name"
+}
 
 fail() {
 	echo "FAIL: $*"

@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 for BIN in "${BINARIES[@]}"; do
-	name=$(bin_name "$BIN")
-	db_fresh "act_$name"
+	fresh_for "$BIN" act
 	J=$(sealed_job 1 100)
 	start "$BIN"
 	wait_for "draining" || fail "$name: job not shown"

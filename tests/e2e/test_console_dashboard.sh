@@ -15,8 +15,7 @@ clock_moved_while_paused() {
 }
 
 for BIN in "${BINARIES[@]}"; do
-	name=$(bin_name "$BIN")
-	db_fresh "dash_$name"
+	fresh_for "$BIN" dash
 	J1=$(sealed_job 1 100)
 	J2=$("$CLEANUPCTL" --json --db "$DB" job create prune --library 3 | jq -r .id)
 	start "$BIN" --refresh 60000

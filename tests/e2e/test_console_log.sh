@@ -23,6 +23,14 @@ sql "SELECT cleanup.log_event($J1, 'busy',
        FROM generate_series(1, 300) g" >/dev/null
 FIRST=$(sql "SELECT to_char(min(at), 'HH24:MI:SS') FROM cleanup.events WHERE kind = 'busy'")
 
+# f_shows TITLE CHECK TEXT WHAT KIND: f moves the log's filter on; its title
+# then matches TITLE (a regular expression) and CHECK TEXT holds (wait_re,
+# wait_for or gone_text): the log shows WHAT, the KIND filter's lines.
+f_shows() {
+	keys f
+	wait_re "$1" && "$2" "$3" && ok "$size: f: $4" || fail "$size: $5 filter"
+}
+
 for size in 120x40 80x24; do
 	at_size "$size"
 	start "$BIN"
@@ -41,15 +49,9 @@ for size in 120x40 80x24; do
 	wait_for "log: lifecycle lines only" && wait_re "\[log lifecycle only [0-9]+/[0-9]+\]" || fail "$size: f: lifecycle"
 	wait_gone "busy x300" && wait_re "sealed +job $J1 sealed job $J1" &&
 		ok "$size: f: lifecycle lines only, no busy line" || fail "$size: lifecycle filter"
-	keys f
-	wait_re "\[log audit only 1/1\]" && wait_re "audit +pause by e2e-ops" && ok "$size: f: the audit row only" ||
-		fail "$size: audit filter"
-	keys f
-	wait_re "\[log busy only 1/1\]" && wait_for "busy x300" && ok "$size: f: the busy retries only, collapsed" ||
-		fail "$size: busy filter"
-	keys f
-	wait_re "\[log console only" && gone_text "busy x300" && ok "$size: f: the console's notes only" ||
-		fail "$size: console filter"
+	f_shows "\[log audit only 1/1\]" wait_re "audit +pause by e2e-ops" "the audit row only" audit
+	f_shows "\[log busy only 1/1\]" wait_for "busy x300" "the busy retries only, collapsed" busy
+	f_shows "\[log console only" gone_text "busy x300" "the console's notes only" console
 	keys f
 	wait_for "log: every kind of line" && wait_re "\[log [0-9]+/[0-9]+\]" && ok "$size: f again: every kind" ||
 		fail "$size: back to all"

@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 for BIN in "${BINARIES[@]}"; do
-	name=$(bin_name "$BIN")
-	db_fresh "small_$name"
+	fresh_for "$BIN" small
 	J=$(sealed_job 1 100)
 	COLS=80 ROWS=24 start "$BIN"
 	wait_for "draining" || fail "$name: job not shown at 80x24"

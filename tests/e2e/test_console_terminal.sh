@@ -8,8 +8,7 @@
 colour_codes() { T capture-pane -p -e | grep -cE $'\e\\[([0-9;]*;)?(3[0-7]|9[0-7]|4[0-7]|10[0-7]|38;5;[0-9]+|48;5;[0-9]+)m'; }
 
 for BIN in "${BINARIES[@]}"; do
-	name=$(bin_name "$BIN")
-	db_fresh "term_$name"
+	fresh_for "$BIN" term
 	J=$(sealed_job 2 10)
 
 	# Resize.

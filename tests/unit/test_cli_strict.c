@@ -157,17 +157,13 @@ static cleanup_job job_at(int32_t step_no)
 
 static void test_run_summary_reports_what_survived(void **state)
 {
-	cleanup_run_summary sum;
-	cleanup_job db;
+	/* 19 steps acknowledged from step 0 (the job: the run's own view); a
+	 * server crash kept 18. */
+	cleanup_run_summary sum = {.steps = 19, .acked_step_no = 19, .job = job_at(19)};
+	cleanup_job db = job_at(18);
 	char line[512];
 
 	(void)state;
-	/* 19 steps acknowledged from step 0; a server crash kept 18. */
-	memset(&sum, 0, sizeof sum);
-	sum.steps = 19;
-	sum.acked_step_no = 19;
-	sum.job = job_at(19); /* the run's own view */
-	db = job_at(18);
 	assert_int_equal(cleanup_run_reconcile(&sum, &db), 1);
 	assert_int_equal(sum.lost_steps, 1);
 	assert_int_equal(sum.job.step_no, 18);

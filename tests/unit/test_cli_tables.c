@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include "cli.h"
 #include "test_main.h"
+#include "unit_support.h"
 
 static void test_job_tables_are_well_formed(void **state)
 {
@@ -187,14 +188,6 @@ static void test_json_error_has_one_shape(void **state)
 	free(text);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void test_wait_retries_busy_until_the_deadline(void **state)
 {
 	cleanup_error err;
@@ -215,7 +208,7 @@ static void test_wait_retries_busy_until_the_deadline(void **state)
 	assert_string_equal(err.detail, "");
 	/* busy with --wait 0.3: retries (the error cleared each time), none
 	 * past the deadline, then the busy error stands and says so */
-	t0 = now_s();
+	t0 = mono_seconds();
 	cli_wait_begin(&w, 0.3);
 	for (;;) {
 		tries++;
@@ -226,7 +219,7 @@ static void test_wait_retries_busy_until_the_deadline(void **state)
 			break;
 		assert_int_equal(err.status, CLEANUP_OK);
 	}
-	assert_true(now_s() - t0 >= 0.3);
+	assert_true(mono_seconds() - t0 >= 0.3);
 	assert_true(tries >= 2 && tries <= 8); /* after 50, 100, then 150 ms (the deadline's rest) */
 	assert_int_equal(err.status, CLEANUP_EBUSY);
 	assert_non_null(strstr(err.detail, "held by pid 7; still busy after --wait 0.3 s ("));

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "theme.h"
 #include "test_main.h"
+#include "unit_support.h"
 
 static char tmpdir[256];
 
@@ -21,25 +22,13 @@ static int setup(void **state)
 {
 	(void)state;
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/cleanupctl-theme-errors.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return files_dir_make(tmpdir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	return files_dir_remove(tmpdir);
 }
 
 /* A theme text that does not parse, words its error holds (none: NULL),

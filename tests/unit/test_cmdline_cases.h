@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "cmdline.h"
 #include "test_main.h"
+#include "unit_support.h"
 
 #ifndef EXPECT_BACKEND
 #error "define EXPECT_BACKEND"
@@ -103,6 +104,34 @@ static int feed_str(const char *s)
 	return st;
 }
 
+/* Opens the command line, without completion. */
+static void open_plain(void)
+{
+	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+}
+
+/* Feeds KEY; the line then reads TEXT. */
+static void key_shows(int key, const char *text)
+{
+	cmdline_feed(key);
+	assert_string_equal(cmdline_text(), text);
+}
+
+/* Feeds KEY, an Enter: the line is submitted and reads LINE. */
+static void enter_gives(int key, const char *line)
+{
+	assert_int_equal(cmdline_feed(key), CMDLINE_SUBMITTED);
+	assert_string_equal(cmdline_result(), line);
+}
+
+/* Closes the command line and ends the capture: the backend wrote nothing
+ * to the terminal. */
+static void close_quiet(void)
+{
+	cmdline_close();
+	assert_int_equal(capture_end(), 0);
+}
+
 static void offer(lineedit_candidates *out, const char *line, size_t word_start, const char *word, void *arg)
 {
 	static const char *const commands[] = {"step", "seal", "show", "pause", "resume", "cancel", NULL};
@@ -161,20 +190,18 @@ static void test_submit_and_history_file(void **state)
 	assert_string_equal(path, history_file);
 
 	capture_begin();
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	assert_true(cmdline_active());
 	assert_int_equal(feed_str("step 12"), CMDLINE_ACTIVE);
 	assert_string_equal(cmdline_text(), "step 12");
 	assert_int_equal(cmdline_cursor(), 7);
-	assert_int_equal(cmdline_feed('\r'), CMDLINE_SUBMITTED);
+	enter_gives('\r', "step 12");
 	assert_false(cmdline_active());
-	assert_string_equal(cmdline_result(), "step 12");
 	/* After submitting, keys change nothing. */
 	assert_int_equal(cmdline_feed('x'), CMDLINE_SUBMITTED);
 	assert_string_equal(cmdline_result(), "step 12");
 	cmdline_close();
-	cmdline_close(); /* idempotent */
-	assert_int_equal(capture_end(), 0);
+	close_quiet(); /* closing twice is harmless */
 
 	/* Saved at once under $XDG_STATE_HOME/cleanupctl/, one entry a line. */
 	f = fopen(history_file, "r");
@@ -188,7 +215,7 @@ static void test_editing_keys(void **state)
 {
 	(void)state;
 	capture_begin();
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	feed_str("pause 12");
 	cmdline_feed(KEY_LEFT);
 	cmdline_feed(KEY_LEFT);
@@ -206,44 +233,36 @@ static void test_editing_keys(void **state)
 	cmdline_feed(CTRL('b'));
 	cmdline_feed(CTRL('f'));
 	assert_int_equal(cmdline_cursor(), 8);
-	cmdline_feed(CTRL('w'));
-	assert_string_equal(cmdline_text(), "pause ");
+	key_shows(CTRL('w'), "pause ");
 	feed_str("7 x");
 	cmdline_feed(KEY_BACKSPACE);
-	cmdline_feed(127);
-	assert_string_equal(cmdline_text(), "pause 7");
+	key_shows(127, "pause 7");
 	cmdline_feed(KEY_LEFT);
-	cmdline_feed(CTRL('k'));
-	assert_string_equal(cmdline_text(), "pause ");
-	cmdline_feed(CTRL('u'));
-	assert_string_equal(cmdline_text(), "");
+	key_shows(CTRL('k'), "pause ");
+	key_shows(CTRL('u'), "");
 	feed_str("abc");
 	cmdline_feed(KEY_HOME);
 	cmdline_feed(KEY_DC);
-	cmdline_feed(CTRL('d'));
-	assert_string_equal(cmdline_text(), "c");
+	key_shows(CTRL('d'), "c");
 	cmdline_feed(KEY_RESIZE); /* the console's business, not ours */
-	cmdline_feed(KEY_F(2));
-	assert_string_equal(cmdline_text(), "c");
+	key_shows(KEY_F(2), "c");
 	assert_int_equal(cmdline_feed(27), CMDLINE_CANCELLED); /* Esc */
 	assert_string_equal(cmdline_result(), "");
 	cmdline_close();
 
 	/* ^C cancels; ^D on an empty line cancels. */
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	feed_str("seal 3");
 	assert_int_equal(cmdline_feed(CTRL('c')), CMDLINE_CANCELLED);
 	cmdline_close();
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	assert_int_equal(cmdline_feed(CTRL('d')), CMDLINE_CANCELLED);
 	cmdline_close();
 	/* Opening again starts empty. */
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	assert_string_equal(cmdline_text(), "");
-	assert_int_equal(cmdline_feed(KEY_ENTER), CMDLINE_SUBMITTED);
-	assert_string_equal(cmdline_result(), "");
-	cmdline_close();
-	assert_int_equal(capture_end(), 0);
+	enter_gives(KEY_ENTER, "");
+	close_quiet();
 }
 
 static void test_history_keys(void **state)
@@ -253,30 +272,24 @@ static void test_history_keys(void **state)
 	(void)state;
 	capture_begin();
 	before = cmdline_history_count();
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	feed_str("resume 7\n");
 	assert_string_equal(cmdline_result(), "resume 7");
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0); /* closes the previous one */
-	feed_str("resume 7\n");                            /* a repeat: kept once */
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
-	feed_str("   \n");                                 /* blank: not kept */
+	open_plain();           /* closes the previous one */
+	feed_str("resume 7\n"); /* a repeat: kept once */
+	open_plain();
+	feed_str("   \n"); /* blank: not kept */
 	assert_int_equal(cmdline_history_count(), before + 1);
 
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	feed_str("dra");
+	key_shows(KEY_UP, "resume 7");
+	key_shows(KEY_UP, "step 12");
+	key_shows(KEY_DOWN, "resume 7");
+	key_shows(KEY_DOWN, "dra");
 	cmdline_feed(KEY_UP);
-	assert_string_equal(cmdline_text(), "resume 7");
-	cmdline_feed(KEY_UP);
-	assert_string_equal(cmdline_text(), "step 12");
-	cmdline_feed(KEY_DOWN);
-	assert_string_equal(cmdline_text(), "resume 7");
-	cmdline_feed(KEY_DOWN);
-	assert_string_equal(cmdline_text(), "dra");
-	cmdline_feed(KEY_UP);
-	assert_int_equal(cmdline_feed('\n'), CMDLINE_SUBMITTED);
-	assert_string_equal(cmdline_result(), "resume 7");
-	cmdline_close();
-	assert_int_equal(capture_end(), 0);
+	enter_gives('\n', "resume 7");
+	close_quiet();
 }
 
 static void test_history_survives_restart(void **state)
@@ -284,17 +297,15 @@ static void test_history_survives_restart(void **state)
 	size_t n;
 
 	(void)state;
-	capture_begin();
 	n = cmdline_history_count();
 	assert_true(n >= 2);
+	capture_begin();
 	cmdline_shutdown(); /* as if the console exited */
 	assert_int_equal(cmdline_history_count(), 0);
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0); /* loads the file */
+	open_plain(); /* loads the file */
 	assert_int_equal(cmdline_history_count(), n);
-	cmdline_feed(KEY_UP);
-	assert_string_equal(cmdline_text(), "resume 7");
-	cmdline_close();
-	assert_int_equal(capture_end(), 0);
+	key_shows(KEY_UP, "resume 7");
+	close_quiet();
 }
 
 static void test_completion(void **state)
@@ -309,58 +320,48 @@ static void test_completion(void **state)
 	assert_string_equal(cmdline_text(), "pause ");
 	assert_true(calls >= 1);
 	feed_str("1");
-	cmdline_feed('\t');
-	assert_string_equal(cmdline_text(), "pause 12"); /* 12 and 120: their common prefix */
+	key_shows('\t', "pause 12"); /* 12 and 120: their common prefix */
 	assert_non_null(strstr(cmdline_message(), "12"));
 	assert_non_null(strstr(cmdline_message(), "120"));
 	cmdline_feed(CTRL('u'));
 	assert_string_equal(cmdline_message(), ""); /* the hint lasts one key */
 	feed_str("s");
-	cmdline_feed('\t');
-	assert_string_equal(cmdline_text(), "s");
+	key_shows('\t', "s");
 	assert_non_null(strstr(cmdline_message(), "step"));
 	assert_non_null(strstr(cmdline_message(), "seal"));
 	assert_non_null(strstr(cmdline_message(), "show"));
 	feed_str("e");
-	cmdline_feed('\t');
-	assert_string_equal(cmdline_text(), "seal ");
+	key_shows('\t', "seal ");
 	feed_str("x");
 	cmdline_feed('\t'); /* nothing starts with x */
 	assert_string_equal(cmdline_text(), "seal x");
-	assert_int_equal(cmdline_feed('\r'), CMDLINE_SUBMITTED);
-	assert_string_equal(cmdline_result(), "seal x");
+	enter_gives('\r', "seal x");
 	cmdline_close();
 
 	/* Without a callback Tab completes nothing (never file names). */
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	feed_str("st");
-	cmdline_feed('\t');
-	assert_string_equal(cmdline_text(), "st");
-	cmdline_close();
-	assert_int_equal(capture_end(), 0);
+	key_shows('\t', "st");
+	close_quiet();
 }
 
 static void test_utf8(void **state)
 {
 	(void)state;
 	capture_begin();
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	feed_str("caf\xc3\xa9 \xe6\xbc\xa2");
 	assert_string_equal(cmdline_text(), "caf\xc3\xa9 \xe6\xbc\xa2");
 	assert_int_equal(cmdline_cursor(), 9);
 	cmdline_feed(KEY_LEFT);
 	assert_int_equal(cmdline_cursor(), 6);
 	cmdline_feed(KEY_END);
+	key_shows(KEY_BACKSPACE, "caf\xc3\xa9 ");
 	cmdline_feed(KEY_BACKSPACE);
-	assert_string_equal(cmdline_text(), "caf\xc3\xa9 ");
-	cmdline_feed(KEY_BACKSPACE);
-	cmdline_feed(KEY_BACKSPACE);
-	assert_string_equal(cmdline_text(), "caf");
+	key_shows(KEY_BACKSPACE, "caf");
 	feed_str("\xc3\xa9");
-	cmdline_feed(CTRL('w'));
-	assert_string_equal(cmdline_text(), "");
-	cmdline_close();
-	assert_int_equal(capture_end(), 0);
+	key_shows(CTRL('w'), "");
+	close_quiet();
 }
 
 static void test_render_scrolls(void **state)
@@ -379,7 +380,7 @@ static void test_render_scrolls(void **state)
 	w = newwin(3, 40, 0, 0);
 	assert_non_null(w);
 
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	feed_str("step 12");
 	cmdline_render(w, 1, 2, 20, A_BOLD, A_NORMAL);
 	assert_int_equal(getcury(w), 1);
@@ -438,7 +439,7 @@ static void test_readline_search(void **state)
 	assert_non_null(s);
 	w = newwin(2, 60, 0, 0);
 	capture_begin();
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	open_plain();
 	cmdline_feed(CTRL('r'));
 	feed_str("ste");
 	assert_string_equal(cmdline_text(), "step 12");
@@ -450,9 +451,8 @@ static void test_readline_search(void **state)
 	cmdline_render(w, 0, 0, 60, A_BOLD, A_NORMAL);
 	mvwinnstr(w, 0, 0, got, 10);
 	assert_string_equal(got, ":step 12  ");
-	assert_int_equal(cmdline_feed('\r'), CMDLINE_SUBMITTED);
-	assert_string_equal(cmdline_result(), "step 12");
-	assert_int_equal(cmdline_open(":", NULL, NULL), 0);
+	enter_gives('\r', "step 12");
+	open_plain();
 	feed_str("x");
 	cmdline_feed(CTRL('r'));
 	feed_str("resu");
@@ -460,8 +460,7 @@ static void test_readline_search(void **state)
 	assert_int_equal(cmdline_feed(CTRL('g')), CMDLINE_ACTIVE); /* aborts the search only */
 	assert_string_equal(cmdline_text(), "x");
 	assert_int_equal(cmdline_feed(27), CMDLINE_CANCELLED);
-	cmdline_close();
-	assert_int_equal(capture_end(), 0);
+	close_quiet();
 	delwin(w);
 	endwin();
 	delscreen(s);
@@ -475,7 +474,7 @@ static int group_setup(void **state)
 	(void)state;
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
 		return -1;
-	if (!mkdtemp(statedir))
+	if (files_dir_make(statedir) != 0)
 		return -1;
 	/* The history goes to a fresh state directory; no ~/.inputrc. */
 	setenv("XDG_STATE_HOME", statedir, 1);
@@ -488,29 +487,30 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
 	cmdline_shutdown();
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", statedir);
-	return system(cmd) == 0 ? 0 : -1;
+	return files_dir_remove(statedir);
 }
+
+/* A case whose failure shows what the backend wrote to the terminal
+ * (test_teardown). */
+#define CMDLINE_TEST(t) cmocka_unit_test_setup_teardown(t, test_setup, test_teardown)
 
 /* The readline backend's own case; nothing with the built-in editor. */
 #ifdef EXPECT_READLINE
-#define READLINE_CASE(t) cmocka_unit_test_setup_teardown(t, test_setup, test_teardown),
+#define READLINE_CASE(t) CMDLINE_TEST(t),
 #else
 #define READLINE_CASE(t)
 #endif
 
 TEST_MAIN(group_setup, group_teardown,
-          cmocka_unit_test_setup_teardown(test_backend, test_setup, test_teardown),
-          cmocka_unit_test_setup_teardown(test_history_path, test_setup, test_teardown),
-          cmocka_unit_test_setup_teardown(test_submit_and_history_file, test_setup, test_teardown),
-          cmocka_unit_test_setup_teardown(test_editing_keys, test_setup, test_teardown),
-          cmocka_unit_test_setup_teardown(test_history_keys, test_setup, test_teardown),
-          cmocka_unit_test_setup_teardown(test_history_survives_restart, test_setup, test_teardown),
-          cmocka_unit_test_setup_teardown(test_completion, test_setup, test_teardown),
-          cmocka_unit_test_setup_teardown(test_utf8, test_setup, test_teardown),
-          cmocka_unit_test_setup_teardown(test_render_scrolls, test_setup, test_teardown),
+          CMDLINE_TEST(test_backend),
+          CMDLINE_TEST(test_history_path),
+          CMDLINE_TEST(test_submit_and_history_file),
+          CMDLINE_TEST(test_editing_keys),
+          CMDLINE_TEST(test_history_keys),
+          CMDLINE_TEST(test_history_survives_restart),
+          CMDLINE_TEST(test_completion),
+          CMDLINE_TEST(test_utf8),
+          CMDLINE_TEST(test_render_scrolls),
           READLINE_CASE(test_readline_search))

@@ -373,14 +373,11 @@ static void test_dialogs_say_where_the_point_of_no_return_is(void **state)
  * holder in full, and needs a pid. */
 static void test_terminate_holder_typed_pid(void **state)
 {
-	confirm_target t;
+	confirm_target t = {.action = ACT_TERMINATE_HOLDER, .job_id = -1};
 	confirm_state c;
 	char why[200];
 
 	(void)state;
-	memset(&t, 0, sizeof t);
-	t.action = ACT_TERMINATE_HOLDER;
-	t.job_id = -1;
 	assert_false(confirm_precheck(&t, why, sizeof why));
 	t.holder_pid = 4411;
 	snprintf(t.holder_text, sizeof t.holder_text,

@@ -451,16 +451,19 @@ static int group_setup(void **state)
 	return 0;
 }
 
+/* A case run on an editor of its own (setup, teardown). */
+#define EDITOR_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+
 TEST_MAIN(group_setup, NULL,
-          cmocka_unit_test_setup_teardown(test_insert_and_move, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_emacs_keys, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_actions, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_bounded_buffer, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_utf8_input_and_deletion, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_utf8_invalid_dropped, setup, teardown),
+          EDITOR_TEST(test_insert_and_move),
+          EDITOR_TEST(test_emacs_keys),
+          EDITOR_TEST(test_actions),
+          EDITOR_TEST(test_bounded_buffer),
+          EDITOR_TEST(test_utf8_input_and_deletion),
+          EDITOR_TEST(test_utf8_invalid_dropped),
           cmocka_unit_test(test_width),
-          cmocka_unit_test_setup_teardown(test_history_browse, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_history_bound, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_history_file, setup, teardown),
-          cmocka_unit_test_setup_teardown(test_complete, setup, teardown),
+          EDITOR_TEST(test_history_browse),
+          EDITOR_TEST(test_history_bound),
+          EDITOR_TEST(test_history_file),
+          EDITOR_TEST(test_complete),
           cmocka_unit_test(test_free_accepts_null),)

@@ -14,6 +14,7 @@
 #include "console_int.h"
 #include "ops.h"
 #include "test_main.h"
+#include "unit_support.h"
 
 static cleanup_error error_from_sqlstate(const char *sqlstate, const char *message)
 {
@@ -313,14 +314,6 @@ static void test_success_reads_the_same_in_both_front_ends(void **state)
 	assert_null(strchr(tui_op_job_line(buf, sizeof buf, &j), '\033'));
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 typedef struct wait_probe {
 	int told;        /* RETRYING calls */
 	double last_left;
@@ -371,7 +364,7 @@ static void test_busy_is_retried_until_the_deadline_by_one_rule(void **state)
 	assert_string_equal(err.detail, "");
 	/* 0.3 s: retries, told each time, none past the deadline */
 	memset(&p, 0, sizeof p);
-	t0 = mono();
+	t0 = mono_seconds();
 	tui_op_wait_begin(&w, 0.3, ":wait");
 	w.stop = probe_stop;
 	w.retrying = probe_retrying;
@@ -384,7 +377,7 @@ static void test_busy_is_retried_until_the_deadline_by_one_rule(void **state)
 			break;
 		assert_int_equal(err.status, CLEANUP_OK);
 	}
-	assert_true(mono() - t0 >= 0.3);
+	assert_true(mono_seconds() - t0 >= 0.3);
 	assert_true(tries >= 2 && tries <= 8);
 	assert_int_equal(p.told, tries - 1);
 	assert_true(p.last_left > 0 && p.last_left <= 0.3);
@@ -401,7 +394,7 @@ static void test_busy_is_retried_until_the_deadline_by_one_rule(void **state)
 	/* a stop during a long wait: false at once, the busy error stands */
 	memset(&p, 0, sizeof p);
 	p.stop_after = 3;
-	t0 = mono();
+	t0 = mono_seconds();
 	tui_op_wait_begin(&w, 60, ":wait");
 	w.stop = probe_stop;
 	w.arg = &p;
@@ -411,7 +404,7 @@ static void test_busy_is_retried_until_the_deadline_by_one_rule(void **state)
 		cleanup_error_clear(&err);
 		err.status = CLEANUP_EBUSY;
 	}
-	assert_true(mono() - t0 < 5);
+	assert_true(mono_seconds() - t0 < 5);
 	assert_int_equal(err.status, CLEANUP_EBUSY);
 	assert_null(strstr(err.detail, "still busy after"));
 }

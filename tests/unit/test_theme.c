@@ -16,17 +16,9 @@
 #include "config.h"
 #include "theme.h"
 #include "test_main.h"
+#include "unit_support.h"
 
 static char tmpdir[] = "/tmp/test_theme.XXXXXX";
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 /* Every role is set explicitly in a shipped theme (none inherits). */
 static void assert_all_roles_set(const char *path)
@@ -424,16 +416,13 @@ static void test_apply(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return files_dir_make(tmpdir);
 }
 
 static int group_teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return files_dir_remove(tmpdir);
 }
 
 TEST_MAIN(group_setup, group_teardown,
