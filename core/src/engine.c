@@ -950,6 +950,16 @@ int engine_query(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n,
 	return CLEANUP_OK;
 }
 
+int engine_command(cleanup_engine *e, enum sql_query_id q, int n, const char *const *params, const char *context,
+                   cleanup_error *err)
+{
+	PGresult *res = NULL;
+	int rc = engine_query(&res, e, q, n, params, context, err);
+
+	PQclear(res);
+	return rc;
+}
+
 int engine_query_one(PGresult **out, cleanup_engine *e, enum sql_query_id q, int n, const char *const *params,
                      const char *context, const char *what, cleanup_error *err)
 {

@@ -83,6 +83,11 @@ int engine_check_result(cleanup_engine *engine, const PGresult *res, const char 
 int engine_query(PGresult **out, cleanup_engine *engine, enum sql_query_id q, int n,
                  const char *const *params, const char *context, cleanup_error *err);
 
+/* engine_query for a statement run for its effect: the result, if any, is
+ * discarded. */
+int engine_command(cleanup_engine *engine, enum sql_query_id q, int n, const char *const *params,
+                   const char *context, cleanup_error *err);
+
 /* engine_query for a statement that answers exactly one row: any other
  * count is CLEANUP_ERROR ("WHAT returned N rows, expected 1"), *OUT NULL. */
 int engine_query_one(PGresult **out, cleanup_engine *engine, enum sql_query_id q, int n,

@@ -122,7 +122,6 @@ static int contract_drift(cleanup_install_result *out, char **recorded, cleanup_
 static int drift_refusals(cleanup_engine *e, cleanup_error *err)
 {
 	const char *file = NULL;
-	PGresult *res = NULL;
 	int rc, i;
 
 	for (i = 0; i < sql_function_count; i++)
@@ -134,9 +133,7 @@ static int drift_refusals(cleanup_engine *e, cleanup_error *err)
 		return rc;
 	if ((rc = engine_script(e, file, "looking for drift", err)))
 		return rc;
-	rc = engine_query(&res, e, CLEANUP_Q_INSTALL_DRIFT_REFUSALS, 0, NULL, "looking for drift", err);
-	PQclear(res);
-	if (rc != CLEANUP_OK)
+	if ((rc = engine_command(e, CLEANUP_Q_INSTALL_DRIFT_REFUSALS, 0, NULL, "looking for drift", err)))
 		return rc;
 	return engine_script(e, "ROLLBACK TO SAVEPOINT cleanup_drift", "looking for drift", err);
 }
@@ -213,14 +210,9 @@ int cleanup_install_with(cleanup_install_result *out, cleanup_engine *e, const c
 	if (rc != CLEANUP_OK)
 		goto out;
 	in_tx = true;
-	if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_LOCK, 0, NULL, "locking the installer", err)))
-		goto out;
-	PQclear(res);
-	if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_SCHEMA, 0, NULL, "creating schema cleanup", err)))
-		goto out;
-	PQclear(res);
-	res = NULL;
-	if ((rc = read_version(&version, sha, sizeof sha, e, err)))
+	if ((rc = engine_command(e, CLEANUP_Q_INSTALL_LOCK, 0, NULL, "locking the installer", err)) ||
+	    (rc = engine_command(e, CLEANUP_Q_INSTALL_SCHEMA, 0, NULL, "creating schema cleanup", err)) ||
+	    (rc = read_version(&version, sha, sizeof sha, e, err)))
 		goto out;
 	out->from_version = version;
 	out->to_version = version;
@@ -264,10 +256,8 @@ int cleanup_install_with(cleanup_install_result *out, cleanup_engine *e, const c
 		snprintf(verbuf, sizeof verbuf, "%d", target);
 		params[0] = verbuf;
 		params[1] = sql_bundle_sha256;
-		if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_RECORD, 2, params, "recording the schema version", err)))
+		if ((rc = engine_command(e, CLEANUP_Q_INSTALL_RECORD, 2, params, "recording the schema version", err)))
 			goto out;
-		PQclear(res);
-		res = NULL;
 		if (out->contract_repaired) {
 			params[0] = recorded;
 			if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_CONTRACT_KEPT, 1, params,
@@ -281,10 +271,8 @@ int cleanup_install_with(cleanup_install_result *out, cleanup_engine *e, const c
 	out->to_version = target;
 	if ((rc = plan_settings(out, e, opts, err)))
 		goto out;
-	if ((rc = engine_query(&res, e, CLEANUP_Q_INSTALL_FAILPOINT, 0, NULL, "before committing the install", err)))
+	if ((rc = engine_command(e, CLEANUP_Q_INSTALL_FAILPOINT, 0, NULL, "before committing the install", err)))
 		goto out;
-	PQclear(res);
-	res = NULL;
 	rc = engine_script(e, "COMMIT", "committing the install", err);
 	in_tx = false;
 out:

@@ -215,15 +215,13 @@ int cleanup_runner_renew(cleanup_runner *r, cleanup_error *err)
 {
 	char jbuf[24], tbuf[24];
 	const char *params[2] = {jbuf, tbuf};
-	PGresult *res = NULL;
 	int rc;
 
 	if (!r->token)
 		return CLEANUP_OK;
 	snprintf(jbuf, sizeof jbuf, "%" PRId64, r->job_id);
 	snprintf(tbuf, sizeof tbuf, "%" PRId64, r->token);
-	rc = engine_query(&res, r->e, CLEANUP_Q_RUNNER_RENEW, 2, params, "renewing the runner lease", err);
-	PQclear(res);
+	rc = engine_command(r->e, CLEANUP_Q_RUNNER_RENEW, 2, params, "renewing the runner lease", err);
 	if (rc == CLEANUP_OK)
 		r->renewed_at = cleanup_clock_mono();
 	return rc;
@@ -324,7 +322,6 @@ int cleanup_runner_close(cleanup_runner *r, const char *reason, cleanup_error *e
 	char jbuf[24], tbuf[24];
 	const char *params[4] = {jbuf, tbuf, NULL, reason ? reason : "done"};
 	cleanup_error local;
-	PGresult *res = NULL;
 	int rc = CLEANUP_OK;
 
 	if (!r)
@@ -340,8 +337,7 @@ int cleanup_runner_close(cleanup_runner *r, const char *reason, cleanup_error *e
 		if (!cleanup_engine_ok(r->e))
 			cleanup_engine_reconnect(r->e, err);
 		if (cleanup_engine_ok(r->e))
-			rc = engine_query(&res, r->e, CLEANUP_Q_RUNNER_CLOSE, 4, params, "ending the runner lease", err);
-		PQclear(res);
+			rc = engine_command(r->e, CLEANUP_Q_RUNNER_CLOSE, 4, params, "ending the runner lease", err);
 		token_forget(r->token);
 	}
 	cleanup_job_reset(&r->job);

@@ -221,20 +221,19 @@ BEGIN
                      OR l.key IN (SELECT cleanup.library_key(x) FROM unnest(libs) x
                                   UNION ALL SELECT cleanup.write_key(x) FROM unnest(libs) x)
                  UNION ALL
-                 SELECT pg_catalog.format('the admission row of library %s', a.library_id), a.xmax
-                   FROM cleanup.library_admission a WHERE a.library_id = ANY (libs)
-                 UNION ALL
-                 SELECT pg_catalog.format('the admission row of server %s', a.server_id), a.xmax
-                   FROM cleanup.server_admission a WHERE a.server_id = j.server_id
-                 UNION ALL
-                 SELECT pg_catalog.format('the row of library %s', l.id), l.xmax
-                   FROM inventory.libraries l WHERE l.id = ANY (libs)
-                 UNION ALL
-                 SELECT pg_catalog.format('the row of server %s', s.id), s.xmax
-                   FROM inventory.media_servers s WHERE s.id = j.server_id
-                 UNION ALL
-                 SELECT pg_catalog.format('the item count of library %s', st.library_id), st.xmax
-                   FROM cleanup.library_stats st WHERE st.library_id = ANY (libs)
+                 -- The admission, parent and count rows of its libraries and
+                 -- server: what each is, then its id.
+                 SELECT pg_catalog.format('%s %s', o.what, o.id), o.xmax FROM (
+                     SELECT 'the admission row of library' AS what, a.library_id AS id, a.xmax
+                       FROM cleanup.library_admission a WHERE a.library_id = ANY (libs)
+                     UNION ALL SELECT 'the admission row of server', a.server_id, a.xmax
+                       FROM cleanup.server_admission a WHERE a.server_id = j.server_id
+                     UNION ALL SELECT 'the row of library', l.id, l.xmax
+                       FROM inventory.libraries l WHERE l.id = ANY (libs)
+                     UNION ALL SELECT 'the row of server', s.id, s.xmax
+                       FROM inventory.media_servers s WHERE s.id = j.server_id
+                     UNION ALL SELECT 'the item count of library', st.library_id, st.xmax
+                       FROM cleanup.library_stats st WHERE st.library_id = ANY (libs)) o
                  UNION ALL
                  SELECT pg_catalog.format('item %s of library %s (retained by the job)', i.id, i.library_id), i.xmax
                    FROM (SELECT rr.item_id FROM cleanup.job_retained rr WHERE rr.job_id = j.id

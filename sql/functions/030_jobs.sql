@@ -432,6 +432,7 @@ SET lock_timeout = '10s'
 AS $$
 DECLARE
     j      cleanup.jobs;
+    v_from text;
     v_gone bigint;
     l      bigint;
 BEGIN
@@ -445,26 +446,21 @@ BEGIN
         END IF;
     END IF;
     j := cleanup.lock_job(p_job);
-    IF p_action = 'pause' THEN
+    IF p_action IN ('pause', 'resume') THEN
+        -- A pause moves a collecting job to paused, a resume back.
+        v_from := CASE p_action WHEN 'pause' THEN 'collecting' ELSE 'paused' END;
         IF j.phase IN ('draining', 'finalizing') THEN
-            RAISE EXCEPTION 'cannot pause %: only collecting jobs pause', cleanup.job_label(j)
-                USING ERRCODE = 'CU400', HINT = 'a draining job is idle between steps; stop stepping it';
-        ELSIF j.phase <> 'collecting' THEN
-            RAISE EXCEPTION 'cannot pause %: only collecting jobs pause', cleanup.job_label(j)
-                USING ERRCODE = 'CU400';
-        END IF;
-        UPDATE cleanup.jobs SET phase = 'paused', blocked_since = NULL, blocked_by = NULL, updated_at = now()
-         WHERE id = p_job RETURNING * INTO j;
-    ELSIF p_action = 'resume' THEN
-        IF j.phase IN ('draining', 'finalizing') THEN
-            RAISE EXCEPTION 'cannot resume %: only paused jobs resume', cleanup.job_label(j)
+            RAISE EXCEPTION 'cannot % %: only % jobs %', p_action, cleanup.job_label(j), v_from, p_action
                 USING ERRCODE = 'CU400',
-                      HINT = format('a draining job resumes by stepping: cleanupctl job run %s', j.id);
-        ELSIF j.phase <> 'paused' THEN
-            RAISE EXCEPTION 'cannot resume %: only paused jobs resume', cleanup.job_label(j)
+                      HINT = CASE p_action WHEN 'pause' THEN 'a draining job is idle between steps; stop stepping it'
+                             ELSE format('a draining job resumes by stepping: cleanupctl job run %s', j.id) END;
+        ELSIF j.phase <> v_from THEN
+            RAISE EXCEPTION 'cannot % %: only % jobs %', p_action, cleanup.job_label(j), v_from, p_action
                 USING ERRCODE = 'CU400';
         END IF;
-        UPDATE cleanup.jobs SET phase = 'collecting', blocked_since = NULL, blocked_by = NULL, updated_at = now()
+        UPDATE cleanup.jobs
+           SET phase = CASE p_action WHEN 'pause' THEN 'paused' ELSE 'collecting' END,
+               blocked_since = NULL, blocked_by = NULL, updated_at = now()
          WHERE id = p_job RETURNING * INTO j;
     ELSIF p_action = 'cancel' THEN
         IF j.phase IN ('draining', 'finalizing') THEN
