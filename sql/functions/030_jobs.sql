@@ -54,23 +54,31 @@ RETURNS void LANGUAGE plpgsql
 AS $$
 DECLARE
     x xid;
+    tries int := 0;
 BEGIN
-    IF p_kind = 'library' THEN
-        PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_id FOR UPDATE SKIP LOCKED;
-        IF FOUND THEN
-            RETURN;
+    -- Between a skipped lock and the read of the row's xmax its holder can
+    -- commit: then the xmax names nobody, and the row is taken again (a few
+    -- times at most: a stream of new writers is busy, named by the last).
+    LOOP
+        tries := tries + 1;
+        IF p_kind = 'library' THEN
+            PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_id FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                RETURN;
+            END IF;
+            SELECT a.xmax INTO x FROM cleanup.library_admission a WHERE a.library_id = p_id;
+        ELSE
+            PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_id FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                RETURN;
+            END IF;
+            SELECT a.xmax INTO x FROM cleanup.server_admission a WHERE a.server_id = p_id;
         END IF;
-        SELECT a.xmax INTO x FROM cleanup.library_admission a WHERE a.library_id = p_id;
-    ELSE
-        PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_id FOR UPDATE SKIP LOCKED;
-        IF FOUND THEN
-            RETURN;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION '% % has no admission row', p_kind, p_id USING ERRCODE = 'CU001';
         END IF;
-        SELECT a.xmax INTO x FROM cleanup.server_admission a WHERE a.server_id = p_id;
-    END IF;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '% % has no admission row', p_kind, p_id USING ERRCODE = 'CU001';
-    END IF;
+        EXIT WHEN tries >= 3 OR cardinality(cleanup.xid_pids(x)) > 0;
+    END LOOP;
     PERFORM cleanup.raise_row_busy(p_message, pg_catalog.format('the admission row of %s %s', p_kind, p_id), x);
 END $$;
 
