@@ -16,6 +16,11 @@
  *   batch    100 rows in one statement (INSERT ... SELECT unnest($2))
  *   update   one row's title, in place
  *   move     one row to the other library of the same server
+ *   pairs    two writer connections in lockstep, each inserting one row
+ *            a statement: both into the first library, then one into
+ *            each library (what the per-library counter row costs two
+ *            writers of one library: the second one's update of the
+ *            counter row waits for the first one's commit)
  *
  * Each round runs every kind on both sides, the side that goes first
  * alternating from round to round; per side and kind the round's
@@ -42,12 +47,14 @@ static const char *const dbs[] = {DB_ENGINE, DB_NONE, NULL};
 #define MAX_ROUNDS 50
 #define BATCH      100
 
-enum { K_INSERT, K_BATCH, K_UPDATE, K_MOVE, NKINDS };
-static const char *const kind_name[NKINDS] = {"single-row insert", "100-row batch insert", "update in place",
-                                              "move between libraries"};
-static const char *const kind_sql[NKINDS] = {"wr_insert", "wr_insert_batch", "wr_update", "wr_move"};
+enum { K_INSERT, K_BATCH, K_UPDATE, K_MOVE, K_PAIR_ONE, K_PAIR_TWO, NKINDS };
+static const char *const kind_name[NKINDS] = {"single-row insert",      "100-row batch insert",
+                                              "update in place",        "move between libraries",
+                                              "2 writers, one library", "2 writers, two libraries"};
+static const char *const kind_sql[NKINDS] = {"wr_insert", "wr_insert_batch", "wr_update",
+                                             "wr_move",   "wr_insert",       "wr_insert"};
 /* The targets (engine / none, transactions a second). */
-static const double kind_target[NKINDS] = {0.85, 0.97, 0, 0};
+static const double kind_target[NKINDS] = {0.85, 0.97, 0, 0, 0, 0};
 
 typedef struct opts {
 	const char *db;
@@ -58,7 +65,7 @@ typedef struct opts {
 
 typedef struct side {
 	const char *name, *db;
-	PGconn *c;
+	PGconn *c, *c2; /* c2: the second writer of the pair cases */
 	int64_t lib_a, lib_b, lo, hi;
 	double tps[NKINDS][MAX_ROUNDS], cpu_us[NKINDS][MAX_ROUNDS];
 } side;
@@ -95,11 +102,44 @@ static void open_side(side *s, const opts *o)
 	s->hi = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
 	s->lib_b = strtoll(PQgetvalue(r, 1, 0), NULL, 10);
 	PQclear(r);
-	for (k = 0; k < NKINDS; k++)
+	for (k = 0; k <= K_MOVE; k++)
 		prepare(s->c, kind_sql[k], k == K_MOVE ? 3 : 2);
+	s->c2 = bench_open(o->db, s->db, "bench:writer2");
+	PQclear(bench_run(s->c2, "wr_settings", 1, p));
+	prepare(s->c2, "wr_insert", 2);
 }
 
-/* One case: N statements of kind K on side S in round ROUND. */
+/* One step of the pair cases: each writer sends its single-row insert
+ * (into the first library, or writer 2 into the second one), then both
+ * results are read. */
+static void run_pair(side *s, int k, int round, int64_t i)
+{
+	PGconn *conn[2] = {s->c, s->c2};
+	char lib[2][24], id[2][48];
+	const char *p[2];
+	int w;
+
+	for (w = 0; w < 2; w++) {
+		snprintf(lib[w], sizeof lib[w], "%" PRId64, k == K_PAIR_TWO && w ? s->lib_b : s->lib_a);
+		snprintf(id[w], sizeof id[w], "wp-%d-%d-%d-%" PRId64, k, round, w, i);
+		p[0] = lib[w];
+		p[1] = id[w];
+		if (!PQsendQueryPrepared(conn[w], "wr_insert", 2, p, NULL, NULL, 0))
+			bench_fatal("wr_insert (writer %d) on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+	}
+	for (w = 0; w < 2; w++) {
+		PGresult *r;
+
+		while ((r = PQgetResult(conn[w])) != NULL) {
+			if (PQresultStatus(r) != PGRES_COMMAND_OK)
+				bench_fatal("wr_insert (writer %d) on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+			PQclear(r);
+		}
+	}
+}
+
+/* One case: N statements of kind K on side S in round ROUND (the pair
+ * cases: N steps of two statements). */
 static void run_case(side *s, int k, int round, int64_t n, unsigned *seed)
 {
 	static char buf[BATCH * 48 + 16];
@@ -114,6 +154,10 @@ static void run_case(side *s, int k, int round, int64_t n, unsigned *seed)
 	for (i = 0; i < n; i++) {
 		PGresult *r;
 
+		if (k == K_PAIR_ONE || k == K_PAIR_TWO) {
+			run_pair(s, k, round, i);
+			continue;
+		}
 		switch (k) {
 		case K_INSERT:
 			snprintf(a, sizeof a, "%" PRId64, s->lib_a);
@@ -156,6 +200,8 @@ static void run_case(side *s, int k, int round, int64_t n, unsigned *seed)
 	}
 	wall = bench_now() - t0;
 	cpu = bench_server_cpu(s->c) - cpu0;
+	if (k == K_PAIR_ONE || k == K_PAIR_TWO)
+		n *= 2;
 	s->tps[k][round] = (double)n / wall;
 	s->cpu_us[k][round] = cpu0 >= 0 ? cpu * 1e6 / (double)n : 0;
 }
@@ -171,8 +217,8 @@ static double median(const double *v, int n)
 int main(int argc, char **argv)
 {
 	opts o = {NULL, 5, 2000, 20000, false, false};
-	side sides[2] = {{"engine", DB_ENGINE, NULL, 0, 0, 0, 0, {{0}}, {{0}}},
-	                 {"none", DB_NONE, NULL, 0, 0, 0, 0, {{0}}, {{0}}}};
+	side sides[2] = {{"engine", DB_ENGINE, NULL, NULL, 0, 0, 0, 0, {{0}}, {{0}}},
+	                 {"none", DB_NONE, NULL, NULL, 0, 0, 0, 0, {{0}}, {{0}}}};
 	char load0[128], load1[128], ci[4096], x[24], y[24];
 	const char *p[2];
 	unsigned seed = 22;
@@ -238,7 +284,9 @@ int main(int argc, char **argv)
 	       o.rounds, o.statements, o.statements / 10, BATCH, o.sync_commit ? "on" : "off");
 	for (round = 0; round < o.rounds; round++) {
 		for (k = 0; k < NKINDS; k++) {
-			int64_t n = k == K_BATCH ? o.statements / 10 : o.statements;
+			int64_t n = k == K_BATCH                         ? o.statements / 10
+			            : k == K_PAIR_ONE || k == K_PAIR_TWO ? o.statements / 2
+			                                                 : o.statements;
 
 			for (i = 0; i < 2; i++) {
 				side *s = &sides[(i + round + k) % 2];
@@ -274,8 +322,10 @@ int main(int argc, char **argv)
 		       kind_target[k] > 0 ? target : "", median(rc, o.rounds));
 	}
 	fflush(stdout);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		PQfinish(sides[i].c);
+		PQfinish(sides[i].c2);
+	}
 	if (!o.keep) {
 		bench_admin(o.db, "wr_db_drop", DB_NONE, NULL);
 		bench_admin(o.db, "wr_db_drop", DB_ENGINE, NULL);

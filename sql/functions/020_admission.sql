@@ -202,17 +202,16 @@ BEGIN
     END IF;
     -- The common case: one open library nobody collects for. The same
     -- probe reads whether the count cache watches it (the count cache's
-    -- part below runs only then).
+    -- part below runs only then). No row (a parent missing, or skipped
+    -- because a fence holds it) leaves FAST null: the full path.
     IF lo = hi THEN
-        SELECT count(*) = 1 AND bool_and(p.ls = 'open' AND p.ss = 'open' AND p.collecting_job IS NULL),
-               coalesce(bool_or(p.watched), true)
+        SELECT la.state = 'open' AND sa.state = 'open' AND la.collecting_job IS NULL,
+               EXISTS (SELECT 1 FROM cleanup.count_registry r WHERE r.library_id = lo)
           INTO fast, watched
-          FROM (SELECT la.state AS ls, sa.state AS ss, la.collecting_job,
-                       EXISTS (SELECT 1 FROM cleanup.count_registry r WHERE r.library_id = la.library_id) AS watched
-                  FROM cleanup.library_admission la
-                  JOIN cleanup.server_admission sa ON sa.server_id = la.server_id
-                 WHERE la.library_id = lo
-                   FOR SHARE OF la, sa SKIP LOCKED) p;
+          FROM cleanup.library_admission la
+          JOIN cleanup.server_admission sa ON sa.server_id = la.server_id
+         WHERE la.library_id = lo
+           FOR SHARE OF la, sa SKIP LOCKED;
     END IF;
     IF fast THEN
         UPDATE cleanup.library_stats SET item_count = item_count + n, changed_at = now()
