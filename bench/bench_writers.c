@@ -8,19 +8,21 @@
  *            table, indexes, CHECK constraints and foreign keys, none of
  *            the engine's admission, counters, count cache or claim guards
  *
- * Four kinds of statement, each its own autocommit transaction, written by
- * a sync writer (prepared, extended protocol) into an open library that no
- * job collects for, fences or watches (the common case):
+ * Four kinds of statement, each its own autocommit transaction, and two
+ * cases of two writers, written by a sync writer (prepared, extended
+ * protocol) into an open library that no job collects for, fences or
+ * watches (the common case):
  *
  *   insert   one row (INSERT ... VALUES)
  *   batch    100 rows in one statement (INSERT ... SELECT unnest($2))
  *   update   one row's title, in place
  *   move     one row to the other library of the same server
- *   pairs    two writer connections in lockstep, each inserting one row
- *            a statement: both into the first library, then one into
- *            each library (what the per-library counter row costs two
- *            writers of one library: the second one's update of the
- *            counter row waits for the first one's commit)
+ *   pairs    two writer connections side by side, each a transaction of
+ *            10 single-row inserts at a time: both into the first
+ *            library, then one into each library (what the per-library
+ *            counter row costs two writers of one library: the second
+ *            one's update of the counter row waits for the first one's
+ *            commit); their "tps" are inserts a second
  *
  * Each round runs every kind on both sides, the side that goes first
  * alternating from round to round; per side and kind the round's
@@ -39,6 +41,7 @@
 #include "bench_common.h"
 #include "cleanup/install.h"
 #include "cleanup/lab.h"
+#include <poll.h>
 
 #define DB_ENGINE "cleanup_lab_bench_writers"
 #define DB_NONE   "cleanup_lab_bench_writers_none"
@@ -46,6 +49,7 @@ static const char *const dbs[] = {DB_ENGINE, DB_NONE, NULL};
 
 #define MAX_ROUNDS 50
 #define BATCH      100
+#define PAIR_TXN   10 /* the pair cases: single-row inserts a transaction */
 
 enum { K_INSERT, K_BATCH, K_UPDATE, K_MOVE, K_PAIR_ONE, K_PAIR_TWO, NKINDS };
 static const char *const kind_name[NKINDS] = {"single-row insert",      "100-row batch insert",
@@ -68,6 +72,7 @@ typedef struct side {
 	PGconn *c, *c2; /* c2: the second writer of the pair cases */
 	int64_t lib_a, lib_b, lo, hi;
 	double tps[NKINDS][MAX_ROUNDS], cpu_us[NKINDS][MAX_ROUNDS];
+	int waited[NKINDS]; /* the pair cases: rounds whose wait probe waited */
 } side;
 
 static void usage(void)
@@ -109,33 +114,103 @@ static void open_side(side *s, const opts *o)
 	prepare(s->c2, "wr_insert", 2);
 }
 
-/* One step of the pair cases: each writer sends its single-row insert
- * (into the first library, or writer 2 into the second one), then both
- * results are read. */
+/* One step of the pair cases: each writer queues (pipeline mode) one
+ * transaction of PAIR_TXN single-row inserts, into the first library (or
+ * writer 2 into the second one), before either result is read: the
+ * server runs the two transactions side by side, and writer 2 of one
+ * library waits at its first insert until writer 1 commits. */
 static void run_pair(side *s, int k, int round, int64_t i)
 {
 	PGconn *conn[2] = {s->c, s->c2};
-	char lib[2][24], id[2][48];
+	char lib[24], id[48];
 	const char *p[2];
-	int w;
+	int w, j;
 
 	for (w = 0; w < 2; w++) {
-		snprintf(lib[w], sizeof lib[w], "%" PRId64, k == K_PAIR_TWO && w ? s->lib_b : s->lib_a);
-		snprintf(id[w], sizeof id[w], "wp-%d-%d-%d-%" PRId64, k, round, w, i);
-		p[0] = lib[w];
-		p[1] = id[w];
-		if (!PQsendQueryPrepared(conn[w], "wr_insert", 2, p, NULL, NULL, 0))
-			bench_fatal("wr_insert (writer %d) on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+		snprintf(lib, sizeof lib, "%" PRId64, k == K_PAIR_TWO && w ? s->lib_b : s->lib_a);
+		p[0] = lib;
+		p[1] = id;
+		if (!PQenterPipelineMode(conn[w]) || !PQsendQueryParams(conn[w], "BEGIN", 0, NULL, NULL, NULL, NULL, 0))
+			bench_fatal("BEGIN (writer %d) on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+		for (j = 0; j < PAIR_TXN; j++) {
+			snprintf(id, sizeof id, "wp-%d-%d-%d-%" PRId64 "-%d", k, round, w, i, j);
+			if (!PQsendQueryPrepared(conn[w], "wr_insert", 2, p, NULL, NULL, 0))
+				bench_fatal("wr_insert (writer %d) on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+		}
+		if (!PQsendQueryParams(conn[w], "COMMIT", 0, NULL, NULL, NULL, NULL, 0) || !PQpipelineSync(conn[w]))
+			bench_fatal("COMMIT (writer %d) on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
 	}
 	for (w = 0; w < 2; w++) {
-		PGresult *r;
+		for (;;) {
+			PGresult *r = PQgetResult(conn[w]);
+			ExecStatusType st;
 
-		while ((r = PQgetResult(conn[w])) != NULL) {
-			if (PQresultStatus(r) != PGRES_COMMAND_OK)
-				bench_fatal("wr_insert (writer %d) on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+			if (!r) {
+				if (PQstatus(conn[w]) == CONNECTION_BAD)
+					bench_fatal("writer %d on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+				continue; /* the end of one queued statement's results */
+			}
+			st = PQresultStatus(r);
 			PQclear(r);
+			if (st == PGRES_PIPELINE_SYNC)
+				break;
+			if (st != PGRES_COMMAND_OK)
+				bench_fatal("writer %d's transaction on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+		}
+		if (!PQexitPipelineMode(conn[w]))
+			bench_fatal("writer %d on %s: %s", w + 1, s->name, PQerrorMessage(conn[w]));
+	}
+}
+
+/* BEGIN or COMMIT on side S's first writer. */
+static void txn(side *s, const char *cmd)
+{
+	PGresult *r = PQexec(s->c, cmd);
+
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		bench_fatal("%s on %s: %s", cmd, s->name, PQerrorMessage(s->c));
+	PQclear(r);
+}
+
+/* The pair cases' wait probe: writer 1 inserts one row and keeps its
+ * transaction open; writer 2's single-row insert (autocommit) either
+ * completes within a second or waits for writer 1's commit. Returns
+ * whether it waited. */
+static bool wait_probe(side *s, int k, int round)
+{
+	char lib[24], id[48];
+	const char *p[2] = {lib, id};
+	struct pollfd pfd = {PQsocket(s->c2), POLLIN, 0};
+	double t0 = bench_now();
+	bool waited = true;
+	PGresult *r;
+
+	txn(s, "BEGIN");
+	snprintf(lib, sizeof lib, "%" PRId64, s->lib_a);
+	snprintf(id, sizeof id, "wq-%d-%d-1", k, round);
+	r = PQexecPrepared(s->c, "wr_insert", 2, p, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		bench_fatal("wr_insert (writer 1) on %s: %s", s->name, PQerrorMessage(s->c));
+	PQclear(r);
+	snprintf(lib, sizeof lib, "%" PRId64, k == K_PAIR_TWO ? s->lib_b : s->lib_a);
+	snprintf(id, sizeof id, "wq-%d-%d-2", k, round);
+	if (!PQsendQueryPrepared(s->c2, "wr_insert", 2, p, NULL, NULL, 0))
+		bench_fatal("wr_insert (writer 2) on %s: %s", s->name, PQerrorMessage(s->c2));
+	while (bench_now() - t0 < 1.0) {
+		if (poll(&pfd, 1, 50) > 0 && !PQconsumeInput(s->c2))
+			bench_fatal("writer 2 on %s: %s", s->name, PQerrorMessage(s->c2));
+		if (!PQisBusy(s->c2)) {
+			waited = false;
+			break;
 		}
 	}
+	txn(s, "COMMIT");
+	while ((r = PQgetResult(s->c2)) != NULL) {
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			bench_fatal("wr_insert (writer 2) on %s: %s", s->name, PQerrorMessage(s->c2));
+		PQclear(r);
+	}
+	return waited;
 }
 
 /* One case: N statements of kind K on side S in round ROUND (the pair
@@ -200,8 +275,10 @@ static void run_case(side *s, int k, int round, int64_t n, unsigned *seed)
 	}
 	wall = bench_now() - t0;
 	cpu = bench_server_cpu(s->c) - cpu0;
+	if ((k == K_PAIR_ONE || k == K_PAIR_TWO) && wait_probe(s, k, round))
+		s->waited[k]++;
 	if (k == K_PAIR_ONE || k == K_PAIR_TWO)
-		n *= 2;
+		n *= 2 * PAIR_TXN; /* rows: the tps column counts inserts a second */
 	s->tps[k][round] = (double)n / wall;
 	s->cpu_us[k][round] = cpu0 >= 0 ? cpu * 1e6 / (double)n : 0;
 }
@@ -217,8 +294,8 @@ static double median(const double *v, int n)
 int main(int argc, char **argv)
 {
 	opts o = {NULL, 5, 2000, 20000, false, false};
-	side sides[2] = {{"engine", DB_ENGINE, NULL, NULL, 0, 0, 0, 0, {{0}}, {{0}}},
-	                 {"none", DB_NONE, NULL, NULL, 0, 0, 0, 0, {{0}}, {{0}}}};
+	side sides[2] = {{"engine", DB_ENGINE, NULL, NULL, 0, 0, 0, 0, {{0}}, {{0}}, {0}},
+	                 {"none", DB_NONE, NULL, NULL, 0, 0, 0, 0, {{0}}, {{0}}, {0}}};
 	char load0[128], load1[128], ci[4096], x[24], y[24];
 	const char *p[2];
 	unsigned seed = 22;
@@ -285,7 +362,7 @@ int main(int argc, char **argv)
 	for (round = 0; round < o.rounds; round++) {
 		for (k = 0; k < NKINDS; k++) {
 			int64_t n = k == K_BATCH                         ? o.statements / 10
-			            : k == K_PAIR_ONE || k == K_PAIR_TWO ? o.statements / 2
+			            : k == K_PAIR_ONE || k == K_PAIR_TWO ? o.statements / (2 * PAIR_TXN)
 			                                                 : o.statements;
 
 			for (i = 0; i < 2; i++) {
@@ -321,6 +398,10 @@ int main(int argc, char **argv)
 		       kind_name[k], median(rt, o.rounds) * 100, kind_target[k] > 0 ? ", target " : "",
 		       kind_target[k] > 0 ? target : "", median(rc, o.rounds));
 	}
+	printf("  wait probe (writer 2's insert while writer 1's transaction, one insert into the first library, is open):\n");
+	for (k = K_PAIR_ONE; k <= K_PAIR_TWO; k++)
+		printf("summary: %s: writer 2 waited for writer 1's commit in %d of %d rounds with the engine, %d without\n",
+		       kind_name[k], sides[0].waited[k], o.rounds, sides[1].waited[k]);
 	fflush(stdout);
 	for (i = 0; i < 2; i++) {
 		PQfinish(sides[i].c);
