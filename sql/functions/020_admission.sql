@@ -202,17 +202,16 @@ BEGIN
     END IF;
     -- The common case: one open library nobody collects for. The same
     -- probe reads whether the count cache watches it (the count cache's
-    -- part below runs only then).
+    -- part below runs only then). No row (a parent missing, or skipped
+    -- because a fence holds it) leaves FAST null: the full path.
     IF lo = hi THEN
-        SELECT count(*) = 1 AND bool_and(p.ls = 'open' AND p.ss = 'open' AND p.collecting_job IS NULL),
-               coalesce(bool_or(p.watched), true)
+        SELECT la.state = 'open' AND sa.state = 'open' AND la.collecting_job IS NULL,
+               EXISTS (SELECT 1 FROM cleanup.count_registry r WHERE r.library_id = lo)
           INTO fast, watched
-          FROM (SELECT la.state AS ls, sa.state AS ss, la.collecting_job,
-                       EXISTS (SELECT 1 FROM cleanup.count_registry r WHERE r.library_id = la.library_id) AS watched
-                  FROM cleanup.library_admission la
-                  JOIN cleanup.server_admission sa ON sa.server_id = la.server_id
-                 WHERE la.library_id = lo
-                   FOR SHARE OF la, sa SKIP LOCKED) p;
+          FROM cleanup.library_admission la
+          JOIN cleanup.server_admission sa ON sa.server_id = la.server_id
+         WHERE la.library_id = lo
+           FOR SHARE OF la, sa SKIP LOCKED;
     END IF;
     IF fast THEN
         UPDATE cleanup.library_stats SET item_count = item_count + n, changed_at = now()
@@ -278,16 +277,27 @@ BEGIN
               FROM new_rows) n;
     v_moved := CASE WHEN v_olo = v_nlo THEN 0 ELSE v_n END;
     IF v_n > 0 AND v_olo = v_ohi AND v_nlo = v_nhi AND NOT v_claims THEN
-        SELECT count(*) = CASE WHEN v_olo = v_nlo THEN 1 ELSE 2 END
-               AND bool_and(p.ls = 'open' AND p.ss = 'open' AND p.collecting_job IS NULL)
-               AND min(p.server_id) = max(p.server_id)
-          INTO v_fast
-          FROM (SELECT la.state AS ls, sa.state AS ss, la.collecting_job, la.server_id
-                  FROM cleanup.library_admission la
-                  JOIN cleanup.server_admission sa ON sa.server_id = la.server_id
-                 WHERE la.library_id IN (v_olo, v_nlo)
-                 ORDER BY la.library_id
-                   FOR SHARE OF la, sa SKIP LOCKED) p;
+        IF v_moved = 0 THEN
+            -- In place: the insert trigger's probe (no row leaves V_FAST
+            -- null: the full path).
+            SELECT la.state = 'open' AND sa.state = 'open' AND la.collecting_job IS NULL
+              INTO v_fast
+              FROM cleanup.library_admission la
+              JOIN cleanup.server_admission sa ON sa.server_id = la.server_id
+             WHERE la.library_id = v_olo
+               FOR SHARE OF la, sa SKIP LOCKED;
+        ELSE
+            SELECT count(*) = 2
+                   AND bool_and(p.ls = 'open' AND p.ss = 'open' AND p.collecting_job IS NULL)
+                   AND min(p.server_id) = max(p.server_id)
+              INTO v_fast
+              FROM (SELECT la.state AS ls, sa.state AS ss, la.collecting_job, la.server_id
+                      FROM cleanup.library_admission la
+                      JOIN cleanup.server_admission sa ON sa.server_id = la.server_id
+                     WHERE la.library_id IN (v_olo, v_nlo)
+                     ORDER BY la.library_id
+                       FOR SHARE OF la, sa SKIP LOCKED) p;
+        END IF;
     END IF;
     IF v_fast THEN
         -- A move: the two count rows, each by its own update in ascending

@@ -1,0 +1,16 @@
+-- 018_library_stats_fillfactor: short update chains for the per-library
+-- counters (docs/benchmarks.md, "Sync writers").
+--
+-- Every writer statement and every cleanup step updates its library's
+-- row of cleanup.library_stats (020_admission.sql). Each update is a HOT
+-- update: a new version on the same page, chained from the old one, which
+-- the next update's index lookup walks to its end. A page is pruned of
+-- dead versions only when its free space falls below the table's target
+-- free space (at least a tenth of the page): with the default fillfactor
+-- a hot library's chain grew to a hundred versions and more between
+-- prunes. With fillfactor 10 a page is pruned as soon as a tenth of it is
+-- used, so the chains stay short, and new rows leave room on their page
+-- for the next versions. Counted with callgrind over single-row inserts:
+-- 23k instructions fewer an insert (of ~800k). The table holds one small
+-- row a library. Written to apply again over its own result.
+ALTER TABLE cleanup.library_stats SET (fillfactor = 10);
