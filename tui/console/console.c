@@ -11,6 +11,7 @@
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -952,50 +953,58 @@ static void filter_key(console *c, int key)
 		console_select_job(c, c->snap->jobs[c->jobs_view[0]].job.id);
 }
 
+/* A log line shown whole: any key closes it, and does nothing else. */
+static void log_open_key(console *c, int key)
+{
+	(void)key;
+	c->log_open = false;
+}
+
+/* The help: scroll keys scroll it; any other key closes it, and does nothing
+ * else. */
+static void help_key(console *c, int key)
+{
+	tui_cmd h = keys_dispatch(key, true);
+
+	if (h == CMD_DOWN || h == CMD_UP || h == CMD_PAGE_DOWN || h == CMD_PAGE_UP || h == CMD_HOME || h == CMD_END) {
+		int page = c->layout.rows - 8 > 1 ? c->layout.rows - 8 : 1;
+
+		c->help_top += h == CMD_DOWN ? 1 : h == CMD_UP ? -1 : h == CMD_PAGE_DOWN ? page : h == CMD_PAGE_UP ? -page
+		               : h == CMD_HOME ? -100000 : 100000;
+		/* console_draw clamps help_top to what there is */
+	} else {
+		c->help = false;
+	}
+}
+
+/* The modes that take every key while they last, the first that is on
+ * first: ACTIVE is the offset of the console's bool that says it is on. */
+static const struct key_mode {
+	size_t active;
+	void (*key)(console *c, int key);
+} key_modes[] = {
+	{offsetof(console, quit_ask), quit_key},
+	{offsetof(console, stale_ask), stale_key},
+	{offsetof(console, log_open), log_open_key},
+	{offsetof(console, confirm.active), confirm_key_pressed},
+	{offsetof(console, cmdline), console_cmdline_key},
+	{offsetof(console, filter_editing), filter_key},
+	{offsetof(console, help), help_key},
+};
+
 static void handle_key(console *c, int key)
 {
+	size_t i;
+
 	if (key == KEY_RESIZE) {
 		console_relayout(c);
 		return;
 	}
-	if (c->quit_ask) {
-		quit_key(c, key);
-		return;
-	}
-	if (c->stale_ask) {
-		stale_key(c, key);
-		return;
-	}
-	if (c->log_open) { /* a log line shown whole: any key closes it, and does nothing else */
-		c->log_open = false;
-		return;
-	}
-	if (c->confirm.active) {
-		confirm_key_pressed(c, key);
-		return;
-	}
-	if (c->cmdline) {
-		console_cmdline_key(c, key);
-		return;
-	}
-	if (c->filter_editing) {
-		filter_key(c, key);
-		return;
-	}
-	if (c->help) { /* scroll keys scroll it; any other key closes it, and does nothing else */
-		tui_cmd h = keys_dispatch(key, true);
-
-		if (h == CMD_DOWN || h == CMD_UP || h == CMD_PAGE_DOWN || h == CMD_PAGE_UP || h == CMD_HOME || h == CMD_END) {
-			int page = c->layout.rows - 8 > 1 ? c->layout.rows - 8 : 1;
-
-			c->help_top += h == CMD_DOWN ? 1 : h == CMD_UP ? -1 : h == CMD_PAGE_DOWN ? page : h == CMD_PAGE_UP ? -page
-			               : h == CMD_HOME ? -100000 : 100000;
-			/* console_draw clamps help_top to what there is */
-		} else {
-			c->help = false;
+	for (i = 0; i < sizeof key_modes / sizeof key_modes[0]; i++)
+		if (*(const bool *)((const char *)c + key_modes[i].active)) {
+			key_modes[i].key(c, key);
+			return;
 		}
-		return;
-	}
 	if (c->opts.demo_key) { /* a demo's presenter key (cmd_demo.c) */
 		char note[512] = "";
 
