@@ -204,10 +204,8 @@ const cli_command cmd_status_entry = {
 	status_options,
 };
 
-/* jobs' one option: its value is the int64_t the parser is given. */
 static const cli_option jobs_options[] = {
-	{"--limit", "N", "at most N jobs, newest first (1 to 1000, default 50)", NULL, CLI_INT, 0, 1, 1000, 0, NULL,
-	 NULL},
+	CLI_ROW_ONLY_INT("--limit", "N", "at most N jobs, newest first (1 to 1000, default 50)", 1, 1000),
 	CLI_ROW_END,
 };
 
