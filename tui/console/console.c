@@ -245,12 +245,14 @@ void console_select_job(console *c, int64_t id)
 }
 
 /* Keeps the selected job selected by id across refreshes; picks the newest
- * unfinished job (else the newest) when none is selected or it vanished. */
+ * unfinished job (else the newest) when none is selected or it vanished.
+ * The locks panel's rows follow the snapshot too. */
 static void sync_selection(console *c)
 {
 	const cleanup_mon_snapshot *s = c->snap;
 	size_t i;
 
+	console_locks_sync(c);
 	build_view(c);
 	if (s->njobs == 0) {
 		c->sel_job_id = -1;
@@ -737,6 +739,7 @@ static void set_paused(console *c, bool paused)
 		c->snap = cleanup_monitor_snapshot(c->mon);
 		cleanup_mon_snapshot_free(c->frozen);
 		c->frozen = NULL;
+		console_locks_sync(c);
 		console_message(c, ROLE_INFO, "display resumed");
 	}
 }
@@ -781,34 +784,47 @@ static int page_rows(const console *c)
 	return h > 1 ? h : 1;
 }
 
+/* The keys that move the selection: DIR rows, or DIR pages (PAGE), or to
+ * the first or last row (END). */
+static const struct move_key {
+	tui_cmd cmd;
+	int dir;
+	bool page, end;
+} move_keys[] = {
+	{CMD_UP, -1, false, false},     {CMD_DOWN, 1, false, false}, {CMD_PAGE_UP, -1, true, false},
+	{CMD_PAGE_DOWN, 1, true, false}, {CMD_HOME, -1, false, true}, {CMD_END, 1, false, true},
+};
+
+/* The keys that act on the selected job. */
+static const struct job_key {
+	tui_cmd cmd;
+	tui_action action;
+} job_keys[] = {
+	{CMD_STEP, ACT_STEP},     {CMD_RUN, ACT_RUN},         {CMD_PAUSE_JOB, ACT_PAUSE},           {CMD_CANCEL, ACT_CANCEL},
+	{CMD_SEAL, ACT_SEAL},     {CMD_PREVIEW, ACT_PREVIEW}, {CMD_KILL_RUNNER, ACT_KILL_RUNNER},
+};
+
 static void handle_cmd(console *c, tui_cmd cmd)
 {
+	size_t i;
 	int ms;
 
 	/* the focused panel's own meaning of the key first */
 	if (classes[c->focus]->key && classes[c->focus]->key(c, cmd))
 		return;
+	for (i = 0; i < sizeof move_keys / sizeof move_keys[0]; i++)
+		if (move_keys[i].cmd == cmd) {
+			move_sel(c, move_keys[i].page ? move_keys[i].dir * page_rows(c) : move_keys[i].dir, move_keys[i].end);
+			return;
+		}
+	for (i = 0; i < sizeof job_keys / sizeof job_keys[0]; i++)
+		if (job_keys[i].cmd == cmd) {
+			job_action(c, job_keys[i].action);
+			return;
+		}
 	switch (cmd) {
 	case CMD_QUIT:
 		console_quit(c);
-		break;
-	case CMD_UP:
-		move_sel(c, -1, false);
-		break;
-	case CMD_DOWN:
-		move_sel(c, 1, false);
-		break;
-	case CMD_PAGE_UP:
-		move_sel(c, -page_rows(c), false);
-		break;
-	case CMD_PAGE_DOWN:
-		move_sel(c, page_rows(c), false);
-		break;
-	case CMD_HOME:
-		move_sel(c, -1, true);
-		break;
-	case CMD_END:
-		move_sel(c, 1, true);
 		break;
 	case CMD_NEXT_PANEL:
 		next_panel(c, 1);
@@ -878,32 +894,11 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		console_message(c, ROLE_INFO, "%s: the step history's gaps: Tab to the job detail (or Enter on a job) first",
 		                cmd == CMD_NEXT_GAP ? "]" : "[");
 		break;
-	case CMD_STEP:
-		job_action(c, ACT_STEP);
-		break;
-	case CMD_RUN:
-		job_action(c, ACT_RUN);
-		break;
 	case CMD_STOP_RUN:
 		console_stop_run(c);
 		break;
-	case CMD_PAUSE_JOB:
-		job_action(c, ACT_PAUSE);
-		break;
-	case CMD_CANCEL:
-		job_action(c, ACT_CANCEL);
-		break;
-	case CMD_SEAL:
-		job_action(c, ACT_SEAL);
-		break;
-	case CMD_PREVIEW:
-		job_action(c, ACT_PREVIEW);
-		break;
 	case CMD_REMOVE: /* the servers' and libraries' key */
 		console_message(c, ROLE_WARNING, "D removes the selected library or server: Tab to that panel first");
-		break;
-	case CMD_KILL_RUNNER:
-		job_action(c, ACT_KILL_RUNNER);
 		break;
 	case CMD_TERMINATE_HOLDER:
 		terminate_holder(c);

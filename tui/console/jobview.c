@@ -455,3 +455,13 @@ const char *tui_runner_tag(char *buf, size_t len, int pid, const char *app)
 	snprintf(buf, len, "%s%s%d", v, v[0] ? " " : "", pid);
 	return buf;
 }
+
+int tui_follow_row(const int *keys, int n, int key, int row)
+{
+	int i;
+
+	for (i = 0; key != 0 && i < n; i++)
+		if (keys[i] == key)
+			return i;
+	return row >= n ? n - 1 : row < 0 || n == 0 ? 0 : row;
+}
