@@ -48,6 +48,14 @@ void cli_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void cli_json_string_or_null(FILE *f, const char *s)
+{
+	if (s)
+		cli_json_string(f, s);
+	else
+		fputs("null", f);
+}
+
 void cli_json_error(FILE *f, const cleanup_error *err, int code, const char *status)
 {
 	fprintf(f, "{\"status\": ");

@@ -368,6 +368,9 @@ int cli_connect_untimed(cli_ctx *ctx, cleanup_engine **out, bool check_schema);
 /* Prints S as a JSON string literal (quoted, escaped) to F. */
 void cli_json_string(FILE *f, const char *s);
 
+/* cli_json_string(), or null when S is NULL. */
+void cli_json_string_or_null(FILE *f, const char *s);
+
 /* Prints the JSON document JSON (server-built; NULL: null) to F with every
  * character a terminal would act on (DEL, C1, bidi controls, which JSON
  * allows raw) and any invalid byte written as a \u escape: the same

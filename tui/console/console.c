@@ -617,17 +617,17 @@ bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_ta
 	t->job_id = -1;
 	t->target_id = id;
 	if (a == ACT_REMOVE_LIBRARY) {
-		for (i = 0; i < c->snap->nlibraries; i++)
-			if (c->snap->libraries[i].row.id == id) {
-				const cleanup_mon_library *l = &c->snap->libraries[i];
-				tui_count_kind k = tui_count_kind_of(l->count_state, l->count_reason);
+		const cleanup_mon_library *l = console_find_library(c, id);
 
-				cleanup_text_copy(t->target_name, sizeof t->target_name, l->row.name);
-				/* only a count that is the library's now: a fresh cache
-				 * count or the counter's; else "item count unknown" */
-				t->items = k == COUNT_FRESH || k == COUNT_COUNTER ? l->row.item_count : -1;
-				return true;
-			}
+		if (l) {
+			tui_count_kind k = tui_count_kind_of(l->count_state, l->count_reason);
+
+			cleanup_text_copy(t->target_name, sizeof t->target_name, l->row.name);
+			/* only a count that is the library's now: a fresh cache
+			 * count or the counter's; else "item count unknown" */
+			t->items = k == COUNT_FRESH || k == COUNT_COUNTER ? l->row.item_count : -1;
+			return true;
+		}
 		console_message(c, ROLE_WARNING, "library %" PRId64 " is not on the dashboard; nothing done", id);
 	} else {
 		for (i = 0; i < c->snap->nservers; i++)
@@ -795,13 +795,23 @@ static const struct move_key {
 	{CMD_PAGE_DOWN, 1, true, false}, {CMD_HOME, -1, false, true}, {CMD_END, 1, false, true},
 };
 
-/* The keys that act on the selected job. */
-static const struct job_key {
+/* The keys that act: ACTION on the selected job, or (ACT_NONE) CALL. */
+static const struct act_key {
 	tui_cmd cmd;
 	tui_action action;
-} job_keys[] = {
-	{CMD_STEP, ACT_STEP},     {CMD_RUN, ACT_RUN},         {CMD_PAUSE_JOB, ACT_PAUSE},           {CMD_CANCEL, ACT_CANCEL},
-	{CMD_SEAL, ACT_SEAL},     {CMD_PREVIEW, ACT_PREVIEW}, {CMD_KILL_RUNNER, ACT_KILL_RUNNER},
+	void (*call)(console *c);
+} act_keys[] = {
+	{CMD_STEP, ACT_STEP, NULL},
+	{CMD_RUN, ACT_RUN, NULL},
+	{CMD_PAUSE_JOB, ACT_PAUSE, NULL},
+	{CMD_CANCEL, ACT_CANCEL, NULL},
+	{CMD_SEAL, ACT_SEAL, NULL},
+	{CMD_PREVIEW, ACT_PREVIEW, NULL},
+	{CMD_KILL_RUNNER, ACT_KILL_RUNNER, NULL},
+	{CMD_STOP_RUN, ACT_NONE, console_stop_run},
+	{CMD_TERMINATE_HOLDER, ACT_NONE, terminate_holder},
+	{CMD_QUIT, ACT_NONE, console_quit},
+	{CMD_CMDLINE, ACT_NONE, console_cmdline_open},
 };
 
 static void handle_cmd(console *c, tui_cmd cmd)
@@ -817,15 +827,15 @@ static void handle_cmd(console *c, tui_cmd cmd)
 			move_sel(c, move_keys[i].page ? move_keys[i].dir * page_rows(c) : move_keys[i].dir, move_keys[i].end);
 			return;
 		}
-	for (i = 0; i < sizeof job_keys / sizeof job_keys[0]; i++)
-		if (job_keys[i].cmd == cmd) {
-			job_action(c, job_keys[i].action);
+	for (i = 0; i < sizeof act_keys / sizeof act_keys[0]; i++)
+		if (act_keys[i].cmd == cmd) {
+			if (act_keys[i].action != ACT_NONE)
+				job_action(c, act_keys[i].action);
+			else
+				act_keys[i].call(c);
 			return;
 		}
 	switch (cmd) {
-	case CMD_QUIT:
-		console_quit(c);
-		break;
 	case CMD_NEXT_PANEL:
 		next_panel(c, 1);
 		break;
@@ -860,9 +870,6 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		clearok(curscr, TRUE);
 		cleanup_monitor_refresh_now(c->mon);
 		break;
-	case CMD_CMDLINE:
-		console_cmdline_open(c);
-		break;
 	case CMD_FILTER:
 		/* the libraries or the log when they have the focus, else the jobs */
 		if (c->focus != PANEL_LIBRARIES && c->focus != PANEL_LOG)
@@ -894,14 +901,8 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		console_message(c, ROLE_INFO, "%s: the step history's gaps: Tab to the job detail (or Enter on a job) first",
 		                cmd == CMD_NEXT_GAP ? "]" : "[");
 		break;
-	case CMD_STOP_RUN:
-		console_stop_run(c);
-		break;
 	case CMD_REMOVE: /* the servers' and libraries' key */
 		console_message(c, ROLE_WARNING, "D removes the selected library or server: Tab to that panel first");
-		break;
-	case CMD_TERMINATE_HOLDER:
-		terminate_holder(c);
 		break;
 	default:
 		break;
