@@ -463,5 +463,7 @@ int tui_follow_row(const int *keys, int n, int key, int row)
 	for (i = 0; key != 0 && i < n; i++)
 		if (keys[i] == key)
 			return i;
-	return row >= n ? n - 1 : row < 0 || n == 0 ? 0 : row;
+	if (n <= 0 || row < 0)
+		return 0;
+	return row < n ? row : n - 1;
 }
