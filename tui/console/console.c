@@ -11,8 +11,8 @@
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
