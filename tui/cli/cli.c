@@ -48,6 +48,14 @@ void cli_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void cli_json_string_or_null(FILE *f, const char *s)
+{
+	if (s)
+		cli_json_string(f, s);
+	else
+		fputs("null", f);
+}
+
 void cli_json_error(FILE *f, const cleanup_error *err, int code, const char *status)
 {
 	fprintf(f, "{\"status\": ");
@@ -93,14 +101,10 @@ static int fail_with(const cli_ctx *ctx, const cleanup_error *err, int code, con
 
 void cli_json_doc(FILE *f, const char *json)
 {
-	size_t n, i = 0;
+	size_t l;
+	int32_t cp;
 
-	json = json ? json : "null";
-	n = strlen(json);
-	while (i < n) {
-		int32_t cp;
-		size_t l = tui_utf8_next(json + i, n - i, &cp);
-
+	for (json = json ? json : "null"; (l = tui_utf8_at(json, &cp)) > 0; json += l) {
 		/* Outside strings valid JSON is ASCII; inside, \uXXXX means the same
 		 * character. Controls PostgreSQL leaves raw (DEL, C1, bidi) and bad
 		 * bytes (there should be none: the database is UTF-8) are escaped. */
@@ -109,8 +113,7 @@ void cli_json_doc(FILE *f, const char *json)
 		else if (cp != '\n' && (tui_unsafe_codepoint(cp) || cp == 0x2028 || cp == 0x2029))
 			fprintf(f, "\\u%04x", (unsigned)cp);
 		else
-			fwrite(json + i, 1, l, f);
-		i += l;
+			fwrite(json, 1, l, f);
 	}
 }
 

@@ -86,6 +86,9 @@ typedef struct cli_option {
 #define CLI_ROW_STRING(NAME, ARG, HELP, COMPLETE, T, F, NEEDS)                                                     \
 	{NAME, ARG, HELP, COMPLETE, CLI_STRING, offsetof(T, F), 0, 0, 0, NULL, NEEDS}
 #define CLI_ROW_END {NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}
+/* A command's only option when it is an integer: its value goes to the
+ * int64_t the parser is given (no options struct). */
+#define CLI_ROW_ONLY_INT(NAME, ARG, HELP, MIN, MAX) {NAME, ARG, HELP, NULL, CLI_INT, 0, MIN, MAX, 0, NULL, NULL}
 
 typedef struct cli_command {
 	const char *name;     /* "status", "job", ... */
@@ -150,6 +153,11 @@ typedef struct cli_args {
 	                 * are kept here in order, not refused (the global options) */
 	int nrest;
 } cli_args;
+
+/* What a job subcommand on one job starts with (cmd_job.c): argv[1] is the
+ * job id, then the options of the subcommand's table (parsed into OUT).
+ * Returns 0 with *ID, or the exit code after a usage error. */
+int cli_job_args(cli_ctx *ctx, int argc, char **argv, int64_t *id, void *out, cli_args *a);
 
 /* Parses argv[FIRST..ARGC) against OPTS, writing each option's checked
  * value at its row's offset in OUT (cli_option): "--x V" and "--x=V",
@@ -359,6 +367,9 @@ int cli_connect_untimed(cli_ctx *ctx, cleanup_engine **out, bool check_schema);
 
 /* Prints S as a JSON string literal (quoted, escaped) to F. */
 void cli_json_string(FILE *f, const char *s);
+
+/* cli_json_string(), or null when S is NULL. */
+void cli_json_string_or_null(FILE *f, const char *s);
 
 /* Prints the JSON document JSON (server-built; NULL: null) to F with every
  * character a terminal would act on (DEL, C1, bidi controls, which JSON

@@ -47,10 +47,7 @@ static void print_json(const cleanup_count_row *rows, size_t n, const counts_vis
 		printf(", \"state\": ");
 		cli_json_string(stdout, r->state);
 		printf(", \"reason\": ");
-		if (r->reason[0])
-			cli_json_string(stdout, r->reason);
-		else
-			printf("null");
+		cli_json_string_or_null(stdout, r->reason[0] ? r->reason : NULL);
 		printf(", \"count\": ");
 		json_int_or_null(r->count);
 		printf(", \"published_count\": ");
@@ -63,10 +60,7 @@ static void print_json(const cleanup_count_row *rows, size_t n, const counts_vis
 		else
 			printf("%.3f", r->visit_age_s);
 		printf(", \"last_restart\": ");
-		if (r->last_restart[0])
-			cli_json_string(stdout, r->last_restart);
-		else
-			printf("null");
+		cli_json_string_or_null(stdout, r->last_restart[0] ? r->last_restart : NULL);
 		printf("}");
 	}
 	printf("], \"visits\": [");
@@ -77,10 +71,7 @@ static void print_json(const cleanup_count_row *rows, size_t n, const counts_vis
 		printf(", \"state\": ");
 		cli_json_string(stdout, vs[i].v.state);
 		printf(", \"reason\": ");
-		if (vs[i].v.reason[0])
-			cli_json_string(stdout, vs[i].v.reason);
-		else
-			printf("null");
+		cli_json_string_or_null(stdout, vs[i].v.reason[0] ? vs[i].v.reason : NULL);
 		printf("}");
 	}
 	printf("]}\n");

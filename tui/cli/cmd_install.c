@@ -47,15 +47,9 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 		       "\"functions_applied\": %s, \"contract_repaired\": %s, \"contract_drift\": ",
 		       r.from_version, r.to_version, r.migrations_applied, r.functions_applied ? "true" : "false",
 		       r.contract_repaired ? "true" : "false");
-		if (r.contract_repaired)
-			cli_json_string(stdout, r.drift);
-		else
-			printf("null");
+		cli_json_string_or_null(stdout, r.contract_repaired ? r.drift : NULL);
 		printf(", \"contract_kept\": ");
-		if (r.contract_repaired)
-			cli_json_string(stdout, r.kept);
-		else
-			printf("null");
+		cli_json_string_or_null(stdout, r.contract_repaired ? r.kept : NULL);
 		printf(", \"default_mode\": ");
 		cli_json_string(stdout, r.default_mode);
 		printf(", \"validators\": ");

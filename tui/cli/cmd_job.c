@@ -58,6 +58,16 @@ static const cli_subcommand *sub_of(const char *name)
 	return cli_subcommand_find(cmd_job_subcommands, name);
 }
 
+int cli_job_args(cli_ctx *ctx, int argc, char **argv, int64_t *id, void *out, cli_args *a)
+{
+	if (argc < 2)
+		return cli_usage(ctx, &cmd_job_entry, "job %s needs a job id", argv[0]);
+	if (!cli_parse_id(ctx, "job id", argv[1], id) ||
+	    !cli_parse_options(ctx, &cmd_job_entry, sub_of(argv[0]), argc, argv, 2, 0, out, a))
+		return EXIT_USAGE;
+	return 0;
+}
+
 static int job_create(cli_ctx *ctx, int argc, char **argv)
 {
 	const char *kind = argc > 1 ? argv[1] : NULL, *want, *other;
@@ -263,11 +273,12 @@ static int job_seal(cli_ctx *ctx, int argc, char **argv)
 	seal_opts o = {-1, 0};
 	cli_args a;
 	int64_t id;
+	int rc;
 
-	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
-		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job seal needs a job id and --expected N") : EXIT_USAGE;
-	if (!cli_parse_options(ctx, &cmd_job_entry, sub_of(argv[0]), argc, argv, 2, 0, &o, &a))
-		return EXIT_USAGE;
+	if (argc < 2)
+		return cli_usage(ctx, &cmd_job_entry, "job seal needs a job id and --expected N");
+	if ((rc = cli_job_args(ctx, argc, argv, &id, &o, &a)))
+		return rc;
 	if (o.expected < 0)
 		return cli_usage(ctx, &cmd_job_entry,
 		                 "job seal needs --expected N: the unique count of the complete traversal");
@@ -300,10 +311,8 @@ static int job_transition(cli_ctx *ctx, int argc, char **argv)
 	return job_act(ctx, id, tui_action_from_name(argv[0]), 0, o.wait);
 }
 
-/* job show's one option: its value is the int64_t the parser is given. */
 static const cli_option show_options[] = {
-	{"--steps", "N", "show the N most recent steps (0 to 1000, default 10)", NULL, CLI_INT, 0, 0, 1000, 0, NULL,
-	 NULL},
+	CLI_ROW_ONLY_INT("--steps", "N", "show the N most recent steps (0 to 1000, default 10)", 0, 1000),
 	CLI_ROW_END,
 };
 
@@ -317,10 +326,8 @@ static int job_show(cli_ctx *ctx, int argc, char **argv)
 	cli_args a;
 	int rc;
 
-	if (argc < 2 || !cli_parse_id(ctx, "job id", argv[1], &id))
-		return argc < 2 ? cli_usage(ctx, &cmd_job_entry, "job show needs a job id") : EXIT_USAGE;
-	if (!cli_parse_options(ctx, &cmd_job_entry, sub_of(argv[0]), argc, argv, 2, 0, &steps, &a))
-		return EXIT_USAGE;
+	if ((rc = cli_job_args(ctx, argc, argv, &id, &steps, &a)))
+		return rc;
 	cli_job_app_name(ctx, id, "show");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;

@@ -119,20 +119,6 @@ static void print_steps_json(const cleanup_job *job, const cleanup_step_result *
 	printf("], \"interrupted\": %s}\n", interrupted ? "true" : "false");
 }
 
-/* What job step and job run start with: argv[1] is the job id, then the
- * options of the subcommand's table (parsed into OUT). Returns 0 with
- * *ID, or the exit code after a usage error. */
-static int job_args(cli_ctx *ctx, int argc, char **argv, int64_t *id, void *out, cli_args *a)
-{
-	if (argc < 2)
-		return cli_usage(ctx, &cmd_job_entry, "job %s needs a job id", argv[0]);
-	if (!cli_parse_id(ctx, "job id", argv[1], id) ||
-	    !cli_parse_options(ctx, &cmd_job_entry, cli_subcommand_find(cmd_job_subcommands, argv[0]), argc, argv, 2, 0,
-	                       out, a))
-		return EXIT_USAGE;
-	return 0;
-}
-
 typedef struct step_opts {
 	cli_step_opts so;
 	int64_t steps, replay;
@@ -188,7 +174,7 @@ int cmd_job_step(cli_ctx *ctx, int argc, char **argv)
 	int i, n = 0, rc = CLEANUP_OK, code;
 
 	memset(&job, 0, sizeof job);
-	if ((code = job_args(ctx, argc, argv, &id, &o, &a)))
+	if ((code = cli_job_args(ctx, argc, argv, &id, &o, &a)))
 		return code;
 	if ((o.replay > 0) + o.preview + cli_given(&a, cmd_job_step_options, "--steps") > 1)
 		return cli_usage(ctx, &cmd_job_entry, "job step takes one of --steps, --replay and --preview");
@@ -417,7 +403,7 @@ int cmd_job_run(cli_ctx *ctx, int argc, char **argv)
 	cli_args a;
 	int rc, code;
 
-	if ((code = job_args(ctx, argc, argv, &id, &o, &a)))
+	if ((code = cli_job_args(ctx, argc, argv, &id, &o, &a)))
 		return code;
 
 	cli_job_app_name(ctx, id, "run");

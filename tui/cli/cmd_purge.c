@@ -133,10 +133,7 @@ static void print_run_json(const purge_run *run, int64_t days, double secs)
 	printf("], \"jobs_total\": %zu, \"events\": %" PRId64 ", \"rows\": %" PRId64 ", \"transactions\": %" PRId64
 	       ", \"seconds\": %.3f, \"stopped\": ",
 	       run->jobs_seen, run->events, run->rows, run->transactions, secs);
-	if (run->stopped)
-		cli_json_string(stdout, run->stopped);
-	else
-		printf("null");
+	cli_json_string_or_null(stdout, run->stopped);
 	printf("}\n");
 }
 

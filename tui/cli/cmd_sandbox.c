@@ -35,6 +35,16 @@ static const cli_option sandbox_options[] = {
 	CLI_ROW_END,
 };
 
+/* The words sandbox takes, and what each does. */
+static const struct sandbox_action {
+	const char *name;
+	int (*run)(cleanup_sandbox *sb, cleanup_error *err);
+} actions[] = {
+	{"start", cleanup_sandbox_start},
+	{"stop", cleanup_sandbox_stop},
+	{"status", cleanup_sandbox_status},
+};
+
 static int exec_sandbox(cli_ctx *ctx, int argc, char **argv)
 {
 	sandbox_opts o = {NULL};
@@ -43,23 +53,17 @@ static int exec_sandbox(cli_ctx *ctx, int argc, char **argv)
 	cleanup_sandbox sb;
 	cleanup_error err;
 	cli_args a;
-	int rc;
+	size_t i;
 
 	if (!cli_parse_options(ctx, &cmd_sandbox_entry, NULL, argc, argv, 1, 1, &o, &a))
 		return EXIT_USAGE;
-	action = a.npos > 0 ? a.pos[0] : NULL;
-	if (!action || (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "status")))
-		return cli_usage(ctx, &cmd_sandbox_entry, "sandbox needs start, stop or status, not \"%s\"",
-		                 action ? action : "");
-	if ((rc = cleanup_sandbox_init(&sb, o.dir, &err)))
-		return cli_fail(ctx, &err);
-	if (strcmp(action, "start") == 0)
-		rc = cleanup_sandbox_start(&sb, &err);
-	else if (strcmp(action, "stop") == 0)
-		rc = cleanup_sandbox_stop(&sb, &err);
-	else
-		rc = cleanup_sandbox_status(&sb, &err);
-	if (rc)
+	action = a.npos > 0 ? a.pos[0] : "";
+	for (i = 0; i < sizeof actions / sizeof actions[0]; i++)
+		if (strcmp(action, actions[i].name) == 0)
+			break;
+	if (i == sizeof actions / sizeof actions[0])
+		return cli_usage(ctx, &cmd_sandbox_entry, "sandbox needs start, stop or status, not \"%s\"", action);
+	if (cleanup_sandbox_init(&sb, o.dir, &err) || actions[i].run(&sb, &err))
 		return cli_fail(ctx, &err);
 	cleanup_sandbox_conninfo(&sb, NULL, conninfo, sizeof conninfo);
 	if (ctx->json) {

@@ -204,20 +204,15 @@ const cli_command cmd_status_entry = {
 	status_options,
 };
 
-/* jobs' one option: its value is the int64_t the parser is given. */
 static const cli_option jobs_options[] = {
-	{"--limit", "N", "at most N jobs, newest first (1 to 1000, default 50)", NULL, CLI_INT, 0, 1, 1000, 0, NULL,
-	 NULL},
+	CLI_ROW_ONLY_INT("--limit", "N", "at most N jobs, newest first (1 to 1000, default 50)", 1, 1000),
 	CLI_ROW_END,
 };
 
 static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
 {
-	cleanup_job *jobs = NULL;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	char *json = NULL;
-	size_t n = 0;
 	int64_t limit = 50;
 	cli_args a;
 	int rc;
@@ -226,23 +221,23 @@ static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
 		return EXIT_USAGE;
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
-	if (ctx->json)
-		rc = cleanup_jobs_json(&json, e, (int)limit, &err);
-	else
-		rc = cleanup_jobs_list(&jobs, &n, e, (int)limit, &err);
-	if (rc != CLEANUP_OK) {
-		rc = cli_fail(ctx, &err);
-	} else {
-		if (json) {
+	if (ctx->json) {
+		char *json = NULL;
+
+		if ((rc = cleanup_jobs_json(&json, e, (int)limit, &err)) == CLEANUP_OK) {
 			cli_json_doc(stdout, json);
 			putchar('\n');
-		} else {
-			print_jobs_table(jobs, n);
 		}
-		rc = EXIT_DONE;
+		free(json);
+	} else {
+		cleanup_job *jobs = NULL;
+		size_t n = 0;
+
+		if ((rc = cleanup_jobs_list(&jobs, &n, e, (int)limit, &err)) == CLEANUP_OK)
+			print_jobs_table(jobs, n);
+		cleanup_jobs_free(jobs, n);
 	}
-	free(json);
-	cleanup_jobs_free(jobs, n);
+	rc = rc == CLEANUP_OK ? EXIT_DONE : cli_fail(ctx, &err);
 	cleanup_engine_close(e);
 	return rc;
 }

@@ -156,17 +156,14 @@ static void describe(confirm_state *c)
 			         t->kind, t->phase);
 		break;
 	case ACT_RUN:
-		if (t->gone == 0)
-			snprintf(what, sizeof what,
-			         "Run job %" PRId64 " (%s, %s) step after step until it completes or you press t? Nothing is "
-			         "deleted yet: the first step that deletes a row is the point of no return (until then x "
-			         "cancels the job). Deleted rows cannot be restored.",
-			         t->job_id, t->kind, t->phase);
-		else
-			snprintf(what, sizeof what,
-			         "Run job %" PRId64 " (%s, %s) step after step until it completes or you press t? "
-			         "Deleted rows cannot be restored.",
-			         t->job_id, t->kind, t->phase);
+		/* before the first deletion, where the point of no return lies */
+		snprintf(what, sizeof what,
+		         "Run job %" PRId64 " (%s, %s) step after step until it completes or you press t? %sDeleted rows "
+		         "cannot be restored.",
+		         t->job_id, t->kind, t->phase,
+		         t->gone == 0 ? "Nothing is deleted yet: the first step that deletes a row is the point of no return "
+		                        "(until then x cancels the job). "
+		                      : "");
 		break;
 	case ACT_PAUSE:
 		snprintf(what, sizeof what, "Pause collecting job %" PRId64 "? Appends are refused until it is resumed.",

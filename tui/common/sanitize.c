@@ -44,6 +44,12 @@ size_t tui_utf8_next(const char *s, size_t n, int32_t *cp)
 	return len;
 }
 
+size_t tui_utf8_at(const char *s, int32_t *cp)
+{
+	/* no UTF-8 character is longer than 4 bytes */
+	return *s ? tui_utf8_next(s, strnlen(s, 4), cp) : 0;
+}
+
 /* Display widths, generated from Python's unicodedata (Unicode 14.0):
  * zero_width holds general categories Mn, Me and Cf (except U+00AD SOFT
  * HYPHEN, which terminals draw) and U+1160-U+11FF; double_width holds East
@@ -277,16 +283,11 @@ int tui_char_width(int32_t cp)
 
 size_t tui_text_width(const char *s)
 {
-	size_t n, i = 0, w = 0;
+	size_t l, w = 0;
+	int32_t cp;
 
-	s = s ? s : "";
-	n = strlen(s);
-	while (i < n) {
-		int32_t cp;
-
-		i += tui_utf8_next(s + i, n - i, &cp);
+	for (s = s ? s : ""; (l = tui_utf8_at(s, &cp)) > 0; s += l)
 		w += (size_t)tui_char_width(cp);
-	}
 	return w;
 }
 
@@ -300,15 +301,12 @@ bool tui_unsafe_codepoint(int32_t cp)
  * cell with spaces up to WIDTH columns. */
 static const char *sanitize_width(char *buf, size_t len, const char *s, size_t width, bool pad)
 {
-	size_t n, i = 0, o = 0, cols = 0;
+	size_t l, o = 0, cols = 0;
+	int32_t cp;
 
 	if (!buf || len == 0)
 		return buf;
-	s = s ? s : "";
-	n = strlen(s);
-	while (i < n) {
-		int32_t cp;
-		size_t l = tui_utf8_next(s + i, n - i, &cp);
+	for (s = s ? s : ""; (l = tui_utf8_at(s, &cp)) > 0; s += l) {
 		bool bad = tui_unsafe_codepoint(cp);
 		size_t out = bad ? 1 : l, w = (size_t)tui_char_width(cp);
 
@@ -320,9 +318,8 @@ static const char *sanitize_width(char *buf, size_t len, const char *s, size_t w
 		if (bad)
 			buf[o] = '?';
 		else
-			memcpy(buf + o, s + i, l);
+			memcpy(buf + o, s, l);
 		o += out;
-		i += l;
 		cols += w;
 	}
 	while (pad && width > 0 && cols < width && o + 1 < len) {
@@ -350,34 +347,23 @@ const char *tui_sanitize(char *buf, size_t len, const char *s)
 
 void tui_fputs_safe(const char *s, FILE *f)
 {
-	size_t n, i = 0;
+	size_t l;
+	int32_t cp;
 
-	s = s ? s : "";
-	n = strlen(s);
-	while (i < n) {
-		int32_t cp;
-		size_t l = tui_utf8_next(s + i, n - i, &cp);
-
+	for (s = s ? s : ""; (l = tui_utf8_at(s, &cp)) > 0; s += l)
 		if (tui_unsafe_codepoint(cp))
 			fputc('?', f);
 		else
-			fwrite(s + i, 1, l, f);
-		i += l;
-	}
+			fwrite(s, 1, l, f);
 }
 
 bool tui_is_safe(const char *s)
 {
-	size_t n, i = 0;
+	size_t l;
+	int32_t cp;
 
-	s = s ? s : "";
-	n = strlen(s);
-	while (i < n) {
-		int32_t cp;
-
-		i += tui_utf8_next(s + i, n - i, &cp);
+	for (s = s ? s : ""; (l = tui_utf8_at(s, &cp)) > 0; s += l)
 		if (tui_unsafe_codepoint(cp))
 			return false;
-	}
 	return true;
 }

@@ -33,6 +33,11 @@
  * at S are not valid UTF-8 (then the length is 1: one bad byte). */
 size_t tui_utf8_next(const char *s, size_t n, int32_t *cp);
 
+/* tui_utf8_next() for a NUL-terminated S: the length of the character at S,
+ * 0 at the end of the string. A loop over S's characters:
+ *     for (; (l = tui_utf8_at(s, &cp)) > 0; s += l) */
+size_t tui_utf8_at(const char *s, int32_t *cp);
+
 /* True when code point CP (or -1, a bad byte) must not reach a terminal
  * as it is (the list above). */
 bool tui_unsafe_codepoint(int32_t cp);

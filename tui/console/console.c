@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,12 +245,14 @@ void console_select_job(console *c, int64_t id)
 }
 
 /* Keeps the selected job selected by id across refreshes; picks the newest
- * unfinished job (else the newest) when none is selected or it vanished. */
+ * unfinished job (else the newest) when none is selected or it vanished.
+ * The locks panel's rows follow the snapshot too. */
 static void sync_selection(console *c)
 {
 	const cleanup_mon_snapshot *s = c->snap;
 	size_t i;
 
+	console_locks_sync(c);
 	build_view(c);
 	if (s->njobs == 0) {
 		c->sel_job_id = -1;
@@ -614,17 +617,17 @@ bool console_fill_remove_target(console *c, tui_action a, int64_t id, confirm_ta
 	t->job_id = -1;
 	t->target_id = id;
 	if (a == ACT_REMOVE_LIBRARY) {
-		for (i = 0; i < c->snap->nlibraries; i++)
-			if (c->snap->libraries[i].row.id == id) {
-				const cleanup_mon_library *l = &c->snap->libraries[i];
-				tui_count_kind k = tui_count_kind_of(l->count_state, l->count_reason);
+		const cleanup_mon_library *l = console_find_library(c, id);
 
-				cleanup_text_copy(t->target_name, sizeof t->target_name, l->row.name);
-				/* only a count that is the library's now: a fresh cache
-				 * count or the counter's; else "item count unknown" */
-				t->items = k == COUNT_FRESH || k == COUNT_COUNTER ? l->row.item_count : -1;
-				return true;
-			}
+		if (l) {
+			tui_count_kind k = tui_count_kind_of(l->count_state, l->count_reason);
+
+			cleanup_text_copy(t->target_name, sizeof t->target_name, l->row.name);
+			/* only a count that is the library's now: a fresh cache
+			 * count or the counter's; else "item count unknown" */
+			t->items = k == COUNT_FRESH || k == COUNT_COUNTER ? l->row.item_count : -1;
+			return true;
+		}
 		console_message(c, ROLE_WARNING, "library %" PRId64 " is not on the dashboard; nothing done", id);
 	} else {
 		for (i = 0; i < c->snap->nservers; i++)
@@ -736,6 +739,7 @@ static void set_paused(console *c, bool paused)
 		c->snap = cleanup_monitor_snapshot(c->mon);
 		cleanup_mon_snapshot_free(c->frozen);
 		c->frozen = NULL;
+		console_locks_sync(c);
 		console_message(c, ROLE_INFO, "display resumed");
 	}
 }
@@ -780,35 +784,58 @@ static int page_rows(const console *c)
 	return h > 1 ? h : 1;
 }
 
+/* The keys that move the selection: DIR rows, or DIR pages (PAGE), or to
+ * the first or last row (END). */
+static const struct move_key {
+	tui_cmd cmd;
+	int dir;
+	bool page, end;
+} move_keys[] = {
+	{CMD_UP, -1, false, false},     {CMD_DOWN, 1, false, false}, {CMD_PAGE_UP, -1, true, false},
+	{CMD_PAGE_DOWN, 1, true, false}, {CMD_HOME, -1, false, true}, {CMD_END, 1, false, true},
+};
+
+/* The keys that act: ACTION on the selected job, or (ACT_NONE) CALL. */
+static const struct act_key {
+	tui_cmd cmd;
+	tui_action action;
+	void (*call)(console *c);
+} act_keys[] = {
+	{CMD_STEP, ACT_STEP, NULL},
+	{CMD_RUN, ACT_RUN, NULL},
+	{CMD_PAUSE_JOB, ACT_PAUSE, NULL},
+	{CMD_CANCEL, ACT_CANCEL, NULL},
+	{CMD_SEAL, ACT_SEAL, NULL},
+	{CMD_PREVIEW, ACT_PREVIEW, NULL},
+	{CMD_KILL_RUNNER, ACT_KILL_RUNNER, NULL},
+	{CMD_STOP_RUN, ACT_NONE, console_stop_run},
+	{CMD_TERMINATE_HOLDER, ACT_NONE, terminate_holder},
+	{CMD_QUIT, ACT_NONE, console_quit},
+	{CMD_CMDLINE, ACT_NONE, console_cmdline_open},
+};
+
 static void handle_cmd(console *c, tui_cmd cmd)
 {
+	size_t i;
 	int ms;
 
 	/* the focused panel's own meaning of the key first */
 	if (classes[c->focus]->key && classes[c->focus]->key(c, cmd))
 		return;
+	for (i = 0; i < sizeof move_keys / sizeof move_keys[0]; i++)
+		if (move_keys[i].cmd == cmd) {
+			move_sel(c, move_keys[i].page ? move_keys[i].dir * page_rows(c) : move_keys[i].dir, move_keys[i].end);
+			return;
+		}
+	for (i = 0; i < sizeof act_keys / sizeof act_keys[0]; i++)
+		if (act_keys[i].cmd == cmd) {
+			if (act_keys[i].action != ACT_NONE)
+				job_action(c, act_keys[i].action);
+			else
+				act_keys[i].call(c);
+			return;
+		}
 	switch (cmd) {
-	case CMD_QUIT:
-		console_quit(c);
-		break;
-	case CMD_UP:
-		move_sel(c, -1, false);
-		break;
-	case CMD_DOWN:
-		move_sel(c, 1, false);
-		break;
-	case CMD_PAGE_UP:
-		move_sel(c, -page_rows(c), false);
-		break;
-	case CMD_PAGE_DOWN:
-		move_sel(c, page_rows(c), false);
-		break;
-	case CMD_HOME:
-		move_sel(c, -1, true);
-		break;
-	case CMD_END:
-		move_sel(c, 1, true);
-		break;
 	case CMD_NEXT_PANEL:
 		next_panel(c, 1);
 		break;
@@ -843,9 +870,6 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		clearok(curscr, TRUE);
 		cleanup_monitor_refresh_now(c->mon);
 		break;
-	case CMD_CMDLINE:
-		console_cmdline_open(c);
-		break;
 	case CMD_FILTER:
 		/* the libraries or the log when they have the focus, else the jobs */
 		if (c->focus != PANEL_LIBRARIES && c->focus != PANEL_LOG)
@@ -877,35 +901,8 @@ static void handle_cmd(console *c, tui_cmd cmd)
 		console_message(c, ROLE_INFO, "%s: the step history's gaps: Tab to the job detail (or Enter on a job) first",
 		                cmd == CMD_NEXT_GAP ? "]" : "[");
 		break;
-	case CMD_STEP:
-		job_action(c, ACT_STEP);
-		break;
-	case CMD_RUN:
-		job_action(c, ACT_RUN);
-		break;
-	case CMD_STOP_RUN:
-		console_stop_run(c);
-		break;
-	case CMD_PAUSE_JOB:
-		job_action(c, ACT_PAUSE);
-		break;
-	case CMD_CANCEL:
-		job_action(c, ACT_CANCEL);
-		break;
-	case CMD_SEAL:
-		job_action(c, ACT_SEAL);
-		break;
-	case CMD_PREVIEW:
-		job_action(c, ACT_PREVIEW);
-		break;
 	case CMD_REMOVE: /* the servers' and libraries' key */
 		console_message(c, ROLE_WARNING, "D removes the selected library or server: Tab to that panel first");
-		break;
-	case CMD_KILL_RUNNER:
-		job_action(c, ACT_KILL_RUNNER);
-		break;
-	case CMD_TERMINATE_HOLDER:
-		terminate_holder(c);
 		break;
 	default:
 		break;
@@ -952,50 +949,58 @@ static void filter_key(console *c, int key)
 		console_select_job(c, c->snap->jobs[c->jobs_view[0]].job.id);
 }
 
+/* A log line shown whole: any key closes it, and does nothing else. */
+static void log_open_key(console *c, int key)
+{
+	(void)key;
+	c->log_open = false;
+}
+
+/* The help: scroll keys scroll it; any other key closes it, and does nothing
+ * else. */
+static void help_key(console *c, int key)
+{
+	tui_cmd h = keys_dispatch(key, true);
+
+	if (h == CMD_DOWN || h == CMD_UP || h == CMD_PAGE_DOWN || h == CMD_PAGE_UP || h == CMD_HOME || h == CMD_END) {
+		int page = c->layout.rows - 8 > 1 ? c->layout.rows - 8 : 1;
+
+		c->help_top += h == CMD_DOWN ? 1 : h == CMD_UP ? -1 : h == CMD_PAGE_DOWN ? page : h == CMD_PAGE_UP ? -page
+		               : h == CMD_HOME ? -100000 : 100000;
+		/* console_draw clamps help_top to what there is */
+	} else {
+		c->help = false;
+	}
+}
+
+/* The modes that take every key while they last, the first that is on
+ * first: ACTIVE is the offset of the console's bool that says it is on. */
+static const struct key_mode {
+	size_t active;
+	void (*key)(console *c, int key);
+} key_modes[] = {
+	{offsetof(console, quit_ask), quit_key},
+	{offsetof(console, stale_ask), stale_key},
+	{offsetof(console, log_open), log_open_key},
+	{offsetof(console, confirm.active), confirm_key_pressed},
+	{offsetof(console, cmdline), console_cmdline_key},
+	{offsetof(console, filter_editing), filter_key},
+	{offsetof(console, help), help_key},
+};
+
 static void handle_key(console *c, int key)
 {
+	size_t i;
+
 	if (key == KEY_RESIZE) {
 		console_relayout(c);
 		return;
 	}
-	if (c->quit_ask) {
-		quit_key(c, key);
-		return;
-	}
-	if (c->stale_ask) {
-		stale_key(c, key);
-		return;
-	}
-	if (c->log_open) { /* a log line shown whole: any key closes it, and does nothing else */
-		c->log_open = false;
-		return;
-	}
-	if (c->confirm.active) {
-		confirm_key_pressed(c, key);
-		return;
-	}
-	if (c->cmdline) {
-		console_cmdline_key(c, key);
-		return;
-	}
-	if (c->filter_editing) {
-		filter_key(c, key);
-		return;
-	}
-	if (c->help) { /* scroll keys scroll it; any other key closes it, and does nothing else */
-		tui_cmd h = keys_dispatch(key, true);
-
-		if (h == CMD_DOWN || h == CMD_UP || h == CMD_PAGE_DOWN || h == CMD_PAGE_UP || h == CMD_HOME || h == CMD_END) {
-			int page = c->layout.rows - 8 > 1 ? c->layout.rows - 8 : 1;
-
-			c->help_top += h == CMD_DOWN ? 1 : h == CMD_UP ? -1 : h == CMD_PAGE_DOWN ? page : h == CMD_PAGE_UP ? -page
-			               : h == CMD_HOME ? -100000 : 100000;
-			/* console_draw clamps help_top to what there is */
-		} else {
-			c->help = false;
+	for (i = 0; i < sizeof key_modes / sizeof key_modes[0]; i++)
+		if (*(const bool *)((const char *)c + key_modes[i].active)) {
+			key_modes[i].key(c, key);
+			return;
 		}
-		return;
-	}
 	if (c->opts.demo_key) { /* a demo's presenter key (cmd_demo.c) */
 		char note[512] = "";
 

@@ -175,30 +175,73 @@ static void complete(lineedit_candidates *out, const char *line, size_t word_sta
 
 /* ---- parsing ---------------------------------------------------------- */
 
-/* The one argument of :refresh, :throttle or :wait by the CLI's rule for
- * seconds (tui_seconds_syntax, numtext.h: digits with an optional fraction), from MIN
- * to MAX, or 0 when ZERO_OFF (0: none); false with a message naming the
- * range, the value and the rule broken. */
-static bool seconds_arg(console *c, const console_command *cmd, char **argv, int argc, double min, double max,
-                        bool zero_off, double *out)
+static double set_refresh(console *c, double sec)
 {
-	bool rate = strcmp(cmd->name, "throttle") == 0;
-	const char *why;
+	cleanup_monitor_set_interval(c->mon, (int)(sec * 1000 + 0.5));
+	return cleanup_monitor_interval(c->mon) / 1000.0;
+}
 
+static double set_throttle(console *c, double rate)
+{
+	actions_set_max_rate(c->act, rate);
+	return rate;
+}
+
+static double set_wait(console *c, double sec)
+{
+	actions_set_wait(c->act, sec);
+	return sec;
+}
+
+/* :refresh, :throttle and :wait: their argument's range (or 0 when ZERO_OFF:
+ * none), what sets it (returning the value in force), and what each says
+ * then: ON with that value when above 0, else OFF. */
+static const struct seconds_command {
+	const char *name, *unit;
+	double min, max;
+	bool zero_off;
+	double (*set)(console *c, double value);
+	const char *on, *off;
+} seconds_commands[] = {
+	{"refresh", "seconds", 0.1, 60, false, set_refresh, "refresh every %g s", NULL},
+	/* the rule of job run --max-rate, and 0 for none */
+	{"throttle", "steps a second", 0.1, 1000, true, set_throttle, "runs from this console: at most %g steps a second",
+	 "runs from this console: no throttle"},
+	/* the CLI's --wait rule: seconds from 0 to 86400 */
+	{"wait", "seconds", 0, 86400, false, set_wait,
+	 "actions from this console: a busy answer is retried for up to %g s (t stops the wait)",
+	 "actions from this console: a busy answer is shown at once"},
+};
+
+/* Runs :refresh, :throttle or :wait (CMD): its one argument by the CLI's
+ * rule for seconds (tui_seconds_syntax, numtext.h: digits with an optional
+ * fraction) in the command's range, or a message naming the range, the
+ * value and the rule broken. */
+static void set_seconds(console *c, const console_command *cmd, char **argv, int argc)
+{
+	const struct seconds_command *s = seconds_commands;
+	const char *why;
+	double v = 0;
+
+	while (strcmp(s->name, cmd->name) != 0)
+		s++;
 	if (argc != 2) {
-		console_message(c, ROLE_WARNING, "%s needs %s: %s", cmd->name, rate ? "steps a second" : "seconds",
-		                cmd->usage);
-		return false;
+		console_message(c, ROLE_WARNING, "%s needs %s: %s", cmd->name, s->unit, cmd->usage);
+		return;
 	}
-	why = tui_seconds_syntax(argv[1], zero_off ? 0 : min, max, out);
-	if (!why && zero_off && *out > 0 && *out < min)
+	why = tui_seconds_syntax(argv[1], s->zero_off ? 0 : s->min, s->max, &v);
+	if (!why && s->zero_off && v > 0 && v < s->min)
 		why = "out of range";
 	if (why) {
 		console_message(c, ROLE_WARNING, "%s takes %s%s from %g to %g, not \"%s\": %s", cmd->name,
-		                zero_off ? "0 (none) or " : "", rate ? "steps a second" : "seconds", min, max, argv[1], why);
-		return false;
+		                s->zero_off ? "0 (none) or " : "", s->unit, s->min, s->max, argv[1], why);
+		return;
 	}
-	return true;
+	v = s->set(c, v);
+	if (v > 0 || !s->off)
+		console_message(c, ROLE_INFO, s->on, v);
+	else
+		console_message(c, ROLE_INFO, "%s", s->off);
 }
 
 static void run_command(console *c, const console_command *cmd, char **argv, int argc)
@@ -292,36 +335,8 @@ static void run_command(console *c, const console_command *cmd, char **argv, int
 		bkgdset(theme_attr(ROLE_NORMAL));
 		clearok(curscr, TRUE);
 		console_message(c, ROLE_OK, "theme %s%s", argv[1], theme_is_monochrome() ? " (monochrome: NO_COLOR or no colours)" : "");
-	} else if (strcmp(cmd->name, "refresh") == 0) {
-		double sec = 0;
-
-		if (!seconds_arg(c, cmd, argv, argc, 0.1, 60, false, &sec))
-			return;
-		cleanup_monitor_set_interval(c->mon, (int)(sec * 1000 + 0.5));
-		console_message(c, ROLE_INFO, "refresh every %g s", cleanup_monitor_interval(c->mon) / 1000.0);
-	} else if (strcmp(cmd->name, "throttle") == 0) {
-		double rate = 0;
-
-		/* the rule of job run --max-rate, and 0 for none */
-		if (!seconds_arg(c, cmd, argv, argc, 0.1, 1000, true, &rate))
-			return;
-		actions_set_max_rate(c->act, rate);
-		if (rate > 0)
-			console_message(c, ROLE_INFO, "runs from this console: at most %g steps a second", rate);
-		else
-			console_message(c, ROLE_INFO, "runs from this console: no throttle");
-	} else if (strcmp(cmd->name, "wait") == 0) {
-		double sec = 0;
-
-		/* the CLI's --wait rule: seconds from 0 to 86400 */
-		if (!seconds_arg(c, cmd, argv, argc, 0, 86400, false, &sec))
-			return;
-		actions_set_wait(c->act, sec);
-		if (sec > 0)
-			console_message(c, ROLE_INFO,
-			                "actions from this console: a busy answer is retried for up to %g s (t stops the wait)", sec);
-		else
-			console_message(c, ROLE_INFO, "actions from this console: a busy answer is shown at once");
+	} else if (cmd->arg == ARG_SECONDS) {
+		set_seconds(c, cmd, argv, argc);
 	} else if (strcmp(cmd->name, "help") == 0) {
 		c->help = true;
 		c->help_top = 0;

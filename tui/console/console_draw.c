@@ -18,19 +18,13 @@
 
 theme_role console_phase_role(const char *phase)
 {
-	static const struct {
-		const char *phase;
-		theme_role role;
-	} roles[] = {
-		{"collecting", ROLE_PHASE_COLLECTING}, {"paused", ROLE_PHASE_PAUSED},       {"draining", ROLE_PHASE_DRAINING},
-		{"finalizing", ROLE_PHASE_FINALIZING}, {"completed", ROLE_PHASE_COMPLETED}, {"cancelled", ROLE_PHASE_CANCELLED},
-	};
-	size_t i;
+	char name[48];
+	int role;
 
-	for (i = 0; i < sizeof roles / sizeof roles[0]; i++)
-		if (strcmp(phase, roles[i].phase) == 0)
-			return roles[i].role;
-	return ROLE_NORMAL;
+	/* the theme's role of each phase is named "phase.<phase>" */
+	snprintf(name, sizeof name, "phase.%s", phase);
+	role = theme_role_from_name(name);
+	return role >= 0 ? (theme_role)role : ROLE_NORMAL;
 }
 
 /* Decodes one character of S (N bytes left) with the shared sanitizer's

@@ -25,6 +25,8 @@
 #define CONSOLE_NOTES 64
 /* The parts of a snapshot that can go stale (CLEANUP_MON_PART_*, bit k). */
 #define CONSOLE_PARTS 6
+#define CONSOLE_LOCK_TREE 512    /* the locks panel's tree rows, at most */
+#define CONSOLE_LOCK_HOLDERS 64  /* and the idle holders listed below it */
 
 /* A line the console itself adds to the log (outcomes arrive as audit rows
  * too; these cover what could not be recorded). */
@@ -67,6 +69,23 @@ typedef struct tui_panel_class {
 
 extern const tui_panel_class panel_servers, panel_libraries, panel_jobs, panel_detail, panel_locks,
 	panel_log;
+
+/* The locks panel's rows, computed once per snapshot (console_locks_sync,
+ * panel_locks.c) and read by its drawing, its keys and T: the blocking tree
+ * (cleanup_locks_tree), then the sessions idle in a transaction that the
+ * tree does not show. */
+typedef struct console_locks {
+	uint64_t seq;                         /* the snapshot's they were computed from */
+	size_t order[CONSOLE_LOCK_TREE];      /* the tree's rows: indexes into snap->locks */
+	int depth[CONSOLE_LOCK_TREE];
+	size_t n;                             /* the tree's rows */
+	size_t blocked;                       /* how many of them wait for a listed backend */
+	size_t idx[CONSOLE_LOCK_HOLDERS];     /* the holders' rows: indexes into snap->holders */
+	size_t nx;
+	/* every row's backend (the tree's, then the holders'): the selection
+	 * follows the selected backend across refreshes */
+	int pid[CONSOLE_LOCK_TREE + CONSOLE_LOCK_HOLDERS];
+} console_locks;
 
 struct console {
 	console_opts opts;
@@ -122,6 +141,8 @@ struct console {
 	size_t libs_view[2048];
 	int nlibs_view;
 	int64_t sel_lib_id;
+	/* The locks panel's rows; sel[PANEL_LOCKS] indexes them. */
+	console_locks locks;
 	/* The log as a tool: `/` with the log focused
 	 * searches it (every word, ignoring case), `f` shows one kind only,
 	 * Enter opens the selected line whole in a box (any key closes it). */
@@ -193,6 +214,9 @@ const char *console_unattended_text(char *buf, size_t len, const cleanup_mon_job
  * locks panel (a backend of the blocking tree, or a session idle in a
  * transaction for more than 10 s below it); false when there is none. */
 bool console_locks_holder_target(const console *c, int k, confirm_target *t);
+/* Computes the locks panel's rows (c->locks) when the shown snapshot is
+ * new, keeping the selection on the backend it was on. */
+void console_locks_sync(console *c);
 
 /* The job at row K of the jobs panel's view (NULL when none). */
 const cleanup_mon_job *console_view_job(const console *c, int k);

@@ -86,48 +86,57 @@ static double share(const cleanup_job *j)
 	return done >= total ? 1.0 : (double)done / (double)total;
 }
 
+/* -1, 0 or 1 as A sorts before, with or after B. */
+static int compare_i64(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* What a view sorts: the jobs or the libraries, and by what. */
 typedef struct view_ctx {
-	const cleanup_mon_job *jobs;
-	tui_job_sort sort;
+	const cleanup_mon_job *jobs; /* NULL: the libraries */
+	const cleanup_mon_library *libs;
+	int sort; /* a tui_job_sort or a tui_lib_sort */
 } view_ctx;
+
+/* The indexes of the first MAX of CTX's N rows that FILTER keeps, in OUT
+ * sorted by COMPARE; returns their count. */
+static size_t view(size_t *out, size_t max, size_t n, const char *filter,
+                   int (*compare)(const void *a, const void *b, void *ctx), view_ctx *ctx)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n && k < max; i++)
+		if (ctx->jobs ? tui_job_matches(&ctx->jobs[i], filter) : tui_lib_matches(&ctx->libs[i], filter))
+			out[k++] = i;
+	qsort_r(out, k, sizeof *out, compare, ctx);
+	return k;
+}
 
 static int compare(const void *a, const void *b, void *arg)
 {
 	const view_ctx *ctx = arg;
 	const cleanup_job *x = &ctx->jobs[*(const size_t *)a].job, *y = &ctx->jobs[*(const size_t *)b].job;
+	int c = 0;
 
 	if (ctx->sort == JOB_SORT_UNFINISHED) {
-		bool fx = cleanup_job_phase_is_final(x->phase), fy = cleanup_job_phase_is_final(y->phase);
-
-		if (fx != fy)
-			return fx ? 1 : -1;
+		c = compare_i64(cleanup_job_phase_is_final(x->phase), cleanup_job_phase_is_final(y->phase));
 	} else if (ctx->sort == JOB_SORT_PHASE) {
-		int rx = phase_rank(x->phase), ry = phase_rank(y->phase);
-
-		if (rx != ry)
-			return rx < ry ? -1 : 1;
+		c = compare_i64(phase_rank(x->phase), phase_rank(y->phase));
 	} else if (ctx->sort == JOB_SORT_PROGRESS) {
 		double sx = share(x), sy = share(y);
 
-		if (sx != sy)
-			return sx < sy ? -1 : 1;
+		c = (sx > sy) - (sx < sy);
 	}
-	if (x->id != y->id)
-		return x->id > y->id ? -1 : 1;
-	return 0;
+	return c ? c : compare_i64(y->id, x->id); /* then newest first */
 }
 
 size_t tui_jobs_view(size_t *out, size_t max, const cleanup_mon_job *jobs, size_t n, const char *filter,
                      tui_job_sort sort)
 {
-	size_t i, k = 0;
-	view_ctx ctx = {jobs, sort};
+	view_ctx ctx = {jobs, NULL, (int)sort};
 
-	for (i = 0; i < n && k < max; i++)
-		if (tui_job_matches(&jobs[i], filter))
-			out[k++] = i;
-	qsort_r(out, k, sizeof *out, compare, &ctx);
-	return k;
+	return view(out, max, n, filter, compare, &ctx);
 }
 
 /* ---- libraries ------------------------------------------------------ */
@@ -218,57 +227,35 @@ static int count_rank(const cleanup_mon_library *l)
 	return rank[tui_count_kind_of(l->count_state, l->count_reason)];
 }
 
-typedef struct lib_ctx {
-	const cleanup_mon_library *libs;
-	tui_lib_sort sort;
-} lib_ctx;
+/* A library's items for LIB_SORT_ITEMS: -1 while its count is not known. */
+static int64_t sort_items(const cleanup_mon_library *l)
+{
+	return tui_count_kind_of(l->count_state, l->count_reason) >= COUNT_BUILDING ? -1 : l->row.item_count;
+}
 
 static int compare_libs(const void *a, const void *b, void *arg)
 {
-	const lib_ctx *ctx = arg;
+	const view_ctx *ctx = arg;
 	const cleanup_mon_library *x = &ctx->libs[*(const size_t *)a], *y = &ctx->libs[*(const size_t *)b];
-	int c;
+	int c = 0;
 
-	switch (ctx->sort) {
-	case LIB_SORT_NAME:
+	if (ctx->sort == LIB_SORT_NAME)
 		c = strcasecmp(x->row.name, y->row.name);
-		if (c)
-			return c < 0 ? -1 : 1;
-		break;
-	case LIB_SORT_ITEMS: {
-		int64_t nx = tui_count_kind_of(x->count_state, x->count_reason) >= COUNT_BUILDING ? -1 : x->row.item_count;
-		int64_t ny = tui_count_kind_of(y->count_state, y->count_reason) >= COUNT_BUILDING ? -1 : y->row.item_count;
-
-		if (nx != ny)
-			return nx > ny ? -1 : 1;
-		break;
-	}
-	case LIB_SORT_COUNT:
-		c = count_rank(x) - count_rank(y);
-		if (c)
-			return c < 0 ? -1 : 1;
-		break;
-	default:
-		break;
-	}
-	if (x->row.server_id != y->row.server_id)
-		return x->row.server_id < y->row.server_id ? -1 : 1;
-	if (x->row.id != y->row.id)
-		return x->row.id < y->row.id ? -1 : 1;
-	return 0;
+	else if (ctx->sort == LIB_SORT_ITEMS)
+		c = compare_i64(sort_items(y), sort_items(x)); /* most first */
+	else if (ctx->sort == LIB_SORT_COUNT)
+		c = compare_i64(count_rank(x), count_rank(y));
+	if (!c)
+		c = compare_i64(x->row.server_id, y->row.server_id);
+	return c ? c : compare_i64(x->row.id, y->row.id);
 }
 
 size_t tui_libs_view(size_t *out, size_t max, const cleanup_mon_library *libs, size_t n, const char *filter,
                      tui_lib_sort sort)
 {
-	size_t i, k = 0;
-	lib_ctx ctx = {libs, sort};
+	view_ctx ctx = {NULL, libs, (int)sort};
 
-	for (i = 0; i < n && k < max; i++)
-		if (tui_lib_matches(&libs[i], filter))
-			out[k++] = i;
-	qsort_r(out, k, sizeof *out, compare_libs, &ctx);
-	return k;
+	return view(out, max, n, filter, compare_libs, &ctx);
 }
 
 /* The columns' widths, each with the blank before it. */
@@ -467,4 +454,16 @@ const char *tui_runner_tag(char *buf, size_t len, int pid, const char *app)
 	}
 	snprintf(buf, len, "%s%s%d", v, v[0] ? " " : "", pid);
 	return buf;
+}
+
+int tui_follow_row(const int *keys, int n, int key, int row)
+{
+	int i;
+
+	for (i = 0; key != 0 && i < n; i++)
+		if (keys[i] == key)
+			return i;
+	if (n <= 0 || row < 0)
+		return 0;
+	return row < n ? row : n - 1;
 }

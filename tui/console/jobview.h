@@ -145,4 +145,10 @@ int tui_step_find_gap(const cleanup_mon_step *steps, size_t n, int from_no, int 
  * pid: "run 20327"; "-" when the step has no runner recorded. Pure. */
 const char *tui_runner_tag(char *buf, size_t len, int pid, const char *app);
 
+/* The row to select in a refreshed list whose rows' keys (a backend's pid)
+ * are KEYS (N rows): the row holding KEY, the one selected before; when no
+ * row holds it (or KEY is 0: none), ROW, the index selected before,
+ * clamped to the list (0 when it is empty). Pure. */
+int tui_follow_row(const int *keys, int n, int key, int row);
+
 #endif

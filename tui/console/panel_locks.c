@@ -14,11 +14,9 @@
  * a transaction for more than 10 s on our tables that the tree does not
  * show already. Their indexes into snap->holders go to IDX (at most MAX);
  * returns how many. */
-static int extra_holders(const console *c, size_t *idx, int max)
+static size_t extra_holders(const cleanup_mon_snapshot *s, size_t *idx, size_t max)
 {
-	const cleanup_mon_snapshot *s = c->snap;
-	size_t i, k;
-	int n = 0;
+	size_t i, k, n = 0;
 
 	if (!s->locks_valid)
 		return 0;
@@ -35,12 +33,32 @@ static int extra_holders(const console *c, size_t *idx, int max)
 	return n;
 }
 
+void console_locks_sync(console *c)
+{
+	const cleanup_mon_snapshot *s = c->snap;
+	console_locks *l = &c->locks;
+	int was = 0, k = c->sel[PANEL_LOCKS];
+	size_t i;
+
+	if (l->seq == s->seq && s->seq != 0)
+		return;
+	if (k >= 0 && (size_t)k < l->n + l->nx)
+		was = l->pid[k];
+	l->seq = s->seq;
+	l->n = s->nlocks > CONSOLE_LOCK_TREE ? CONSOLE_LOCK_TREE : s->nlocks;
+	l->blocked = cleanup_locks_tree(l->order, l->depth, s->locks, l->n);
+	l->nx = extra_holders(s, l->idx, CONSOLE_LOCK_HOLDERS);
+	for (i = 0; i < l->n; i++)
+		l->pid[i] = s->locks[l->order[i]].pid;
+	for (i = 0; i < l->nx; i++)
+		l->pid[l->n + i] = s->holders[l->idx[i]].pid;
+	/* the highlight stays on the backend the operator chose */
+	c->sel[PANEL_LOCKS] = tui_follow_row(l->pid, (int)(l->n + l->nx), was, k);
+}
+
 static int rows(const console *c)
 {
-	size_t idx[64];
-	size_t n = c->snap->nlocks > 512 ? 512 : c->snap->nlocks;
-
-	return (int)n + extra_holders(c, idx, 64);
+	return (int)(c->locks.n + c->locks.nx);
 }
 
 /* "1m31s" / "12s" / "0.4s" / "2h05m". */
@@ -87,19 +105,14 @@ static void holder_text(char *buf, size_t len, const cleanup_mon_holder *h)
 bool console_locks_holder_target(const console *c, int k, confirm_target *t)
 {
 	const cleanup_mon_snapshot *s = c->snap;
-	size_t order[512], idx[64];
-	int depth[512];
-	size_t n = s->nlocks > 512 ? 512 : s->nlocks;
-	int nx = extra_holders(c, idx, 64);
+	const console_locks *ls = &c->locks;
 	const cleanup_mon_holder *h;
 
-	if (k < 0 || !s->locks_valid)
+	if (k < 0 || !s->locks_valid || ls->seq != s->seq)
 		return false;
-	if ((size_t)k < n) {
-		const cleanup_lock_row *l;
+	if ((size_t)k < ls->n) {
+		const cleanup_lock_row *l = &s->locks[ls->order[k]];
 
-		cleanup_locks_tree(order, depth, s->locks, n);
-		l = &s->locks[order[k]];
 		t->holder_pid = l->pid;
 		if ((h = find_holder(s, l->pid)))
 			holder_text(t->holder_text, sizeof t->holder_text, h);
@@ -109,9 +122,9 @@ bool console_locks_holder_target(const console *c, int k, confirm_target *t)
 			         l->nblocked_by > 0 ? ", itself waiting for a lock" : "");
 		return true;
 	}
-	if (k - (int)n >= nx)
+	if ((size_t)k - ls->n >= ls->nx)
 		return false;
-	h = &s->holders[idx[k - (int)n]];
+	h = &s->holders[ls->idx[(size_t)k - ls->n]];
 	t->holder_pid = h->pid;
 	holder_text(t->holder_text, sizeof t->holder_text, h);
 	return true;
@@ -127,24 +140,17 @@ static void who(char *buf, size_t len, const cleanup_lock_row *l)
 		snprintf(buf, len, "%s", l->application_name[0] ? l->application_name : "(no application_name)");
 }
 
-/* The tree's order and depth and the extra holders' indices (draw's)
- * for row(). */
-typedef struct locks_lay {
-	const size_t *order, *idx;
-	const int *depth;
-	size_t n;
-} locks_lay;
-
 /* Row RI of the locks list: a backend of the blocking tree, indented by
  * its depth, or (past the tree) a session idle in a transaction. */
 static void row(console *c, int ri, int y, tui_rect r, bool sel, void *ctx)
 {
-	const locks_lay *lay = ctx;
+	const console_locks *lay = &c->locks;
 	const cleanup_mon_snapshot *s = c->snap;
 	const cleanup_lock_row *l;
 	int ind, x;
 	char name[128];
 
+	(void)ctx;
 	if (ri >= (int)lay->n) {
 		/* An idle-in-transaction holder nobody waits for yet. */
 		const cleanup_mon_holder *h = &s->holders[lay->idx[ri - (int)lay->n]];
@@ -175,12 +181,10 @@ static void row(console *c, int ri, int y, tui_rect r, bool sel, void *ctx)
 static void draw(console *c, tui_rect r, bool focused)
 {
 	const cleanup_mon_snapshot *s = c->snap;
-	size_t order[512];
-	int depth[512];
-	size_t n = s->nlocks > 512 ? 512 : s->nlocks, blocked, i, idx[64];
-	int y = r.y, shown, contention_rows = 0, nx = extra_holders(c, idx, 64);
+	const console_locks *l = &c->locks;
+	size_t i;
+	int y = r.y, shown, contention_rows = 0;
 	char at[16];
-	locks_lay lay;
 	tui_rect list;
 
 	for (i = 0; i < s->ncontention; i++)
@@ -190,30 +194,25 @@ static void draw(console *c, tui_rect r, bool focused)
 		            s->locks_error[0] ? s->locks_error : "locks: waiting for the first lock query");
 		y++;
 	} else {
-		blocked = cleanup_locks_tree(order, depth, s->locks, n);
 		console_clock(at, sizeof at, s->locks_at);
 		if (s->locks_error[0])
 			console_putf(y, r.x, r.w, ROLE_WARNING, "%s; showing %s", s->locks_error, at);
-		else if (nx)
+		else if (l->nx)
 			/* the count first: the panel is narrow at 80 columns */
-			console_putf(y, r.x, r.w, ROLE_WARNING, "%d idle in xact >10s, %zu blocked  %s  %.1f ms  %zu backends", nx,
-			             blocked, at, s->locks_ms, n);
+			console_putf(y, r.x, r.w, ROLE_WARNING, "%zu idle in xact >10s, %zu blocked  %s  %.1f ms  %zu backends",
+			             l->nx, l->blocked, at, s->locks_ms, l->n);
 		else
-			console_putf(y, r.x, r.w, blocked ? ROLE_WARNING : ROLE_DIM, "%s  %.1f ms  %zu backends, %zu blocked", at,
-			             s->locks_ms, n, blocked);
+			console_putf(y, r.x, r.w, l->blocked ? ROLE_WARNING : ROLE_DIM, "%s  %.1f ms  %zu backends, %zu blocked",
+			             at, s->locks_ms, l->n, l->blocked);
 		y++;
 		/* Keep room for the contention summary below the tree. */
 		shown = r.y + r.h - y - (contention_rows > 0 ? (contention_rows < 4 ? contention_rows : 4) + 1 : 0);
-		lay.order = order;
-		lay.depth = depth;
-		lay.idx = idx;
-		lay.n = n;
 		list = r;
 		list.y = y;
 		list.h = shown;
-		y += shown > 0 ? console_list(c, PANEL_LOCKS, list, (int)n + nx, focused ? c->sel[PANEL_LOCKS] : -1, row, &lay)
+		y += shown > 0 ? console_list(c, PANEL_LOCKS, list, rows(c), focused ? c->sel[PANEL_LOCKS] : -1, row, NULL)
 		               : 0;
-		if (n == 0 && nx == 0 && y < r.y + r.h)
+		if (l->n == 0 && l->nx == 0 && y < r.y + r.h)
 			console_put(y++, r.x, r.w, ROLE_DIM, "(no cleanupctl backend and no lock waits)");
 	}
 	if (contention_rows > 0 && y < r.y + r.h) {
@@ -233,17 +232,15 @@ static void draw(console *c, tui_rect r, bool focused)
 /* Enter on a backend of a job: select that job. */
 static void open_row(console *c)
 {
-	const cleanup_mon_snapshot *s = c->snap;
-	size_t order[512];
-	int depth[512];
-	size_t n = s->nlocks > 512 ? 512 : s->nlocks;
+	const console_locks *l = &c->locks;
 	int k = c->sel[PANEL_LOCKS];
+	int64_t job;
 
-	if (k < 0 || (size_t)k >= n)
+	if (k < 0 || (size_t)k >= l->n || l->seq != c->snap->seq)
 		return;
-	cleanup_locks_tree(order, depth, s->locks, n);
-	if (s->locks[order[k]].job_id > 0) {
-		console_select_job(c, s->locks[order[k]].job_id);
+	job = c->snap->locks[l->order[k]].job_id;
+	if (job > 0) {
+		console_select_job(c, job);
 		c->focus = PANEL_JOBS;
 	}
 }

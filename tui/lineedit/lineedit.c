@@ -10,44 +10,20 @@
 #include <unistd.h>
 #include <wchar.h>
 #include "lineedit.h"
+#include "sanitize.h"
 
 #define CTRL(c) ((c) & 0x1f)
 
-/* Decodes the UTF-8 character at S (at most N bytes). Returns its length
- * (0 when S starts no valid character) and the code point in *CP. */
+/* Decodes the UTF-8 character at S (at most N bytes) by tui_utf8_next's
+ * rule. Returns its length (0 when S starts no valid character) and the
+ * code point in *CP. */
 static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
 {
-	unsigned c;
-	size_t len, i;
+	int32_t c = -1;
+	size_t len = n > 0 ? tui_utf8_next((const char *)s, n, &c) : 0;
 
-	if (n == 0)
-		return 0;
-	c = s[0];
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2, c &= 0x1F;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3, c &= 0x0F;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4, c &= 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	/* Overlong forms, surrogates and code points past U+10FFFF. */
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
-	    (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return len;
+	*cp = c < 0 ? 0 : (unsigned)c;
+	return c < 0 ? 0 : len;
 }
 
 /* Expected length of a sequence starting with lead byte C (0: not a lead). */
