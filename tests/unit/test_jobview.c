@@ -354,6 +354,27 @@ static void test_runner_tag(void **state)
 	assert_true(strlen(tui_runner_tag(b, sizeof b, 2147483, "cleanupctl:job:4:run")) <= TUI_RUNNER_TAG_W + 1);
 }
 
+/* The locks panel's selection follows the backend's pid across a refresh
+ * that reorders the rows; when that backend is gone, the index selected
+ * before stays, clamped to the list. */
+static void test_follow_row_keeps_the_selected_pid(void **state)
+{
+	static const int keys[] = {5, 7, 9};
+	static const int reordered[] = {9, 5, 7};
+
+	(void)state;
+	assert_int_equal(tui_follow_row(keys, 3, 7, 0), 1);
+	assert_int_equal(tui_follow_row(keys, 3, 9, 0), 2);
+	assert_int_equal(tui_follow_row(reordered, 3, 7, 1), 2);
+	assert_int_equal(tui_follow_row(reordered, 3, 9, 2), 0);
+	assert_int_equal(tui_follow_row(keys, 3, 8, 2), 2); /* gone: same index */
+	assert_int_equal(tui_follow_row(keys, 3, 8, 5), 2); /* clamped */
+	assert_int_equal(tui_follow_row(keys, 3, 0, 1), 1); /* no key: same index */
+	assert_int_equal(tui_follow_row(keys, 0, 7, 1), 0); /* empty list */
+	assert_int_equal(tui_follow_row(keys, 3, 7, -1), 1);
+	assert_int_equal(tui_follow_row(keys, 3, 4, -1), 0);
+}
+
 TEST_MAIN(NULL, NULL,
           cmocka_unit_test(test_filter_matches_every_word),
           cmocka_unit_test(test_sort_orders),
@@ -361,4 +382,5 @@ TEST_MAIN(NULL, NULL,
           cmocka_unit_test(test_libraries_filter_and_sort),
           cmocka_unit_test(test_step_history_keeps_cursor_and_runner_tag),
           cmocka_unit_test(test_runner_tag),
-          cmocka_unit_test(test_step_gaps),)
+          cmocka_unit_test(test_step_gaps),
+          cmocka_unit_test(test_follow_row_keeps_the_selected_pid),)
