@@ -19,8 +19,7 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 
 	(void)state;
 	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'in-flight')");
+	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'in-flight')");
 	rc = pgtest_cli(&out, conninfo, "job seal %lld --expected 0", (long long)job);
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "retry later"));
@@ -45,8 +44,7 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'late')"),
 	                    "CUA01");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'other-server')");
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(w, o, NULL);
 }
 
 /* The state the admission tests start from: no unfinished job, every
@@ -154,8 +152,7 @@ static void test_A1_missing_parents(void **state)
 	                                "INSERT INTO inventory.libraries (server_id, name) VALUES (424242, 'x')"),
 	                    "CUA02");
 	assert_non_null(strstr(msg, "server 424242"));
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "DELETE FROM cleanup.library_admission WHERE library_id = 4");
+	pgtest_begin(c, "DELETE FROM cleanup.library_admission WHERE library_id = 4");
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
 	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (4, 'x')"),
 	                    "CUA02");
@@ -174,8 +171,7 @@ static void test_A2_writer_never_waits_behind_a_fence(void **state)
 	char msg[512];
 
 	(void)state;
-	pgtest_exec(f, "BEGIN");
-	pgtest_exec(f, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 2 FOR UPDATE");
+	pgtest_begin(f, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 2 FOR UPDATE");
 	assert_string_equal(pgtest_fail(w, msg, sizeof msg,
 	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'w')"),
 	                    "55P03");
@@ -184,8 +180,7 @@ static void test_A2_writer_never_waits_behind_a_fence(void **state)
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'w-open')");
 	pgtest_exec(f, "ROLLBACK");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'w')");
-	PQfinish(f);
-	PQfinish(w);
+	pgtest_close_all(f, w, NULL);
 }
 
 /* A5, A6: a server being removed admits no new library and no item writes
@@ -244,8 +239,7 @@ static void test_S12_truncate_is_refused(void **state)
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.library_collections"), "CUA05");
 	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.classification_history"), "CUA05");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), items);
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SET LOCAL cleanup.allow_truncate = on");
+	pgtest_begin(c, "SET LOCAL cleanup.allow_truncate = on");
 	pgtest_exec(c, "TRUNCATE inventory.items CASCADE");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), 0);
 	pgtest_exec(c, "ROLLBACK");

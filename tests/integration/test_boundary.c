@@ -34,18 +34,12 @@ static char *as_runner;
 
 static int setup(void **state)
 {
-	PGconn *c;
-
 	(void)state;
 	/* 3 servers x 2 libraries x 300 items: server 1 = libraries 1, 2;
 	 * server 2 = 3, 4; server 3 = 5, 6. */
 	conninfo = pgtest_seeded_db("boundary", 3, 2, 300);
-	c = pgtest_connect(conninfo, "setup");
-	pgtest_login_role(c, WRITER, CLEANUP_ROLE_WRITER);
-	pgtest_login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
-	PQfinish(c);
-	as_writer = pgtest_with_user(conninfo, WRITER);
-	as_runner = pgtest_with_user(conninfo, RUNNER);
+	as_writer = pgtest_login_as(conninfo, WRITER, CLEANUP_ROLE_WRITER);
+	as_runner = pgtest_login_as(conninfo, RUNNER, CLEANUP_ROLE_RUNNER);
 	return 0;
 }
 
@@ -161,8 +155,7 @@ static void test_T1_writer_cannot_set_change_or_clear_a_claim(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld", (long long)job), 0);
 	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T1, T2: a claim mark no step made (a forged one, written around the
@@ -259,8 +252,7 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	fp = pgtest_fingerprint(c);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "LOCK TABLE inventory.items IN ACCESS EXCLUSIVE MODE");
+	pgtest_begin(w, "LOCK TABLE inventory.items IN ACCESS EXCLUSIVE MODE");
 
 	assert_int_equal(pgtest_cli(&out, conninfo, "job create prune --library 6"), 3);
 	assert_contains(out, needle);
@@ -277,8 +269,7 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 	/* A LOCK TABLE on the libraries made status hang with no timeout:
 	 * the reports wait 2 s, then answer busy naming the holder (the
 	 * engine looks the holders up after a lock timeout). */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "LOCK TABLE inventory.libraries IN ACCESS EXCLUSIVE MODE");
+	pgtest_begin(w, "LOCK TABLE inventory.libraries IN ACCESS EXCLUSIVE MODE");
 	assert_int_equal(pgtest_cli(&out, conninfo, "status"), 3);
 	assert_contains(out, needle);
 	assert_contains(out, "AccessExclusiveLock on inventory.libraries");
@@ -296,8 +287,7 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 	free(fp);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)draining);
 	pgtest_cli_expect(0, conninfo, "--quiet job cancel %lld", (long long)collecting);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T3: a writer that declared its count-cache locks and went idle makes the
@@ -314,8 +304,7 @@ static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
+	pgtest_begin(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
 	v = pgtest_text(w, "SHOW idle_in_transaction_session_timeout");
 	assert_string_equal(v, "1min");
 	free(v);
@@ -329,8 +318,7 @@ static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 	pgtest_exec(w, "COMMIT");
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T4: a row a writer holds FOR UPDATE delays a prune, never multiplies its
@@ -353,8 +341,7 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	                  (long long)lib);
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)held);
+	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)held);
 
 	assert_int_equal(
 	    pgtest_cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 200", (long long)job), 3);
@@ -390,8 +377,7 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	                            (long long)job),
 	                 1);
 	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T4: a claimed item held FOR SHARE by a writer makes the step busy, not an
@@ -407,8 +393,7 @@ static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 	job = removal_with_claim(c, lib, 300, &item);
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR SHARE", (long long)item);
+	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR SHARE", (long long)item);
 	assert_int_equal(
 	    pgtest_cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 100", (long long)job), 3);
 	assert_contains(out, needle);
@@ -417,8 +402,7 @@ static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 	pgtest_exec(w, "COMMIT");
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T5: every function of the engine's schemas pins its search_path, or has
@@ -512,8 +496,7 @@ static void test_C10_id_rule_refuses_edge_spaces_and_invisibles(void **state)
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY['inner space ok'])", (long long)job);
 	assert_int_equal(cleanup_external_id_check("inner space ok", 14, why, sizeof why), CLEANUP_OK);
 	pgtest_exec(c, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T5: ids outside the engine's key space are refused at the door. */
@@ -552,8 +535,7 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 	                                (long long)lib),
 	                    "CU410");
 
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_begin(w, "SAVEPOINT orm_1");
 	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
 	pgtest_exec(w, "RELEASE SAVEPOINT orm_1");
 	pgtest_exec(w, "SAVEPOINT orm_2");
@@ -562,8 +544,7 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 	pgtest_exec(w, "COMMIT");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE title = 'released savepoint'"), 20);
 
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_begin(w, "SAVEPOINT orm_1");
 	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
 	pgtest_exec(w, "ROLLBACK TO SAVEPOINT orm_1");
 	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET title = 'rolled back' WHERE library_id = %lld",
@@ -571,8 +552,7 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 	                    "CU410");
 	pgtest_exec(w, "ROLLBACK");
 
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_begin(w, "SAVEPOINT orm_1");
 	pgtest_exec(w,
 	            "SELECT inventory.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', 'library_id', %lld, "
 	            "'external_id', 't5-gateway')))",
@@ -580,8 +560,7 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 	pgtest_exec(w, "RELEASE SAVEPOINT orm_1");
 	pgtest_exec(w, "COMMIT");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 't5-gateway'"), 1);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* C9 for dependents: a dependent row written while a prune collects is an
@@ -608,8 +587,7 @@ static void test_C9_dependent_written_while_collecting_protects_its_item(void **
 	                 1);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 101);
 	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T7: a prune while a writer moves rows out of the fenced library, some
@@ -662,8 +640,7 @@ static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state
 	/* Nothing that moved out was deleted. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)out_lib),
 	                 early + moved);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T8: the audit names the login role beside the operator it was told, and
@@ -727,10 +704,9 @@ static void test_connect_only_role_sees_and_does_nothing(void **state)
 	                    "42501");
 	pgtest_exec(n, "ROLLBACK");
 	/* Advisory keys in every form the engine once used: nothing waits. */
-	pgtest_exec(n, "BEGIN");
-	pgtest_exec(n, "SELECT pg_advisory_xact_lock((1::bigint << 40) | %lld), pg_advisory_xact_lock((2::bigint << 40) | %lld), "
-	               "pg_advisory_xact_lock(1668050546, 1)",
-	            (long long)srv, (long long)lib);
+	pgtest_begin(n, "SELECT pg_advisory_xact_lock((1::bigint << 40) | %lld), pg_advisory_xact_lock((2::bigint << 40) | %lld), "
+	                "pg_advisory_xact_lock(1668050546, 1)",
+	             (long long)srv, (long long)lib);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);

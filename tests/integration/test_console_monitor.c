@@ -573,8 +573,7 @@ static void test_refresh_query_timeout_keeps_previous_rows_marked_stale(void **s
 	assert_int_equal(s->stale_parts, 0);
 	first_at = s->taken_at;
 
-	pgtest_exec(locker, "BEGIN");
-	pgtest_exec(locker, "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE");
+	pgtest_begin(locker, "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE");
 	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
 	s = drive_until(m, parts_stale, &want, 10000, "servers and libraries stale");
 	assert_int_equal(s->nlibraries, nlibs);
@@ -586,8 +585,7 @@ static void test_refresh_query_timeout_keeps_previous_rows_marked_stale(void **s
 	drive_until(m, parts_stale, &none, 10000, "every part fresh again");
 	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
 	cleanup_monitor_close(m);
-	PQfinish(locker);
-	PQfinish(o);
+	pgtest_close_all(locker, o, NULL);
 }
 
 struct same_wait {
@@ -691,8 +689,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 	cleanup_engine_close(e);
 	free(w);
 	cleanup_monitor_close(m);
-	PQfinish(runner);
-	PQfinish(o);
+	pgtest_close_all(runner, o, NULL);
 }
 
 /* Each step row of the detail names its runner, the

@@ -72,7 +72,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	PGconn *c = conn("d1"), *dba = conn("d1-dba");
 	int64_t srv, lib, job, step;
 	char msg[1024];
-	char *before, *after;
+	char *before;
 
 	(void)state;
 	lib = new_server_library(c, "d1", 300, &srv);
@@ -91,10 +91,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	                                (long long)step + 1),
 	                    "CU404");
 	assert_non_null(strstr(msg, "public.d1_notes(item_id) -> inventory.items ON DELETE restrict"));
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_unchanged(c, before);
 
 	/* At plan: a removal of another server is refused before fencing. */
 	lib = new_server_library(c, "d1b", 10, &srv);
@@ -108,8 +105,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	assert_int_equal(ctl(NULL, "install"), 0);
 	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* D1, bad input: a disposition for a table that does not exist, for a
@@ -324,8 +320,7 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 	assert_job_counts(c, job, "claimed, released, deleted", "1, 1, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item),
 	                 0);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* D4 in REPEATABLE READ: a writer whose snapshot was taken before the
@@ -367,9 +362,7 @@ static void test_D4_claim_holds_against_repeatable_read_writers(void **state)
 	                    "CUA10");
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
-	PQfinish(c);
-	PQfinish(w);
-	PQfinish(w2);
+	pgtest_close_all(c, w, w2, NULL);
 }
 
 /* D5, D6, item 6: a remove-library with items, item dependents and
@@ -442,8 +435,7 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 	                                            "VALUES (%lld, 'queued')", (long long)lib),
 	                    "CUA11");
 	/* A writer holding the library row: the parent delete is busy. */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
+	pgtest_begin(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
 	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_step(%lld, %lld)", (long long)job,
 	                                (long long)job_int(c, job, "step_no") + 1),
 	                    "55P03");
@@ -484,8 +476,7 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 	assert_string_equal(payloads_before, payloads_after);
 	free(payloads_before);
 	free(payloads_after);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* D2, item 6: a remove-server with two libraries of items with dependents

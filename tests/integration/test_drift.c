@@ -93,8 +93,7 @@ static void expect_exact(PGconn *c, int64_t job)
 static void expect_exact_and_close(PGconn *c, PGconn *dba, int64_t job)
 {
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* The attack T6 stops: a cascade into inventory.item_retries (a
@@ -286,10 +285,7 @@ static void test_T6_ddl_waits_for_a_running_step(void **state)
 	               "public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade");
 	pgtest_exec(c, "DROP TABLE public.retry_notes");
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(hold);
-	PQfinish(run);
-	PQfinish(ddl);
+	pgtest_close_all(c, hold, run, ddl, NULL);
 }
 
 PGTEST_MAIN(cmocka_unit_test(test_T6_cascade_anywhere_in_the_graph_is_refused),

@@ -33,7 +33,7 @@ static void test_plan_validator_refuses_job_create(void **state)
 {
 	PGconn *c = conn("validator");
 	int64_t vip, plain, job;
-	char *before, *after, *out = NULL;
+	char *before, *out = NULL;
 
 	(void)state;
 	vip_fixture(c, "val", &vip, &plain);
@@ -49,10 +49,7 @@ static void test_plan_validator_refuses_job_create(void **state)
 	assert_int_equal(ctl(&out, "--json job create prune --library %lld", (long long)vip), 4);
 	assert_non_null(strstr(out, "\"sqlstate\": \"CU461\""));
 	free(out);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_unchanged(c, before);
 
 	/* Another library of the same server passes. */
 	assert_int_equal(ctl(NULL, "job create remove-library --library %lld", (long long)plain), 0);
@@ -140,13 +137,12 @@ static void test_plan_parent_row_lock_is_nowait_and_released(void **state)
 {
 	PGconn *c = conn("parent"), *holder = conn("row-holder"), *creator = conn("creator");
 	int64_t vip, plain, holder_pid;
-	char *before, *after, *out = NULL, want[64];
+	char *before, *out = NULL, want[64];
 
 	(void)state;
 	vip_fixture(c, "parent", &vip, &plain);
 	holder_pid = pgtest_int(holder, "SELECT pg_backend_pid()");
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR NO KEY UPDATE", (long long)plain);
+	pgtest_begin(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR NO KEY UPDATE", (long long)plain);
 	before = pgtest_fingerprint(c);
 	assert_int_equal(ctl(&out, "job create remove-library --library %lld 2>&1", (long long)plain), 3);
 	assert_non_null(strstr(out, "library row"));
@@ -154,22 +150,15 @@ static void test_plan_parent_row_lock_is_nowait_and_released(void **state)
 	assert_non_null(strstr(out, want));
 	assert_non_null(strstr(out, "row-holder"));
 	free(out);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_unchanged(c, before);
 	pgtest_exec(holder, "ROLLBACK");
 
 	/* Created in an open transaction: the library row is free again. */
-	pgtest_exec(creator, "BEGIN");
-	pgtest_exec(creator, "SELECT cleanup.job_create('prune', %lld)", (long long)plain);
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR UPDATE NOWAIT", (long long)plain);
+	pgtest_begin(creator, "SELECT cleanup.job_create('prune', %lld)", (long long)plain);
+	pgtest_begin(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR UPDATE NOWAIT", (long long)plain);
 	pgtest_exec(holder, "ROLLBACK");
 	pgtest_exec(creator, "ROLLBACK");
-	PQfinish(c);
-	PQfinish(holder);
-	PQfinish(creator);
+	pgtest_close_all(c, holder, creator, NULL);
 }
 
 /* The rollout switch (seed 004, section 5): install --default-mode

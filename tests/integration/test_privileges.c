@@ -23,20 +23,13 @@ static char *as_console;
 
 static int setup(void **state)
 {
-	PGconn *c;
-
 	(void)state;
 	/* 3 servers x 2 libraries x 10 items: server 1 = libraries 1, 2;
 	 * server 2 = 3, 4; server 3 = 5, 6. */
 	conninfo = pgtest_seeded_db("privileges", 3, 2, 10);
-	c = pgtest_connect(conninfo, "setup");
-	pgtest_login_role(c, WRITER, CLEANUP_ROLE_WRITER);
-	pgtest_login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
-	pgtest_login_role(c, CONSOLE, CLEANUP_ROLE_CONSOLE);
-	PQfinish(c);
-	as_writer = pgtest_with_user(conninfo, WRITER);
-	as_runner = pgtest_with_user(conninfo, RUNNER);
-	as_console = pgtest_with_user(conninfo, CONSOLE);
+	as_writer = pgtest_login_as(conninfo, WRITER, CLEANUP_ROLE_WRITER);
+	as_runner = pgtest_login_as(conninfo, RUNNER, CLEANUP_ROLE_RUNNER);
+	as_console = pgtest_login_as(conninfo, CONSOLE, CLEANUP_ROLE_CONSOLE);
 	return 0;
 }
 
@@ -166,8 +159,7 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.libraries WHERE id = 2"), 0);
 	/* The item the writer tried to move in is still in library 1. */
 	assert_int_equal(pgtest_int(o, "SELECT library_id FROM inventory.items WHERE external_id = 'ext-1-1'"), 1);
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(w, o, NULL);
 }
 
 /* The writer's ordinary work passes through the guards, which do the
@@ -211,8 +203,7 @@ static void test_writer_writes_inventory_through_the_guards(void **state)
 	/* DDL of any role fires the contract's DDL watch, which must not need
 	 * the caller's access to schema cleanup. */
 	pgtest_exec(w, "CREATE TEMP TABLE writer_scratch (a int)");
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(w, o, NULL);
 }
 
 /* A writer has no access at all to schema cleanup: not its tables, not
@@ -322,8 +313,7 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 	assert_int_equal(pgtest_int(o, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)item), b);
 
 	/* Declared locks, then plain SQL, in one transaction. */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
+	pgtest_begin(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'gw-declared')",
 	            (long long)a);
 	pgtest_exec(w, "COMMIT");
@@ -341,8 +331,7 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 	assert_non_null(strstr(hint, "inventory.write_items(jsonb)"));
 	assert_non_null(strstr(hint, "inventory.count_declare"));
 	/* A move with only one side declared. */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
+	pgtest_begin(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
 	snprintf(sql, sizeof sql, "UPDATE inventory.items SET library_id = %lld WHERE external_id = 'ga-1'",
 	         (long long)b);
 	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU410");
@@ -423,9 +412,7 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 
 	pgtest_exec(o, "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id IN (%lld, %lld)",
 	            (long long)a, (long long)b);
-	PQfinish(r);
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(r, w, o, NULL);
 }
 
 /* The runner creates, appends to, seals and runs a prune job end to end

@@ -29,12 +29,7 @@ static int64_t sealed_prune(PGconn *c, int64_t lib)
 
 static cleanup_engine *engine_as(const char *app)
 {
-	cleanup_engine *e = NULL;
-	cleanup_error err;
-
-	if (cleanup_engine_open(&e, conninfo, app, &err) != CLEANUP_OK)
-		fail_msg("connect: %s", err.message);
-	return e;
+	return pgtest_engine_as(conninfo, app);
 }
 
 static int64_t count_events(PGconn *c, int64_t job, const char *kind, const char *like)

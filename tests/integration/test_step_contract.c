@@ -79,8 +79,7 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	expect_ctl(0, "\"contract_repaired\": false", "--json install");
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* D1: an unknown incoming cascade would do uncounted
@@ -134,8 +133,7 @@ static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 	assert_non_null(strstr(out, "\"contract_repaired\": false"));
 	free(out);
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* Without a working DDL watch the dirty mark proves nothing: a disabled
@@ -198,8 +196,7 @@ static void test_contract_without_ddl_watch_compares_in_full(void **state)
 	                               "AND evtenabled = 'A'"),
 	                 2);
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* Harmless DDL marks the contract dirty; the next step compares in full,

@@ -116,9 +116,7 @@ static void test_A1_A6_writes_while_draining(void **state)
 	/* Admission reopened: the library accepts writes again. */
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'after')", (long long)lib);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
-	PQfinish(h);
+	pgtest_close_all(c, w, h, NULL);
 }
 
 /* A3, S4, T7: a move out of the draining library while a step runs is
@@ -174,9 +172,7 @@ static void test_A3_S4_move_out_counted_as_moved(void **state)
 	                 job_int(c, job, "deleted") + job_int(c, job, "kept") + job_int(c, job, "moved") +
 	                     job_int(c, job, "absent"));
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
-	PQfinish(h);
+	pgtest_close_all(c, w, h, NULL);
 }
 
 /* S3, S5: an UPDATE between discovery and delete changes the row's xmin:
@@ -223,9 +219,7 @@ static void test_S3_S5_changed_xmin_is_retained(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
 	assert_job_counts(c, job, "deleted, kept, retained", "100, 100, 1");
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
-	PQfinish(h);
+	pgtest_close_all(c, w, h, NULL);
 }
 
 /* S5, S6, T4: a row a writer holds (SELECT ... FOR UPDATE, allowed in a
@@ -242,8 +236,7 @@ static void test_S5_S6_row_held_by_writer_blocks_completion(void **state)
 	job = sealed_prune(c, lib, "held", 150, 0);
 	victim = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 'held-7'",
 	                    (long long)lib);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)victim);
+	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)victim);
 
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 8 --max-busy 3 --backoff-max 20", (long long)job), 3);
 	assert_string_equal(job_phase(c, job), "draining");
@@ -259,8 +252,7 @@ static void test_S5_S6_row_held_by_writer_blocks_completion(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
 	assert_int_equal(job_int(c, job, "deleted"), 150);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S8: replaying a committed step returns its record and changes nothing,
@@ -301,10 +293,7 @@ static void test_S8_replay_returns_record_and_deletes_nothing(void **state)
 	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT * FROM cleanup.job_step(%lld, 9)", (long long)job), "CU101");
 	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT * FROM cleanup.job_step(%lld, 0)", (long long)job), "CU101");
 	free(after);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_unchanged(c, before);
 	PQfinish(c);
 }
 
@@ -377,8 +366,7 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 	lib = new_server_library(c, "busy", 50, &srv);
 	job = sealed_prune(c, lib, "busy", 50, 5);
 	/* Another cleanup transaction: the coordinator's row lock. */
-	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "SELECT cleanup.lock_coordinator(%lld)", (long long)srv);
+	pgtest_begin(o, "SELECT cleanup.lock_coordinator(%lld)", (long long)srv);
 
 	ctl_changes_nothing(c, NULL, 3, "job step %lld", (long long)job);
 
@@ -394,8 +382,7 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 
 	pgtest_exec(o, "COMMIT");
 	run_to_completion(c, job);
-	PQfinish(c);
-	PQfinish(o);
+	pgtest_close_all(c, o, NULL);
 }
 
 /* S6: the final absence check finds an eligible row that slipped past the
@@ -430,8 +417,7 @@ static void test_S6_final_check_finds_survivor(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)hole), 0);
 	assert_job_counts(c, job, "deleted, kept", "151, 150");
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S6 over several pages: the final absence check reads the library in
@@ -509,8 +495,7 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 	                 499);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 10499);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* The pid of a blocked backend named APP other than NOT_PID. */
@@ -566,8 +551,7 @@ static void test_S9_run_reconnects_after_terminated_backend(void **state)
 	assert_job_counts(c, job, "deleted, kept, examined, visited", "500, 500, 1000, 500");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 500);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(h);
+	pgtest_close_all(c, h, NULL);
 }
 
 /* The item numbers of test_S1_examined_rows_bound_and_candidate_budget

@@ -115,8 +115,7 @@ static void test_S10_A5_remove_server_one_parent_per_step(void **state)
 	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "170, 3, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE server_id = %lld", (long long)other), 2);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S12: deleting a library or a server outside the cleanup protocol fails,
@@ -142,8 +141,7 @@ static void test_S12_delete_outside_protocol_fails_even_when_empty(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 1);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S11: the final step re-checks emptiness under the parent's row lock. An
@@ -174,8 +172,7 @@ static void test_S11_finalize_rechecks_emptiness_under_lock(void **state)
 	assert_int_equal(job_int(c, job, "deleted"), 201);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S11: the final parent delete against child inserts. While the final
@@ -198,8 +195,7 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 	step_while(c, job, "draining", 3);
 
 	/* A holder of the parent row: the final step does not wait for it. */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
+	pgtest_begin(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
 	ctl_changes_nothing(c, NULL, 3, "job step %lld", (long long)job);
 	pgtest_exec(w, "COMMIT");
 
@@ -209,8 +205,7 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 	pgtest_exec(f, "BEGIN");
 	assert_text_equal(pgtest_text(f, "SELECT action FROM cleanup.job_step(%lld, %lld)", (long long)job, (long long)next),
 	                    "delete-library");
-	pgtest_send(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'x')", (long long)lib);
-	pgtest_wait_blocked(c, PQbackendPID(w), 10000);
+	pgtest_send_blocked(c, w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'x')", (long long)lib);
 	assert_int_equal(pgtest_int(c, "SELECT (pg_blocking_pids(%d) = ARRAY[%d])::int", PQbackendPID(w), PQbackendPID(f)), 1);
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'sibling-ok')", (long long)sib);
 	pgtest_exec(f, "COMMIT");
@@ -222,9 +217,7 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
 	assert_int_equal(
 	    pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)sib), 2);
-	PQfinish(c);
-	PQfinish(f);
-	PQfinish(w);
+	pgtest_close_all(c, f, w, NULL);
 }
 
 /* S13: the process stops after the drain (here: --max-steps); the empty
@@ -279,12 +272,10 @@ static void test_S5_remove_server_retained_across_libraries(void **state)
 	a = new_library(c, srv, "rs-held-a", 50);
 	b = new_library(c, srv, "rs-held-b", 50);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-server', %lld)", (long long)srv);
-	pgtest_exec(w1, "BEGIN");
-	pgtest_exec(w1, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-a-9' FOR UPDATE",
-	            (long long)a);
-	pgtest_exec(w2, "BEGIN");
-	pgtest_exec(w2, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-b-9' FOR UPDATE",
-	            (long long)b);
+	pgtest_begin(w1, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-a-9' FOR UPDATE",
+	             (long long)a);
+	pgtest_begin(w2, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-b-9' FOR UPDATE",
+	             (long long)b);
 
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 8 --max-busy 3 --backoff-max 20", (long long)job), 3);
 	assert_string_equal(job_phase(c, job), "draining");
@@ -301,9 +292,7 @@ static void test_S5_remove_server_retained_across_libraries(void **state)
 	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "100, 2, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w1);
-	PQfinish(w2);
+	pgtest_close_all(c, w1, w2, NULL);
 }
 
 /* A2: creating a removal job fences at once; an admitted writer in flight
@@ -316,8 +305,7 @@ static void test_A2_fence_vs_admitted_writer(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "fence", 10, &srv);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')", (long long)lib);
+	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')", (long long)lib);
 	ctl_changes_nothing(c, NULL, 3, "job create remove-library --library %lld", (long long)lib);
 	pgtest_exec(w, "COMMIT");
 
@@ -326,8 +314,7 @@ static void test_A2_fence_vs_admitted_writer(void **state)
 	assert_int_equal(job_int(c, job, "deleted"), 11);
 	assert_int_equal(
 	    pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'in-flight'"), 0);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* Comparison mode: single-transaction does the old behaviour in one step

@@ -131,9 +131,7 @@ static void test_step_rows_name_the_connection_that_took_them(void **state)
 	free(after);
 	assert_int_equal(job_int(obs, job, "step_no"), 5);
 	assert_steps_consistent(obs, job);
-	PQfinish(a);
-	PQfinish(b);
-	PQfinish(obs);
+	pgtest_close_all(a, b, obs, NULL);
 }
 
 /* runner_app is bounded (64 characters, a CHECK) and '' for a session
@@ -158,8 +156,7 @@ static void test_runner_app_is_bounded(void **state)
 	                                "WHERE job_id = %lld AND step_no = 1",
 	                                (long long)job),
 	                    "23514");
-	PQfinish(r);
-	PQfinish(obs);
+	pgtest_close_all(r, obs, NULL);
 }
 
 /* A step notifies only when notified_at moves (its last value 100 ms old)
@@ -228,9 +225,7 @@ static void test_steps_notify_only_when_due_or_phase_changes(void **state)
 	n = drain(l, last, sizeof last);
 	assert_int_equal(n, transitions);
 	assert_non_null(strstr(last, "\"completed\""));
-	PQfinish(r);
-	PQfinish(l);
-	PQfinish(obs);
+	pgtest_close_all(r, l, obs, NULL);
 }
 
 static double now_s(void)
@@ -277,8 +272,7 @@ static void test_a_run_notifies_about_every_100_ms(void **state)
 	assert_true(n <= (int)(ms / 100.0) + 5);
 	assert_true(n < steps);
 	assert_true(n >= 2 && n >= (int)(span / (100 + longest) / 2));
-	PQfinish(l);
-	PQfinish(obs);
+	pgtest_close_all(l, obs, NULL);
 }
 
 /* An upgrade from schema 009 (the columns and the trigger condition as

@@ -54,8 +54,7 @@ static void test_refuses_pid_that_blocks_nothing(void **state)
 	int64_t before = audit_rows(o);
 
 	(void)state;
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM inventory.libraries WHERE id = 1 FOR UPDATE");
+	pgtest_begin(holder, "SELECT 1 FROM inventory.libraries WHERE id = 1 FOR UPDATE");
 	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, "alice", "terminate 1", &err), CLEANUP_OK);
 	assert_true(out.refused);
 	assert_false(out.terminated);
@@ -80,8 +79,7 @@ static void test_refuses_pid_that_blocks_nothing(void **state)
 	assert_int_equal(audit_rows(o), before + 3);
 	pgtest_exec(holder, "ROLLBACK");
 	cleanup_engine_close(e);
-	PQfinish(holder);
-	PQfinish(o);
+	pgtest_close_all(holder, o, NULL);
 }
 
 /* A job's session waits for a row lock the holder has: ended, audited
@@ -97,19 +95,15 @@ static void test_ends_holder_a_job_session_waits_for(void **state)
 	int64_t item = pgtest_int(o, "SELECT min(id) FROM inventory.items");
 
 	(void)state;
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
-	pgtest_send(waiter, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
-	pgtest_wait_blocked(o, PQbackendPID(waiter), 10000);
+	pgtest_begin(holder, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_send_blocked(o, waiter, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
 	expect_ended(&out, o, e, hpid, "bob", 42);
 	assert_non_null(strstr(out.outcome, "done: terminated: pid"));
 	assert_non_null(strstr(out.outcome, "waits for"));
 	assert_string_equal(pgtest_finish(waiter), "");
 	assert_int_equal(pgtest_int(o, "SELECT job_id FROM cleanup.audit WHERE id = %lld", (long long)out.audit_id), 42);
 	cleanup_engine_close(e);
-	PQfinish(holder);
-	PQfinish(waiter);
-	PQfinish(o);
+	pgtest_close_all(holder, waiter, o, NULL);
 }
 
 /* A job marked busy (job_note_busy, as its runner does after a busy
@@ -128,8 +122,7 @@ static void test_ends_holder_of_busy_job_then_refuses(void **state)
 	int64_t job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 2)"), before;
 
 	(void)state;
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
+	pgtest_begin(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
 	pgtest_exec(o, "SELECT cleanup.job_note_busy(%lld, 'busy: test')", (long long)job);
 	before = audit_rows(o);
 	pgtest_exec(ro, "SET default_transaction_read_only = on");
@@ -151,9 +144,7 @@ static void test_ends_holder_of_busy_job_then_refuses(void **state)
 	assert_true(out.refused);
 	assert_int_equal(audit_rows(o), before + 2);
 	cleanup_engine_close(e);
-	PQfinish(holder);
-	PQfinish(ro);
-	PQfinish(o);
+	pgtest_close_all(holder, ro, o, NULL);
 }
 
 /* T3 at the seal: a writer's open transaction holds the admission row the
@@ -174,8 +165,7 @@ static void test_ends_writer_a_refused_seal_names(void **state)
 	char want[96];
 
 	(void)state;
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'in-flight')");
+	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'in-flight')");
 	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_EBUSY);
 	cleanup_job_reset(&job);
 	if (!strstr(err.detail, "held by pid"))
@@ -190,8 +180,7 @@ static void test_ends_writer_a_refused_seal_names(void **state)
 	cleanup_job_reset(&job);
 	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)id);
 	cleanup_engine_close(e);
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(w, o, NULL);
 }
 
 /* Two sync writer logins (members of the writer role, not superusers)

@@ -118,9 +118,8 @@ static void test_C9_write_in_flight_makes_create_busy(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "c9-busy", 3, &srv);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')",
-	            (long long)lib);
+	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')",
+	             (long long)lib);
 	jobs_before = pgtest_int(c, "SELECT count(*) FROM cleanup.jobs");
 	assert_int_equal(ctl(NULL, "job create prune --library %lld", (long long)lib), 3);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.jobs"), jobs_before);
@@ -131,8 +130,7 @@ static void test_C9_write_in_flight_makes_create_busy(void **state)
 	                            "AND collecting_job IS NOT NULL",
 	                            (long long)lib),
 	                 1);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* C8, C9: a cancelled job protects nothing more; neither does a sealed one
@@ -214,8 +212,7 @@ static void test_L1_public_advisory_keys_do_not_block_cleanup(void **state)
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "completed");
 	assert_int_equal(job_int(c, job, "deleted"), 200);
-	PQfinish(o);
-	PQfinish(c);
+	pgtest_close_all(o, c, NULL);
 }
 
 /* S12: a session that takes the advisory locks itself
@@ -233,18 +230,16 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 	assert_int_equal(ctl(NULL, "--quiet job step %lld", (long long)job), 0);
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
-	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(%lld)), "
-	               "pg_advisory_xact_lock(cleanup.library_key(%lld))",
-	            (long long)srv, (long long)lib);
+	pgtest_begin(o, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(%lld)), "
+	                "pg_advisory_xact_lock(cleanup.library_key(%lld))",
+	             (long long)srv, (long long)lib);
 	assert_string_equal(pgtest_fail(o, msg, sizeof msg, "DELETE FROM inventory.libraries WHERE id = %lld",
 	                                (long long)lib),
 	                    "CUA05");
 	pgtest_exec(o, "ROLLBACK");
 	/* A lock row taken by another transaction is not this one's either. */
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SELECT cleanup.lock_coordinator(%lld), cleanup.lock_libraries(ARRAY[%lld]::bigint[])",
-	            (long long)srv, (long long)lib);
+	pgtest_begin(c, "SELECT cleanup.lock_coordinator(%lld), cleanup.lock_libraries(ARRAY[%lld]::bigint[])",
+	             (long long)srv, (long long)lib);
 	assert_int_equal(pgtest_int(o, "SELECT cleanup.holds_lock(cleanup.coordinator_key(%lld))::int", (long long)srv), 0);
 	assert_int_equal(pgtest_int(c, "SELECT cleanup.holds_lock(cleanup.coordinator_key(%lld))::int", (long long)srv), 1);
 	pgtest_exec(c, "ROLLBACK");
@@ -253,8 +248,7 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.engine_locks WHERE key = cleanup.library_key(%lld)",
 	                            (long long)lib),
 	                 0);
-	PQfinish(o);
-	PQfinish(c);
+	pgtest_close_all(o, c, NULL);
 }
 
 /* B1: a direct SQL call of a step, from a session that
@@ -270,16 +264,14 @@ static void test_B1_direct_step_call_is_bounded(void **state)
 	(void)state;
 	lib = new_server_library(c, "b1", 50, &srv);
 	job = sealed_prune(c, lib, "b1", 50, 2);
-	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "LOCK TABLE cleanup.manifest IN ACCESS EXCLUSIVE MODE");
+	pgtest_begin(o, "LOCK TABLE cleanup.manifest IN ACCESS EXCLUSIVE MODE");
 	pgtest_exec(c, "SET statement_timeout = 0");
 	pgtest_exec(c, "SET lock_timeout = 0");
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_step(%lld, 1)", (long long)job), "55P03");
 	pgtest_exec(o, "ROLLBACK");
 	assert_int_equal(job_int(c, job, "step_no"), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 50);
-	PQfinish(o);
-	PQfinish(c);
+	pgtest_close_all(o, c, NULL);
 }
 
 PGTEST_MAIN(cmocka_unit_test(test_C9_insert_while_collecting_survives),

@@ -485,3 +485,67 @@ void pgtest_login_role(PGconn *c, const char *name, const char *group)
 	            name, name);
 	pgtest_exec(c, "GRANT %s TO %s", group, name);
 }
+
+void pgtest_begin(PGconn *c, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+
+	va_start(ap, fmt);
+	sql = vformat(fmt, ap);
+	va_end(ap);
+	pgtest_exec(c, "BEGIN");
+	pgtest_exec(c, "%s", sql);
+	free(sql);
+}
+
+void pgtest_send_blocked(PGconn *observer, PGconn *waiter, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+
+	va_start(ap, fmt);
+	sql = vformat(fmt, ap);
+	va_end(ap);
+	pgtest_send(waiter, "%s", sql);
+	free(sql);
+	pgtest_wait_blocked(observer, PQbackendPID(waiter), 10000);
+}
+
+void pgtest_close_all(PGconn *c, ...)
+{
+	va_list ap;
+
+	va_start(ap, c);
+	for (; c; c = va_arg(ap, PGconn *))
+		PQfinish(c);
+	va_end(ap);
+}
+
+cleanup_engine *pgtest_engine_as(const char *conninfo, const char *app)
+{
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+
+	if (cleanup_engine_open(&e, conninfo, app, &err) != CLEANUP_OK)
+		fail_msg("engine %s: %s", app, err.message);
+	return e;
+}
+
+char *pgtest_login_as(const char *conninfo, const char *name, const char *group)
+{
+	PGconn *c = pgtest_connect(conninfo, "setup");
+
+	pgtest_login_role(c, name, group);
+	PQfinish(c);
+	return pgtest_with_user(conninfo, name);
+}
+
+void pgtest_unchanged(PGconn *c, char *before)
+{
+	char *after = pgtest_fingerprint(c);
+
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}

@@ -154,4 +154,29 @@ char *pgtest_with_user(const char *conninfo, const char *user);
  * GROUP. */
 void pgtest_login_role(PGconn *c, const char *name, const char *group);
 
+/* BEGIN on C, then SQL (printf-style): C holds what SQL locks until it
+ * ends its transaction. */
+void pgtest_begin(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sends SQL (printf-style) on WAITER, then waits (at most 10 s) until
+ * WAITER is blocked, as OBSERVER sees it (pgtest_wait_blocked). Collect
+ * its result with pgtest_finish() once the lock is released. */
+void pgtest_send_blocked(PGconn *observer, PGconn *waiter, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* PQfinish() on each of the NULL-terminated connections. */
+void pgtest_close_all(PGconn *c, ...) __attribute__((sentinel));
+
+/* pgtest_engine() with application_name APP (what the engine's events
+ * and pg_stat_activity name it by). */
+cleanup_engine *pgtest_engine_as(const char *conninfo, const char *app);
+
+/* pgtest_login_role(NAME, GROUP) on a connection of its own to CONNINFO;
+ * returns CONNINFO as NAME (pgtest_with_user, malloc'd). */
+char *pgtest_login_as(const char *conninfo, const char *name, const char *group);
+
+/* Asserts that the pgtest_fingerprint() of C is still BEFORE (one taken
+ * earlier), then frees BEFORE. */
+void pgtest_unchanged(PGconn *c, char *before);
+
 #endif
