@@ -18,6 +18,7 @@
  *       item;
  *   T7  rows moved out before a step reached them were in no counter;
  *   T8  the audit kept no database role and no row for a parent delete. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +44,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	free(as_writer);
-	free(as_runner);
-	return 0;
-}
+PGTEST_DB_TEARDOWN(conninfo, as_writer, as_runner)
 
 /* Fails the test unless TEXT contains NEEDLE, printing TEXT. */
 static void assert_contains(const char *text, const char *needle)
@@ -59,6 +53,24 @@ static void assert_contains(const char *text, const char *needle)
 		fprintf(stderr, "expected \"%s\" in:\n%s\n", needle, text ? text : "(null)");
 		fail();
 	}
+}
+
+/* `cleanupctl ARGS` (printf-style) is busy, exit 3, and its output names
+ * NEEDLE and, when not NULL, EXTRA. */
+static __attribute__((format(printf, 3, 4))) void expect_busy(const char *needle, const char *extra,
+                                                              const char *fmt, ...)
+{
+	char args[512], *out = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	assert_int_equal(pgtest_cli(&out, conninfo, "%s", args), 3);
+	assert_contains(out, needle);
+	if (extra)
+		assert_contains(out, extra);
+	free(out);
 }
 
 /* Library LIB of the seed's layout: its first item id. */
@@ -123,6 +135,15 @@ static void assert_ledger(PGconn *c, int64_t job)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = 'ledger'",
 	                            (long long)job),
 	                 0);
+}
+
+/* The writer W lets go (COMMIT): a run completes JOB and its ledger holds
+ * (assert_ledger). */
+static void release_then_complete(PGconn *w, PGconn *c, int64_t job)
+{
+	pgtest_exec(w, "COMMIT");
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
+	assert_ledger(c, job);
 }
 
 /* T1: a writer login can neither set a claim (update or insert) nor clear
@@ -243,7 +264,7 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 	int64_t srv = new_server(c, "t3-srv"), srv2 = new_server(c, "t3-srv2");
 	int64_t lib = new_library(c, srv, "t3-a", 100), lib2 = new_library(c, srv2, "t3-b", 100);
 	int64_t collecting, draining, pid;
-	char *out = NULL, *fp;
+	char *fp;
 	char needle[64];
 
 	(void)state;
@@ -254,37 +275,18 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 	fp = pgtest_fingerprint(c);
 	pgtest_begin(w, "LOCK TABLE inventory.items IN ACCESS EXCLUSIVE MODE");
 
-	assert_int_equal(pgtest_cli(&out, conninfo, "job create prune --library 6"), 3);
-	assert_contains(out, needle);
-	assert_contains(out, WRITER);
-	free(out);
-	assert_int_equal(pgtest_cli(&out, conninfo, "job seal %lld --expected 0", (long long)collecting), 3);
-	assert_contains(out, needle);
-	free(out);
-	assert_int_equal(pgtest_cli(&out, conninfo, "job step %lld", (long long)draining), 3);
-	assert_contains(out, needle);
-	assert_contains(out, "AccessExclusiveLock on inventory.items");
-	free(out);
+	expect_busy(needle, WRITER, "job create prune --library 6");
+	expect_busy(needle, NULL, "job seal %lld --expected 0", (long long)collecting);
+	expect_busy(needle, "AccessExclusiveLock on inventory.items", "job step %lld", (long long)draining);
 	pgtest_exec(w, "ROLLBACK");
 	/* A LOCK TABLE on the libraries made status hang with no timeout:
 	 * the reports wait 2 s, then answer busy naming the holder (the
 	 * engine looks the holders up after a lock timeout). */
 	pgtest_begin(w, "LOCK TABLE inventory.libraries IN ACCESS EXCLUSIVE MODE");
-	assert_int_equal(pgtest_cli(&out, conninfo, "status"), 3);
-	assert_contains(out, needle);
-	assert_contains(out, "AccessExclusiveLock on inventory.libraries");
-	free(out);
-	assert_int_equal(pgtest_cli(&out, conninfo, "counts --no-visit"), 3);
-	assert_contains(out, needle);
-	free(out);
+	expect_busy(needle, "AccessExclusiveLock on inventory.libraries", "status");
+	expect_busy(needle, NULL, "counts --no-visit");
 	pgtest_exec(w, "ROLLBACK");
-	{
-		char *after = pgtest_fingerprint(c);
-
-		assert_string_equal(fp, after);
-		free(after);
-	}
-	free(fp);
+	pgtest_unchanged(c, fp);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)draining);
 	pgtest_cli_expect(0, conninfo, "--quiet job cancel %lld", (long long)collecting);
 	pgtest_close_all(w, c, NULL);
@@ -297,7 +299,7 @@ static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t3-declare"), *w = pgtest_connect(as_writer, "t3-declare-writer");
 	int64_t srv = new_server(c, "t3-declare"), lib = new_library(c, srv, "t3-declare", 150), job, pid;
-	char *out = NULL, *v;
+	char *v;
 	char needle[64];
 
 	(void)state;
@@ -309,15 +311,10 @@ static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 	assert_string_equal(v, "1min");
 	free(v);
 
-	assert_int_equal(pgtest_cli(&out, conninfo, "job run %lld --max-busy 2", (long long)job), 3);
-	assert_contains(out, needle);
-	assert_contains(out, "declared write lock");
-	free(out);
+	expect_busy(needle, "declared write lock", "job run %lld --max-busy 2", (long long)job);
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
-	pgtest_exec(w, "COMMIT");
-	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
-	assert_ledger(c, job);
+	release_then_complete(w, c, job);
 	pgtest_close_all(w, c, NULL);
 }
 
@@ -343,10 +340,7 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)held);
 
-	assert_int_equal(
-	    pgtest_cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 200", (long long)job), 3);
-	assert_contains(out, needle);
-	free(out);
+	expect_busy(needle, NULL, "job run %lld --max-busy 3 --max-steps 200", (long long)job);
 	assert_true(pgtest_int(c, "SELECT pass_no FROM cleanup.jobs WHERE id = %lld", (long long)job) <= 2);
 	steps = pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job);
 	assert_true(steps < 10);
@@ -386,7 +380,6 @@ static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t4-claim"), *w = pgtest_connect(as_writer, "t4-claim-writer");
 	int64_t srv = new_server(c, "t4-claim"), lib = new_library(c, srv, "t4-claim", 150), job, item, pid;
-	char *out = NULL;
 	char needle[64];
 
 	(void)state;
@@ -394,14 +387,9 @@ static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR SHARE", (long long)item);
-	assert_int_equal(
-	    pgtest_cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 100", (long long)job), 3);
-	assert_contains(out, needle);
-	free(out);
+	expect_busy(needle, NULL, "job run %lld --max-busy 3 --max-steps 100", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 1);
-	pgtest_exec(w, "COMMIT");
-	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
-	assert_ledger(c, job);
+	release_then_complete(w, c, job);
 	pgtest_close_all(w, c, NULL);
 }
 

@@ -71,7 +71,6 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 {
 	PGconn *c = conn("d1"), *dba = conn("d1-dba");
 	int64_t srv, lib, job, step;
-	char msg[1024];
 	char *before;
 
 	(void)state;
@@ -87,17 +86,14 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	pgtest_exec(dba, "SELECT cleanup.contract_record()");   /* even with a contract that contains it */
 	before = pgtest_fingerprint(c);
 	step = job_int(c, job, "step_no");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_step(%lld, %lld)", (long long)job,
-	                                (long long)step + 1),
-	                    "CU404");
-	assert_non_null(strstr(msg, "public.d1_notes(item_id) -> inventory.items ON DELETE restrict"));
+	pgtest_fails(c, "CU404", "public.d1_notes(item_id) -> inventory.items ON DELETE restrict",
+	             "SELECT cleanup.job_step(%lld, %lld)", (long long)job,
+	             (long long)step + 1);
 	pgtest_unchanged(c, before);
 
 	/* At plan: a removal of another server is refused before fencing. */
 	lib = new_server_library(c, "d1b", 10, &srv);
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_create('remove-library', %lld)",
-	                                (long long)lib),
-	                    "CU404");
+	pgtest_fails(c, "CU404", NULL, "SELECT cleanup.job_create('remove-library', %lld)", (long long)lib);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.library_admission WHERE library_id = %lld "
 	                               "AND state = 'open'", (long long)lib),
 	                 1);
@@ -135,10 +131,9 @@ static void test_D1_bad_dispositions_are_refused(void **state)
 	               "item_id bigint REFERENCES inventory.items ON DELETE RESTRICT)");
 	before = pgtest_text(c, "SELECT string_agg(d::text, ';' ORDER BY constraint_oid) FROM cleanup.reference_dispositions d");
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-		                                "SELECT cleanup.record_disposition('%s', '%s', '%s')",
-		                                bad[i].table, bad[i].constraint, bad[i].disposition),
-		                    "CU102");
+		pgtest_fails(c, "CU102", NULL,
+		             "SELECT cleanup.record_disposition('%s', '%s', '%s')",
+		             bad[i].table, bad[i].constraint, bad[i].disposition);
 		for (j = 0; j < 2 && bad[i].says[j]; j++)
 			assert_non_null(strstr(msg, bad[i].says[j]));
 	}
@@ -261,7 +256,6 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 {
 	PGconn *c = conn("d4"), *w = conn("d4-writer");
 	int64_t srv, lib, other, job, item, retry;
-	char msg[512];
 	int n;
 
 	(void)state;
@@ -283,10 +277,9 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 	retry = pgtest_int(c, "SELECT min(id) FROM inventory.item_retries WHERE item_id = %lld", (long long)item);
 	assert_true(retry > 0);
 
-	assert_string_equal(pgtest_fail(w, msg, sizeof msg, "UPDATE inventory.items SET title = 'x' WHERE id = %lld",
-	                                (long long)item),
-	                    "CUA10");
-	assert_non_null(strstr(msg, "claimed by cleanup job"));
+	pgtest_fails(w, "CUA10", "claimed by cleanup job",
+	             "UPDATE inventory.items SET title = 'x' WHERE id = %lld",
+	             (long long)item);
 	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld",
 	                                (long long)other, (long long)item),
 	                    "CUA10");
@@ -376,7 +369,6 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 {
 	PGconn *c = conn("d5"), *w = conn("d5-writer");
 	int64_t srv, lib, keep, job, n;
-	char msg[512];
 	char *payloads_before, *payloads_after;
 
 	(void)state;
@@ -390,10 +382,9 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 	                                 "WHERE library_id = %lld", (long long)lib);
 	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
 
-	assert_string_equal(pgtest_fail(w, msg, sizeof msg, "INSERT INTO inventory.library_collections (library_id, name) "
-	                                                     "VALUES (%lld, 'late')", (long long)lib),
-	                    "CUA11");
-	assert_non_null(strstr(msg, "inventory.library_collections"));
+	pgtest_fails(w, "CUA11", "inventory.library_collections",
+	             "INSERT INTO inventory.library_collections (library_id, name) "
+	             "VALUES (%lld, 'late')", (long long)lib);
 	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.classification_history SET error = 'x' "
 	                                            "WHERE library_id = %lld", (long long)lib),
 	                    "CUA11");

@@ -103,7 +103,6 @@ static void expect_exact_and_close(PGconn *c, PGconn *dba, int64_t job)
 static void test_T6_cascade_anywhere_in_the_graph_is_refused(void **state)
 {
 	PGconn *c = conn("cascade"), *dba = conn("dba");
-	char msg[512];
 	int64_t job;
 
 	(void)state;
@@ -114,8 +113,7 @@ static void test_T6_cascade_anywhere_in_the_graph_is_refused(void **state)
 	expect_refused(c, job, "incoming_foreign_keys",
 	               "foreign key public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade "
 	               "(constraint retry_notes_retry_id_fkey)");
-	assert_string_equal(pgtest_fail(dba, msg, sizeof msg, "SELECT cleanup.contract_record()"), "CU460");
-	assert_non_null(strstr(msg, "public.retry_notes(retry_id)"));
+	pgtest_fails(dba, "CU460", "public.retry_notes(retry_id)", "SELECT cleanup.contract_record()");
 	expect_step_refused(c, job, "incoming_foreign_keys");
 
 	/* Restricting, but with a cascade one level further down. */

@@ -26,6 +26,22 @@ static int64_t vip_fixture(PGconn *c, const char *name, int64_t *vip, int64_t *p
 	return server;
 }
 
+/* `job create KIND --library LIB OPTS` succeeds and the job it creates
+ * (the newest) shows MODE in `job show --json`. Returns its id. */
+static int64_t create_in_mode(PGconn *c, const char *kind, int64_t lib, const char *opts, const char *mode)
+{
+	char *out = NULL, want[64];
+	int64_t job;
+
+	assert_int_equal(ctl(NULL, "job create %s --library %lld%s", kind, (long long)lib, opts), 0);
+	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs");
+	assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
+	snprintf(want, sizeof want, "\"mode\": \"%s\"", mode);
+	assert_non_null(strstr(out, want));
+	free(out);
+	return job;
+}
+
 /* A recorded validator refuses the job it names, CU461 and exit 4, and
  * nothing changes; jobs it lets through are created; removed, it is no
  * longer asked. */
@@ -189,26 +205,14 @@ static void test_plan_default_mode_rollout_switch(void **state)
 	assert_non_null(strstr(out, "\"default_mode\": \"single-transaction\""));
 	free(out);
 
-	assert_int_equal(ctl(NULL, "job create prune --library %lld", (long long)vip), 0);
-	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs");
-	assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
-	assert_non_null(strstr(out, "\"mode\": \"bounded\""));
-	free(out);
+	job = create_in_mode(c, "prune", vip, "", "bounded");
 	assert_int_equal(ctl(NULL, "job cancel %lld", (long long)job), 0);
 
-	assert_int_equal(ctl(NULL, "job create remove-library --library %lld", (long long)plain), 0);
-	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs");
-	assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
-	assert_non_null(strstr(out, "\"mode\": \"single-transaction\""));
-	free(out);
+	job = create_in_mode(c, "remove-library", plain, "", "single-transaction");
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "completed");
 
-	assert_int_equal(ctl(NULL, "job create remove-library --library %lld --mode bounded", (long long)vip), 0);
-	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs");
-	assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
-	assert_non_null(strstr(out, "\"mode\": \"bounded\""));
-	free(out);
+	job = create_in_mode(c, "remove-library", vip, " --mode bounded", "bounded");
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "completed");
 

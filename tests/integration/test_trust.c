@@ -91,7 +91,6 @@ static void test_C9_protected_then_appended_is_seen(void **state)
 {
 	PGconn *c = conn("c9-seen");
 	int64_t srv, lib, job;
-	char msg[512];
 
 	(void)state;
 	lib = new_server_library(c, "c9-seen", 5, &srv);
@@ -102,7 +101,7 @@ static void test_C9_protected_then_appended_is_seen(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT added FROM cleanup.job_append(%lld, ARRAY['x-new', 'x-new'])",
 	                            (long long)job),
 	                 1);
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_seal(%lld, 7)", (long long)job), "CU402");
+	pgtest_fails(c, "CU402", NULL, "SELECT cleanup.job_seal(%lld, 7)", (long long)job);
 	assert_int_equal(ctl(NULL, "job seal %lld --expected 6", (long long)job), 0);
 	assert_job_counts(c, job, "protected, manifest_count", "1, 6");
 	PQfinish(c);
@@ -139,7 +138,6 @@ static void test_C9_cancel_and_seal_end_protection(void **state)
 {
 	PGconn *c = conn("c9-cancel");
 	int64_t srv, lib, job;
-	char msg[512];
 
 	(void)state;
 	lib = new_server_library(c, "c9-cancel", 3, &srv);
@@ -152,10 +150,9 @@ static void test_C9_cancel_and_seal_end_protection(void **state)
 	                 0);
 	job = collected_prune(c, lib);
 	assert_int_equal(ctl(NULL, "job seal %lld --expected 4", (long long)job), 0);
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'fenced')",
-	                                (long long)lib),
-	                    "CUA01");
+	pgtest_fails(c, "CUA01", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'fenced')",
+	             (long long)lib);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.manifest WHERE job_id = %lld AND protected",
 	                            (long long)job),
 	                 0);
@@ -182,9 +179,7 @@ static void test_C10_inventory_and_manifest_accept_the_same_ids(void **state)
 		                                (long long)lib, bad[i]),
 		                    "23514");
 		assert_non_null(strstr(msg, "items_external_id_rule"));
-		assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_append(%lld, ARRAY[%s])",
-		                                (long long)job, bad[i]),
-		                    "CU101");
+		pgtest_fails(c, "CU101", NULL, "SELECT cleanup.job_append(%lld, ARRAY[%s])", (long long)job, bad[i]);
 	}
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, repeat('é', 128))",
 	            (long long)lib);
@@ -222,7 +217,6 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 {
 	PGconn *c = conn("s12-forge"), *o = conn("s12-forger");
 	int64_t srv, lib, job;
-	char msg[512];
 
 	(void)state;
 	lib = new_server_library(c, "s12-forge", 0, &srv);
@@ -233,9 +227,7 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 	pgtest_begin(o, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(%lld)), "
 	                "pg_advisory_xact_lock(cleanup.library_key(%lld))",
 	             (long long)srv, (long long)lib);
-	assert_string_equal(pgtest_fail(o, msg, sizeof msg, "DELETE FROM inventory.libraries WHERE id = %lld",
-	                                (long long)lib),
-	                    "CUA05");
+	pgtest_fails(o, "CUA05", NULL, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib);
 	pgtest_exec(o, "ROLLBACK");
 	/* A lock row taken by another transaction is not this one's either. */
 	pgtest_begin(c, "SELECT cleanup.lock_coordinator(%lld), cleanup.lock_libraries(ARRAY[%lld]::bigint[])",
@@ -259,7 +251,6 @@ static void test_B1_direct_step_call_is_bounded(void **state)
 {
 	PGconn *c = conn("b1"), *o = conn("b1-ddl");
 	int64_t srv, lib, job;
-	char msg[512];
 
 	(void)state;
 	lib = new_server_library(c, "b1", 50, &srv);
@@ -267,7 +258,7 @@ static void test_B1_direct_step_call_is_bounded(void **state)
 	pgtest_begin(o, "LOCK TABLE cleanup.manifest IN ACCESS EXCLUSIVE MODE");
 	pgtest_exec(c, "SET statement_timeout = 0");
 	pgtest_exec(c, "SET lock_timeout = 0");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_step(%lld, 1)", (long long)job), "55P03");
+	pgtest_fails(c, "55P03", NULL, "SELECT cleanup.job_step(%lld, 1)", (long long)job);
 	pgtest_exec(o, "ROLLBACK");
 	assert_int_equal(job_int(c, job, "step_no"), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 50);

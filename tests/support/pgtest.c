@@ -549,3 +549,22 @@ void pgtest_unchanged(PGconn *c, char *before)
 	free(before);
 	free(after);
 }
+
+void pgtest_fails(PGconn *c, const char *state, const char *fragment, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql, msg[1024];
+	const char *got;
+
+	va_start(ap, fmt);
+	sql = vformat(fmt, ap);
+	va_end(ap);
+	got = pgtest_fail(c, msg, sizeof msg, "%s", sql);
+	if (strcmp(got, state) != 0 || (fragment && !strstr(msg, fragment))) {
+		fprintf(stderr, "%s\n  failed with %s \"%s\"; expected %s%s%s%s\n", sql, got, msg, state,
+		        fragment ? " naming \"" : "", fragment ? fragment : "", fragment ? "\"" : "");
+		free(sql);
+		fail();
+	}
+	free(sql);
+}

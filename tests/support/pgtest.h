@@ -128,13 +128,18 @@ int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms);
 		return 0;                     \
 	}                                     \
 	PGTEST_DB_TEARDOWN(var)
-/* The group teardown alone, for a file whose setup does more. */
-#define PGTEST_DB_TEARDOWN(var)               \
-	static int teardown(void **state)     \
-	{                                     \
-		(void)state;                  \
-		free(var);                    \
-		return 0;                     \
+/* The group teardown alone, for a file whose setup does more: frees
+ * VAR and any further malloc'd strings named after it. */
+#define PGTEST_DB_TEARDOWN(...)                                            \
+	static int teardown(void **state)                                  \
+	{                                                                  \
+		char *owned_[] = {__VA_ARGS__};                            \
+		size_t i_;                                                 \
+                                                                           \
+		(void)state;                                               \
+		for (i_ = 0; i_ < sizeof owned_ / sizeof *owned_; i_++)    \
+			free(owned_[i_]);                                  \
+		return 0;                                                  \
 	}
 #define PGTEST_DB_GROUP(var, expr) \
 	static char *var;          \
@@ -178,5 +183,11 @@ char *pgtest_login_as(const char *conninfo, const char *name, const char *group)
 /* Asserts that the pgtest_fingerprint() of C is still BEFORE (one taken
  * earlier), then frees BEFORE. */
 void pgtest_unchanged(PGconn *c, char *before);
+
+/* Runs SQL (printf-style) expecting it to fail with SQLSTATE STATE and,
+ * when FRAGMENT is not NULL, a primary message containing FRAGMENT
+ * (pgtest_fail); fails the test otherwise, printing what it got. */
+void pgtest_fails(PGconn *c, const char *state, const char *fragment, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif
