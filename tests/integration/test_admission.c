@@ -18,7 +18,7 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	int rc;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
+	job = pgtest_job_create(o, "prune", 1);
 	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'in-flight')");
 	rc = pgtest_cli(&out, conninfo, "job seal %lld --expected 0", (long long)job);
 	assert_int_equal(rc, 3);
@@ -40,9 +40,7 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	                 pgtest_int(o, "SELECT max(id) FROM inventory.items WHERE library_id = 1"));
 
 	/* A1, A6: inserts into the sealed library fail, other servers accept. */
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'late')"),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'late')");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'other-server')");
 	pgtest_close_all(w, o, NULL);
 }
@@ -64,7 +62,7 @@ static int reopen(void **state)
 /* Seals a prune job on library LIB with an empty manifest: LIB drains. */
 static int64_t drain_library(PGconn *c, int lib)
 {
-	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %d)", lib);
+	int64_t job = pgtest_job_create(c, "prune", lib);
 
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	return job;
@@ -218,13 +216,13 @@ static void test_S12_truncate_is_refused(void **state)
 
 	(void)state;
 	pgtest_fails(c, "CUA05", "inventory.items", "TRUNCATE inventory.items CASCADE");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.libraries CASCADE"), "CUA05");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.media_servers CASCADE"), "CUA05");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.libraries CASCADE");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.media_servers CASCADE");
 	/* The dependent tables too (seed 001): their guards are row and
 	 * statement triggers as well. */
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.item_retries"), "CUA05");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.library_collections"), "CUA05");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.classification_history"), "CUA05");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.item_retries");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.library_collections");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.classification_history");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), items);
 	pgtest_begin(c, "SET LOCAL cleanup.allow_truncate = on");
 	pgtest_exec(c, "TRUNCATE inventory.items CASCADE");

@@ -18,7 +18,6 @@
  *       item;
  *   T7  rows moved out before a step reached them were in no counter;
  *   T8  the audit kept no database role and no row for a parent delete. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,18 +54,10 @@ static void assert_contains(const char *text, const char *needle)
 	}
 }
 
-/* `cleanupctl ARGS` (printf-style) is busy, exit 3, and its output names
- * NEEDLE and, when not NULL, EXTRA. */
-static __attribute__((format(printf, 3, 4))) void expect_busy(const char *needle, const char *extra,
-                                                              const char *fmt, ...)
+/* OUT (a busy command's output, pgtest_cli_out) names NEEDLE and, when
+ * not NULL, EXTRA; frees OUT. */
+static void busy_names(char *out, const char *needle, const char *extra)
 {
-	char args[512], *out = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	assert_int_equal(pgtest_cli(&out, conninfo, "%s", args), 3);
 	assert_contains(out, needle);
 	if (extra)
 		assert_contains(out, extra);
@@ -79,25 +70,6 @@ static int64_t first_item(PGconn *c, int64_t lib)
 	return pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = %lld", (long long)lib);
 }
 
-/* A new library of SERVER holding N items NAME-1..NAME-N; returns its id. */
-static int64_t new_library(PGconn *c, int64_t server, const char *name, int n)
-{
-	int64_t lib = pgtest_int(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, '%s') RETURNING id",
-	                         (long long)server, name);
-
-	pgtest_exec(c,
-	            "INSERT INTO inventory.items (library_id, external_id) "
-	            "SELECT %lld, '%s-' || g FROM generate_series(1, %d) g ORDER BY g",
-	            (long long)lib, name, n);
-	return lib;
-}
-
-/* A new server NAME; returns its id. */
-static int64_t new_server(PGconn *c, const char *name)
-{
-	return pgtest_int(c, "INSERT INTO inventory.media_servers (name) VALUES ('%s') RETURNING id", name);
-}
-
 /* A remove-library job of LIB whose first item carries N retry rows, one
  * step taken: that item is claimed, its dependents partly drained (N >
  * 128), the claim in flight. Returns the job id; *ITEM is the item. */
@@ -108,7 +80,7 @@ static int64_t removal_with_claim(PGconn *c, int64_t lib, int n, int64_t *item)
 	*item = first_item(c, lib);
 	pgtest_exec(c, "INSERT INTO inventory.item_retries (item_id, reason) SELECT %lld, 'r' || g FROM generate_series(1, %d) g",
 	            (long long)*item, n);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	pgtest_exec(c, "SELECT cleanup.job_step(%lld, 1)", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld AND item_id = %lld",
 	                            (long long)job, (long long)*item),
@@ -155,23 +127,17 @@ static void test_T1_writer_cannot_set_change_or_clear_a_claim(void **state)
 	int64_t job, item;
 
 	(void)state;
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = 1 WHERE library_id = 3"),
-	                    "CUA12");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id, claimed_by) "
-	                                "VALUES (3, 'forged-claim', 1)"),
-	                    "CUA12");
+	pgtest_fails(w, "CUA12", NULL, "UPDATE inventory.items SET claimed_by = 1 WHERE library_id = 3");
+	pgtest_fails(w, "CUA12", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id, claimed_by) "
+	             "VALUES (3, 'forged-claim', 1)");
 	pgtest_exec(w, "UPDATE inventory.items SET claimed_by = claimed_by, title = 'orm' WHERE library_id = 3");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE claimed_by IS NOT NULL"), 0);
 
 	/* A real claim in flight: nobody but the job touches it. */
 	job = removal_with_claim(c, 4, 300, &item);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = NULL WHERE id = %lld",
-	                                (long long)item),
-	                    "CUA10");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = 1 WHERE id = %lld",
-	                                (long long)item),
-	                    "CUA10");
+	pgtest_fails(w, "CUA10", NULL, "UPDATE inventory.items SET claimed_by = NULL WHERE id = %lld", (long long)item);
+	pgtest_fails(w, "CUA10", NULL, "UPDATE inventory.items SET claimed_by = 1 WHERE id = %lld", (long long)item);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld", (long long)job), 0);
@@ -187,14 +153,14 @@ static void test_T1_writer_cannot_set_change_or_clear_a_claim(void **state)
 static void test_T1_T2_forged_marks_neither_delete_nor_wedge(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t1-forged");
-	int64_t srv = new_server(c, "t1-forged-a"), other = new_server(c, "t1-forged-b");
-	int64_t lib = new_library(c, srv, "t1-forged-target", 300);
-	int64_t victim = new_library(c, other, "t1-forged-victim", 300);
-	int64_t wedge = new_library(c, other, "t1-forged-wedge", 50);
+	int64_t srv = pgtest_new_server(c, "t1-forged-a"), other = pgtest_new_server(c, "t1-forged-b");
+	int64_t lib = pgtest_new_library(c, srv, "t1-forged-target", 300);
+	int64_t victim = pgtest_new_library(c, other, "t1-forged-victim", 300);
+	int64_t wedge = pgtest_new_library(c, other, "t1-forged-wedge", 50);
 	int64_t job, job2;
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	pgtest_exec(c, "SET session_replication_role = replica");
 	pgtest_exec(c, "UPDATE inventory.items SET claimed_by = %lld WHERE library_id = %lld AND id %% 30 = 0",
 	            (long long)job, (long long)victim);
@@ -206,7 +172,7 @@ static void test_T1_T2_forged_marks_neither_delete_nor_wedge(void **state)
 	                 300);
 	assert_ledger(c, job);
 
-	job2 = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)wedge);
+	job2 = pgtest_job_create(c, "remove-library", wedge);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job2);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)wedge), 0);
 	assert_ledger(c, job2);
@@ -220,9 +186,9 @@ static void test_T1_T2_forged_marks_neither_delete_nor_wedge(void **state)
 static void test_T1_claim_rechecked_for_scope_and_version(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t1-recheck");
-	int64_t srv = new_server(c, "t1-recheck");
-	int64_t lib = new_library(c, srv, "t1-recheck-a", 200);
-	int64_t away = new_library(c, srv, "t1-recheck-b", 10);
+	int64_t srv = pgtest_new_server(c, "t1-recheck");
+	int64_t lib = pgtest_new_library(c, srv, "t1-recheck-a", 200);
+	int64_t away = pgtest_new_library(c, srv, "t1-recheck-b", 10);
 	int64_t job, item, n;
 
 	(void)state;
@@ -241,7 +207,7 @@ static void test_T1_claim_rechecked_for_scope_and_version(void **state)
 
 	/* Changed in place: released as retained, then deleted by a later pass. */
 	{
-		int64_t lib2 = new_library(c, new_server(c, "t1-recheck-2"), "t1-recheck-c", 200);
+		int64_t lib2 = pgtest_new_library(c, pgtest_new_server(c, "t1-recheck-2"), "t1-recheck-c", 200);
 		int64_t job2 = removal_with_claim(c, lib2, 300, &item);
 
 		pgtest_exec(c, "SET session_replication_role = replica");
@@ -261,30 +227,31 @@ static void test_T1_claim_rechecked_for_scope_and_version(void **state)
 static void test_T3_table_lock_busy_names_holder(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t3"), *w = pgtest_connect(as_writer, "t3-writer");
-	int64_t srv = new_server(c, "t3-srv"), srv2 = new_server(c, "t3-srv2");
-	int64_t lib = new_library(c, srv, "t3-a", 100), lib2 = new_library(c, srv2, "t3-b", 100);
+	int64_t srv = pgtest_new_server(c, "t3-srv"), srv2 = pgtest_new_server(c, "t3-srv2");
+	int64_t lib = pgtest_new_library(c, srv, "t3-a", 100), lib2 = pgtest_new_library(c, srv2, "t3-b", 100);
 	int64_t collecting, draining, pid;
 	char *fp;
 	char needle[64];
 
 	(void)state;
-	collecting = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
-	draining = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib2);
+	collecting = pgtest_job_create(c, "prune", lib);
+	draining = pgtest_job_create(c, "remove-library", lib2);
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	fp = pgtest_fingerprint(c);
 	pgtest_begin(w, "LOCK TABLE inventory.items IN ACCESS EXCLUSIVE MODE");
 
-	expect_busy(needle, WRITER, "job create prune --library 6");
-	expect_busy(needle, NULL, "job seal %lld --expected 0", (long long)collecting);
-	expect_busy(needle, "AccessExclusiveLock on inventory.items", "job step %lld", (long long)draining);
+	busy_names(pgtest_cli_out(3, conninfo, "job create prune --library 6"), needle, WRITER);
+	busy_names(pgtest_cli_out(3, conninfo, "job seal %lld --expected 0", (long long)collecting), needle, NULL);
+	busy_names(pgtest_cli_out(3, conninfo, "job step %lld", (long long)draining), needle,
+	           "AccessExclusiveLock on inventory.items");
 	pgtest_exec(w, "ROLLBACK");
 	/* A LOCK TABLE on the libraries made status hang with no timeout:
 	 * the reports wait 2 s, then answer busy naming the holder (the
 	 * engine looks the holders up after a lock timeout). */
 	pgtest_begin(w, "LOCK TABLE inventory.libraries IN ACCESS EXCLUSIVE MODE");
-	expect_busy(needle, "AccessExclusiveLock on inventory.libraries", "status");
-	expect_busy(needle, NULL, "counts --no-visit");
+	busy_names(pgtest_cli_out(3, conninfo, "status"), needle, "AccessExclusiveLock on inventory.libraries");
+	busy_names(pgtest_cli_out(3, conninfo, "counts --no-visit"), needle, NULL);
 	pgtest_exec(w, "ROLLBACK");
 	pgtest_unchanged(c, fp);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)draining);
@@ -298,20 +265,21 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t3-declare"), *w = pgtest_connect(as_writer, "t3-declare-writer");
-	int64_t srv = new_server(c, "t3-declare"), lib = new_library(c, srv, "t3-declare", 150), job, pid;
+	int64_t srv = pgtest_new_server(c, "t3-declare"), lib = pgtest_new_library(c, srv, "t3-declare", 150), job, pid;
 	char *v;
 	char needle[64];
 
 	(void)state;
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	pgtest_begin(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
 	v = pgtest_text(w, "SHOW idle_in_transaction_session_timeout");
 	assert_string_equal(v, "1min");
 	free(v);
 
-	expect_busy(needle, "declared write lock", "job run %lld --max-busy 2", (long long)job);
+	busy_names(pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2", (long long)job), needle,
+	           "declared write lock");
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
 	release_then_complete(w, c, job);
@@ -325,12 +293,12 @@ static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t4"), *w = pgtest_connect(as_writer, "t4-writer");
-	int64_t srv = new_server(c, "t4"), lib = new_library(c, srv, "t4", 300), job, held, pid, steps;
+	int64_t srv = pgtest_new_server(c, "t4"), lib = pgtest_new_library(c, srv, "t4", 300), job, held, pid, steps;
 	char *out = NULL;
 	char needle[64];
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't4-' || g FROM generate_series(1, 100) g))",
 	            (long long)job);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 100)", (long long)job);
@@ -340,7 +308,8 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)held);
 
-	expect_busy(needle, NULL, "job run %lld --max-busy 3 --max-steps 200", (long long)job);
+	busy_names(pgtest_cli_out(3, conninfo, "job run %lld --max-busy 3 --max-steps 200", (long long)job), needle,
+	           NULL);
 	assert_true(pgtest_int(c, "SELECT pass_no FROM cleanup.jobs WHERE id = %lld", (long long)job) <= 2);
 	steps = pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job);
 	assert_true(steps < 10);
@@ -379,7 +348,7 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t4-claim"), *w = pgtest_connect(as_writer, "t4-claim-writer");
-	int64_t srv = new_server(c, "t4-claim"), lib = new_library(c, srv, "t4-claim", 150), job, item, pid;
+	int64_t srv = pgtest_new_server(c, "t4-claim"), lib = pgtest_new_library(c, srv, "t4-claim", 150), job, item, pid;
 	char needle[64];
 
 	(void)state;
@@ -387,7 +356,8 @@ static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR SHARE", (long long)item);
-	expect_busy(needle, NULL, "job run %lld --max-busy 3 --max-steps 100", (long long)job);
+	busy_names(pgtest_cli_out(3, conninfo, "job run %lld --max-busy 3 --max-steps 100", (long long)job), needle,
+	           NULL);
 	assert_int_equal(pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 1);
 	release_then_complete(w, c, job);
 	pgtest_close_all(w, c, NULL);
@@ -438,14 +408,12 @@ static void test_T5_callers_search_path_cannot_change_the_id_rule(void **state)
 	pgtest_exec(w, "CREATE OPERATOR t_bnd_evil.~ (LEFTARG = text, RIGHTARG = text, FUNCTION = t_bnd_evil.never)");
 	pgtest_exec(w, "CREATE FUNCTION t_bnd_evil.octet_length(text) RETURNS int LANGUAGE sql AS 'SELECT 1'");
 	pgtest_exec(w, "SET search_path = t_bnd_evil, pg_catalog");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) "
-	                                "VALUES (3, E'evil\\ttab')"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) "
-	                                "VALUES (3, 'evil-trailing ')"),
-	                    "23514");
+	pgtest_fails(w, "23514", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) "
+	             "VALUES (3, E'evil\\ttab')");
+	pgtest_fails(w, "23514", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) "
+	             "VALUES (3, 'evil-trailing ')");
 	PQfinish(w);
 	pgtest_exec(c, "DROP SCHEMA t_bnd_evil CASCADE");
 	PQfinish(c);
@@ -460,22 +428,20 @@ static void test_C10_id_rule_refuses_edge_spaces_and_invisibles(void **state)
 	                                  "a\xe2\x80\xae" "b", "\xef\xbb\xbf" "abc", "a\xe2\x81\xa6" "b", "a\xe3\x80\x80" "b",
 	                                  "a\xf3\xa0\x80\x81" "b"};
 	PGconn *c = pgtest_connect(conninfo, "c10"), *w = pgtest_connect(as_writer, "c10-writer");
-	int64_t srv = new_server(c, "c10"), lib = new_library(c, srv, "c10", 1), job;
+	int64_t srv = pgtest_new_server(c, "c10"), lib = pgtest_new_library(c, srv, "c10", 1), job;
 	size_t i;
 	char why[128];
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char *lit = PQescapeLiteral(c, bad[i], strlen(bad[i]));
 
 		assert_non_null(lit);
-		assert_string_equal(pgtest_fail(w, NULL, 0,
-		                                "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, %s)",
-		                                (long long)lib, lit),
-		                    "23514");
-		assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_append(%lld, ARRAY[%s])", (long long)job, lit),
-		                    "CU101");
+		pgtest_fails(w, "23514", NULL,
+		             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, %s)",
+		             (long long)lib, lit);
+		pgtest_fails(c, "CU101", NULL, "SELECT cleanup.job_append(%lld, ARRAY[%s])", (long long)job, lit);
 		assert_int_equal(cleanup_external_id_check(bad[i], strlen(bad[i]), why, sizeof why), CLEANUP_EINVAL);
 		PQfreemem(lit);
 	}
@@ -490,21 +456,18 @@ static void test_C10_id_rule_refuses_edge_spaces_and_invisibles(void **state)
 /* T5: ids outside the engine's key space are refused at the door. */
 static void test_T5_ids_outside_the_key_space_are_refused(void **state)
 {
+	static const char *const inserts[] = {
+		"INSERT INTO inventory.items (id, library_id, external_id) VALUES (0, 3, 'key-zero')",
+		"INSERT INTO inventory.items (id, library_id, external_id) VALUES (-9223372036854775808, 3, 'key-min')",
+		"INSERT INTO inventory.items (id, library_id, external_id) VALUES (9223372036854775807, 3, 'key-max')",
+		"INSERT INTO inventory.libraries (id, server_id, name) VALUES (1099511627776, 2, 'key-lib')",
+	};
 	PGconn *w = pgtest_connect(as_writer, "t5-keys");
+	size_t i;
 
 	(void)state;
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
-	                                            "VALUES (0, 3, 'key-zero')"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
-	                                            "VALUES (-9223372036854775808, 3, 'key-min')"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
-	                                            "VALUES (9223372036854775807, 3, 'key-max')"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.libraries (id, server_id, name) "
-	                                            "VALUES (1099511627776, 2, 'key-lib')"),
-	                    "23514");
+	for (i = 0; i < sizeof inserts / sizeof *inserts; i++)
+		pgtest_fails(w, "23514", NULL, "%s", inserts[i]);
 	PQfinish(w);
 }
 
@@ -514,14 +477,14 @@ static void test_T5_ids_outside_the_key_space_are_refused(void **state)
 static void test_T5_declared_locks_inside_savepoints(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t5-savepoint"), *w = pgtest_connect(as_writer, "t5-savepoint-writer");
-	int64_t srv = new_server(c, "t5-savepoint"), lib = new_library(c, srv, "t5-savepoint", 20);
+	int64_t srv = pgtest_new_server(c, "t5-savepoint"), lib = pgtest_new_library(c, srv, "t5-savepoint", 20);
 
 	(void)state;
 	/* Watch the library: plain writes to it now need declared locks. */
 	pgtest_exec(c, "SELECT cleanup.count_visit(%lld)", (long long)lib);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET title = 'x' WHERE library_id = %lld",
-	                                (long long)lib),
-	                    "CU410");
+	pgtest_fails(w, "CU410", NULL,
+	             "UPDATE inventory.items SET title = 'x' WHERE library_id = %lld",
+	             (long long)lib);
 
 	pgtest_begin(w, "SAVEPOINT orm_1");
 	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
@@ -535,9 +498,9 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 	pgtest_begin(w, "SAVEPOINT orm_1");
 	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
 	pgtest_exec(w, "ROLLBACK TO SAVEPOINT orm_1");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET title = 'rolled back' WHERE library_id = %lld",
-	                                (long long)lib),
-	                    "CU410");
+	pgtest_fails(w, "CU410", NULL,
+	             "UPDATE inventory.items SET title = 'rolled back' WHERE library_id = %lld",
+	             (long long)lib);
 	pgtest_exec(w, "ROLLBACK");
 
 	pgtest_begin(w, "SAVEPOINT orm_1");
@@ -557,10 +520,10 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 static void test_C9_dependent_written_while_collecting_protects_its_item(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "c9"), *w = pgtest_connect(as_writer, "c9-writer");
-	int64_t srv = new_server(c, "c9"), lib = new_library(c, srv, "c9", 200), job, item;
+	int64_t srv = pgtest_new_server(c, "c9"), lib = pgtest_new_library(c, srv, "c9", 200), job, item;
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	item = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 'c9-150'",
 	                  (long long)lib);
 	pgtest_exec(w, "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'written while collecting')",
@@ -585,12 +548,13 @@ static void test_C9_dependent_written_while_collecting_protects_its_item(void **
 static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t7"), *w = pgtest_connect(as_writer, "t7-writer");
-	int64_t srv = new_server(c, "t7"), lib = new_library(c, srv, "t7", 600), out_lib = new_library(c, srv, "t7-out", 0);
+	int64_t srv = pgtest_new_server(c, "t7"), lib = pgtest_new_library(c, srv, "t7", 600);
+	int64_t out_lib = pgtest_new_library(c, srv, "t7-out", 0);
 	int64_t job, early, moved;
 	char *out = NULL;
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c,
 	            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't7-' || g FROM generate_series(1, 600) g WHERE g %% 3 = 0 "
 	            "ORDER BY g LIMIT 128))",
@@ -636,7 +600,7 @@ static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state
 static void test_T8_audit_names_role_and_parent_deletes(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t8");
-	int64_t srv = new_server(c, "t8"), lib = new_library(c, srv, "t8", 10), job;
+	int64_t srv = pgtest_new_server(c, "t8"), lib = pgtest_new_library(c, srv, "t8", 10), job;
 	char *out = NULL;
 
 	(void)state;
@@ -674,7 +638,7 @@ static void test_connect_only_role_sees_and_does_nothing(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "connect-only"), *n;
 	char *as_nobody = pgtest_with_user(conninfo, "t_bnd_nobody");
-	int64_t srv = new_server(c, "nobody"), lib = new_library(c, srv, "nobody", 50), job;
+	int64_t srv = pgtest_new_server(c, "nobody"), lib = pgtest_new_library(c, srv, "nobody", 50), job;
 
 	(void)state;
 	pgtest_exec(c,
@@ -682,20 +646,19 @@ static void test_connect_only_role_sees_and_does_nothing(void **state)
 	            "BEGIN CREATE ROLE t_bnd_nobody LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
 	            "END IF; END $$");
 	n = pgtest_connect(as_nobody, "nobody");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT count(*) FROM inventory.items"), "42501");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT count(*) FROM cleanup.jobs"), "42501");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT cleanup.status_json()"), "42501");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT cleanup.job_step(1, 1)"), "42501");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT inventory.count_declare(ARRAY[1]::bigint[])"), "42501");
+	pgtest_fails(n, "42501", NULL, "SELECT count(*) FROM inventory.items");
+	pgtest_fails(n, "42501", NULL, "SELECT count(*) FROM cleanup.jobs");
+	pgtest_fails(n, "42501", NULL, "SELECT cleanup.status_json()");
+	pgtest_fails(n, "42501", NULL, "SELECT cleanup.job_step(1, 1)");
+	pgtest_fails(n, "42501", NULL, "SELECT inventory.count_declare(ARRAY[1]::bigint[])");
 	pgtest_exec(n, "BEGIN");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "LOCK TABLE cleanup.engine_locks IN ACCESS EXCLUSIVE MODE"),
-	                    "42501");
+	pgtest_fails(n, "42501", NULL, "LOCK TABLE cleanup.engine_locks IN ACCESS EXCLUSIVE MODE");
 	pgtest_exec(n, "ROLLBACK");
 	/* Advisory keys in every form the engine once used: nothing waits. */
 	pgtest_begin(n, "SELECT pg_advisory_xact_lock((1::bigint << 40) | %lld), pg_advisory_xact_lock((2::bigint << 40) | %lld), "
 	                "pg_advisory_xact_lock(1668050546, 1)",
 	             (long long)srv, (long long)lib);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);
 	pgtest_exec(n, "ROLLBACK");

@@ -59,7 +59,7 @@ static void test_append_loses_its_connection_mid_command(void **state)
 	int pid, backend;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
+	job = pgtest_job_create(o, "prune", 1);
 	before = pgtest_fingerprint(o);
 	pgtest_begin(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
 	pid = pgtest_spawn("'%s' --db \"%s\" job append %lld a b c", pgtest_cleanupctl(), conninfo, (long long)job);
@@ -95,7 +95,7 @@ static void test_engine_reports_lost_connection(void **state)
 	int64_t id;
 
 	(void)state;
-	id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
+	id = pgtest_job_create(o, "prune", 1);
 	assert_int_equal(pgtest_int(o, "SELECT pg_terminate_backend(%d)::int", cleanup_engine_backend_pid(e)), 1);
 	assert_int_equal(cleanup_job_get(&job, e, id, &err), CLEANUP_ECONN);
 	assert_non_null(strstr(err.message, "lost the connection to the database"));

@@ -71,7 +71,7 @@ static bool any(const cleanup_mon_snapshot *s, void *arg)
 /* A sealed prune of library LIB with an empty manifest: draining. */
 static int64_t draining_job(PGconn *o, int64_t lib)
 {
-	int64_t job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	int64_t job = pgtest_job_create(o, "prune", lib);
 
 	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	return job;
@@ -90,7 +90,7 @@ static void test_log_keeps_engine_events_under_a_rejection_storm(void **state)
 	bool created = false, rejected = false;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 3)");
+	job = pgtest_job_create(o, "prune", 3);
 	pgtest_exec(o, "INSERT INTO cleanup.events (kind, source, message) SELECT 'rejected', 'cleanupctl:writer:1', "
 	               "'insert into library 3 refused' FROM generate_series(1, 3000)");
 	s = drive_until(m, any, NULL, 10000, "a snapshot");
@@ -188,7 +188,7 @@ static void test_step_rate_counts_every_step(void **state)
 	int i;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 4)");
+	job = pgtest_job_create(o, "prune", 4);
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
 	               "phase_after, started_at, duration_ms, lock_hold_ms) "
 	               "SELECT %lld, g, 'drain', 1, 1, 0, 0, 1, 'draining', clock_timestamp() - (300 - g) * interval '10 ms', "
@@ -427,7 +427,7 @@ static void test_step_history_pages_back_to_the_first_step(void **state)
 	size_t i;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(o, "prune", lib);
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, library_id, cursor_from, cursor_to, "
 	               "examined, visited, deleted, kept, phase_after, started_at, duration_ms, lock_hold_ms) "
 	               "SELECT %lld, g, 'drain', 1, %lld, (g - 1) * 128, g * 128, 1, 0, 0, 1, 'draining', "
@@ -574,7 +574,7 @@ static void test_refresh_query_timeout_keeps_previous_rows_marked_stale(void **s
 	first_at = s->taken_at;
 
 	pgtest_begin(locker, "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE");
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(o, "prune", lib);
 	s = drive_until(m, parts_stale, &want, 10000, "servers and libraries stale");
 	assert_int_equal(s->nlibraries, nlibs);
 	assert_true(s->stale_parts_at >= first_at && s->stale_parts_at < s->taken_at);
@@ -626,7 +626,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	id = pgtest_job_create(o, "prune", lib);
 	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)id);
 	assert_int_equal(pgtest_int(o, "SELECT total_estimate FROM cleanup.jobs WHERE id = %lld", (long long)id), 300);
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, library_id, examined, visited, "

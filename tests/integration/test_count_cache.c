@@ -222,18 +222,14 @@ static void test_K3_guard_needs_every_library_lock(void **state)
 	             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'nolock')",
 	             (long long)a);
 	assert_int_equal(real_count(c, a), before);
-	assert_string_equal(pgtest_fail(c, NULL, 0, "UPDATE inventory.items SET title = 't' WHERE library_id = %lld",
-	                                (long long)a),
-	                    "CU410");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "DELETE FROM inventory.items WHERE library_id = %lld", (long long)a),
-	                    "CU410");
+	pgtest_fails(c, "CU410", NULL, "UPDATE inventory.items SET title = 't' WHERE library_id = %lld", (long long)a);
+	pgtest_fails(c, "CU410", NULL, "DELETE FROM inventory.items WHERE library_id = %lld", (long long)a);
 	/* Some locks: a move a -> b with only a's lock. */
 	pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)a);
-	assert_string_equal(pgtest_fail(c, NULL, 0,
-	                                "UPDATE inventory.items SET library_id = %lld WHERE id = "
-	                                "(SELECT min(id) FROM inventory.items WHERE library_id = %lld)",
-	                                (long long)b, (long long)a),
-	                    "CU410");
+	pgtest_fails(c, "CU410", NULL,
+	             "UPDATE inventory.items SET library_id = %lld WHERE id = "
+	             "(SELECT min(id) FROM inventory.items WHERE library_id = %lld)",
+	             (long long)b, (long long)a);
 	pgtest_exec(c, "ROLLBACK");
 	/* All locks. */
 	pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld, %lld]::bigint[])", (long long)a, (long long)b);
@@ -253,8 +249,7 @@ static void test_K3_guard_needs_every_library_lock(void **state)
 	             "SELECT cleanup.count_declare(ARRAY[%lld, %lld]::bigint[])",
 	             (long long)b, (long long)a);
 	pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)b);
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)a),
-	                    "CU112");
+	pgtest_fails(c, "CU112", NULL, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)a);
 	pgtest_exec(c, "ROLLBACK");
 }
 
@@ -706,7 +701,7 @@ static void test_K3_cleanup_steps_pass_the_guard(void **state)
 	(void)state;
 	visit(lib);
 	settle(lib);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT external_id FROM inventory.items "
 	               "WHERE library_id = %lld ORDER BY id LIMIT 100))",
 	            (long long)job, (long long)lib);

@@ -62,7 +62,7 @@ static void test_snapshot_contents(void **state)
 
 	(void)state;
 	lib = pgtest_int(c, "SELECT min(id) FROM inventory.libraries");
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
 	               "mutations, phase_after, started_at, duration_ms, lock_hold_ms) "
 	               "VALUES (%lld, 1, 'drain', 1, 10, 4, 4, 6, 4, 'draining', now(), 2.5, 1.25)",

@@ -29,7 +29,7 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
 
 	(void)state;
 	memset(&step, 0, sizeof step);
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
+	job = pgtest_job_create(o, "prune", 1);
 	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "cleanupctl:job:77:run", &err), CLEANUP_OK);
 	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);

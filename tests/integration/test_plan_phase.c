@@ -13,12 +13,12 @@ PGTEST_DB_SETUP(ci, pgtest_fresh_db("plan_phase"))
  * libraries, "vip-NAME" and "NAME", 10 items each. Returns the server id. */
 static int64_t vip_fixture(PGconn *c, const char *name, int64_t *vip, int64_t *plain)
 {
-	int64_t server = new_server(c, name);
+	int64_t server = pgtest_new_server(c, name);
 	char vipname[64];
 
 	snprintf(vipname, sizeof vipname, "vip-%s", name);
-	*vip = new_library(c, server, vipname, 10);
-	*plain = new_library(c, server, name, 10);
+	*vip = pgtest_new_library(c, server, vipname, 10);
+	*plain = pgtest_new_library(c, server, name, 10);
 	pgtest_exec(c, "CREATE SCHEMA IF NOT EXISTS ops");
 	pgtest_exec(c, "CREATE OR REPLACE FUNCTION ops.keep_vip(kind text, target_id bigint) RETURNS text "
 	               "LANGUAGE sql STABLE AS $$ SELECT CASE WHEN kind <> 'remove-server' AND (SELECT name FROM "

@@ -125,24 +125,17 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 	int64_t job;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('remove-library', 2)");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-1')"),
-	                    "CUA01");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "UPDATE cleanup.library_admission SET state = 'open', job_id = NULL "
-	                                "WHERE library_id = 2"),
-	                    "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE cleanup.server_admission SET state = 'open'"), "42501");
+	job = pgtest_job_create(o, "remove-library", 2);
+	pgtest_fails(w, "CUA01", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-1')");
+	pgtest_fails(w, "42501", NULL,
+	             "UPDATE cleanup.library_admission SET state = 'open', job_id = NULL "
+	             "WHERE library_id = 2");
+	pgtest_fails(w, "42501", NULL, "UPDATE cleanup.server_admission SET state = 'open'");
 	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 2"),
 	                    "draining");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-2')"),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-2')");
 	/* Moving an item into the fenced library is refused as before. */
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "UPDATE inventory.items SET library_id = 2 WHERE external_id = 'ext-1-1'"),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL, "UPDATE inventory.items SET library_id = 2 WHERE external_id = 'ext-1-1'");
 
 	pgtest_cli_expect(0, as_runner, "job run %lld", (long long)job);
 	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
@@ -183,15 +176,11 @@ static void test_writer_writes_inventory_through_the_guards(void **state)
 	                                (long long)srv),
 	                    "open");
 	/* The immutability guard still answers with its own SQLSTATE. */
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET external_id = 'x' "
-	                                            "WHERE external_id = 'w-new'"),
-	                    "CUA04");
+	pgtest_fails(w, "CUA04", NULL, "UPDATE inventory.items SET external_id = 'x' WHERE external_id = 'w-new'");
 	/* Removal is a cleanup job's: no DELETE, no TRUNCATE for a writer. */
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.items WHERE external_id = 'w-new'"),
-	                    "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "TRUNCATE inventory.items"), "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib),
-	                    "42501");
+	pgtest_fails(w, "42501", NULL, "DELETE FROM inventory.items WHERE external_id = 'w-new'");
+	pgtest_fails(w, "42501", NULL, "TRUNCATE inventory.items");
+	pgtest_fails(w, "42501", NULL, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib);
 	/* DDL of any role fires the contract's DDL watch, which must not need
 	 * the caller's access to schema cleanup. */
 	pgtest_exec(w, "CREATE TEMP TABLE writer_scratch (a int)");
@@ -289,8 +278,8 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 
 	/* Still no access to schema cleanup, its gateway included. */
 	assert_int_equal(pgtest_int(w, "SELECT has_schema_privilege('cleanup', 'USAGE')::int"), 0);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.write_items('[]')"), "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.count_declare(ARRAY[1]::bigint[])"), "42501");
+	pgtest_fails(w, "42501", NULL, "SELECT cleanup.write_items('[]')");
+	pgtest_fails(w, "42501", NULL, "SELECT cleanup.count_declare(ARRAY[1]::bigint[])");
 
 	/* Through the gateway: an insert and a move. */
 	item = pgtest_int(w, "SELECT (inventory.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', "
@@ -368,9 +357,9 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 	pgtest_fails(w, "CU112", "257 libraries",
 	             "SELECT inventory.count_declare(array_agg(g)) "
 	             "FROM generate_series(1, 257) g");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT inventory.count_declare(ARRAY[%lld, %lld]::bigint[])",
-	                                (long long)b, (long long)a),
-	                    "CU112");
+	pgtest_fails(w, "CU112", NULL,
+	             "SELECT inventory.count_declare(ARRAY[%lld, %lld]::bigint[])",
+	             (long long)b, (long long)a);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)a),
 	                 before_a);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)b),
@@ -396,10 +385,8 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 	                               "WHERE p.pronamespace = 'inventory'::regnamespace AND x.privilege_type = 'EXECUTE' "
 	                               "AND x.grantee NOT IN ('cleanup_owner'::regrole, 'cleanup_writer'::regrole)"),
 	                 0);
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT inventory.write_items('[]')"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])",
-	                                (long long)a),
-	                    "42501");
+	pgtest_fails(r, "42501", NULL, "SELECT inventory.write_items('[]')");
+	pgtest_fails(r, "42501", NULL, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
 
 	pgtest_exec(o, "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id IN (%lld, %lld)",
 	            (long long)a, (long long)b);
@@ -514,10 +501,8 @@ static void test_readonly_console_connection_refuses_writes(void **state)
 	c = pgtest_connect(ro, "console-readonly");
 	assert_text_equal(pgtest_text(c, "SHOW default_transaction_read_only"), "on");
 	assert_text_equal(pgtest_text(c, "SELECT current_user"), "postgres");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) "
-	                                            "VALUES (6, 'ro')"),
-	                    "25006");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_create('prune', 6)"), "25006");
+	pgtest_fails(c, "25006", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (6, 'ro')");
+	pgtest_fails(c, "25006", NULL, "SELECT cleanup.job_create('prune', 6)");
 	pgtest_exec(c, "LISTEN cleanup_jobs");
 	PQfinish(c);
 	free(ro);
@@ -569,9 +554,7 @@ static void test_install_revokes_hand_made_grants_on_cleanup(void **state)
 	assert_non_null(strstr(r.drift, "privileges"));
 
 	w = pgtest_connect(as_writer, "sync-writer");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE cleanup.library_admission SET state = 'open' "
-	                                            "WHERE library_id = 6"),
-	                    "42501");
+	pgtest_fails(w, "42501", NULL, "UPDATE cleanup.library_admission SET state = 'open' WHERE library_id = 6");
 	PQfinish(w);
 	assert_int_equal(pgtest_int(o, "SELECT has_schema_privilege('%s', 'cleanup', 'USAGE')::int", WRITER), 0);
 	/* And the next install finds nothing to repair. */

@@ -53,7 +53,7 @@ static char *run_with_a_reconnect(int64_t lib, int step_commit)
 	int64_t job;
 	char *setting;
 
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(o, "prune", lib);
 	pgtest_exec(o, "SELECT cleanup.job_append(%lld, ARRAY['ext-%lld-1'])", (long long)job, (long long)lib);
 	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 1)", (long long)job);
 	memset(&opts, 0, sizeof opts);

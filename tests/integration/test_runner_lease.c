@@ -21,7 +21,7 @@ PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("runner_lease", 6, 1, 300))
 /* A sealed prune of library LIB with nothing seen: every item goes. */
 static int64_t sealed_prune(PGconn *c, int64_t lib)
 {
-	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	int64_t job = pgtest_job_create(c, "prune", lib);
 
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	return job;
@@ -323,7 +323,7 @@ static void test_F2_step_without_a_lease_refused_beside_a_runner(void **state)
 	cleanup_engine *a = engine_as("f2-holder");
 	cleanup_runner *ra = NULL;
 	cleanup_error err;
-	int64_t job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 6)");
+	int64_t job = pgtest_job_create(o, "prune", 6);
 
 	(void)state;
 	/* collecting: no lease is taken; its step is refused as the server says */

@@ -84,7 +84,7 @@ static void test_step_rows_name_the_connection_that_took_them(void **state)
 	int i;
 
 	(void)state;
-	lib = new_library(obs, new_server(obs, "who"), "who", 700);
+	lib = pgtest_new_library(obs, pgtest_new_server(obs, "who"), "who", 700);
 	job = sealed_prune(obs, lib, "who", 700, 0);
 	runner_of(want_a, sizeof want_a, a, "runner-alpha");
 	runner_of(want_b, sizeof want_b, b, "runner-beta");
@@ -142,7 +142,7 @@ static void test_runner_app_is_bounded(void **state)
 	int64_t lib, job;
 
 	(void)state;
-	lib = new_library(obs, new_server(obs, "bound"), "bound", 200);
+	lib = pgtest_new_library(obs, pgtest_new_server(obs, "bound"), "bound", 200);
 	job = sealed_prune(obs, lib, "bound", 200, 0);
 	pgtest_exec(r, "SET application_name = ''");
 	assert_int_equal(step_on(r, job, 1), 1);
@@ -151,11 +151,10 @@ static void test_runner_app_is_bounded(void **state)
 	expect_text(obs, "true",
 	            "SELECT (runner_pid IS NULL AND runner_app IS NULL)::text FROM cleanup.job_step_preview(%lld)",
 	            (long long)job);
-	assert_string_equal(pgtest_fail(obs, NULL, 0,
-	                                "UPDATE cleanup.job_steps SET runner_app = repeat('x', 65) "
-	                                "WHERE job_id = %lld AND step_no = 1",
-	                                (long long)job),
-	                    "23514");
+	pgtest_fails(obs, "23514", NULL,
+	             "UPDATE cleanup.job_steps SET runner_app = repeat('x', 65) "
+	             "WHERE job_id = %lld AND step_no = 1",
+	             (long long)job);
 	pgtest_close_all(r, obs, NULL);
 }
 
@@ -171,7 +170,7 @@ static void test_steps_notify_only_when_due_or_phase_changes(void **state)
 	int i, n, step, first;
 
 	(void)state;
-	lib = new_library(obs, new_server(obs, "quiet"), "quiet", 1000);
+	lib = pgtest_new_library(obs, pgtest_new_server(obs, "quiet"), "quiet", 1000);
 	job = sealed_prune(obs, lib, "quiet", 1000, 0);
 	pgtest_exec(l, "LISTEN cleanup_jobs");
 	pgtest_exec(obs, "UPDATE cleanup.jobs SET notified_at = clock_timestamp() + interval '1 hour' WHERE id = %lld",
@@ -247,7 +246,7 @@ static void test_a_run_notifies_about_every_100_ms(void **state)
 	int n;
 
 	(void)state;
-	lib = new_library(obs, new_server(obs, "run"), "run", 20000);
+	lib = pgtest_new_library(obs, pgtest_new_server(obs, "run"), "run", 20000);
 	job = sealed_prune(obs, lib, "run", 20000, 0);
 	pgtest_exec(l, "LISTEN cleanup_jobs");
 	drain(l, NULL, 0);
@@ -291,10 +290,10 @@ static void test_upgrade_from_009_adds_runner_and_notified_at(void **state)
 
 	(void)state;
 	ci = old;
-	lib = new_library(c, new_server(c, "up"), "up", 600);
+	lib = pgtest_new_library(c, pgtest_new_server(c, "up"), "up", 600);
 	job = sealed_prune(c, lib, "up", 600, 0);
 	assert_int_equal(step_on(c, job, 1), 1);
-	lib2 = new_library(c, new_server(c, "up2"), "up2", 300);
+	lib2 = pgtest_new_library(c, pgtest_new_server(c, "up2"), "up2", 300);
 	job2 = sealed_prune(c, lib2, "up2", 300, 2);
 	/* Back to 009: migration 010's columns gone, 009's trigger condition,
 	 * and what later migrations add (011: jobs.purged_at and its index;

@@ -11,7 +11,7 @@ PGTEST_DB_SETUP(ci, pgtest_fresh_db("trust"))
  * "complete traversal"), appended but not sealed; returns the job id. */
 static int64_t collected_prune(PGconn *c, int64_t lib)
 {
-	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	int64_t job = pgtest_job_create(c, "prune", lib);
 
 	pgtest_exec(c,
 	            "SELECT cleanup.job_append(%lld, ids) FROM ("
@@ -60,8 +60,8 @@ static void test_C9_update_and_move_in_while_collecting_survive(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "c9-update", 200, &srv);
-	other = new_library(c, srv, "c9-other", 10);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	other = pgtest_new_library(c, srv, "c9-other", 10);
+	job = pgtest_job_create(c, "prune", lib);
 	/* The traversal saw items 1..100 only: 101..200 are unseen. */
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'c9-update-' || g FROM generate_series(1, 100) g))",
 	            (long long)job);
@@ -172,7 +172,7 @@ static void test_C10_inventory_and_manifest_accept_the_same_ids(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "c10", 1, &srv);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		assert_string_equal(pgtest_fail(c, msg, sizeof msg,
 		                                "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, %s)",
@@ -199,8 +199,7 @@ static void test_L1_public_advisory_keys_do_not_block_cleanup(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	lib = new_server_library(c, "l1-adv", 400, &srv);
-	job = sealed_prune(c, lib, "l1-adv", 400, 2);
+	job = new_sealed_prune(c, "l1-adv", 400, 2, &lib, &srv);
 	pgtest_exec(o, "SELECT pg_advisory_lock(cleanup.coordinator_key(%lld)), pg_advisory_lock(cleanup.library_key(%lld))",
 	            (long long)srv, (long long)lib);
 	assert_int_equal(ctl(NULL, "--quiet job run %lld --max-busy 2", (long long)job), 0);
@@ -219,8 +218,7 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	lib = new_server_library(c, "s12-forge", 0, &srv);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = new_removal(c, "s12-forge", 0, &lib, &srv);
 	assert_int_equal(ctl(NULL, "--quiet job step %lld", (long long)job), 0);
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
@@ -253,8 +251,7 @@ static void test_B1_direct_step_call_is_bounded(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	lib = new_server_library(c, "b1", 50, &srv);
-	job = sealed_prune(c, lib, "b1", 50, 2);
+	job = new_sealed_prune(c, "b1", 50, 2, &lib, &srv);
 	pgtest_begin(o, "LOCK TABLE cleanup.manifest IN ACCESS EXCLUSIVE MODE");
 	pgtest_exec(c, "SET statement_timeout = 0");
 	pgtest_exec(c, "SET lock_timeout = 0");

@@ -24,7 +24,7 @@ static int setup(void **state)
 	c = pgtest_connect(conninfo, "setup");
 	/* Servers 1 (libraries 1, 2) and 2 (libraries 3, 4), 20 items each. */
 	pgtest_exec(c, "SELECT cleanup_lab.seed_demo(2, 2, 20)");
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', 1)");
+	job = pgtest_job_create(c, "prune", 1);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	PQfinish(c);
 	return 0;
@@ -221,8 +221,7 @@ static void test_K3_writer_uses_gateway_on_watched_libraries(void **state)
 		assert_string_equal(v.state, "fresh");
 	}
 	/* Plain SQL to a watched library is refused, naming the gateway. */
-	assert_string_equal(pgtest_fail(o, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'p')"),
-	                    "CU410");
+	pgtest_fails(o, "CU410", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'p')");
 	for (i = 0; i < 20; i++)
 		assert_int_equal(cleanup_writer_tick(&ev, w, &err), CLEANUP_OK);
 	ev = expect_write(w, CLEANUP_WRITER_MOVE, 3, 4, CLEANUP_WRITER_OK, NULL);

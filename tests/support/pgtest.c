@@ -568,3 +568,43 @@ void pgtest_fails(PGconn *c, const char *state, const char *fragment, const char
 	}
 	free(sql);
 }
+
+int64_t pgtest_new_server(PGconn *c, const char *name)
+{
+	return pgtest_int(c, "INSERT INTO inventory.media_servers (name) VALUES ('%s') RETURNING id", name);
+}
+
+int64_t pgtest_new_library(PGconn *c, int64_t server, const char *name, int n)
+{
+	int64_t lib = pgtest_int(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, '%s') RETURNING id",
+	                         (long long)server, name);
+
+	if (n > 0)
+		pgtest_exec(c,
+		            "INSERT INTO inventory.items (library_id, external_id) "
+		            "SELECT %lld, '%s-' || g FROM generate_series(1, %d) g ORDER BY g",
+		            (long long)lib, name, n);
+	return lib;
+}
+
+int64_t pgtest_job_create(PGconn *c, const char *kind, int64_t target)
+{
+	return pgtest_int(c, "SELECT id FROM cleanup.job_create('%s', %lld)", kind, (long long)target);
+}
+
+char *pgtest_cli_out(int status, const char *conninfo, const char *fmt, ...)
+{
+	va_list ap;
+	char *args, *out = NULL;
+	int rc;
+
+	va_start(ap, fmt);
+	args = vformat(fmt, ap);
+	va_end(ap);
+	rc = pgtest_cli(&out, conninfo, "%s", args);
+	if (rc != status)
+		fprintf(stderr, "cleanupctl %s: exit %d, expected %d:\n%s\n", args, rc, status, out);
+	free(args);
+	assert_int_equal(rc, status);
+	return out;
+}

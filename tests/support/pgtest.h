@@ -190,4 +190,18 @@ void pgtest_unchanged(PGconn *c, char *before);
 void pgtest_fails(PGconn *c, const char *state, const char *fragment, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A new media server named NAME; returns its id. */
+int64_t pgtest_new_server(PGconn *c, const char *name);
+
+/* A new library NAME on SERVER holding N items with external IDs
+ * "NAME-1" .. "NAME-N" (ascending ids); returns the library id. */
+int64_t pgtest_new_library(PGconn *c, int64_t server, const char *name, int n);
+
+/* cleanup.job_create(KIND, TARGET) on C; returns the new job's id. */
+int64_t pgtest_job_create(PGconn *c, const char *kind, int64_t target);
+
+/* pgtest_cli_expect() that returns the output (stdout and stderr,
+ * malloc'd) instead of discarding it. */
+char *pgtest_cli_out(int status, const char *conninfo, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
