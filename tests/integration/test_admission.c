@@ -59,15 +59,6 @@ static int reopen(void **state)
 	return 0;
 }
 
-/* Seals a prune job on library LIB with an empty manifest: LIB drains. */
-static int64_t drain_library(PGconn *c, int lib)
-{
-	int64_t job = pgtest_job_create(c, "prune", lib);
-
-	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
-	return job;
-}
-
 /* A1, A3: against a draining library, inserts and updates that stay in it
  * fail with CUA01 naming the library; moves into it fail; a move out of it
  * into an open library of the same server is allowed, and it moves the
@@ -79,7 +70,7 @@ static void test_A3_moves_out_allowed_in_and_stay_rejected(void **state)
 	int64_t item, job, n1, n2;
 
 	(void)state;
-	job = drain_library(c, 1);
+	job = pgtest_draining_prune(c, 1);
 	item = pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = 1");
 	before = pgtest_fingerprint(c);
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
@@ -199,7 +190,7 @@ static void test_A1_bulk_statement_is_all_or_nothing(void **state)
 	PGconn *c = pgtest_connect(conninfo, "writer");
 
 	(void)state;
-	drain_library(c, 2);
+	pgtest_draining_prune(c, 2);
 	pgtest_refused(c, "CUA01",
 	               "INSERT INTO inventory.items (library_id, external_id) "
 	               "SELECT 1 + g % 2, 'bulk-' || g FROM generate_series(1, 100) g",

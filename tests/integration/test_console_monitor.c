@@ -68,15 +68,6 @@ static bool any(const cleanup_mon_snapshot *s, void *arg)
 	return true;
 }
 
-/* A sealed prune of library LIB with an empty manifest: draining. */
-static int64_t draining_job(PGconn *o, int64_t lib)
-{
-	int64_t job = pgtest_job_create(o, "prune", lib);
-
-	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
-	return job;
-}
-
 /* With 3,000 rejections newer than them, "created job N"
  * and the other engine events are still in the log (the log took the 2,000
  * newest events and only then dropped rejections). */
@@ -251,7 +242,7 @@ static void test_pace_window_of_a_draining_job(void **state)
 	int64_t job, settled;
 
 	(void)state;
-	job = draining_job(o, 1);
+	job = pgtest_draining_prune(o, 1);
 	memset(&opts, 0, sizeof opts);
 	opts.max_steps = 4;
 	assert_int_equal(cleanup_job_run(&sum, e, job, &opts, &err), CLEANUP_OK);
@@ -296,7 +287,7 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	int pid, rc;
 
 	(void)state;
-	job = draining_job(o, 3); /* server 2: server 1 has the job of the pace test */
+	job = pgtest_draining_prune(o, 3); /* server 2: server 1 has the job of the pace test */
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "cleanupctl:job:99:run", &err), CLEANUP_OK);
 	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
 	pid = cleanup_engine_backend_pid(holder);
@@ -351,8 +342,7 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "observer2", &err), CLEANUP_OK);
 	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
 	assert_int_equal(cleanup_runner_close(hr, NULL, &err), CLEANUP_OK);
-	cleanup_engine_close(holder);
-	cleanup_engine_close(second);
+	pgtest_engine_close_all(holder, second, NULL);
 	cleanup_monitor_close(m);
 	PQfinish(o);
 }
@@ -626,8 +616,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	id = pgtest_job_create(o, "prune", lib);
-	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)id);
+	id = pgtest_draining_prune(o, lib);
 	assert_int_equal(pgtest_int(o, "SELECT total_estimate FROM cleanup.jobs WHERE id = %lld", (long long)id), 300);
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, library_id, examined, visited, "
 	               "deleted, mutations, phase_after, started_at, duration_ms, lock_hold_ms) "
@@ -710,7 +699,7 @@ static void test_step_rows_carry_their_runner(void **state)
 	int pid;
 
 	(void)state;
-	job = draining_job(o, lib);
+	job = pgtest_draining_prune(o, lib);
 	assert_int_equal(cleanup_engine_open(&e, conninfo, "cleanupctl:h11-stepper", &err), CLEANUP_OK);
 	pid = cleanup_engine_backend_pid(e);
 	assert_true(pid > 0);

@@ -150,6 +150,16 @@ static void own_db_close(own_db *d)
 	free(d->db);
 }
 
+/* A fresh read of the evidence into *R (with LIM) on OWN; returns the
+ * edge of public.previews' key to the items. */
+static const cleanup_dep_edge *previews_edge(cleanup_dep_report *r, own_db *own, const cleanup_dep_limits *lim)
+{
+	cleanup_error err;
+
+	assert_int_equal(cleanup_deps_read(r, own->e, lim, &err), CLEANUP_OK);
+	return find(r->edges, r->n, "previews_item_id_fkey");
+}
+
 static double ms_since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -261,8 +271,7 @@ static void test_deps_disabled_ri_triggers_change_evidence_and_fingerprint(void 
 
 	(void)state;
 	pgtest_exec(own.c, "CREATE TABLE public.previews (id int PRIMARY KEY, item_id bigint REFERENCES inventory.items)");
-	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	d = previews_edge(&r, &own, &lim);
 	assert_non_null(d);
 	assert_true(d->enforced);
 	assert_true(d->validated);
@@ -274,8 +283,7 @@ static void test_deps_disabled_ri_triggers_change_evidence_and_fingerprint(void 
 	cleanup_deps_report_free(&r);
 
 	pgtest_exec(own.c, "ALTER TABLE public.previews DISABLE TRIGGER ALL");
-	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	d = previews_edge(&r, &own, &lim);
 	assert_false(d->enforced);
 	assert_non_null(strstr(d->ri_triggers, "public.previews RI_FKey_check_ins disabled"));
 	assert_string_not_equal(r.fingerprint, fp0);
@@ -290,8 +298,7 @@ static void test_deps_disabled_ri_triggers_change_evidence_and_fingerprint(void 
 	                 " WHERE tgconstraint = (SELECT oid FROM pg_constraint WHERE conname = 'previews_item_id_fkey')"
 	                 " AND tgrelid = 'inventory.items'::regclass AND tgtype & 8 = 8;"
 	                 " EXECUTE format('ALTER TABLE inventory.items ENABLE REPLICA TRIGGER %%I', t); END $$");
-	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	d = previews_edge(&r, &own, &lim);
 	assert_false(d->enforced);
 	assert_non_null(strstr(d->ri_triggers, "replica-only"));
 	assert_string_not_equal(r.fingerprint, fp0);
@@ -299,27 +306,23 @@ static void test_deps_disabled_ri_triggers_change_evidence_and_fingerprint(void 
 
 	/* A hash index is another strategy: unproven, not absent. */
 	pgtest_exec(own.c, "CREATE INDEX previews_hash ON public.previews USING hash (item_id)");
-	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	d = previews_edge(&r, &own, &lim);
 	assert_string_equal(d->index_status, "unproven");
 	assert_false(d->has_index);
 	memcpy(fp1, r.fingerprint, sizeof fp1);
 	cleanup_deps_report_free(&r);
 	pgtest_exec(own.c, "CREATE INDEX previews_item ON public.previews (item_id) WHERE item_id > 0");
-	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
-	assert_string_equal(find(r.edges, r.n, "previews_item_id_fkey")->index_status, "unproven");
+	assert_string_equal(previews_edge(&r, &own, &lim)->index_status, "unproven");
 	cleanup_deps_report_free(&r);
 	pgtest_exec(own.c, "CREATE INDEX previews_item_full ON public.previews (item_id, id)");
-	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	d = previews_edge(&r, &own, &lim);
 	assert_string_equal(d->index_status, "present");
 	assert_string_equal(d->index_name, "public.previews_item_full");
 	cleanup_deps_report_free(&r);
 
 	/* Row security is evidence too. */
 	pgtest_exec(own.c, "ALTER TABLE public.previews ENABLE ROW LEVEL SECURITY");
-	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	d = previews_edge(&r, &own, &lim);
 	assert_true(d->row_security);
 	assert_false(d->force_row_security);
 	assert_string_not_equal(r.fingerprint, fp1);

@@ -95,8 +95,7 @@ static void test_F2_lease_row_names_the_runner_and_each_step_renews_it(void **st
 	}
 	assert_int_equal(cleanup_runner_close(ra, NULL, &err), CLEANUP_OK);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 0);
-	cleanup_engine_close(a);
-	cleanup_engine_close(b);
+	pgtest_engine_close_all(a, b, NULL);
 	PQfinish(o);
 }
 
@@ -148,8 +147,7 @@ static void test_F3_expired_lease_taken_over_and_the_old_runner_refused(void **s
 	assert_int_equal(cleanup_runner_close(rb, "completed", &err), CLEANUP_OK);
 	cleanup_runner_close(ra, NULL, NULL); /* its lease is not its own any more: nothing ended */
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 0);
-	cleanup_engine_close(a);
-	cleanup_engine_close(b);
+	pgtest_engine_close_all(a, b, NULL);
 	PQfinish(o);
 }
 
@@ -205,8 +203,7 @@ static void test_F3_gone_backend_or_process_loses_the_lease_at_once(void **state
 	assert_non_null(strstr(err.message, "through a pooler"));
 	assert_non_null(strstr(err.message, "its lease expires in"));
 	pgtest_exec(o, "DELETE FROM cleanup.job_runners WHERE job_id = %lld", (long long)job);
-	cleanup_engine_close(a);
-	cleanup_engine_close(b);
+	pgtest_engine_close_all(a, b, NULL);
 	PQfinish(o);
 }
 
@@ -266,8 +263,7 @@ static void test_F2_kill_runner_only_the_proven_backend(void **state)
 	assert_non_null(strstr(err.message, "app-7:4711 (f2-pooled) through a connection pooler"));
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 1);
 	pgtest_exec(o, "DELETE FROM cleanup.job_runners WHERE job_id = %lld", (long long)job);
-	cleanup_engine_close(a);
-	cleanup_engine_close(k);
+	pgtest_engine_close_all(a, k, NULL);
 	PQfinish(o);
 }
 

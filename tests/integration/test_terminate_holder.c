@@ -16,24 +16,8 @@
 
 PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("terminate_holder", 2, 2, 5))
 
-static PGconn *o;         /* an observer, per test */
-static cleanup_engine *e; /* the engine that terminates, per test */
-
-static int open_observer(void **state)
-{
-	(void)state;
-	o = pgtest_connect(conninfo, "observer");
-	e = pgtest_engine(conninfo);
-	return 0;
-}
-
-static int close_observer(void **state)
-{
-	(void)state;
-	cleanup_engine_close(e);
-	PQfinish(o);
-	return 0;
-}
+/* o observes, e is the engine that terminates (per test). */
+PGTEST_OBSERVER(conninfo)
 
 static int64_t audit_rows(void)
 {
@@ -253,11 +237,8 @@ static void test_ends_writer_logins_sharing_the_admission_row(void **state)
 	free(as_writer);
 }
 
-/* A test with its own observer and engine (o, e). */
-#define WITH_OBSERVER(test) cmocka_unit_test_setup_teardown(test, open_observer, close_observer)
-
-PGTEST_MAIN(WITH_OBSERVER(test_refuses_pid_that_blocks_nothing),
-            WITH_OBSERVER(test_ends_holder_a_job_session_waits_for),
-            WITH_OBSERVER(test_ends_holder_of_busy_job_then_refuses),
-            WITH_OBSERVER(test_ends_writer_a_refused_seal_names),
-            WITH_OBSERVER(test_ends_writer_logins_sharing_the_admission_row))
+PGTEST_MAIN(PGTEST_WITH_OBSERVER(test_refuses_pid_that_blocks_nothing),
+            PGTEST_WITH_OBSERVER(test_ends_holder_a_job_session_waits_for),
+            PGTEST_WITH_OBSERVER(test_ends_holder_of_busy_job_then_refuses),
+            PGTEST_WITH_OBSERVER(test_ends_writer_a_refused_seal_names),
+            PGTEST_WITH_OBSERVER(test_ends_writer_logins_sharing_the_admission_row))

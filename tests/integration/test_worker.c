@@ -136,8 +136,7 @@ static void test_worker_never_offers_a_held_job(void **state)
 	list(&c, &n, NULL, 0);
 	assert_true(listed(c, n, job_draining[0]));
 	free(c);
-	cleanup_engine_close(other);
-	cleanup_engine_close(holder);
+	pgtest_engine_close_all(other, holder, NULL);
 }
 
 /* The set-aside wait doubles and is capped. Pure. */

@@ -24,8 +24,7 @@ static int setup(void **state)
 	c = pgtest_connect(conninfo, "setup");
 	/* Servers 1 (libraries 1, 2) and 2 (libraries 3, 4), 20 items each. */
 	pgtest_exec(c, "SELECT cleanup_lab.seed_demo(2, 2, 20)");
-	job = pgtest_job_create(c, "prune", 1);
-	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
+	job = pgtest_draining_prune(c, 1);
 	PQfinish(c);
 	return 0;
 }
@@ -43,6 +42,8 @@ static cleanup_writer *new_writer(cleanup_engine *e, const cleanup_writer_opts *
 	return w;
 }
 
+/* An engine as APP (the source its events carry) into *E, and a writer on
+ * it for SERVER with SEED, no limits. */
 static cleanup_writer *open_writer(cleanup_engine **e, const char *app, int64_t server, uint64_t seed)
 {
 	cleanup_writer_opts o = {0, server, 0, 0, seed, false};

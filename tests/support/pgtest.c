@@ -608,3 +608,21 @@ char *pgtest_cli_out(int status, const char *conninfo, const char *fmt, ...)
 	assert_int_equal(rc, status);
 	return out;
 }
+
+int64_t pgtest_draining_prune(PGconn *c, int64_t lib)
+{
+	int64_t job = pgtest_job_create(c, "prune", lib);
+
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
+	return job;
+}
+
+void pgtest_engine_close_all(cleanup_engine *e, ...)
+{
+	va_list ap;
+
+	va_start(ap, e);
+	for (; e; e = va_arg(ap, cleanup_engine *))
+		cleanup_engine_close(e);
+	va_end(ap);
+}

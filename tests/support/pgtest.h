@@ -172,6 +172,9 @@ void pgtest_send_blocked(PGconn *observer, PGconn *waiter, const char *fmt, ...)
 /* PQfinish() on each of the NULL-terminated connections. */
 void pgtest_close_all(PGconn *c, ...) __attribute__((sentinel));
 
+/* cleanup_engine_close() on each of the NULL-terminated engines. */
+void pgtest_engine_close_all(cleanup_engine *e, ...) __attribute__((sentinel));
+
 /* pgtest_engine() with application_name APP (what the engine's events
  * and pg_stat_activity name it by). */
 cleanup_engine *pgtest_engine_as(const char *conninfo, const char *app);
@@ -203,5 +206,32 @@ int64_t pgtest_job_create(PGconn *c, const char *kind, int64_t target);
 /* pgtest_cli_expect() that returns the output (stdout and stderr,
  * malloc'd) instead of discarding it. */
 char *pgtest_cli_out(int status, const char *conninfo, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A prune job of library LIB sealed with an empty manifest: LIB drains.
+ * Returns the job id. */
+int64_t pgtest_draining_prune(PGconn *c, int64_t lib);
+
+/* A per-test observer connection O (application_name "observer") and
+ * engine E on the file's database CONNINFO: declares O and E and the
+ * cmocka per-test setup and teardown that open and close them.
+ * PGTEST_WITH_OBSERVER(test) is the cmocka entry of a test using them. */
+#define PGTEST_OBSERVER(conninfo)                           \
+	static PGconn *o;                                   \
+	static cleanup_engine *e;                           \
+	static int open_observer(void **state)              \
+	{                                                   \
+		(void)state;                                \
+		o = pgtest_connect(conninfo, "observer");   \
+		e = pgtest_engine(conninfo);                \
+		return 0;                                   \
+	}                                                   \
+	static int close_observer(void **state)             \
+	{                                                   \
+		(void)state;                                \
+		cleanup_engine_close(e);                    \
+		PQfinish(o);                                \
+		return 0;                                   \
+	}
+#define PGTEST_WITH_OBSERVER(test) cmocka_unit_test_setup_teardown(test, open_observer, close_observer)
 
 #endif
