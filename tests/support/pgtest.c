@@ -25,6 +25,17 @@ static char *vformat(const char *fmt, va_list ap)
 	return s;
 }
 
+/* VAR = FMT and the arguments that follow it in this variadic function,
+ * formatted (vformat, malloc'd). */
+#define FORMAT_ARGS(var, fmt)                \
+	do {                                 \
+		va_list args_;               \
+                                             \
+		va_start(args_, fmt);        \
+		(var) = vformat(fmt, args_); \
+		va_end(args_);               \
+	} while (0)
+
 char *pgtest_conninfo(const char *db)
 {
 	const char *dir = getenv("CLEANUP_TEST_SANDBOX");
@@ -110,13 +121,10 @@ char *pgtest_seeded_db(const char *name, int servers, int libraries, int items)
 
 void pgtest_exec(PGconn *c, const char *fmt, ...)
 {
-	va_list ap;
 	char *sql;
 	PGresult *r;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	r = PQexec(c, sql);
 	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
 		fprintf(stderr, "SQL failed: %s\n  %s", sql, PQerrorMessage(c));
@@ -131,14 +139,11 @@ void pgtest_exec(PGconn *c, const char *fmt, ...)
 const char *pgtest_fail(PGconn *c, char *msg, size_t msglen, const char *fmt, ...)
 {
 	static char state[6];
-	va_list ap;
 	char *sql;
 	PGresult *r;
 	const char *s, *m;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	r = PQexec(c, sql);
 	if (PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK) {
 		fprintf(stderr, "SQL succeeded but should have failed: %s\n", sql);
@@ -201,12 +206,9 @@ int64_t pgtest_int(PGconn *c, const char *fmt, ...)
 
 void pgtest_send(PGconn *c, const char *fmt, ...)
 {
-	va_list ap;
 	char *sql;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	if (!PQsendQuery(c, sql)) {
 		fprintf(stderr, "send failed: %s: %s", sql, PQerrorMessage(c));
 		free(sql);
@@ -328,13 +330,10 @@ void pgtest_refused(PGconn *c, const char *state, const char *sql, ...)
 
 int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...)
 {
-	va_list ap;
 	char *args;
 	int rc;
 
-	va_start(ap, fmt);
-	args = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(args, fmt);
 	rc = pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), conninfo, args);
 	free(args);
 	return rc;
@@ -342,19 +341,11 @@ int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...)
 
 void pgtest_cli_expect(int status, const char *conninfo, const char *fmt, ...)
 {
-	va_list ap;
-	char *args, *out = NULL;
-	int rc;
+	char *args;
 
-	va_start(ap, fmt);
-	args = vformat(fmt, ap);
-	va_end(ap);
-	rc = pgtest_cli(&out, conninfo, "%s", args);
-	if (rc != status)
-		fprintf(stderr, "cleanupctl %s: exit %d, expected %d:\n%s\n", args, rc, status, out);
+	FORMAT_ARGS(args, fmt);
+	free(pgtest_cli_out(status, conninfo, "%s", args));
 	free(args);
-	free(out);
-	assert_int_equal(rc, status);
 }
 
 char *pgtest_fingerprint(PGconn *c)
@@ -488,12 +479,9 @@ void pgtest_login_role(PGconn *c, const char *name, const char *group)
 
 void pgtest_begin(PGconn *c, const char *fmt, ...)
 {
-	va_list ap;
 	char *sql;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	pgtest_exec(c, "BEGIN");
 	pgtest_exec(c, "%s", sql);
 	free(sql);
@@ -501,12 +489,9 @@ void pgtest_begin(PGconn *c, const char *fmt, ...)
 
 void pgtest_send_blocked(PGconn *observer, PGconn *waiter, const char *fmt, ...)
 {
-	va_list ap;
 	char *sql;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	pgtest_send(waiter, "%s", sql);
 	free(sql);
 	pgtest_wait_blocked(observer, PQbackendPID(waiter), 10000);
@@ -552,13 +537,10 @@ void pgtest_unchanged(PGconn *c, char *before)
 
 void pgtest_fails(PGconn *c, const char *state, const char *fragment, const char *fmt, ...)
 {
-	va_list ap;
 	char *sql, msg[1024];
 	const char *got;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	got = pgtest_fail(c, msg, sizeof msg, "%s", sql);
 	if (strcmp(got, state) != 0 || (fragment && !strstr(msg, fragment))) {
 		fprintf(stderr, "%s\n  failed with %s \"%s\"; expected %s%s%s%s\n", sql, got, msg, state,
@@ -594,13 +576,10 @@ int64_t pgtest_job_create(PGconn *c, const char *kind, int64_t target)
 
 char *pgtest_cli_out(int status, const char *conninfo, const char *fmt, ...)
 {
-	va_list ap;
 	char *args, *out = NULL;
 	int rc;
 
-	va_start(ap, fmt);
-	args = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(args, fmt);
 	rc = pgtest_cli(&out, conninfo, "%s", args);
 	if (rc != status)
 		fprintf(stderr, "cleanupctl %s: exit %d, expected %d:\n%s\n", args, rc, status, out);
