@@ -342,7 +342,8 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "observer2", &err), CLEANUP_OK);
 	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
 	assert_int_equal(cleanup_runner_close(hr, NULL, &err), CLEANUP_OK);
-	pgtest_engine_close_all(holder, second, NULL);
+	cleanup_engine_close(holder);
+	cleanup_engine_close(second);
 	cleanup_monitor_close(m);
 	PQfinish(o);
 }

@@ -32,6 +32,14 @@ static cleanup_engine *engine_as(const char *app)
 	return pgtest_engine_as(conninfo, app);
 }
 
+/* Closes the test's engines A and B, then its observer O. */
+static void close_engines(PGconn *o, cleanup_engine *a, cleanup_engine *b)
+{
+	cleanup_engine_close(a);
+	cleanup_engine_close(b);
+	PQfinish(o);
+}
+
 static int64_t count_events(PGconn *c, int64_t job, const char *kind, const char *like)
 {
 	return pgtest_int(c, "SELECT count(*) FROM cleanup.events WHERE job_id = %lld AND kind = '%s' AND message LIKE '%s'",
@@ -95,8 +103,7 @@ static void test_F2_lease_row_names_the_runner_and_each_step_renews_it(void **st
 	}
 	assert_int_equal(cleanup_runner_close(ra, NULL, &err), CLEANUP_OK);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 0);
-	pgtest_engine_close_all(a, b, NULL);
-	PQfinish(o);
+	close_engines(o, a, b);
 }
 
 /* F3: a lease past its expiry is taken over by the next runner, which
@@ -147,8 +154,7 @@ static void test_F3_expired_lease_taken_over_and_the_old_runner_refused(void **s
 	assert_int_equal(cleanup_runner_close(rb, "completed", &err), CLEANUP_OK);
 	cleanup_runner_close(ra, NULL, NULL); /* its lease is not its own any more: nothing ended */
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 0);
-	pgtest_engine_close_all(a, b, NULL);
-	PQfinish(o);
+	close_engines(o, a, b);
 }
 
 /* F3: a runner whose backend is gone (kill -9 of its process; here its
@@ -203,8 +209,7 @@ static void test_F3_gone_backend_or_process_loses_the_lease_at_once(void **state
 	assert_non_null(strstr(err.message, "through a pooler"));
 	assert_non_null(strstr(err.message, "its lease expires in"));
 	pgtest_exec(o, "DELETE FROM cleanup.job_runners WHERE job_id = %lld", (long long)job);
-	pgtest_engine_close_all(a, b, NULL);
-	PQfinish(o);
+	close_engines(o, a, b);
 }
 
 /* F2 (kill-runner): the console's K acts only on a backend the lease
@@ -263,8 +268,7 @@ static void test_F2_kill_runner_only_the_proven_backend(void **state)
 	assert_non_null(strstr(err.message, "app-7:4711 (f2-pooled) through a connection pooler"));
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 1);
 	pgtest_exec(o, "DELETE FROM cleanup.job_runners WHERE job_id = %lld", (long long)job);
-	pgtest_engine_close_all(a, k, NULL);
-	PQfinish(o);
+	close_engines(o, a, k);
 }
 
 /* F3 (a reconnect is not a loss): a runner whose connection drops

@@ -136,7 +136,8 @@ static void test_worker_never_offers_a_held_job(void **state)
 	list(&c, &n, NULL, 0);
 	assert_true(listed(c, n, job_draining[0]));
 	free(c);
-	pgtest_engine_close_all(other, holder, NULL);
+	cleanup_engine_close(other);
+	cleanup_engine_close(holder);
 }
 
 /* The set-aside wait doubles and is capped. Pure. */

@@ -595,13 +595,3 @@ int64_t pgtest_draining_prune(PGconn *c, int64_t lib)
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	return job;
 }
-
-void pgtest_engine_close_all(cleanup_engine *e, ...)
-{
-	va_list ap;
-
-	va_start(ap, e);
-	for (; e; e = va_arg(ap, cleanup_engine *))
-		cleanup_engine_close(e);
-	va_end(ap);
-}

@@ -172,9 +172,6 @@ void pgtest_send_blocked(PGconn *observer, PGconn *waiter, const char *fmt, ...)
 /* PQfinish() on each of the NULL-terminated connections. */
 void pgtest_close_all(PGconn *c, ...) __attribute__((sentinel));
 
-/* cleanup_engine_close() on each of the NULL-terminated engines. */
-void pgtest_engine_close_all(cleanup_engine *e, ...) __attribute__((sentinel));
-
 /* pgtest_engine() with application_name APP (what the engine's events
  * and pg_stat_activity name it by). */
 cleanup_engine *pgtest_engine_as(const char *conninfo, const char *app);
