@@ -18,9 +18,8 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	int rc;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'in-flight')");
+	job = pgtest_job_create(o, "prune", 1);
+	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'in-flight')");
 	rc = pgtest_cli(&out, conninfo, "job seal %lld --expected 0", (long long)job);
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(out, "retry later"));
@@ -41,12 +40,9 @@ static void test_A2_seal_busy_while_writer_admitted(void **state)
 	                 pgtest_int(o, "SELECT max(id) FROM inventory.items WHERE library_id = 1"));
 
 	/* A1, A6: inserts into the sealed library fail, other servers accept. */
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'late')"),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'late')");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'other-server')");
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(w, o, NULL);
 }
 
 /* The state the admission tests start from: no unfinished job, every
@@ -63,15 +59,6 @@ static int reopen(void **state)
 	return 0;
 }
 
-/* Seals a prune job on library LIB with an empty manifest: LIB drains. */
-static int64_t drain_library(PGconn *c, int lib)
-{
-	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %d)", lib);
-
-	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
-	return job;
-}
-
 /* A1, A3: against a draining library, inserts and updates that stay in it
  * fail with CUA01 naming the library; moves into it fail; a move out of it
  * into an open library of the same server is allowed, and it moves the
@@ -83,7 +70,7 @@ static void test_A3_moves_out_allowed_in_and_stay_rejected(void **state)
 	int64_t item, job, n1, n2;
 
 	(void)state;
-	job = drain_library(c, 1);
+	job = pgtest_draining_prune(c, 1);
 	item = pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = 1");
 	before = pgtest_fingerprint(c);
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
@@ -94,10 +81,9 @@ static void test_A3_moves_out_allowed_in_and_stay_rejected(void **state)
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
 	                                "UPDATE inventory.items SET title = 'edited' WHERE id = %lld", (long long)item),
 	                    "CUA01");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "UPDATE inventory.items SET library_id = 1 WHERE library_id = 2 AND "
-	                                "external_id = 'ext-2-1'"),
-	                    "CUA01");
+	pgtest_fails(c, "CUA01", NULL,
+	             "UPDATE inventory.items SET library_id = 1 WHERE library_id = 2 AND "
+	             "external_id = 'ext-2-1'");
 	after = pgtest_fingerprint(c);
 	assert_string_equal(before, after);
 
@@ -150,16 +136,10 @@ static void test_A1_missing_parents(void **state)
 	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
 	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (424242, 'x')"),
 	                    "23503");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "INSERT INTO inventory.libraries (server_id, name) VALUES (424242, 'x')"),
-	                    "CUA02");
-	assert_non_null(strstr(msg, "server 424242"));
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "DELETE FROM cleanup.library_admission WHERE library_id = 4");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (4, 'x')"),
-	                    "CUA02");
-	assert_non_null(strstr(msg, "library 4"));
+	pgtest_fails(c, "CUA02", "server 424242",
+	             "INSERT INTO inventory.libraries (server_id, name) VALUES (424242, 'x')");
+	pgtest_begin(c, "DELETE FROM cleanup.library_admission WHERE library_id = 4");
+	pgtest_fails(c, "CUA02", "library 4", "INSERT INTO inventory.items (library_id, external_id) VALUES (4, 'x')");
 	pgtest_exec(c, "ROLLBACK");
 	PQfinish(c);
 }
@@ -171,21 +151,16 @@ static void test_A2_writer_never_waits_behind_a_fence(void **state)
 {
 	PGconn *f = pgtest_connect(conninfo, "fence");
 	PGconn *w = pgtest_connect(conninfo, "writer");
-	char msg[512];
 
 	(void)state;
-	pgtest_exec(f, "BEGIN");
-	pgtest_exec(f, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 2 FOR UPDATE");
-	assert_string_equal(pgtest_fail(w, msg, sizeof msg,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'w')"),
-	                    "55P03");
-	assert_non_null(strstr(msg, "library 2 is being fenced"));
+	pgtest_begin(f, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 2 FOR UPDATE");
+	pgtest_fails(w, "55P03", "library 2 is being fenced",
+	             "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'w')");
 	/* Libraries outside the fence keep accepting writes (A6). */
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (1, 'w-open')");
 	pgtest_exec(f, "ROLLBACK");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'w')");
-	PQfinish(f);
-	PQfinish(w);
+	pgtest_close_all(f, w, NULL);
 }
 
 /* A5, A6: a server being removed admits no new library and no item writes
@@ -201,9 +176,7 @@ static void test_A5_draining_server_admits_no_new_library(void **state)
 	                                "INSERT INTO inventory.libraries (server_id, name) VALUES (2, 'Fresh')"),
 	                    "CUA01");
 	assert_non_null(strstr(msg, "server 2 is draining"));
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (4, 'x')"),
-	                    "CUA01");
+	pgtest_fails(c, "CUA01", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (4, 'x')");
 	pgtest_exec(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (1, 'Fresh')");
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) "
 	               "SELECT id, 'fresh-1' FROM inventory.libraries WHERE name = 'Fresh'");
@@ -217,7 +190,7 @@ static void test_A1_bulk_statement_is_all_or_nothing(void **state)
 	PGconn *c = pgtest_connect(conninfo, "writer");
 
 	(void)state;
-	drain_library(c, 2);
+	pgtest_draining_prune(c, 2);
 	pgtest_refused(c, "CUA01",
 	               "INSERT INTO inventory.items (library_id, external_id) "
 	               "SELECT 1 + g % 2, 'bulk-' || g FROM generate_series(1, 100) g",
@@ -231,21 +204,18 @@ static void test_S12_truncate_is_refused(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "owner");
 	int64_t items = pgtest_int(c, "SELECT count(*) FROM inventory.items");
-	char msg[512];
 
 	(void)state;
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "TRUNCATE inventory.items CASCADE"), "CUA05");
-	assert_non_null(strstr(msg, "inventory.items"));
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.libraries CASCADE"), "CUA05");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.media_servers CASCADE"), "CUA05");
+	pgtest_fails(c, "CUA05", "inventory.items", "TRUNCATE inventory.items CASCADE");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.libraries CASCADE");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.media_servers CASCADE");
 	/* The dependent tables too (seed 001): their guards are row and
 	 * statement triggers as well. */
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.item_retries"), "CUA05");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.library_collections"), "CUA05");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "TRUNCATE inventory.classification_history"), "CUA05");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.item_retries");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.library_collections");
+	pgtest_fails(c, "CUA05", NULL, "TRUNCATE inventory.classification_history");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), items);
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SET LOCAL cleanup.allow_truncate = on");
+	pgtest_begin(c, "SET LOCAL cleanup.allow_truncate = on");
 	pgtest_exec(c, "TRUNCATE inventory.items CASCADE");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items"), 0);
 	pgtest_exec(c, "ROLLBACK");

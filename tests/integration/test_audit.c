@@ -9,11 +9,12 @@
 #include "pgtest.h"
 
 PGTEST_DB_GROUP(conninfo, pgtest_fresh_db("audit"))
+PGTEST_OBSERVER(conninfo)
 
 static void test_audit_row_written_with_application_name(void **state)
 {
 	PGconn *listener = pgtest_connect(conninfo, "listener");
-	cleanup_engine *e = NULL;
+	cleanup_engine *console = NULL;
 	cleanup_error err;
 	cleanup_audit_entry a = {0};
 	cleanup_audit_row *rows = NULL;
@@ -24,12 +25,12 @@ static void test_audit_row_written_with_application_name(void **state)
 
 	(void)state;
 	pgtest_exec(listener, "LISTEN cleanup_events");
-	assert_int_equal(cleanup_engine_open(&e, conninfo, "cleanupctl:job:7:console", &err), CLEANUP_OK);
+	assert_int_equal(cleanup_engine_open(&console, conninfo, "cleanupctl:job:7:console", &err), CLEANUP_OK);
 	a.action = "step";
 	a.job_id = 7;
 	a.confirmation = "7";
 	a.outcome = "done: step 3 deleted 12";
-	assert_int_equal(cleanup_audit_record(&id, e, &a, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_audit_record(&id, console, &a, &err), CLEANUP_OK);
 	assert_true(id > 0);
 
 	v = pgtest_text(listener, "SELECT application_name FROM cleanup.audit WHERE id = %lld", (long long)id);
@@ -61,8 +62,8 @@ static void test_audit_row_written_with_application_name(void **state)
 	a.job_id = -1;
 	a.confirmation = "Movis";
 	a.outcome = "not confirmed: typed \"Movis\", expected \"Movies\"; nothing was done";
-	assert_int_equal(cleanup_audit_record(NULL, e, &a, &err), CLEANUP_OK);
-	assert_int_equal(cleanup_audit_recent(&rows, &nrows, e, 10, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_audit_record(NULL, console, &a, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_audit_recent(&rows, &nrows, console, 10, &err), CLEANUP_OK);
 	assert_int_equal(nrows, 2);
 	assert_string_equal(rows[0].action, "remove-library");
 	assert_int_equal(rows[0].job_id, -1);
@@ -70,14 +71,12 @@ static void test_audit_row_written_with_application_name(void **state)
 	assert_string_equal(rows[1].action, "step");
 	assert_int_equal(rows[1].job_id, 7);
 	free(rows);
-	cleanup_engine_close(e);
+	cleanup_engine_close(console);
 	PQfinish(listener);
 }
 
 static void test_audit_long_outcome_is_cut_not_lost(void **state)
 {
-	PGconn *c = pgtest_connect(conninfo, "observer");
-	cleanup_engine *e = pgtest_engine(conninfo);
 	cleanup_audit_entry a = {0};
 	cleanup_error err;
 	char *big = malloc(5000);
@@ -91,34 +90,28 @@ static void test_audit_long_outcome_is_cut_not_lost(void **state)
 	a.outcome = big;
 	a.confirmation = big;
 	assert_int_equal(cleanup_audit_record(&id, e, &a, &err), CLEANUP_OK);
-	assert_int_equal(pgtest_int(c, "SELECT length(outcome) FROM cleanup.audit WHERE id = %lld", (long long)id),
+	assert_int_equal(pgtest_int(o, "SELECT length(outcome) FROM cleanup.audit WHERE id = %lld", (long long)id),
 	                 2000);
 	assert_int_equal(
-		pgtest_int(c, "SELECT length(confirmation) FROM cleanup.audit WHERE id = %lld", (long long)id), 400);
+		pgtest_int(o, "SELECT length(confirmation) FROM cleanup.audit WHERE id = %lld", (long long)id), 400);
 	free(big);
-	cleanup_engine_close(e);
-	PQfinish(c);
 }
 
 static void test_audit_needs_an_action(void **state)
 {
-	PGconn *c = pgtest_connect(conninfo, "observer");
-	cleanup_engine *e = pgtest_engine(conninfo);
 	cleanup_audit_entry a = {0};
 	cleanup_error err;
-	int64_t before = pgtest_int(c, "SELECT count(*) FROM cleanup.audit");
+	int64_t before = pgtest_int(o, "SELECT count(*) FROM cleanup.audit");
 
 	(void)state;
 	a.action = "";
 	a.job_id = -1;
 	assert_int_equal(cleanup_audit_record(NULL, e, &a, &err), CLEANUP_EINVAL);
-	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.audit"), before);
+	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.audit"), before);
 	/* The server function refuses too, with a named SQLSTATE. */
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.audit_record('u', '', NULL, NULL, 'x')"), "CU101");
-	cleanup_engine_close(e);
-	PQfinish(c);
+	pgtest_fails(o, "CU101", NULL, "SELECT cleanup.audit_record('u', '', NULL, NULL, 'x')");
 }
 
 PGTEST_MAIN(cmocka_unit_test(test_audit_row_written_with_application_name),
-            cmocka_unit_test(test_audit_long_outcome_is_cut_not_lost),
-            cmocka_unit_test(test_audit_needs_an_action))
+            PGTEST_WITH_OBSERVER(test_audit_long_outcome_is_cut_not_lost),
+            PGTEST_WITH_OBSERVER(test_audit_needs_an_action))

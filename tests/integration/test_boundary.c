@@ -34,29 +34,16 @@ static char *as_runner;
 
 static int setup(void **state)
 {
-	PGconn *c;
-
 	(void)state;
 	/* 3 servers x 2 libraries x 300 items: server 1 = libraries 1, 2;
 	 * server 2 = 3, 4; server 3 = 5, 6. */
 	conninfo = pgtest_seeded_db("boundary", 3, 2, 300);
-	c = pgtest_connect(conninfo, "setup");
-	pgtest_login_role(c, WRITER, CLEANUP_ROLE_WRITER);
-	pgtest_login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
-	PQfinish(c);
-	as_writer = pgtest_with_user(conninfo, WRITER);
-	as_runner = pgtest_with_user(conninfo, RUNNER);
+	as_writer = pgtest_login_as(conninfo, WRITER, CLEANUP_ROLE_WRITER);
+	as_runner = pgtest_login_as(conninfo, RUNNER, CLEANUP_ROLE_RUNNER);
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	free(as_writer);
-	free(as_runner);
-	return 0;
-}
+PGTEST_DB_TEARDOWN(conninfo, as_writer, as_runner)
 
 /* Fails the test unless TEXT contains NEEDLE, printing TEXT. */
 static void assert_contains(const char *text, const char *needle)
@@ -67,29 +54,20 @@ static void assert_contains(const char *text, const char *needle)
 	}
 }
 
+/* OUT (a busy command's output, pgtest_cli_out) names NEEDLE and, when
+ * not NULL, EXTRA; frees OUT. */
+static void busy_names(char *out, const char *needle, const char *extra)
+{
+	assert_contains(out, needle);
+	if (extra)
+		assert_contains(out, extra);
+	free(out);
+}
+
 /* Library LIB of the seed's layout: its first item id. */
 static int64_t first_item(PGconn *c, int64_t lib)
 {
 	return pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = %lld", (long long)lib);
-}
-
-/* A new library of SERVER holding N items NAME-1..NAME-N; returns its id. */
-static int64_t new_library(PGconn *c, int64_t server, const char *name, int n)
-{
-	int64_t lib = pgtest_int(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, '%s') RETURNING id",
-	                         (long long)server, name);
-
-	pgtest_exec(c,
-	            "INSERT INTO inventory.items (library_id, external_id) "
-	            "SELECT %lld, '%s-' || g FROM generate_series(1, %d) g ORDER BY g",
-	            (long long)lib, name, n);
-	return lib;
-}
-
-/* A new server NAME; returns its id. */
-static int64_t new_server(PGconn *c, const char *name)
-{
-	return pgtest_int(c, "INSERT INTO inventory.media_servers (name) VALUES ('%s') RETURNING id", name);
 }
 
 /* A remove-library job of LIB whose first item carries N retry rows, one
@@ -102,7 +80,7 @@ static int64_t removal_with_claim(PGconn *c, int64_t lib, int n, int64_t *item)
 	*item = first_item(c, lib);
 	pgtest_exec(c, "INSERT INTO inventory.item_retries (item_id, reason) SELECT %lld, 'r' || g FROM generate_series(1, %d) g",
 	            (long long)*item, n);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	pgtest_exec(c, "SELECT cleanup.job_step(%lld, 1)", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld AND item_id = %lld",
 	                            (long long)job, (long long)*item),
@@ -131,6 +109,15 @@ static void assert_ledger(PGconn *c, int64_t job)
 	                 0);
 }
 
+/* The writer W lets go (COMMIT): a run completes JOB and its ledger holds
+ * (assert_ledger). */
+static void release_then_complete(PGconn *w, PGconn *c, int64_t job)
+{
+	pgtest_exec(w, "COMMIT");
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
+	assert_ledger(c, job);
+}
+
 /* T1: a writer login can neither set a claim (update or insert) nor clear
  * or change one; writing claimed_by back unchanged (an ORM saving the row
  * it read) stays allowed. */
@@ -140,29 +127,22 @@ static void test_T1_writer_cannot_set_change_or_clear_a_claim(void **state)
 	int64_t job, item;
 
 	(void)state;
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = 1 WHERE library_id = 3"),
-	                    "CUA12");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id, claimed_by) "
-	                                "VALUES (3, 'forged-claim', 1)"),
-	                    "CUA12");
+	pgtest_fails(w, "CUA12", NULL, "UPDATE inventory.items SET claimed_by = 1 WHERE library_id = 3");
+	pgtest_fails(w, "CUA12", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id, claimed_by) "
+	             "VALUES (3, 'forged-claim', 1)");
 	pgtest_exec(w, "UPDATE inventory.items SET claimed_by = claimed_by, title = 'orm' WHERE library_id = 3");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE claimed_by IS NOT NULL"), 0);
 
 	/* A real claim in flight: nobody but the job touches it. */
 	job = removal_with_claim(c, 4, 300, &item);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = NULL WHERE id = %lld",
-	                                (long long)item),
-	                    "CUA10");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET claimed_by = 1 WHERE id = %lld",
-	                                (long long)item),
-	                    "CUA10");
+	pgtest_fails(w, "CUA10", NULL, "UPDATE inventory.items SET claimed_by = NULL WHERE id = %lld", (long long)item);
+	pgtest_fails(w, "CUA10", NULL, "UPDATE inventory.items SET claimed_by = 1 WHERE id = %lld", (long long)item);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld", (long long)job), 0);
 	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T1, T2: a claim mark no step made (a forged one, written around the
@@ -173,14 +153,14 @@ static void test_T1_writer_cannot_set_change_or_clear_a_claim(void **state)
 static void test_T1_T2_forged_marks_neither_delete_nor_wedge(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t1-forged");
-	int64_t srv = new_server(c, "t1-forged-a"), other = new_server(c, "t1-forged-b");
-	int64_t lib = new_library(c, srv, "t1-forged-target", 300);
-	int64_t victim = new_library(c, other, "t1-forged-victim", 300);
-	int64_t wedge = new_library(c, other, "t1-forged-wedge", 50);
+	int64_t srv = pgtest_new_server(c, "t1-forged-a"), other = pgtest_new_server(c, "t1-forged-b");
+	int64_t lib = pgtest_new_library(c, srv, "t1-forged-target", 300);
+	int64_t victim = pgtest_new_library(c, other, "t1-forged-victim", 300);
+	int64_t wedge = pgtest_new_library(c, other, "t1-forged-wedge", 50);
 	int64_t job, job2;
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	pgtest_exec(c, "SET session_replication_role = replica");
 	pgtest_exec(c, "UPDATE inventory.items SET claimed_by = %lld WHERE library_id = %lld AND id %% 30 = 0",
 	            (long long)job, (long long)victim);
@@ -192,7 +172,7 @@ static void test_T1_T2_forged_marks_neither_delete_nor_wedge(void **state)
 	                 300);
 	assert_ledger(c, job);
 
-	job2 = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)wedge);
+	job2 = pgtest_job_create(c, "remove-library", wedge);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job2);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)wedge), 0);
 	assert_ledger(c, job2);
@@ -206,9 +186,9 @@ static void test_T1_T2_forged_marks_neither_delete_nor_wedge(void **state)
 static void test_T1_claim_rechecked_for_scope_and_version(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t1-recheck");
-	int64_t srv = new_server(c, "t1-recheck");
-	int64_t lib = new_library(c, srv, "t1-recheck-a", 200);
-	int64_t away = new_library(c, srv, "t1-recheck-b", 10);
+	int64_t srv = pgtest_new_server(c, "t1-recheck");
+	int64_t lib = pgtest_new_library(c, srv, "t1-recheck-a", 200);
+	int64_t away = pgtest_new_library(c, srv, "t1-recheck-b", 10);
 	int64_t job, item, n;
 
 	(void)state;
@@ -227,7 +207,7 @@ static void test_T1_claim_rechecked_for_scope_and_version(void **state)
 
 	/* Changed in place: released as retained, then deleted by a later pass. */
 	{
-		int64_t lib2 = new_library(c, new_server(c, "t1-recheck-2"), "t1-recheck-c", 200);
+		int64_t lib2 = pgtest_new_library(c, pgtest_new_server(c, "t1-recheck-2"), "t1-recheck-c", 200);
 		int64_t job2 = removal_with_claim(c, lib2, 300, &item);
 
 		pgtest_exec(c, "SET session_replication_role = replica");
@@ -247,57 +227,36 @@ static void test_T1_claim_rechecked_for_scope_and_version(void **state)
 static void test_T3_table_lock_busy_names_holder(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t3"), *w = pgtest_connect(as_writer, "t3-writer");
-	int64_t srv = new_server(c, "t3-srv"), srv2 = new_server(c, "t3-srv2");
-	int64_t lib = new_library(c, srv, "t3-a", 100), lib2 = new_library(c, srv2, "t3-b", 100);
+	int64_t srv = pgtest_new_server(c, "t3-srv"), srv2 = pgtest_new_server(c, "t3-srv2");
+	int64_t lib = pgtest_new_library(c, srv, "t3-a", 100), lib2 = pgtest_new_library(c, srv2, "t3-b", 100);
 	int64_t collecting, draining, pid;
-	char *out = NULL, *fp;
+	char *fp;
 	char needle[64];
 
 	(void)state;
-	collecting = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
-	draining = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib2);
+	collecting = pgtest_job_create(c, "prune", lib);
+	draining = pgtest_job_create(c, "remove-library", lib2);
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
 	fp = pgtest_fingerprint(c);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "LOCK TABLE inventory.items IN ACCESS EXCLUSIVE MODE");
+	pgtest_begin(w, "LOCK TABLE inventory.items IN ACCESS EXCLUSIVE MODE");
 
-	assert_int_equal(pgtest_cli(&out, conninfo, "job create prune --library 6"), 3);
-	assert_contains(out, needle);
-	assert_contains(out, WRITER);
-	free(out);
-	assert_int_equal(pgtest_cli(&out, conninfo, "job seal %lld --expected 0", (long long)collecting), 3);
-	assert_contains(out, needle);
-	free(out);
-	assert_int_equal(pgtest_cli(&out, conninfo, "job step %lld", (long long)draining), 3);
-	assert_contains(out, needle);
-	assert_contains(out, "AccessExclusiveLock on inventory.items");
-	free(out);
+	busy_names(pgtest_cli_out(3, conninfo, "job create prune --library 6"), needle, WRITER);
+	busy_names(pgtest_cli_out(3, conninfo, "job seal %lld --expected 0", (long long)collecting), needle, NULL);
+	busy_names(pgtest_cli_out(3, conninfo, "job step %lld", (long long)draining), needle,
+	           "AccessExclusiveLock on inventory.items");
 	pgtest_exec(w, "ROLLBACK");
 	/* A LOCK TABLE on the libraries made status hang with no timeout:
 	 * the reports wait 2 s, then answer busy naming the holder (the
 	 * engine looks the holders up after a lock timeout). */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "LOCK TABLE inventory.libraries IN ACCESS EXCLUSIVE MODE");
-	assert_int_equal(pgtest_cli(&out, conninfo, "status"), 3);
-	assert_contains(out, needle);
-	assert_contains(out, "AccessExclusiveLock on inventory.libraries");
-	free(out);
-	assert_int_equal(pgtest_cli(&out, conninfo, "counts --no-visit"), 3);
-	assert_contains(out, needle);
-	free(out);
+	pgtest_begin(w, "LOCK TABLE inventory.libraries IN ACCESS EXCLUSIVE MODE");
+	busy_names(pgtest_cli_out(3, conninfo, "status"), needle, "AccessExclusiveLock on inventory.libraries");
+	busy_names(pgtest_cli_out(3, conninfo, "counts --no-visit"), needle, NULL);
 	pgtest_exec(w, "ROLLBACK");
-	{
-		char *after = pgtest_fingerprint(c);
-
-		assert_string_equal(fp, after);
-		free(after);
-	}
-	free(fp);
+	pgtest_unchanged(c, fp);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)draining);
 	pgtest_cli_expect(0, conninfo, "--quiet job cancel %lld", (long long)collecting);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T3: a writer that declared its count-cache locks and went idle makes the
@@ -306,31 +265,25 @@ static void test_T3_table_lock_busy_names_holder(void **state)
 static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t3-declare"), *w = pgtest_connect(as_writer, "t3-declare-writer");
-	int64_t srv = new_server(c, "t3-declare"), lib = new_library(c, srv, "t3-declare", 150), job, pid;
-	char *out = NULL, *v;
+	int64_t srv = pgtest_new_server(c, "t3-declare"), lib = pgtest_new_library(c, srv, "t3-declare", 150), job, pid;
+	char *v;
 	char needle[64];
 
 	(void)state;
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
+	pgtest_begin(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
 	v = pgtest_text(w, "SHOW idle_in_transaction_session_timeout");
 	assert_string_equal(v, "1min");
 	free(v);
 
-	assert_int_equal(pgtest_cli(&out, conninfo, "job run %lld --max-busy 2", (long long)job), 3);
-	assert_contains(out, needle);
-	assert_contains(out, "declared write lock");
-	free(out);
+	busy_names(pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2", (long long)job), needle,
+	           "declared write lock");
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
-	pgtest_exec(w, "COMMIT");
-	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
-	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	release_then_complete(w, c, job);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T4: a row a writer holds FOR UPDATE delays a prune, never multiplies its
@@ -340,12 +293,12 @@ static void test_T3_idle_declared_writer_named_at_finalize(void **state)
 static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t4"), *w = pgtest_connect(as_writer, "t4-writer");
-	int64_t srv = new_server(c, "t4"), lib = new_library(c, srv, "t4", 300), job, held, pid, steps;
+	int64_t srv = pgtest_new_server(c, "t4"), lib = pgtest_new_library(c, srv, "t4", 300), job, held, pid, steps;
 	char *out = NULL;
 	char needle[64];
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't4-' || g FROM generate_series(1, 100) g))",
 	            (long long)job);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 100)", (long long)job);
@@ -353,13 +306,10 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	                  (long long)lib);
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)held);
+	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)held);
 
-	assert_int_equal(
-	    pgtest_cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 200", (long long)job), 3);
-	assert_contains(out, needle);
-	free(out);
+	busy_names(pgtest_cli_out(3, conninfo, "job run %lld --max-busy 3 --max-steps 200", (long long)job), needle,
+	           NULL);
 	assert_true(pgtest_int(c, "SELECT pass_no FROM cleanup.jobs WHERE id = %lld", (long long)job) <= 2);
 	steps = pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job);
 	assert_true(steps < 10);
@@ -390,8 +340,7 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 	                            (long long)job),
 	                 1);
 	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T4: a claimed item held FOR SHARE by a writer makes the step busy, not an
@@ -399,26 +348,19 @@ static void test_T4_held_row_backs_off_instead_of_passing(void **state)
 static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t4-claim"), *w = pgtest_connect(as_writer, "t4-claim-writer");
-	int64_t srv = new_server(c, "t4-claim"), lib = new_library(c, srv, "t4-claim", 150), job, item, pid;
-	char *out = NULL;
+	int64_t srv = pgtest_new_server(c, "t4-claim"), lib = pgtest_new_library(c, srv, "t4-claim", 150), job, item, pid;
 	char needle[64];
 
 	(void)state;
 	job = removal_with_claim(c, lib, 300, &item);
 	pid = pgtest_int(w, "SELECT pg_backend_pid()");
 	snprintf(needle, sizeof needle, "pid %lld", (long long)pid);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR SHARE", (long long)item);
-	assert_int_equal(
-	    pgtest_cli(&out, conninfo, "job run %lld --max-busy 3 --max-steps 100", (long long)job), 3);
-	assert_contains(out, needle);
-	free(out);
+	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR SHARE", (long long)item);
+	busy_names(pgtest_cli_out(3, conninfo, "job run %lld --max-busy 3 --max-steps 100", (long long)job), needle,
+	           NULL);
 	assert_int_equal(pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job), 1);
-	pgtest_exec(w, "COMMIT");
-	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
-	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	release_then_complete(w, c, job);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T5: every function of the engine's schemas pins its search_path, or has
@@ -466,14 +408,12 @@ static void test_T5_callers_search_path_cannot_change_the_id_rule(void **state)
 	pgtest_exec(w, "CREATE OPERATOR t_bnd_evil.~ (LEFTARG = text, RIGHTARG = text, FUNCTION = t_bnd_evil.never)");
 	pgtest_exec(w, "CREATE FUNCTION t_bnd_evil.octet_length(text) RETURNS int LANGUAGE sql AS 'SELECT 1'");
 	pgtest_exec(w, "SET search_path = t_bnd_evil, pg_catalog");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) "
-	                                "VALUES (3, E'evil\\ttab')"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) "
-	                                "VALUES (3, 'evil-trailing ')"),
-	                    "23514");
+	pgtest_fails(w, "23514", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) "
+	             "VALUES (3, E'evil\\ttab')");
+	pgtest_fails(w, "23514", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) "
+	             "VALUES (3, 'evil-trailing ')");
 	PQfinish(w);
 	pgtest_exec(c, "DROP SCHEMA t_bnd_evil CASCADE");
 	PQfinish(c);
@@ -488,22 +428,20 @@ static void test_C10_id_rule_refuses_edge_spaces_and_invisibles(void **state)
 	                                  "a\xe2\x80\xae" "b", "\xef\xbb\xbf" "abc", "a\xe2\x81\xa6" "b", "a\xe3\x80\x80" "b",
 	                                  "a\xf3\xa0\x80\x81" "b"};
 	PGconn *c = pgtest_connect(conninfo, "c10"), *w = pgtest_connect(as_writer, "c10-writer");
-	int64_t srv = new_server(c, "c10"), lib = new_library(c, srv, "c10", 1), job;
+	int64_t srv = pgtest_new_server(c, "c10"), lib = pgtest_new_library(c, srv, "c10", 1), job;
 	size_t i;
 	char why[128];
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char *lit = PQescapeLiteral(c, bad[i], strlen(bad[i]));
 
 		assert_non_null(lit);
-		assert_string_equal(pgtest_fail(w, NULL, 0,
-		                                "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, %s)",
-		                                (long long)lib, lit),
-		                    "23514");
-		assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_append(%lld, ARRAY[%s])", (long long)job, lit),
-		                    "CU101");
+		pgtest_fails(w, "23514", NULL,
+		             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, %s)",
+		             (long long)lib, lit);
+		pgtest_fails(c, "CU101", NULL, "SELECT cleanup.job_append(%lld, ARRAY[%s])", (long long)job, lit);
 		assert_int_equal(cleanup_external_id_check(bad[i], strlen(bad[i]), why, sizeof why), CLEANUP_EINVAL);
 		PQfreemem(lit);
 	}
@@ -512,28 +450,24 @@ static void test_C10_id_rule_refuses_edge_spaces_and_invisibles(void **state)
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY['inner space ok'])", (long long)job);
 	assert_int_equal(cleanup_external_id_check("inner space ok", 14, why, sizeof why), CLEANUP_OK);
 	pgtest_exec(c, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T5: ids outside the engine's key space are refused at the door. */
 static void test_T5_ids_outside_the_key_space_are_refused(void **state)
 {
+	static const char *const inserts[] = {
+		"INSERT INTO inventory.items (id, library_id, external_id) VALUES (0, 3, 'key-zero')",
+		"INSERT INTO inventory.items (id, library_id, external_id) VALUES (-9223372036854775808, 3, 'key-min')",
+		"INSERT INTO inventory.items (id, library_id, external_id) VALUES (9223372036854775807, 3, 'key-max')",
+		"INSERT INTO inventory.libraries (id, server_id, name) VALUES (1099511627776, 2, 'key-lib')",
+	};
 	PGconn *w = pgtest_connect(as_writer, "t5-keys");
+	size_t i;
 
 	(void)state;
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
-	                                            "VALUES (0, 3, 'key-zero')"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
-	                                            "VALUES (-9223372036854775808, 3, 'key-min')"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (id, library_id, external_id) "
-	                                            "VALUES (9223372036854775807, 3, 'key-max')"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.libraries (id, server_id, name) "
-	                                            "VALUES (1099511627776, 2, 'key-lib')"),
-	                    "23514");
+	for (i = 0; i < sizeof inserts / sizeof *inserts; i++)
+		pgtest_fails(w, "23514", NULL, "%s", inserts[i]);
 	PQfinish(w);
 }
 
@@ -543,17 +477,16 @@ static void test_T5_ids_outside_the_key_space_are_refused(void **state)
 static void test_T5_declared_locks_inside_savepoints(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t5-savepoint"), *w = pgtest_connect(as_writer, "t5-savepoint-writer");
-	int64_t srv = new_server(c, "t5-savepoint"), lib = new_library(c, srv, "t5-savepoint", 20);
+	int64_t srv = pgtest_new_server(c, "t5-savepoint"), lib = pgtest_new_library(c, srv, "t5-savepoint", 20);
 
 	(void)state;
 	/* Watch the library: plain writes to it now need declared locks. */
 	pgtest_exec(c, "SELECT cleanup.count_visit(%lld)", (long long)lib);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET title = 'x' WHERE library_id = %lld",
-	                                (long long)lib),
-	                    "CU410");
+	pgtest_fails(w, "CU410", NULL,
+	             "UPDATE inventory.items SET title = 'x' WHERE library_id = %lld",
+	             (long long)lib);
 
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_begin(w, "SAVEPOINT orm_1");
 	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
 	pgtest_exec(w, "RELEASE SAVEPOINT orm_1");
 	pgtest_exec(w, "SAVEPOINT orm_2");
@@ -562,17 +495,15 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 	pgtest_exec(w, "COMMIT");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE title = 'released savepoint'"), 20);
 
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_begin(w, "SAVEPOINT orm_1");
 	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)lib);
 	pgtest_exec(w, "ROLLBACK TO SAVEPOINT orm_1");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET title = 'rolled back' WHERE library_id = %lld",
-	                                (long long)lib),
-	                    "CU410");
+	pgtest_fails(w, "CU410", NULL,
+	             "UPDATE inventory.items SET title = 'rolled back' WHERE library_id = %lld",
+	             (long long)lib);
 	pgtest_exec(w, "ROLLBACK");
 
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SAVEPOINT orm_1");
+	pgtest_begin(w, "SAVEPOINT orm_1");
 	pgtest_exec(w,
 	            "SELECT inventory.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', 'library_id', %lld, "
 	            "'external_id', 't5-gateway')))",
@@ -580,8 +511,7 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 	pgtest_exec(w, "RELEASE SAVEPOINT orm_1");
 	pgtest_exec(w, "COMMIT");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 't5-gateway'"), 1);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* C9 for dependents: a dependent row written while a prune collects is an
@@ -590,10 +520,10 @@ static void test_T5_declared_locks_inside_savepoints(void **state)
 static void test_C9_dependent_written_while_collecting_protects_its_item(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "c9"), *w = pgtest_connect(as_writer, "c9-writer");
-	int64_t srv = new_server(c, "c9"), lib = new_library(c, srv, "c9", 200), job, item;
+	int64_t srv = pgtest_new_server(c, "c9"), lib = pgtest_new_library(c, srv, "c9", 200), job, item;
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	item = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 'c9-150'",
 	                  (long long)lib);
 	pgtest_exec(w, "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'written while collecting')",
@@ -608,8 +538,7 @@ static void test_C9_dependent_written_while_collecting_protects_its_item(void **
 	                 1);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 101);
 	assert_ledger(c, job);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T7: a prune while a writer moves rows out of the fenced library, some
@@ -619,12 +548,13 @@ static void test_C9_dependent_written_while_collecting_protects_its_item(void **
 static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t7"), *w = pgtest_connect(as_writer, "t7-writer");
-	int64_t srv = new_server(c, "t7"), lib = new_library(c, srv, "t7", 600), out_lib = new_library(c, srv, "t7-out", 0);
+	int64_t srv = pgtest_new_server(c, "t7"), lib = pgtest_new_library(c, srv, "t7", 600);
+	int64_t out_lib = pgtest_new_library(c, srv, "t7-out", 0);
 	int64_t job, early, moved;
 	char *out = NULL;
 
 	(void)state;
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c,
 	            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't7-' || g FROM generate_series(1, 600) g WHERE g %% 3 = 0 "
 	            "ORDER BY g LIMIT 128))",
@@ -662,8 +592,7 @@ static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state
 	/* Nothing that moved out was deleted. */
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)out_lib),
 	                 early + moved);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* T8: the audit names the login role beside the operator it was told, and
@@ -671,7 +600,7 @@ static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state
 static void test_T8_audit_names_role_and_parent_deletes(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "t8");
-	int64_t srv = new_server(c, "t8"), lib = new_library(c, srv, "t8", 10), job;
+	int64_t srv = pgtest_new_server(c, "t8"), lib = pgtest_new_library(c, srv, "t8", 10), job;
 	char *out = NULL;
 
 	(void)state;
@@ -709,7 +638,7 @@ static void test_connect_only_role_sees_and_does_nothing(void **state)
 {
 	PGconn *c = pgtest_connect(conninfo, "connect-only"), *n;
 	char *as_nobody = pgtest_with_user(conninfo, "t_bnd_nobody");
-	int64_t srv = new_server(c, "nobody"), lib = new_library(c, srv, "nobody", 50), job;
+	int64_t srv = pgtest_new_server(c, "nobody"), lib = pgtest_new_library(c, srv, "nobody", 50), job;
 
 	(void)state;
 	pgtest_exec(c,
@@ -717,21 +646,19 @@ static void test_connect_only_role_sees_and_does_nothing(void **state)
 	            "BEGIN CREATE ROLE t_bnd_nobody LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; "
 	            "END IF; END $$");
 	n = pgtest_connect(as_nobody, "nobody");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT count(*) FROM inventory.items"), "42501");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT count(*) FROM cleanup.jobs"), "42501");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT cleanup.status_json()"), "42501");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT cleanup.job_step(1, 1)"), "42501");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "SELECT inventory.count_declare(ARRAY[1]::bigint[])"), "42501");
+	pgtest_fails(n, "42501", NULL, "SELECT count(*) FROM inventory.items");
+	pgtest_fails(n, "42501", NULL, "SELECT count(*) FROM cleanup.jobs");
+	pgtest_fails(n, "42501", NULL, "SELECT cleanup.status_json()");
+	pgtest_fails(n, "42501", NULL, "SELECT cleanup.job_step(1, 1)");
+	pgtest_fails(n, "42501", NULL, "SELECT inventory.count_declare(ARRAY[1]::bigint[])");
 	pgtest_exec(n, "BEGIN");
-	assert_string_equal(pgtest_fail(n, NULL, 0, "LOCK TABLE cleanup.engine_locks IN ACCESS EXCLUSIVE MODE"),
-	                    "42501");
+	pgtest_fails(n, "42501", NULL, "LOCK TABLE cleanup.engine_locks IN ACCESS EXCLUSIVE MODE");
 	pgtest_exec(n, "ROLLBACK");
 	/* Advisory keys in every form the engine once used: nothing waits. */
-	pgtest_exec(n, "BEGIN");
-	pgtest_exec(n, "SELECT pg_advisory_xact_lock((1::bigint << 40) | %lld), pg_advisory_xact_lock((2::bigint << 40) | %lld), "
-	               "pg_advisory_xact_lock(1668050546, 1)",
-	            (long long)srv, (long long)lib);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	pgtest_begin(n, "SELECT pg_advisory_xact_lock((1::bigint << 40) | %lld), pg_advisory_xact_lock((2::bigint << 40) | %lld), "
+	                "pg_advisory_xact_lock(1668050546, 1)",
+	             (long long)srv, (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
 	assert_ledger(c, job);
 	pgtest_exec(n, "ROLLBACK");

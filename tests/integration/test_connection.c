@@ -59,10 +59,9 @@ static void test_append_loses_its_connection_mid_command(void **state)
 	int pid, backend;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
+	job = pgtest_job_create(o, "prune", 1);
 	before = pgtest_fingerprint(o);
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
+	pgtest_begin(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
 	pid = pgtest_spawn("'%s' --db \"%s\" job append %lld a b c", pgtest_cleanupctl(), conninfo, (long long)job);
 	snprintf(app, sizeof app, "cleanupctl:job:%lld:append", (long long)job);
 	backend = pgtest_wait_app_blocked(o, app, 20000);
@@ -82,8 +81,7 @@ static void test_append_loses_its_connection_mid_command(void **state)
 	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
 	free(before);
 	free(after);
-	PQfinish(holder);
-	PQfinish(o);
+	pgtest_close_all(holder, o, NULL);
 }
 
 /* Through the engine: a terminated idle connection makes the next call
@@ -97,7 +95,7 @@ static void test_engine_reports_lost_connection(void **state)
 	int64_t id;
 
 	(void)state;
-	id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
+	id = pgtest_job_create(o, "prune", 1);
 	assert_int_equal(pgtest_int(o, "SELECT pg_terminate_backend(%d)::int", cleanup_engine_backend_pid(e)), 1);
 	assert_int_equal(cleanup_job_get(&job, e, id, &err), CLEANUP_ECONN);
 	assert_non_null(strstr(err.message, "lost the connection to the database"));

@@ -68,15 +68,6 @@ static bool any(const cleanup_mon_snapshot *s, void *arg)
 	return true;
 }
 
-/* A sealed prune of library LIB with an empty manifest: draining. */
-static int64_t draining_job(PGconn *o, int64_t lib)
-{
-	int64_t job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
-
-	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
-	return job;
-}
-
 /* With 3,000 rejections newer than them, "created job N"
  * and the other engine events are still in the log (the log took the 2,000
  * newest events and only then dropped rejections). */
@@ -90,7 +81,7 @@ static void test_log_keeps_engine_events_under_a_rejection_storm(void **state)
 	bool created = false, rejected = false;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 3)");
+	job = pgtest_job_create(o, "prune", 3);
 	pgtest_exec(o, "INSERT INTO cleanup.events (kind, source, message) SELECT 'rejected', 'cleanupctl:writer:1', "
 	               "'insert into library 3 refused' FROM generate_series(1, 3000)");
 	s = drive_until(m, any, NULL, 10000, "a snapshot");
@@ -188,7 +179,7 @@ static void test_step_rate_counts_every_step(void **state)
 	int i;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 4)");
+	job = pgtest_job_create(o, "prune", 4);
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
 	               "phase_after, started_at, duration_ms, lock_hold_ms) "
 	               "SELECT %lld, g, 'drain', 1, 1, 0, 0, 1, 'draining', clock_timestamp() - (300 - g) * interval '10 ms', "
@@ -251,7 +242,7 @@ static void test_pace_window_of_a_draining_job(void **state)
 	int64_t job, settled;
 
 	(void)state;
-	job = draining_job(o, 1);
+	job = pgtest_draining_prune(o, 1);
 	memset(&opts, 0, sizeof opts);
 	opts.max_steps = 4;
 	assert_int_equal(cleanup_job_run(&sum, e, job, &opts, &err), CLEANUP_OK);
@@ -296,7 +287,7 @@ static void test_runner_shown_and_second_runner_refused_naming_it(void **state)
 	int pid, rc;
 
 	(void)state;
-	job = draining_job(o, 3); /* server 2: server 1 has the job of the pace test */
+	job = pgtest_draining_prune(o, 3); /* server 2: server 1 has the job of the pace test */
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "cleanupctl:job:99:run", &err), CLEANUP_OK);
 	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
 	pid = cleanup_engine_backend_pid(holder);
@@ -427,7 +418,7 @@ static void test_step_history_pages_back_to_the_first_step(void **state)
 	size_t i;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(o, "prune", lib);
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, library_id, cursor_from, cursor_to, "
 	               "examined, visited, deleted, kept, phase_after, started_at, duration_ms, lock_hold_ms) "
 	               "SELECT %lld, g, 'drain', 1, %lld, (g - 1) * 128, g * 128, 1, 0, 0, 1, 'draining', "
@@ -573,9 +564,8 @@ static void test_refresh_query_timeout_keeps_previous_rows_marked_stale(void **s
 	assert_int_equal(s->stale_parts, 0);
 	first_at = s->taken_at;
 
-	pgtest_exec(locker, "BEGIN");
-	pgtest_exec(locker, "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE");
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	pgtest_begin(locker, "LOCK TABLE cleanup.library_stats IN ACCESS EXCLUSIVE MODE");
+	job = pgtest_job_create(o, "prune", lib);
 	s = drive_until(m, parts_stale, &want, 10000, "servers and libraries stale");
 	assert_int_equal(s->nlibraries, nlibs);
 	assert_true(s->stale_parts_at >= first_at && s->stale_parts_at < s->taken_at);
@@ -586,8 +576,7 @@ static void test_refresh_query_timeout_keeps_previous_rows_marked_stale(void **s
 	drive_until(m, parts_stale, &none, 10000, "every part fresh again");
 	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)job);
 	cleanup_monitor_close(m);
-	PQfinish(locker);
-	PQfinish(o);
+	pgtest_close_all(locker, o, NULL);
 }
 
 struct same_wait {
@@ -628,8 +617,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
-	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)id);
+	id = pgtest_draining_prune(o, lib);
 	assert_int_equal(pgtest_int(o, "SELECT total_estimate FROM cleanup.jobs WHERE id = %lld", (long long)id), 300);
 	pgtest_exec(o, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, library_id, examined, visited, "
 	               "deleted, mutations, phase_after, started_at, duration_ms, lock_hold_ms) "
@@ -691,8 +679,7 @@ static void test_cli_and_console_print_the_same_progress_and_eta(void **state)
 	cleanup_engine_close(e);
 	free(w);
 	cleanup_monitor_close(m);
-	PQfinish(runner);
-	PQfinish(o);
+	pgtest_close_all(runner, o, NULL);
 }
 
 /* Each step row of the detail names its runner, the
@@ -713,7 +700,7 @@ static void test_step_rows_carry_their_runner(void **state)
 	int pid;
 
 	(void)state;
-	job = draining_job(o, lib);
+	job = pgtest_draining_prune(o, lib);
 	assert_int_equal(cleanup_engine_open(&e, conninfo, "cleanupctl:h11-stepper", &err), CLEANUP_OK);
 	pid = cleanup_engine_backend_pid(e);
 	assert_true(pid > 0);

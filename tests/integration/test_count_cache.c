@@ -184,8 +184,7 @@ static void test_K1_growing_page_is_split(void **state)
 	v = settle(lib);
 	assert_int_equal(v.pages, 1);
 	/* 30 more rows in the last page, through the declared locks. */
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)lib);
+	pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)lib);
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) SELECT %lld, 'grow-' || g "
 	               "FROM generate_series(1, 30) g",
 	            (long long)lib);
@@ -211,7 +210,6 @@ static void test_K1_growing_page_is_split(void **state)
 static void test_K3_guard_needs_every_library_lock(void **state)
 {
 	int64_t a = new_library(1, 10), b = new_library(1, 10), plain = new_library(1, 10);
-	char msg[512];
 	int64_t before = real_count(c, a);
 
 	(void)state;
@@ -220,29 +218,21 @@ static void test_K3_guard_needs_every_library_lock(void **state)
 	visit(b);
 	settle(b);
 	/* No lock. */
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'nolock')",
-	                                (long long)a),
-	                    "CU410");
-	assert_non_null(strstr(msg, "watched by the count cache"));
+	pgtest_fails(c, "CU410", "watched by the count cache",
+	             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'nolock')",
+	             (long long)a);
 	assert_int_equal(real_count(c, a), before);
-	assert_string_equal(pgtest_fail(c, NULL, 0, "UPDATE inventory.items SET title = 't' WHERE library_id = %lld",
-	                                (long long)a),
-	                    "CU410");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "DELETE FROM inventory.items WHERE library_id = %lld", (long long)a),
-	                    "CU410");
+	pgtest_fails(c, "CU410", NULL, "UPDATE inventory.items SET title = 't' WHERE library_id = %lld", (long long)a);
+	pgtest_fails(c, "CU410", NULL, "DELETE FROM inventory.items WHERE library_id = %lld", (long long)a);
 	/* Some locks: a move a -> b with only a's lock. */
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)a);
-	assert_string_equal(pgtest_fail(c, NULL, 0,
-	                                "UPDATE inventory.items SET library_id = %lld WHERE id = "
-	                                "(SELECT min(id) FROM inventory.items WHERE library_id = %lld)",
-	                                (long long)b, (long long)a),
-	                    "CU410");
+	pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)a);
+	pgtest_fails(c, "CU410", NULL,
+	             "UPDATE inventory.items SET library_id = %lld WHERE id = "
+	             "(SELECT min(id) FROM inventory.items WHERE library_id = %lld)",
+	             (long long)b, (long long)a);
 	pgtest_exec(c, "ROLLBACK");
 	/* All locks. */
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SELECT cleanup.count_declare(ARRAY[%lld, %lld]::bigint[])", (long long)a, (long long)b);
+	pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld, %lld]::bigint[])", (long long)a, (long long)b);
 	pgtest_exec(c, "UPDATE inventory.items SET library_id = %lld WHERE id = "
 	               "(SELECT min(id) FROM inventory.items WHERE library_id = %lld)",
 	            (long long)b, (long long)a);
@@ -255,14 +245,11 @@ static void test_K3_guard_needs_every_library_lock(void **state)
 	/* An unwatched library: plain SQL as before. */
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'plain')", (long long)plain);
 	/* Descending declarations, in one list or across calls. */
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.count_declare(ARRAY[%lld, %lld]::bigint[])",
-	                                (long long)b, (long long)a),
-	                    "CU112");
-	assert_non_null(strstr(msg, "ascending order"));
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)b);
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)a),
-	                    "CU112");
+	pgtest_fails(c, "CU112", "ascending order",
+	             "SELECT cleanup.count_declare(ARRAY[%lld, %lld]::bigint[])",
+	             (long long)b, (long long)a);
+	pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)b);
+	pgtest_fails(c, "CU112", NULL, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)a);
 	pgtest_exec(c, "ROLLBACK");
 }
 
@@ -316,13 +303,11 @@ static void test_gateway_refuses_bad_batches(void **state)
 			fail_msg("batch %zu: \"%s\" does not say \"%s\"", i, msg, bad[i].says);
 	}
 	/* Mismatch: the insert before it in the batch is rolled back too. */
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "
-	                                "\"external_id\": \"rolled-back\"}, {\"op\": \"delete\", \"item_id\": %lld, "
-	                                "\"expected_library_id\": %lld}]')",
-	                                (long long)a, (long long)item, (long long)b),
-	                    "CU411");
-	assert_non_null(strstr(msg, "membership mismatch"));
+	pgtest_fails(c, "CU411", "membership mismatch",
+	             "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "
+	             "\"external_id\": \"rolled-back\"}, {\"op\": \"delete\", \"item_id\": %lld, "
+	             "\"expected_library_id\": %lld}]')",
+	             (long long)a, (long long)item, (long long)b);
 	fp2 = pgtest_fingerprint(c);
 	assert_string_equal(fp, fp2);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'rolled-back'"), 0);
@@ -355,8 +340,7 @@ static void test_K2_capacity_withholds_counts(void **state)
 		assert_string_equal(visit(libs[i]).action, "watch");
 	}
 	/* The last free slot, locked by another transaction: SKIP LOCKED passes it. */
-	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "SELECT slot FROM cleanup.count_registry WHERE library_id IS NULL FOR UPDATE");
+	pgtest_begin(o, "SELECT slot FROM cleanup.count_registry WHERE library_id IS NULL FOR UPDATE");
 	v = visit(extra);
 	assert_string_equal(v.state, "withheld");
 	assert_non_null(strstr(v.reason, "capacity"));
@@ -422,8 +406,7 @@ static void test_K2_reclaim_after_seven_days_with_free_lock(void **state)
 	assert_string_equal(v.state, "withheld");
 	assert_non_null(strstr(v.reason, "capacity"));
 	/* Eight days later, but the oldest library's lock is held: the next one goes. */
-	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)libs[0]);
+	pgtest_begin(o, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)libs[0]);
 	v = visit_at(newcomer, "2030-01-09 00:00:00+00");
 	assert_string_equal(v.action, "watch");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.count_registry WHERE library_id = %lld",
@@ -486,8 +469,7 @@ static void test_K5_insert_into_released_gap_forces_rebuild(void **state)
 	visit(lib);
 	settle(lib);
 	/* Delete every row of the first page, through the gateway's locks. */
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)lib);
+	pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)lib);
 	pgtest_exec(c, "DELETE FROM inventory.items WHERE library_id = %lld AND id <= 5040000", (long long)lib);
 	pgtest_exec(c, "COMMIT");
 	/* That was 20,000 rows in one statement: an overflow, a restart. */
@@ -533,8 +515,7 @@ static void test_K5_insert_into_released_gap_forces_rebuild(void **state)
 		pgtest_exec(c, "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, "
 		               "\"external_id\": \"into-gap\"}]')",
 		            (long long)lib);
-		pgtest_exec(c, "BEGIN");
-		pgtest_exec(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)lib);
+		pgtest_begin(c, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)lib);
 		pgtest_exec(c, "UPDATE inventory.items SET id = id WHERE false");
 		pgtest_exec(c, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (%lld, %lld, 'gap-item')",
 		            (long long)(hi - 1), (long long)lib);
@@ -561,8 +542,7 @@ static void test_K5_truncate_invalidates_every_watched_library(void **state)
 	visit(b);
 	settle(b);
 	pgtest_exec(t, "SET cleanup.allow_truncate = on");
-	pgtest_exec(t, "BEGIN");
-	pgtest_exec(t, "TRUNCATE inventory.items CASCADE");
+	pgtest_begin(t, "TRUNCATE inventory.items CASCADE");
 	pgtest_exec(t, "ROLLBACK");
 	assert_state(a, "fresh");
 	pgtest_exec(t, "TRUNCATE inventory.items CASCADE");
@@ -634,9 +614,8 @@ static void test_K3_writers_of_other_libraries_do_not_wait(void **state)
 	settle(a);
 	visit(b);
 	settle(b);
-	pgtest_exec(w1, "BEGIN");
-	pgtest_exec(w1, "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"w1\"}]')",
-	            (long long)a);
+	pgtest_begin(w1, "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"w1\"}]')",
+	             (long long)a);
 	/* Another library: not blocked, commits while w1 is open. */
 	pgtest_exec(w2, "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"w2\"}]')",
 	            (long long)b);
@@ -649,8 +628,7 @@ static void test_K3_writers_of_other_libraries_do_not_wait(void **state)
 	assert_int_equal(settle(a).count, 5);
 
 	/* A move a -> d waits while d's lock is held, with no row changed yet. */
-	pgtest_exec(w1, "BEGIN");
-	pgtest_exec(w1, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)d);
+	pgtest_begin(w1, "SELECT cleanup.count_declare(ARRAY[%lld::bigint])", (long long)d);
 	pgtest_send(w2, "SELECT cleanup.write_items('[{\"op\": \"replace\", \"item_id\": %lld, \"expected_library_id\": %lld, "
 	                "\"library_id\": %lld, \"title\": \"moved\", \"media_type\": \"movie\"}]')",
 	            (long long)item, (long long)a, (long long)d);
@@ -667,8 +645,7 @@ static void test_K3_writers_of_other_libraries_do_not_wait(void **state)
 	assert_string_equal(pgtest_finish(w2), "");
 	assert_int_equal(pgtest_int(c, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)item), d);
 	assert_int_equal(settle(a).count, 4);
-	PQfinish(w1);
-	PQfinish(w2);
+	pgtest_close_all(w1, w2, NULL);
 }
 
 /* A reader holds the library lock through measurement and publication: a
@@ -693,8 +670,7 @@ static void test_K4_reader_publishes_while_writer_waits(void **state)
 	assert_string_equal(pgtest_finish(w), "");
 	assert_state(lib, "dirty");
 	assert_int_equal(settle(lib).count, 9);
-	PQfinish(r);
-	PQfinish(w);
+	pgtest_close_all(r, w, NULL);
 }
 
 /* A rollback undoes the revision, the dirty marks and the rows together. */
@@ -707,9 +683,8 @@ static void test_K4_rollback_undoes_invalidation(void **state)
 	visit(lib);
 	settle(lib);
 	rev = report_field(lib, "revision");
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"rb\"}]')",
-	            (long long)lib);
+	pgtest_begin(c, "SELECT cleanup.write_items('[{\"op\": \"insert\", \"library_id\": %lld, \"external_id\": \"rb\"}]')",
+	             (long long)lib);
 	pgtest_exec(c, "ROLLBACK");
 	assert_state(lib, "fresh");
 	assert_text_equal(report_field(lib, "revision"), rev);
@@ -726,7 +701,7 @@ static void test_K3_cleanup_steps_pass_the_guard(void **state)
 	(void)state;
 	visit(lib);
 	settle(lib);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT external_id FROM inventory.items "
 	               "WHERE library_id = %lld ORDER BY id LIMIT 100))",
 	            (long long)job, (long long)lib);
@@ -805,8 +780,7 @@ static void test_K4_random_fresh_counts_equal_count_star(void **state)
 	assert_true(fresh > 10);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(settle(libs[i]).count, real_count(c, libs[i]));
-	PQfinish(w);
-	PQfinish(r);
+	pgtest_close_all(w, r, NULL);
 }
 
 PGTEST_MAIN(cmocka_unit_test_setup(test_K1_pages_are_row_counted, reset),

@@ -71,8 +71,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 {
 	PGconn *c = conn("d1"), *dba = conn("d1-dba");
 	int64_t srv, lib, job, step;
-	char msg[1024];
-	char *before, *after;
+	char *before;
 
 	(void)state;
 	lib = new_server_library(c, "d1", 300, &srv);
@@ -87,20 +86,14 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	pgtest_exec(dba, "SELECT cleanup.contract_record()");   /* even with a contract that contains it */
 	before = pgtest_fingerprint(c);
 	step = job_int(c, job, "step_no");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_step(%lld, %lld)", (long long)job,
-	                                (long long)step + 1),
-	                    "CU404");
-	assert_non_null(strstr(msg, "public.d1_notes(item_id) -> inventory.items ON DELETE restrict"));
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_fails(c, "CU404", "public.d1_notes(item_id) -> inventory.items ON DELETE restrict",
+	             "SELECT cleanup.job_step(%lld, %lld)", (long long)job,
+	             (long long)step + 1);
+	pgtest_unchanged(c, before);
 
 	/* At plan: a removal of another server is refused before fencing. */
 	lib = new_server_library(c, "d1b", 10, &srv);
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_create('remove-library', %lld)",
-	                                (long long)lib),
-	                    "CU404");
+	pgtest_fails(c, "CU404", NULL, "SELECT cleanup.job_create('remove-library', %lld)", (long long)lib);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.library_admission WHERE library_id = %lld "
 	                               "AND state = 'open'", (long long)lib),
 	                 1);
@@ -108,8 +101,7 @@ static void test_D1_known_references_accepted_unknown_refused(void **state)
 	assert_int_equal(ctl(NULL, "install"), 0);
 	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* D1, bad input: a disposition for a table that does not exist, for a
@@ -234,7 +226,7 @@ static void test_D3_move_before_claim_keeps_dependents(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "d3", 400, &srv);
-	other = new_library(c, srv, "d3-other", 0);
+	other = pgtest_new_library(c, srv, "d3-other", 0);
 	add_item_dependents(c, lib, 97);
 	job = sealed_prune(c, lib, "d3", 400, 2);
 	item = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 'd3-291'",
@@ -265,15 +257,28 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 {
 	PGconn *c = conn("d4"), *w = conn("d4-writer");
 	int64_t srv, lib, other, job, item, retry;
-	char msg[512];
+	/* The writes to the claimed item and its dependents, each refused:
+	 * SQL of one or two ids (A, then B). */
+	const struct {
+		const char *sql;
+		const int64_t *a, *b;
+	} refused[] = {
+		{"UPDATE inventory.items SET library_id = %lld WHERE id = %lld", &other, &item},
+		{"DELETE FROM inventory.items WHERE id = %lld", &item, &item},
+		{"INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'w')", &item, &item},
+		{"INSERT INTO inventory.identity_review_previews (item_id, candidate) VALUES (%lld, 'w')", &item, &item},
+		{"DELETE FROM inventory.item_retries WHERE id = %lld", &retry, &retry},
+		{"UPDATE inventory.item_retries SET attempt = 2 WHERE id = %lld", &retry, &retry},
+	};
+	size_t i;
 	int n;
 
 	(void)state;
 	lib = new_server_library(c, "d4", 200, &srv);
-	other = new_library(c, srv, "d4-other", 0);
+	other = pgtest_new_library(c, srv, "d4-other", 0);
 	add_item_dependents(c, lib, 97);
 	/* Only item 97 is unseen: everything else is in the manifest. */
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'd4-' || g FROM generate_series(1, 128) g WHERE g <> 97))",
 	            (long long)job);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'd4-' || g FROM generate_series(129, 200) g))",
@@ -287,27 +292,11 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 	retry = pgtest_int(c, "SELECT min(id) FROM inventory.item_retries WHERE item_id = %lld", (long long)item);
 	assert_true(retry > 0);
 
-	assert_string_equal(pgtest_fail(w, msg, sizeof msg, "UPDATE inventory.items SET title = 'x' WHERE id = %lld",
-	                                (long long)item),
-	                    "CUA10");
-	assert_non_null(strstr(msg, "claimed by cleanup job"));
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld",
-	                                (long long)other, (long long)item),
-	                    "CUA10");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.items WHERE id = %lld", (long long)item),
-	                    "CUA10");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'w')",
-	                                (long long)item),
-	                    "CUA10");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.identity_review_previews (item_id, candidate) VALUES (%lld, 'w')",
-	                                (long long)item),
-	                    "CUA10");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.item_retries WHERE id = %lld", (long long)retry),
-	                    "CUA10");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.item_retries SET attempt = 2 WHERE id = %lld",
-	                                (long long)retry),
-	                    "CUA10");
+	pgtest_fails(w, "CUA10", "claimed by cleanup job",
+	             "UPDATE inventory.items SET title = 'x' WHERE id = %lld",
+	             (long long)item);
+	for (i = 0; i < sizeof refused / sizeof *refused; i++)
+		pgtest_fails(w, "CUA10", NULL, refused[i].sql, (long long)*refused[i].a, (long long)*refused[i].b);
 	/* A writer in REPEATABLE READ whose snapshot predates the claim
 	 * cannot update the item either (the claim wrote its row). */
 	PQfinish(c);
@@ -324,8 +313,7 @@ static void test_D4_claimed_item_refuses_writes_and_resumes(void **state)
 	assert_job_counts(c, job, "claimed, released, deleted", "1, 1, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item),
 	                 0);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* D4 in REPEATABLE READ: a writer whose snapshot was taken before the
@@ -339,7 +327,7 @@ static void test_D4_claim_holds_against_repeatable_read_writers(void **state)
 	(void)state;
 	lib = new_server_library(c, "d4rr", 100, &srv);
 	add_item_dependents(c, lib, 97);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'd4rr-' || g FROM generate_series(1, 100) g WHERE g <> 97))",
 	            (long long)job);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 99)", (long long)job);
@@ -354,22 +342,29 @@ static void test_D4_claim_holds_against_repeatable_read_writers(void **state)
 	                 1);
 	assert_string_equal(next_step(c, job), "drain");
 	assert_int_equal(pgtest_int(c, "SELECT claimed_by FROM inventory.items WHERE id = %lld", (long long)item), job);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET title = 'rr' WHERE id = %lld", (long long)item),
-	                    "40001");
-	assert_string_equal(pgtest_fail(w2, NULL, 0, "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'rr')",
-	                                (long long)item),
-	                    "40001");
+	pgtest_fails(w, "40001", NULL, "UPDATE inventory.items SET title = 'rr' WHERE id = %lld", (long long)item);
+	pgtest_fails(w2, "40001", NULL,
+	             "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'rr')",
+	             (long long)item);
 	pgtest_exec(w, "ROLLBACK");
 	pgtest_exec(w2, "ROLLBACK");
 	/* A fresh snapshot sees the claim: CUA10. */
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'rr')",
-	                                (long long)item),
-	                    "CUA10");
+	pgtest_fails(w, "CUA10", NULL,
+	             "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'rr')",
+	             (long long)item);
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
-	PQfinish(c);
-	PQfinish(w);
-	PQfinish(w2);
+	pgtest_close_all(c, w, w2, NULL);
+}
+
+/* Each of the N statements SQL (one %lld: library LIB) is refused on W:
+ * CUA11, no dependent of a draining library is written. */
+static void dependents_refused(PGconn *w, int64_t lib, const char *const *sql, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pgtest_fails(w, "CUA11", NULL, sql[i], (long long)lib);
 }
 
 /* D5, D6, item 6: a remove-library with items, item dependents and
@@ -381,36 +376,37 @@ static void test_D4_claim_holds_against_repeatable_read_writers(void **state)
  * waiting. History is detached with its values kept. */
 static void test_D5_D6_remove_library_with_dependents(void **state)
 {
+	/* Writes of dependents of the draining library (one %lld: the library). */
+	static const char *const while_draining[] = {
+		"UPDATE inventory.classification_history SET error = 'x' WHERE library_id = %lld",
+		"DELETE FROM inventory.library_sync_status WHERE library_id = %lld",
+		"INSERT INTO inventory.item_retries (item_id, reason) "
+		"SELECT min(id), 'late' FROM inventory.items WHERE library_id = %lld",
+	};
+	static const char *const at_the_last_moment[] = {
+		"INSERT INTO inventory.library_collections (library_id, name) VALUES (%lld, 'last moment')",
+		"INSERT INTO inventory.library_sync_status (library_id, state) VALUES (%lld, 'syncing')",
+		"INSERT INTO inventory.classification_history (library_id, status) VALUES (%lld, 'queued')",
+	};
 	PGconn *c = conn("d5"), *w = conn("d5-writer");
 	int64_t srv, lib, keep, job, n;
-	char msg[512];
 	char *payloads_before, *payloads_after;
 
 	(void)state;
 	lib = new_server_library(c, "d5", 600, &srv);
-	keep = new_library(c, srv, "d5-keep", 50);
+	keep = pgtest_new_library(c, srv, "d5-keep", 50);
 	add_item_dependents(c, lib, 97);
 	add_item_dependents(c, keep, 0);
 	add_library_dependents(c, lib);
 	add_library_dependents(c, keep);
 	payloads_before = pgtest_text(c, "SELECT string_agg(payload::text, ',' ORDER BY id) FROM inventory.classification_history "
 	                                 "WHERE library_id = %lld", (long long)lib);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 
-	assert_string_equal(pgtest_fail(w, msg, sizeof msg, "INSERT INTO inventory.library_collections (library_id, name) "
-	                                                     "VALUES (%lld, 'late')", (long long)lib),
-	                    "CUA11");
-	assert_non_null(strstr(msg, "inventory.library_collections"));
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.classification_history SET error = 'x' "
-	                                            "WHERE library_id = %lld", (long long)lib),
-	                    "CUA11");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.library_sync_status WHERE library_id = %lld",
-	                                (long long)lib),
-	                    "CUA11");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.item_retries (item_id, reason) "
-	                                            "SELECT min(id), 'late' FROM inventory.items WHERE library_id = %lld",
-	                                (long long)lib),
-	                    "CUA11");
+	pgtest_fails(w, "CUA11", "inventory.library_collections",
+	             "INSERT INTO inventory.library_collections (library_id, name) "
+	             "VALUES (%lld, 'late')", (long long)lib);
+	dependents_refused(w, lib, while_draining, sizeof while_draining / sizeof *while_draining);
 	/* The kept library is open. */
 	pgtest_exec(w, "INSERT INTO inventory.library_collections (library_id, name) VALUES (%lld, 'fine')", (long long)keep);
 
@@ -432,21 +428,12 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 	assert_true(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld "
 	                          "AND action = 'drain-library-dependents'", (long long)job) >= 3);
 	/* Nothing enters now. */
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.library_collections (library_id, name) "
-	                                            "VALUES (%lld, 'last moment')", (long long)lib),
-	                    "CUA11");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.library_sync_status (library_id, state) "
-	                                            "VALUES (%lld, 'syncing')", (long long)lib),
-	                    "CUA11");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.classification_history (library_id, status) "
-	                                            "VALUES (%lld, 'queued')", (long long)lib),
-	                    "CUA11");
+	dependents_refused(w, lib, at_the_last_moment, sizeof at_the_last_moment / sizeof *at_the_last_moment);
 	/* A writer holding the library row: the parent delete is busy. */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_step(%lld, %lld)", (long long)job,
-	                                (long long)job_int(c, job, "step_no") + 1),
-	                    "55P03");
+	pgtest_begin(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
+	pgtest_fails(c, "55P03", NULL,
+	             "SELECT cleanup.job_step(%lld, %lld)", (long long)job,
+	             (long long)job_int(c, job, "step_no") + 1);
 	pgtest_exec(w, "ROLLBACK");
 	assert_string_equal(next_step(c, job), "delete-library");
 	assert_string_equal(job_phase(c, job), "completed");
@@ -484,8 +471,7 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 	assert_string_equal(payloads_before, payloads_after);
 	free(payloads_before);
 	free(payloads_after);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* D2, item 6: a remove-server with two libraries of items with dependents
@@ -497,14 +483,14 @@ static void test_D2_remove_server_with_dependents(void **state)
 	int64_t srv, a, b, job;
 
 	(void)state;
-	srv = new_server(c, "d2s");
-	a = new_library(c, srv, "d2s-a", 300);
-	b = new_library(c, srv, "d2s-b", 300);
+	srv = pgtest_new_server(c, "d2s");
+	a = pgtest_new_library(c, srv, "d2s-a", 300);
+	b = pgtest_new_library(c, srv, "d2s-b", 300);
 	add_item_dependents(c, a, 97);
 	add_item_dependents(c, b, 50);
 	add_library_dependents(c, a);
 	add_library_dependents(c, b);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-server', %lld)", (long long)srv);
+	job = pgtest_job_create(c, "remove-server", srv);
 	run_to_completion(c, job);
 	assert_steps_consistent(c, job);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);

@@ -125,6 +125,41 @@ static void test_deps_graph_and_fingerprint(void **state)
 	cleanup_engine_close(e);
 }
 
+/* A database of a test's own (pgtest_fresh_db) with a DDL connection and
+ * an engine on it. */
+typedef struct {
+	char *db;
+	PGconn *c;
+	cleanup_engine *e;
+} own_db;
+
+static own_db own_db_open(const char *name)
+{
+	own_db d;
+
+	d.db = pgtest_fresh_db(name);
+	d.c = pgtest_connect(d.db, "ddl");
+	d.e = pgtest_engine(d.db);
+	return d;
+}
+
+static void own_db_close(own_db *d)
+{
+	PQfinish(d->c);
+	cleanup_engine_close(d->e);
+	free(d->db);
+}
+
+/* A fresh read of the evidence into *R (with LIM) on OWN; returns the
+ * edge of public.previews' key to the items. */
+static const cleanup_dep_edge *previews_edge(cleanup_dep_report *r, own_db *own, const cleanup_dep_limits *lim)
+{
+	cleanup_error err;
+
+	assert_int_equal(cleanup_deps_read(r, own->e, lim, &err), CLEANUP_OK);
+	return find(r->edges, r->n, "previews_item_id_fkey");
+}
+
 static double ms_since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -158,9 +193,7 @@ static size_t count_between(const cleanup_dep_report *r, const char *from, const
  * cycle gap, and each limit reached a gap naming what it left out. */
 static void test_deps_13x3_chain_depth16_under_a_second_names_gaps(void **state)
 {
-	char *db = pgtest_fresh_db("deps_chain");
-	PGconn *c = pgtest_connect(db, "ddl");
-	cleanup_engine *e = pgtest_engine(db);
+	own_db own = own_db_open("deps_chain");
 	cleanup_dep_limits lim = CLEANUP_DEP_LIMITS_DEFAULT;
 	cleanup_dep_report r;
 	const cleanup_dep_gap *g;
@@ -169,15 +202,15 @@ static void test_deps_13x3_chain_depth16_under_a_second_names_gaps(void **state)
 	double ms;
 
 	(void)state;
-	pgtest_exec(c, "DO $$ DECLARE k int; prev text := 'inventory.items'; BEGIN FOR k IN 1..13 LOOP"
-	               " EXECUTE format('CREATE TABLE public.chain_%%s (id bigint PRIMARY KEY, a bigint REFERENCES %%s,"
-	               " b bigint REFERENCES %%s, c bigint REFERENCES %%s)', lpad(k::text, 2, '0'), prev, prev, prev);"
-	               " prev := format('public.chain_%%s', lpad(k::text, 2, '0')); END LOOP; END $$");
+	pgtest_exec(own.c, "DO $$ DECLARE k int; prev text := 'inventory.items'; BEGIN FOR k IN 1..13 LOOP"
+	                 " EXECUTE format('CREATE TABLE public.chain_%%s (id bigint PRIMARY KEY, a bigint REFERENCES %%s,"
+	                 " b bigint REFERENCES %%s, c bigint REFERENCES %%s)', lpad(k::text, 2, '0'), prev, prev, prev);"
+	                 " prev := format('public.chain_%%s', lpad(k::text, 2, '0')); END LOOP; END $$");
 	/* A loop back from the end of the chain to its start. */
-	pgtest_exec(c, "ALTER TABLE public.chain_01 ADD COLUMN z bigint REFERENCES public.chain_13");
+	pgtest_exec(own.c, "ALTER TABLE public.chain_01 ADD COLUMN z bigint REFERENCES public.chain_13");
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
 	ms = ms_since(&t0);
 	printf("bench: deps on the 13x3 chain, depth 16, default limits: %.1f ms (server walk %.1f ms), %zu edges\n",
 	       ms, r.elapsed_ms, r.n);
@@ -195,7 +228,7 @@ static void test_deps_13x3_chain_depth16_under_a_second_names_gaps(void **state)
 
 	/* Each limit is a gap naming what it left out. */
 	lim.max_tables = 8;
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
 	g = find_gap(&r, "table-limit");
 	assert_non_null(g);
 	assert_non_null(strstr(g->summary, "public.chain_"));
@@ -203,27 +236,25 @@ static void test_deps_13x3_chain_depth16_under_a_second_names_gaps(void **state)
 	cleanup_deps_report_free(&r);
 	lim.max_tables = 64;
 	lim.max_depth = 5;
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
 	g = find_gap(&r, "depth-limit");
 	assert_non_null(g);
 	assert_non_null(strstr(g->summary, "public.chain_06.chain_06_a_fkey"));
 	cleanup_deps_report_free(&r);
 	lim.max_depth = 16;
 	lim.max_edges = 10;
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
 	assert_int_equal(r.n, 10);
 	g = find_gap(&r, "edge-limit");
 	assert_non_null(g);
 	assert_non_null(strstr(g->summary, "public.chain_"));
 	cleanup_deps_report_free(&r);
 	lim.max_edges = 0;
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_EINVAL);
+	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_EINVAL);
 	assert_non_null(strstr(err.message, "max edges 0"));
 	cleanup_deps_report_free(&r);
 
-	PQfinish(c);
-	cleanup_engine_close(e);
-	free(db);
+	own_db_close(&own);
 }
 
 /* Defect: ALTER TABLE ... DISABLE TRIGGER ALL switched a key off without
@@ -231,9 +262,7 @@ static void test_deps_13x3_chain_depth16_under_a_second_names_gaps(void **state)
  * present / unproven / absent, and row security is evidence. */
 static void test_deps_disabled_ri_triggers_change_evidence_and_fingerprint(void **state)
 {
-	char *db = pgtest_fresh_db("deps_enforce");
-	PGconn *c = pgtest_connect(db, "ddl");
-	cleanup_engine *e = pgtest_engine(db);
+	own_db own = own_db_open("deps_enforce");
 	cleanup_dep_limits lim = CLEANUP_DEP_LIMITS_DEFAULT;
 	cleanup_dep_report r;
 	const cleanup_dep_edge *d;
@@ -241,9 +270,8 @@ static void test_deps_disabled_ri_triggers_change_evidence_and_fingerprint(void 
 	cleanup_error err;
 
 	(void)state;
-	pgtest_exec(c, "CREATE TABLE public.previews (id int PRIMARY KEY, item_id bigint REFERENCES inventory.items)");
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	pgtest_exec(own.c, "CREATE TABLE public.previews (id int PRIMARY KEY, item_id bigint REFERENCES inventory.items)");
+	d = previews_edge(&r, &own, &lim);
 	assert_non_null(d);
 	assert_true(d->enforced);
 	assert_true(d->validated);
@@ -254,61 +282,53 @@ static void test_deps_disabled_ri_triggers_change_evidence_and_fingerprint(void 
 	memcpy(fp0, r.fingerprint, sizeof fp0);
 	cleanup_deps_report_free(&r);
 
-	pgtest_exec(c, "ALTER TABLE public.previews DISABLE TRIGGER ALL");
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	pgtest_exec(own.c, "ALTER TABLE public.previews DISABLE TRIGGER ALL");
+	d = previews_edge(&r, &own, &lim);
 	assert_false(d->enforced);
 	assert_non_null(strstr(d->ri_triggers, "public.previews RI_FKey_check_ins disabled"));
 	assert_string_not_equal(r.fingerprint, fp0);
 	cleanup_deps_report_free(&r);
-	pgtest_exec(c, "ALTER TABLE public.previews ENABLE TRIGGER ALL");
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
+	pgtest_exec(own.c, "ALTER TABLE public.previews ENABLE TRIGGER ALL");
+	assert_int_equal(cleanup_deps_read(&r, own.e, &lim, &err), CLEANUP_OK);
 	assert_string_equal(r.fingerprint, fp0);
 	cleanup_deps_report_free(&r);
 
 	/* Only the referenced side's action trigger, replica-only: not enforced. */
-	pgtest_exec(c, "DO $$ DECLARE t text; BEGIN SELECT tgname INTO t FROM pg_trigger"
-	               " WHERE tgconstraint = (SELECT oid FROM pg_constraint WHERE conname = 'previews_item_id_fkey')"
-	               " AND tgrelid = 'inventory.items'::regclass AND tgtype & 8 = 8;"
-	               " EXECUTE format('ALTER TABLE inventory.items ENABLE REPLICA TRIGGER %%I', t); END $$");
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	pgtest_exec(own.c, "DO $$ DECLARE t text; BEGIN SELECT tgname INTO t FROM pg_trigger"
+	                 " WHERE tgconstraint = (SELECT oid FROM pg_constraint WHERE conname = 'previews_item_id_fkey')"
+	                 " AND tgrelid = 'inventory.items'::regclass AND tgtype & 8 = 8;"
+	                 " EXECUTE format('ALTER TABLE inventory.items ENABLE REPLICA TRIGGER %%I', t); END $$");
+	d = previews_edge(&r, &own, &lim);
 	assert_false(d->enforced);
 	assert_non_null(strstr(d->ri_triggers, "replica-only"));
 	assert_string_not_equal(r.fingerprint, fp0);
 	cleanup_deps_report_free(&r);
 
 	/* A hash index is another strategy: unproven, not absent. */
-	pgtest_exec(c, "CREATE INDEX previews_hash ON public.previews USING hash (item_id)");
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	pgtest_exec(own.c, "CREATE INDEX previews_hash ON public.previews USING hash (item_id)");
+	d = previews_edge(&r, &own, &lim);
 	assert_string_equal(d->index_status, "unproven");
 	assert_false(d->has_index);
 	memcpy(fp1, r.fingerprint, sizeof fp1);
 	cleanup_deps_report_free(&r);
-	pgtest_exec(c, "CREATE INDEX previews_item ON public.previews (item_id) WHERE item_id > 0");
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
-	assert_string_equal(find(r.edges, r.n, "previews_item_id_fkey")->index_status, "unproven");
+	pgtest_exec(own.c, "CREATE INDEX previews_item ON public.previews (item_id) WHERE item_id > 0");
+	assert_string_equal(previews_edge(&r, &own, &lim)->index_status, "unproven");
 	cleanup_deps_report_free(&r);
-	pgtest_exec(c, "CREATE INDEX previews_item_full ON public.previews (item_id, id)");
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	pgtest_exec(own.c, "CREATE INDEX previews_item_full ON public.previews (item_id, id)");
+	d = previews_edge(&r, &own, &lim);
 	assert_string_equal(d->index_status, "present");
 	assert_string_equal(d->index_name, "public.previews_item_full");
 	cleanup_deps_report_free(&r);
 
 	/* Row security is evidence too. */
-	pgtest_exec(c, "ALTER TABLE public.previews ENABLE ROW LEVEL SECURITY");
-	assert_int_equal(cleanup_deps_read(&r, e, &lim, &err), CLEANUP_OK);
-	d = find(r.edges, r.n, "previews_item_id_fkey");
+	pgtest_exec(own.c, "ALTER TABLE public.previews ENABLE ROW LEVEL SECURITY");
+	d = previews_edge(&r, &own, &lim);
 	assert_true(d->row_security);
 	assert_false(d->force_row_security);
 	assert_string_not_equal(r.fingerprint, fp1);
 	cleanup_deps_report_free(&r);
 
-	PQfinish(c);
-	cleanup_engine_close(e);
-	free(db);
+	own_db_close(&own);
 }
 
 /* The offline report: the project's own sql/ without a database, with

@@ -60,7 +60,7 @@ static void expect_refused(PGconn *c, int64_t job, const char *component, const 
  * sealed. */
 static int64_t sealed_prune_with_retries(PGconn *c, const char *name)
 {
-	int64_t lib = new_library(c, new_server(c, name), name, 2000);
+	int64_t lib = pgtest_new_library(c, pgtest_new_server(c, name), name, 2000);
 
 	pgtest_exec(c,
 	            "INSERT INTO inventory.item_retries (item_id, reason) "
@@ -93,8 +93,7 @@ static void expect_exact(PGconn *c, int64_t job)
 static void expect_exact_and_close(PGconn *c, PGconn *dba, int64_t job)
 {
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* The attack T6 stops: a cascade into inventory.item_retries (a
@@ -104,19 +103,16 @@ static void expect_exact_and_close(PGconn *c, PGconn *dba, int64_t job)
 static void test_T6_cascade_anywhere_in_the_graph_is_refused(void **state)
 {
 	PGconn *c = conn("cascade"), *dba = conn("dba");
-	char msg[512];
-	int64_t job;
+	int64_t job = started_prune(c, "cascade");
 
 	(void)state;
-	job = started_prune(c, "cascade");
 	pgtest_exec(dba, "CREATE TABLE public.retry_notes (id bigint PRIMARY KEY, "
 	                 "retry_id bigint REFERENCES inventory.item_retries ON DELETE CASCADE)");
 	pgtest_exec(dba, "INSERT INTO public.retry_notes SELECT r.id, r.id FROM inventory.item_retries r");
 	expect_refused(c, job, "incoming_foreign_keys",
 	               "foreign key public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade "
 	               "(constraint retry_notes_retry_id_fkey)");
-	assert_string_equal(pgtest_fail(dba, msg, sizeof msg, "SELECT cleanup.contract_record()"), "CU460");
-	assert_non_null(strstr(msg, "public.retry_notes(retry_id)"));
+	pgtest_fails(dba, "CU460", "public.retry_notes(retry_id)", "SELECT cleanup.contract_record()");
 	expect_step_refused(c, job, "incoming_foreign_keys");
 
 	/* Restricting, but with a cascade one level further down. */
@@ -143,10 +139,9 @@ static void test_T6_disabled_foreign_key_trigger_is_refused(void **state)
 {
 	PGconn *c = conn("fk"), *dba = conn("dba");
 	char *trig;
-	int64_t job;
+	int64_t job = started_prune(c, "fk");
 
 	(void)state;
-	job = started_prune(c, "fk");
 	trig = pgtest_text(dba, "SELECT tgname FROM pg_trigger WHERE tgrelid = 'inventory.item_retries'::regclass "
 	                        "AND tgconstraint = (SELECT oid FROM pg_constraint WHERE conname = 'item_retries_item_id_fkey' "
 	                        "AND conrelid = 'inventory.item_retries'::regclass) ORDER BY tgname LIMIT 1");
@@ -165,10 +160,9 @@ static void test_T6_disabled_foreign_key_trigger_is_refused(void **state)
 static void test_T6_disabled_guard_trigger_is_refused(void **state)
 {
 	PGconn *c = conn("guard"), *dba = conn("dba");
-	int64_t job;
+	int64_t job = started_prune(c, "guard");
 
 	(void)state;
-	job = started_prune(c, "guard");
 	pgtest_exec(dba, "ALTER TABLE inventory.item_retries DISABLE TRIGGER item_retries_guard_delete");
 	expect_refused(c, job, "triggers",
 	               "guard trigger item_retries_guard_delete on inventory.item_retries is disabled");
@@ -182,10 +176,9 @@ static void test_T6_disabled_guard_trigger_is_refused(void **state)
 static void test_T6_foreign_trigger_is_refused(void **state)
 {
 	PGconn *c = conn("foreign"), *dba = conn("dba");
-	int64_t job;
+	int64_t job = started_prune(c, "foreign");
 
 	(void)state;
-	job = started_prune(c, "foreign");
 	pgtest_exec(dba, "CREATE TABLE public.retry_log (id bigint)");
 	pgtest_exec(dba, "CREATE FUNCTION public.log_retry() RETURNS trigger LANGUAGE plpgsql AS "
 	                 "'BEGIN INSERT INTO public.retry_log VALUES (OLD.id); RETURN OLD; END'");
@@ -202,10 +195,9 @@ static void test_T6_foreign_trigger_is_refused(void **state)
 static void test_T6_inheritance_child_is_refused(void **state)
 {
 	PGconn *c = conn("child"), *dba = conn("dba");
-	int64_t job;
+	int64_t job = started_prune(c, "child");
 
 	(void)state;
-	job = started_prune(c, "child");
 	pgtest_exec(dba, "CREATE TABLE public.retries_archive () INHERITS (inventory.item_retries)");
 	expect_refused(c, job, "inheritance",
 	               "inheritance child public.retries_archive of inventory.item_retries");
@@ -220,10 +212,9 @@ static void test_T6_inheritance_child_is_refused(void **state)
 static void test_T6_changed_function_settings_are_refused(void **state)
 {
 	PGconn *c = conn("settings"), *dba = conn("dba");
-	int64_t job;
+	int64_t job = started_prune(c, "settings");
 
 	(void)state;
-	job = started_prune(c, "settings");
 	pgtest_exec(dba, "ALTER FUNCTION cleanup.job_step(bigint, int, int, bigint) RESET lock_timeout");
 	expect_refused(c, job, "functions",
 	               "function cleanup.job_step(bigint,integer,integer,bigint): its settings changed");
@@ -286,10 +277,7 @@ static void test_T6_ddl_waits_for_a_running_step(void **state)
 	               "public.retry_notes(retry_id) -> inventory.item_retries ON DELETE cascade");
 	pgtest_exec(c, "DROP TABLE public.retry_notes");
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(hold);
-	PQfinish(run);
-	PQfinish(ddl);
+	pgtest_close_all(c, hold, run, ddl, NULL);
 }
 
 PGTEST_MAIN(cmocka_unit_test(test_T6_cascade_anywhere_in_the_graph_is_refused),

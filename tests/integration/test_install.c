@@ -51,13 +51,24 @@ static char *catalog_snapshot(PGconn *c)
 		   "  (SELECT xmin || ':' || version || ':' || bundle_sha256 || ':' || upgraded_at FROM cleanup.schema_info)))");
 }
 
+/* The catalog_snapshot() of C is still BEFORE (taken earlier); frees
+ * BEFORE. */
+static void catalog_unchanged(PGconn *c, char *before)
+{
+	char *after = catalog_snapshot(c);
+
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
 /* A second install changes nothing: not a function, trigger, relation or
  * the version row. */
 static void test_install_twice_changes_nothing(void **state)
 {
 	char *conninfo = pgtest_fresh_db("install_twice");
 	PGconn *c = pgtest_connect(conninfo, "observer");
-	char *before, *after, *out = NULL;
+	char *before, *out = NULL;
 
 	(void)state;
 	before = catalog_snapshot(c);
@@ -68,11 +79,8 @@ static void test_install_twice_changes_nothing(void **state)
 	assert_non_null(strstr(out, "\"changed\": false"));
 	assert_non_null(strstr(out, "\"migrations_applied\": 0"));
 	free(out);
-	after = catalog_snapshot(c);
-	assert_string_equal(before, after);
+	catalog_unchanged(c, before);
 	assert_int_equal(pgtest_int(c, "SELECT version FROM cleanup.schema_info"), cleanup_schema_version());
-	free(before);
-	free(after);
 	PQfinish(c);
 	free(conninfo);
 }
@@ -182,10 +190,7 @@ static void test_install_repairs_contract_drift(void **state)
 	assert_int_equal(pgtest_cli(&out, conninfo, "install"), 0);
 	assert_non_null(strstr(out, "nothing changed"));
 	free(out);
-	after = catalog_snapshot(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	catalog_unchanged(c, before);
 	cleanup_engine_close(e);
 	PQfinish(c);
 	free(conninfo);
@@ -197,7 +202,7 @@ static void test_newer_schema_is_refused(void **state)
 {
 	char *conninfo = pgtest_fresh_db("install_newer");
 	PGconn *c = pgtest_connect(conninfo, "observer");
-	char *before, *after, *out = NULL;
+	char *before, *out = NULL;
 
 	(void)state;
 	pgtest_exec(c, "UPDATE cleanup.schema_info SET version = 999, bundle_sha256 = 'future'");
@@ -206,10 +211,7 @@ static void test_newer_schema_is_refused(void **state)
 	assert_non_null(strstr(out, "carries schema version 999, newer than this binary's"));
 	assert_non_null(strstr(out, "nothing was changed"));
 	free(out);
-	after = catalog_snapshot(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	catalog_unchanged(c, before);
 	PQfinish(c);
 	free(conninfo);
 }

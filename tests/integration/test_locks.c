@@ -49,8 +49,7 @@ static void test_locks_shows_row_lock_blocking_pair(void **state)
 	char *out = NULL;
 
 	(void)state;
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "UPDATE inventory.items SET title = 'held' WHERE id = %lld", (long long)item);
+	pgtest_begin(holder, "UPDATE inventory.items SET title = 'held' WHERE id = %lld", (long long)item);
 	pgtest_send(waiter, "UPDATE inventory.items SET title = 'waiting' WHERE id = %lld", (long long)item);
 	pgtest_wait_blocked(observer, wpid, 10000);
 
@@ -138,9 +137,7 @@ static void test_locks_shows_row_lock_blocking_pair(void **state)
 	assert_string_equal(w->mode, "");
 	assert_true(w->wait_ms < 0);
 	free(rows);
-	PQfinish(holder);
-	PQfinish(waiter);
-	PQfinish(observer);
+	pgtest_close_all(holder, waiter, observer, NULL);
 }
 
 /* The engine's advisory locks are named: coordinator of a server, library. */
@@ -155,8 +152,7 @@ static void test_locks_names_engine_advisory_locks(void **state)
 	size_t n = 0;
 
 	(void)state;
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(3))");
+	pgtest_begin(holder, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(3))");
 	pgtest_exec(holder, "SELECT pg_advisory_xact_lock(cleanup.library_key(1099511627775))");
 	pgtest_send(w1, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(3))");
 	pgtest_send(w2, "SELECT pg_advisory_xact_lock(cleanup.library_key(1099511627775))");
@@ -181,10 +177,7 @@ static void test_locks_names_engine_advisory_locks(void **state)
 	pgtest_exec(holder, "COMMIT");
 	assert_string_equal(pgtest_finish(w1), "");
 	assert_string_equal(pgtest_finish(w2), "");
-	PQfinish(holder);
-	PQfinish(w1);
-	PQfinish(w2);
-	PQfinish(observer);
+	pgtest_close_all(holder, w1, w2, observer, NULL);
 }
 
 /* A chain of three: the tuple-lock waiter sits under the first waiter. */
@@ -200,12 +193,9 @@ static void test_locks_chain_of_three(void **state)
 	int depth[16], seen = 0;
 
 	(void)state;
-	pgtest_exec(a, "BEGIN");
-	pgtest_exec(a, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
-	pgtest_send(b, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
-	pgtest_wait_blocked(observer, PQbackendPID(b), 10000);
-	pgtest_send(c, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
-	pgtest_wait_blocked(observer, PQbackendPID(c), 10000);
+	pgtest_begin(a, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_send_blocked(observer, b, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_send_blocked(observer, c, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
 
 	snapshot(&rows, &n);
 	assert_true(n >= 3 && n <= 16);
@@ -232,10 +222,7 @@ static void test_locks_chain_of_three(void **state)
 	pgtest_exec(a, "COMMIT");
 	assert_string_equal(pgtest_finish(b), "");
 	assert_string_equal(pgtest_finish(c), "");
-	PQfinish(a);
-	PQfinish(b);
-	PQfinish(c);
-	PQfinish(observer);
+	pgtest_close_all(a, b, c, observer, NULL);
 }
 
 /* T3 for the least-privileged on-call login: a console login (member of

@@ -62,7 +62,7 @@ static void test_snapshot_contents(void **state)
 
 	(void)state;
 	lib = pgtest_int(c, "SELECT min(id) FROM inventory.libraries");
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	pgtest_exec(c, "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, deleted, kept, "
 	               "mutations, phase_after, started_at, duration_ms, lock_hold_ms) "
 	               "VALUES (%lld, 1, 'drain', 1, 10, 4, 4, 6, 4, 'draining', now(), 2.5, 1.25)",
@@ -361,8 +361,7 @@ static void test_lock_tree_shows_blocked_writer(void **state)
 	(void)state;
 	w.blocker_pid = PQbackendPID(a);
 	w.blocked_pid = PQbackendPID(b);
-	pgtest_exec(a, "BEGIN");
-	pgtest_exec(a, "UPDATE inventory.media_servers SET name = name WHERE id = 2");
+	pgtest_begin(a, "UPDATE inventory.media_servers SET name = name WHERE id = 2");
 	pgtest_send(b, "UPDATE inventory.media_servers SET name = name WHERE id = 2");
 	pgtest_wait_blocked(a, w.blocked_pid, 5000);
 	montest_drive_until(m, lock_tree_shows, &w, 5000, "the blocked writer in the lock tree");
@@ -380,8 +379,7 @@ static void test_lock_tree_shows_blocked_writer(void **state)
 	pgtest_exec(a, "COMMIT");
 	assert_string_equal(pgtest_finish(b), "");
 	cleanup_monitor_close(m);
-	PQfinish(a);
-	PQfinish(b);
+	pgtest_close_all(a, b, NULL);
 }
 
 /* When the lock query cannot finish within its statement_timeout (here a
@@ -396,8 +394,7 @@ static void test_lock_query_timeout_degrades(void **state)
 
 	(void)state;
 	montest_drive_until(m, locks_ok, &zero, 5000, "a first lock snapshot");
-	pgtest_exec(a, "BEGIN");
-	pgtest_exec(a, "LOCK TABLE pg_catalog.pg_namespace IN ACCESS EXCLUSIVE MODE");
+	pgtest_begin(a, "LOCK TABLE pg_catalog.pg_namespace IN ACCESS EXCLUSIVE MODE");
 	montest_drive_until(m, locks_timed_out, &zero, 5000, "the lock query to time out");
 	assert_true(cleanup_monitor_snapshot(m)->locks_valid); /* earlier rows kept */
 	/* The rest of the dashboard keeps refreshing meanwhile. */

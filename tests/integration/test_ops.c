@@ -12,14 +12,14 @@
 #include "pgtest.h"
 
 PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("ops", 2, 2, 200))
+PGTEST_OBSERVER(conninfo)
 
 /* One runner per job: beside a runner that holds the job's lease a step
  * is busy, names that runner and takes no step; once it is gone the step
  * goes through the job driver, and ends the lease it took. */
 static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state)
 {
-	PGconn *o = pgtest_connect(conninfo, "observer");
-	cleanup_engine *holder = NULL, *e = pgtest_engine(conninfo);
+	cleanup_engine *holder = NULL;
 	cleanup_runner *hr = NULL;
 	cleanup_step_result step;
 	cleanup_error err;
@@ -29,8 +29,7 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
 
 	(void)state;
 	memset(&step, 0, sizeof step);
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 1)");
-	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
+	job = pgtest_draining_prune(o, 1);
 	assert_int_equal(cleanup_engine_open(&holder, conninfo, "cleanupctl:job:77:run", &err), CLEANUP_OK);
 	assert_int_equal(cleanup_runner_open(&hr, holder, job, NULL, NULL, &err), CLEANUP_OK);
 	pid = cleanup_engine_backend_pid(holder);
@@ -45,13 +44,7 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
 	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                 0);
 	/* A step by hand (no lease) is refused beside the runner too. */
-	{
-		char msg[512];
-
-		assert_string_equal(pgtest_fail(o, msg, sizeof msg, "SELECT * FROM cleanup.job_step(%lld, 1)", (long long)job),
-		                    "CU471");
-		assert_non_null(strstr(msg, "is already being run by"));
-	}
+	pgtest_fails(o, "CU471", "is already being run by", "SELECT * FROM cleanup.job_step(%lld, 1)", (long long)job);
 
 	/* The holder lets go: the step goes, and its lease is ended after. */
 	assert_int_equal(cleanup_runner_close(hr, NULL, &err), CLEANUP_OK);
@@ -67,8 +60,6 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
 	assert_int_equal(tui_op_step(&step, e, job, &err), CLEANUP_EBUSY);
 	assert_int_equal(cleanup_runner_close(hr, NULL, &err), CLEANUP_OK);
 	cleanup_engine_close(holder);
-	cleanup_engine_close(e);
-	PQfinish(o);
 }
 
 /* Create, pause, resume and seal through the layer; a transition the
@@ -76,8 +67,6 @@ static void test_step_beside_a_runner_is_busy_and_releases_its_lock(void **state
  * action that is not a transition is bad input (exit 2), sent nowhere. */
 static void test_transitions_and_seal_through_one_path(void **state)
 {
-	PGconn *o = pgtest_connect(conninfo, "observer");
-	cleanup_engine *e = pgtest_engine(conninfo);
 	tui_op_result r;
 	cleanup_error err;
 	char text[1200];
@@ -122,9 +111,7 @@ static void test_transitions_and_seal_through_one_path(void **state)
 	}
 	/* no runner to kill: nothing done, said so */
 	assert_int_equal(tui_op_kill_runner(e, job, 1, &err), CLEANUP_ENOTFOUND);
-	cleanup_engine_close(e);
-	PQfinish(o);
 }
 
-PGTEST_MAIN(cmocka_unit_test(test_step_beside_a_runner_is_busy_and_releases_its_lock),
-            cmocka_unit_test(test_transitions_and_seal_through_one_path))
+PGTEST_MAIN(PGTEST_WITH_OBSERVER(test_step_beside_a_runner_is_busy_and_releases_its_lock),
+            PGTEST_WITH_OBSERVER(test_transitions_and_seal_through_one_path))

@@ -13,17 +13,33 @@ PGTEST_DB_SETUP(ci, pgtest_fresh_db("plan_phase"))
  * libraries, "vip-NAME" and "NAME", 10 items each. Returns the server id. */
 static int64_t vip_fixture(PGconn *c, const char *name, int64_t *vip, int64_t *plain)
 {
-	int64_t server = new_server(c, name);
+	int64_t server = pgtest_new_server(c, name);
 	char vipname[64];
 
 	snprintf(vipname, sizeof vipname, "vip-%s", name);
-	*vip = new_library(c, server, vipname, 10);
-	*plain = new_library(c, server, name, 10);
+	*vip = pgtest_new_library(c, server, vipname, 10);
+	*plain = pgtest_new_library(c, server, name, 10);
 	pgtest_exec(c, "CREATE SCHEMA IF NOT EXISTS ops");
 	pgtest_exec(c, "CREATE OR REPLACE FUNCTION ops.keep_vip(kind text, target_id bigint) RETURNS text "
 	               "LANGUAGE sql STABLE AS $$ SELECT CASE WHEN kind <> 'remove-server' AND (SELECT name FROM "
 	               "inventory.libraries WHERE id = target_id) LIKE 'vip-%%' THEN 'library is kept for VIPs' END $$");
 	return server;
+}
+
+/* `job create KIND --library LIB OPTS` succeeds and the job it creates
+ * (the newest) shows MODE in `job show --json`. Returns its id. */
+static int64_t create_in_mode(PGconn *c, const char *kind, int64_t lib, const char *opts, const char *mode)
+{
+	char *out = NULL, want[64];
+	int64_t job;
+
+	assert_int_equal(ctl(NULL, "job create %s --library %lld%s", kind, (long long)lib, opts), 0);
+	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs");
+	assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
+	snprintf(want, sizeof want, "\"mode\": \"%s\"", mode);
+	assert_non_null(strstr(out, want));
+	free(out);
+	return job;
 }
 
 /* A recorded validator refuses the job it names, CU461 and exit 4, and
@@ -33,7 +49,7 @@ static void test_plan_validator_refuses_job_create(void **state)
 {
 	PGconn *c = conn("validator");
 	int64_t vip, plain, job;
-	char *before, *after, *out = NULL;
+	char *before, *out = NULL;
 
 	(void)state;
 	vip_fixture(c, "val", &vip, &plain);
@@ -49,10 +65,7 @@ static void test_plan_validator_refuses_job_create(void **state)
 	assert_int_equal(ctl(&out, "--json job create prune --library %lld", (long long)vip), 4);
 	assert_non_null(strstr(out, "\"sqlstate\": \"CU461\""));
 	free(out);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_unchanged(c, before);
 
 	/* Another library of the same server passes. */
 	assert_int_equal(ctl(NULL, "job create remove-library --library %lld", (long long)plain), 0);
@@ -80,9 +93,22 @@ static void test_plan_validator_refuses_job_create(void **state)
  * usage error naming it, and the install records nothing. */
 static void test_plan_validator_names_are_checked(void **state)
 {
+	/* Each name install refuses (exit 2) and, when not NULL, what it says. */
+	static const struct {
+		const char *name, *says;
+	} bad[] = {
+		{"'ops.keep_vip(text,bigint); DROP TABLE public.canary'", "write it as schema.function"},
+		{"'ops.keep_vip; DROP TABLE public.canary'", NULL},
+		{"keep_vip", NULL},
+		{"ops.nothing", "no function ops.nothing(text, bigint)"},
+		{"ops.one_arg", NULL},
+		{"ops.wrong_type", "must return one text"},
+		{"ops.strangers", "owned by plan_phase_stranger"},
+	};
 	PGconn *c = conn("names");
 	char *out = NULL;
 	int64_t vip, plain;
+	size_t i;
 
 	(void)state;
 	vip_fixture(c, "names", &vip, &plain);
@@ -95,27 +121,13 @@ static void test_plan_validator_names_are_checked(void **state)
 	               "LANGUAGE sql AS $$ SELECT NULL $$");
 	pgtest_exec(c, "ALTER FUNCTION ops.strangers(text, bigint) OWNER TO plan_phase_stranger");
 
-	assert_int_equal(ctl(&out, "install --validator 'ops.keep_vip(text,bigint); DROP TABLE public.canary' 2>&1"), 2);
-	assert_non_null(strstr(out, "write it as schema.function"));
-	free(out);
-	assert_int_equal(ctl(&out, "install --validator 'ops.keep_vip; DROP TABLE public.canary' 2>&1"), 2);
-	free(out);
-	assert_int_equal(ctl(&out, "install --validator keep_vip 2>&1"), 2);
-	free(out);
-	assert_int_equal(ctl(&out, "install --validator ops.nothing 2>&1"), 2);
-	assert_non_null(strstr(out, "no function ops.nothing(text, bigint)"));
-	free(out);
-	assert_int_equal(ctl(&out, "install --validator ops.one_arg 2>&1"), 2);
-	free(out);
-	assert_int_equal(ctl(&out, "install --validator ops.wrong_type 2>&1"), 2);
-	assert_non_null(strstr(out, "must return one text"));
-	free(out);
-	assert_int_equal(ctl(&out, "install --validator ops.strangers 2>&1"), 2);
-	assert_non_null(strstr(out, "owned by plan_phase_stranger"));
-	free(out);
-	assert_int_equal(ctl(&out, "install --remove-validator ops.keep_vip 2>&1"), 2);
-	assert_non_null(strstr(out, "no validator ops.keep_vip is recorded"));
-	free(out);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		assert_int_equal(ctl(&out, "install --validator %s 2>&1", bad[i].name), 2);
+		if (bad[i].says)
+			assert_non_null(strstr(out, bad[i].says));
+		free(out);
+	}
+	expect_ctl(2, "no validator ops.keep_vip is recorded", "install --remove-validator ops.keep_vip 2>&1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.plan_validators"), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_class WHERE oid = to_regclass('public.canary')"), 1);
 
@@ -140,13 +152,12 @@ static void test_plan_parent_row_lock_is_nowait_and_released(void **state)
 {
 	PGconn *c = conn("parent"), *holder = conn("row-holder"), *creator = conn("creator");
 	int64_t vip, plain, holder_pid;
-	char *before, *after, *out = NULL, want[64];
+	char *before, *out = NULL, want[64];
 
 	(void)state;
 	vip_fixture(c, "parent", &vip, &plain);
 	holder_pid = pgtest_int(holder, "SELECT pg_backend_pid()");
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR NO KEY UPDATE", (long long)plain);
+	pgtest_begin(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR NO KEY UPDATE", (long long)plain);
 	before = pgtest_fingerprint(c);
 	assert_int_equal(ctl(&out, "job create remove-library --library %lld 2>&1", (long long)plain), 3);
 	assert_non_null(strstr(out, "library row"));
@@ -154,22 +165,15 @@ static void test_plan_parent_row_lock_is_nowait_and_released(void **state)
 	assert_non_null(strstr(out, want));
 	assert_non_null(strstr(out, "row-holder"));
 	free(out);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_unchanged(c, before);
 	pgtest_exec(holder, "ROLLBACK");
 
 	/* Created in an open transaction: the library row is free again. */
-	pgtest_exec(creator, "BEGIN");
-	pgtest_exec(creator, "SELECT cleanup.job_create('prune', %lld)", (long long)plain);
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR UPDATE NOWAIT", (long long)plain);
+	pgtest_begin(creator, "SELECT cleanup.job_create('prune', %lld)", (long long)plain);
+	pgtest_begin(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR UPDATE NOWAIT", (long long)plain);
 	pgtest_exec(holder, "ROLLBACK");
 	pgtest_exec(creator, "ROLLBACK");
-	PQfinish(c);
-	PQfinish(holder);
-	PQfinish(creator);
+	pgtest_close_all(c, holder, creator, NULL);
 }
 
 /* The rollout switch (seed 004, section 5): install --default-mode
@@ -200,26 +204,14 @@ static void test_plan_default_mode_rollout_switch(void **state)
 	assert_non_null(strstr(out, "\"default_mode\": \"single-transaction\""));
 	free(out);
 
-	assert_int_equal(ctl(NULL, "job create prune --library %lld", (long long)vip), 0);
-	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs");
-	assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
-	assert_non_null(strstr(out, "\"mode\": \"bounded\""));
-	free(out);
+	job = create_in_mode(c, "prune", vip, "", "bounded");
 	assert_int_equal(ctl(NULL, "job cancel %lld", (long long)job), 0);
 
-	assert_int_equal(ctl(NULL, "job create remove-library --library %lld", (long long)plain), 0);
-	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs");
-	assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
-	assert_non_null(strstr(out, "\"mode\": \"single-transaction\""));
-	free(out);
+	job = create_in_mode(c, "remove-library", plain, "", "single-transaction");
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "completed");
 
-	assert_int_equal(ctl(NULL, "job create remove-library --library %lld --mode bounded", (long long)vip), 0);
-	job = pgtest_int(c, "SELECT max(id) FROM cleanup.jobs");
-	assert_int_equal(ctl(&out, "--json job show %lld", (long long)job), 0);
-	assert_non_null(strstr(out, "\"mode\": \"bounded\""));
-	free(out);
+	job = create_in_mode(c, "remove-library", vip, " --mode bounded", "bounded");
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "completed");
 

@@ -23,32 +23,17 @@ static char *as_console;
 
 static int setup(void **state)
 {
-	PGconn *c;
-
 	(void)state;
 	/* 3 servers x 2 libraries x 10 items: server 1 = libraries 1, 2;
 	 * server 2 = 3, 4; server 3 = 5, 6. */
 	conninfo = pgtest_seeded_db("privileges", 3, 2, 10);
-	c = pgtest_connect(conninfo, "setup");
-	pgtest_login_role(c, WRITER, CLEANUP_ROLE_WRITER);
-	pgtest_login_role(c, RUNNER, CLEANUP_ROLE_RUNNER);
-	pgtest_login_role(c, CONSOLE, CLEANUP_ROLE_CONSOLE);
-	PQfinish(c);
-	as_writer = pgtest_with_user(conninfo, WRITER);
-	as_runner = pgtest_with_user(conninfo, RUNNER);
-	as_console = pgtest_with_user(conninfo, CONSOLE);
+	as_writer = pgtest_login_as(conninfo, WRITER, CLEANUP_ROLE_WRITER);
+	as_runner = pgtest_login_as(conninfo, RUNNER, CLEANUP_ROLE_RUNNER);
+	as_console = pgtest_login_as(conninfo, CONSOLE, CLEANUP_ROLE_CONSOLE);
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	free(conninfo);
-	free(as_writer);
-	free(as_runner);
-	free(as_console);
-	return 0;
-}
+PGTEST_DB_TEARDOWN(conninfo, as_writer, as_runner, as_console)
 
 /* Each statement of SQL (NULL-terminated) is refused to C for lack of
  * privilege (SQLSTATE 42501). */
@@ -140,24 +125,17 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 	int64_t job;
 
 	(void)state;
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('remove-library', 2)");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-1')"),
-	                    "CUA01");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "UPDATE cleanup.library_admission SET state = 'open', job_id = NULL "
-	                                "WHERE library_id = 2"),
-	                    "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE cleanup.server_admission SET state = 'open'"), "42501");
+	job = pgtest_job_create(o, "remove-library", 2);
+	pgtest_fails(w, "CUA01", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-1')");
+	pgtest_fails(w, "42501", NULL,
+	             "UPDATE cleanup.library_admission SET state = 'open', job_id = NULL "
+	             "WHERE library_id = 2");
+	pgtest_fails(w, "42501", NULL, "UPDATE cleanup.server_admission SET state = 'open'");
 	assert_text_equal(pgtest_text(o, "SELECT state FROM cleanup.library_admission WHERE library_id = 2"),
 	                    "draining");
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-2')"),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (2, 'late-2')");
 	/* Moving an item into the fenced library is refused as before. */
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "UPDATE inventory.items SET library_id = 2 WHERE external_id = 'ext-1-1'"),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL, "UPDATE inventory.items SET library_id = 2 WHERE external_id = 'ext-1-1'");
 
 	pgtest_cli_expect(0, as_runner, "job run %lld", (long long)job);
 	assert_text_equal(pgtest_text(o, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
@@ -166,8 +144,7 @@ static void test_A1_writer_cannot_reopen_fenced_library(void **state)
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.libraries WHERE id = 2"), 0);
 	/* The item the writer tried to move in is still in library 1. */
 	assert_int_equal(pgtest_int(o, "SELECT library_id FROM inventory.items WHERE external_id = 'ext-1-1'"), 1);
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(w, o, NULL);
 }
 
 /* The writer's ordinary work passes through the guards, which do the
@@ -199,20 +176,15 @@ static void test_writer_writes_inventory_through_the_guards(void **state)
 	                                (long long)srv),
 	                    "open");
 	/* The immutability guard still answers with its own SQLSTATE. */
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET external_id = 'x' "
-	                                            "WHERE external_id = 'w-new'"),
-	                    "CUA04");
+	pgtest_fails(w, "CUA04", NULL, "UPDATE inventory.items SET external_id = 'x' WHERE external_id = 'w-new'");
 	/* Removal is a cleanup job's: no DELETE, no TRUNCATE for a writer. */
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.items WHERE external_id = 'w-new'"),
-	                    "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "TRUNCATE inventory.items"), "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib),
-	                    "42501");
+	pgtest_fails(w, "42501", NULL, "DELETE FROM inventory.items WHERE external_id = 'w-new'");
+	pgtest_fails(w, "42501", NULL, "TRUNCATE inventory.items");
+	pgtest_fails(w, "42501", NULL, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib);
 	/* DDL of any role fires the contract's DDL watch, which must not need
 	 * the caller's access to schema cleanup. */
 	pgtest_exec(w, "CREATE TEMP TABLE writer_scratch (a int)");
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(w, o, NULL);
 }
 
 /* A writer has no access at all to schema cleanup: not its tables, not
@@ -306,8 +278,8 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 
 	/* Still no access to schema cleanup, its gateway included. */
 	assert_int_equal(pgtest_int(w, "SELECT has_schema_privilege('cleanup', 'USAGE')::int"), 0);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.write_items('[]')"), "42501");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT cleanup.count_declare(ARRAY[1]::bigint[])"), "42501");
+	pgtest_fails(w, "42501", NULL, "SELECT cleanup.write_items('[]')");
+	pgtest_fails(w, "42501", NULL, "SELECT cleanup.count_declare(ARRAY[1]::bigint[])");
 
 	/* Through the gateway: an insert and a move. */
 	item = pgtest_int(w, "SELECT (inventory.write_items(jsonb_build_array(jsonb_build_object('op', 'insert', "
@@ -322,8 +294,7 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 	assert_int_equal(pgtest_int(o, "SELECT library_id FROM inventory.items WHERE id = %lld", (long long)item), b);
 
 	/* Declared locks, then plain SQL, in one transaction. */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
+	pgtest_begin(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'gw-declared')",
 	            (long long)a);
 	pgtest_exec(w, "COMMIT");
@@ -341,8 +312,7 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 	assert_non_null(strstr(hint, "inventory.write_items(jsonb)"));
 	assert_non_null(strstr(hint, "inventory.count_declare"));
 	/* A move with only one side declared. */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
+	pgtest_begin(w, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
 	snprintf(sql, sizeof sql, "UPDATE inventory.items SET library_id = %lld WHERE external_id = 'ga-1'",
 	         (long long)b);
 	assert_string_equal(fail_with_hint(w, msg, hint, sizeof msg, sql), "CU410");
@@ -384,13 +354,12 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 	assert_string_equal(pgtest_fail(w, msg, sizeof msg, "SELECT inventory.count_declare(ARRAY[987654]::bigint[])"),
 	                    "CU111");
 	assert_non_null(strstr(msg, "987654"));
-	assert_string_equal(pgtest_fail(w, msg, sizeof msg, "SELECT inventory.count_declare(array_agg(g)) "
-	                                                      "FROM generate_series(1, 257) g"),
-	                    "CU112");
-	assert_non_null(strstr(msg, "257 libraries"));
-	assert_string_equal(pgtest_fail(w, NULL, 0, "SELECT inventory.count_declare(ARRAY[%lld, %lld]::bigint[])",
-	                                (long long)b, (long long)a),
-	                    "CU112");
+	pgtest_fails(w, "CU112", "257 libraries",
+	             "SELECT inventory.count_declare(array_agg(g)) "
+	             "FROM generate_series(1, 257) g");
+	pgtest_fails(w, "CU112", NULL,
+	             "SELECT inventory.count_declare(ARRAY[%lld, %lld]::bigint[])",
+	             (long long)b, (long long)a);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)a),
 	                 before_a);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)b),
@@ -416,16 +385,12 @@ static void test_K3_writer_login_writes_watched_library_through_gateway(void **s
 	                               "WHERE p.pronamespace = 'inventory'::regnamespace AND x.privilege_type = 'EXECUTE' "
 	                               "AND x.grantee NOT IN ('cleanup_owner'::regrole, 'cleanup_writer'::regrole)"),
 	                 0);
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT inventory.write_items('[]')"), "42501");
-	assert_string_equal(pgtest_fail(r, NULL, 0, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])",
-	                                (long long)a),
-	                    "42501");
+	pgtest_fails(r, "42501", NULL, "SELECT inventory.write_items('[]')");
+	pgtest_fails(r, "42501", NULL, "SELECT inventory.count_declare(ARRAY[%lld]::bigint[])", (long long)a);
 
 	pgtest_exec(o, "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id IN (%lld, %lld)",
 	            (long long)a, (long long)b);
-	PQfinish(r);
-	PQfinish(w);
-	PQfinish(o);
+	pgtest_close_all(r, w, o, NULL);
 }
 
 /* The runner creates, appends to, seals and runs a prune job end to end
@@ -536,10 +501,8 @@ static void test_readonly_console_connection_refuses_writes(void **state)
 	c = pgtest_connect(ro, "console-readonly");
 	assert_text_equal(pgtest_text(c, "SHOW default_transaction_read_only"), "on");
 	assert_text_equal(pgtest_text(c, "SELECT current_user"), "postgres");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) "
-	                                            "VALUES (6, 'ro')"),
-	                    "25006");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT cleanup.job_create('prune', 6)"), "25006");
+	pgtest_fails(c, "25006", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (6, 'ro')");
+	pgtest_fails(c, "25006", NULL, "SELECT cleanup.job_create('prune', 6)");
 	pgtest_exec(c, "LISTEN cleanup_jobs");
 	PQfinish(c);
 	free(ro);
@@ -591,9 +554,7 @@ static void test_install_revokes_hand_made_grants_on_cleanup(void **state)
 	assert_non_null(strstr(r.drift, "privileges"));
 
 	w = pgtest_connect(as_writer, "sync-writer");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE cleanup.library_admission SET state = 'open' "
-	                                            "WHERE library_id = 6"),
-	                    "42501");
+	pgtest_fails(w, "42501", NULL, "UPDATE cleanup.library_admission SET state = 'open' WHERE library_id = 6");
 	PQfinish(w);
 	assert_int_equal(pgtest_int(o, "SELECT has_schema_privilege('%s', 'cleanup', 'USAGE')::int", WRITER), 0);
 	/* And the next install finds nothing to repair. */

@@ -53,7 +53,7 @@ static char *run_with_a_reconnect(int64_t lib, int step_commit)
 	int64_t job;
 	char *setting;
 
-	job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(o, "prune", lib);
 	pgtest_exec(o, "SELECT cleanup.job_append(%lld, ARRAY['ext-%lld-1'])", (long long)job, (long long)lib);
 	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 1)", (long long)job);
 	memset(&opts, 0, sizeof opts);
@@ -89,36 +89,41 @@ static char *run_with_a_reconnect(int64_t lib, int step_commit)
 	return setting;
 }
 
+/* run_with_a_reconnect(LIB, STEP_COMMIT) ends with the session value
+ * WANT (NULL: unset). */
+static void expect_setting_after_a_reconnect(int64_t lib, int step_commit, const char *want)
+{
+	char *s = run_with_a_reconnect(lib, step_commit);
+
+	if (!want) {
+		assert_null(s);
+		return;
+	}
+	assert_non_null(s);
+	assert_string_equal(s, want);
+	free(s);
+}
+
 /* job run's default: asynchronous steps, still after the reconnect. */
 static void test_async_run_stays_async_after_a_reconnect(void **state)
 {
-	char *s = run_with_a_reconnect(1, CLEANUP_STEP_COMMIT_ASYNC);
-
 	(void)state;
-	assert_non_null(s);
-	assert_string_equal(s, "off");
-	free(s);
+	expect_setting_after_a_reconnect(1, CLEANUP_STEP_COMMIT_ASYNC, "off");
 }
 
 /* --synchronous-commit on: synchronous, still after the reconnect. */
 static void test_sync_run_stays_sync_after_a_reconnect(void **state)
 {
-	char *s = run_with_a_reconnect(2, CLEANUP_STEP_COMMIT_SYNC);
-
 	(void)state;
-	assert_non_null(s);
-	assert_string_equal(s, "on");
-	free(s);
+	expect_setting_after_a_reconnect(2, CLEANUP_STEP_COMMIT_SYNC, "on");
 }
 
 /* CLEANUP_STEP_COMMIT_SESSION leaves the setting alone (the contract in
  * step.h: a mode set beforehand by hand does not survive a reconnect). */
 static void test_session_mode_sets_nothing(void **state)
 {
-	char *s = run_with_a_reconnect(3, CLEANUP_STEP_COMMIT_SESSION);
-
 	(void)state;
-	assert_null(s);
+	expect_setting_after_a_reconnect(3, CLEANUP_STEP_COMMIT_SESSION, NULL);
 }
 
 PGTEST_MAIN(cmocka_unit_test(test_async_run_stays_async_after_a_reconnect),

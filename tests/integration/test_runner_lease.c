@@ -21,7 +21,7 @@ PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("runner_lease", 6, 1, 300))
 /* A sealed prune of library LIB with nothing seen: every item goes. */
 static int64_t sealed_prune(PGconn *c, int64_t lib)
 {
-	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	int64_t job = pgtest_job_create(c, "prune", lib);
 
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 	return job;
@@ -29,12 +29,15 @@ static int64_t sealed_prune(PGconn *c, int64_t lib)
 
 static cleanup_engine *engine_as(const char *app)
 {
-	cleanup_engine *e = NULL;
-	cleanup_error err;
+	return pgtest_engine_as(conninfo, app);
+}
 
-	if (cleanup_engine_open(&e, conninfo, app, &err) != CLEANUP_OK)
-		fail_msg("connect: %s", err.message);
-	return e;
+/* Closes the test's engines A and B, then its observer O. */
+static void close_engines(PGconn *o, cleanup_engine *a, cleanup_engine *b)
+{
+	cleanup_engine_close(a);
+	cleanup_engine_close(b);
+	PQfinish(o);
 }
 
 static int64_t count_events(PGconn *c, int64_t job, const char *kind, const char *like)
@@ -100,9 +103,7 @@ static void test_F2_lease_row_names_the_runner_and_each_step_renews_it(void **st
 	}
 	assert_int_equal(cleanup_runner_close(ra, NULL, &err), CLEANUP_OK);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 0);
-	cleanup_engine_close(a);
-	cleanup_engine_close(b);
-	PQfinish(o);
+	close_engines(o, a, b);
 }
 
 /* F3: a lease past its expiry is taken over by the next runner, which
@@ -153,9 +154,7 @@ static void test_F3_expired_lease_taken_over_and_the_old_runner_refused(void **s
 	assert_int_equal(cleanup_runner_close(rb, "completed", &err), CLEANUP_OK);
 	cleanup_runner_close(ra, NULL, NULL); /* its lease is not its own any more: nothing ended */
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 0);
-	cleanup_engine_close(a);
-	cleanup_engine_close(b);
-	PQfinish(o);
+	close_engines(o, a, b);
 }
 
 /* F3: a runner whose backend is gone (kill -9 of its process; here its
@@ -210,9 +209,7 @@ static void test_F3_gone_backend_or_process_loses_the_lease_at_once(void **state
 	assert_non_null(strstr(err.message, "through a pooler"));
 	assert_non_null(strstr(err.message, "its lease expires in"));
 	pgtest_exec(o, "DELETE FROM cleanup.job_runners WHERE job_id = %lld", (long long)job);
-	cleanup_engine_close(a);
-	cleanup_engine_close(b);
-	PQfinish(o);
+	close_engines(o, a, b);
 }
 
 /* F2 (kill-runner): the console's K acts only on a backend the lease
@@ -271,9 +268,7 @@ static void test_F2_kill_runner_only_the_proven_backend(void **state)
 	assert_non_null(strstr(err.message, "app-7:4711 (f2-pooled) through a connection pooler"));
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM cleanup.job_runners WHERE job_id = %lld", (long long)job), 1);
 	pgtest_exec(o, "DELETE FROM cleanup.job_runners WHERE job_id = %lld", (long long)job);
-	cleanup_engine_close(a);
-	cleanup_engine_close(k);
-	PQfinish(o);
+	close_engines(o, a, k);
 }
 
 /* F3 (a reconnect is not a loss): a runner whose connection drops
@@ -328,8 +323,7 @@ static void test_F2_step_without_a_lease_refused_beside_a_runner(void **state)
 	cleanup_engine *a = engine_as("f2-holder");
 	cleanup_runner *ra = NULL;
 	cleanup_error err;
-	char msg[512];
-	int64_t job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 6)");
+	int64_t job = pgtest_job_create(o, "prune", 6);
 
 	(void)state;
 	/* collecting: no lease is taken; its step is refused as the server says */
@@ -339,9 +333,7 @@ static void test_F2_step_without_a_lease_refused_beside_a_runner(void **state)
 	pgtest_exec(o, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
 
 	assert_int_equal(cleanup_runner_open(&ra, a, job, NULL, NULL, &err), CLEANUP_OK);
-	assert_string_equal(pgtest_fail(o, msg, sizeof msg, "SELECT * FROM cleanup.job_step(%lld, 1)", (long long)job),
-	                    "CU471");
-	assert_non_null(strstr(msg, "(f2-holder)"));
+	pgtest_fails(o, "CU471", "(f2-holder)", "SELECT * FROM cleanup.job_step(%lld, 1)", (long long)job);
 	assert_int_equal(cleanup_runner_close(ra, NULL, &err), CLEANUP_OK);
 	assert_int_equal(pgtest_int(o, "SELECT step_no FROM cleanup.job_step(%lld, 1)", (long long)job), 1);
 	cleanup_engine_close(a);

@@ -14,6 +14,19 @@
 
 PGTEST_DB_SETUP(ci, pgtest_fresh_db("step_contract"))
 
+/* `job run --json` of JOB is refused with exit 4 and SQLSTATE, and
+ * changes nothing: the data and the job's step number (STEP) stay. */
+static void expect_run_refused(PGconn *c, int64_t job, const char *sqlstate, int64_t step)
+{
+	char *out = NULL, want[64];
+
+	ctl_changes_nothing(c, &out, 4, "--json job run %lld", (long long)job);
+	snprintf(want, sizeof want, "\"sqlstate\": \"%s\"", sqlstate);
+	assert_non_null(strstr(out, want));
+	free(out);
+	assert_int_equal(job_int(c, job, "step_no"), step);
+}
+
 /* `job step` and `job run` of JOB are refused with exit 4, naming the
  * drifted COMPONENT, and change nothing. */
 static void expect_refused(PGconn *c, int64_t job, const char *component)
@@ -24,17 +37,14 @@ static void expect_refused(PGconn *c, int64_t job, const char *component)
 	expect_step_drift(c, job, component, &out);
 	assert_non_null(strstr(out, "cleanupctl install"));
 	free(out);
-	ctl_changes_nothing(c, &out, 4, "--json job run %lld", (long long)job);
-	assert_non_null(strstr(out, "\"sqlstate\": \"CU403\""));
-	free(out);
-	assert_int_equal(job_int(c, job, "step_no"), step);
+	expect_run_refused(c, job, "CU403", step);
 }
 
 /* A prune job of a new library NAME (2000 items, every second one seen),
  * sealed, with its first step run. */
 static int64_t started_prune(PGconn *c, const char *name)
 {
-	int64_t lib = new_library(c, new_server(c, name), name, 2000);
+	int64_t lib = pgtest_new_library(c, pgtest_new_server(c, name), name, 2000);
 	int64_t job = sealed_prune(c, lib, name, 2000, 2);
 
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
@@ -57,10 +67,9 @@ static void expect_exact(PGconn *c, int64_t job)
 static void test_contract_disabled_guard_refuses_until_install(void **state)
 {
 	PGconn *c = conn("guard"), *dba = conn("dba");
-	int64_t job;
+	int64_t job = started_prune(c, "guard");
 
 	(void)state;
-	job = started_prune(c, "guard");
 	pgtest_exec(dba, "ALTER TABLE inventory.items DISABLE TRIGGER items_admit_insert");
 	expect_refused(c, job, "triggers");
 
@@ -79,8 +88,7 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 	pgtest_exec(dba, "ALTER TABLE inventory.items ENABLE TRIGGER items_admit_insert");
 	expect_ctl(0, "\"contract_repaired\": false", "--json install");
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* D1: an unknown incoming cascade would do uncounted
@@ -93,11 +101,10 @@ static void test_contract_disabled_guard_refuses_until_install(void **state)
 static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 {
 	PGconn *c = conn("cascade"), *dba = conn("dba");
-	int64_t job, step;
+	int64_t job = started_prune(c, "cascade"), step;
 	char *out = NULL;
 
 	(void)state;
-	job = started_prune(c, "cascade");
 	pgtest_exec(dba, "CREATE TABLE public.retries (id int, item_id bigint REFERENCES inventory.items ON DELETE CASCADE)");
 	pgtest_exec(dba, "INSERT INTO public.retries SELECT g, i.id FROM inventory.items i, generate_series(1, 3) g");
 	expect_refused(c, job, "incoming_foreign_keys");
@@ -111,7 +118,7 @@ static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 	/* contract_record itself refuses it (T6, CU460). And the contract
 	 * alone is not enough: written behind the installer's back, the step
 	 * still refuses, CU404, nothing changed. */
-	assert_string_equal(pgtest_fail(dba, NULL, 0, "SELECT cleanup.contract_record()"), "CU460");
+	pgtest_fails(dba, "CU460", NULL, "SELECT cleanup.contract_record()");
 	pgtest_exec(
 	    dba, "UPDATE cleanup.schema_contract SET components = cleanup.contract_components(), "
 	         "fingerprint = cleanup.contract_fingerprint(cleanup.contract_components()), dirty = false");
@@ -119,10 +126,7 @@ static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 	ctl_changes_nothing(c, &out, 4, "job step %lld 2>&1", (long long)job);
 	assert_non_null(strstr(out, "public.retries(item_id) -> inventory.items ON DELETE cascade"));
 	free(out);
-	ctl_changes_nothing(c, &out, 4, "--json job run %lld", (long long)job);
-	assert_non_null(strstr(out, "\"sqlstate\": \"CU404\""));
-	free(out);
-	assert_int_equal(job_int(c, job, "step_no"), step);
+	expect_run_refused(c, job, "CU404", step);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM public.retries"),
 	                 3 * pgtest_int(c, "SELECT count(*) FROM inventory.items"));
 
@@ -134,8 +138,7 @@ static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 	assert_non_null(strstr(out, "\"contract_repaired\": false"));
 	free(out);
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* Without a working DDL watch the dirty mark proves nothing: a disabled
@@ -147,10 +150,9 @@ static void test_D1_new_cascade_refuses_with_and_without_install(void **state)
 static void test_contract_without_ddl_watch_compares_in_full(void **state)
 {
 	PGconn *c = conn("watch"), *dba = conn("dba");
-	int64_t job;
+	int64_t job = started_prune(c, "watch");
 
 	(void)state;
-	job = started_prune(c, "watch");
 	pgtest_exec(dba, "ALTER EVENT TRIGGER cleanup_contract_watch DISABLE");
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 	/* Not marked dirty (the watch is off); the full comparison finds it. */
@@ -198,8 +200,7 @@ static void test_contract_without_ddl_watch_compares_in_full(void **state)
 	                               "AND evtenabled = 'A'"),
 	                 2);
 	expect_exact(c, job);
-	PQfinish(c);
-	PQfinish(dba);
+	pgtest_close_all(c, dba, NULL);
 }
 
 /* Harmless DDL marks the contract dirty; the next step compares in full,
@@ -207,10 +208,9 @@ static void test_contract_without_ddl_watch_compares_in_full(void **state)
 static void test_contract_harmless_ddl_is_not_drift(void **state)
 {
 	PGconn *c = conn("harmless");
-	int64_t job;
+	int64_t job = started_prune(c, "harmless");
 
 	(void)state;
-	job = started_prune(c, "harmless");
 	pgtest_exec(c, "CREATE TABLE public.unrelated (id int)");
 	assert_int_equal(pgtest_int(c, "SELECT dirty::int FROM cleanup.schema_contract"), 1);
 	expect_ctl(0, "\"changed\": false", "--json install");

@@ -18,6 +18,16 @@ static const char *step_app(int64_t job)
 	return app;
 }
 
+/* Item ID of library LIB named EXT, inserted on W with the triggers off
+ * (session_replication_role = replica): a row that got past the guards. */
+static void insert_past_guards(PGconn *w, int64_t id, int64_t lib, const char *ext)
+{
+	pgtest_exec(w, "SET session_replication_role = replica");
+	pgtest_exec(w, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (%lld, %lld, '%s')",
+	            (long long)id, (long long)lib, ext);
+	pgtest_exec(w, "RESET session_replication_role");
+}
+
 /* S3, S6, S7, S9: a prune deletes exactly the unseen items at or below the
  * high-water id, keeps every seen one, completes only after the final
  * check, reopens admission, and its counters equal the ground truth; three
@@ -28,8 +38,7 @@ static void test_S6_S9_prune_counters_equal_ground_truth(void **state)
 	int64_t srv, lib, job, eligible, seen;
 
 	(void)state;
-	lib = new_server_library(c, "truth", 1000, &srv);
-	job = sealed_prune(c, lib, "truth", 1000, 3);
+	job = new_sealed_prune(c, "truth", 1000, 3, &lib, &srv);
 	seen = job_int(c, job, "manifest_count");
 	assert_int_equal(seen, 333);
 	eligible = pgtest_int(c,
@@ -89,13 +98,13 @@ static void test_A1_A6_writes_while_draining(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "a1", 300, &srv);
-	sib = new_library(c, srv, "a1-sibling", 3);
-	other = new_library(c, new_server(c, "a1-other"), "a1-other", 3);
+	sib = pgtest_new_library(c, srv, "a1-sibling", 3);
+	other = pgtest_new_library(c, pgtest_new_server(c, "a1-other"), "a1-other", 3);
 	job = sealed_prune(c, lib, "a1", 300, 2);
 
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'late')",
-	                                (long long)lib),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'late')",
+	             (long long)lib);
 	pgtest_exec(h, "SELECT pg_advisory_lock(cleanup.test_hook_key())");
 	pid = ctl_spawn(HOOK_ENV, "job step %lld", (long long)job);
 	pgtest_wait_app_blocked(c, step_app(job), 10000);
@@ -103,9 +112,9 @@ static void test_A1_A6_writes_while_draining(void **state)
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'during-step')", (long long)sib);
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'during-step')", (long long)other);
 	pgtest_exec(w, "UPDATE inventory.items SET title = 'edited' WHERE library_id = %lld", (long long)sib);
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'late2')",
-	                                (long long)lib),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'late2')",
+	             (long long)lib);
 	pgtest_exec(h, "SELECT pg_advisory_unlock(cleanup.test_hook_key())");
 	rc = pgtest_wait(pid, &out);
 	assert_int_equal(rc, 0);
@@ -116,9 +125,7 @@ static void test_A1_A6_writes_while_draining(void **state)
 	/* Admission reopened: the library accepts writes again. */
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'after')", (long long)lib);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
-	PQfinish(h);
+	pgtest_close_all(c, w, h, NULL);
 }
 
 /* A3, S4, T7: a move out of the draining library while a step runs is
@@ -134,16 +141,15 @@ static void test_A3_S4_move_out_counted_as_moved(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "a3", 200, &srv);
-	sib = new_library(c, srv, "a3-sibling", 2);
+	sib = pgtest_new_library(c, srv, "a3-sibling", 2);
 	job = sealed_prune(c, lib, "a3", 200, 0); /* nothing seen: every row eligible */
 	victim = pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = %lld", (long long)lib);
 
 	/* A3: moving a row into the draining library fails. */
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "UPDATE inventory.items SET library_id = %lld WHERE library_id = %lld "
-	                                "AND external_id = 'a3-sibling-1'",
-	                                (long long)lib, (long long)sib),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL,
+	             "UPDATE inventory.items SET library_id = %lld WHERE library_id = %lld "
+	             "AND external_id = 'a3-sibling-1'",
+	             (long long)lib, (long long)sib);
 
 	pgtest_exec(h, "SELECT pg_advisory_lock(cleanup.test_hook_key())");
 	pid = ctl_spawn(HOOK_ENV, "job step %lld", (long long)job);
@@ -151,9 +157,9 @@ static void test_A3_S4_move_out_counted_as_moved(void **state)
 	/* T7: a move out of the fenced library while a step runs is busy (it
 	 * lands between steps, where the cursor says whether a step reached
 	 * the row); the step deletes the row it discovered. */
-	assert_string_equal(pgtest_fail(w, NULL, 0, "UPDATE inventory.items SET library_id = %lld WHERE id = %lld",
-	                                (long long)sib, (long long)victim),
-	                    "55P03");
+	pgtest_fails(w, "55P03", NULL,
+	             "UPDATE inventory.items SET library_id = %lld WHERE id = %lld",
+	             (long long)sib, (long long)victim);
 	pgtest_exec(h, "SELECT pg_advisory_unlock(cleanup.test_hook_key())");
 	assert_int_equal(pgtest_wait(pid, NULL), 0);
 	step_deleted = pgtest_int(c, "SELECT deleted FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 1",
@@ -174,9 +180,7 @@ static void test_A3_S4_move_out_counted_as_moved(void **state)
 	                 job_int(c, job, "deleted") + job_int(c, job, "kept") + job_int(c, job, "moved") +
 	                     job_int(c, job, "absent"));
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
-	PQfinish(h);
+	pgtest_close_all(c, w, h, NULL);
 }
 
 /* S3, S5: an UPDATE between discovery and delete changes the row's xmin:
@@ -191,8 +195,7 @@ static void test_S3_S5_changed_xmin_is_retained(void **state)
 	int pid;
 
 	(void)state;
-	lib = new_server_library(c, "s5", 200, &srv);
-	job = sealed_prune(c, lib, "s5", 200, 2);
+	job = new_sealed_prune(c, "s5", 200, 2, &lib, &srv);
 	victim = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 's5-3'",
 	                    (long long)lib);
 
@@ -223,9 +226,7 @@ static void test_S3_S5_changed_xmin_is_retained(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
 	assert_job_counts(c, job, "deleted, kept, retained", "100, 100, 1");
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
-	PQfinish(h);
+	pgtest_close_all(c, w, h, NULL);
 }
 
 /* S5, S6, T4: a row a writer holds (SELECT ... FOR UPDATE, allowed in a
@@ -238,12 +239,10 @@ static void test_S5_S6_row_held_by_writer_blocks_completion(void **state)
 	int64_t srv, lib, job, victim;
 
 	(void)state;
-	lib = new_server_library(c, "held", 150, &srv);
-	job = sealed_prune(c, lib, "held", 150, 0);
+	job = new_sealed_prune(c, "held", 150, 0, &lib, &srv);
 	victim = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 'held-7'",
 	                    (long long)lib);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)victim);
+	pgtest_begin(w, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)victim);
 
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 8 --max-busy 3 --backoff-max 20", (long long)job), 3);
 	assert_string_equal(job_phase(c, job), "draining");
@@ -259,8 +258,7 @@ static void test_S5_S6_row_held_by_writer_blocks_completion(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)victim), 0);
 	assert_int_equal(job_int(c, job, "deleted"), 150);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S8: replaying a committed step returns its record and changes nothing,
@@ -274,8 +272,7 @@ static void test_S8_replay_returns_record_and_deletes_nothing(void **state)
 	char expect[64];
 
 	(void)state;
-	lib = new_server_library(c, "s8", 400, &srv);
-	job = sealed_prune(c, lib, "s8", 400, 4);
+	job = new_sealed_prune(c, "s8", 400, 4, &lib, &srv);
 	assert_int_equal(ctl(NULL, "job step %lld --steps 3", (long long)job), 0);
 
 	before = pgtest_fingerprint(c);
@@ -298,13 +295,10 @@ static void test_S8_replay_returns_record_and_deletes_nothing(void **state)
 
 	/* Not yet committed: nothing to replay (exit 1); a future number: exit 2 semantics. */
 	assert_int_equal(ctl(NULL, "job step %lld --replay 9", (long long)job), 1);
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT * FROM cleanup.job_step(%lld, 9)", (long long)job), "CU101");
-	assert_string_equal(pgtest_fail(c, NULL, 0, "SELECT * FROM cleanup.job_step(%lld, 0)", (long long)job), "CU101");
+	pgtest_fails(c, "CU101", NULL, "SELECT * FROM cleanup.job_step(%lld, 9)", (long long)job);
+	pgtest_fails(c, "CU101", NULL, "SELECT * FROM cleanup.job_step(%lld, 0)", (long long)job);
 	free(after);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_unchanged(c, before);
 	PQfinish(c);
 }
 
@@ -318,8 +312,7 @@ static void test_preview_mutates_nothing(void **state)
 	char expect[64];
 
 	(void)state;
-	lib = new_server_library(c, "preview", 300, &srv);
-	job = sealed_prune(c, lib, "preview", 300, 3);
+	job = new_sealed_prune(c, "preview", 300, 3, &lib, &srv);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 
 	ctl_changes_nothing(c, &out, 0, "--json job step %lld --preview", (long long)job);
@@ -349,7 +342,7 @@ static void test_step_of_other_phase_exits_4(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "phase", 10, &srv);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	ctl_changes_nothing(c, NULL, 4, "job step %lld", (long long)job);
 	ctl_changes_nothing(c, NULL, 4, "job run %lld", (long long)job);
 	ctl_changes_nothing(c, NULL, 4, "job step %lld --preview", (long long)job);
@@ -374,11 +367,9 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	lib = new_server_library(c, "busy", 50, &srv);
-	job = sealed_prune(c, lib, "busy", 50, 5);
+	job = new_sealed_prune(c, "busy", 50, 5, &lib, &srv);
 	/* Another cleanup transaction: the coordinator's row lock. */
-	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "SELECT cleanup.lock_coordinator(%lld)", (long long)srv);
+	pgtest_begin(o, "SELECT cleanup.lock_coordinator(%lld)", (long long)srv);
 
 	ctl_changes_nothing(c, NULL, 3, "job step %lld", (long long)job);
 
@@ -394,8 +385,7 @@ static void test_L1_busy_exits_3_and_is_recorded(void **state)
 
 	pgtest_exec(o, "COMMIT");
 	run_to_completion(c, job);
-	PQfinish(c);
-	PQfinish(o);
+	pgtest_close_all(c, o, NULL);
 }
 
 /* S6: the final absence check finds an eligible row that slipped past the
@@ -408,18 +398,14 @@ static void test_S6_final_check_finds_survivor(void **state)
 	int guard = 0;
 
 	(void)state;
-	lib = new_server_library(c, "s6", 300, &srv);
-	job = sealed_prune(c, lib, "s6", 300, 2);
+	job = new_sealed_prune(c, "s6", 300, 2, &lib, &srv);
 	while (strcmp(job_phase(c, job), "draining") == 0 && guard++ < 20)
 		assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "finalizing");
 
 	/* An id at or below the high-water mark that the drain deleted. */
 	hole = pgtest_int(c, "SELECT min(id) + 1 FROM inventory.items WHERE library_id = %lld", (long long)lib);
-	pgtest_exec(w, "SET session_replication_role = replica");
-	pgtest_exec(w, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (%lld, %lld, 's6-survivor')",
-	            (long long)hole, (long long)lib);
-	pgtest_exec(w, "RESET session_replication_role");
+	insert_past_guards(w, hole, lib, "s6-survivor");
 
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "draining");
@@ -430,8 +416,7 @@ static void test_S6_final_check_finds_survivor(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)hole), 0);
 	assert_job_counts(c, job, "deleted, kept", "151, 150");
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S6 over several pages: the final absence check reads the library in
@@ -449,7 +434,7 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "s6p", 10500, &srv);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	for (from = 1; from <= 10500; from += 128)
 		pgtest_exec(c,
 		            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 's6p-' || g FROM generate_series(%d, %d) g "
@@ -478,10 +463,7 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 	                 1);
 
 	/* A row that got past the guards, sorting after everything checked. */
-	pgtest_exec(w, "SET session_replication_role = replica");
-	pgtest_exec(w, "INSERT INTO inventory.items (id, library_id, external_id) VALUES (%lld, %lld, 'zz-survivor')",
-	            (long long)hole, (long long)lib);
-	pgtest_exec(w, "RESET session_replication_role");
+	insert_past_guards(w, hole, lib, "zz-survivor");
 
 	/* Page 2 finds it: no completion (S6), another pass. */
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
@@ -509,8 +491,7 @@ static void test_S6_final_check_pages_find_late_survivor(void **state)
 	                 499);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 10499);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* The pid of a blocked backend named APP other than NOT_PID. */
@@ -538,8 +519,7 @@ static void test_S9_run_reconnects_after_terminated_backend(void **state)
 	int pid, first, second;
 
 	(void)state;
-	lib = new_server_library(c, "reconnect", 1000, &srv);
-	job = sealed_prune(c, lib, "reconnect", 1000, 2);
+	job = new_sealed_prune(c, "reconnect", 1000, 2, &lib, &srv);
 	snprintf(app, sizeof app, "cleanupctl:job:%lld:run", (long long)job);
 
 	pgtest_exec(h, "SELECT pg_advisory_lock(cleanup.test_hook_key())");
@@ -566,8 +546,7 @@ static void test_S9_run_reconnects_after_terminated_backend(void **state)
 	assert_job_counts(c, job, "deleted, kept, examined, visited", "500, 500, 1000, 500");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 500);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(h);
+	pgtest_close_all(c, h, NULL);
 }
 
 /* The item numbers of test_S1_examined_rows_bound_and_candidate_budget
@@ -609,7 +588,7 @@ static void test_S1_examined_rows_bound_and_candidate_budget(void **state)
 	            "INSERT INTO inventory.items (library_id, external_id) "
 	            "SELECT %lld, 's1x-' || lpad(g::text, 4, '0') FROM generate_series(1, 3000) g ORDER BY g",
 	            (long long)lib);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	for (from = 1; from <= 3000; from += 128)
 		pgtest_exec(c,
 		            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 's1x-' || lpad(g::text, 4, '0') "
@@ -690,16 +669,14 @@ static void test_S1_budget_of_every_step(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT max(visited) FROM cleanup.job_steps"), 128);
 	assert_int_equal(pgtest_int(c, "SELECT max(examined) FROM cleanup.job_steps"), 1024);
 	/* The schema holds the bounds too: a step record beyond them is refused. */
-	assert_string_equal(pgtest_fail(c, NULL, 0,
-	                                "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, "
-	                                "deleted, phase_after, started_at) SELECT min(id), 999999, 'drain', 1, 129, 129, 129, "
-	                                "'draining', now() FROM cleanup.jobs"),
-	                    "23514");
-	assert_string_equal(pgtest_fail(c, NULL, 0,
-	                                "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, "
-	                                "kept, deleted, phase_after, started_at) SELECT min(id), 999999, 'drain', 1, 1025, 1, "
-	                                "1024, 1, 'draining', now() FROM cleanup.jobs"),
-	                    "23514");
+	pgtest_fails(c, "23514", NULL,
+	             "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, "
+	             "deleted, phase_after, started_at) SELECT min(id), 999999, 'drain', 1, 129, 129, 129, "
+	             "'draining', now() FROM cleanup.jobs");
+	pgtest_fails(c, "23514", NULL,
+	             "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, examined, visited, "
+	             "kept, deleted, phase_after, started_at) SELECT min(id), 999999, 'drain', 1, 1025, 1, "
+	             "1024, 1, 'draining', now() FROM cleanup.jobs");
 	PQfinish(c);
 }
 

@@ -27,8 +27,8 @@ static void test_S10_remove_library_end_state(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "rl", 500, &srv);
-	sib = new_library(c, srv, "rl-sibling", 5);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	sib = pgtest_new_library(c, srv, "rl-sibling", 5);
+	job = pgtest_job_create(c, "remove-library", lib);
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 
 	assert_string_equal(job_phase(c, job), "completed");
@@ -72,18 +72,17 @@ static void test_S10_A5_remove_server_one_parent_per_step(void **state)
 	int i;
 
 	(void)state;
-	srv = new_server(c, "rs");
-	other = new_server(c, "rs-other");
-	libs[0] = new_library(c, srv, "rs-a", 130);
-	libs[1] = new_library(c, srv, "rs-b", 0);
-	libs[2] = new_library(c, srv, "rs-c", 40);
-	new_library(c, other, "rs-other", 7);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-server', %lld)", (long long)srv);
+	srv = pgtest_new_server(c, "rs");
+	other = pgtest_new_server(c, "rs-other");
+	libs[0] = pgtest_new_library(c, srv, "rs-a", 130);
+	libs[1] = pgtest_new_library(c, srv, "rs-b", 0);
+	libs[2] = pgtest_new_library(c, srv, "rs-c", 40);
+	pgtest_new_library(c, other, "rs-other", 7);
+	job = pgtest_job_create(c, "remove-server", srv);
 
-	assert_string_equal(pgtest_fail(w, NULL, 0,
-	                                "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'late library')",
-	                                (long long)srv),
-	                    "CUA01");
+	pgtest_fails(w, "CUA01", NULL,
+	             "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'late library')",
+	             (long long)srv);
 	pgtest_exec(w, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, 'fine')", (long long)other);
 
 	step_while(c, job, "draining", 10);
@@ -115,8 +114,7 @@ static void test_S10_A5_remove_server_one_parent_per_step(void **state)
 	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "170, 3, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE server_id = %lld", (long long)other), 2);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S12: deleting a library or a server outside the cleanup protocol fails,
@@ -129,21 +127,18 @@ static void test_S12_delete_outside_protocol_fails_even_when_empty(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "s12", 0, &srv);
-	empty_srv = new_server(c, "s12-empty");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib), "CUA05");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.media_servers WHERE id = %lld",
-	                                (long long)empty_srv),
-	                    "CUA05");
+	empty_srv = pgtest_new_server(c, "s12-empty");
+	pgtest_fails(w, "CUA05", NULL, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib);
+	pgtest_fails(w, "CUA05", NULL, "DELETE FROM inventory.media_servers WHERE id = %lld", (long long)empty_srv);
 
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	step_while(c, job, "draining", 3);
 	assert_string_equal(job_phase(c, job), "finalizing");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib), "CUA05");
+	pgtest_fails(w, "CUA05", NULL, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 1);
 	assert_int_equal(ctl(NULL, "job step %lld", (long long)job), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S11: the final step re-checks emptiness under the parent's row lock. An
@@ -156,8 +151,7 @@ static void test_S11_finalize_rechecks_emptiness_under_lock(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	lib = new_server_library(c, "s11", 200, &srv);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = new_removal(c, "s11", 200, &lib, &srv);
 	step_while(c, job, "draining", 5);
 	pgtest_exec(w, "SET session_replication_role = replica");
 	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'sneaked-in')", (long long)lib);
@@ -174,8 +168,7 @@ static void test_S11_finalize_rechecks_emptiness_under_lock(void **state)
 	assert_int_equal(job_int(c, job, "deleted"), 201);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* S11: the final parent delete against child inserts. While the final
@@ -193,13 +186,12 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "inflight", 20, &srv);
-	sib = new_library(c, srv, "inflight-sibling", 1);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	sib = pgtest_new_library(c, srv, "inflight-sibling", 1);
+	job = pgtest_job_create(c, "remove-library", lib);
 	step_while(c, job, "draining", 3);
 
 	/* A holder of the parent row: the final step does not wait for it. */
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
+	pgtest_begin(w, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR KEY SHARE", (long long)lib);
 	ctl_changes_nothing(c, NULL, 3, "job step %lld", (long long)job);
 	pgtest_exec(w, "COMMIT");
 
@@ -209,22 +201,19 @@ static void test_S11_parent_delete_vs_inflight_child_insert(void **state)
 	pgtest_exec(f, "BEGIN");
 	assert_text_equal(pgtest_text(f, "SELECT action FROM cleanup.job_step(%lld, %lld)", (long long)job, (long long)next),
 	                    "delete-library");
-	pgtest_send(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'x')", (long long)lib);
-	pgtest_wait_blocked(c, PQbackendPID(w), 10000);
+	pgtest_send_blocked(c, w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'x')", (long long)lib);
 	assert_int_equal(pgtest_int(c, "SELECT (pg_blocking_pids(%d) = ARRAY[%d])::int", PQbackendPID(w), PQbackendPID(f)), 1);
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'sibling-ok')", (long long)sib);
 	pgtest_exec(f, "COMMIT");
 	assert_string_equal(pgtest_finish(w), "23503");
-	assert_string_equal(pgtest_fail(w, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'y')",
-	                                (long long)lib),
-	                    "23503");
+	pgtest_fails(w, "23503", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'y')",
+	             (long long)lib);
 	assert_string_equal(job_phase(c, job), "completed");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
 	assert_int_equal(
 	    pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)sib), 2);
-	PQfinish(c);
-	PQfinish(f);
-	PQfinish(w);
+	pgtest_close_all(c, f, w, NULL);
 }
 
 /* S13: the process stops after the drain (here: --max-steps); the empty
@@ -236,8 +225,7 @@ static void test_S13_crash_between_drain_and_finalize(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	lib = new_server_library(c, "s13", 256, &srv);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = new_removal(c, "s13", 256, &lib, &srv);
 	/* 256 items: two full steps, one that finds the range exhausted. */
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 3", (long long)job), 0);
 	assert_string_equal(job_phase(c, job), "finalizing");
@@ -275,16 +263,14 @@ static void test_S5_remove_server_retained_across_libraries(void **state)
 	int64_t srv, a, b, job;
 
 	(void)state;
-	srv = new_server(c, "rs-held");
-	a = new_library(c, srv, "rs-held-a", 50);
-	b = new_library(c, srv, "rs-held-b", 50);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-server', %lld)", (long long)srv);
-	pgtest_exec(w1, "BEGIN");
-	pgtest_exec(w1, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-a-9' FOR UPDATE",
-	            (long long)a);
-	pgtest_exec(w2, "BEGIN");
-	pgtest_exec(w2, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-b-9' FOR UPDATE",
-	            (long long)b);
+	srv = pgtest_new_server(c, "rs-held");
+	a = pgtest_new_library(c, srv, "rs-held-a", 50);
+	b = pgtest_new_library(c, srv, "rs-held-b", 50);
+	job = pgtest_job_create(c, "remove-server", srv);
+	pgtest_begin(w1, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-a-9' FOR UPDATE",
+	             (long long)a);
+	pgtest_begin(w2, "SELECT 1 FROM inventory.items WHERE library_id = %lld AND external_id = 'rs-held-b-9' FOR UPDATE",
+	             (long long)b);
 
 	assert_int_equal(ctl(NULL, "job run %lld --max-steps 8 --max-busy 3 --backoff-max 20", (long long)job), 3);
 	assert_string_equal(job_phase(c, job), "draining");
@@ -301,9 +287,7 @@ static void test_S5_remove_server_retained_across_libraries(void **state)
 	assert_job_counts(c, job, "deleted, libraries_deleted, servers_deleted", "100, 2, 1");
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.media_servers WHERE id = %lld", (long long)srv), 0);
 	assert_steps_consistent(c, job);
-	PQfinish(c);
-	PQfinish(w1);
-	PQfinish(w2);
+	pgtest_close_all(c, w1, w2, NULL);
 }
 
 /* A2: creating a removal job fences at once; an admitted writer in flight
@@ -316,18 +300,16 @@ static void test_A2_fence_vs_admitted_writer(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "fence", 10, &srv);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')", (long long)lib);
+	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')", (long long)lib);
 	ctl_changes_nothing(c, NULL, 3, "job create remove-library --library %lld", (long long)lib);
 	pgtest_exec(w, "COMMIT");
 
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "remove-library", lib);
 	assert_int_equal(ctl(NULL, "job run %lld", (long long)job), 0);
 	assert_int_equal(job_int(c, job, "deleted"), 11);
 	assert_int_equal(
 	    pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE external_id = 'in-flight'"), 0);
-	PQfinish(c);
-	PQfinish(w);
+	pgtest_close_all(c, w, NULL);
 }
 
 /* Comparison mode: single-transaction does the old behaviour in one step
@@ -356,11 +338,10 @@ static void test_single_transaction_mode(void **state)
 	                 1);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
 	/* The exception is for this mode only: the budget holds for every other step. */
-	assert_string_equal(pgtest_fail(c, NULL, 0,
-	                                "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, mutations, phase_after, "
-	                                "started_at) VALUES (%lld, 99, 'drain', 1, 129, 'draining', now())",
-	                                (long long)job),
-	                    "23514");
+	pgtest_fails(c, "23514", NULL,
+	             "INSERT INTO cleanup.job_steps (job_id, step_no, action, pass_no, mutations, phase_after, "
+	             "started_at) VALUES (%lld, 99, 'drain', 1, 129, 'draining', now())",
+	             (long long)job);
 	PQfinish(c);
 }
 

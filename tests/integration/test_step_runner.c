@@ -84,7 +84,7 @@ static void test_step_rows_name_the_connection_that_took_them(void **state)
 	int i;
 
 	(void)state;
-	lib = new_library(obs, new_server(obs, "who"), "who", 700);
+	lib = pgtest_new_library(obs, pgtest_new_server(obs, "who"), "who", 700);
 	job = sealed_prune(obs, lib, "who", 700, 0);
 	runner_of(want_a, sizeof want_a, a, "runner-alpha");
 	runner_of(want_b, sizeof want_b, b, "runner-beta");
@@ -131,9 +131,7 @@ static void test_step_rows_name_the_connection_that_took_them(void **state)
 	free(after);
 	assert_int_equal(job_int(obs, job, "step_no"), 5);
 	assert_steps_consistent(obs, job);
-	PQfinish(a);
-	PQfinish(b);
-	PQfinish(obs);
+	pgtest_close_all(a, b, obs, NULL);
 }
 
 /* runner_app is bounded (64 characters, a CHECK) and '' for a session
@@ -144,7 +142,7 @@ static void test_runner_app_is_bounded(void **state)
 	int64_t lib, job;
 
 	(void)state;
-	lib = new_library(obs, new_server(obs, "bound"), "bound", 200);
+	lib = pgtest_new_library(obs, pgtest_new_server(obs, "bound"), "bound", 200);
 	job = sealed_prune(obs, lib, "bound", 200, 0);
 	pgtest_exec(r, "SET application_name = ''");
 	assert_int_equal(step_on(r, job, 1), 1);
@@ -153,13 +151,11 @@ static void test_runner_app_is_bounded(void **state)
 	expect_text(obs, "true",
 	            "SELECT (runner_pid IS NULL AND runner_app IS NULL)::text FROM cleanup.job_step_preview(%lld)",
 	            (long long)job);
-	assert_string_equal(pgtest_fail(obs, NULL, 0,
-	                                "UPDATE cleanup.job_steps SET runner_app = repeat('x', 65) "
-	                                "WHERE job_id = %lld AND step_no = 1",
-	                                (long long)job),
-	                    "23514");
-	PQfinish(r);
-	PQfinish(obs);
+	pgtest_fails(obs, "23514", NULL,
+	             "UPDATE cleanup.job_steps SET runner_app = repeat('x', 65) "
+	             "WHERE job_id = %lld AND step_no = 1",
+	             (long long)job);
+	pgtest_close_all(r, obs, NULL);
 }
 
 /* A step notifies only when notified_at moves (its last value 100 ms old)
@@ -174,7 +170,7 @@ static void test_steps_notify_only_when_due_or_phase_changes(void **state)
 	int i, n, step, first;
 
 	(void)state;
-	lib = new_library(obs, new_server(obs, "quiet"), "quiet", 1000);
+	lib = pgtest_new_library(obs, pgtest_new_server(obs, "quiet"), "quiet", 1000);
 	job = sealed_prune(obs, lib, "quiet", 1000, 0);
 	pgtest_exec(l, "LISTEN cleanup_jobs");
 	pgtest_exec(obs, "UPDATE cleanup.jobs SET notified_at = clock_timestamp() + interval '1 hour' WHERE id = %lld",
@@ -228,9 +224,7 @@ static void test_steps_notify_only_when_due_or_phase_changes(void **state)
 	n = drain(l, last, sizeof last);
 	assert_int_equal(n, transitions);
 	assert_non_null(strstr(last, "\"completed\""));
-	PQfinish(r);
-	PQfinish(l);
-	PQfinish(obs);
+	pgtest_close_all(r, l, obs, NULL);
 }
 
 static double now_s(void)
@@ -252,7 +246,7 @@ static void test_a_run_notifies_about_every_100_ms(void **state)
 	int n;
 
 	(void)state;
-	lib = new_library(obs, new_server(obs, "run"), "run", 20000);
+	lib = pgtest_new_library(obs, pgtest_new_server(obs, "run"), "run", 20000);
 	job = sealed_prune(obs, lib, "run", 20000, 0);
 	pgtest_exec(l, "LISTEN cleanup_jobs");
 	drain(l, NULL, 0);
@@ -277,8 +271,7 @@ static void test_a_run_notifies_about_every_100_ms(void **state)
 	assert_true(n <= (int)(ms / 100.0) + 5);
 	assert_true(n < steps);
 	assert_true(n >= 2 && n >= (int)(span / (100 + longest) / 2));
-	PQfinish(l);
-	PQfinish(obs);
+	pgtest_close_all(l, obs, NULL);
 }
 
 /* An upgrade from schema 009 (the columns and the trigger condition as
@@ -297,10 +290,10 @@ static void test_upgrade_from_009_adds_runner_and_notified_at(void **state)
 
 	(void)state;
 	ci = old;
-	lib = new_library(c, new_server(c, "up"), "up", 600);
+	lib = pgtest_new_library(c, pgtest_new_server(c, "up"), "up", 600);
 	job = sealed_prune(c, lib, "up", 600, 0);
 	assert_int_equal(step_on(c, job, 1), 1);
-	lib2 = new_library(c, new_server(c, "up2"), "up2", 300);
+	lib2 = pgtest_new_library(c, pgtest_new_server(c, "up2"), "up2", 300);
 	job2 = sealed_prune(c, lib2, "up2", 300, 2);
 	/* Back to 009: migration 010's columns gone, 009's trigger condition,
 	 * and what later migrations add (011: jobs.purged_at and its index;

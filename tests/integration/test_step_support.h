@@ -19,33 +19,13 @@ static __attribute__((unused)) PGconn *conn(const char *app)
 	return pgtest_connect(ci, app);
 }
 
-/* A new media server named NAME; returns its id. */
-static __attribute__((unused)) int64_t new_server(PGconn *c, const char *name)
-{
-	return pgtest_int(c, "INSERT INTO inventory.media_servers (name) VALUES ('%s') RETURNING id", name);
-}
-
-/* A new library NAME on SERVER holding N items with external IDs
- * "NAME-1" .. "NAME-N" (ascending ids); returns the library id. */
-static __attribute__((unused)) int64_t new_library(PGconn *c, int64_t server, const char *name, int n)
-{
-	int64_t lib = pgtest_int(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, '%s') RETURNING id",
-	                         (long long)server, name);
-
-	if (n > 0)
-		pgtest_exec(c,
-		            "INSERT INTO inventory.items (library_id, external_id) "
-		            "SELECT %lld, '%s-' || g FROM generate_series(1, %d) g ORDER BY g",
-		            (long long)lib, name, n);
-	return lib;
-}
-
-/* A new media server NAME with one library NAME of N items (new_server,
- * new_library); returns the library id, the server id into *SRV. */
+/* A new media server NAME with one library NAME of N items
+ * (pgtest_new_server, pgtest_new_library); returns the library id, the
+ * server id into *SRV. */
 static __attribute__((unused)) int64_t new_server_library(PGconn *c, const char *name, int n, int64_t *srv)
 {
-	*srv = new_server(c, name);
-	return new_library(c, *srv, name, n);
+	*srv = pgtest_new_server(c, name);
+	return pgtest_new_library(c, *srv, name, n);
 }
 
 /* A prune job of library LIB (named NAME, N items) whose manifest holds
@@ -53,7 +33,7 @@ static __attribute__((unused)) int64_t new_server_library(PGconn *c, const char 
  * Returns the job id. */
 static __attribute__((unused)) int64_t sealed_prune(PGconn *c, int64_t lib, const char *name, int n, int every)
 {
-	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	int64_t job = pgtest_job_create(c, "prune", lib);
 	int from;
 
 	for (from = 1; every > 0 && from <= n; from += 128 * every)
@@ -64,6 +44,23 @@ static __attribute__((unused)) int64_t sealed_prune(PGconn *c, int64_t lib, cons
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, (SELECT count(*) FROM cleanup.manifest WHERE job_id = %lld))",
 	            (long long)job, (long long)job);
 	return job;
+}
+
+/* new_server_library(NAME, N) and a sealed_prune() of it (EVERY);
+ * returns the job id, the library into *LIB and the server into *SRV. */
+static __attribute__((unused)) int64_t new_sealed_prune(PGconn *c, const char *name, int n, int every, int64_t *lib,
+                                                        int64_t *srv)
+{
+	*lib = new_server_library(c, name, n, srv);
+	return sealed_prune(c, *lib, name, n, every);
+}
+
+/* new_server_library(NAME, N) and a remove-library job of it; returns the
+ * job id, the library into *LIB and the server into *SRV. */
+static __attribute__((unused)) int64_t new_removal(PGconn *c, const char *name, int n, int64_t *lib, int64_t *srv)
+{
+	*lib = new_server_library(c, name, n, srv);
+	return pgtest_job_create(c, "remove-library", *lib);
 }
 
 /* Runs "cleanupctl --db CI ARGS" (printf-style ARGS); stdout into *OUT
@@ -101,17 +98,14 @@ static __attribute__((format(printf, 4, 5), unused)) void
 ctl_changes_nothing(PGconn *c, char **out, int status, const char *fmt, ...)
 {
 	char args[1024];
-	char *before = pgtest_fingerprint(c), *after;
+	char *before = pgtest_fingerprint(c);
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof args, fmt, ap);
 	va_end(ap);
 	assert_int_equal(ctl(out, "%s", args), status);
-	after = pgtest_fingerprint(c);
-	assert_string_equal(before, after);
-	free(before);
-	free(after);
+	pgtest_unchanged(c, before);
 }
 
 /* Starts "cleanupctl --db CI ARGS" in the background with ENV (e.g.

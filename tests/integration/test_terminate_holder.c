@@ -16,12 +16,15 @@
 
 PGTEST_DB_GROUP(conninfo, pgtest_seeded_db("terminate_holder", 2, 2, 5))
 
-static int64_t audit_rows(PGconn *o)
+/* o observes, e is the engine that terminates (per test). */
+PGTEST_OBSERVER(conninfo)
+
+static int64_t audit_rows(void)
 {
 	return pgtest_int(o, "SELECT count(*) FROM cleanup.audit WHERE action = 'terminate-holder'");
 }
 
-static int alive(PGconn *o, int pid)
+static int alive(int pid)
 {
 	return (int)pgtest_int(o, "SELECT count(*) FROM pg_stat_activity WHERE pid = %d", pid);
 }
@@ -29,8 +32,7 @@ static int alive(PGconn *o, int pid)
 /* Terminating PID through E (as USER, confirmation "terminate") ends it
  * on behalf of job JOB: not refused, terminated, and gone as O sees it.
  * The outcome into *OUT. */
-static void expect_ended(cleanup_holder_outcome *out, PGconn *o, cleanup_engine *e, int pid, const char *user,
-                         int64_t job)
+static void expect_ended(cleanup_holder_outcome *out, int pid, const char *user, int64_t job)
 {
 	cleanup_error err;
 
@@ -38,7 +40,7 @@ static void expect_ended(cleanup_holder_outcome *out, PGconn *o, cleanup_engine 
 	assert_false(out->refused);
 	assert_true(out->terminated);
 	assert_int_equal(out->job_id, job);
-	assert_int_equal(alive(o, pid), 0);
+	assert_int_equal(alive(pid), 0);
 }
 
 /* An idle-in-transaction session with a row locked, but no job waits for
@@ -46,16 +48,13 @@ static void expect_ended(cleanup_holder_outcome *out, PGconn *o, cleanup_engine 
 static void test_refuses_pid_that_blocks_nothing(void **state)
 {
 	PGconn *holder = pgtest_connect(conninfo, "idle-holder");
-	PGconn *o = pgtest_connect(conninfo, "observer");
-	cleanup_engine *e = pgtest_engine(conninfo);
 	cleanup_holder_outcome out;
 	cleanup_error err;
 	int hpid = PQbackendPID(holder);
-	int64_t before = audit_rows(o);
+	int64_t before = audit_rows();
 
 	(void)state;
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM inventory.libraries WHERE id = 1 FOR UPDATE");
+	pgtest_begin(holder, "SELECT 1 FROM inventory.libraries WHERE id = 1 FOR UPDATE");
 	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, "alice", "terminate 1", &err), CLEANUP_OK);
 	assert_true(out.refused);
 	assert_false(out.terminated);
@@ -63,8 +62,8 @@ static void test_refuses_pid_that_blocks_nothing(void **state)
 	assert_non_null(strstr(out.outcome, "refused: pid"));
 	assert_non_null(strstr(out.outcome, "holds up no cleanup job now"));
 	assert_non_null(strstr(out.outcome, "application idle-holder"));
-	assert_int_equal(alive(o, hpid), 1);
-	assert_int_equal(audit_rows(o), before + 1);
+	assert_int_equal(alive(hpid), 1);
+	assert_int_equal(audit_rows(), before + 1);
 	assert_text_equal(pgtest_text(o, "SELECT os_user || '|' || confirmation || '|' || left(outcome, 8) FROM cleanup.audit "
 	                                 "WHERE id = %lld",
 	                              (long long)out.audit_id),
@@ -77,11 +76,9 @@ static void test_refuses_pid_that_blocks_nothing(void **state)
 	assert_int_equal(cleanup_locks_terminate_holder(&out, e, cleanup_engine_backend_pid(e), NULL, NULL, &err),
 	                 CLEANUP_OK);
 	assert_true(out.refused);
-	assert_int_equal(audit_rows(o), before + 3);
+	assert_int_equal(audit_rows(), before + 3);
 	pgtest_exec(holder, "ROLLBACK");
-	cleanup_engine_close(e);
 	PQfinish(holder);
-	PQfinish(o);
 }
 
 /* A job's session waits for a row lock the holder has: ended, audited
@@ -90,26 +87,19 @@ static void test_ends_holder_a_job_session_waits_for(void **state)
 {
 	PGconn *holder = pgtest_connect(conninfo, "psql");
 	PGconn *waiter = pgtest_connect(conninfo, "cleanupctl:job:42:step");
-	PGconn *o = pgtest_connect(conninfo, "observer");
-	cleanup_engine *e = pgtest_engine(conninfo);
 	cleanup_holder_outcome out;
 	int hpid = PQbackendPID(holder);
 	int64_t item = pgtest_int(o, "SELECT min(id) FROM inventory.items");
 
 	(void)state;
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
-	pgtest_send(waiter, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
-	pgtest_wait_blocked(o, PQbackendPID(waiter), 10000);
-	expect_ended(&out, o, e, hpid, "bob", 42);
+	pgtest_begin(holder, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	pgtest_send_blocked(o, waiter, "SELECT 1 FROM inventory.items WHERE id = %lld FOR UPDATE", (long long)item);
+	expect_ended(&out, hpid, "bob", 42);
 	assert_non_null(strstr(out.outcome, "done: terminated: pid"));
 	assert_non_null(strstr(out.outcome, "waits for"));
 	assert_string_equal(pgtest_finish(waiter), "");
 	assert_int_equal(pgtest_int(o, "SELECT job_id FROM cleanup.audit WHERE id = %lld", (long long)out.audit_id), 42);
-	cleanup_engine_close(e);
-	PQfinish(holder);
-	PQfinish(waiter);
-	PQfinish(o);
+	pgtest_close_all(holder, waiter, NULL);
 }
 
 /* A job marked busy (job_note_busy, as its runner does after a busy
@@ -119,25 +109,22 @@ static void test_ends_holder_a_job_session_waits_for(void **state)
 static void test_ends_holder_of_busy_job_then_refuses(void **state)
 {
 	PGconn *holder = pgtest_connect(conninfo, "psql");
-	PGconn *o = pgtest_connect(conninfo, "observer");
 	PGconn *ro = pgtest_connect(conninfo, "readonly-console");
-	cleanup_engine *e = pgtest_engine(conninfo);
 	cleanup_holder_outcome out;
 	cleanup_error err;
 	int hpid = PQbackendPID(holder);
-	int64_t job = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 2)"), before;
+	int64_t job = pgtest_job_create(o, "prune", 2), before;
 
 	(void)state;
-	pgtest_exec(holder, "BEGIN");
-	pgtest_exec(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
+	pgtest_begin(holder, "SELECT 1 FROM cleanup.jobs WHERE id = %lld FOR UPDATE", (long long)job);
 	pgtest_exec(o, "SELECT cleanup.job_note_busy(%lld, 'busy: test')", (long long)job);
-	before = audit_rows(o);
+	before = audit_rows();
 	pgtest_exec(ro, "SET default_transaction_read_only = on");
-	assert_string_equal(pgtest_fail(ro, NULL, 0, "SELECT * FROM cleanup.terminate_holder(%d, 'u', 'y')", hpid), "25006");
-	assert_int_equal(alive(o, hpid), 1);
-	assert_int_equal(audit_rows(o), before);
+	pgtest_fails(ro, "25006", NULL, "SELECT * FROM cleanup.terminate_holder(%d, 'u', 'y')", hpid);
+	assert_int_equal(alive(hpid), 1);
+	assert_int_equal(audit_rows(), before);
 
-	expect_ended(&out, o, e, hpid, NULL, job);
+	expect_ended(&out, hpid, NULL, job);
 	{
 		char want[64];
 
@@ -149,11 +136,8 @@ static void test_ends_holder_of_busy_job_then_refuses(void **state)
 	/* Again: the pid is gone, nothing to end. */
 	assert_int_equal(cleanup_locks_terminate_holder(&out, e, hpid, NULL, "terminate", &err), CLEANUP_OK);
 	assert_true(out.refused);
-	assert_int_equal(audit_rows(o), before + 2);
-	cleanup_engine_close(e);
-	PQfinish(holder);
-	PQfinish(ro);
-	PQfinish(o);
+	assert_int_equal(audit_rows(), before + 2);
+	pgtest_close_all(holder, ro, NULL);
 }
 
 /* T3 at the seal: a writer's open transaction holds the admission row the
@@ -164,23 +148,20 @@ static void test_ends_holder_of_busy_job_then_refuses(void **state)
 static void test_ends_writer_a_refused_seal_names(void **state)
 {
 	PGconn *w = pgtest_connect(conninfo, "sync-writer");
-	PGconn *o = pgtest_connect(conninfo, "observer");
-	cleanup_engine *e = pgtest_engine(conninfo);
 	cleanup_holder_outcome out;
 	cleanup_job job;
 	cleanup_error err;
 	int wpid = PQbackendPID(w);
-	int64_t id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 3)");
+	int64_t id = pgtest_job_create(o, "prune", 3);
 	char want[96];
 
 	(void)state;
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'in-flight')");
+	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'in-flight')");
 	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_EBUSY);
 	cleanup_job_reset(&job);
 	if (!strstr(err.detail, "held by pid"))
 		fail_msg("the busy seal does not name its holder: %s / %s", err.message, err.detail);
-	expect_ended(&out, o, e, wpid, NULL, id);
+	expect_ended(&out, wpid, NULL, id);
 	snprintf(want, sizeof want, "which job %lld waits for", (long long)id);
 	if (!strstr(out.outcome, "holds the admission row of library 3") || !strstr(out.outcome, want))
 		fail_msg("outcome \"%s\" does not name the admission row and \"%s\"", out.outcome, want);
@@ -189,9 +170,7 @@ static void test_ends_writer_a_refused_seal_names(void **state)
 	assert_string_equal(job.phase, "draining");
 	cleanup_job_reset(&job);
 	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)id);
-	cleanup_engine_close(e);
 	PQfinish(w);
-	PQfinish(o);
 }
 
 /* Two sync writer logins (members of the writer role, not superusers)
@@ -202,11 +181,9 @@ static void test_ends_writer_a_refused_seal_names(void **state)
  * writer role's. */
 static void test_ends_writer_logins_sharing_the_admission_row(void **state)
 {
-	PGconn *o = pgtest_connect(conninfo, "observer");
 	char *as_writer;
 	PGconn *w[2];
 	int pid[2], i;
-	cleanup_engine *e = pgtest_engine(conninfo);
 	cleanup_holder_outcome out;
 	cleanup_job job;
 	cleanup_error err;
@@ -216,7 +193,7 @@ static void test_ends_writer_logins_sharing_the_admission_row(void **state)
 	(void)state;
 	pgtest_login_role(o, "th_writer", CLEANUP_ROLE_WRITER);
 	as_writer = pgtest_with_user(conninfo, "th_writer");
-	id = pgtest_int(o, "SELECT id FROM cleanup.job_create('prune', 4)");
+	id = pgtest_job_create(o, "prune", 4);
 	for (i = 0; i < 2; i++) {
 		w[i] = pgtest_connect(as_writer, i ? "sync-writer-b" : "sync-writer-a");
 		pid[i] = PQbackendPID(w[i]);
@@ -237,7 +214,7 @@ static void test_ends_writer_logins_sharing_the_admission_row(void **state)
 		if (!strstr(err.detail, want))
 			fail_msg("the busy seal does not name writer %d (%s): %s", i, want, err.detail);
 	}
-	expect_ended(&out, o, e, pid[0], NULL, id);
+	expect_ended(&out, pid[0], NULL, id);
 	if (!strstr(out.outcome, "holds the admission row of library 4"))
 		fail_msg("outcome \"%s\" does not name the admission row", out.outcome);
 	/* The second still holds the row: still busy, and it alone is named. */
@@ -249,21 +226,19 @@ static void test_ends_writer_logins_sharing_the_admission_row(void **state)
 	snprintf(want, sizeof want, "pid %d ", pid[0]);
 	if (strstr(err.detail, want))
 		fail_msg("the ended writer is still named: %s", err.detail);
-	expect_ended(&out, o, e, pid[1], NULL, id);
+	expect_ended(&out, pid[1], NULL, id);
 	assert_int_equal(cleanup_job_seal(&job, e, id, 0, &err), CLEANUP_OK);
 	assert_string_equal(job.phase, "draining");
 	cleanup_job_reset(&job);
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 4 AND title LIKE 'open-%%'"), 0);
 	pgtest_exec(o, "SELECT cleanup.job_transition(%lld, 'cancel')", (long long)id);
-	cleanup_engine_close(e);
 	for (i = 0; i < 2; i++)
 		PQfinish(w[i]);
-	PQfinish(o);
 	free(as_writer);
 }
 
-PGTEST_MAIN(cmocka_unit_test(test_refuses_pid_that_blocks_nothing),
-            cmocka_unit_test(test_ends_holder_a_job_session_waits_for),
-            cmocka_unit_test(test_ends_holder_of_busy_job_then_refuses),
-            cmocka_unit_test(test_ends_writer_a_refused_seal_names),
-            cmocka_unit_test(test_ends_writer_logins_sharing_the_admission_row))
+PGTEST_MAIN(PGTEST_WITH_OBSERVER(test_refuses_pid_that_blocks_nothing),
+            PGTEST_WITH_OBSERVER(test_ends_holder_a_job_session_waits_for),
+            PGTEST_WITH_OBSERVER(test_ends_holder_of_busy_job_then_refuses),
+            PGTEST_WITH_OBSERVER(test_ends_writer_a_refused_seal_names),
+            PGTEST_WITH_OBSERVER(test_ends_writer_logins_sharing_the_admission_row))

@@ -11,7 +11,7 @@ PGTEST_DB_SETUP(ci, pgtest_fresh_db("trust"))
  * "complete traversal"), appended but not sealed; returns the job id. */
 static int64_t collected_prune(PGconn *c, int64_t lib)
 {
-	int64_t job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	int64_t job = pgtest_job_create(c, "prune", lib);
 
 	pgtest_exec(c,
 	            "SELECT cleanup.job_append(%lld, ids) FROM ("
@@ -60,8 +60,8 @@ static void test_C9_update_and_move_in_while_collecting_survive(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "c9-update", 200, &srv);
-	other = new_library(c, srv, "c9-other", 10);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	other = pgtest_new_library(c, srv, "c9-other", 10);
+	job = pgtest_job_create(c, "prune", lib);
 	/* The traversal saw items 1..100 only: 101..200 are unseen. */
 	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 'c9-update-' || g FROM generate_series(1, 100) g))",
 	            (long long)job);
@@ -91,7 +91,6 @@ static void test_C9_protected_then_appended_is_seen(void **state)
 {
 	PGconn *c = conn("c9-seen");
 	int64_t srv, lib, job;
-	char msg[512];
 
 	(void)state;
 	lib = new_server_library(c, "c9-seen", 5, &srv);
@@ -102,7 +101,7 @@ static void test_C9_protected_then_appended_is_seen(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT added FROM cleanup.job_append(%lld, ARRAY['x-new', 'x-new'])",
 	                            (long long)job),
 	                 1);
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_seal(%lld, 7)", (long long)job), "CU402");
+	pgtest_fails(c, "CU402", NULL, "SELECT cleanup.job_seal(%lld, 7)", (long long)job);
 	assert_int_equal(ctl(NULL, "job seal %lld --expected 6", (long long)job), 0);
 	assert_job_counts(c, job, "protected, manifest_count", "1, 6");
 	PQfinish(c);
@@ -118,9 +117,8 @@ static void test_C9_write_in_flight_makes_create_busy(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "c9-busy", 3, &srv);
-	pgtest_exec(w, "BEGIN");
-	pgtest_exec(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')",
-	            (long long)lib);
+	pgtest_begin(w, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'in-flight')",
+	             (long long)lib);
 	jobs_before = pgtest_int(c, "SELECT count(*) FROM cleanup.jobs");
 	assert_int_equal(ctl(NULL, "job create prune --library %lld", (long long)lib), 3);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.jobs"), jobs_before);
@@ -131,8 +129,7 @@ static void test_C9_write_in_flight_makes_create_busy(void **state)
 	                            "AND collecting_job IS NOT NULL",
 	                            (long long)lib),
 	                 1);
-	PQfinish(w);
-	PQfinish(c);
+	pgtest_close_all(w, c, NULL);
 }
 
 /* C8, C9: a cancelled job protects nothing more; neither does a sealed one
@@ -141,7 +138,6 @@ static void test_C9_cancel_and_seal_end_protection(void **state)
 {
 	PGconn *c = conn("c9-cancel");
 	int64_t srv, lib, job;
-	char msg[512];
 
 	(void)state;
 	lib = new_server_library(c, "c9-cancel", 3, &srv);
@@ -154,10 +150,9 @@ static void test_C9_cancel_and_seal_end_protection(void **state)
 	                 0);
 	job = collected_prune(c, lib);
 	assert_int_equal(ctl(NULL, "job seal %lld --expected 4", (long long)job), 0);
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg,
-	                                "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'fenced')",
-	                                (long long)lib),
-	                    "CUA01");
+	pgtest_fails(c, "CUA01", NULL,
+	             "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'fenced')",
+	             (long long)lib);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.manifest WHERE job_id = %lld AND protected",
 	                            (long long)job),
 	                 0);
@@ -177,16 +172,14 @@ static void test_C10_inventory_and_manifest_accept_the_same_ids(void **state)
 
 	(void)state;
 	lib = new_server_library(c, "c10", 1, &srv);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', %lld)", (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		assert_string_equal(pgtest_fail(c, msg, sizeof msg,
 		                                "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, %s)",
 		                                (long long)lib, bad[i]),
 		                    "23514");
 		assert_non_null(strstr(msg, "items_external_id_rule"));
-		assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_append(%lld, ARRAY[%s])",
-		                                (long long)job, bad[i]),
-		                    "CU101");
+		pgtest_fails(c, "CU101", NULL, "SELECT cleanup.job_append(%lld, ARRAY[%s])", (long long)job, bad[i]);
 	}
 	pgtest_exec(c, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, repeat('é', 128))",
 	            (long long)lib);
@@ -206,16 +199,14 @@ static void test_L1_public_advisory_keys_do_not_block_cleanup(void **state)
 	int64_t srv, lib, job;
 
 	(void)state;
-	lib = new_server_library(c, "l1-adv", 400, &srv);
-	job = sealed_prune(c, lib, "l1-adv", 400, 2);
+	job = new_sealed_prune(c, "l1-adv", 400, 2, &lib, &srv);
 	pgtest_exec(o, "SELECT pg_advisory_lock(cleanup.coordinator_key(%lld)), pg_advisory_lock(cleanup.library_key(%lld))",
 	            (long long)srv, (long long)lib);
 	assert_int_equal(ctl(NULL, "--quiet job run %lld --max-busy 2", (long long)job), 0);
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "completed");
 	assert_int_equal(job_int(c, job, "deleted"), 200);
-	PQfinish(o);
-	PQfinish(c);
+	pgtest_close_all(o, c, NULL);
 }
 
 /* S12: a session that takes the advisory locks itself
@@ -225,26 +216,20 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 {
 	PGconn *c = conn("s12-forge"), *o = conn("s12-forger");
 	int64_t srv, lib, job;
-	char msg[512];
 
 	(void)state;
-	lib = new_server_library(c, "s12-forge", 0, &srv);
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('remove-library', %lld)", (long long)lib);
+	job = new_removal(c, "s12-forge", 0, &lib, &srv);
 	assert_int_equal(ctl(NULL, "--quiet job step %lld", (long long)job), 0);
 	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job),
 	                    "finalizing");
-	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(%lld)), "
-	               "pg_advisory_xact_lock(cleanup.library_key(%lld))",
-	            (long long)srv, (long long)lib);
-	assert_string_equal(pgtest_fail(o, msg, sizeof msg, "DELETE FROM inventory.libraries WHERE id = %lld",
-	                                (long long)lib),
-	                    "CUA05");
+	pgtest_begin(o, "SELECT pg_advisory_xact_lock(cleanup.coordinator_key(%lld)), "
+	                "pg_advisory_xact_lock(cleanup.library_key(%lld))",
+	             (long long)srv, (long long)lib);
+	pgtest_fails(o, "CUA05", NULL, "DELETE FROM inventory.libraries WHERE id = %lld", (long long)lib);
 	pgtest_exec(o, "ROLLBACK");
 	/* A lock row taken by another transaction is not this one's either. */
-	pgtest_exec(c, "BEGIN");
-	pgtest_exec(c, "SELECT cleanup.lock_coordinator(%lld), cleanup.lock_libraries(ARRAY[%lld]::bigint[])",
-	            (long long)srv, (long long)lib);
+	pgtest_begin(c, "SELECT cleanup.lock_coordinator(%lld), cleanup.lock_libraries(ARRAY[%lld]::bigint[])",
+	             (long long)srv, (long long)lib);
 	assert_int_equal(pgtest_int(o, "SELECT cleanup.holds_lock(cleanup.coordinator_key(%lld))::int", (long long)srv), 0);
 	assert_int_equal(pgtest_int(c, "SELECT cleanup.holds_lock(cleanup.coordinator_key(%lld))::int", (long long)srv), 1);
 	pgtest_exec(c, "ROLLBACK");
@@ -253,8 +238,7 @@ static void test_S12_self_taken_locks_do_not_pass_parent_guard(void **state)
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.engine_locks WHERE key = cleanup.library_key(%lld)",
 	                            (long long)lib),
 	                 0);
-	PQfinish(o);
-	PQfinish(c);
+	pgtest_close_all(o, c, NULL);
 }
 
 /* B1: a direct SQL call of a step, from a session that
@@ -265,21 +249,17 @@ static void test_B1_direct_step_call_is_bounded(void **state)
 {
 	PGconn *c = conn("b1"), *o = conn("b1-ddl");
 	int64_t srv, lib, job;
-	char msg[512];
 
 	(void)state;
-	lib = new_server_library(c, "b1", 50, &srv);
-	job = sealed_prune(c, lib, "b1", 50, 2);
-	pgtest_exec(o, "BEGIN");
-	pgtest_exec(o, "LOCK TABLE cleanup.manifest IN ACCESS EXCLUSIVE MODE");
+	job = new_sealed_prune(c, "b1", 50, 2, &lib, &srv);
+	pgtest_begin(o, "LOCK TABLE cleanup.manifest IN ACCESS EXCLUSIVE MODE");
 	pgtest_exec(c, "SET statement_timeout = 0");
 	pgtest_exec(c, "SET lock_timeout = 0");
-	assert_string_equal(pgtest_fail(c, msg, sizeof msg, "SELECT cleanup.job_step(%lld, 1)", (long long)job), "55P03");
+	pgtest_fails(c, "55P03", NULL, "SELECT cleanup.job_step(%lld, 1)", (long long)job);
 	pgtest_exec(o, "ROLLBACK");
 	assert_int_equal(job_int(c, job, "step_no"), 0);
 	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib), 50);
-	PQfinish(o);
-	PQfinish(c);
+	pgtest_close_all(o, c, NULL);
 }
 
 PGTEST_MAIN(cmocka_unit_test(test_C9_insert_while_collecting_survives),

@@ -25,9 +25,9 @@ static int setup(void **state)
 	 * one collecting. */
 	conninfo = pgtest_seeded_db("worker", 3, 1, 20);
 	c = pgtest_connect(conninfo, "setup");
-	job_draining[0] = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', 1)");
-	job_draining[1] = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', 2)");
-	job_collecting = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', 3)");
+	job_draining[0] = pgtest_job_create(c, "prune", 1);
+	job_draining[1] = pgtest_job_create(c, "prune", 2);
+	job_collecting = pgtest_job_create(c, "prune", 3);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job_draining[0]);
 	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job_draining[1]);
 	PQfinish(c);

@@ -24,25 +24,52 @@ static int setup(void **state)
 	c = pgtest_connect(conninfo, "setup");
 	/* Servers 1 (libraries 1, 2) and 2 (libraries 3, 4), 20 items each. */
 	pgtest_exec(c, "SELECT cleanup_lab.seed_demo(2, 2, 20)");
-	job = pgtest_int(c, "SELECT id FROM cleanup.job_create('prune', 1)");
-	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
+	job = pgtest_draining_prune(c, 1);
 	PQfinish(c);
 	return 0;
 }
 
 PGTEST_DB_TEARDOWN(conninfo)
 
-static cleanup_writer *open_writer(cleanup_engine **e, const char *app, int64_t server, uint64_t seed)
+/* A writer with OPTS on engine E. */
+static cleanup_writer *new_writer(cleanup_engine *e, const cleanup_writer_opts *opts)
 {
-	cleanup_writer_opts o = {0, server, 0, 0, seed, false};
 	cleanup_writer *w = NULL;
 	cleanup_error err;
 
-	if (cleanup_engine_open(e, conninfo, app, &err) != CLEANUP_OK)
-		fail_msg("engine: %s", err.message);
-	if (cleanup_writer_new(&w, *e, &o, &err) != CLEANUP_OK)
+	if (cleanup_writer_new(&w, e, opts, &err) != CLEANUP_OK)
 		fail_msg("writer: %s", err.message);
 	return w;
+}
+
+/* An engine as APP (the source its events carry) into *E, and a writer on
+ * it for SERVER with SEED, no limits. */
+static cleanup_writer *open_writer(cleanup_engine **e, const char *app, int64_t server, uint64_t seed)
+{
+	cleanup_writer_opts o = {0, server, 0, 0, seed, false};
+
+	*e = pgtest_engine_as(conninfo, app);
+	return new_writer(*e, &o);
+}
+
+/* Runs W (with STOP, and REPORT given ARG) to its end, which must be a
+ * success; returns its counters. */
+static const cleanup_writer_stats *run_writer(cleanup_writer *w, volatile sig_atomic_t *stop,
+                                              cleanup_writer_report_fn report, void *arg)
+{
+	cleanup_error err;
+
+	assert_int_equal(cleanup_writer_run(w, stop, report, arg, &err), CLEANUP_OK);
+	return cleanup_writer_get_stats(w);
+}
+
+/* Frees W, closes E and, when not NULL, the observer O. */
+static void close_writer(cleanup_writer *w, cleanup_engine *e, PGconn *o)
+{
+	cleanup_writer_free(w);
+	cleanup_engine_close(e);
+	if (o)
+		PQfinish(o);
 }
 
 /* W does OP on library LIB (into library TO for a move, else -1): the
@@ -133,32 +160,23 @@ static void test_A1_writer_rejected_by_sealed_library_and_logged(void **state)
 	assert_int_equal(s->nrejections, 1);
 	assert_string_equal(s->rejections[0].sqlstate, "CUA01");
 	assert_int_equal(s->rejections[0].n, 3);
-	cleanup_writer_free(w);
-	cleanup_engine_close(e);
-	PQfinish(o);
+	close_writer(w, e, o);
 }
 
 /* A6: a writer on server 2 is never refused by server 1's job. */
 static void test_A6_other_server_accepts_writes(void **state)
 {
 	cleanup_writer_opts opts = {0, 2, 0, 30, 5, false};
-	cleanup_engine *e = NULL;
-	cleanup_writer *w = NULL;
-	const cleanup_writer_stats *s;
-	cleanup_error err;
+	cleanup_engine *e = pgtest_engine_as(conninfo, "cleanupctl:writer:2");
+	cleanup_writer *w = new_writer(e, &opts);
+	const cleanup_writer_stats *s = run_writer(w, NULL, NULL, NULL);
 
 	(void)state;
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:2", &err) != CLEANUP_OK)
-		fail_msg("%s", err.message);
-	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
-	assert_int_equal(cleanup_writer_run(w, NULL, NULL, NULL, &err), CLEANUP_OK);
-	s = cleanup_writer_get_stats(w);
 	assert_int_equal(s->ops, 30);
 	assert_int_equal(s->rejected, 0);
 	assert_int_equal(s->inserted + s->updated + s->moved + s->noop, 30);
 	assert_true(s->inserted > 0);
-	cleanup_writer_free(w);
-	cleanup_engine_close(e);
+	close_writer(w, e, NULL);
 }
 
 /* A fence in flight (the admission row locked FOR UPDATE, as a seal holds
@@ -171,8 +189,7 @@ static void test_A2_writer_busy_while_fence_in_flight(void **state)
 	cleanup_writer_event ev;
 
 	(void)state;
-	pgtest_exec(fence, "BEGIN");
-	pgtest_exec(fence, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 3 FOR UPDATE");
+	pgtest_begin(fence, "SELECT 1 FROM cleanup.library_admission WHERE library_id = 3 FOR UPDATE");
 	ev = expect_write(w, CLEANUP_WRITER_INSERT, 3, -1, CLEANUP_WRITER_REJECTED, "55P03");
 	assert_true(ev.logged);
 	assert_int_equal(ev.job_id, -1); /* the library is not draining yet */
@@ -180,9 +197,7 @@ static void test_A2_writer_busy_while_fence_in_flight(void **state)
 	pgtest_exec(fence, "ROLLBACK");
 	/* Once the fence is gone, the same write lands. */
 	ev = expect_write(w, CLEANUP_WRITER_INSERT, 3, -1, CLEANUP_WRITER_OK, NULL);
-	cleanup_writer_free(w);
-	cleanup_engine_close(e);
-	PQfinish(fence);
+	close_writer(w, e, fence);
 }
 
 /* K3: the writer writes through the mutation gateway, so
@@ -207,8 +222,7 @@ static void test_K3_writer_uses_gateway_on_watched_libraries(void **state)
 		assert_string_equal(v.state, "fresh");
 	}
 	/* Plain SQL to a watched library is refused, naming the gateway. */
-	assert_string_equal(pgtest_fail(o, NULL, 0, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'p')"),
-	                    "CU410");
+	pgtest_fails(o, "CU410", NULL, "INSERT INTO inventory.items (library_id, external_id) VALUES (3, 'p')");
 	for (i = 0; i < 20; i++)
 		assert_int_equal(cleanup_writer_tick(&ev, w, &err), CLEANUP_OK);
 	ev = expect_write(w, CLEANUP_WRITER_MOVE, 3, 4, CLEANUP_WRITER_OK, NULL);
@@ -220,9 +234,7 @@ static void test_K3_writer_uses_gateway_on_watched_libraries(void **state)
 		assert_int_equal(v.count, count(o, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", i));
 	}
 	pgtest_exec(o, "SELECT cleanup.count_release(slot) FROM cleanup.count_registry WHERE library_id IS NOT NULL");
-	cleanup_writer_free(w);
-	cleanup_engine_close(e);
-	PQfinish(o);
+	close_writer(w, e, o);
 }
 
 /* Seed 001: each insert carries its dependents (a retry and a
@@ -261,9 +273,7 @@ static void test_D_writer_inserts_carry_dependents(void **state)
 	               "'expected_library_id', 2)))",
 	            (long long)ev.item_id);
 	assert_int_equal(count(o, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", ev.item_id), 0);
-	cleanup_writer_free(w);
-	cleanup_engine_close(e);
-	PQfinish(o);
+	close_writer(w, e, o);
 }
 
 static void tally(const cleanup_writer_event *ev, void *arg)
@@ -280,9 +290,8 @@ static void test_writer_run_limited_by_ops(void **state)
 	PGconn *o = pgtest_connect(conninfo, "observer");
 	cleanup_writer_opts opts = {0, 1, 0, 60, 7, false};
 	cleanup_engine *e = NULL;
-	cleanup_writer *w = NULL;
+	cleanup_writer *w;
 	const cleanup_writer_stats *s;
-	cleanup_error err;
 	int seen[4] = {0, 0, 0, 0};
 	int64_t events0;
 
@@ -290,11 +299,9 @@ static void test_writer_run_limited_by_ops(void **state)
 	events0 = pgtest_int(o, "SELECT count(*) FROM cleanup.events WHERE kind = 'rejected' "
 	                        "AND source = 'cleanupctl:writer:1'");
 	pgtest_exec(o, "CREATE TEMP TABLE before AS SELECT id FROM inventory.items");
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:1", &err) != CLEANUP_OK)
-		fail_msg("%s", err.message);
-	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
-	assert_int_equal(cleanup_writer_run(w, NULL, tally, seen, &err), CLEANUP_OK);
-	s = cleanup_writer_get_stats(w);
+	e = pgtest_engine_as(conninfo, "cleanupctl:writer:1");
+	w = new_writer(e, &opts);
+	s = run_writer(w, NULL, tally, seen);
 	assert_int_equal(s->ops, 60);
 	assert_int_equal(s->inserted + s->updated + s->moved + s->noop + s->rejected + s->lost, 60);
 	assert_int_equal(seen[CLEANUP_WRITER_OK] + seen[CLEANUP_WRITER_NOOP] + seen[CLEANUP_WRITER_REJECTED], 60);
@@ -314,10 +321,7 @@ static void test_writer_run_limited_by_ops(void **state)
 	assert_int_equal(pgtest_int(o, "SELECT count(*) FROM inventory.items WHERE library_id = 2 "
 	                               "AND id NOT IN (SELECT id FROM before)"),
 	                 s->inserted);
-	cleanup_writer_free(w);
-
-	cleanup_engine_close(e);
-	PQfinish(o);
+	close_writer(w, e, o);
 }
 
 /* Pace and stop: a run at 40 operations per second for 0.5 s does at most
@@ -325,18 +329,12 @@ static void test_writer_run_limited_by_ops(void **state)
 static void test_writer_run_paced_and_stoppable(void **state)
 {
 	cleanup_writer_opts opts = {40, 2, 0.5, 0, 9, true};
-	cleanup_engine *e = NULL;
-	cleanup_writer *w = NULL;
-	cleanup_error err;
-	const cleanup_writer_stats *s;
+	cleanup_engine *e = pgtest_engine_as(conninfo, "cleanupctl:writer:2");
+	cleanup_writer *w = new_writer(e, &opts);
 	volatile sig_atomic_t stop = 0;
+	const cleanup_writer_stats *s = run_writer(w, &stop, NULL, NULL);
 
 	(void)state;
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:2", &err) != CLEANUP_OK)
-		fail_msg("%s", err.message);
-	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
-	assert_int_equal(cleanup_writer_run(w, &stop, NULL, NULL, &err), CLEANUP_OK);
-	s = cleanup_writer_get_stats(w);
 	assert_true(s->ops >= 1);
 	assert_true(s->ops <= 21);
 	assert_true(s->elapsed_s >= 0.5);
@@ -346,13 +344,11 @@ static void test_writer_run_paced_and_stoppable(void **state)
 
 	stop = 1;
 	opts.duration_s = 0;
-	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
-	assert_int_equal(cleanup_writer_run(w, &stop, NULL, NULL, &err), CLEANUP_OK);
-	s = cleanup_writer_get_stats(w);
+	w = new_writer(e, &opts);
+	s = run_writer(w, &stop, NULL, NULL);
 	assert_int_equal(s->ops, 0);
 	assert_true(s->stopped);
-	cleanup_writer_free(w);
-	cleanup_engine_close(e);
+	close_writer(w, e, NULL);
 }
 
 /* S9 for writers: a terminated backend is a lost write, not a rejection;
@@ -361,18 +357,14 @@ static void test_writer_reconnects_after_backend_terminated(void **state)
 {
 	PGconn *o = pgtest_connect(conninfo, "observer");
 	cleanup_writer_opts opts = {0, 2, 0, 5, 4, false};
-	cleanup_engine *e = NULL;
-	cleanup_writer *w = NULL;
-	const cleanup_writer_stats *s;
+	cleanup_engine *e = pgtest_engine_as(conninfo, "cleanupctl:writer:2");
+	cleanup_writer *w = new_writer(e, &opts);
+	const cleanup_writer_stats *s = cleanup_writer_get_stats(w);
 	cleanup_writer_event ev;
 	cleanup_error err;
 	int pid;
 
 	(void)state;
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:2", &err) != CLEANUP_OK)
-		fail_msg("%s", err.message);
-	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_OK);
-	s = cleanup_writer_get_stats(w);
 	pid = cleanup_engine_backend_pid(e);
 	/* With a timeout, pg_terminate_backend waits until the backend is gone. */
 	assert_int_equal(pgtest_int(o, "SELECT pg_terminate_backend(%d, 10000)::int", pid), 1);
@@ -383,27 +375,23 @@ static void test_writer_reconnects_after_backend_terminated(void **state)
 	assert_int_equal(s->logged, 0);
 
 	/* A run picks up: reconnects, then does the rest of its 5 operations. */
-	assert_int_equal(cleanup_writer_run(w, NULL, NULL, NULL, &err), CLEANUP_OK);
+	run_writer(w, NULL, NULL, NULL);
 	assert_int_equal(s->reconnects, 1);
 	assert_int_equal(s->ops, 5);
 	assert_int_equal(s->inserted + s->updated + s->moved + s->noop, 4);
 	assert_true(cleanup_engine_backend_pid(e) != pid);
-	cleanup_writer_free(w);
-	cleanup_engine_close(e);
-	PQfinish(o);
+	close_writer(w, e, o);
 }
 
 /* Bad options and unknown servers are refused before any write. */
 static void test_writer_refuses_bad_options(void **state)
 {
 	cleanup_writer_opts opts = {-1, -1, 0, 0, 0, false};
-	cleanup_engine *e = NULL;
+	cleanup_engine *e = pgtest_engine_as(conninfo, "cleanupctl:writer:all");
 	cleanup_writer *w = NULL;
 	cleanup_error err;
 
 	(void)state;
-	if (cleanup_engine_open(&e, conninfo, "cleanupctl:writer:all", &err) != CLEANUP_OK)
-		fail_msg("%s", err.message);
 	assert_int_equal(cleanup_writer_new(&w, e, &opts, &err), CLEANUP_EINVAL);
 	assert_null(w);
 	opts.rate = 1;

@@ -25,6 +25,17 @@ static char *vformat(const char *fmt, va_list ap)
 	return s;
 }
 
+/* VAR = FMT and the arguments that follow it in this variadic function,
+ * formatted (vformat, malloc'd). */
+#define FORMAT_ARGS(var, fmt)                \
+	do {                                 \
+		va_list args_;               \
+                                             \
+		va_start(args_, fmt);        \
+		(var) = vformat(fmt, args_); \
+		va_end(args_);               \
+	} while (0)
+
 char *pgtest_conninfo(const char *db)
 {
 	const char *dir = getenv("CLEANUP_TEST_SANDBOX");
@@ -110,13 +121,10 @@ char *pgtest_seeded_db(const char *name, int servers, int libraries, int items)
 
 void pgtest_exec(PGconn *c, const char *fmt, ...)
 {
-	va_list ap;
 	char *sql;
 	PGresult *r;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	r = PQexec(c, sql);
 	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
 		fprintf(stderr, "SQL failed: %s\n  %s", sql, PQerrorMessage(c));
@@ -131,14 +139,11 @@ void pgtest_exec(PGconn *c, const char *fmt, ...)
 const char *pgtest_fail(PGconn *c, char *msg, size_t msglen, const char *fmt, ...)
 {
 	static char state[6];
-	va_list ap;
 	char *sql;
 	PGresult *r;
 	const char *s, *m;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	r = PQexec(c, sql);
 	if (PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK) {
 		fprintf(stderr, "SQL succeeded but should have failed: %s\n", sql);
@@ -201,12 +206,9 @@ int64_t pgtest_int(PGconn *c, const char *fmt, ...)
 
 void pgtest_send(PGconn *c, const char *fmt, ...)
 {
-	va_list ap;
 	char *sql;
 
-	va_start(ap, fmt);
-	sql = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(sql, fmt);
 	if (!PQsendQuery(c, sql)) {
 		fprintf(stderr, "send failed: %s: %s", sql, PQerrorMessage(c));
 		free(sql);
@@ -328,13 +330,10 @@ void pgtest_refused(PGconn *c, const char *state, const char *sql, ...)
 
 int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...)
 {
-	va_list ap;
 	char *args;
 	int rc;
 
-	va_start(ap, fmt);
-	args = vformat(fmt, ap);
-	va_end(ap);
+	FORMAT_ARGS(args, fmt);
 	rc = pgtest_sh(out, "'%s' --db \"%s\" %s 2>&1", pgtest_cleanupctl(), conninfo, args);
 	free(args);
 	return rc;
@@ -342,19 +341,11 @@ int pgtest_cli(char **out, const char *conninfo, const char *fmt, ...)
 
 void pgtest_cli_expect(int status, const char *conninfo, const char *fmt, ...)
 {
-	va_list ap;
-	char *args, *out = NULL;
-	int rc;
+	char *args;
 
-	va_start(ap, fmt);
-	args = vformat(fmt, ap);
-	va_end(ap);
-	rc = pgtest_cli(&out, conninfo, "%s", args);
-	if (rc != status)
-		fprintf(stderr, "cleanupctl %s: exit %d, expected %d:\n%s\n", args, rc, status, out);
+	FORMAT_ARGS(args, fmt);
+	free(pgtest_cli_out(status, conninfo, "%s", args));
 	free(args);
-	free(out);
-	assert_int_equal(rc, status);
 }
 
 char *pgtest_fingerprint(PGconn *c)
@@ -484,4 +475,123 @@ void pgtest_login_role(PGconn *c, const char *name, const char *group)
 	            "  END IF; END $$",
 	            name, name);
 	pgtest_exec(c, "GRANT %s TO %s", group, name);
+}
+
+void pgtest_begin(PGconn *c, const char *fmt, ...)
+{
+	char *sql;
+
+	FORMAT_ARGS(sql, fmt);
+	pgtest_exec(c, "BEGIN");
+	pgtest_exec(c, "%s", sql);
+	free(sql);
+}
+
+void pgtest_send_blocked(PGconn *observer, PGconn *waiter, const char *fmt, ...)
+{
+	char *sql;
+
+	FORMAT_ARGS(sql, fmt);
+	pgtest_send(waiter, "%s", sql);
+	free(sql);
+	pgtest_wait_blocked(observer, PQbackendPID(waiter), 10000);
+}
+
+void pgtest_close_all(PGconn *c, ...)
+{
+	va_list ap;
+
+	va_start(ap, c);
+	for (; c; c = va_arg(ap, PGconn *))
+		PQfinish(c);
+	va_end(ap);
+}
+
+cleanup_engine *pgtest_engine_as(const char *conninfo, const char *app)
+{
+	cleanup_engine *e = NULL;
+	cleanup_error err;
+
+	if (cleanup_engine_open(&e, conninfo, app, &err) != CLEANUP_OK)
+		fail_msg("engine %s: %s", app, err.message);
+	return e;
+}
+
+char *pgtest_login_as(const char *conninfo, const char *name, const char *group)
+{
+	PGconn *c = pgtest_connect(conninfo, "setup");
+
+	pgtest_login_role(c, name, group);
+	PQfinish(c);
+	return pgtest_with_user(conninfo, name);
+}
+
+void pgtest_unchanged(PGconn *c, char *before)
+{
+	char *after = pgtest_fingerprint(c);
+
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+void pgtest_fails(PGconn *c, const char *state, const char *fragment, const char *fmt, ...)
+{
+	char *sql, msg[1024];
+	const char *got;
+
+	FORMAT_ARGS(sql, fmt);
+	got = pgtest_fail(c, msg, sizeof msg, "%s", sql);
+	if (strcmp(got, state) != 0 || (fragment && !strstr(msg, fragment))) {
+		fprintf(stderr, "%s\n  failed with %s \"%s\"; expected %s%s%s%s\n", sql, got, msg, state,
+		        fragment ? " naming \"" : "", fragment ? fragment : "", fragment ? "\"" : "");
+		free(sql);
+		fail();
+	}
+	free(sql);
+}
+
+int64_t pgtest_new_server(PGconn *c, const char *name)
+{
+	return pgtest_int(c, "INSERT INTO inventory.media_servers (name) VALUES ('%s') RETURNING id", name);
+}
+
+int64_t pgtest_new_library(PGconn *c, int64_t server, const char *name, int n)
+{
+	int64_t lib = pgtest_int(c, "INSERT INTO inventory.libraries (server_id, name) VALUES (%lld, '%s') RETURNING id",
+	                         (long long)server, name);
+
+	if (n > 0)
+		pgtest_exec(c,
+		            "INSERT INTO inventory.items (library_id, external_id) "
+		            "SELECT %lld, '%s-' || g FROM generate_series(1, %d) g ORDER BY g",
+		            (long long)lib, name, n);
+	return lib;
+}
+
+int64_t pgtest_job_create(PGconn *c, const char *kind, int64_t target)
+{
+	return pgtest_int(c, "SELECT id FROM cleanup.job_create('%s', %lld)", kind, (long long)target);
+}
+
+char *pgtest_cli_out(int status, const char *conninfo, const char *fmt, ...)
+{
+	char *args, *out = NULL;
+	int rc;
+
+	FORMAT_ARGS(args, fmt);
+	rc = pgtest_cli(&out, conninfo, "%s", args);
+	if (rc != status)
+		fprintf(stderr, "cleanupctl %s: exit %d, expected %d:\n%s\n", args, rc, status, out);
+	free(args);
+	assert_int_equal(rc, status);
+	return out;
+}
+
+int64_t pgtest_draining_prune(PGconn *c, int64_t lib)
+{
+	int64_t job = pgtest_job_create(c, "prune", lib);
+
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 0)", (long long)job);
+	return job;
 }

@@ -128,13 +128,18 @@ int pgtest_wait_app_blocked(PGconn *observer, const char *app, int timeout_ms);
 		return 0;                     \
 	}                                     \
 	PGTEST_DB_TEARDOWN(var)
-/* The group teardown alone, for a file whose setup does more. */
-#define PGTEST_DB_TEARDOWN(var)               \
-	static int teardown(void **state)     \
-	{                                     \
-		(void)state;                  \
-		free(var);                    \
-		return 0;                     \
+/* The group teardown alone, for a file whose setup does more: frees
+ * VAR and any further malloc'd strings named after it. */
+#define PGTEST_DB_TEARDOWN(...)                                            \
+	static int teardown(void **state)                                  \
+	{                                                                  \
+		char *owned_[] = {__VA_ARGS__};                            \
+		size_t i_;                                                 \
+                                                                           \
+		(void)state;                                               \
+		for (i_ = 0; i_ < sizeof owned_ / sizeof *owned_; i_++)    \
+			free(owned_[i_]);                                  \
+		return 0;                                                  \
 	}
 #define PGTEST_DB_GROUP(var, expr) \
 	static char *var;          \
@@ -153,5 +158,77 @@ char *pgtest_with_user(const char *conninfo, const char *user);
  * programs running side by side may race to create it) and grants it
  * GROUP. */
 void pgtest_login_role(PGconn *c, const char *name, const char *group);
+
+/* BEGIN on C, then SQL (printf-style): C holds what SQL locks until it
+ * ends its transaction. */
+void pgtest_begin(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sends SQL (printf-style) on WAITER, then waits (at most 10 s) until
+ * WAITER is blocked, as OBSERVER sees it (pgtest_wait_blocked). Collect
+ * its result with pgtest_finish() once the lock is released. */
+void pgtest_send_blocked(PGconn *observer, PGconn *waiter, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* PQfinish() on each of the NULL-terminated connections. */
+void pgtest_close_all(PGconn *c, ...) __attribute__((sentinel));
+
+/* pgtest_engine() with application_name APP (what the engine's events
+ * and pg_stat_activity name it by). */
+cleanup_engine *pgtest_engine_as(const char *conninfo, const char *app);
+
+/* pgtest_login_role(NAME, GROUP) on a connection of its own to CONNINFO;
+ * returns CONNINFO as NAME (pgtest_with_user, malloc'd). */
+char *pgtest_login_as(const char *conninfo, const char *name, const char *group);
+
+/* Asserts that the pgtest_fingerprint() of C is still BEFORE (one taken
+ * earlier), then frees BEFORE. */
+void pgtest_unchanged(PGconn *c, char *before);
+
+/* Runs SQL (printf-style) expecting it to fail with SQLSTATE STATE and,
+ * when FRAGMENT is not NULL, a primary message containing FRAGMENT
+ * (pgtest_fail); fails the test otherwise, printing what it got. */
+void pgtest_fails(PGconn *c, const char *state, const char *fragment, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* A new media server named NAME; returns its id. */
+int64_t pgtest_new_server(PGconn *c, const char *name);
+
+/* A new library NAME on SERVER holding N items with external IDs
+ * "NAME-1" .. "NAME-N" (ascending ids); returns the library id. */
+int64_t pgtest_new_library(PGconn *c, int64_t server, const char *name, int n);
+
+/* cleanup.job_create(KIND, TARGET) on C; returns the new job's id. */
+int64_t pgtest_job_create(PGconn *c, const char *kind, int64_t target);
+
+/* pgtest_cli_expect() that returns the output (stdout and stderr,
+ * malloc'd) instead of discarding it. */
+char *pgtest_cli_out(int status, const char *conninfo, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A prune job of library LIB sealed with an empty manifest: LIB drains.
+ * Returns the job id. */
+int64_t pgtest_draining_prune(PGconn *c, int64_t lib);
+
+/* A per-test observer connection O (application_name "observer") and
+ * engine E on the file's database CONNINFO: declares O and E and the
+ * cmocka per-test setup and teardown that open and close them.
+ * PGTEST_WITH_OBSERVER(test) is the cmocka entry of a test using them. */
+#define PGTEST_OBSERVER(conninfo)                           \
+	static PGconn *o;                                   \
+	static cleanup_engine *e;                           \
+	static int open_observer(void **state)              \
+	{                                                   \
+		(void)state;                                \
+		o = pgtest_connect(conninfo, "observer");   \
+		e = pgtest_engine(conninfo);                \
+		return 0;                                   \
+	}                                                   \
+	static int close_observer(void **state)             \
+	{                                                   \
+		(void)state;                                \
+		cleanup_engine_close(e);                    \
+		PQfinish(o);                                \
+		return 0;                                   \
+	}
+#define PGTEST_WITH_OBSERVER(test) cmocka_unit_test_setup_teardown(test, open_observer, close_observer)
 
 #endif
