@@ -3,8 +3,9 @@
 # libraries of the same server and of another server, and move items out of
 # the draining target into another library, `cleanupctl job run` of a prune
 # job is killed with SIGKILL many times and resumed. Moves are counted as
-# moves, never as deletions, and the moved items survive; no write outside
-# the target is rejected; the target ends with exactly its seen items that
+# moves, never as deletions, and the moved items survive; a move while a
+# step is in flight is answered busy (55P03) at once, never made to wait;
+# no write outside the target is rejected; the target ends with exactly its seen items that
 # did not move; the deletion counter equals the unseen items that did not
 # move, each deleted once.
 # make soak only (exit 77, skipped, unless CLEANUP_CRASH_ROUNDS is set): the
@@ -31,12 +32,14 @@ move_sql() {
 		"$dest" "$1" "$lib"
 }
 
-# --- moves racing a step's discovery are counted as moves, never deleted ---
-# The first step is held between discovery and its re-read (test hook);
-# meanwhile a writer moves some unseen rows of that step's window out. The
-# step re-reads them moved (the writer committed first) or finds them held
-# by the writer (retained, S5: a later pass sees them moved). Either way
-# none is deleted.
+# --- a move never waits for a step, and one made ahead of the steps is
+# counted as a move (S4, T7) ---
+# The first step is held between discovery and its re-read (test hook).
+# A writer moving unseen rows of that step's window out is refused at once
+# (55P03, busy, naming the step: writers never wait for cleanup), and
+# nothing moves. Once the step has committed, the writer moves unseen rows
+# the steps have not reached yet: they are recorded as the job's
+# departures, the next step counts them as moved, and none is deleted.
 hook_hold
 PGOPTIONS='-c cleanup.test_hook=after_discovery' start_run "$job" --max-steps 1
 pid=$(blocked_runner "$job")
@@ -44,33 +47,49 @@ pid=$(blocked_runner "$job")
 picked=$(q "SELECT string_agg(id::text, ' ') FROM (
               SELECT id FROM (SELECT id FROM inventory.items WHERE library_id = :'lib' ORDER BY id LIMIT 128) w
                WHERE id % 2 = 1 AND id % 5 = 0) p" -v lib="$lib")
-npicked=$(wc -w <<<"$picked")
-# One statement: the writer holds all of them at once.
-PGAPPNAME=crash-mover psql -X -q -v ON_ERROR_STOP=1 -v ids="{${picked// /,}}" -v lib="$lib" -v dest="$dest" \
-	"$CONN" >/dev/null <<'SQL' &
+# move_ids IDS: one statement moving IDS out of the target (the writer
+# holds all of them at once), logged in crashtest.moved; its stderr in
+# $CRASH_TMP/mover.err.
+move_ids() {
+	PGAPPNAME=crash-mover psql -X -q -v ON_ERROR_STOP=1 -v ids="{${1// /,}}" -v lib="$lib" -v dest="$dest" \
+		"$CONN" >/dev/null 2>"$CRASH_TMP/mover.err" <<'SQL'
 WITH m AS (UPDATE inventory.items SET library_id = :'dest', updated_at = now()
             WHERE id = ANY (:'ids'::bigint[]) AND library_id = :'lib' RETURNING id)
 INSERT INTO crashtest.moved (id) SELECT id FROM m;
 SQL
-MOVER_PID=$!
-CRASH_BG_PIDS+=("$MOVER_PID")
-# Until the mover is done or waits on the held step (observed, not slept).
-for ((i = 0; i < 3000; i++)); do
-	kill -0 "$MOVER_PID" 2>/dev/null || break
-	[ "$(q "SELECT count(*) FROM crashtest.activity
-	         WHERE application_name = 'crash-mover' AND cardinality(pg_blocking_pids(pid)) > 0")" = 1 ] && break
-	sleep 0.01
-done
+}
+if move_ids "$picked"; then
+	fail "a move out of the window of a step in flight was not refused"
+fi
+grep -q "a step of cleanup job $job is running in library $lib; retry later" "$CRASH_TMP/mover.err" &&
+	grep -q "held by pid $pid" "$CRASH_TMP/mover.err" ||
+	{ cat "$CRASH_TMP/mover.err" >&2; fail "the refused move does not name the step (pid $pid)"; }
+assert_eq "$(q "SELECT count(*) FROM crashtest.moved")" 0 "moves committed while the step was in flight"
 hook_release
 wait_run
 assert_eq "$RUN_RC" 0 "exit of the held step once released"
-wait "$MOVER_PID" || fail "the moves failed"
+# Unseen rows beyond the job's cursor, which no step has examined yet.
+picked=$(q "SELECT string_agg(i.id::text, ' ') FROM (
+              SELECT i.id FROM inventory.items i, cleanup.jobs j
+               WHERE j.id = :'job' AND i.library_id = :'lib' AND i.id % 2 = 1 AND i.id % 5 = 0
+                 AND i.id <= j.high_water_id
+                 AND CASE WHEN j.key_cursor IS NOT NULL THEN i.external_id > j.key_cursor
+                          ELSE (i.library_id, i.id) > (j.cursor_library_id, j.cursor_id) END
+               ORDER BY i.id LIMIT 20) i" -v job="$job" -v lib="$lib")
+npicked=$(wc -w <<<"$picked")
+[ "$npicked" -gt 0 ] || fail "no unseen row left beyond the cursor to move"
+move_ids "$picked" || { cat "$CRASH_TMP/mover.err" >&2; fail "the moves ahead of the steps failed"; }
 assert_eq "$(q "SELECT count(*) FROM crashtest.moved")" "$npicked" "moves committed"
-assert_eq "$(q "SELECT (moved + retained) || ' ' || visited || ' ' || deleted FROM cleanup.job_steps
-                 WHERE job_id = :'job' AND step_no = 1" -v job="$job")" \
-	"$npicked 128 $((128 - npicked))" "moved + retained, visited and deleted of the step whose rows moved"
-log "step 1: $npicked rows moved after its discovery: $(q "SELECT moved || ' moved, ' || retained || ' retained'
-	FROM cleanup.job_steps WHERE job_id = :'job' AND step_no = 1" -v job="$job"), none deleted"
+assert_eq "$(q "SELECT count(*) FROM cleanup.job_departures WHERE job_id = :'job' AND kind = 'moved'" -v job="$job")" \
+	"$npicked" "moves recorded as the job's departures"
+start_run "$job" --max-steps 1
+wait_run
+assert_eq "$RUN_RC" 0 "exit of the step after the moves"
+assert_eq "$(q "SELECT moved FROM cleanup.job_steps WHERE job_id = :'job' AND step_no = 2" -v job="$job")" \
+	"$npicked" "moves counted by the next step"
+assert_eq "$(q "SELECT count(*) FROM inventory.items WHERE id IN (SELECT id FROM crashtest.moved) AND library_id = :'d'" \
+	-v d="$dest")" "$npicked" "moved rows alive in their new library"
+log "a move during a step: refused busy naming it; $npicked moves ahead of the steps counted as moves by step 2"
 
 # --- writers: a script of moves, inserts and updates, paced ---
 min=$(q "SELECT min(id) FROM crashtest.before WHERE library_id = :'lib'" -v lib="$lib")
@@ -100,8 +119,14 @@ wait "$WRITER_PID" 2>/dev/null || true
 wait_for "SELECT count(*) FROM crashtest.activity WHERE application_name = 'crash-writer'" 0 "the writer to end"
 check_consistent "$job" "after resume"
 
-errors=$(grep -c ERROR "$CRASH_TMP/writer.err" || true)
-[ "$errors" -eq 0 ] || { head -5 "$CRASH_TMP/writer.err" >&2; fail "$errors writer statements were rejected"; }
+# Writes outside the target are never refused (A6). A move out of the
+# target while a step of the job is in flight is busy (55P03, retry later:
+# writers never wait for cleanup) and moves nothing; any other refusal is
+# a failure.
+busy=$(grep -c "ERROR:  a step of cleanup job $job is running in library $lib; retry later" "$CRASH_TMP/writer.err" || true)
+errors=$(grep ERROR "$CRASH_TMP/writer.err" | grep -vc "ERROR:  a step of cleanup job $job is running in library $lib; retry later" || true)
+[ "$errors" -eq 0 ] || { grep ERROR "$CRASH_TMP/writer.err" | grep -v "is running in library" | head -5 >&2; fail "$errors writer statements were rejected"; }
+log "writer: $busy moves answered busy (a step in flight), none refused otherwise"
 moves=$(q "SELECT count(*) FROM crashtest.moved")
 log "writer: $moves moves committed; job moved $(job_field "$job" moved), retained $(job_field "$job" retained)"
 
