@@ -443,6 +443,7 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     j       cleanup.jobs;
+    v_n_in  int;               -- the claims the lock and judge read
     v_ids   bigint[];          -- good claims, their items locked
     v_ret   bigint[];          -- released: retained (mark to clear)
     v_rel   bigint[];          -- every claim released by a verdict
@@ -457,13 +458,18 @@ BEGIN
                         ORDER BY c.job_id, c.item_id LIMIT p_budget);
     ELSE
         -- Lock and judge, one statement: each claim's item by key, locked
-        -- FOR UPDATE SKIP LOCKED, then the checks of every candidate.
+        -- FOR UPDATE SKIP LOCKED, then the checks of every candidate; and
+        -- how many claims there were (an init plan reading the claims'
+        -- keys), so that the statement after it runs only when the lock
+        -- did not return some of them.
         SELECT array_agg(v.item_id) FILTER (WHERE v.verdict = 'good'),
                array_agg(v.item_id) FILTER (WHERE v.verdict = 'retained'),
                array_agg(v.item_id) FILTER (WHERE v.verdict <> 'good'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
-               count(*) FILTER (WHERE v.verdict = 'retained')
-          INTO v_ids, v_ret, v_rel, n_moved, n_retained
+               count(*) FILTER (WHERE v.verdict = 'retained'),
+               (SELECT count(*) FROM (SELECT 1 FROM cleanup.job_claims c
+                                       WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c)
+          INTO v_ids, v_ret, v_rel, n_moved, n_retained, v_n_in
           FROM (SELECT l.item_id,
                        CASE
                          WHEN NOT (CASE WHEN j.kind = 'remove-server'
@@ -489,16 +495,18 @@ BEGIN
                 OFFSET 0) v;
         n_moved := coalesce(n_moved, 0);
         n_retained := coalesce(n_retained, 0);
-        -- The claims whose item the lock did not return: gone (absent,
-        -- released) or held by another transaction (skipped, stays).
-        SELECT array_agg(c.item_id) FILTER (WHERE i.id IS NULL),
-               count(*) FILTER (WHERE i.id IS NOT NULL),
-               (array_agg(i.xmax ORDER BY c.item_id) FILTER (WHERE i.id IS NOT NULL))[1]
-          INTO v_gone, n_held, held_xmax
-          FROM (SELECT c.item_id FROM cleanup.job_claims c
-                 WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c
-          LEFT JOIN LATERAL (SELECT x.id, x.xmax FROM inventory.items x WHERE x.id = c.item_id LIMIT 1) i ON true
-         WHERE c.item_id <> ALL (coalesce(v_ids, '{}'::bigint[]) || coalesce(v_rel, '{}'::bigint[]));
+        IF coalesce(cardinality(v_ids), 0) + coalesce(cardinality(v_rel), 0) < v_n_in THEN
+            -- The claims whose item the lock did not return: gone (absent,
+            -- released) or held by another transaction (skipped, stays).
+            SELECT array_agg(c.item_id) FILTER (WHERE i.id IS NULL),
+                   count(*) FILTER (WHERE i.id IS NOT NULL),
+                   (array_agg(i.xmax ORDER BY c.item_id) FILTER (WHERE i.id IS NOT NULL))[1]
+              INTO v_gone, n_held, held_xmax
+              FROM (SELECT c.item_id FROM cleanup.job_claims c
+                     WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c
+              LEFT JOIN LATERAL (SELECT x.id, x.xmax FROM inventory.items x WHERE x.id = c.item_id LIMIT 1) i ON true
+             WHERE c.item_id <> ALL (coalesce(v_ids, '{}'::bigint[]) || coalesce(v_rel, '{}'::bigint[]));
+        END IF;
         n_absent := coalesce(cardinality(v_gone), 0);
         -- Released claims leave the record; a retained one's mark is
         -- cleared (the engine's own change: this step holds the library
