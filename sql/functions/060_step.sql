@@ -1328,7 +1328,7 @@ END $$;
 -- (no locks, no mutations). See cleanup.job_step for the contract.
 -- P_LEASE: the caller's runner lease token (cleanup.job_step), checked and
 -- renewed in this transaction once the step is known not to be a replay,
--- in the statement that locks the job row (cleanup.runner_lock_job).
+-- in the statement that locks the job row (cleanup.runner_step_check).
 DROP FUNCTION IF EXISTS cleanup.step_exec(bigint, int, int, boolean);
 CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean,
                                              p_lease bigint DEFAULT NULL)
@@ -1418,7 +1418,7 @@ BEGIN
         END IF;
         -- One runner per job (F2): the job row locked and the lease
         -- renewed, or refused (CU470, CU471), in one statement.
-        j := cleanup.runner_lock_job(p_job, p_lease, p_step_no);
+        j := cleanup.runner_step_check(p_job, p_lease, p_step_no);
         -- Setting cleanup.step_synchronous_commit = off (docs/steps.md): the
         -- step commits without waiting for its WAL flush. A step lost in a
         -- server crash is lost whole (S7) and simply runs again.

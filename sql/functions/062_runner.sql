@@ -144,7 +144,7 @@ BEGIN
 END $$;
 
 -- The answer to a runner whose lease of P_JOB is not its own any more
--- (cleanup.runner_renew, cleanup.runner_lock_job): CU470 naming the
+-- (cleanup.runner_renew, cleanup.runner_step_check): CU470 naming the
 -- lease's holder now, or saying it was ended.
 CREATE OR REPLACE FUNCTION cleanup.raise_lease_lost(p_job bigint)
 RETURNS void LANGUAGE plpgsql
@@ -187,8 +187,9 @@ END $$;
 -- lost or foreign lease is refused even while another transaction holds
 -- the job row (busy otherwise: cleanup.raise_job_busy). An assignment, not
 -- a PERFORM, at its caller: the step pays one statement for both.
+-- (Dropped first: before it locked the job row it returned void.)
 DROP FUNCTION IF EXISTS cleanup.runner_step_check(bigint, bigint, int);
-CREATE OR REPLACE FUNCTION cleanup.runner_lock_job(p_job bigint, p_lease bigint, p_step_no int)
+CREATE OR REPLACE FUNCTION cleanup.runner_step_check(p_job bigint, p_lease bigint, p_step_no int)
 RETURNS cleanup.jobs LANGUAGE plpgsql
 AS $$
 DECLARE

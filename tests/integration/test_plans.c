@@ -589,7 +589,7 @@ static void scenario(const char *name, bool analyzed)
 
 	/* A remove-library of library 5 (server 2): drain, then finalize, under
 	 * a runner lease (its renewal is part of the statement that locks the
-	 * job row: cleanup.runner_lock_job). */
+	 * job row: cleanup.runner_step_check). */
 	remove_lib = pgtest_int(setup, "SELECT (cleanup.job_create('remove-library', 5, 'bounded')).id");
 	assert_int_equal(pgtest_int(setup,
 	                            "SELECT claimed::int FROM cleanup.runner_open(%" PRId64
