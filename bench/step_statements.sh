@@ -10,8 +10,9 @@
 # Uses a sandbox of its own in BUILD/bench-steps-sandbox (started and
 # stopped here). With BASE_SQL_DIR (an sql/ tree of another commit, e.g.
 # git archive BASE sql | tar -x -C /tmp/base), a second database gets that
-# tree's sql/functions/055_dependents.sql and 060_step.sql over this
-# build's install (its contract recorded again), and the two are measured
+# tree's sql/functions/055_dependents.sql, 060_step.sql and 062_runner.sql over this
+# build's install (then its 098_privileges.sql, and its contract recorded
+# again), and the two are measured
 # in turns (base, new, new, base): compare the figures of one run.
 set -eu
 BUILD=${1:-build}
@@ -35,7 +36,11 @@ build_db() {
 	"$BIN" --quiet --db "host=$SOCK port=$PORT dbname=$1 user=postgres" seed --servers 1 --libraries 2 --items "$ITEMS" \
 		--dependents 3 >/dev/null
 	if [ -n "${2:-}" ]; then
-		$PSQL -d "$1" -f "$2/functions/055_dependents.sql" -f "$2/functions/060_step.sql" >/dev/null
+		# 098_privileges.sql again: CREATE OR REPLACE drops the
+		# search_path every engine function has pinned (a SET clause,
+		# paid at each call), which would flatter the base.
+		$PSQL -d "$1" -f "$2/functions/055_dependents.sql" -f "$2/functions/060_step.sql" \
+			-f "$2/functions/062_runner.sql" -f "$2/functions/098_privileges.sql" >/dev/null
 		$PSQL -d "$1" -c "SELECT cleanup.contract_record()" >/dev/null
 	fi
 	$PSQL -d "$1" -c "VACUUM ANALYZE" -c "CHECKPOINT"

@@ -442,7 +442,7 @@ CREATE OR REPLACE FUNCTION cleanup.claims_drain(p_job bigint, p_budget int, p_pr
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    j       cleanup.jobs;
+    v_n_all int;               -- the job's claims before this drain
     v_ids   bigint[];          -- good claims, their items locked
     v_ret   bigint[];          -- released: retained (mark to clear)
     v_rel   bigint[];          -- every claim released by a verdict
@@ -451,19 +451,25 @@ DECLARE
     v_done  bigint[];          -- items deleted
 BEGIN
     n_items := 0; n_retries := 0; n_previews := 0; n_absent := 0; n_moved := 0; n_retained := 0; n_held := 0;
-    SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
     IF p_preview THEN
         v_ids := ARRAY(SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = p_job
                         ORDER BY c.job_id, c.item_id LIMIT p_budget);
     ELSE
         -- Lock and judge, one statement: each claim's item by key, locked
-        -- FOR UPDATE SKIP LOCKED, then the checks of every candidate.
+        -- FOR UPDATE SKIP LOCKED, then the checks of every candidate
+        -- against the job's row (locked by the step: read here by key, not
+        -- in a statement of its own); and how many claims the job has (an
+        -- init plan over the claims' keys; a step claims only when none
+        -- are in flight, at most 128), so that the statement after it runs
+        -- only when the lock did not return some of them, and N_LEFT needs
+        -- no count of its own.
         SELECT array_agg(v.item_id) FILTER (WHERE v.verdict = 'good'),
                array_agg(v.item_id) FILTER (WHERE v.verdict = 'retained'),
                array_agg(v.item_id) FILTER (WHERE v.verdict <> 'good'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
-               count(*) FILTER (WHERE v.verdict = 'retained')
-          INTO v_ids, v_ret, v_rel, n_moved, n_retained
+               count(*) FILTER (WHERE v.verdict = 'retained'),
+               (SELECT count(*) FROM cleanup.job_claims c WHERE c.job_id = p_job)
+          INTO v_ids, v_ret, v_rel, n_moved, n_retained, v_n_all
           FROM (SELECT l.item_id,
                        CASE
                          WHEN NOT (CASE WHEN j.kind = 'remove-server'
@@ -486,19 +492,23 @@ BEGIN
                                  WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c
                           JOIN inventory.items i ON i.id = c.item_id
                            FOR UPDATE OF i SKIP LOCKED) l
+                 CROSS JOIN (SELECT x.kind, x.server_id, x.library_id, x.high_water_id
+                               FROM cleanup.jobs x WHERE x.id = p_job) j
                 OFFSET 0) v;
         n_moved := coalesce(n_moved, 0);
         n_retained := coalesce(n_retained, 0);
-        -- The claims whose item the lock did not return: gone (absent,
-        -- released) or held by another transaction (skipped, stays).
-        SELECT array_agg(c.item_id) FILTER (WHERE i.id IS NULL),
-               count(*) FILTER (WHERE i.id IS NOT NULL),
-               (array_agg(i.xmax ORDER BY c.item_id) FILTER (WHERE i.id IS NOT NULL))[1]
-          INTO v_gone, n_held, held_xmax
-          FROM (SELECT c.item_id FROM cleanup.job_claims c
-                 WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c
-          LEFT JOIN LATERAL (SELECT x.id, x.xmax FROM inventory.items x WHERE x.id = c.item_id LIMIT 1) i ON true
-         WHERE c.item_id <> ALL (coalesce(v_ids, '{}'::bigint[]) || coalesce(v_rel, '{}'::bigint[]));
+        IF coalesce(cardinality(v_ids), 0) + coalesce(cardinality(v_rel), 0) < least(v_n_all, p_budget) THEN
+            -- The claims whose item the lock did not return: gone (absent,
+            -- released) or held by another transaction (skipped, stays).
+            SELECT array_agg(c.item_id) FILTER (WHERE i.id IS NULL),
+                   count(*) FILTER (WHERE i.id IS NOT NULL),
+                   (array_agg(i.xmax ORDER BY c.item_id) FILTER (WHERE i.id IS NOT NULL))[1]
+              INTO v_gone, n_held, held_xmax
+              FROM (SELECT c.item_id FROM cleanup.job_claims c
+                     WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c
+              LEFT JOIN LATERAL (SELECT x.id, x.xmax FROM inventory.items x WHERE x.id = c.item_id LIMIT 1) i ON true
+             WHERE c.item_id <> ALL (coalesce(v_ids, '{}'::bigint[]) || coalesce(v_rel, '{}'::bigint[]));
+        END IF;
         n_absent := coalesce(cardinality(v_gone), 0);
         -- Released claims leave the record; a retained one's mark is
         -- cleared (the engine's own change: this step holds the library
@@ -567,8 +577,12 @@ BEGIN
             END IF;
         END IF;
     END IF;
-    SELECT count(*) - CASE WHEN p_preview THEN n_items ELSE 0 END INTO n_left
-      FROM cleanup.job_claims WHERE job_id = p_job;
+    IF p_preview THEN
+        SELECT count(*) - n_items INTO n_left FROM cleanup.job_claims WHERE job_id = p_job;
+    ELSE
+        -- Every claim released or deleted above left cleanup.job_claims.
+        n_left := v_n_all - coalesce(cardinality(v_rel), 0) - coalesce(cardinality(v_gone), 0) - n_items;
+    END IF;
 END $$;
 
 -- Releases every claim of job P_JOB (T2: a job's claims end with it): a

@@ -578,7 +578,9 @@ END $$;
 -- Fills the step row S; BUDGET is what is left of the 128, INFLIGHT the
 -- claims still in flight, DONE whether the step ends here (claims remain,
 -- or no budget is left: it discovers nothing new). P_CURSOR: the job's
--- cursor, the step's cursor_to when it ends here.
+-- cursor, the step's cursor_to when it ends here. Called by every drain
+-- step: with no claim in flight (the read of their libraries finds none)
+-- S is left as it is, BUDGET is 128 and DONE false.
 CREATE OR REPLACE FUNCTION cleanup.step_claims_first(p_job bigint, p_preview boolean, p_cursor bigint,
                                                      INOUT s cleanup.job_steps,
                                                      OUT budget int, OUT inflight int, OUT done boolean)
@@ -596,6 +598,12 @@ BEGIN
                       FROM (SELECT c.library_id FROM cleanup.job_claims c WHERE c.job_id = p_job
                              ORDER BY c.job_id, c.item_id LIMIT 128) c
                      ORDER BY 1);
+    IF cardinality(v_libs) = 0 THEN
+        budget := 128;
+        inflight := 0;
+        done := false;
+        RETURN;
+    END IF;
     IF NOT p_preview THEN
         PERFORM cleanup.lock_libraries(v_libs);
         PERFORM cleanup.lock_library_stats(v_libs);
@@ -988,14 +996,14 @@ DECLARE
     d          record;         -- the discovery
     v          record;         -- the verdicts
 BEGIN
-    IF EXISTS (SELECT 1 FROM cleanup.job_claims x WHERE x.job_id = p_job) THEN
-        c := cleanup.step_claims_first(p_job, p_preview, j.cursor_id, s);
-        s := c.s;
-        IF c.done THEN
-            RETURN;
-        END IF;
-        v_budget := c.budget;
+    -- Claims in flight first (none: nothing changes; the check is the
+    -- read of their libraries, one statement either way).
+    c := cleanup.step_claims_first(p_job, p_preview, j.cursor_id, s);
+    s := c.s;
+    IF c.done THEN
+        RETURN;
     END IF;
+    v_budget := c.budget;
 
     IF v_keyed THEN
         d := cleanup.step_discover_keyed(p_job, p_preview, v_budget, j);
@@ -1319,7 +1327,8 @@ END $$;
 -- The engine of one step, or with P_PREVIEW the prediction of the next one
 -- (no locks, no mutations). See cleanup.job_step for the contract.
 -- P_LEASE: the caller's runner lease token (cleanup.job_step), checked and
--- renewed in this transaction once the step is known not to be a replay.
+-- renewed in this transaction once the step is known not to be a replay,
+-- in the statement that locks the job row (cleanup.runner_step_check).
 DROP FUNCTION IF EXISTS cleanup.step_exec(bigint, int, int, boolean);
 CREATE OR REPLACE FUNCTION cleanup.step_exec(p_job bigint, p_step_no int, p_busy int, p_preview boolean,
                                              p_lease bigint DEFAULT NULL)
@@ -1358,12 +1367,6 @@ BEGIN
         -- Replay (S8): a committed step is returned as recorded, without locks.
         RETURN cleanup.job_step_replay(p_job, p_step_no);
     END IF;
-    IF NOT p_preview THEN
-        -- One runner per job (F2): the lease renewed, or refused (CU470,
-        -- CU471), before any lock is taken.
-        PERFORM cleanup.runner_step_check(p_job, p_lease, p_step_no);
-    END IF;
-
     IF p_preview THEN
         SELECT * INTO j FROM cleanup.jobs WHERE id = p_job;
     ELSE
@@ -1413,10 +1416,9 @@ BEGIN
                                 )), 'a transaction that has ended since'),
                   HINT = 'busy: retry later';
         END IF;
-        SELECT * INTO j FROM cleanup.jobs WHERE id = p_job FOR UPDATE SKIP LOCKED;
-        IF NOT FOUND THEN
-            PERFORM cleanup.raise_job_busy(p_job);
-        END IF;
+        -- One runner per job (F2): the job row locked and the lease
+        -- renewed, or refused (CU470, CU471), in one statement.
+        j := cleanup.runner_step_check(p_job, p_lease, p_step_no);
         -- Setting cleanup.step_synchronous_commit = off (docs/steps.md): the
         -- step commits without waiting for its WAL flush. A step lost in a
         -- server crash is lost whole (S7) and simply runs again.

@@ -143,23 +143,15 @@ BEGIN
            NULL::numeric, NULL::bigint;
 END $$;
 
--- Renews the lease of P_JOB held with P_TOKEN (in a step's transaction, or
--- a waiting runner's heartbeat); P_STEP_NO, when given, is the step that
--- renews it. CU470 when this runner no longer holds it (taken over after
--- it expired, or stopped from a console), naming who holds it now.
-CREATE OR REPLACE FUNCTION cleanup.runner_renew(p_job bigint, p_token bigint, p_step_no int)
+-- The answer to a runner whose lease of P_JOB is not its own any more
+-- (cleanup.runner_renew, cleanup.runner_step_check): CU470 naming the
+-- lease's holder now, or saying it was ended.
+CREATE OR REPLACE FUNCTION cleanup.raise_lease_lost(p_job bigint)
 RETURNS void LANGUAGE plpgsql
 AS $$
 DECLARE
     r cleanup.job_runners;
 BEGIN
-    UPDATE cleanup.job_runners
-       SET renewed_at = pg_catalog.clock_timestamp(), backend_pid = pg_catalog.pg_backend_pid(),
-           server_start = pg_catalog.pg_postmaster_start_time(), last_step = coalesce(p_step_no, last_step)
-     WHERE job_id = p_job AND token = p_token;
-    IF FOUND THEN
-        RETURN;
-    END IF;
     SELECT * INTO r FROM cleanup.job_runners WHERE job_id = p_job;
     RAISE EXCEPTION 'lost the runner lease of job %: %', p_job,
         CASE WHEN r.job_id IS NULL THEN 'it was ended (stopped from a console, or the job finished)'
@@ -168,26 +160,68 @@ BEGIN
               HINT = 'this runner stops; the job goes on under its current runner, or run it again to resume';
 END $$;
 
--- The lease check of a step (cleanup.job_step): with P_LEASE, renew it
--- (CU470 when lost); without one (a caller that opened no lease: SQL by
--- hand, the isolation specs) the step is refused while another runner's
--- lease is live (CU471), so a hand-run step can never take a step number
--- from a runner.
-CREATE OR REPLACE FUNCTION cleanup.runner_step_check(p_job bigint, p_lease bigint, p_step_no int)
+-- Renews the lease of P_JOB held with P_TOKEN (in a step's transaction, or
+-- a waiting runner's heartbeat); P_STEP_NO, when given, is the step that
+-- renews it. CU470 when this runner no longer holds it (taken over after
+-- it expired, or stopped from a console), naming who holds it now.
+CREATE OR REPLACE FUNCTION cleanup.runner_renew(p_job bigint, p_token bigint, p_step_no int)
 RETURNS void LANGUAGE plpgsql
 AS $$
-DECLARE
-    r cleanup.job_runners;
 BEGIN
-    IF p_lease IS NOT NULL THEN
-        PERFORM cleanup.runner_renew(p_job, p_lease, p_step_no);
+    UPDATE cleanup.job_runners
+       SET renewed_at = pg_catalog.clock_timestamp(), backend_pid = pg_catalog.pg_backend_pid(),
+           server_start = pg_catalog.pg_postmaster_start_time(), last_step = coalesce(p_step_no, last_step)
+     WHERE job_id = p_job AND token = p_token;
+    IF FOUND THEN
         RETURN;
     END IF;
-    SELECT * INTO r FROM cleanup.job_runners WHERE job_id = p_job;
-    IF FOUND AND cleanup.runner_live(r) THEN
-        RAISE EXCEPTION 'job % is already being run by %', p_job, cleanup.runner_label(r)
-            USING ERRCODE = 'CU471', HINT = 'one runner per job: stop that runner first, or wait for it to end';
+    PERFORM cleanup.raise_lease_lost(p_job);
+END $$;
+
+-- The job row of a step (cleanup.step_exec), locked FOR UPDATE SKIP
+-- LOCKED, with the step's lease check in the same statement: with P_LEASE
+-- the lease renewed (CU470 when lost); without one (a caller that opened no
+-- lease: SQL by hand, the isolation specs) the step is refused while
+-- another runner's lease is live (CU471), so a hand-run step can never
+-- take a step number from a runner. The lease's answer comes first: a
+-- lost or foreign lease is refused even while another transaction holds
+-- the job row (busy otherwise: cleanup.raise_job_busy). An assignment, not
+-- a PERFORM, at its caller: the step pays one statement for both.
+-- (Dropped first: before it locked the job row it returned void.)
+DROP FUNCTION IF EXISTS cleanup.runner_step_check(bigint, bigint, int);
+CREATE OR REPLACE FUNCTION cleanup.runner_step_check(p_job bigint, p_lease bigint, p_step_no int)
+RETURNS cleanup.jobs LANGUAGE plpgsql
+AS $$
+DECLARE
+    v record;                  -- the job row (NULL: held) and the lease's answer
+BEGIN
+    IF p_lease IS NOT NULL THEN
+        WITH u AS (UPDATE cleanup.job_runners
+                      SET renewed_at = pg_catalog.clock_timestamp(), backend_pid = pg_catalog.pg_backend_pid(),
+                          server_start = pg_catalog.pg_postmaster_start_time(),
+                          last_step = coalesce(p_step_no, last_step)
+                    WHERE job_id = p_job AND token = p_lease
+                   RETURNING 1)
+        SELECT (SELECT x FROM cleanup.jobs x WHERE x.id = p_job FOR UPDATE SKIP LOCKED) AS j,
+               EXISTS (SELECT FROM u) AS renewed, NULL::cleanup.job_runners AS r
+          INTO v;
+        IF NOT v.renewed THEN
+            PERFORM cleanup.raise_lease_lost(p_job);
+        END IF;
+    ELSE
+        SELECT (SELECT x FROM cleanup.jobs x WHERE x.id = p_job FOR UPDATE SKIP LOCKED) AS j,
+               NULL::boolean AS renewed,
+               (SELECT r FROM cleanup.job_runners r WHERE r.job_id = p_job) AS r
+          INTO v;
+        IF (v.r).job_id IS NOT NULL AND cleanup.runner_live(v.r) THEN
+            RAISE EXCEPTION 'job % is already being run by %', p_job, cleanup.runner_label(v.r)
+                USING ERRCODE = 'CU471', HINT = 'one runner per job: stop that runner first, or wait for it to end';
+        END IF;
     END IF;
+    IF (v.j).id IS NULL THEN
+        PERFORM cleanup.raise_job_busy(p_job);
+    END IF;
+    RETURN v.j;
 END $$;
 
 -- Records "runner started: HOST:PID (APP), from step N" for the lease of

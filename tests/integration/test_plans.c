@@ -477,9 +477,11 @@ static void check_console(findings *f, PGconn *x, PGconn *checker, plan_docs *do
 /* Runs job JOB step by step in session X, checking each step's plans. With
  * LOCKER (a writer holding rows of the library in flight), lets it commit
  * once the job reaches its second pass. With CONSOLE_AT, checks the
- * console's queries before that step. Returns the number of steps. */
+ * console's queries before that step. With LEASE (a runner lease token,
+ * else 0), each step renews it, as a runner's steps do; without one, the
+ * step checks that no runner holds the job. Returns the number of steps. */
 static int run_job(findings *f, PGconn *x, PGconn *checker, plan_docs *docs, int64_t job, PGconn **locker,
-                   int console_at)
+                   int console_at, int64_t lease)
 {
 	char what[96];
 	int step;
@@ -503,7 +505,9 @@ static int run_job(findings *f, PGconn *x, PGconn *checker, plan_docs *docs, int
 		if (step == console_at)
 			check_console(f, x, checker, docs, job, "mid-job");
 		docs_clear(docs);
-		res = pgtest_text(x, "SELECT action FROM cleanup.job_step(%" PRId64 ", %d)", job, step);
+		res = lease ? pgtest_text(x, "SELECT action FROM cleanup.job_step(%" PRId64 ", %d, 0, %" PRId64 ")", job,
+		                          step, lease)
+		            : pgtest_text(x, "SELECT action FROM cleanup.job_step(%" PRId64 ", %d)", job, step);
 		snprintf(action, sizeof action, "%s", res);
 		free(res);
 		bound = strcmp(action, "final-check") == 0                                        ? BOUND_PAGE
@@ -572,7 +576,7 @@ static void scenario(const char *name, bool analyzed)
 	                    "ORDER BY id OFFSET 6000 LIMIT 2000) q JOIN inventory.items i USING (id) FOR UPDATE OF i");
 
 	x = explain_session(ci, &docs);
-	steps = run_job(&f, x, checker, &docs, prune, &locker, 20);
+	steps = run_job(&f, x, checker, &docs, prune, &locker, 20, 0);
 	assert_null(locker);
 	assert_int_equal(pgtest_int(checker, "SELECT deleted FROM cleanup.jobs WHERE id = %" PRId64, prune),
 	                 BIG_ITEMS / 2);
@@ -583,15 +587,26 @@ static void scenario(const char *name, bool analyzed)
 	assert_int_equal(pgtest_int(checker, "SELECT count(*) FROM inventory.item_retries"), 0);
 	printf("%s: prune of library 1 in %d steps\n", f.scenario, steps);
 
-	/* A remove-library of library 5 (server 2): drain, then finalize. */
+	/* A remove-library of library 5 (server 2): drain, then finalize, under
+	 * a runner lease (its renewal is part of the statement that locks the
+	 * job row: cleanup.runner_step_check). */
 	remove_lib = pgtest_int(setup, "SELECT (cleanup.job_create('remove-library', 5, 'bounded')).id");
-	steps = run_job(&f, x, checker, &docs, remove_lib, NULL, 0);
+	assert_int_equal(pgtest_int(setup,
+	                            "SELECT claimed::int FROM cleanup.runner_open(%" PRId64
+	                            ", 4242, 'plans', 1, 'test_plans', true, 3600, NULL, false)",
+	                            remove_lib),
+	                 1);
+	steps = run_job(&f, x, checker, &docs, remove_lib, NULL, 0, 4242);
 	assert_int_equal(pgtest_int(checker, "SELECT count(*) FROM inventory.libraries WHERE id = 5"), 0);
+	/* Every step renewed the lease: the last one recorded its number. */
+	assert_int_equal(pgtest_int(checker, "SELECT last_step FROM cleanup.job_runners WHERE job_id = %" PRId64,
+	                            remove_lib),
+	                 steps);
 	printf("%s: remove-library 5 in %d steps\n", f.scenario, steps);
 
 	/* A remove-server of server 3: three libraries, then the server. */
 	remove_srv = pgtest_int(setup, "SELECT (cleanup.job_create('remove-server', 3, 'bounded')).id");
-	steps = run_job(&f, x, checker, &docs, remove_srv, NULL, 10);
+	steps = run_job(&f, x, checker, &docs, remove_srv, NULL, 10, 0);
 	assert_int_equal(pgtest_int(checker, "SELECT count(*) FROM inventory.media_servers WHERE id = 3"), 0);
 	printf("%s: remove-server 3 in %d steps\n", f.scenario, steps);
 
