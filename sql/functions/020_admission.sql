@@ -505,8 +505,9 @@ END $$;
 -- protocol even when it is empty: a job of this scope in phase finalizing,
 -- this backend holding its coordinator and library locks, and no remaining
 -- descendants (S11), re-checked here under the parent's row lock.
--- The protocol part, for P_KIND ('library' or 'server') P_ID named P_NAME
--- of server P_SERVER: CUA05 unless it holds.
+-- The whole guard, for P_KIND ('library' or 'server') P_ID named P_NAME
+-- of server P_SERVER: CUA05 unless the protocol holds and the parent is
+-- empty. The two BEFORE DELETE triggers below name their parent.
 CREATE OR REPLACE FUNCTION cleanup.guard_parent_delete(p_kind text, p_id bigint, p_name text, p_server bigint)
 RETURNS void LANGUAGE plpgsql
 AS $$
@@ -522,14 +523,14 @@ BEGIN
             USING ERRCODE = 'CUA05',
                   HINT = format('use: cleanupctl job create remove-%s --%s %s', p_kind, p_kind, p_id);
     END IF;
-END $$;
-
-CREATE OR REPLACE FUNCTION cleanup.libraries_before_delete()
-RETURNS trigger LANGUAGE plpgsql
-AS $$
-BEGIN
-    PERFORM cleanup.guard_parent_delete('library', OLD.id, OLD.name, OLD.server_id);
-    -- Emptiness under the parent's row lock, as the step engine writes it:
+    IF p_kind = 'server' THEN
+        IF EXISTS (SELECT 1 FROM inventory.libraries WHERE server_id = p_id) THEN
+            RAISE EXCEPTION 'server % (%) still has libraries; a parent delete never cascades', p_id, p_name
+                USING ERRCODE = 'CUA05';
+        END IF;
+        RETURN;
+    END IF;
+    -- A library's emptiness, as the step engine writes it:
     -- the first row of the library's range in index order. Only index
     -- (library_id, id) yields that order, so statistics from before a
     -- drain (which still give the library its old rows) cannot turn it
@@ -538,13 +539,20 @@ BEGIN
     -- EXISTS, and with the old statistics a scan "finding a row at once"
     -- looked cheapest: measured 55 ms over 1M items under the lock.)
     PERFORM 1 FROM (SELECT id FROM inventory.items
-                     WHERE (library_id, id) >= (OLD.id, -9223372036854775808)
-                       AND (library_id, id) <= (OLD.id, 9223372036854775807)
+                     WHERE (library_id, id) >= (p_id, -9223372036854775808)
+                       AND (library_id, id) <= (p_id, 9223372036854775807)
                      ORDER BY library_id, id LIMIT 1) first_item;
     IF FOUND THEN
-        RAISE EXCEPTION 'library % (%) still holds inventory; a parent delete never cascades', OLD.id, OLD.name
+        RAISE EXCEPTION 'library % (%) still holds inventory; a parent delete never cascades', p_id, p_name
             USING ERRCODE = 'CUA05';
     END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION cleanup.libraries_before_delete()
+RETURNS trigger LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM cleanup.guard_parent_delete('library', OLD.id, OLD.name, OLD.server_id);
     RETURN OLD;
 END $$;
 
@@ -553,10 +561,6 @@ RETURNS trigger LANGUAGE plpgsql
 AS $$
 BEGIN
     PERFORM cleanup.guard_parent_delete('server', OLD.id, OLD.name, OLD.id);
-    IF EXISTS (SELECT 1 FROM inventory.libraries WHERE server_id = OLD.id) THEN
-        RAISE EXCEPTION 'server % (%) still has libraries; a parent delete never cascades', OLD.id, OLD.name
-            USING ERRCODE = 'CUA05';
-    END IF;
     RETURN OLD;
 END $$;
 
