@@ -42,9 +42,8 @@ AS $$
 DECLARE
     v_lib bigint;
 BEGIN
-    IF p_libs IS NULL OR cardinality(p_libs) = 0 THEN
-        RETURN;
-    END IF;
+    -- NULL or empty passes every check below: cleanup.count_declare then
+    -- returns at once.
     IF array_ndims(p_libs) <> 1 OR cardinality(p_libs) > 256 THEN
         RAISE EXCEPTION 'library lock declaration: % libraries in % dimension(s); 1 to 256 in one list are allowed',
             cardinality(p_libs), array_ndims(p_libs)
