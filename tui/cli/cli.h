@@ -110,6 +110,10 @@ typedef struct cli_command {
 	int (*exec_argv)(cli_ctx *ctx, int argc, char **argv); /* instead of EXEC: argv[0] is the name */
 } cli_command;
 
+/* A command's DEFAULTS and SIZE (designated, after its first fields): its
+ * options struct T as it starts, the initializer's values in T's order. */
+#define CLI_DEFAULTS(T, ...) .defaults = &(const T){__VA_ARGS__}, .size = sizeof(T)
+
 typedef struct cli_subcommand {
 	const char *name;          /* "create" */
 	const char *usage;         /* what follows "job create" that is not an option */

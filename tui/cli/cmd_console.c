@@ -87,10 +87,5 @@ out:
 }
 
 const cli_command cmd_console_entry = {
-	.name = "console",
-	.usage = "",
-	.summary = "the dashboard",
-	.exec = exec_console,
-	.options = console_options,
-	.size = sizeof(console_cli_opts),
+	"console", "", "the dashboard", exec_console, console_options, CLI_DEFAULTS(console_cli_opts, false, NULL, 0),
 };

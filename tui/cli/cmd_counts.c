@@ -181,15 +181,8 @@ out:
 
 /* --library's values: the process runs one command. */
 static int64_t counts_libs[COUNTS_MAX_LIBRARIES];
-static const counts_opts counts_defaults = {{counts_libs, 0, COUNTS_MAX_LIBRARIES}, 200, false};
-
 const cli_command cmd_counts_entry = {
-	.name = "counts",
-	.usage = "",
-	.summary = "per-library item counts from the count cache, with their state (fresh, dirty, expired, withheld, "
-	           "unwatched)",
-	.exec = exec_counts,
-	.options = counts_options,
-	.defaults = &counts_defaults,
-	.size = sizeof counts_defaults,
+	"counts", "",
+	"per-library item counts from the count cache, with their state (fresh, dirty, expired, withheld, unwatched)",
+	exec_counts, counts_options, CLI_DEFAULTS(counts_opts, {counts_libs, 0, COUNTS_MAX_LIBRARIES}, 200, false),
 };

@@ -1128,12 +1128,8 @@ out:
 }
 
 const cli_command cmd_demo_entry = {
-	.name = "demo",
-	.usage = "[kill-runner|server-crash|writer-storm|busy-fence]",
-	.summary = "sandbox + install + seed + writers + console (status when not on a terminal); a scenario: a "
-	           "recovery demo narrated in the console's log",
-	.exec = exec_demo,
-	.options = demo_options,
-	.size = sizeof(demo_opts),
-	.maxpos = 1,
+	"demo", "[kill-runner|server-crash|writer-storm|busy-fence]",
+	"sandbox + install + seed + writers + console (status when not on a terminal); a scenario: a recovery demo "
+	"narrated in the console's log",
+	exec_demo, demo_options, CLI_DEFAULTS(demo_opts, false), .maxpos = 1,
 };

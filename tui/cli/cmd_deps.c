@@ -119,15 +119,7 @@ out:
 	return rc;
 }
 
-static const deps_opts deps_defaults = {16, 64, 4096, 2000, false, NULL};
-
 const cli_command cmd_deps_entry = {
-	.name = "deps",
-	.usage = "",
-	.summary = "foreign-key dependency evidence, walked with a visited set; gaps name what limits and cycles left "
-	           "out",
-	.exec = exec_deps,
-	.options = deps_options,
-	.defaults = &deps_defaults,
-	.size = sizeof deps_defaults,
+	"deps", "", "foreign-key dependency evidence, walked with a visited set; gaps name what limits and cycles left out",
+	exec_deps, deps_options, CLI_DEFAULTS(deps_opts, 16, 64, 4096, 2000, false, NULL),
 };

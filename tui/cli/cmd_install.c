@@ -72,10 +72,6 @@ static int exec_install(cli_ctx *ctx, void *opts, const cli_args *a)
 }
 
 const cli_command cmd_install_entry = {
-	.name = "install",
-	.usage = "",
-	.summary = "install or upgrade the schema (allowlisted databases only)",
-	.exec = exec_install,
-	.options = install_options,
-	.size = sizeof(cleanup_install_options),
+	"install", "", "install or upgrade the schema (allowlisted databases only)", exec_install, install_options,
+	CLI_DEFAULTS(cleanup_install_options, 0),
 };

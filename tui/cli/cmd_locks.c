@@ -192,8 +192,6 @@ fail:
 }
 
 const cli_command cmd_locks_entry = {
-	.name = "locks",
-	.usage = "",
-	.summary = "lock contention now: a blocking tree of backends, cleanupctl jobs and writers",
-	.exec = exec_locks,
+	"locks", "", "lock contention now: a blocking tree of backends, cleanupctl jobs and writers", exec_locks,
+	.options = NULL,
 };

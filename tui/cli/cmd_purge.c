@@ -284,15 +284,7 @@ static int exec_purge(cli_ctx *ctx, void *opts, const cli_args *a)
 	return code;
 }
 
-static const purge_opts purge_defaults = {30, 1000, 0, false};
-
 const cli_command cmd_purge_entry = {
-	.name = "purge",
-	.usage = "",
-	.summary = "remove finished jobs' manifests, step records and old events, in bounded transactions "
-	           "(retention)",
-	.exec = exec_purge,
-	.options = purge_options,
-	.defaults = &purge_defaults,
-	.size = sizeof purge_defaults,
+	"purge", "", "remove finished jobs' manifests, step records and old events, in bounded transactions (retention)",
+	exec_purge, purge_options, CLI_DEFAULTS(purge_opts, 30, 1000, 0, false),
 };

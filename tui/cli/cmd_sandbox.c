@@ -91,11 +91,6 @@ static int exec_sandbox(cli_ctx *ctx, void *opts, const cli_args *a)
 }
 
 const cli_command cmd_sandbox_entry = {
-	.name = "sandbox",
-	.usage = "start|stop|status",
-	.summary = "disposable local PostgreSQL; start prints its conninfo",
-	.exec = exec_sandbox,
-	.options = sandbox_options,
-	.size = sizeof(sandbox_opts),
-	.maxpos = 1,
+	"sandbox", "start|stop|status", "disposable local PostgreSQL; start prints its conninfo", exec_sandbox,
+	sandbox_options, CLI_DEFAULTS(sandbox_opts, NULL), .maxpos = 1,
 };

@@ -46,14 +46,7 @@ static int exec_seed(cli_ctx *ctx, void *opts, const cli_args *a)
 	return EXIT_DONE;
 }
 
-static const seed_opts seed_defaults = {3, 3, 1000, 0};
-
 const cli_command cmd_seed_entry = {
-	.name = "seed",
-	.usage = "",
-	.summary = "demo data: N servers, libraries per server, items per library, dependent records per item (0-50)",
-	.exec = exec_seed,
-	.options = seed_options,
-	.defaults = &seed_defaults,
-	.size = sizeof seed_defaults,
+	"seed", "", "demo data: N servers, libraries per server, items per library, dependent records per item (0-50)",
+	exec_seed, seed_options, CLI_DEFAULTS(seed_opts, 3, 3, 1000, 0),
 };

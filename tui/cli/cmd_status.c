@@ -195,16 +195,9 @@ static int exec_status(cli_ctx *ctx, void *opts, const cli_args *a)
 	return rc;
 }
 
-static const status_opts status_defaults = {2, 0};
-
 const cli_command cmd_status_entry = {
-	.name = "status",
-	.usage = "",
-	.summary = "servers, libraries, jobs at a glance; --watch repeats it as plain output",
-	.exec = exec_status,
-	.options = status_options,
-	.defaults = &status_defaults,
-	.size = sizeof status_defaults,
+	"status", "", "servers, libraries, jobs at a glance; --watch repeats it as plain output", exec_status,
+	status_options, CLI_DEFAULTS(status_opts, 2, 0),
 };
 
 static const cli_option jobs_options[] = {
@@ -243,14 +236,6 @@ static int exec_jobs(cli_ctx *ctx, void *opts, const cli_args *a)
 	return rc;
 }
 
-static const int64_t jobs_default_limit = 50;
-
 const cli_command cmd_jobs_entry = {
-	.name = "jobs",
-	.usage = "",
-	.summary = "unfinished jobs and the most recent ones",
-	.exec = exec_jobs,
-	.options = jobs_options,
-	.defaults = &jobs_default_limit,
-	.size = sizeof jobs_default_limit,
+	"jobs", "", "unfinished jobs and the most recent ones", exec_jobs, jobs_options, CLI_DEFAULTS(int64_t, 50),
 };

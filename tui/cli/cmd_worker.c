@@ -723,17 +723,11 @@ static int exec_worker(cli_ctx *ctx, void *opts, const cli_args *a)
 
 /* --server's values: the process runs one command. */
 static int64_t worker_server_args[WORKER_MAX_SERVERS];
-/* --timeout, --synchronous-commit, --max-busy, --backoff-max: the rows
- * job run has too (CLI_STEP_*_ROW) */
-static const worker_opts worker_defaults = {
-	{TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000}, 1, {worker_server_args, 0, WORKER_MAX_SERVERS}, false, 2};
-
+/* so: --timeout, --synchronous-commit, --max-busy, --backoff-max, the
+ * rows job run has too (CLI_STEP_*_ROW) */
 const cli_command cmd_worker_entry = {
-	.name = "worker",
-	.usage = "",
-	.summary = "run draining jobs across servers with N runners, one runner per job, until SIGTERM or Ctrl-C",
-	.exec = exec_worker,
-	.options = worker_options,
-	.defaults = &worker_defaults,
-	.size = sizeof worker_defaults,
+	"worker", "", "run draining jobs across servers with N runners, one runner per job, until SIGTERM or Ctrl-C",
+	exec_worker, worker_options,
+	CLI_DEFAULTS(worker_opts, {TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000}, 1,
+	             {worker_server_args, 0, WORKER_MAX_SERVERS}, false, 2),
 };

@@ -249,14 +249,7 @@ out:
 	return rc;
 }
 
-static const cleanup_writer_opts writer_defaults = {10.0, -1, 0, 0, 0, false};
-
 const cli_command cmd_writer_entry = {
-	.name = "writer",
-	.usage = "",
-	.summary = "simulated sync writer: inserts, updates and moves items, reports rejections",
-	.exec = exec_writer,
-	.options = writer_options,
-	.defaults = &writer_defaults,
-	.size = sizeof writer_defaults,
+	"writer", "", "simulated sync writer: inserts, updates and moves items, reports rejections", exec_writer,
+	writer_options, CLI_DEFAULTS(cleanup_writer_opts, 10.0, -1, 0, 0, 0, false),
 };
