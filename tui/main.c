@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 				rc = EXIT_DONE;
 				goto out;
 			}
-			rc = cmd->exec(&ctx, a.nrest, a.rest);
+			rc = cli_exec(&ctx, cmd, a.nrest, a.rest);
 			goto out;
 		}
 	}

@@ -255,11 +255,26 @@ int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
 	return rc == CLEANUP_OK ? 0 : cli_fail(ctx, &err);
 }
 
-int cli_connect_untimed(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
+int cli_untimed_begin(cli_ctx *ctx, cleanup_engine **out, bool check_schema)
 {
+	int rc;
+
 	if (ctx->timeout_s < 0)
 		cleanup_engine_defaults(0, 0);
-	return cli_connect(ctx, out, check_schema);
+	if ((rc = cli_connect(ctx, out, check_schema)))
+		return rc;
+	cli_interrupt_begin(*out, false);
+	return 0;
+}
+
+int cli_untimed_end(const cli_ctx *ctx, cleanup_engine *e, int rc, const cleanup_error *err, const char *what)
+{
+	cli_interrupt_end();
+	if (rc == CLEANUP_OK)
+		return 0;
+	rc = cli_fail_or_interrupted(ctx, err, what);
+	cleanup_engine_close(e);
+	return rc;
 }
 
 const char *cli_count(char *buf, size_t len, int64_t n)
@@ -767,6 +782,30 @@ bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_sub
 	usage_hint(&err, cmd, sub);
 	cli_fail(ctx, &err);
 	return false;
+}
+
+int cli_exec(cli_ctx *ctx, const cli_command *cmd, int argc, char **argv)
+{
+	void *opts = NULL;
+	cli_args a;
+	int rc;
+
+	if (cmd->exec_argv)
+		return cmd->exec_argv(ctx, argc, argv);
+	if (cmd->size > 0) {
+		if (!(opts = calloc(1, cmd->size))) {
+			fprintf(stderr, "cleanupctl: out of memory\n");
+			return EXIT_ERROR;
+		}
+		if (cmd->defaults)
+			memcpy(opts, cmd->defaults, cmd->size);
+	}
+	if (cli_parse_options(ctx, cmd, NULL, argc, argv, 1, cmd->maxpos, opts, &a))
+		rc = cmd->exec(ctx, opts, &a);
+	else
+		rc = EXIT_USAGE;
+	free(opts);
+	return rc;
 }
 
 /* Prints the words of P, each after a space, from column COL on, wrapped

@@ -90,14 +90,29 @@ typedef struct cli_option {
  * int64_t the parser is given (no options struct). */
 #define CLI_ROW_ONLY_INT(NAME, ARG, HELP, MIN, MAX) {NAME, ARG, HELP, NULL, CLI_INT, 0, MIN, MAX, 0, NULL, NULL}
 
+struct cli_args;
+
+/* A command's descriptor, as tmux's cmd_entry: the dispatcher (cli_exec)
+ * parses the command's words with OPTIONS into a copy of DEFAULTS and
+ * calls EXEC with them; a command with subcommands (job) names EXEC_ARGV
+ * instead and parses each subcommand's words itself. */
 typedef struct cli_command {
 	const char *name;     /* "status", "job", ... */
 	const char *usage;    /* the words after the name that are not options ("start|stop|status");
 	                       * the usage line adds the options from OPTIONS (cli_usage_line) */
 	const char *summary;  /* one line */
-	int (*exec)(cli_ctx *ctx, int argc, char **argv); /* argv[0] is the command name */
+	/* the options parsed into OPTS (NULL when SIZE is 0), the other words in A */
+	int (*exec)(cli_ctx *ctx, void *opts, const struct cli_args *a);
 	const cli_option *options; /* {NULL}-terminated, or NULL: none */
+	const void *defaults;      /* the options struct before parsing (SIZE bytes), or NULL: zeroes */
+	size_t size;               /* sizeof the options struct (0: none) */
+	int maxpos;                /* at most this many words that are not options (at most CLI_POS_MAX) */
+	int (*exec_argv)(cli_ctx *ctx, int argc, char **argv); /* instead of EXEC: argv[0] is the name */
 } cli_command;
+
+/* A command's DEFAULTS and SIZE (designated, after its first fields): its
+ * options struct T as it starts, the initializer's values in T's order. */
+#define CLI_DEFAULTS(T, ...) .defaults = &(const T){__VA_ARGS__}, .size = sizeof(T)
 
 typedef struct cli_subcommand {
 	const char *name;          /* "create" */
@@ -177,6 +192,12 @@ bool cli_parse_argv(const cli_option *opts, int argc, char **argv, int first, in
  * then. */
 bool cli_parse_options(const cli_ctx *ctx, const cli_command *cmd, const cli_subcommand *sub, int argc,
                        char **argv, int first, int maxpos, void *out, cli_args *a);
+
+/* Runs command CMD on ARGC words ARGV (argv[0] its name): CMD->exec_argv
+ * as is, else the words parsed by cli_parse_options() into a copy of
+ * CMD->defaults, then CMD->exec. Returns the exit code (2 after a usage
+ * error, printed). */
+int cli_exec(cli_ctx *ctx, const cli_command *cmd, int argc, char **argv);
 
 /* Whether option NAME of OPTS was given (A from the parser). */
 bool cli_given(const cli_args *a, const cli_option *opts, const char *name);
@@ -362,8 +383,16 @@ int cli_connect(cli_ctx *ctx, cleanup_engine **out, bool check_schema);
 
 /* cli_connect() for a command that runs one long transaction (install,
  * seed): as pg_dump and pg_restore, no statement or lock timeout unless
- * --timeout says so (a role's statement_timeout does not apply). */
-int cli_connect_untimed(cli_ctx *ctx, cleanup_engine **out, bool check_schema);
+ * --timeout says so (a role's statement_timeout does not apply); then
+ * Ctrl-C cancels the transaction (cli_interrupt_begin, not FINISH_FIRST):
+ * nothing it did stays. */
+int cli_untimed_begin(cli_ctx *ctx, cleanup_engine **out, bool check_schema);
+
+/* Ends what cli_untimed_begin() began once the transaction returned RC:
+ * restores the signal handlers; when RC is not CLEANUP_OK, prints ERR
+ * (cli_fail_or_interrupted for WHAT), closes E and returns the exit code;
+ * else 0, E still open. */
+int cli_untimed_end(const cli_ctx *ctx, cleanup_engine *e, int rc, const cleanup_error *err, const char *what);
 
 /* Prints S as a JSON string literal (quoted, escaped) to F. */
 void cli_json_string(FILE *f, const char *s);

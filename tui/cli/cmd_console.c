@@ -31,23 +31,21 @@ static const cli_option console_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_console(cli_ctx *ctx, int argc, char **argv)
+static int exec_console(cli_ctx *ctx, void *opts, const cli_args *a)
 {
-	console_cli_opts co = {false, NULL, 0};
+	const console_cli_opts *co = opts;
 	console_opts o;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	char dbname[128], *ro = NULL;
 	const char *db_given = ctx->db;
-	cli_args a;
 	int rc;
 
+	(void)a;
 	memset(&o, 0, sizeof o);
-	if (!cli_parse_options(ctx, &cmd_console_entry, NULL, argc, argv, 1, 0, &co, &a))
-		return EXIT_USAGE;
-	o.readonly = co.readonly;
-	o.theme_name = co.theme;
-	o.refresh_ms = (int)co.refresh_ms;
+	o.readonly = co->readonly;
+	o.theme_name = co->theme;
+	o.refresh_ms = (int)co->refresh_ms;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		cleanup_error_set(&err, CLEANUP_EINVAL,
 		                  "cleanupctl console needs a terminal: stdin and stdout must both be a TTY");
@@ -89,5 +87,5 @@ out:
 }
 
 const cli_command cmd_console_entry = {
-	"console", "", "the dashboard", exec_console, console_options,
+	"console", "", "the dashboard", exec_console, console_options, CLI_DEFAULTS(console_cli_opts, false, NULL, 0),
 };

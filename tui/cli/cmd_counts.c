@@ -118,24 +118,19 @@ static const cli_option counts_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_counts(cli_ctx *ctx, int argc, char **argv)
+static int exec_counts(cli_ctx *ctx, void *opts, const cli_args *a)
 {
-	int64_t libs[COUNTS_MAX_LIBRARIES];
+	const counts_opts *o = opts;
+	int64_t *libs = o->libs.v;
 	counts_visit visits[COUNTS_MAX_LIBRARIES];
-	size_t nlibs, nvisits = 0, nrows = 0, i;
+	size_t nlibs = o->libs.n, nvisits = 0, nrows = 0, i;
 	cleanup_count_row *rows = NULL;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	counts_opts o = {{libs, 0, COUNTS_MAX_LIBRARIES}, 200, false};
-	bool no_visit;
-	int max_visits, rc = EXIT_DONE;
-	cli_args a;
+	bool no_visit = o->no_visit;
+	int max_visits = (int)o->visits, rc = EXIT_DONE;
 
-	if (!cli_parse_options(ctx, &cmd_counts_entry, NULL, argc, argv, 1, 0, &o, &a))
-		return EXIT_USAGE;
-	nlibs = o.libs.n;
-	max_visits = (int)o.visits;
-	no_visit = o.no_visit;
+	(void)a;
 	if (no_visit && nlibs > 0)
 		return cli_usage(ctx, &cmd_counts_entry, "--no-visit and --library exclude each other");
 	ctx->app_name = "cleanupctl:counts";
@@ -184,8 +179,10 @@ out:
 	return rc;
 }
 
+/* --library's values: the process runs one command. */
+static int64_t counts_libs[COUNTS_MAX_LIBRARIES];
 const cli_command cmd_counts_entry = {
 	"counts", "",
 	"per-library item counts from the count cache, with their state (fresh, dirty, expired, withheld, unwatched)",
-	exec_counts, counts_options,
+	exec_counts, counts_options, CLI_DEFAULTS(counts_opts, {counts_libs, 0, COUNTS_MAX_LIBRARIES}, 200, false),
 };

@@ -883,7 +883,7 @@ static void narration_text(char *buf, size_t len, int scenario, int64_t job, int
 	}
 }
 
-static int exec_demo(cli_ctx *ctx, int argc, char **argv)
+static int exec_demo(cli_ctx *ctx, void *opts, const cli_args *a)
 {
 	static char conninfo[CLEANUP_PATH_MAX + 128];
 	cleanup_server_row *sv = NULL;
@@ -902,26 +902,21 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 	int rc = EXIT_ERROR, nw = 0, scenario = SC_NONE;
 	pid_t runner = -1, conductor = -1;
 	char narration[2000] = "";
-	demo_opts opt = {false};
-	cli_args a;
-	bool autofire;
+	bool autofire = ((const demo_opts *)opts)->autofire;
 	static demo_keys keys;
 
 	memset(&job, 0, sizeof job);
 	memset(&sb, 0, sizeof sb);
-	if (!cli_parse_options(ctx, &cmd_demo_entry, NULL, argc, argv, 1, 1, &opt, &a))
-		return EXIT_USAGE;
-	autofire = opt.autofire;
-	if (a.npos == 1) {
+	if (a->npos == 1) {
 		char known[200] = "";
 
 		for (i = 0; scenarios[i]; i++) {
-			if (strcmp(a.pos[0], scenarios[i]) == 0)
+			if (strcmp(a->pos[0], scenarios[i]) == 0)
 				scenario = (int)i;
 			snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", scenarios[i]);
 		}
 		if (scenario == SC_NONE)
-			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: %s", a.pos[0],
+			return cli_usage(ctx, &cmd_demo_entry, "unknown scenario \"%s\": the scenarios are: %s", a->pos[0],
 			                 known);
 	}
 	if (autofire && (scenario == SC_NONE || scenario == SC_WRITER_STORM))
@@ -1037,7 +1032,7 @@ static int exec_demo(cli_ctx *ctx, int argc, char **argv)
 
 		fprintf(stderr,
 		        "demo: stdout is not a terminal: printing status instead of opening the console\n");
-		rc = cmd_status_entry.exec(ctx, 1, sargv);
+		rc = cli_exec(ctx, &cmd_status_entry, 1, sargv);
 		goto out;
 	}
 	/* Two writers: on the demo job's server (its fenced library rejects them)
@@ -1133,11 +1128,8 @@ out:
 }
 
 const cli_command cmd_demo_entry = {
-    "demo",
-    "[kill-runner|server-crash|writer-storm|busy-fence]",
-    "sandbox + install + seed + writers + console (status when not on a terminal); a scenario: a recovery "
-    "demo "
-    "narrated in the console's log",
-    exec_demo,
-    demo_options,
+	"demo", "[kill-runner|server-crash|writer-storm|busy-fence]",
+	"sandbox + install + seed + writers + console (status when not on a terminal); a scenario: a recovery demo "
+	"narrated in the console's log",
+	exec_demo, demo_options, CLI_DEFAULTS(demo_opts, false), .maxpos = 1,
 };

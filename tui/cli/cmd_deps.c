@@ -30,30 +30,26 @@ static const cli_option deps_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_deps(cli_ctx *ctx, int argc, char **argv)
+static int exec_deps(cli_ctx *ctx, void *opts, const cli_args *a)
 {
+	const deps_opts *o = opts;
+	const char *sql_dir = o->sql_dir;
+	bool offline = o->offline;
 	cleanup_dep_report r = {0};
 	cleanup_dep_edge *edges;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_dep_limits lim = CLEANUP_DEP_LIMITS_DEFAULT;
-	deps_opts o = {16, 64, 4096, 2000, false, NULL};
-	const char *sql_dir;
-	bool offline;
 	size_t n = 0, i, unresolved = 0;
-	cli_args a;
 	int rc;
 
-	if (!cli_parse_options(ctx, &cmd_deps_entry, NULL, argc, argv, 1, 0, &o, &a))
-		return EXIT_USAGE;
-	sql_dir = o.sql_dir;
-	offline = o.offline;
+	(void)a;
 	if (sql_dir && !offline)
 		return cli_usage(ctx, &cmd_deps_entry, "--sql-dir needs --offline (the catalog report reads the database)");
-	lim.max_depth = (int)o.depth;
-	lim.max_tables = (int)o.tables;
-	lim.max_edges = (int)o.edges;
-	lim.max_ms = (int)o.ms;
+	lim.max_depth = (int)o->depth;
+	lim.max_tables = (int)o->tables;
+	lim.max_edges = (int)o->edges;
+	lim.max_ms = (int)o->ms;
 	if (offline) {
 		rc = cleanup_deps_offline(&r, sql_dir, &lim, &err);
 	} else {
@@ -125,5 +121,5 @@ out:
 
 const cli_command cmd_deps_entry = {
 	"deps", "", "foreign-key dependency evidence, walked with a visited set; gaps name what limits and cycles left out",
-	exec_deps, deps_options,
+	exec_deps, deps_options, CLI_DEFAULTS(deps_opts, 16, 64, 4096, 2000, false, NULL),
 };

@@ -17,29 +17,18 @@ static const cli_option install_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_install(cli_ctx *ctx, int argc, char **argv)
+static int exec_install(cli_ctx *ctx, void *opts, const cli_args *a)
 {
-	cleanup_install_options opts;
 	cleanup_install_result r;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	cli_args a;
 	int rc;
 
-	memset(&opts, 0, sizeof opts);
-	if (!cli_parse_options(ctx, &cmd_install_entry, NULL, argc, argv, 1, 0, &opts, &a))
-		return EXIT_USAGE;
-	if ((rc = cli_connect_untimed(ctx, &e, false)))
-		return rc;
+	(void)a;
 	/* One transaction: Ctrl-C cancels it and the database is unchanged. */
-	cli_interrupt_begin(e, false);
-	rc = cleanup_install_with(&r, e, &opts, &err);
-	cli_interrupt_end();
-	if (rc != CLEANUP_OK) {
-		rc = cli_fail_or_interrupted(ctx, &err, "install");
-		cleanup_engine_close(e);
+	if ((rc = cli_untimed_begin(ctx, &e, false)) ||
+	    (rc = cli_untimed_end(ctx, e, cleanup_install_with(&r, e, opts, &err), &err, "install")))
 		return rc;
-	}
 	if (ctx->json) {
 		printf("{\"database\": ");
 		cli_json_string(stdout, cleanup_engine_dbname(e));
@@ -84,4 +73,5 @@ static int exec_install(cli_ctx *ctx, int argc, char **argv)
 
 const cli_command cmd_install_entry = {
 	"install", "", "install or upgrade the schema (allowlisted databases only)", exec_install, install_options,
+	CLI_DEFAULTS(cleanup_install_options, 0),
 };

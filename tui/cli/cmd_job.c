@@ -382,10 +382,10 @@ static int exec_job(cli_ctx *ctx, int argc, char **argv)
 	return cli_usage(ctx, &cmd_job_entry, "unknown job subcommand \"%s\"", sub);
 }
 
+/* Each subcommand parses its own words (cmd_job_subcommands). */
 const cli_command cmd_job_entry = {
-	"job",
-	"create|append|seal|step|run|pause|resume|cancel|show ...",
-	"drive one cleanup job (see README: The CLI)",
-	exec_job,
-	NULL,
+	.name = "job",
+	.usage = "create|append|seal|step|run|pause|resume|cancel|show ...",
+	.summary = "drive one cleanup job (see README: The CLI)",
+	.exec_argv = exec_job,
 };

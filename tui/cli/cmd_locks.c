@@ -153,18 +153,17 @@ static void print_tree(const cleanup_lock_row *rows, size_t n, const char *db)
 	print_runners(rows, n);
 }
 
-static int exec_locks(cli_ctx *ctx, int argc, char **argv)
+static int exec_locks(cli_ctx *ctx, void *opts, const cli_args *a)
 {
 	cleanup_lock_row *rows = NULL;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	char *json = NULL;
 	size_t n = 0;
-	cli_args a;
 	int rc;
 
-	if (!cli_parse_options(ctx, &cmd_locks_entry, NULL, argc, argv, 1, 0, NULL, &a))
-		return EXIT_USAGE;
+	(void)opts;
+	(void)a;
 	if (!ctx->app_name)
 		ctx->app_name = "cleanupctl:locks";
 	/* The lock view reads only catalog views: no schema needed. */
@@ -194,5 +193,5 @@ fail:
 
 const cli_command cmd_locks_entry = {
 	"locks", "", "lock contention now: a blocking tree of backends, cleanupctl jobs and writers", exec_locks,
-	NULL,
+	.options = NULL,
 };

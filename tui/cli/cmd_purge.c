@@ -188,11 +188,10 @@ static void audit_run(cleanup_engine *e, const purge_run *run, int64_t days, int
 	(void)cleanup_audit_record(NULL, e, &a, &err);
 }
 
-static int exec_purge(cli_ctx *ctx, int argc, char **argv)
+static int exec_purge(cli_ctx *ctx, void *opts, const cli_args *a)
 {
-	purge_opts o = {30, 1000, 0, false};
-	int64_t days, batch, max_rows;
-	cli_args a;
+	const purge_opts *o = opts;
+	int64_t days = o->days, batch = o->batch, max_rows = o->max_rows;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	cleanup_purge_result r;
@@ -200,16 +199,12 @@ static int exec_purge(cli_ctx *ctx, int argc, char **argv)
 	double t0;
 	int rc = CLEANUP_OK, code;
 
-	if (!cli_parse_options(ctx, &cmd_purge_entry, NULL, argc, argv, 1, 0, &o, &a))
-		return EXIT_USAGE;
-	days = o.days;
-	batch = o.batch;
-	max_rows = o.max_rows;
+	(void)a;
 	ctx->app_name = "cleanupctl:purge";
 	if ((code = cli_connect(ctx, &e, true)))
 		return code;
 
-	if (o.dry_run) {
+	if (o->dry_run) {
 		cleanup_purge_plan plan;
 
 		if (cleanup_purge_plan_read(&plan, e, (double)days, PURGE_LIST_MAX, &err) != CLEANUP_OK) {
@@ -291,5 +286,5 @@ static int exec_purge(cli_ctx *ctx, int argc, char **argv)
 
 const cli_command cmd_purge_entry = {
 	"purge", "", "remove finished jobs' manifests, step records and old events, in bounded transactions (retention)",
-	exec_purge, purge_options,
+	exec_purge, purge_options, CLI_DEFAULTS(purge_opts, 30, 1000, 0, false),
 };

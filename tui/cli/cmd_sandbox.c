@@ -45,25 +45,21 @@ static const struct sandbox_action {
 	{"status", cleanup_sandbox_status},
 };
 
-static int exec_sandbox(cli_ctx *ctx, int argc, char **argv)
+static int exec_sandbox(cli_ctx *ctx, void *opts, const cli_args *a)
 {
-	sandbox_opts o = {NULL};
+	const sandbox_opts *o = opts;
+	const char *action = a->npos > 0 ? a->pos[0] : "";
 	char conninfo[CLEANUP_PATH_MAX + 128];
-	const char *action;
 	cleanup_sandbox sb;
 	cleanup_error err;
-	cli_args a;
 	size_t i;
 
-	if (!cli_parse_options(ctx, &cmd_sandbox_entry, NULL, argc, argv, 1, 1, &o, &a))
-		return EXIT_USAGE;
-	action = a.npos > 0 ? a.pos[0] : "";
 	for (i = 0; i < sizeof actions / sizeof actions[0]; i++)
 		if (strcmp(action, actions[i].name) == 0)
 			break;
 	if (i == sizeof actions / sizeof actions[0])
 		return cli_usage(ctx, &cmd_sandbox_entry, "sandbox needs start, stop or status, not \"%s\"", action);
-	if (cleanup_sandbox_init(&sb, o.dir, &err) || actions[i].run(&sb, &err))
+	if (cleanup_sandbox_init(&sb, o->dir, &err) || actions[i].run(&sb, &err))
 		return cli_fail(ctx, &err);
 	cleanup_sandbox_conninfo(&sb, NULL, conninfo, sizeof conninfo);
 	if (ctx->json) {
@@ -96,5 +92,5 @@ static int exec_sandbox(cli_ctx *ctx, int argc, char **argv)
 
 const cli_command cmd_sandbox_entry = {
 	"sandbox", "start|stop|status", "disposable local PostgreSQL; start prints its conninfo", exec_sandbox,
-	sandbox_options,
+	sandbox_options, CLI_DEFAULTS(sandbox_opts, NULL), .maxpos = 1,
 };

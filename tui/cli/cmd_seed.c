@@ -17,33 +17,24 @@ static const cli_option seed_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_seed(cli_ctx *ctx, int argc, char **argv)
+static int exec_seed(cli_ctx *ctx, void *opts, const cli_args *a)
 {
-	seed_opts o = {3, 3, 1000, 0};
+	const seed_opts *o = opts;
 	cleanup_seed_spec spec;
 	cleanup_seed_result r;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	cli_args a;
 	int rc;
 
-	if (!cli_parse_options(ctx, &cmd_seed_entry, NULL, argc, argv, 1, 0, &o, &a))
-		return EXIT_USAGE;
-	spec.servers = (int)o.servers;
-	spec.libraries = (int)o.libraries;
-	spec.items = o.items;
-	spec.dependents = (int)o.dependents;
-	if ((rc = cli_connect_untimed(ctx, &e, true)))
-		return rc;
+	(void)a;
+	spec.servers = (int)o->servers;
+	spec.libraries = (int)o->libraries;
+	spec.items = o->items;
+	spec.dependents = (int)o->dependents;
 	/* One statement, one transaction: Ctrl-C cancels it, nothing stays. */
-	cli_interrupt_begin(e, false);
-	rc = cleanup_seed(&r, e, &spec, &err);
-	cli_interrupt_end();
-	if (rc != CLEANUP_OK) {
-		rc = cli_fail_or_interrupted(ctx, &err, "seed");
-		cleanup_engine_close(e);
+	if ((rc = cli_untimed_begin(ctx, &e, true)) ||
+	    (rc = cli_untimed_end(ctx, e, cleanup_seed(&r, e, &spec, &err), &err, "seed")))
 		return rc;
-	}
 	if (ctx->json)
 		printf("{\"servers\": %d, \"libraries\": %d, \"items\": %" PRId64 ", \"dependents\": %" PRId64
 		       ", \"seconds\": %.3f}\n",
@@ -57,5 +48,5 @@ static int exec_seed(cli_ctx *ctx, int argc, char **argv)
 
 const cli_command cmd_seed_entry = {
 	"seed", "", "demo data: N servers, libraries per server, items per library, dependent records per item (0-50)",
-	exec_seed, seed_options,
+	exec_seed, seed_options, CLI_DEFAULTS(seed_opts, 3, 3, 1000, 0),
 };

@@ -175,24 +175,20 @@ static const cli_option status_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_status(cli_ctx *ctx, int argc, char **argv)
+static int exec_status(cli_ctx *ctx, void *opts, const cli_args *a)
 {
-	status_opts o = {2, 0};
+	const status_opts *o = opts;
+	bool watch = cli_given(a, status_options, "--watch");
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	bool watch;
-	cli_args a;
 	int rc;
 
-	if (!cli_parse_options(ctx, &cmd_status_entry, NULL, argc, argv, 1, 0, &o, &a))
-		return EXIT_USAGE;
-	watch = cli_given(&a, status_options, "--watch");
-	if (o.count > 0 && !watch)
+	if (o->count > 0 && !watch)
 		return cli_usage(ctx, &cmd_status_entry, "--count goes with --watch");
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	if (watch)
-		rc = watch_status(ctx, e, o.interval, o.count);
+		rc = watch_status(ctx, e, o->interval, o->count);
 	else
 		rc = print_status(ctx, e, &err) == CLEANUP_OK ? EXIT_DONE : cli_fail(ctx, &err);
 	cleanup_engine_close(e);
@@ -201,7 +197,7 @@ static int exec_status(cli_ctx *ctx, int argc, char **argv)
 
 const cli_command cmd_status_entry = {
 	"status", "", "servers, libraries, jobs at a glance; --watch repeats it as plain output", exec_status,
-	status_options,
+	status_options, CLI_DEFAULTS(status_opts, 2, 0),
 };
 
 static const cli_option jobs_options[] = {
@@ -209,16 +205,14 @@ static const cli_option jobs_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
+static int exec_jobs(cli_ctx *ctx, void *opts, const cli_args *a)
 {
+	int64_t limit = *(const int64_t *)opts;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
-	int64_t limit = 50;
-	cli_args a;
 	int rc;
 
-	if (!cli_parse_options(ctx, &cmd_jobs_entry, NULL, argc, argv, 1, 0, &limit, &a))
-		return EXIT_USAGE;
+	(void)a;
 	if ((rc = cli_connect(ctx, &e, true)))
 		return rc;
 	if (ctx->json) {
@@ -243,5 +237,5 @@ static int exec_jobs(cli_ctx *ctx, int argc, char **argv)
 }
 
 const cli_command cmd_jobs_entry = {
-	"jobs", "", "unfinished jobs and the most recent ones", exec_jobs, jobs_options,
+	"jobs", "", "unfinished jobs and the most recent ones", exec_jobs, jobs_options, CLI_DEFAULTS(int64_t, 50),
 };

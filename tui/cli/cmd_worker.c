@@ -591,38 +591,30 @@ static const cli_option worker_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_worker(cli_ctx *ctx, int argc, char **argv)
+static int exec_worker(cli_ctx *ctx, void *opts, const cli_args *a)
 {
 	static worker w; /* large (the server list): not on the stack */
-	static int64_t server_args[WORKER_MAX_SERVERS];
+	const worker_opts *o = opts;
 	runner runners[WORKER_MAX_RUNNERS];
 	pthread_t threads[WORKER_MAX_RUNNERS];
 	sigset_t set, old_set;
 	cleanup_engine *e = NULL;
-	/* --timeout, --synchronous-commit, --max-busy, --backoff-max: the
-	 * rows job run has too (CLI_STEP_*_ROW) */
-	worker_opts o = {{TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000}, 1, {server_args, 0, WORKER_MAX_SERVERS}, false, 2};
-	int64_t concurrency;
-	cli_step_opts so;
-	double poll;
+	int64_t concurrency = o->concurrency;
+	cli_step_opts so = o->so;
+	double poll = o->poll;
 	int i, started = 0, code;
 	size_t j, m;
-	cli_args a;
 	char t[32];
 
+	(void)a;
 	memset(&w, 0, sizeof w);
-	if (!cli_parse_options(ctx, &cmd_worker_entry, NULL, argc, argv, 1, 0, &o, &a))
-		return EXIT_USAGE;
-	so = o.so;
-	concurrency = o.concurrency;
-	poll = o.poll;
-	w.idle_exit = o.idle_exit;
+	w.idle_exit = o->idle_exit;
 	/* --server may repeat, a server given twice counts once */
-	for (j = 0; j < o.servers.n; j++) {
-		for (m = 0; m < w.nservers && w.servers[m] != o.servers.v[j]; m++)
+	for (j = 0; j < o->servers.n; j++) {
+		for (m = 0; m < w.nservers && w.servers[m] != o->servers.v[j]; m++)
 			;
 		if (m == w.nservers)
-			w.servers[w.nservers++] = o.servers.v[j];
+			w.servers[w.nservers++] = o->servers.v[j];
 	}
 
 	/* One connection first: a bad --db or schema fails here, at once. */
@@ -729,7 +721,13 @@ static int exec_worker(cli_ctx *ctx, int argc, char **argv)
 	return code;
 }
 
+/* --server's values: the process runs one command. */
+static int64_t worker_server_args[WORKER_MAX_SERVERS];
+/* so: --timeout, --synchronous-commit, --max-busy, --backoff-max, the
+ * rows job run has too (CLI_STEP_*_ROW) */
 const cli_command cmd_worker_entry = {
 	"worker", "", "run draining jobs across servers with N runners, one runner per job, until SIGTERM or Ctrl-C",
 	exec_worker, worker_options,
+	CLI_DEFAULTS(worker_opts, {TUI_OP_STATEMENT_TIMEOUT_S, 0, 100, 1000}, 1,
+	             {worker_server_args, 0, WORKER_MAX_SERVERS}, false, 2),
 };

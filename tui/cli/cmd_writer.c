@@ -147,31 +147,27 @@ static const cli_option writer_options[] = {
 	CLI_ROW_END,
 };
 
-static int exec_writer(cli_ctx *ctx, int argc, char **argv)
+static int exec_writer(cli_ctx *ctx, void *opts, const cli_args *a)
 {
-	cleanup_writer_opts opts = {10.0, -1, 0, 0, 0, false};
+	cleanup_writer_opts *o = opts;
+	bool seeded = cli_given(a, writer_options, "--seed");
 	static char app_name[64];
 	cleanup_writer *w = NULL;
 	cleanup_engine *e = NULL;
 	cleanup_error err;
 	struct sigaction sa, old_int, old_term;
 	report_ctx rep;
-	bool seeded;
-	cli_args a;
 	int rc;
 
-	if (!cli_parse_options(ctx, &cmd_writer_entry, NULL, argc, argv, 1, 0, &opts, &a))
-		return EXIT_USAGE;
-	seeded = cli_given(&a, writer_options, "--seed");
 	if (!seeded) {
 		struct timespec t;
 
 		clock_gettime(CLOCK_REALTIME, &t);
-		opts.seed = ((uint64_t)t.tv_sec * 1000000007ULL) ^ (uint64_t)t.tv_nsec ^ ((uint64_t)getpid() << 32);
-		opts.seed &= (uint64_t)INT64_MAX; /* printable as the --seed that repeats the run */
+		o->seed = ((uint64_t)t.tv_sec * 1000000007ULL) ^ (uint64_t)t.tv_nsec ^ ((uint64_t)getpid() << 32);
+		o->seed &= (uint64_t)INT64_MAX; /* printable as the --seed that repeats the run */
 	}
-	if (opts.server_id > 0)
-		snprintf(app_name, sizeof app_name, "cleanupctl:writer:%" PRId64, opts.server_id);
+	if (o->server_id > 0)
+		snprintf(app_name, sizeof app_name, "cleanupctl:writer:%" PRId64, o->server_id);
 	else
 		snprintf(app_name, sizeof app_name, "cleanupctl:writer:all");
 	ctx->app_name = app_name;
@@ -193,7 +189,7 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 	/* A writer that starts while its tables are locked (lock_timeout:
 	 * busy) tries again every 200 ms until it gets in or is stopped; a
 	 * stop while it waits is a clean stop with nothing done. */
-	while (cleanup_writer_new(&w, e, &opts, &err) != CLEANUP_OK) {
+	while (cleanup_writer_new(&w, e, o, &err) != CLEANUP_OK) {
 		int nap_no;
 
 		if (err.status != CLEANUP_EBUSY) {
@@ -213,7 +209,7 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 			memset(&none, 0, sizeof none);
 			none.stopped = true;
 			if (ctx->json)
-				print_summary_json(&none, &opts, false, 0);
+				print_summary_json(&none, o, false, 0);
 			else if (!ctx->quiet)
 				print_summary(&none, 0);
 			rc = EXIT_DONE;
@@ -225,13 +221,13 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 	if (!ctx->quiet && !ctx->json) {
 		char pace[48];
 
-		if (opts.rate > 0)
-			snprintf(pace, sizeof pace, "%g operations per second", opts.rate);
+		if (o->rate > 0)
+			snprintf(pace, sizeof pace, "%g operations per second", o->rate);
 		else
 			snprintf(pace, sizeof pace, "as fast as possible");
 		printf("writer %s: %zu libraries, %s, %s, seed %" PRIu64 "; Ctrl-C stops\n", app_name,
 		       cleanup_writer_library_count(w), pace,
-		       cleanup_writer_uses_gateway(w) ? "through the mutation gateway" : "plain SQL", opts.seed);
+		       cleanup_writer_uses_gateway(w) ? "through the mutation gateway" : "plain SQL", o->seed);
 		fflush(stdout);
 	}
 	rc = cleanup_writer_run(w, &stop_requested, report, &rep, &err);
@@ -239,7 +235,7 @@ static int exec_writer(cli_ctx *ctx, int argc, char **argv)
 		rc = cli_fail(ctx, &err);
 	} else {
 		if (ctx->json)
-			print_summary_json(cleanup_writer_get_stats(w), &opts, cleanup_writer_uses_gateway(w),
+			print_summary_json(cleanup_writer_get_stats(w), o, cleanup_writer_uses_gateway(w),
 			                   cleanup_writer_dependents(w));
 		else
 			print_summary(cleanup_writer_get_stats(w), cleanup_writer_dependents(w));
@@ -255,5 +251,5 @@ out:
 
 const cli_command cmd_writer_entry = {
 	"writer", "", "simulated sync writer: inserts, updates and moves items, reports rejections", exec_writer,
-	writer_options,
+	writer_options, CLI_DEFAULTS(cleanup_writer_opts, 10.0, -1, 0, 0, 0, false),
 };

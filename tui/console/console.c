@@ -155,14 +155,24 @@ void console_note_add(console *c, theme_role role, const char *text)
 
 /* ---- selection -------------------------------------------------------- */
 
+/* The row of ROWS (N rows of SIZE bytes each) whose int64_t id at
+ * ID_OFF is ID, or NULL: the snapshot's jobs and libraries by id. */
+static const void *find_row(const void *rows, size_t n, size_t size, size_t id_off, int64_t id)
+{
+	const char *row = rows;
+	int64_t row_id;
+
+	for (; n > 0; n--, row += size) {
+		memcpy(&row_id, row + id_off, sizeof row_id);
+		if (row_id == id)
+			return row;
+	}
+	return NULL;
+}
+
 const cleanup_mon_job *console_find_job(const console *c, int64_t id)
 {
-	size_t i;
-
-	for (i = 0; i < c->snap->njobs; i++)
-		if (c->snap->jobs[i].job.id == id)
-			return &c->snap->jobs[i];
-	return NULL;
+	return find_row(c->snap->jobs, c->snap->njobs, sizeof *c->snap->jobs, offsetof(cleanup_mon_job, job.id), id);
 }
 
 const cleanup_mon_job *console_selected_job(const console *c)
@@ -186,12 +196,8 @@ const cleanup_mon_library *console_view_library(const console *c, int k)
 
 const cleanup_mon_library *console_find_library(const console *c, int64_t id)
 {
-	size_t i;
-
-	for (i = 0; i < c->snap->nlibraries; i++)
-		if (c->snap->libraries[i].row.id == id)
-			return &c->snap->libraries[i];
-	return NULL;
+	return find_row(c->snap->libraries, c->snap->nlibraries, sizeof *c->snap->libraries,
+	                offsetof(cleanup_mon_library, row.id), id);
 }
 
 /* Puts the libraries panel's selection on library sel_lib_id when the
