@@ -82,47 +82,41 @@ BEGIN
     PERFORM cleanup.raise_row_busy(p_message, pg_catalog.format('the admission row of %s %s', p_kind, p_id), x);
 END $$;
 
--- Fences library P_LIB for job P_JOB: its admission row FOR UPDATE without
--- waiting, then draining. 55P03 when an admitted writer still holds it (A2).
-CREATE OR REPLACE FUNCTION cleanup.fence_library(p_lib bigint, p_job bigint)
+-- Takes the admission row of P_KIND ('library' or 'server') P_ID for job
+-- P_JOB: FOR UPDATE without waiting (lock_admission_row: 55P03 naming the
+-- holders when an admitted writer still holds it, A2), then
+--   a fence: the library or server (and so every library of it, and new
+--            libraries) draining for P_JOB;
+--   P_COLLECT (C9): library P_ID collected for prune job P_JOB, so that
+--            from this transaction's commit on, every write the admission
+--            triggers accept into it is protected (cleanup.protect_written).
+--            A sync write admitted before this moment and still in flight
+--            would commit unprotected, so its presence is busy, never a wait.
+CREATE OR REPLACE FUNCTION cleanup.take_admission(p_kind text, p_id bigint, p_job bigint,
+                                                  p_collect boolean DEFAULT false)
 RETURNS void LANGUAGE plpgsql
 AS $$
 BEGIN
-    PERFORM cleanup.lock_admission_row('library', p_lib,
-        pg_catalog.format('library %s has an admitted sync write in flight; nothing changed, retry later', p_lib));
-    UPDATE cleanup.library_admission
-       SET state = 'draining', job_id = p_job, collecting_job = NULL, changed_at = now()
-     WHERE library_id = p_lib;
+    PERFORM cleanup.lock_admission_row(p_kind, p_id,
+        pg_catalog.format('%s %s has an admitted sync write in flight; %snothing changed, retry later', p_kind, p_id,
+                          CASE WHEN p_collect THEN 'collecting cannot begin under it; ' ELSE '' END));
+    IF p_kind = 'server' THEN
+        UPDATE cleanup.server_admission
+           SET state = 'draining', job_id = p_job, changed_at = now()
+         WHERE server_id = p_id;
+    ELSIF p_collect THEN
+        UPDATE cleanup.library_admission SET collecting_job = p_job, changed_at = now()
+         WHERE library_id = p_id;
+    ELSE
+        UPDATE cleanup.library_admission
+           SET state = 'draining', job_id = p_job, collecting_job = NULL, changed_at = now()
+         WHERE library_id = p_id;
+    END IF;
 END $$;
-
--- C9: marks library P_LIB as collected for prune job P_JOB, so that from
--- this transaction's commit on, every write the admission triggers accept
--- into it is protected (cleanup.protect_written). The admission row is
--- taken FOR UPDATE without waiting like a fence: a sync write admitted
--- before this moment and still in flight would commit unprotected, so its
--- presence is busy (55P03, nothing changed, retry later), never a wait.
-CREATE OR REPLACE FUNCTION cleanup.mark_collecting(p_lib bigint, p_job bigint)
-RETURNS void LANGUAGE plpgsql
-AS $$
-BEGIN
-    PERFORM cleanup.lock_admission_row('library', p_lib,
-        pg_catalog.format('library %s has an admitted sync write in flight; collecting cannot begin under it; '
-                          'nothing changed, retry later', p_lib));
-    UPDATE cleanup.library_admission SET collecting_job = p_job, changed_at = now()
-     WHERE library_id = p_lib;
-END $$;
-
--- Fences server P_SERVER (and so every library of it, and new libraries).
-CREATE OR REPLACE FUNCTION cleanup.fence_server(p_server bigint, p_job bigint)
-RETURNS void LANGUAGE plpgsql
-AS $$
-BEGIN
-    PERFORM cleanup.lock_admission_row('server', p_server,
-        pg_catalog.format('server %s has an admitted sync write in flight; nothing changed, retry later', p_server));
-    UPDATE cleanup.server_admission
-       SET state = 'draining', job_id = p_job, changed_at = now()
-     WHERE server_id = p_server;
-END $$;
+-- take_admission took the place of these three.
+DROP FUNCTION IF EXISTS cleanup.fence_library(bigint, bigint);
+DROP FUNCTION IF EXISTS cleanup.mark_collecting(bigint, bigint);
+DROP FUNCTION IF EXISTS cleanup.fence_server(bigint, bigint);
 
 -- Creates a job. prune starts collecting; remove-library and remove-server
 -- close admission at once and start draining. Refuses (CU401) when the
@@ -191,13 +185,13 @@ BEGIN
     RETURNING * INTO j;
 
     IF p_kind = 'prune' THEN
-        PERFORM cleanup.mark_collecting(v_library, j.id);
+        PERFORM cleanup.take_admission('library', v_library, j.id, true);
     ELSE
         -- Parent removal closes admission immediately.
         IF p_kind = 'remove-server' THEN
-            PERFORM cleanup.fence_server(v_server, j.id);
+            PERFORM cleanup.take_admission('server', v_server, j.id);
             FOR l IN SELECT id FROM inventory.libraries WHERE server_id = v_server ORDER BY id LOOP
-                PERFORM cleanup.fence_library(l, j.id);
+                PERFORM cleanup.take_admission('library', l, j.id);
             END LOOP;
             SELECT min(id) INTO j.cursor_library_id FROM inventory.libraries WHERE server_id = v_server;
             SELECT coalesce(sum(s.item_count), 0) INTO j.total_estimate
@@ -208,7 +202,7 @@ BEGIN
               CROSS JOIN LATERAL (SELECT max(id) AS id FROM inventory.items WHERE library_id = lb.id) i
              WHERE lb.server_id = v_server;
         ELSE
-            PERFORM cleanup.fence_library(v_library, j.id);
+            PERFORM cleanup.take_admission('library', v_library, j.id);
             j.cursor_library_id := v_library;
             SELECT coalesce(item_count, 0) INTO j.total_estimate
               FROM cleanup.library_stats WHERE library_id = v_library;
@@ -402,7 +396,7 @@ BEGIN
     END IF;
 
     PERFORM cleanup.lock_libraries(ARRAY[j.library_id]);
-    PERFORM cleanup.fence_library(j.library_id, j.id);
+    PERFORM cleanup.take_admission('library', j.library_id, j.id);
     IF cleanup.failpoints_on() THEN
         PERFORM cleanup.failpoint('seal');
     END IF;

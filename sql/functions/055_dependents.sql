@@ -541,22 +541,22 @@ BEGIN
         ELSE
             -- The walk follows v_ids' order and stops at the budget (the
             -- LIMIT ends the nested loop): index (item_id, id) probes only.
-            DELETE FROM inventory.item_retries
-             WHERE id = ANY (ARRAY(SELECT r.id FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                                    CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r
-                                                         WHERE r.item_id = u.x ORDER BY r.item_id, r.id) r
-                                    LIMIT v_n));
-            GET DIAGNOSTICS n_retries = ROW_COUNT;
-            v_n := v_n - n_retries;
-            IF v_n > 0 THEN
-                DELETE FROM inventory.identity_review_previews
-                 WHERE id = ANY (ARRAY(SELECT r.id FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                                        CROSS JOIN LATERAL (SELECT r.id FROM inventory.identity_review_previews r
-                                                             WHERE r.item_id = u.x ORDER BY r.item_id, r.id) r
-                                        LIMIT v_n));
-                GET DIAGNOSTICS n_previews = ROW_COUNT;
-                v_n := v_n - n_previews;
-            END IF;
+            -- Retries first, then previews with what the budget leaves, in
+            -- one statement (the two tables' deletes do not see each other).
+            WITH rr AS MATERIALIZED (
+                     SELECT r.id FROM unnest(v_ids) WITH ORDINALITY u(x, o)
+                      CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r
+                                           WHERE r.item_id = u.x ORDER BY r.item_id, r.id) r
+                      LIMIT v_n),
+                 dr AS (DELETE FROM inventory.item_retries WHERE id = ANY (ARRAY(SELECT rr.id FROM rr)) RETURNING 1),
+                 dp AS (DELETE FROM inventory.identity_review_previews
+                         WHERE id = ANY (ARRAY(SELECT p.id FROM unnest(v_ids) WITH ORDINALITY u(x, o)
+                                                CROSS JOIN LATERAL (SELECT p.id FROM inventory.identity_review_previews p
+                                                                     WHERE p.item_id = u.x ORDER BY p.item_id, p.id) p
+                                                LIMIT greatest(v_n - (SELECT count(*) FROM rr), 0)))
+                        RETURNING 1)
+            SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO n_retries, n_previews;
+            v_n := v_n - n_retries - n_previews;
             IF v_n > 0 THEN
                 WITH d AS (
                     DELETE FROM inventory.items i

@@ -440,7 +440,7 @@ static void test_runner_cannot_write_directly(void **state)
 	    "INSERT INTO inventory.items (library_id, external_id) VALUES (6, 'r')",
 	    "SELECT count(*) FROM inventory.items",
 	    "SELECT cleanup.step_exec(1, 1, 0, false)",
-	    "SELECT cleanup.fence_library(6, 1)",
+	    "SELECT cleanup.take_admission('library', 6, 1)",
 	    "SELECT cleanup_lab.seed_demo(1, 1, 1)",
 	    "SELECT cleanup.contract_record()",
 	    NULL,
