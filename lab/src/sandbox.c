@@ -1230,7 +1230,11 @@ int cleanup_sandbox_start(cleanup_sandbox *sb, cleanup_error *err)
 int cleanup_sandbox_stop(cleanup_sandbox *sb, cleanup_error *err)
 {
 	char prog[CLEANUP_PATH_MAX + 16];
-	char *argv[] = {prog, "stop", "-w", "-t", "60", "-m", "fast", "-D", "data", NULL};
+	/* A fast stop ends with a shutdown checkpoint, which also finishes
+	 * the spread checkpoint in progress: after a test run that made
+	 * hundreds of databases on a busy disk, its sync phase alone took
+	 * 69 s (20,086 files), so pg_ctl's default 60 s is too short. */
+	char *argv[] = {prog, "stop", "-w", "-t", "600", "-m", "fast", "-D", "data", NULL};
 	int rc;
 
 	cleanup_sandbox_status(sb, err);
