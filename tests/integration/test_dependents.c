@@ -380,8 +380,8 @@ static void test_D5_D6_remove_library_with_dependents(void **state)
 	static const char *const while_draining[] = {
 		"UPDATE inventory.classification_history SET error = 'x' WHERE library_id = %lld",
 		"DELETE FROM inventory.library_sync_status WHERE library_id = %lld",
-		"INSERT INTO inventory.item_retries (item_id, reason) "
-		"SELECT min(id), 'late' FROM inventory.items WHERE library_id = %lld",
+		("INSERT INTO inventory.item_retries (item_id, reason) "
+		 "SELECT min(id), 'late' FROM inventory.items WHERE library_id = %lld"),
 	};
 	static const char *const at_the_last_moment[] = {
 		"INSERT INTO inventory.library_collections (library_id, name) VALUES (%lld, 'last moment')",
