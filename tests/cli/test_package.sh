@@ -111,8 +111,17 @@ console_colours() {
 		grep -q 'servers' <<<"$screen" && break
 		sleep 0.1
 	done
+	# The set of colour escapes once two looks 0.2 s apart agree: tmux can
+	# show the title before it has read the rest of the first redraw.
+	local was="" now=""
+	for i in $(seq 1 50); do
+		now=$(T capture-pane -p -e | grep -o $'\e\\[[0-9;]*m' | sort -u | tr -d '\e' | tr '\n' ' ')
+		[ -n "$now" ] && [ "$now" = "$was" ] && break
+		was=$now
+		sleep 0.2
+	done
 	T capture-pane -p >"$TMPD/screen-$theme"
-	T capture-pane -p -e | grep -o $'\e\\[[0-9;]*m' | sort -u | tr -d '\e' | tr '\n' ' '
+	echo "$now"
 	T send-keys q
 }
 light=$(console_colours light)

@@ -16,6 +16,8 @@ db_fresh stale
 jobs_count() { sql "SELECT count(*) FROM cleanup.jobs"; }
 # dim_row TEXT: a row of the pane holding TEXT is drawn with SGR 2 (dim).
 dim_row() { T capture-pane -p -e | grep -F -- "$1" | grep -qE $'\e\\[([0-9]+;)*2(;[0-9]+)*m'; }
+# Waited for, both ways: tmux can show a redraw's title before its rows.
+bright_row() { ! dim_row "$1"; }
 
 for size in 80x24 120x40; do
 	at_size "$size"
@@ -25,7 +27,7 @@ for size in 80x24 120x40; do
 	locker_start
 	wait_re "libraries 1/4 ~stale" 20 && wait_re "servers 1/2 ~stale" && ok "$size: the panels say ~stale" ||
 		fail "$size: panel titles"
-	dim_row "Shows" && ok "$size: their rows are dim" || fail "$size: stale rows not dim"
+	until_seen 10 dim_row "Shows" && ok "$size: their rows are dim" || fail "$size: stale rows not dim"
 	grep -q "jobs.*~stale" <<<"$SCREEN" && fail "$size: the jobs panel is marked stale"
 
 	# lib.sh's focus wants "[libraries 1/4]": here the title says ~stale
@@ -53,7 +55,7 @@ for size in 80x24 120x40; do
 
 	locker_stop
 	wait_gone "~stale" 20 && ok "$size: fresh again" || fail "$size: still stale"
-	dim_row "Shows" && fail "$size: fresh rows still dim"
+	until_seen 10 bright_row "Shows" || fail "$size: fresh rows still dim"
 	keys D
 	wait_dialog "Create a remove-library job for library 1 \"Movies\"?" && ok "$size: fresh data: the dialog at once" ||
 		fail "$size: fresh D"

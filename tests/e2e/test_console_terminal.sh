@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 colour_codes() { T capture-pane -p -e | grep -cE $'\e\\[([0-9;]*;)?(3[0-7]|9[0-7]|4[0-7]|10[0-7]|38;5;[0-9]+|48;5;[0-9]+)m'; }
+coloured() { [ "$(colour_codes)" -gt 0 ]; }
 
 for BIN in "${BINARIES[@]}"; do
 	fresh_for "$BIN" term
@@ -23,7 +24,9 @@ for BIN in "${BINARIES[@]}"; do
 	wait_for "lib 2 Shows" && ok "$name: wide layout" || fail "$name: wide"
 
 	# Colours: the default theme has them...
-	[ "$(colour_codes)" -gt 0 ] && ok "$name: colours by default" || fail "$name: no colour by default"
+	# (waited for: tmux can show the wide layout's text before the rest of
+	# that redraw, its colours, has been read from the pane; seen under ASan)
+	until_seen 10 coloured && ok "$name: colours by default" || fail "$name: no colour by default"
 
 	# The stale marker and reconnecting. The database refuses new
 	# connections (ALLOW_CONNECTIONS false, superusers included) before the
