@@ -24,9 +24,30 @@ DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigi
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean[], boolean, boolean);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean, boolean);
 
+-- The busy answer (55P03) for row P_ID of a parent (library or server)
+-- or of its admission row that another transaction holds, naming the
+-- holder: lock_parent_row's, and the plan phase's (032_plan.sql).
+CREATE OR REPLACE FUNCTION cleanup.raise_parent_busy(p_what text, p_id bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+    RAISE EXCEPTION '% row % is locked by another transaction (a sync writer in flight); nothing changed',
+        p_what, p_id
+        USING ERRCODE = '55P03',
+              DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(CASE p_what
+            WHEN 'library' THEN (SELECT x.xmax FROM inventory.libraries x WHERE x.id = p_id)
+            WHEN 'server' THEN (SELECT x.xmax FROM inventory.media_servers x WHERE x.id = p_id)
+            WHEN 'library admission' THEN (SELECT x.xmax FROM cleanup.library_admission x WHERE x.library_id = p_id)
+            ELSE (SELECT x.xmax FROM cleanup.server_admission x WHERE x.server_id = p_id) END,
+            pg_catalog.format('the %s row %s', p_what, p_id)
+                            )), 'a transaction that has ended since'),
+              HINT = 'busy: retry later';
+END $$;
+
 -- Locks row P_ID of a parent (library or server) FOR UPDATE NOWAIT, or the
--- admission row of that parent, with a message naming it. Finalize steps
--- only (the EXCEPTION block is a subtransaction, acceptable there).
+-- admission row of that parent, with a message naming it; held to the end
+-- of the transaction (finalize steps, seal and cancel: the EXCEPTION block
+-- is a subtransaction, acceptable there).
 CREATE OR REPLACE FUNCTION cleanup.lock_parent_row(p_what text, p_id bigint)
 RETURNS boolean LANGUAGE plpgsql
 AS $$
@@ -44,17 +65,7 @@ BEGIN
             RAISE EXCEPTION 'lock_parent_row: unknown parent kind %', p_what;
         END IF;
     EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION '% row % is locked by another transaction (a sync writer in flight); nothing changed',
-            p_what, p_id
-            USING ERRCODE = '55P03',
-                  DETAIL = 'held by ' || coalesce((cleanup.row_holders_text(CASE p_what
-                WHEN 'library' THEN (SELECT x.xmax FROM inventory.libraries x WHERE x.id = p_id)
-                WHEN 'server' THEN (SELECT x.xmax FROM inventory.media_servers x WHERE x.id = p_id)
-                WHEN 'library admission' THEN (SELECT x.xmax FROM cleanup.library_admission x WHERE x.library_id = p_id)
-                ELSE (SELECT x.xmax FROM cleanup.server_admission x WHERE x.server_id = p_id) END,
-                pg_catalog.format('the %s row %s', p_what, p_id)
-                                )), 'a transaction that has ended since'),
-                  HINT = 'busy: retry later';
+        PERFORM cleanup.raise_parent_busy(p_what, p_id);
     END;
     RETURN FOUND;
 END $$;

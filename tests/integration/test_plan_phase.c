@@ -176,6 +176,38 @@ static void test_plan_parent_row_lock_is_nowait_and_released(void **state)
 	pgtest_close_all(c, holder, creator, NULL);
 }
 
+/* The RESTRICT checks run before the parent row is locked too (and
+ * again under the lock): a library with a reference nobody recorded is
+ * refused, CU404, even while a writer holds its row, where locking first
+ * answered busy (55P03), a refusal no retry could fix. The same run before
+ * the lock keeps the first call's compile and catalog planning, ~10-20 ms
+ * in a new session (every `cleanupctl job create`), out of the parent row
+ * lock that every writer's foreign-key check on that row waits for
+ * (bench_cleanup, "lock waits over 15 ms"). Nothing changes; the holder's
+ * lock is untouched. */
+static void test_plan_unknown_reference_refused_before_the_parent_row_lock(void **state)
+{
+	PGconn *c = conn("unknown-ref"), *holder = conn("row-holder"), *creator = conn("creator");
+	int64_t vip, plain;
+	char *before;
+
+	(void)state;
+	vip_fixture(c, "unknownref", &vip, &plain);
+	pgtest_exec(c, "CREATE TABLE public.pp_notes (library_id bigint REFERENCES inventory.libraries (id) "
+	               "ON DELETE RESTRICT)");
+	pgtest_begin(holder, "SELECT 1 FROM inventory.libraries WHERE id = %lld FOR NO KEY UPDATE", (long long)plain);
+	before = pgtest_fingerprint(c);
+	pgtest_fails(creator, "CU404", "public.pp_notes(library_id) -> inventory.libraries",
+	             "SELECT cleanup.job_create('remove-library', %lld)", (long long)plain);
+	pgtest_unchanged(c, before);
+	/* The writer's transaction goes on: its row is still its own. */
+	assert_int_equal(pgtest_int(holder, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)plain),
+	                 1);
+	pgtest_exec(holder, "ROLLBACK");
+	pgtest_exec(c, "DROP TABLE public.pp_notes");
+	pgtest_close_all(c, holder, creator, NULL);
+}
+
 /* The rollout switch (seed 004, section 5): install --default-mode
  * records what job create uses without --mode; --mode still wins; the
  * mode used shows in job show --json, the default in status --json.
@@ -228,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_plan_validator_refuses_job_create),
 		cmocka_unit_test(test_plan_validator_names_are_checked),
 		cmocka_unit_test(test_plan_parent_row_lock_is_nowait_and_released),
+		cmocka_unit_test(test_plan_unknown_reference_refused_before_the_parent_row_lock),
 		cmocka_unit_test(test_plan_default_mode_rollout_switch),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
