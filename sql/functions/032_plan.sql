@@ -248,7 +248,6 @@ DECLARE
     v_reason text;
     v_by     text;
     v_what   text := CASE WHEN p_kind = 'remove-server' THEN 'server' ELSE 'library' END;
-    v_locked boolean := false;
 BEGIN
     -- The RESTRICT checks once before the parent row lock as well: an
     -- unknown reference refuses here already, and the first call in a
@@ -264,7 +263,6 @@ BEGIN
         ELSE
             PERFORM 1 FROM inventory.libraries WHERE id = p_target FOR UPDATE NOWAIT;
         END IF;
-        v_locked := true;
         PERFORM cleanup.assert_known_references(p_kind);
         FOR v_name IN SELECT name FROM cleanup.plan_validators ORDER BY name LOOP
             BEGIN
@@ -291,10 +289,9 @@ BEGIN
     EXCEPTION
         WHEN SQLSTATE 'CU4Z9' THEN
             NULL;
+        -- Only the row lock can raise it here: the catalog check takes no
+        -- row lock, and each validator's block catches what it raises.
         WHEN lock_not_available THEN
-            IF v_locked THEN
-                RAISE;
-            END IF;
             PERFORM cleanup.raise_parent_busy(v_what, p_target);
     END;
     IF v_by IS NOT NULL THEN
