@@ -418,6 +418,25 @@ END $$;
 -- Bounded drains, called by the step engine under its locks (060_step.sql).
 ---------------------------------------------------------------------------
 
+-- Which items of a batch fit budget P_LEFT, item k costing P_COST[k] (1 +
+-- its dependents): first fit in the array's order, one flag per item.
+CREATE OR REPLACE FUNCTION cleanup.fit_in_budget(p_left int, p_cost int[])
+RETURNS boolean[] LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+    v_fit  boolean[] := '{}'::boolean[];
+    v_left int := p_left;
+    c      int;
+BEGIN
+    FOREACH c IN ARRAY p_cost LOOP
+        v_fit := v_fit || (c <= v_left);
+        IF c <= v_left THEN
+            v_left := v_left - c;
+        END IF;
+    END LOOP;
+    RETURN v_fit;
+END $$;
+
 -- Claims in flight of job P_JOB (T1): the claims it recorded in
 -- cleanup.job_claims, at most P_BUDGET of them in item id order, their
 -- items locked FOR UPDATE SKIP LOCKED (a skipped one stays claimed for a
@@ -426,10 +445,11 @@ END $$;
 -- the job's scope (its library; for remove-server a library of its
 -- server) and, for a prune, its external ID is not in the manifest and
 -- its id is at or below the high-water id: the checks every candidate
--- passes (S2, S3). Good claims: their dependents are deleted, retries
--- first, then previews, at most P_BUDGET rows together; then the claimed
--- items left without dependents within what remains of P_BUDGET (an item
--- is deleted last, D2). Every other claim is released: its item gone,
+-- passes (S2, S3). Good claims: each costs 1 + its dependents; those
+-- that fit P_BUDGET, first fit in item id order, are deleted whole, their
+-- dependents and then they (an item is deleted last, D2); what is left of
+-- P_BUDGET goes to the other claims' dependents, retries first, then
+-- previews (their items in a later step). Every other claim is released: its item gone,
 -- absent; out of scope, moved; else retained (its mark cleared; a later
 -- pass looks at it afresh). N_HELD: claims skipped because another
 -- transaction holds their item, HELD_XMAX the first one's xmax (to name
@@ -449,6 +469,12 @@ DECLARE
     v_gone  bigint[];          -- released: absent
     v_n     int := p_budget;
     v_done  bigint[];          -- items deleted
+    v_nr    int[];             -- each good claim's retries, previews (at most 128 each)
+    v_np    int[];
+    v_fit   bigint[];          -- good claims deleted whole in this drain
+    v_rest  bigint[];          -- the others
+    v_nr1   int;               -- the others' retries, previews deleted
+    v_np1   int;
 BEGIN
     n_items := 0; n_retries := 0; n_previews := 0; n_absent := 0; n_moved := 0; n_retained := 0; n_held := 0;
     IF p_preview THEN
@@ -524,57 +550,80 @@ BEGIN
         END IF;
     END IF;
     IF cardinality(v_ids) > 0 AND v_n > 0 THEN
+        -- Each good claim costs 1 + its dependents (each table's count
+        -- stops at 128: such an item never fits a budget). The claims
+        -- that fit the budget, first fit in v_ids' order
+        -- (cleanup.fit_in_budget), go whole: their dependents, then the
+        -- items. What that leaves goes to the others' dependents (below).
+        -- (Draining every claim's retries before any claim's previews,
+        -- and an item only once none of the claims had dependents left,
+        -- kept every claim in flight for as many steps as all their
+        -- dependents took.)
+        SELECT array_agg(c.nr ORDER BY c.o), array_agg(c.np ORDER BY c.o) INTO v_nr, v_np
+          FROM (SELECT u.o,
+                       (SELECT count(*) FROM (SELECT 1 FROM inventory.item_retries r
+                                               WHERE r.item_id = u.x LIMIT 128) r)::int AS nr,
+                       (SELECT count(*) FROM (SELECT 1 FROM inventory.identity_review_previews r
+                                               WHERE r.item_id = u.x LIMIT 128) r)::int AS np
+                  FROM unnest(v_ids) WITH ORDINALITY u(x, o)) c;
+        SELECT array_agg(u.x) FILTER (WHERE u.fit), array_agg(u.x) FILTER (WHERE NOT u.fit),
+               coalesce(sum(u.nr) FILTER (WHERE u.fit), 0), coalesce(sum(u.np) FILTER (WHERE u.fit), 0)
+          INTO v_fit, v_rest, n_retries, n_previews
+          FROM unnest(v_ids, v_nr, v_np,
+                      cleanup.fit_in_budget(v_n, ARRAY(SELECT 1 + a + b FROM unnest(v_nr, v_np) AS c(a, b))))
+               AS u(x, nr, np, fit);
         IF p_preview THEN
-            SELECT count(*) INTO n_retries FROM (
-                SELECT 1 FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                 CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r WHERE r.item_id = u.x) r
-                 LIMIT v_n) q;
-            v_n := v_n - n_retries;
-            SELECT count(*) INTO n_previews FROM (
-                SELECT 1 FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                 CROSS JOIN LATERAL (SELECT r.id FROM inventory.identity_review_previews r WHERE r.item_id = u.x) r
-                 LIMIT v_n) q;
-            v_n := v_n - n_previews;
-            IF v_n > 0 AND n_retries = 0 AND n_previews = 0 THEN
-                n_items := least(cardinality(v_ids), v_n);
+            n_items := coalesce(cardinality(v_fit), 0);
+        ELSIF v_fit IS NOT NULL THEN
+            IF n_retries + n_previews > 0 THEN
+                -- One statement (the two tables' deletes do not see each
+                -- other); the counts are what went.
+                WITH dr AS (DELETE FROM inventory.item_retries r WHERE r.item_id = ANY (v_fit) RETURNING 1),
+                     dp AS (DELETE FROM inventory.identity_review_previews p WHERE p.item_id = ANY (v_fit)
+                            RETURNING 1)
+                SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO n_retries, n_previews;
             END IF;
-        ELSE
-            -- The walk follows v_ids' order and stops at the budget (the
+            WITH d AS (DELETE FROM inventory.items i WHERE i.id = ANY (v_fit) AND i.claimed_by = p_job
+                       RETURNING i.id)
+            SELECT array_agg(d.id) INTO v_done FROM d;
+            n_items := coalesce(cardinality(v_done), 0);
+            IF n_items > 0 THEN
+                DELETE FROM cleanup.job_claims c WHERE c.job_id = p_job AND c.item_id = ANY (v_done);
+            END IF;
+        END IF;
+        v_n := v_n - n_items - n_retries - n_previews;
+        IF v_rest IS NOT NULL AND v_n > 0 THEN
+            -- The claims that did not fit: their dependents with what is
+            -- left, retries first, then previews, in v_rest's order; the
+            -- items in a later step. The walk stops at the budget (the
             -- LIMIT ends the nested loop): index (item_id, id) probes only.
-            -- Retries first, then previews with what the budget leaves, in
-            -- one statement (the two tables' deletes do not see each other).
-            WITH rr AS MATERIALIZED (
-                     SELECT r.id FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                      CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r
-                                           WHERE r.item_id = u.x ORDER BY r.item_id, r.id) r
-                      LIMIT v_n),
-                 dr AS (DELETE FROM inventory.item_retries WHERE id = ANY (ARRAY(SELECT rr.id FROM rr)) RETURNING 1),
-                 dp AS (DELETE FROM inventory.identity_review_previews
-                         WHERE id = ANY (ARRAY(SELECT p.id FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                                                CROSS JOIN LATERAL (SELECT p.id FROM inventory.identity_review_previews p
-                                                                     WHERE p.item_id = u.x ORDER BY p.item_id, p.id) p
-                                                LIMIT greatest(v_n - (SELECT count(*) FROM rr), 0)))
-                        RETURNING 1)
-            SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO n_retries, n_previews;
-            v_n := v_n - n_retries - n_previews;
-            IF v_n > 0 THEN
-                WITH d AS (
-                    DELETE FROM inventory.items i
-                     WHERE i.id = ANY (ARRAY(
-                               SELECT u.x FROM unnest(v_ids) WITH ORDINALITY u(x, o)
-                                -- Scalar probes by key (an EXISTS could be hashed over the table).
-                                WHERE (SELECT true FROM inventory.item_retries r WHERE r.item_id = u.x LIMIT 1) IS NULL
-                                  AND (SELECT true FROM inventory.identity_review_previews r
-                                        WHERE r.item_id = u.x LIMIT 1) IS NULL
-                                ORDER BY u.o LIMIT v_n))
-                       AND i.claimed_by = p_job
-                    RETURNING i.id)
-                SELECT array_agg(d.id) INTO v_done FROM d;
-                n_items := coalesce(cardinality(v_done), 0);
-                IF n_items > 0 THEN
-                    DELETE FROM cleanup.job_claims c WHERE c.job_id = p_job AND c.item_id = ANY (v_done);
-                END IF;
+            IF p_preview THEN
+                SELECT count(*) INTO v_nr1 FROM (
+                    SELECT 1 FROM unnest(v_rest) WITH ORDINALITY u(x, o)
+                     CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r WHERE r.item_id = u.x) r
+                     LIMIT v_n) q;
+                SELECT count(*) INTO v_np1 FROM (
+                    SELECT 1 FROM unnest(v_rest) WITH ORDINALITY u(x, o)
+                     CROSS JOIN LATERAL (SELECT r.id FROM inventory.identity_review_previews r WHERE r.item_id = u.x) r
+                     LIMIT v_n - v_nr1) q;
+            ELSE
+                -- One statement (the two tables' deletes do not see each other).
+                WITH rr AS MATERIALIZED (
+                         SELECT r.id FROM unnest(v_rest) WITH ORDINALITY u(x, o)
+                          CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r
+                                               WHERE r.item_id = u.x ORDER BY r.item_id, r.id) r
+                          LIMIT v_n),
+                     dr AS (DELETE FROM inventory.item_retries WHERE id = ANY (ARRAY(SELECT rr.id FROM rr)) RETURNING 1),
+                     dp AS (DELETE FROM inventory.identity_review_previews
+                             WHERE id = ANY (ARRAY(SELECT p.id FROM unnest(v_rest) WITH ORDINALITY u(x, o)
+                                                    CROSS JOIN LATERAL (SELECT p.id FROM inventory.identity_review_previews p
+                                                                         WHERE p.item_id = u.x ORDER BY p.item_id, p.id) p
+                                                    LIMIT greatest(v_n - (SELECT count(*) FROM rr), 0)))
+                            RETURNING 1)
+                SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO v_nr1, v_np1;
             END IF;
+            n_retries := n_retries + v_nr1;
+            n_previews := n_previews + v_np1;
         END IF;
     END IF;
     IF p_preview THEN

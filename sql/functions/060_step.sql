@@ -23,6 +23,7 @@ DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigi
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, boolean, bigint, bigint, bigint[], xid[], text[], boolean, boolean);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean[], boolean, boolean);
 DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean, boolean);
+DROP FUNCTION IF EXISTS cleanup.step_drain(bigint, bigint, bigint, bigint[], xid[], tid[], boolean, boolean, int);
 
 -- The busy answer (55P03) for row P_ID of a parent (library or server)
 -- or of its admission row that another transaction holds, naming the
@@ -133,25 +134,39 @@ END $$;
 -- candidate is locked FOR UPDATE SKIP LOCKED by its ctid (a TID scan per
 -- candidate: no index descents) and re-read:
 --     locked, out of scope: moved; xmin changed: retained; with
---     dependents (item_retries, identity_review_previews): claimed (its
+--     dependents (item_retries, identity_review_previews): deleted with
+--     them in this step when they fit P_BUDGET (below), else claimed (its
 --     claimed_by set to the job, D3/D4: the claims drain deletes its
---     dependents, then it, under the same budget); else deleted (by ctid:
---     the tuple version this step locked and compared, in a statement of
---     its own under that lock);
+--     dependents, then it, under the same budget, in later steps); else
+--     deleted (by ctid: the tuple version this step locked and compared,
+--     in a statement of its own under that lock);
 --     not locked (rare: a writer holds it, or it changed or went since
 --     discovery): looked up by id: gone: absent; out of scope: moved; else
 --     retained (a concurrent writer holds it; a skipped row is never
 --     treated as done, seed 000).
 --   In scope: library_id = P_LIB, or (P_LIB NULL, remove-server) a library
 --   of P_SERVER.
+-- An item with dependents costs 1 + its dependents of the budget. What the
+-- plain deletes leave of P_BUDGET goes to such items, first fit in the
+-- batch's order (cleanup.fit_in_budget): their dependents and then they
+-- are deleted in this step, under this step's FOR UPDATE of the item,
+-- which no dependent's foreign-key check gets past (the reservation seed
+-- 001 asks for is needed only by a drain that spans transactions); only
+-- the items that do not fit are claimed. A claim costs no mutation but an
+-- UPDATE of the item, a claim row and its delete, and the claims drain's
+-- statements in a later step: with a retry or preview on half the items,
+-- most claims ended this way (docs/benchmarks.md, "dependents").
+-- N_RETRIES, N_PREVIEWS: the dependents deleted so; N_DELETED counts the
+-- items with and without dependents.
 -- Retained rows are added to cleanup.job_retained; with P_RETAINED_PASS the
 -- visited rows that were resolved leave it. With P_PREVIEW candidates are
 -- re-read at the snapshot without locks and nothing changes.
 CREATE OR REPLACE FUNCTION cleanup.step_drain(
     p_job bigint, p_lib bigint, p_server bigint,
     v_ids bigint[], v_xmins xid[], v_ctids tid[],
-    p_retained_pass boolean, p_preview boolean,
-    OUT n_deleted int, OUT n_retained int, OUT n_moved int, OUT n_absent int, OUT n_claimed int)
+    p_retained_pass boolean, p_preview boolean, p_budget int,
+    OUT n_deleted int, OUT n_retained int, OUT n_moved int, OUT n_absent int, OUT n_claimed int,
+    OUT n_retries int, OUT n_previews int)
 LANGUAGE plpgsql
 -- Every table here is reached by key (TID, primary key, the dependents'
 -- item index): with statistics from when cleanup.job_retained was empty,
@@ -161,13 +176,22 @@ SET enable_seqscan = off
 AS $$
 DECLARE
     v_del_t    tid[];          -- locked, unchanged, in scope, no dependents
-    v_claim_t  tid[];          -- the same with dependents
+    v_claim_t  tid[];          -- the same with dependents (then: those claimed)
+    v_dep_ids  bigint[];       -- their ids,
+    v_dep_cost int[];          -- 1 + their dependents (each table's read stops at 128)
+    v_fit_ids  bigint[];       -- of them, deleted in this step with their dependents
+    v_fit_t    tid[];
     v_ret_ids  bigint[];
     v_locked   bigint[];       -- the candidates the lock returned
     v_ret_more bigint[];
     v_n_mov    int;
     v_n_abs    int;
+    v_nr       int[];          -- preview: each item's retries, previews
+    v_np       int[];
+    v_n_fit    int;
 BEGIN
+    n_retries := 0;
+    n_previews := 0;
     IF NOT p_preview THEN
         -- Lock and classify, one statement ("where a step's time
         -- goes"): the verdict is computed once per locked row (OFFSET 0
@@ -184,35 +208,51 @@ BEGIN
         -- when a locked row is unchanged and in scope; without one, no
         -- candidate has dependents and the per-row probes are skipped.
         -- Scalar subqueries, not EXISTS: an EXISTS can become a hashed
-        -- subplan that reads the whole dependent table.
+        -- subplan that reads the whole dependent table. A candidate's
+        -- dependents are counted, each table's at most 128, in one
+        -- probe per table: the count is both whether it has any and
+        -- what it costs the budget (each level OFFSET 0, so that the
+        -- probes run once per row, not once per expression that reads
+        -- them).
         SELECT array_agg(v.t) FILTER (WHERE v.verdict = 'delete'),
-               array_agg(v.t) FILTER (WHERE v.verdict = 'claim'),
+               array_agg(v.t) FILTER (WHERE v.verdict = 'dependents'),
+               array_agg(v.id) FILTER (WHERE v.verdict = 'dependents'),
+               array_agg(1 + v.nd) FILTER (WHERE v.verdict = 'dependents'),
                array_agg(v.id) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
                array_agg(v.id)
-          INTO v_del_t, v_claim_t, v_ret_ids, n_moved, v_locked
-          FROM (SELECT l.id, l.t,
-                       CASE
-                         WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.lib = p_lib
-                                        ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
-                                                      WHERE lb.id = l.lib AND lb.server_id = p_server) END)
-                           THEN 'moved'
-                         WHEN l.dx IS NULL OR NOT (l.x = l.dx) THEN 'retained'
-                         WHEN (SELECT coalesce((SELECT true FROM inventory.item_retries r
-                                                 WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false)
-                                   OR coalesce((SELECT true FROM inventory.identity_review_previews r
-                                                 WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false)
-                                 FROM (SELECT min(x) AS lo, max(x) AS hi FROM unnest(v_ids) AS x) b)
-                          AND ((SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
-                               OR (SELECT true FROM inventory.identity_review_previews r
-                                    WHERE r.item_id = l.id LIMIT 1))
-                           THEN 'claim'
-                         ELSE 'delete'
-                       END AS verdict
-                  FROM (SELECT d.id, d.x AS dx, i.xmin AS x, i.ctid AS t, i.library_id AS lib
-                          FROM unnest(v_ids, v_xmins, v_ctids) AS d(id, x, t)
-                          JOIN inventory.items i ON i.ctid = d.t
-                           FOR UPDATE OF i SKIP LOCKED) l
+          INTO v_del_t, v_claim_t, v_dep_ids, v_dep_cost, v_ret_ids, n_moved, v_locked
+          FROM (SELECT w.id, w.t, w.nd,
+                       CASE WHEN w.pre IS NOT NULL THEN w.pre WHEN w.nd > 0 THEN 'dependents' ELSE 'delete' END
+                           AS verdict
+                  FROM (SELECT l.id, l.t, l.pre,
+                               CASE
+                                 WHEN l.pre IS NULL
+                                      AND (SELECT coalesce((SELECT true FROM inventory.item_retries r
+                                                             WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false)
+                                               OR coalesce((SELECT true FROM inventory.identity_review_previews r
+                                                             WHERE r.item_id BETWEEN b.lo AND b.hi LIMIT 1), false)
+                                             FROM (SELECT min(x) AS lo, max(x) AS hi FROM unnest(v_ids) AS x) b)
+                                   THEN (SELECT count(*) FROM (SELECT 1 FROM inventory.item_retries r
+                                                                WHERE r.item_id = l.id LIMIT 128) r)::int
+                                        + (SELECT count(*) FROM (SELECT 1 FROM inventory.identity_review_previews r
+                                                                  WHERE r.item_id = l.id LIMIT 128) r)::int
+                                 ELSE 0
+                               END AS nd
+                          FROM (SELECT l.id, l.t,
+                                       CASE
+                                         WHEN NOT (CASE WHEN p_lib IS NOT NULL THEN l.lib = p_lib
+                                                        ELSE EXISTS (SELECT 1 FROM inventory.libraries lb
+                                                                      WHERE lb.id = l.lib AND lb.server_id = p_server) END)
+                                           THEN 'moved'
+                                         WHEN l.dx IS NULL OR NOT (l.x = l.dx) THEN 'retained'
+                                       END AS pre
+                                  FROM (SELECT d.id, d.x AS dx, i.xmin AS x, i.ctid AS t, i.library_id AS lib
+                                          FROM unnest(v_ids, v_xmins, v_ctids) AS d(id, x, t)
+                                          JOIN inventory.items i ON i.ctid = d.t
+                                           FOR UPDATE OF i SKIP LOCKED) l
+                                OFFSET 0) l
+                        OFFSET 0) w
                 OFFSET 0) v;
         n_moved := coalesce(n_moved, 0);
         n_absent := 0;
@@ -246,6 +286,25 @@ BEGIN
             -- every step; the step is busy instead (nothing changes) and
             -- its runner backs off, naming who holds the first one.
             PERFORM cleanup.raise_item_held(p_job, v_ids);
+        END IF;
+        IF v_claim_t IS NOT NULL THEN
+            -- The items with dependents that fit what the plain deletes
+            -- leave of the budget: their dependents go now, in one
+            -- statement (the two tables' deletes do not see each other),
+            -- and they with the plain deletes below; the rest are claimed.
+            SELECT array_agg(u.id) FILTER (WHERE u.fit), array_agg(u.t) FILTER (WHERE u.fit),
+                   array_agg(u.t) FILTER (WHERE NOT u.fit)
+              INTO v_fit_ids, v_fit_t, v_claim_t
+              FROM unnest(v_dep_ids, v_claim_t,
+                          cleanup.fit_in_budget(p_budget - coalesce(cardinality(v_del_t), 0), v_dep_cost))
+                   AS u(id, t, fit);
+            IF v_fit_ids IS NOT NULL THEN
+                WITH dr AS (DELETE FROM inventory.item_retries r WHERE r.item_id = ANY (v_fit_ids) RETURNING 1),
+                     dp AS (DELETE FROM inventory.identity_review_previews p WHERE p.item_id = ANY (v_fit_ids)
+                            RETURNING 1)
+                SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO n_retries, n_previews;
+                v_del_t := v_del_t || v_fit_t;
+            END IF;
         END IF;
         -- The deletes, by the ctids of the versions locked and compared
         -- above (nobody else can have changed them since).
@@ -309,6 +368,8 @@ BEGIN
                 n_deleted + n_claimed + n_retained + n_moved + n_absent, cardinality(v_ids);
         END IF;
     ELSE
+        -- The same verdicts at the snapshot, and the same split of the
+        -- items with dependents (each table's count stops at 128).
         WITH v AS MATERIALIZED (
             SELECT d.id,
                    CASE
@@ -320,7 +381,7 @@ BEGIN
                      WHEN d.x IS NULL OR NOT (l.xmin = d.x) THEN 'retained'
                      WHEN (SELECT true FROM inventory.item_retries r WHERE r.item_id = l.id LIMIT 1)
                        OR (SELECT true FROM inventory.identity_review_previews r WHERE r.item_id = l.id LIMIT 1)
-                       THEN 'claim'
+                       THEN 'dependents'
                      ELSE 'delete'
                    END AS verdict
               FROM unnest(v_ids, v_xmins) AS d(id, x)
@@ -329,9 +390,25 @@ BEGIN
                count(*) FILTER (WHERE v.verdict = 'retained'),
                count(*) FILTER (WHERE v.verdict = 'moved'),
                count(*) FILTER (WHERE v.verdict = 'absent'),
-               count(*) FILTER (WHERE v.verdict = 'claim')
-          INTO n_deleted, n_retained, n_moved, n_absent, n_claimed
+               array_agg((SELECT count(*) FROM (SELECT 1 FROM inventory.item_retries r
+                                                 WHERE r.item_id = v.id LIMIT 128) r)::int)
+                   FILTER (WHERE v.verdict = 'dependents'),
+               array_agg((SELECT count(*) FROM (SELECT 1 FROM inventory.identity_review_previews r
+                                                 WHERE r.item_id = v.id LIMIT 128) r)::int)
+                   FILTER (WHERE v.verdict = 'dependents')
+          INTO n_deleted, n_retained, n_moved, n_absent, v_nr, v_np
           FROM v;
+        n_claimed := 0;
+        IF v_nr IS NOT NULL THEN
+            SELECT count(*) FILTER (WHERE u.fit), coalesce(sum(u.nr) FILTER (WHERE u.fit), 0),
+                   coalesce(sum(u.np) FILTER (WHERE u.fit), 0), count(*) FILTER (WHERE NOT u.fit)
+              INTO v_n_fit, n_retries, n_previews, n_claimed
+              FROM unnest(v_nr, v_np,
+                          cleanup.fit_in_budget(p_budget - n_deleted,
+                                                ARRAY(SELECT 1 + a + b FROM unnest(v_nr, v_np) AS c(a, b))))
+                   AS u(nr, np, fit);
+            n_deleted := n_deleted + v_n_fit;
+        END IF;
     END IF;
 END $$;
 
@@ -912,7 +989,8 @@ BEGIN
         -- from here to commit only.
         PERFORM cleanup.lock_library_stats(p_libs);
     END IF;
-    r := cleanup.step_drain(p_job, p_scope, p_server, p_ids, p_xmins, p_ctids, p_retained_pass, p_preview);
+    r := cleanup.step_drain(p_job, p_scope, p_server, p_ids, p_xmins, p_ctids, p_retained_pass, p_preview,
+                            v_budget);
     IF NOT p_preview AND cleanup.failpoints_on() THEN
         PERFORM cleanup.failpoint('step_after_delete');
     END IF;
@@ -927,7 +1005,9 @@ BEGIN
     s.moved := s.moved + r.n_moved;
     s.absent := s.absent + r.n_absent;
     s.claimed := r.n_claimed;
-    v_budget := v_budget - r.n_deleted;
+    s.retries_deleted := s.retries_deleted + r.n_retries;
+    s.previews_deleted := s.previews_deleted + r.n_previews;
+    v_budget := v_budget - r.n_deleted - r.n_retries - r.n_previews;
     IF r.n_claimed > 0 THEN
         -- The new claims' dependents (and, when they fit, the items) with
         -- what is left of the budget; the rest in later steps.
@@ -1000,6 +1080,7 @@ AS $$
 DECLARE
     v_lib      bigint := CASE WHEN j.kind = 'remove-server' THEN NULL ELSE j.library_id END;
     v_budget   int := 128;     -- domain mutations left in this step (D2)
+    v_take     int;            -- candidates to discover
     v_inflight int := 0;       -- claims of the job in flight after this step
     v_keyed    boolean := j.pass_no = 1 AND j.kind = 'prune' AND j.key_cursor IS NOT NULL;
     v_scope    bigint;         -- the library a visited row must still be in (NULL: the server's)
@@ -1015,9 +1096,16 @@ BEGIN
         RETURN;
     END IF;
     v_budget := c.budget;
+    -- How many candidates to take: as many as the budget covers at what
+    -- an item has cost this job so far (itself and its dependents, from
+    -- the job's counters), so that few items with dependents are left
+    -- over to be claimed; the whole budget while it has deleted none.
+    v_take := CASE WHEN j.retries_deleted + j.previews_deleted = 0 THEN v_budget
+                   ELSE greatest(1, (v_budget::bigint * j.deleted
+                                     / (j.deleted + j.retries_deleted + j.previews_deleted))::int) END;
 
     IF v_keyed THEN
-        d := cleanup.step_discover_keyed(p_job, p_preview, v_budget, j);
+        d := cleanup.step_discover_keyed(p_job, p_preview, v_take, j);
         v_scope := j.cursor_library_id;
         j.key_cursor := d.key_cursor;
         j.key_bound := d.key_bound;
@@ -1025,10 +1113,10 @@ BEGIN
         s.check_from := d.check_from;
         s.check_to := d.check_to;
     ELSIF j.pass_no = 1 THEN
-        d := cleanup.step_discover_range(p_job, p_preview, v_budget, j);
+        d := cleanup.step_discover_range(p_job, p_preview, v_take, j);
         v_scope := j.cursor_library_id;
     ELSE
-        d := cleanup.step_discover_retained(p_job, p_preview, v_budget, v_lib, j);
+        d := cleanup.step_discover_retained(p_job, p_preview, v_take, v_lib, j);
         v_scope := v_lib;
     END IF;
     s.action := d.action;
