@@ -217,6 +217,64 @@ static void test_D2_prune_with_hundreds_of_dependents_stays_in_budget(void **sta
 	PQfinish(c);
 }
 
+/* D2 (and seed 001's reservation): an item whose dependents fit what its
+ * step's plain deletes leave of the budget goes with them in that step,
+ * under the step's row lock, unclaimed; only what does not fit is
+ * claimed, and a step takes as many candidates as the budget covers at
+ * what an item has cost the job so far. 1,000 items with 0 to 3 retries
+ * and 0 to 2 previews each: the first step takes 128 candidates and
+ * claims the items with dependents it cannot fit; the later steps claim
+ * few. Before, every unseen item with a dependent was claimed. */
+static void test_D2_dependents_that_fit_go_in_their_step_unclaimed(void **state)
+{
+	PGconn *c = conn("d2fit");
+	int64_t srv, lib, job, with_deps, first_claims, later_claims;
+
+	(void)state;
+	lib = new_server_library(c, "d2fit", 1000, &srv);
+	add_item_dependents(c, lib, 0);
+	job = sealed_prune(c, lib, "d2fit", 1000, 2);
+	with_deps = pgtest_int(c, "SELECT count(*) FROM inventory.items i WHERE i.library_id = %lld "
+	                          "AND substring(i.external_id from '([0-9]+)$')::int %% 2 = 1 "
+	                          "AND (EXISTS (SELECT 1 FROM inventory.item_retries r WHERE r.item_id = i.id) "
+	                          "     OR EXISTS (SELECT 1 FROM inventory.identity_review_previews p WHERE p.item_id = i.id))",
+	                       (long long)lib);
+	assert_true(with_deps > 300);
+
+	run_to_completion(c, job);
+	assert_steps_consistent(c, job);
+	assert_true(pgtest_int(c, "SELECT max(mutations) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job) <=
+	            128);
+	assert_int_equal(job_int(c, job, "deleted"), 500);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld "
+	                               "AND substring(external_id from '([0-9]+)$')::int %% 2 = 1", (long long)lib),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries r JOIN inventory.items i "
+	                               "ON i.id = r.item_id WHERE i.library_id = %lld "
+	                               "AND substring(i.external_id from '([0-9]+)$')::int %% 2 = 1", (long long)lib),
+	                 0);
+	assert_int_equal(job_int(c, job, "claimed"), job_int(c, job, "released"));
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE claimed_by IS NOT NULL"), 0);
+	first_claims = pgtest_int(c, "SELECT claimed FROM cleanup.job_steps WHERE job_id = %lld AND step_no = 1",
+	                          (long long)job);
+	later_claims = pgtest_int(c, "SELECT coalesce(sum(claimed), 0) FROM cleanup.job_steps "
+	                             "WHERE job_id = %lld AND step_no > 1", (long long)job);
+	printf("d2fit: %lld unseen items with dependents, claimed %lld in step 1 and %lld after\n",
+	       (long long)with_deps, (long long)first_claims, (long long)later_claims);
+	/* Step 1 deleted items with dependents unclaimed, and claimed the rest
+	 * of its batch's. */
+	assert_true(pgtest_int(c, "SELECT retries_deleted + previews_deleted FROM cleanup.job_steps "
+	                          "WHERE job_id = %lld AND step_no = 1", (long long)job) > 0);
+	assert_true(first_claims > 0);
+	/* The later steps, their batches sized by the job's cost per item,
+	 * claimed few of the rest: at most one in ten. */
+	assert_true(later_claims * 10 <= with_deps - first_claims);
+	/* Steps that deleted dependents and claimed nothing: the common case. */
+	assert_true(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld AND visited > 0 "
+	                          "AND claimed = 0 AND retries_deleted + previews_deleted > 0", (long long)job) >= 3);
+	PQfinish(c);
+}
+
 /* D3: an unseen item moved out of the draining library (into an open one
  * of the same server) before a step claimed it keeps all its dependents. */
 static void test_D3_move_before_claim_keeps_dependents(void **state)
@@ -505,6 +563,7 @@ static void test_D2_remove_server_with_dependents(void **state)
 PGTEST_MAIN(cmocka_unit_test(test_D1_known_references_accepted_unknown_refused),
             cmocka_unit_test(test_D1_bad_dispositions_are_refused),
             cmocka_unit_test(test_D2_prune_with_hundreds_of_dependents_stays_in_budget),
+            cmocka_unit_test(test_D2_dependents_that_fit_go_in_their_step_unclaimed),
             cmocka_unit_test(test_D3_move_before_claim_keeps_dependents),
             cmocka_unit_test(test_D4_claimed_item_refuses_writes_and_resumes),
             cmocka_unit_test(test_D4_claim_holds_against_repeatable_read_writers),
