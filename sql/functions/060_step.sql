@@ -1096,13 +1096,28 @@ BEGIN
         RETURN;
     END IF;
     v_budget := c.budget;
-    -- How many candidates to take: as many as the budget covers at what
-    -- an item has cost this job so far (itself and its dependents, from
-    -- the job's counters), so that few items with dependents are left
-    -- over to be claimed; the whole budget while it has deleted none.
-    v_take := CASE WHEN j.retries_deleted + j.previews_deleted = 0 THEN v_budget
-                   ELSE greatest(1, (v_budget::bigint * j.deleted
-                                     / (j.deleted + j.retries_deleted + j.previews_deleted))::int) END;
+    -- How many candidates to take. A job that has deleted no dependent
+    -- takes the whole budget. Else the batch of its last step that took
+    -- any, corrected by what it met: the candidates it had to claim (did
+    -- not fit) come off, a budget it left unused scales it up; scaled to
+    -- what this step's claims left of the budget. So few items with
+    -- dependents are left over to be claimed, and the budget is used.
+    -- (The job's cost per item so far kept the batches a third too small
+    -- for the rest of a small job after one item with 300 dependents; the
+    -- last step alone, when it drained claims only, sent a full budget of
+    -- candidates after it.) One read of the job's newest step records, by
+    -- key, backwards to the newest that took candidates (claims-only
+    -- steps are few), for jobs with dependents only.
+    v_take := v_budget;
+    IF j.retries_deleted + j.previews_deleted > 0 THEN
+        SELECT CASE WHEN p.claimed > 0 THEN p.visited - p.claimed
+                    WHEN p.mutations < 128 THEN p.visited * 128 / greatest(p.mutations, 1)
+                    ELSE p.visited END * v_budget / 128
+          INTO v_take
+          FROM cleanup.job_steps p WHERE p.job_id = p_job AND p.visited > 0
+         ORDER BY p.job_id DESC, p.step_no DESC LIMIT 1;
+        v_take := least(greatest(coalesce(v_take, v_budget), 1), v_budget);
+    END IF;
 
     IF v_keyed THEN
         d := cleanup.step_discover_keyed(p_job, p_preview, v_take, j);
