@@ -437,6 +437,20 @@ BEGIN
     RETURN v_fit;
 END $$;
 
+-- Deletes every dependent of items P_IDS (their retries and previews, in
+-- one statement: the two tables' deletes do not see each other); returns
+-- how many of each went. Called under the items' FOR UPDATE (a step's
+-- lock or a claim's), for items whose dependents fit the budget: by
+-- cleanup.step_drain and cleanup.claims_drain.
+CREATE OR REPLACE FUNCTION cleanup.delete_item_dependents(p_ids bigint[], OUT n_retries int, OUT n_previews int)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    WITH dr AS (DELETE FROM inventory.item_retries r WHERE r.item_id = ANY (p_ids) RETURNING 1),
+         dp AS (DELETE FROM inventory.identity_review_previews p WHERE p.item_id = ANY (p_ids) RETURNING 1)
+    SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO n_retries, n_previews;
+END $$;
+
 -- Claims in flight of job P_JOB (T1): the claims it recorded in
 -- cleanup.job_claims, at most P_BUDGET of them in item id order, their
 -- items locked FOR UPDATE SKIP LOCKED (a skipped one stays claimed for a
@@ -576,12 +590,8 @@ BEGIN
             n_items := coalesce(cardinality(v_fit), 0);
         ELSIF v_fit IS NOT NULL THEN
             IF n_retries + n_previews > 0 THEN
-                -- One statement (the two tables' deletes do not see each
-                -- other); the counts are what went.
-                WITH dr AS (DELETE FROM inventory.item_retries r WHERE r.item_id = ANY (v_fit) RETURNING 1),
-                     dp AS (DELETE FROM inventory.identity_review_previews p WHERE p.item_id = ANY (v_fit)
-                            RETURNING 1)
-                SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO n_retries, n_previews;
+                SELECT x.n_retries, x.n_previews INTO n_retries, n_previews
+                  FROM cleanup.delete_item_dependents(v_fit) x;
             END IF;
             WITH d AS (DELETE FROM inventory.items i WHERE i.id = ANY (v_fit) AND i.claimed_by = p_job
                        RETURNING i.id)

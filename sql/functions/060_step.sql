@@ -289,9 +289,9 @@ BEGIN
         END IF;
         IF v_claim_t IS NOT NULL THEN
             -- The items with dependents that fit what the plain deletes
-            -- leave of the budget: their dependents go now, in one
-            -- statement (the two tables' deletes do not see each other),
-            -- and they with the plain deletes below; the rest are claimed.
+            -- leave of the budget: their dependents go now
+            -- (cleanup.delete_item_dependents), and they with the plain
+            -- deletes below; the rest are claimed.
             SELECT array_agg(u.id) FILTER (WHERE u.fit), array_agg(u.t) FILTER (WHERE u.fit),
                    array_agg(u.t) FILTER (WHERE NOT u.fit)
               INTO v_fit_ids, v_fit_t, v_claim_t
@@ -299,10 +299,8 @@ BEGIN
                           cleanup.fit_in_budget(p_budget - coalesce(cardinality(v_del_t), 0), v_dep_cost))
                    AS u(id, t, fit);
             IF v_fit_ids IS NOT NULL THEN
-                WITH dr AS (DELETE FROM inventory.item_retries r WHERE r.item_id = ANY (v_fit_ids) RETURNING 1),
-                     dp AS (DELETE FROM inventory.identity_review_previews p WHERE p.item_id = ANY (v_fit_ids)
-                            RETURNING 1)
-                SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO n_retries, n_previews;
+                SELECT x.n_retries, x.n_previews INTO n_retries, n_previews
+                  FROM cleanup.delete_item_dependents(v_fit_ids) x;
                 v_del_t := v_del_t || v_fit_t;
             END IF;
         END IF;
