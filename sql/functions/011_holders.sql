@@ -24,29 +24,89 @@ CREATE OR REPLACE FUNCTION cleanup.xid_pids(x xid)
 RETURNS int[] LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    v int[];
+    v  int[];
+    ms xid[];
+    m  xid;
 BEGIN
     IF x IS NULL OR x = '0'::xid THEN
         RETURN '{}';
     END IF;
-    SELECT array_agg(DISTINCT l.pid ORDER BY l.pid) INTO v
-      FROM pg_catalog.pg_locks l
-     WHERE l.locktype = 'transactionid' AND l.transactionid = x AND l.granted
-       AND l.mode = 'ExclusiveLock' AND l.pid <> pg_catalog.pg_backend_pid();
+    v := cleanup.xid_own_pids(x);
     IF v IS NULL THEN
         -- A multixact (several share lockers). An id that is not one, or
-        -- one truncated away, raises: no holder then.
+        -- one truncated away, raises: then X is a plain id whose lock is
+        -- gone, perhaps a subtransaction's.
         BEGIN
-            SELECT array_agg(DISTINCT l.pid ORDER BY l.pid) INTO v
-              FROM pg_catalog.pg_get_multixact_members(x) m
-              JOIN pg_catalog.pg_locks l ON l.locktype = 'transactionid' AND l.transactionid = m.xid
-                                         AND l.granted AND l.mode = 'ExclusiveLock'
-             WHERE l.pid <> pg_catalog.pg_backend_pid();
+            SELECT array_agg(mm.xid) INTO ms FROM pg_catalog.pg_get_multixact_members(x) mm;
         EXCEPTION WHEN OTHERS THEN
-            v := NULL;
+            ms := NULL;
         END;
+        IF ms IS NULL THEN
+            v := cleanup.xid_subxact_pids(x);
+        ELSE
+            FOREACH m IN ARRAY ms LOOP
+                v := coalesce(v, '{}') || coalesce(cleanup.xid_own_pids(m), cleanup.xid_subxact_pids(m), '{}');
+            END LOOP;
+            v := ARRAY(SELECT DISTINCT p FROM unnest(v) AS p ORDER BY p);
+        END IF;
     END IF;
     RETURN coalesce(v, '{}');
+END $$;
+
+-- The backends other than this one holding the lock of transaction id X
+-- (every running top-level transaction holds its own); NULL when none.
+CREATE OR REPLACE FUNCTION cleanup.xid_own_pids(x xid)
+RETURNS int[] LANGUAGE sql STABLE
+AS $$
+    SELECT array_agg(DISTINCT l.pid ORDER BY l.pid)
+      FROM pg_catalog.pg_locks l
+     WHERE l.locktype = 'transactionid' AND l.transactionid = x AND l.granted
+       AND l.mode = 'ExclusiveLock' AND l.pid <> pg_catalog.pg_backend_pid()
+$$;
+
+-- The candidates for transaction id X when no backend holds its lock: X
+-- is a subtransaction's id (a writer's SAVEPOINT ... RELEASE around a
+-- write or a SELECT ... FOR UPDATE), whose lock ended with the
+-- subtransaction while its top-level transaction still holds the row, and
+-- PostgreSQL 15 shows no map from one to the other. When X is still in
+-- progress, the candidates are the running transactions older than X
+-- that hold row locks or row writes on some table: all of them are named,
+-- over-naming rather than saying "a transaction that has ended since" of
+-- a live one. NULL when X is not in progress.
+CREATE OR REPLACE FUNCTION cleanup.xid_subxact_pids(x xid)
+RETURNS int[] LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v int[];
+BEGIN
+    BEGIN
+        IF pg_catalog.pg_xact_status(cleanup.xid_to_xid8(x)) = 'in progress' THEN
+            SELECT array_agg(a.pid ORDER BY a.pid) INTO v
+              FROM pg_catalog.pg_stat_activity a
+             WHERE a.backend_xid IS NOT NULL AND a.pid <> pg_catalog.pg_backend_pid()
+               AND pg_catalog.age(a.backend_xid) > pg_catalog.age(x)
+               AND EXISTS (SELECT 1 FROM pg_catalog.pg_locks l
+                            WHERE l.pid = a.pid AND l.locktype = 'relation' AND l.granted
+                              AND l.mode IN ('RowShareLock', 'RowExclusiveLock'));
+        END IF;
+    EXCEPTION WHEN OTHERS THEN
+        v := NULL;
+    END;
+    RETURN v;
+END $$;
+
+-- X as a full transaction id (xid8): the one nearest to the snapshot's
+-- xmax (X is a running or recent transaction, at most 2^31 away; it may
+-- be past the xmax, which is one past the latest completed one).
+CREATE OR REPLACE FUNCTION cleanup.xid_to_xid8(x xid)
+RETURNS xid8 LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    nx bigint := pg_catalog.pg_snapshot_xmax(pg_catalog.pg_current_snapshot())::text::bigint;
+    d  bigint;
+BEGIN
+    d := ((x::text::bigint - (nx & 4294967295) + 2147483648) % 4294967296 + 4294967296) % 4294967296 - 2147483648;
+    RETURN (nx + d)::text::xid8;
 END $$;
 
 -- The backends, other than this one, that hold a lock on relation P_REL
@@ -182,9 +242,10 @@ END $$;
 -- per backend (what each holds joined): locks on the tables a cleanup
 -- transaction writes; the job's row; its engine lock rows (coordinator,
 -- library locks, the count cache's declared write locks); the admission,
--- parent and count rows of its libraries; and the items it waits for (its
--- retained rows and its claims, the first 32 of each). '[]' when nothing
--- holds it.
+-- parent and count rows of its libraries; the items it waits for (its
+-- retained rows and its claims, the first 32 of each) and their
+-- dependents; a removal's library dependents (collections, sync status,
+-- history). '[]' when nothing holds it.
 CREATE OR REPLACE FUNCTION cleanup.job_blockers(p_job bigint)
 RETURNS jsonb LANGUAGE plpgsql STABLE
 -- Never a waiter itself: the tables it reads may be what is held (a
@@ -243,7 +304,51 @@ BEGIN
                  SELECT pg_catalog.format('item %s of library %s (claimed by the job)', i.id, i.library_id), i.xmax
                    FROM (SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = j.id
                           ORDER BY c.item_id LIMIT 32) q
-                   JOIN inventory.items i ON i.id = q.item_id) x
+                   JOIN inventory.items i ON i.id = q.item_id
+                 UNION ALL
+                 -- The dependents of those items that a transaction has
+                 -- locked (a step skips them: cleanup.delete_item_dependents),
+                 -- the first 4 of each table per item.
+                 SELECT pg_catalog.format('%s %s of item %s (a dependent the job deletes)', d.kind, d.id, q.item_id),
+                        d.xmax
+                   FROM (SELECT rr.item_id FROM cleanup.job_retained rr WHERE rr.job_id = j.id
+                          ORDER BY rr.item_id LIMIT 32) q
+                  CROSS JOIN LATERAL (
+                        (SELECT 'item retry' AS kind, rt.id, rt.xmax FROM inventory.item_retries rt
+                          WHERE rt.item_id = q.item_id AND rt.xmax <> '0'::xid LIMIT 4)
+                        UNION ALL
+                        (SELECT 'identity review preview', pv.id, pv.xmax FROM inventory.identity_review_previews pv
+                          WHERE pv.item_id = q.item_id AND pv.xmax <> '0'::xid LIMIT 4)) d
+                 UNION ALL
+                 SELECT pg_catalog.format('%s %s of item %s (a dependent the job deletes)', d.kind, d.id, q.item_id),
+                        d.xmax
+                   FROM (SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = j.id
+                          ORDER BY c.item_id LIMIT 32) q
+                  CROSS JOIN LATERAL (
+                        (SELECT 'item retry' AS kind, rt.id, rt.xmax FROM inventory.item_retries rt
+                          WHERE rt.item_id = q.item_id AND rt.xmax <> '0'::xid LIMIT 4)
+                        UNION ALL
+                        (SELECT 'identity review preview', pv.id, pv.xmax FROM inventory.identity_review_previews pv
+                          WHERE pv.item_id = q.item_id AND pv.xmax <> '0'::xid LIMIT 4)) d
+                 UNION ALL
+                 -- A removal's library dependents a transaction has locked
+                 -- (cleanup.library_dependents_drain skips them), the first
+                 -- 4 of each table among each library's first 2,000 rows.
+                 SELECT pg_catalog.format('%s of library %s (a dependent the job deletes)', d.what, lb.x), d.xmax
+                   FROM unnest(CASE WHEN j.kind <> 'prune' THEN libs END) AS lb(x)
+                  CROSS JOIN LATERAL (
+                        (SELECT 'collection ' || c.id AS what, c.xmax
+                           FROM (SELECT c.id, c.xmax FROM inventory.library_collections c
+                                  WHERE c.library_id = lb.x ORDER BY c.library_id, c.id LIMIT 2000) c
+                          WHERE c.xmax <> '0'::xid LIMIT 4)
+                        UNION ALL
+                        (SELECT 'the sync status', st.xmax FROM inventory.library_sync_status st
+                          WHERE st.library_id = lb.x AND st.xmax <> '0'::xid LIMIT 4)
+                        UNION ALL
+                        (SELECT 'history record ' || h.id, h.xmax
+                           FROM (SELECT h.id, h.xmax FROM inventory.classification_history h
+                                  WHERE h.library_id = lb.x ORDER BY h.library_id, h.id LIMIT 2000) h
+                          WHERE h.xmax <> '0'::xid LIMIT 4)) d) x
               WHERE x.xmax <> '0'::xid LOOP
         acc := acc || cleanup.holders_json(cleanup.xid_pids(r.xmax), r.what);
     END LOOP;
@@ -254,19 +359,44 @@ BEGIN
 END $$;
 
 -- Raises 55P03 for job P_JOB, which waits for the items P_IDS that other
--- transactions hold (T4), naming the holder of the first one still there.
+-- transactions hold (T4), naming the holder of the first one still held:
+-- the item itself, else a dependent of it (a retry or preview a writer
+-- holds, which cleanup.delete_item_dependents skipped). Rows this
+-- transaction locked carry its own id and name nobody.
 CREATE OR REPLACE FUNCTION cleanup.raise_item_held(p_job bigint, p_ids bigint[])
 RETURNS void LANGUAGE plpgsql
 AS $$
 DECLARE
-    r record;
+    r    record;
+    v_me xid := pg_catalog.pg_current_xact_id_if_assigned()::xid;
 BEGIN
-    SELECT i.id, i.library_id, i.xmax INTO r FROM inventory.items i
-     WHERE i.id = ANY (p_ids) ORDER BY i.id LIMIT 1;
+    SELECT x.k, x.item_id, x.library_id, x.what, x.xmax INTO r
+      FROM (SELECT 0 AS k, i.id AS item_id, i.id AS row_id, i.library_id,
+                   pg_catalog.format('item %s of library %s', i.id, i.library_id) AS what, i.xmax
+              FROM inventory.items i WHERE i.id = ANY (p_ids)
+            UNION ALL
+            SELECT 1, d.item_id, d.id, i.library_id,
+                   pg_catalog.format('%s %s of item %s of library %s', d.kind, d.id, d.item_id, i.library_id), d.xmax
+              FROM (SELECT 'item retry' AS kind, rr.id, rr.item_id, rr.xmax FROM inventory.item_retries rr
+                     WHERE rr.item_id = ANY (p_ids) AND rr.xmax <> '0'::xid
+                    UNION ALL
+                    SELECT 'identity review preview', p.id, p.item_id, p.xmax FROM inventory.identity_review_previews p
+                     WHERE p.item_id = ANY (p_ids) AND p.xmax <> '0'::xid) d
+              JOIN inventory.items i ON i.id = d.item_id) x
+     WHERE x.xmax <> '0'::xid AND x.xmax IS DISTINCT FROM v_me AND cardinality(cleanup.xid_pids(x.xmax)) > 0
+     ORDER BY x.item_id, x.k, x.row_id LIMIT 1;
+    IF NOT FOUND THEN
+        -- Nobody alive holds them any more: the first item, unnamed.
+        SELECT 0 AS k, i.id AS item_id, i.library_id, pg_catalog.format('item %s of library %s', i.id, i.library_id) AS what,
+               i.xmax INTO r
+          FROM inventory.items i WHERE i.id = ANY (p_ids) ORDER BY i.id LIMIT 1;
+    END IF;
     PERFORM cleanup.raise_row_busy(
-        pg_catalog.format('job %s waits for item %s of library %s, held by another transaction',
-                          p_job, coalesce(r.id::text, '<NULL>'), coalesce(r.library_id::text, '<NULL>')),
-        pg_catalog.format('item %s of library %s', r.id, r.library_id), r.xmax,
+        pg_catalog.format('job %s waits for item %s of library %s, held by another transaction%s',
+                          p_job, coalesce(r.item_id::text, '<NULL>'), coalesce(r.library_id::text, '<NULL>'),
+                          CASE WHEN coalesce(r.k, 0) = 0 THEN ''
+                               ELSE pg_catalog.format(' (its %s)', substring(r.what FROM '^(.*) of item ')) END),
+        r.what, r.xmax,
         'busy: retry later; the job goes on once the holder commits or rolls back');
 END $$;
 

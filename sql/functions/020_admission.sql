@@ -11,9 +11,19 @@
 -- boundary: a database owner can disable triggers or bypass the protocol.
 
 -- Locks the admission rows of LIBS (ascending) and their servers FOR SHARE
--- NOWAIT and rejects missing or draining parents. Returns whether a prune
--- job collects for one of LIBS (C9: the caller then protects its rows).
-CREATE OR REPLACE FUNCTION cleanup.admit_writes(libs bigint[])
+-- without waiting and rejects missing or draining parents. Returns whether
+-- a prune job collects for one of LIBS (C9: the caller then protects its
+-- rows). P_WHAT: for a dependent table's rows (055_dependents.sql), a
+-- draining parent is refused with CUA11 naming that table, not CUA01.
+-- SKIP LOCKED, then a read of the skipped row to tell held from missing,
+-- not NOWAIT in an EXCEPTION block: a lock taken in a subtransaction
+-- carries the subtransaction's id as the row's xmax, which no pg_locks
+-- row names once it ends inside the writer's transaction, so every busy
+-- answer about this writer (a seal's or a fence's, T3) named "a
+-- transaction that has ended since" while the writer was alive. A fence
+-- that holds a row is named here in turn (cleanup.raise_row_busy).
+DROP FUNCTION IF EXISTS cleanup.admit_writes(bigint[]);
+CREATE OR REPLACE FUNCTION cleanup.admit_writes(libs bigint[], p_what text DEFAULT NULL)
 RETURNS boolean LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -21,31 +31,41 @@ DECLARE
     la         cleanup.library_admission;
     sa         cleanup.server_admission;
     libname    text;
+    v_xmax     xid;
     collecting boolean := false;
 BEGIN
     FOR l IN SELECT DISTINCT x FROM unnest(libs) AS x ORDER BY x LOOP
-        BEGIN
-            SELECT * INTO la FROM cleanup.library_admission WHERE library_id = l FOR SHARE NOWAIT;
-        EXCEPTION WHEN lock_not_available THEN
-            RAISE EXCEPTION 'library % is being fenced by a cleanup job; retry later', l
-                USING ERRCODE = '55P03', HINT = 'busy: retry later';
-        END;
+        SELECT * INTO la FROM cleanup.library_admission WHERE library_id = l FOR SHARE SKIP LOCKED;
         IF NOT FOUND THEN
+            SELECT a.xmax INTO v_xmax FROM cleanup.library_admission a WHERE a.library_id = l;
+            IF FOUND THEN
+                PERFORM cleanup.raise_row_busy(
+                    pg_catalog.format('library %s is being fenced by a cleanup job; retry later', l),
+                    pg_catalog.format('the admission row of library %s', l), v_xmax);
+            END IF;
             RAISE EXCEPTION 'library % does not exist or is being removed', l
                 USING ERRCODE = 'CUA02';
         END IF;
-        BEGIN
-            SELECT * INTO sa FROM cleanup.server_admission WHERE server_id = la.server_id FOR SHARE NOWAIT;
-        EXCEPTION WHEN lock_not_available THEN
-            RAISE EXCEPTION 'server % of library % is being fenced by a cleanup job; retry later',
-                la.server_id, l USING ERRCODE = '55P03', HINT = 'busy: retry later';
-        END;
+        SELECT * INTO sa FROM cleanup.server_admission WHERE server_id = la.server_id FOR SHARE SKIP LOCKED;
         IF NOT FOUND THEN
+            SELECT a.xmax INTO v_xmax FROM cleanup.server_admission a WHERE a.server_id = la.server_id;
+            IF FOUND THEN
+                PERFORM cleanup.raise_row_busy(
+                    pg_catalog.format('server %s of library %s is being fenced by a cleanup job; retry later',
+                                      la.server_id, l),
+                    pg_catalog.format('the admission row of server %s', la.server_id), v_xmax);
+            END IF;
             RAISE EXCEPTION 'server % of library % does not exist or is being removed', la.server_id, l
                 USING ERRCODE = 'CUA02';
         END IF;
         IF la.state <> 'open' OR sa.state <> 'open' THEN
             SELECT name INTO libname FROM inventory.libraries WHERE id = l;
+            IF p_what IS NOT NULL THEN
+                RAISE EXCEPTION 'library % (%) is draining: cleanup job % owns it and admits no writes: no new or changed % rows there',
+                    l, coalesce(libname, '?'), coalesce(la.job_id, sa.job_id), p_what
+                    USING ERRCODE = 'CUA11',
+                          HINT = 'the library is being cleaned; its dependents are drained with it';
+            END IF;
             RAISE EXCEPTION 'library % (%) is draining: cleanup job % owns it and admits no writes',
                 l, coalesce(libname, '?'), coalesce(la.job_id, sa.job_id)
                 USING ERRCODE = 'CUA01',
@@ -461,14 +481,17 @@ RETURNS trigger LANGUAGE plpgsql
 AS $$
 DECLARE
     sa cleanup.server_admission;
+    v_xmax xid;
 BEGIN
-    BEGIN
-        SELECT * INTO sa FROM cleanup.server_admission WHERE server_id = NEW.server_id FOR SHARE NOWAIT;
-    EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION 'server % is being fenced by a cleanup job; retry later', NEW.server_id
-            USING ERRCODE = '55P03', HINT = 'busy: retry later';
-    END;
+    -- SKIP LOCKED, not NOWAIT in a subtransaction (cleanup.admit_writes).
+    SELECT * INTO sa FROM cleanup.server_admission WHERE server_id = NEW.server_id FOR SHARE SKIP LOCKED;
     IF NOT FOUND THEN
+        SELECT a.xmax INTO v_xmax FROM cleanup.server_admission a WHERE a.server_id = NEW.server_id;
+        IF FOUND THEN
+            PERFORM cleanup.raise_row_busy(
+                pg_catalog.format('server %s is being fenced by a cleanup job; retry later', NEW.server_id),
+                pg_catalog.format('the admission row of server %s', NEW.server_id), v_xmax);
+        END IF;
         RAISE EXCEPTION 'server % does not exist or is being removed', NEW.server_id
             USING ERRCODE = 'CUA02';
     END IF;

@@ -159,15 +159,22 @@ AS $$
 DECLARE
     r      record;
     libs   bigint[];
+    n      int;
 BEGIN
-    BEGIN
-        SELECT array_agg(DISTINCT i.library_id) INTO libs
-          FROM (SELECT i.id, i.library_id, i.claimed_by FROM inventory.items i
-                 WHERE i.id = ANY (ids) ORDER BY i.id FOR SHARE NOWAIT) i;
-    EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION 'an item these % rows point at is locked by a cleanup step; retry later', p_what
-            USING ERRCODE = '55P03', HINT = 'busy: retry later';
-    END;
+    -- SKIP LOCKED, then a count of what is there, not NOWAIT in an
+    -- EXCEPTION block: a subtransaction's lock names nobody once it ends
+    -- (cleanup.admit_writes).
+    SELECT array_agg(DISTINCT i.library_id), count(*) INTO libs, n
+      FROM (SELECT i.id, i.library_id, i.claimed_by FROM inventory.items i
+             WHERE i.id = ANY (ids) ORDER BY i.id FOR SHARE SKIP LOCKED) i;
+    IF n < (SELECT count(DISTINCT x) FROM unnest(ids) AS x)
+       AND n < (SELECT count(*) FROM inventory.items i WHERE i.id = ANY (ids)) THEN
+        SELECT i.id, i.xmax INTO r FROM inventory.items i
+         WHERE i.id = ANY (ids) AND cardinality(cleanup.xid_pids(i.xmax)) > 0 ORDER BY i.id LIMIT 1;
+        PERFORM cleanup.raise_row_busy(
+            pg_catalog.format('an item these %s rows point at is locked by a cleanup step; retry later', p_what),
+            pg_catalog.format('item %s', coalesce(r.id::text, '?')), r.xmax);
+    END IF;
     SELECT i.id, i.claimed_by INTO r FROM inventory.items i
      WHERE i.id = ANY (ids) AND i.claimed_by IS NOT NULL ORDER BY i.id LIMIT 1;
     IF FOUND THEN
@@ -188,18 +195,22 @@ END $$;
 CREATE OR REPLACE FUNCTION cleanup.admit_dependent_libraries_collecting(p_what text, libs bigint[])
 RETURNS boolean LANGUAGE plpgsql
 AS $$
+DECLARE
+    n  int;
+    r  record;
 BEGIN
-    BEGIN
-        PERFORM 1 FROM inventory.libraries WHERE id = ANY (libs) ORDER BY id FOR SHARE NOWAIT;
-        RETURN cleanup.admit_writes(libs);
-    EXCEPTION
-        WHEN lock_not_available THEN
-            RAISE EXCEPTION 'a library these % rows belong to is locked by a cleanup step; retry later', p_what
-                USING ERRCODE = '55P03', HINT = 'busy: retry later';
-        WHEN SQLSTATE 'CUA01' THEN
-            RAISE EXCEPTION '%: no new or changed % rows there', SQLERRM, p_what
-                USING ERRCODE = 'CUA11', HINT = 'the library is being cleaned; its dependents are drained with it';
-    END;
+    -- No subtransaction (cleanup.admit_writes): SKIP LOCKED and a count.
+    SELECT count(*) INTO n
+      FROM (SELECT 1 FROM inventory.libraries WHERE id = ANY (libs) ORDER BY id FOR SHARE SKIP LOCKED) q;
+    IF n < (SELECT count(DISTINCT x) FROM unnest(libs) AS x)
+       AND n < (SELECT count(*) FROM inventory.libraries l WHERE l.id = ANY (libs)) THEN
+        SELECT l.id, l.xmax INTO r FROM inventory.libraries l
+         WHERE l.id = ANY (libs) AND cardinality(cleanup.xid_pids(l.xmax)) > 0 ORDER BY l.id LIMIT 1;
+        PERFORM cleanup.raise_row_busy(
+            pg_catalog.format('a library these %s rows belong to is locked by a cleanup step; retry later', p_what),
+            pg_catalog.format('the row of library %s', coalesce(r.id::text, '?')), r.xmax);
+    END IF;
+    RETURN cleanup.admit_writes(libs, p_what);
 END $$;
 
 CREATE OR REPLACE FUNCTION cleanup.admit_dependent_libraries(p_what text, libs bigint[])
@@ -437,18 +448,45 @@ BEGIN
     RETURN v_fit;
 END $$;
 
--- Deletes every dependent of items P_IDS (their retries and previews, in
--- one statement: the two tables' deletes do not see each other); returns
--- how many of each went. Called under the items' FOR UPDATE (a step's
--- lock or a claim's), for items whose dependents fit the budget: by
--- cleanup.step_drain and cleanup.claims_drain.
-CREATE OR REPLACE FUNCTION cleanup.delete_item_dependents(p_ids bigint[], OUT n_retries int, OUT n_previews int)
+-- Deletes every dependent of items P_IDS (their retries and previews),
+-- item k having P_N[k] of them when they were counted; returns how many of
+-- each went, and HELD: the items whose dependents are not all there to
+-- take. Called under the items' FOR UPDATE (a step's lock or a claim's),
+-- for items whose dependents fit the budget: by cleanup.step_drain and
+-- cleanup.claims_drain. One statement: every dependent of the items is
+-- locked FOR UPDATE SKIP LOCKED first, and an item is done only when all
+-- P_N[k] of its dependents were locked (the two tables' deletes do not see
+-- each other). A dependent another transaction holds (a sync writer's
+-- UPDATE or SELECT ... FOR UPDATE of a retry, which needs no lock of the
+-- item) is skipped, never waited for: its item is in HELD, and its
+-- dependents and it stay (the caller retains it, or keeps its claim, and
+-- names the holder, T3/T4: cleanup.raise_item_held). Before this, the
+-- DELETE waited for the holder until the step's lock_timeout, and the busy
+-- answer named nobody. A count that changed since it was taken (none can
+-- be added under the item's lock, one can be deleted) holds the item back
+-- too: its deletes would not be the mutations the budget counted.
+DROP FUNCTION IF EXISTS cleanup.delete_item_dependents(bigint[]);
+CREATE OR REPLACE FUNCTION cleanup.delete_item_dependents(p_ids bigint[], p_n int[],
+    OUT n_retries int, OUT n_previews int, OUT held bigint[])
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    WITH dr AS (DELETE FROM inventory.item_retries r WHERE r.item_id = ANY (p_ids) RETURNING 1),
-         dp AS (DELETE FROM inventory.identity_review_previews p WHERE p.item_id = ANY (p_ids) RETURNING 1)
-    SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO n_retries, n_previews;
+    WITH lr AS MATERIALIZED (SELECT r.item_id, r.ctid AS t FROM inventory.item_retries r
+                              WHERE r.item_id = ANY (p_ids) FOR UPDATE SKIP LOCKED),
+         lp AS MATERIALIZED (SELECT p.item_id, p.ctid AS t FROM inventory.identity_review_previews p
+                              WHERE p.item_id = ANY (p_ids) FOR UPDATE SKIP LOCKED),
+         got AS (SELECT q.item_id, count(*) AS n
+                   FROM (SELECT lr.item_id FROM lr UNION ALL SELECT lp.item_id FROM lp) q GROUP BY q.item_id),
+         v AS MATERIALIZED (SELECT u.x, coalesce(g.n, 0) = u.n AS ok
+                              FROM unnest(p_ids, p_n) AS u(x, n) LEFT JOIN got g ON g.item_id = u.x),
+         dr AS (DELETE FROM inventory.item_retries r
+                 WHERE r.ctid = ANY (ARRAY(SELECT lr.t FROM lr JOIN v ON v.x = lr.item_id WHERE v.ok))
+                RETURNING 1),
+         dp AS (DELETE FROM inventory.identity_review_previews p
+                 WHERE p.ctid = ANY (ARRAY(SELECT lp.t FROM lp JOIN v ON v.x = lp.item_id WHERE v.ok))
+                RETURNING 1)
+    SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp), (SELECT array_agg(v.x) FROM v WHERE NOT v.ok)
+      INTO n_retries, n_previews, held;
 END $$;
 
 -- Claims in flight of job P_JOB (T1): the claims it recorded in
@@ -466,8 +504,8 @@ END $$;
 -- previews (their items in a later step). Every other claim is released: its item gone,
 -- absent; out of scope, moved; else retained (its mark cleared; a later
 -- pass looks at it afresh). N_HELD: claims skipped because another
--- transaction holds their item, HELD_XMAX the first one's xmax (to name
--- the holder). N_LEFT: claims still in flight after this. With P_PREVIEW
+-- transaction holds their item, or a dependent of it (never waited for:
+-- cleanup.delete_item_dependents), HELD_XMAX the first held item's xmax. N_LEFT: claims still in flight after this. With P_PREVIEW
 -- nothing is locked or changed and the counts are predictions.
 DROP FUNCTION IF EXISTS cleanup.claims_drain(bigint, int, boolean);
 CREATE OR REPLACE FUNCTION cleanup.claims_drain(p_job bigint, p_budget int, p_preview boolean,
@@ -489,6 +527,7 @@ DECLARE
     v_rest  bigint[];          -- the others
     v_nr1   int;               -- the others' retries, previews deleted
     v_np1   int;
+    v_held  bigint[];          -- good claims that fit, a dependent of which another transaction holds
 BEGIN
     n_items := 0; n_retries := 0; n_previews := 0; n_absent := 0; n_moved := 0; n_retained := 0; n_held := 0;
     IF p_preview THEN
@@ -590,8 +629,16 @@ BEGIN
             n_items := coalesce(cardinality(v_fit), 0);
         ELSIF v_fit IS NOT NULL THEN
             IF n_retries + n_previews > 0 THEN
-                SELECT x.n_retries, x.n_previews INTO n_retries, n_previews
-                  FROM cleanup.delete_item_dependents(v_fit) x;
+                SELECT x.n_retries, x.n_previews, x.held INTO n_retries, n_previews, v_held
+                  FROM cleanup.delete_item_dependents(
+                           v_fit, ARRAY(SELECT u.nr + u.np FROM unnest(v_ids, v_nr, v_np) AS u(x, nr, np)
+                                         WHERE u.x = ANY (v_fit) ORDER BY array_position(v_fit, u.x))) x;
+                IF v_held IS NOT NULL THEN
+                    -- A dependent another transaction holds: the claim
+                    -- stays in flight, held like a claim whose item is.
+                    v_fit := ARRAY(SELECT x FROM unnest(v_fit) AS x WHERE x <> ALL (v_held));
+                    n_held := n_held + cardinality(v_held);
+                END IF;
             END IF;
             WITH d AS (DELETE FROM inventory.items i WHERE i.id = ANY (v_fit) AND i.claimed_by = p_job
                        RETURNING i.id)
@@ -617,17 +664,23 @@ BEGIN
                      CROSS JOIN LATERAL (SELECT r.id FROM inventory.identity_review_previews r WHERE r.item_id = u.x) r
                      LIMIT v_n - v_nr1) q;
             ELSE
-                -- One statement (the two tables' deletes do not see each other).
+                -- One statement (the two tables' deletes do not see each
+                -- other). Each dependent is locked FOR UPDATE SKIP LOCKED
+                -- before its delete: one another transaction holds is
+                -- skipped, never waited for (its claim stays in flight,
+                -- held, once nothing else of it is left).
                 WITH rr AS MATERIALIZED (
                          SELECT r.id FROM unnest(v_rest) WITH ORDINALITY u(x, o)
                           CROSS JOIN LATERAL (SELECT r.id FROM inventory.item_retries r
-                                               WHERE r.item_id = u.x ORDER BY r.item_id, r.id) r
+                                               WHERE r.item_id = u.x ORDER BY r.item_id, r.id
+                                                 FOR UPDATE SKIP LOCKED) r
                           LIMIT v_n),
                      dr AS (DELETE FROM inventory.item_retries WHERE id = ANY (ARRAY(SELECT rr.id FROM rr)) RETURNING 1),
                      dp AS (DELETE FROM inventory.identity_review_previews
                              WHERE id = ANY (ARRAY(SELECT p.id FROM unnest(v_rest) WITH ORDINALITY u(x, o)
                                                     CROSS JOIN LATERAL (SELECT p.id FROM inventory.identity_review_previews p
-                                                                         WHERE p.item_id = u.x ORDER BY p.item_id, p.id) p
+                                                                         WHERE p.item_id = u.x ORDER BY p.item_id, p.id
+                                                                           FOR UPDATE SKIP LOCKED) p
                                                     LIMIT greatest(v_n - (SELECT count(*) FROM rr), 0)))
                             RETURNING 1)
                 SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp) INTO v_nr1, v_np1;
@@ -668,9 +721,42 @@ BEGIN
     RETURN n;
 END $$;
 
+-- Raises 55P03: library P_LIB cannot be deleted yet, because another
+-- transaction holds one of its own dependents (a collection, its sync
+-- status, a history record), naming the holder of the first one (T3).
+CREATE OR REPLACE FUNCTION cleanup.raise_library_dependent_held(p_lib bigint)
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    r record;
+BEGIN
+    SELECT x.what, x.xmax INTO r
+      FROM (SELECT 1 AS k, c.id, pg_catalog.format('collection %s of library %s', c.id, p_lib) AS what, c.xmax
+              FROM inventory.library_collections c WHERE c.library_id = p_lib
+            UNION ALL
+            SELECT 2, 0, pg_catalog.format('the sync status of library %s', p_lib), st.xmax
+              FROM inventory.library_sync_status st WHERE st.library_id = p_lib
+            UNION ALL
+            SELECT 3, h.id, pg_catalog.format('history record %s of library %s', h.id, p_lib), h.xmax
+              FROM inventory.classification_history h WHERE h.library_id = p_lib) x
+     WHERE x.xmax <> '0'::xid AND cardinality(cleanup.xid_pids(x.xmax)) > 0
+     ORDER BY x.k, x.id LIMIT 1;
+    PERFORM cleanup.raise_row_busy(
+        pg_catalog.format('library %s cannot be deleted yet: %s is locked by another transaction',
+                          p_lib, coalesce(r.what, 'one of its dependents')),
+        coalesce(r.what, pg_catalog.format('a dependent of library %s', p_lib)), r.xmax,
+        'busy: retry later; the library is deleted once the holder commits or rolls back');
+END $$;
+
 -- Library dependents of library P_LIB before its parent delete (item 6):
 -- collections, then sync status, then history detachment (D6), at most
--- P_BUDGET mutations together. N_LEFT: whether any remain (0/1).
+-- P_BUDGET mutations together. N_LEFT: whether any remain (0/1). A row
+-- another transaction holds (a writer's SELECT ... FOR UPDATE, or a write
+-- begun before the library closed) is skipped, never waited for: the
+-- drain goes on with the others, and once only held rows are left, it is
+-- busy (55P03) naming the holder (cleanup.raise_library_dependent_held)
+-- instead of a lock timeout that named nobody, or a parent delete that
+-- the foreign key refuses.
 CREATE OR REPLACE FUNCTION cleanup.library_dependents_drain(p_lib bigint, p_budget int, p_preview boolean,
     OUT n_collections int, OUT n_sync int, OUT n_history int, OUT n_left int)
 LANGUAGE plpgsql
@@ -692,11 +778,14 @@ BEGIN
     ELSE
         DELETE FROM inventory.library_collections
          WHERE id = ANY (ARRAY(SELECT id FROM inventory.library_collections
-                                WHERE library_id = p_lib ORDER BY library_id, id LIMIT v_n));
+                                WHERE library_id = p_lib ORDER BY library_id, id LIMIT v_n
+                                  FOR UPDATE SKIP LOCKED));
         GET DIAGNOSTICS n_collections = ROW_COUNT;
         v_n := v_n - n_collections;
         IF v_n > 0 THEN
-            DELETE FROM inventory.library_sync_status WHERE library_id = p_lib;
+            DELETE FROM inventory.library_sync_status
+             WHERE ctid = ANY (ARRAY(SELECT ctid FROM inventory.library_sync_status
+                                      WHERE library_id = p_lib LIMIT v_n FOR UPDATE SKIP LOCKED));
             GET DIAGNOSTICS n_sync = ROW_COUNT;
             v_n := v_n - n_sync;
         END IF;
@@ -713,7 +802,8 @@ BEGIN
                    error = coalesce(h.error, 'library deleted'),
                    detached_at = now()
              WHERE h.id = ANY (ARRAY(SELECT id FROM inventory.classification_history
-                                      WHERE library_id = p_lib ORDER BY library_id, id LIMIT v_n));
+                                      WHERE library_id = p_lib ORDER BY library_id, id LIMIT v_n
+                                        FOR UPDATE SKIP LOCKED));
             GET DIAGNOSTICS n_history = ROW_COUNT;
         END IF;
     END IF;
@@ -723,5 +813,12 @@ BEGIN
                    THEN 1 ELSE 0 END;
     IF p_preview THEN
         n_left := CASE WHEN n_collections + n_sync + n_history < p_budget THEN 0 ELSE n_left END;
+    ELSIF n_left = 1 AND n_collections + n_sync + n_history < p_budget THEN
+        -- Rows left with budget to spare: each was skipped, another
+        -- transaction holds it. Busy, naming the holder, once nothing
+        -- else could be done (a step that drained others commits them).
+        IF n_collections + n_sync + n_history = 0 THEN
+            PERFORM cleanup.raise_library_dependent_held(p_lib);
+        END IF;
     END IF;
 END $$;

@@ -45,30 +45,44 @@ BEGIN
               HINT = 'busy: retry later';
 END $$;
 
--- Locks row P_ID of a parent (library or server) FOR UPDATE NOWAIT, or the
--- admission row of that parent, with a message naming it; held to the end
--- of the transaction (finalize steps, seal and cancel: the EXCEPTION block
--- is a subtransaction, acceptable there).
+-- Locks row P_ID of a parent (library or server) FOR UPDATE without
+-- waiting, or the admission row of that parent, with a message naming the
+-- holder; held to the end of the transaction (finalize steps, seal and
+-- cancel). Returns whether the row is there. SKIP LOCKED and a read of the
+-- skipped row, not NOWAIT in an EXCEPTION block: a lock taken in a
+-- subtransaction leaves the subtransaction's id in the row's xmax, and a
+-- writer this lock makes busy was told "held by a transaction that has
+-- ended since" (cleanup.admit_writes).
 CREATE OR REPLACE FUNCTION cleanup.lock_parent_row(p_what text, p_id bigint)
 RETURNS boolean LANGUAGE plpgsql
 AS $$
+DECLARE
+    v_locked boolean;
+    v_there  boolean;
 BEGIN
-    BEGIN
-        IF p_what = 'library' THEN
-            PERFORM 1 FROM inventory.libraries WHERE id = p_id FOR UPDATE NOWAIT;
-        ELSIF p_what = 'server' THEN
-            PERFORM 1 FROM inventory.media_servers WHERE id = p_id FOR UPDATE NOWAIT;
-        ELSIF p_what = 'library admission' THEN
-            PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_id FOR UPDATE NOWAIT;
-        ELSIF p_what = 'server admission' THEN
-            PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_id FOR UPDATE NOWAIT;
-        ELSE
-            RAISE EXCEPTION 'lock_parent_row: unknown parent kind %', p_what;
-        END IF;
-    EXCEPTION WHEN lock_not_available THEN
+    IF p_what = 'library' THEN
+        PERFORM 1 FROM inventory.libraries WHERE id = p_id FOR UPDATE SKIP LOCKED;
+        v_locked := FOUND;
+        v_there := v_locked OR EXISTS (SELECT 1 FROM inventory.libraries WHERE id = p_id);
+    ELSIF p_what = 'server' THEN
+        PERFORM 1 FROM inventory.media_servers WHERE id = p_id FOR UPDATE SKIP LOCKED;
+        v_locked := FOUND;
+        v_there := v_locked OR EXISTS (SELECT 1 FROM inventory.media_servers WHERE id = p_id);
+    ELSIF p_what = 'library admission' THEN
+        PERFORM 1 FROM cleanup.library_admission WHERE library_id = p_id FOR UPDATE SKIP LOCKED;
+        v_locked := FOUND;
+        v_there := v_locked OR EXISTS (SELECT 1 FROM cleanup.library_admission WHERE library_id = p_id);
+    ELSIF p_what = 'server admission' THEN
+        PERFORM 1 FROM cleanup.server_admission WHERE server_id = p_id FOR UPDATE SKIP LOCKED;
+        v_locked := FOUND;
+        v_there := v_locked OR EXISTS (SELECT 1 FROM cleanup.server_admission WHERE server_id = p_id);
+    ELSE
+        RAISE EXCEPTION 'lock_parent_row: unknown parent kind %', p_what;
+    END IF;
+    IF v_there AND NOT v_locked THEN
         PERFORM cleanup.raise_parent_busy(p_what, p_id);
-    END;
-    RETURN FOUND;
+    END IF;
+    RETURN v_locked;
 END $$;
 
 -- Records a busy answer of job P_JOB for the console without waiting on the
@@ -135,7 +149,9 @@ END $$;
 -- candidate: no index descents) and re-read:
 --     locked, out of scope: moved; xmin changed: retained; with
 --     dependents (item_retries, identity_review_previews): deleted with
---     them in this step when they fit P_BUDGET (below), else claimed (its
+--     them in this step when they fit P_BUDGET (below; retained instead
+--     when another transaction holds one of its dependents: it is
+--     skipped, never waited for), else claimed (its
 --     claimed_by set to the job, D3/D4: the claims drain deletes its
 --     dependents, then it, under the same budget, in later steps); else
 --     deleted (by ctid: the tuple version this step locked and compared,
@@ -181,6 +197,8 @@ DECLARE
     v_dep_cost int[];          -- 1 + their dependents (each table's read stops at 128)
     v_fit_ids  bigint[];       -- of them, deleted in this step with their dependents
     v_fit_t    tid[];
+    v_fit_n    int[];          -- their dependents
+    v_held     bigint[];       -- of them, those with a dependent another transaction holds
     v_ret_ids  bigint[];
     v_locked   bigint[];       -- the candidates the lock returned
     v_ret_more bigint[];
@@ -293,14 +311,30 @@ BEGIN
             -- (cleanup.delete_item_dependents), and they with the plain
             -- deletes below; the rest are claimed.
             SELECT array_agg(u.id) FILTER (WHERE u.fit), array_agg(u.t) FILTER (WHERE u.fit),
-                   array_agg(u.t) FILTER (WHERE NOT u.fit)
-              INTO v_fit_ids, v_fit_t, v_claim_t
-              FROM unnest(v_dep_ids, v_claim_t,
+                   array_agg(u.c - 1) FILTER (WHERE u.fit), array_agg(u.t) FILTER (WHERE NOT u.fit)
+              INTO v_fit_ids, v_fit_t, v_fit_n, v_claim_t
+              FROM unnest(v_dep_ids, v_claim_t, v_dep_cost,
                           cleanup.fit_in_budget(p_budget - coalesce(cardinality(v_del_t), 0), v_dep_cost))
-                   AS u(id, t, fit);
+                   AS u(id, t, c, fit);
             IF v_fit_ids IS NOT NULL THEN
-                SELECT x.n_retries, x.n_previews INTO n_retries, n_previews
-                  FROM cleanup.delete_item_dependents(v_fit_ids) x;
+                SELECT x.n_retries, x.n_previews, x.held INTO n_retries, n_previews, v_held
+                  FROM cleanup.delete_item_dependents(v_fit_ids, v_fit_n) x;
+                IF v_held IS NOT NULL THEN
+                    -- A dependent another transaction holds (a writer's
+                    -- UPDATE or FOR UPDATE of it, which needs no lock of
+                    -- the item): the item is retained like a held item
+                    -- (S5), never waited for.
+                    v_fit_t := ARRAY(SELECT u.t FROM unnest(v_fit_ids, v_fit_t) AS u(id, t)
+                                      WHERE u.id <> ALL (v_held));
+                    v_ret_ids := v_ret_ids || v_held;
+                    n_retained := n_retained + cardinality(v_held);
+                    IF p_retained_pass AND n_retained = cardinality(v_ids)
+                       AND coalesce(cardinality(v_locked), 0) = cardinality(v_held) THEN
+                        -- T4 as above: every row of this pass step is held,
+                        -- its item or a dependent of it.
+                        PERFORM cleanup.raise_item_held(p_job, v_ids);
+                    END IF;
+                END IF;
                 v_del_t := v_del_t || v_fit_t;
             END IF;
         END IF;
@@ -605,6 +639,12 @@ BEGIN
         GET DIAGNOSTICS v_d = ROW_COUNT;
         s.sync_status_deleted := v_d;
         r := cleanup.library_dependents_drain(j.library_id, 2147483647, false);
+        IF r.n_left > 0 THEN
+            -- A history record another transaction holds was skipped: the
+            -- parent delete cannot go (its foreign key restricts). Busy,
+            -- naming the holder.
+            PERFORM cleanup.raise_library_dependent_held(j.library_id);
+        END IF;
         s.history_detached := r.n_history;
         DELETE FROM cleanup.library_admission WHERE library_id = j.library_id;
         DELETE FROM cleanup.library_stats WHERE library_id = j.library_id;
