@@ -465,8 +465,10 @@ END $$;
 -- answer named nobody. A count that changed since it was taken (none can
 -- be added under the item's lock, one can be deleted) holds the item back
 -- too: its deletes would not be the mutations the budget counted.
+-- With P_PARTIAL (claimed items, whose dependents are being drained
+-- anyway), the dependents of a held item that were locked go all the same.
 DROP FUNCTION IF EXISTS cleanup.delete_item_dependents(bigint[]);
-CREATE OR REPLACE FUNCTION cleanup.delete_item_dependents(p_ids bigint[], p_n int[],
+CREATE OR REPLACE FUNCTION cleanup.delete_item_dependents(p_ids bigint[], p_n int[], p_partial boolean,
     OUT n_retries int, OUT n_previews int, OUT held bigint[])
 LANGUAGE plpgsql
 AS $$
@@ -480,10 +482,10 @@ BEGIN
          v AS MATERIALIZED (SELECT u.x, coalesce(g.n, 0) = u.n AS ok
                               FROM unnest(p_ids, p_n) AS u(x, n) LEFT JOIN got g ON g.item_id = u.x),
          dr AS (DELETE FROM inventory.item_retries r
-                 WHERE r.ctid = ANY (ARRAY(SELECT lr.t FROM lr JOIN v ON v.x = lr.item_id WHERE v.ok))
+                 WHERE r.ctid = ANY (ARRAY(SELECT lr.t FROM lr JOIN v ON v.x = lr.item_id WHERE v.ok OR p_partial))
                 RETURNING 1),
          dp AS (DELETE FROM inventory.identity_review_previews p
-                 WHERE p.ctid = ANY (ARRAY(SELECT lp.t FROM lp JOIN v ON v.x = lp.item_id WHERE v.ok))
+                 WHERE p.ctid = ANY (ARRAY(SELECT lp.t FROM lp JOIN v ON v.x = lp.item_id WHERE v.ok OR p_partial))
                 RETURNING 1)
     SELECT (SELECT count(*) FROM dr), (SELECT count(*) FROM dp), (SELECT array_agg(v.x) FROM v WHERE NOT v.ok)
       INTO n_retries, n_previews, held;
@@ -632,10 +634,12 @@ BEGIN
                 SELECT x.n_retries, x.n_previews, x.held INTO n_retries, n_previews, v_held
                   FROM cleanup.delete_item_dependents(
                            v_fit, ARRAY(SELECT u.nr + u.np FROM unnest(v_ids, v_nr, v_np) AS u(x, nr, np)
-                                         WHERE u.x = ANY (v_fit) ORDER BY array_position(v_fit, u.x))) x;
+                                         WHERE u.x = ANY (v_fit) ORDER BY array_position(v_fit, u.x)),
+                           true) x;
                 IF v_held IS NOT NULL THEN
                     -- A dependent another transaction holds: the claim
-                    -- stays in flight, held like a claim whose item is.
+                    -- stays in flight, held like a claim whose item is
+                    -- (its other dependents went).
                     v_fit := ARRAY(SELECT x FROM unnest(v_fit) AS x WHERE x <> ALL (v_held));
                     n_held := n_held + cardinality(v_held);
                 END IF;

@@ -318,7 +318,7 @@ BEGIN
                    AS u(id, t, c, fit);
             IF v_fit_ids IS NOT NULL THEN
                 SELECT x.n_retries, x.n_previews, x.held INTO n_retries, n_previews, v_held
-                  FROM cleanup.delete_item_dependents(v_fit_ids, v_fit_n) x;
+                  FROM cleanup.delete_item_dependents(v_fit_ids, v_fit_n, false) x;
                 IF v_held IS NOT NULL THEN
                     -- A dependent another transaction holds (a writer's
                     -- UPDATE or FOR UPDATE of it, which needs no lock of

@@ -363,6 +363,217 @@ static void test_T4_held_claim_is_busy_not_empty_steps(void **state)
 	pgtest_close_all(w, c, NULL);
 }
 
+/* The pid of W as "pid N" in NEEDLE (64 bytes). */
+static void pid_needle(PGconn *w, char *needle)
+{
+	snprintf(needle, 64, "pid %lld", (long long)pgtest_int(w, "SELECT pg_backend_pid()"));
+}
+
+/* T3/T4: a dependent a writer login holds is skipped, never waited for.
+ * On the main of 2026-12-04 a retry held FOR UPDATE (which needs no lock
+ * of its item) made every step wait 5 s for the lock timeout and answer
+ * busy naming nobody. Now the prune deletes everything else, retains the
+ * item, and once only it is left the step is busy at once naming the
+ * writer, in two passes and a handful of steps; the same for a preview
+ * held inside the writer's own savepoint (a subtransaction's id in the
+ * row's xmax). When the writer lets go, the job completes exactly. */
+static void test_T4_held_dependent_skipped_and_named(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t4-dep"), *w = pgtest_connect(as_writer, "t4-dep-writer");
+	int64_t srv = pgtest_new_server(c, "t4-dep"), lib = pgtest_new_library(c, srv, "t4-dep", 300), job, item, item2;
+	char needle[64];
+	char *out;
+
+	(void)state;
+	item = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 't4-dep-250'",
+	                  (long long)lib);
+	item2 = pgtest_int(c, "SELECT id FROM inventory.items WHERE library_id = %lld AND external_id = 't4-dep-270'",
+	                   (long long)lib);
+	/* Dependents on every unseen item, so that each goes through the
+	 * in-step dependents delete. */
+	pgtest_exec(c, "INSERT INTO inventory.item_retries (item_id, reason) SELECT i.id, 'r' || g "
+	               "FROM inventory.items i, generate_series(1, 2) g WHERE i.library_id = %lld ORDER BY i.id, g",
+	            (long long)lib);
+	pgtest_exec(c, "INSERT INTO inventory.identity_review_previews (item_id, candidate) "
+	               "SELECT id, 'c' FROM inventory.items WHERE library_id = %lld ORDER BY id",
+	            (long long)lib);
+	job = pgtest_job_create(c, "prune", lib);
+	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't4-dep-' || g FROM generate_series(1, 100) g))",
+	            (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 100)", (long long)job);
+	pid_needle(w, needle);
+	pgtest_begin(w, "SELECT 1 FROM inventory.item_retries WHERE item_id = %lld ORDER BY id LIMIT 1 FOR UPDATE",
+	             (long long)item);
+	pgtest_exec(w, "SAVEPOINT s");
+	pgtest_exec(w, "SELECT 1 FROM inventory.identity_review_previews WHERE item_id = %lld FOR UPDATE",
+	            (long long)item2);
+	pgtest_exec(w, "RELEASE s");
+
+	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 200", (long long)job);
+	assert_contains(out, needle);
+	assert_contains(out, "its item retry");
+	free(out);
+	/* Everything else went; two passes, a handful of steps. */
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib),
+	                 102);
+	assert_true(pgtest_int(c, "SELECT pass_no FROM cleanup.jobs WHERE id = %lld", (long long)job) <= 2);
+	assert_true(pgtest_int(c, "SELECT step_no FROM cleanup.jobs WHERE id = %lld", (long long)job) < 12);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.jobs j, jsonb_array_elements(j.blocked_by) h "
+	                               "WHERE j.id = %lld AND (h->>'pid')::int = %lld AND h->>'role' = '" WRITER "'",
+	                            (long long)job, (long long)PQbackendPID(w)),
+	                 1);
+	/* The retry goes: the preview held in the savepoint is named now. */
+	pgtest_exec(w, "ROLLBACK");
+	pgtest_begin(w, "SELECT 1");
+	pgtest_exec(w, "SAVEPOINT s");
+	pgtest_exec(w, "SELECT 1 FROM inventory.identity_review_previews WHERE item_id = %lld FOR UPDATE",
+	            (long long)item2);
+	pgtest_exec(w, "RELEASE s");
+	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 200", (long long)job);
+	assert_contains(out, needle);
+	assert_contains(out, "its identity review preview");
+	free(out);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE id = %lld", (long long)item), 0);
+	release_then_complete(w, c, job);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib),
+	                 100);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.identity_review_previews WHERE item_id = %lld",
+	                            (long long)item2),
+	                 0);
+	pgtest_close_all(w, c, NULL);
+}
+
+/* T4: a claimed item (300 retries: drained over several steps) one of
+ * whose retries a writer holds: the drain deletes the other 299 without
+ * waiting, then the step is busy naming the writer, nothing committed;
+ * when the writer lets go, the job completes. */
+static void test_T4_held_dependent_of_a_claim_named(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t4-cdep"), *w = pgtest_connect(as_writer, "t4-cdep-writer");
+	int64_t srv = pgtest_new_server(c, "t4-cdep"), lib = pgtest_new_library(c, srv, "t4-cdep", 150), job, item;
+	char needle[64];
+	char *out;
+
+	(void)state;
+	job = removal_with_claim(c, lib, 300, &item);
+	pid_needle(w, needle);
+	pgtest_begin(w, "SELECT 1 FROM inventory.item_retries WHERE item_id = %lld ORDER BY id DESC LIMIT 1 FOR UPDATE",
+	             (long long)item);
+	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 100", (long long)job);
+	assert_contains(out, needle);
+	assert_contains(out, "its item retry");
+	free(out);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.item_retries WHERE item_id = %lld", (long long)item),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_claims WHERE job_id = %lld", (long long)job), 1);
+	assert_true(pgtest_int(c, "SELECT max(mutations) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job) <=
+	            128);
+	release_then_complete(w, c, job);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
+	pgtest_close_all(w, c, NULL);
+}
+
+/* T3: a removal whose library's own dependents a writer holds (a
+ * collection FOR UPDATE, a history record inside a savepoint): the other
+ * collections and records go without waiting, then the step is busy
+ * naming the writer (the main of 2026-12-04 waited for the lock timeout
+ * at every step and said "held by a transaction that has ended since");
+ * the library stays until the writer lets go. */
+static void test_T3_held_library_dependent_named(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t3-ldep"), *w = pgtest_connect(as_writer, "t3-ldep-writer");
+	int64_t srv = pgtest_new_server(c, "t3-ldep"), lib = pgtest_new_library(c, srv, "t3-ldep", 50), job, coll, hist;
+	char needle[64];
+	char *out;
+
+	(void)state;
+	pgtest_exec(c, "INSERT INTO inventory.library_collections (library_id, name) "
+	               "SELECT %lld, 'c' || g FROM generate_series(1, 40) g",
+	            (long long)lib);
+	pgtest_exec(c, "INSERT INTO inventory.classification_history (library_id, status) "
+	               "SELECT %lld, 'completed' FROM generate_series(1, 30) g",
+	            (long long)lib);
+	coll = pgtest_int(c, "SELECT min(id) + 7 FROM inventory.library_collections WHERE library_id = %lld",
+	                  (long long)lib);
+	hist = pgtest_int(c, "SELECT max(id) FROM inventory.classification_history WHERE library_id = %lld",
+	                  (long long)lib);
+	pid_needle(w, needle);
+	pgtest_begin(w, "SELECT 1 FROM inventory.library_collections WHERE id = %lld FOR UPDATE", (long long)coll);
+	pgtest_exec(w, "SAVEPOINT s");
+	pgtest_exec(w, "SELECT 1 FROM inventory.classification_history WHERE id = %lld FOR UPDATE", (long long)hist);
+	pgtest_exec(w, "RELEASE s");
+	job = pgtest_job_create(c, "remove-library", lib);
+
+	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 100", (long long)job);
+	assert_contains(out, needle);
+	assert_contains(out, "collection");
+	free(out);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.library_collections WHERE library_id = %lld",
+	                            (long long)lib),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.classification_history WHERE library_id = %lld",
+	                            (long long)lib),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 1);
+	assert_text_equal(pgtest_text(c, "SELECT phase FROM cleanup.jobs WHERE id = %lld", (long long)job), "finalizing");
+	/* The collection goes: the history record held in the savepoint is
+	 * named now. */
+	pgtest_exec(w, "ROLLBACK");
+	pgtest_begin(w, "SELECT 1");
+	pgtest_exec(w, "SAVEPOINT s");
+	pgtest_exec(w, "SELECT 1 FROM inventory.classification_history WHERE id = %lld FOR UPDATE", (long long)hist);
+	pgtest_exec(w, "RELEASE s");
+	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 100", (long long)job);
+	assert_contains(out, needle);
+	assert_contains(out, "history record");
+	free(out);
+	release_then_complete(w, c, job);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.libraries WHERE id = %lld", (long long)lib), 0);
+	pgtest_close_all(w, c, NULL);
+}
+
+/* T3: the locks the engine's own writer triggers take (a dependent's
+ * item and library FOR SHARE, the admission rows) are named when they
+ * make a job busy. On the main of 2026-12-04 the triggers took them NOWAIT
+ * inside EXCEPTION blocks, so the row's xmax was a subtransaction's id,
+ * and a removal's create answered "held by a transaction that has ended
+ * since" of a writer that was alive; a writer made busy by a fence
+ * (taken the same way) was told the same of the job. */
+static void test_T3_writer_trigger_locks_are_named(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t3-trg"), *w = pgtest_connect(as_writer, "t3-trg-writer");
+	int64_t srv = pgtest_new_server(c, "t3-trg"), lib = pgtest_new_library(c, srv, "t3-trg", 20), lib2, item, job;
+	char needle[64], sql[256];
+	char *out;
+	PGresult *r;
+
+	(void)state;
+	lib2 = pgtest_new_library(c, srv, "t3-trg2", 20);
+	item = pgtest_int(c, "SELECT min(id) FROM inventory.items WHERE library_id = %lld", (long long)lib);
+	pid_needle(w, needle);
+	pgtest_begin(w, "INSERT INTO inventory.item_retries (item_id, reason) VALUES (%lld, 'w')", (long long)item);
+	out = pgtest_cli_out(3, conninfo, "job create remove-library --library %lld", (long long)lib);
+	assert_contains(out, needle);
+	assert_contains(out, WRITER);
+	free(out);
+	pgtest_exec(w, "ROLLBACK");
+	/* The other way round: a job's fence makes the writer busy, naming
+	 * the job's transaction. */
+	job = pgtest_job_create(c, "prune", lib2);
+	pgtest_begin(c, "SELECT cleanup.lock_parent_row('library admission', %lld)", (long long)lib2);
+	snprintf(sql, sizeof sql, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 'x')",
+	         (long long)lib2);
+	r = PQexec(w, sql);
+	assert_string_equal(PQresultErrorField(r, PG_DIAG_SQLSTATE), "55P03");
+	pid_needle(c, needle);
+	assert_contains(PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL), needle);
+	assert_contains(PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL), "the admission row of library");
+	PQclear(r);
+	pgtest_exec(c, "ROLLBACK");
+	pgtest_cli_expect(0, conninfo, "--quiet job cancel %lld", (long long)job);
+	pgtest_close_all(w, c, NULL);
+}
+
 /* T5: every function of the engine's schemas pins its search_path, or has
  * a SQL-standard body bound when it was created. */
 static void test_T5_every_engine_function_pins_search_path(void **state)
@@ -715,6 +926,10 @@ PGTEST_MAIN(cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
             cmocka_unit_test(test_T3_idle_declared_writer_named_at_finalize),
             cmocka_unit_test(test_T4_held_row_backs_off_instead_of_passing),
             cmocka_unit_test(test_T4_held_claim_is_busy_not_empty_steps),
+            cmocka_unit_test(test_T4_held_dependent_skipped_and_named),
+            cmocka_unit_test(test_T4_held_dependent_of_a_claim_named),
+            cmocka_unit_test(test_T3_held_library_dependent_named),
+            cmocka_unit_test(test_T3_writer_trigger_locks_are_named),
             cmocka_unit_test(test_T5_every_engine_function_pins_search_path),
             cmocka_unit_test(test_T5_callers_search_path_cannot_change_the_id_rule),
             cmocka_unit_test(test_C10_id_rule_refuses_edge_spaces_and_invisibles),
