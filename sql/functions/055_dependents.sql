@@ -164,11 +164,12 @@ BEGIN
     -- SKIP LOCKED, then a count of what is there, not NOWAIT in an
     -- EXCEPTION block: a subtransaction's lock names nobody once it ends
     -- (cleanup.admit_writes).
-    SELECT array_agg(DISTINCT i.library_id), count(*) INTO libs, n
+    SELECT array_agg(DISTINCT i.library_id), count(*) - cardinality(ids) INTO libs, n
       FROM (SELECT i.id, i.library_id, i.claimed_by FROM inventory.items i
              WHERE i.id = ANY (ids) ORDER BY i.id FOR SHARE SKIP LOCKED) i;
-    IF n < (SELECT count(DISTINCT x) FROM unnest(ids) AS x)
-       AND n < (SELECT count(*) FROM inventory.items i WHERE i.id = ANY (ids)) THEN
+    -- (IDS are distinct: the trigger's array_agg(DISTINCT); N < 0 when
+    -- one was skipped, or is missing, which the foreign key refuses.)
+    IF n < 0 AND n + cardinality(ids) < (SELECT count(*) FROM inventory.items i WHERE i.id = ANY (ids)) THEN
         SELECT i.id, i.xmax INTO r FROM inventory.items i
          WHERE i.id = ANY (ids) AND cardinality(cleanup.xid_pids(i.xmax)) > 0 ORDER BY i.id LIMIT 1;
         PERFORM cleanup.raise_row_busy(
@@ -202,7 +203,8 @@ BEGIN
     -- No subtransaction (cleanup.admit_writes): SKIP LOCKED and a count.
     SELECT count(*) INTO n
       FROM (SELECT 1 FROM inventory.libraries WHERE id = ANY (libs) ORDER BY id FOR SHARE SKIP LOCKED) q;
-    IF n < (SELECT count(DISTINCT x) FROM unnest(libs) AS x)
+    -- (LIBS are distinct: array_agg(DISTINCT) in every caller.)
+    IF n < cardinality(libs)
        AND n < (SELECT count(*) FROM inventory.libraries l WHERE l.id = ANY (libs)) THEN
         SELECT l.id, l.xmax INTO r FROM inventory.libraries l
          WHERE l.id = ANY (libs) AND cardinality(cleanup.xid_pids(l.xmax)) > 0 ORDER BY l.id LIMIT 1;
