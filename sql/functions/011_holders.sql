@@ -400,10 +400,10 @@ BEGIN
         'busy: retry later; the job goes on once the holder commits or rolls back');
 END $$;
 
--- Locks the item-count rows of libraries LIBS FOR UPDATE without waiting
--- (the count trigger of a step's delete updates them), in ascending
--- order; 55P03 naming the holder when another transaction holds one.
--- SKIP LOCKED, not NOWAIT: no subtransaction in a step.
+-- Locks every stripe of the item counts of libraries P_LIBS FOR UPDATE
+-- without waiting, in ascending order; 55P03 naming the holder when
+-- another transaction holds one. For the deletes of a library's counts
+-- (finalize). SKIP LOCKED, not NOWAIT: no subtransaction in a step.
 CREATE OR REPLACE FUNCTION cleanup.lock_library_stats(p_libs bigint[])
 RETURNS void LANGUAGE plpgsql
 AS $$
@@ -412,20 +412,53 @@ DECLARE
     r record;
 BEGIN
     SELECT count(*) INTO n FROM (SELECT 1 FROM cleanup.library_stats
-                                  WHERE library_id = ANY (p_libs) ORDER BY library_id FOR UPDATE SKIP LOCKED) q;
-    -- One statement in the usual case (every row taken); the existence
-    -- count only when one may have been skipped.
-    IF n < cardinality(p_libs)
-       AND n < (SELECT count(*) FROM cleanup.library_stats WHERE library_id = ANY (p_libs)) THEN
+                                  WHERE library_id = ANY (p_libs) ORDER BY library_id, stripe
+                                    FOR UPDATE SKIP LOCKED) q;
+    IF n < (SELECT count(*) FROM cleanup.library_stats WHERE library_id = ANY (p_libs)) THEN
         SELECT st.library_id, st.xmax INTO r FROM cleanup.library_stats st
          WHERE st.library_id = ANY (p_libs)
            AND cardinality(cleanup.xid_pids(st.xmax)) > 0
-         ORDER BY st.library_id LIMIT 1;
+         ORDER BY st.library_id, st.stripe LIMIT 1;
         PERFORM cleanup.raise_row_busy(
             pg_catalog.format('the item count of library %s is locked by another transaction (a sync write in flight)',
                               coalesce(r.library_id::text, '?')),
             pg_catalog.format('the item count of library %s', r.library_id), r.xmax);
     END IF;
+END $$;
+
+-- Locks one stripe of the item count of each of libraries P_LIBS FOR
+-- UPDATE for this transaction without waiting: the count trigger of a
+-- step's DELETE then finds a stripe it can update at once (the first one
+-- no other transaction holds, this one if no other; 020_admission.sql).
+-- A library every stripe of which another transaction holds (writers
+-- moving rows out, each holding one) gets a new stripe. One statement in
+-- the usual case. 55P03 naming a holder only when two transactions add
+-- the same new stripe at once.
+CREATE OR REPLACE FUNCTION cleanup.lock_library_stripe(p_libs bigint[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_none bigint[];
+    l      bigint;
+    r      record;
+BEGIN
+    SELECT array_agg(u.l ORDER BY u.l) FILTER (WHERE s.stripe IS NULL) INTO v_none
+      FROM unnest(p_libs) AS u(l)
+      LEFT JOIN LATERAL (SELECT x.stripe FROM cleanup.library_stats x WHERE x.library_id = u.l
+                          ORDER BY x.library_id, x.stripe LIMIT 1 FOR UPDATE SKIP LOCKED) s ON true;
+    FOREACH l IN ARRAY coalesce(v_none, '{}'::bigint[]) LOOP
+        INSERT INTO cleanup.library_stats (library_id, stripe, item_count)
+        SELECT l, coalesce(max(x.stripe) + 1, 0), 0 FROM cleanup.library_stats x WHERE x.library_id = l
+        ON CONFLICT (library_id, stripe) DO NOTHING;
+        IF NOT FOUND THEN
+            SELECT st.library_id, st.xmax INTO r FROM cleanup.library_stats st
+             WHERE st.library_id = l AND cardinality(cleanup.xid_pids(st.xmax)) > 0
+             ORDER BY st.stripe LIMIT 1;
+            PERFORM cleanup.raise_row_busy(
+                pg_catalog.format('the item count of library %s is locked by other transactions (sync writes in flight)', l),
+                pg_catalog.format('the item count of library %s', l), r.xmax);
+        END IF;
+    END LOOP;
 END $$;
 
 -- Locks P_TABLES (a fixed list of the caller's: regclass names, never

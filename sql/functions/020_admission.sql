@@ -104,20 +104,45 @@ BEGIN
 END $$;
 
 -- Adds DELTAS (library_id, delta) to the per-library item counts, in
--- ascending library order so two statements cannot deadlock on them.
+-- ascending library order. A library's count is the sum of its stripes
+-- (migration 019): each delta goes to the first stripe no other
+-- transaction holds (FOR UPDATE SKIP LOCKED: two writers into one library
+-- no longer wait for each other's commit), and to a new stripe when every
+-- one is held. Two transactions that add the same new stripe at once: the
+-- second waits for the first (ON CONFLICT), as every writer of a library
+-- did before stripes. The writers' common paths (below) write the
+-- first-free-stripe update inline and come here only when it found none.
 -- PL/pgSQL, not SQL: its plan is cached per session, where a SQL function
 -- called from a trigger is parsed and planned on every call (~0.1 ms, paid
 -- by every writer statement and every cleanup step).
 CREATE OR REPLACE FUNCTION cleanup.bump_counts(libs bigint[], deltas bigint[])
 RETURNS void LANGUAGE plpgsql
 AS $$
+DECLARE
+    l bigint;
+    d bigint;
 BEGIN
-    INSERT INTO cleanup.library_stats AS s (library_id, item_count)
-    SELECT lib, sum(d) FROM unnest(libs, deltas) AS t(lib, d)
-     GROUP BY lib HAVING sum(d) <> 0 ORDER BY lib
-    ON CONFLICT (library_id) DO UPDATE
-       SET item_count = s.item_count + excluded.item_count, changed_at = now();
+    FOR l, d IN SELECT lib, sum(x) FROM unnest(libs, deltas) AS t(lib, x)
+                 GROUP BY lib HAVING sum(x) <> 0 ORDER BY lib LOOP
+        UPDATE cleanup.library_stats s SET item_count = s.item_count + d, changed_at = now()
+         WHERE s.ctid = (SELECT x.ctid FROM cleanup.library_stats x WHERE x.library_id = l
+                          ORDER BY x.library_id, x.stripe LIMIT 1 FOR UPDATE SKIP LOCKED);
+        IF NOT FOUND THEN
+            INSERT INTO cleanup.library_stats AS s (library_id, stripe, item_count)
+            SELECT l, coalesce(max(x.stripe) + 1, 0), d FROM cleanup.library_stats x WHERE x.library_id = l
+            ON CONFLICT (library_id, stripe) DO UPDATE
+               SET item_count = s.item_count + excluded.item_count, changed_at = now();
+        END IF;
+    END LOOP;
 END $$;
+
+-- The item count of library P_LIB: the sum of its stripes (0 when it has
+-- none).
+CREATE OR REPLACE FUNCTION cleanup.library_item_count(p_lib bigint)
+RETURNS bigint LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(sum(s.item_count), 0)::bigint FROM cleanup.library_stats s WHERE s.library_id = p_lib
+$$;
 
 -- T7: rows that leave a library while a cleanup job fences it, before a
 -- step of the job reached them (a move out into an open library, A3, or a
@@ -234,8 +259,11 @@ BEGIN
            FOR SHARE OF la, sa SKIP LOCKED;
     END IF;
     IF fast THEN
-        UPDATE cleanup.library_stats SET item_count = item_count + n, changed_at = now()
-         WHERE library_id = lo;
+        -- The first stripe of the library's count no other transaction
+        -- holds (cleanup.bump_counts when every one is held).
+        UPDATE cleanup.library_stats s SET item_count = s.item_count + n, changed_at = now()
+         WHERE s.ctid = (SELECT x.ctid FROM cleanup.library_stats x WHERE x.library_id = lo
+                          ORDER BY x.library_id, x.stripe LIMIT 1 FOR UPDATE SKIP LOCKED);
         IF NOT FOUND THEN
             PERFORM cleanup.bump_counts(ARRAY[lo], ARRAY[n]);
         END IF;
@@ -320,23 +348,25 @@ BEGIN
         END IF;
     END IF;
     IF v_fast THEN
-        -- A move: the two count rows, each by its own update in ascending
-        -- library order (as bump_counts locks them: no deadlock between
-        -- two moves), without bump_counts' call, unnest, grouping and
-        -- speculative insertion; a row not there yet goes through it.
+        -- A move: the two counts, each by its own update of a free
+        -- stripe in ascending library order (as bump_counts does),
+        -- without bump_counts' call, unnest, grouping and speculative
+        -- insertion; a library with no free stripe goes through it.
         IF v_moved > 0 THEN
-            UPDATE cleanup.library_stats
-               SET item_count = item_count + CASE WHEN v_olo < v_nlo THEN -v_moved ELSE v_moved END,
+            UPDATE cleanup.library_stats s
+               SET item_count = s.item_count + CASE WHEN v_olo < v_nlo THEN -v_moved ELSE v_moved END,
                    changed_at = now()
-             WHERE library_id = least(v_olo, v_nlo);
+             WHERE s.ctid = (SELECT x.ctid FROM cleanup.library_stats x WHERE x.library_id = least(v_olo, v_nlo)
+                              ORDER BY x.library_id, x.stripe LIMIT 1 FOR UPDATE SKIP LOCKED);
             IF NOT FOUND THEN
                 PERFORM cleanup.bump_counts(ARRAY[least(v_olo, v_nlo)],
                                             ARRAY[CASE WHEN v_olo < v_nlo THEN -v_moved ELSE v_moved END]);
             END IF;
-            UPDATE cleanup.library_stats
-               SET item_count = item_count + CASE WHEN v_olo < v_nlo THEN v_moved ELSE -v_moved END,
+            UPDATE cleanup.library_stats s
+               SET item_count = s.item_count + CASE WHEN v_olo < v_nlo THEN v_moved ELSE -v_moved END,
                    changed_at = now()
-             WHERE library_id = greatest(v_olo, v_nlo);
+             WHERE s.ctid = (SELECT x.ctid FROM cleanup.library_stats x WHERE x.library_id = greatest(v_olo, v_nlo)
+                              ORDER BY x.library_id, x.stripe LIMIT 1 FOR UPDATE SKIP LOCKED);
             IF NOT FOUND THEN
                 PERFORM cleanup.bump_counts(ARRAY[greatest(v_olo, v_nlo)],
                                             ARRAY[CASE WHEN v_olo < v_nlo THEN v_moved ELSE -v_moved END]);
@@ -431,8 +461,11 @@ BEGIN
            FROM old_rows o;
     END IF;
     IF lo = hi THEN
-        UPDATE cleanup.library_stats SET item_count = item_count - n, changed_at = now()
-         WHERE library_id = lo;
+        -- A step's delete: the stripe its cleanup.lock_library_stripe
+        -- took, or another free one; never a wait.
+        UPDATE cleanup.library_stats s SET item_count = s.item_count - n, changed_at = now()
+         WHERE s.ctid = (SELECT x.ctid FROM cleanup.library_stats x WHERE x.library_id = lo
+                          ORDER BY x.library_id, x.stripe LIMIT 1 FOR UPDATE SKIP LOCKED);
         IF FOUND THEN
             RETURN NULL;
         END IF;

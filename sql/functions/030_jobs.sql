@@ -204,8 +204,7 @@ BEGIN
         ELSE
             PERFORM cleanup.take_admission('library', v_library, j.id);
             j.cursor_library_id := v_library;
-            SELECT coalesce(item_count, 0) INTO j.total_estimate
-              FROM cleanup.library_stats WHERE library_id = v_library;
+            j.total_estimate := cleanup.library_item_count(v_library);
             SELECT coalesce(max(id), 0) INTO j.high_water_id
               FROM inventory.items WHERE library_id = v_library;
         END IF;
@@ -404,9 +403,9 @@ BEGIN
     UPDATE cleanup.jobs
        SET phase = 'draining', expected_count = p_expected, manifest_count = actual, protected = n_protected,
            high_water_id = (SELECT coalesce(max(id), 0) FROM inventory.items WHERE library_id = j.library_id),
-           total_estimate = (SELECT coalesce(item_count, 0) FROM cleanup.library_stats WHERE library_id = j.library_id),
+           total_estimate = cleanup.library_item_count(j.library_id),
            -- T7: the rows in scope at the seal, under the fence (see job_create).
-           scope_count = (SELECT coalesce(item_count, 0) FROM cleanup.library_stats WHERE library_id = j.library_id),
+           scope_count = cleanup.library_item_count(j.library_id),
            cursor_library_id = j.library_id, cursor_id = 0, pass_no = 1,
            -- The first pass walks external-ID order (migration 012).
            key_cursor = '', key_bound = NULL, key_bound_end = false,

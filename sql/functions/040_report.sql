@@ -208,7 +208,8 @@ AS $$
            coalesce(st.item_count, 0)::bigint
       FROM inventory.libraries l
       LEFT JOIN cleanup.library_admission la ON la.library_id = l.id
-      LEFT JOIN cleanup.library_stats st ON st.library_id = l.id
+      LEFT JOIN (SELECT x.library_id, sum(x.item_count) AS item_count
+                   FROM cleanup.library_stats x GROUP BY x.library_id) st ON st.library_id = l.id
      ORDER BY l.server_id, l.id
 $$;
 

@@ -732,7 +732,7 @@ BEGIN
     END IF;
     IF NOT p_preview THEN
         PERFORM cleanup.lock_libraries(v_libs);
-        PERFORM cleanup.lock_library_stats(v_libs);
+        PERFORM cleanup.lock_library_stripe(v_libs);
     END IF;
     cd := cleanup.claims_drain(p_job, 128, p_preview);
     IF NOT p_preview AND cd.n_held > 0
@@ -1021,11 +1021,11 @@ BEGIN
         PERFORM cleanup.failpoint('step_after_discovery');
     END IF;
     IF NOT p_preview THEN
-        -- The count trigger of the coming DELETE updates these rows: take
-        -- them now without waiting (a writer moving a row out holds one
-        -- until it commits: busy, retry), never inside the DELETE. Held
-        -- from here to commit only.
-        PERFORM cleanup.lock_library_stats(p_libs);
+        -- The count trigger of the coming DELETE updates a stripe of each
+        -- library's count: one is taken now without waiting (a writer
+        -- moving a row out holds another; migration 019), so the DELETE
+        -- never waits on one. Held from here to commit only.
+        PERFORM cleanup.lock_library_stripe(p_libs);
     END IF;
     r := cleanup.step_drain(p_job, p_scope, p_server, p_ids, p_xmins, p_ctids, p_retained_pass, p_preview,
                             v_budget);

@@ -4,7 +4,7 @@
 --
 -- The count comes from the count cache (cleanup.count_report, seed 002)
 -- for a watched library, else from the statement-trigger counter
--- cleanup.library_stats (the cache has 32 slots: it cannot cover every
+-- cleanup.library_stats, the sum of a library's stripes (the cache has 32 slots: it cannot cover every
 -- library; docs/count-cache.md). count_state and count_reason say which and
 -- why (seed 002): item_count is the published count of a fresh, dirty
 -- (stale) or expired watched library, the counter's count of an unwatched
@@ -19,7 +19,8 @@ SELECT l.id, l.server_id, l.name, coalesce(la.state, 'missing') AS admission,
   FROM inventory.libraries l
   JOIN cleanup.count_report(NULL) c ON c.library_id = l.id
   LEFT JOIN cleanup.library_admission la ON la.library_id = l.id
-  LEFT JOIN cleanup.library_stats st ON st.library_id = l.id
+  LEFT JOIN (SELECT x.library_id, sum(x.item_count) AS item_count
+               FROM cleanup.library_stats x GROUP BY x.library_id) st ON st.library_id = l.id
   LEFT JOIN cleanup.jobs j ON j.server_id = l.server_id
                           AND j.phase NOT IN ('completed', 'cancelled')
                           AND (j.library_id = l.id OR j.kind = 'remove-server')

@@ -7,7 +7,7 @@ SELECT s.id, s.name, coalesce(sa.state, 'missing') AS admission,
   FROM inventory.media_servers s
   LEFT JOIN cleanup.server_admission sa ON sa.server_id = s.id
   LEFT JOIN cleanup.jobs j ON j.server_id = s.id AND j.phase NOT IN ('completed', 'cancelled')
-  LEFT JOIN LATERAL (SELECT count(*) AS libs, sum(ls.item_count) AS items
+  LEFT JOIN LATERAL (SELECT count(DISTINCT l.id) AS libs, sum(ls.item_count) AS items
                        FROM inventory.libraries l
                        LEFT JOIN cleanup.library_stats ls ON ls.library_id = l.id
                       WHERE l.server_id = s.id) st ON true

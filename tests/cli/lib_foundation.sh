@@ -50,7 +50,7 @@ fingerprint() {
 	  (SELECT string_agg(m.job_id || ':' || m.external_id, ',' ORDER BY m.job_id, m.external_id) FROM cleanup.manifest m),
 	  (SELECT string_agg(format('%s', a.*), ',' ORDER BY a.library_id) FROM cleanup.library_admission a),
 	  (SELECT string_agg(format('%s', a.*), ',' ORDER BY a.server_id) FROM cleanup.server_admission a),
-	  (SELECT string_agg(format('%s', s.*), ',' ORDER BY s.library_id) FROM cleanup.library_stats s),
+	  (SELECT string_agg(format('%s', s.*), ',' ORDER BY s.library_id, s.stripe) FROM cleanup.library_stats s),
 	  (SELECT count(*) FROM cleanup.events),
 	  (SELECT string_agg(format('%s', i.*), ',' ORDER BY i.id) FROM inventory.items i),
 	  (SELECT string_agg(format('%s', l.*), ',' ORDER BY l.id) FROM inventory.libraries l)))"

@@ -195,7 +195,7 @@ fp_job_exact() {
 		        ('admission of the library open again',
 		          (SELECT state = 'open' FROM cleanup.library_admission WHERE library_id = :'t')),
 		        ('library_stats item count',
-		          (SELECT item_count FROM cleanup.library_stats WHERE library_id = :'t') =
+		          (SELECT sum(item_count) FROM cleanup.library_stats WHERE library_id = :'t') =
 		          (SELECT count(*) FROM inventory.items WHERE library_id = :'t'))"
 		;;
 	remove-library)

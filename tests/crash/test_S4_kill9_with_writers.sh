@@ -163,7 +163,7 @@ assert_eq "$(q "SELECT count(*) FROM inventory.items WHERE external_id LIKE 'w-%
 assert_eq "$(q "SELECT state FROM cleanup.library_admission WHERE library_id = :'lib'" -v lib="$lib")" open \
 	"admission of the target after completion"
 assert_eq "$(q "SELECT count(*) FROM inventory.items WHERE library_id = :'lib'" -v lib="$lib")" \
-	"$(q "SELECT item_count FROM cleanup.library_stats WHERE library_id = :'lib'" -v lib="$lib")" \
+	"$(q "SELECT sum(item_count) FROM cleanup.library_stats WHERE library_id = :'lib'" -v lib="$lib")" \
 	"library_stats of the target"
 check_replay "$job"
 log "PASS: $KILLS kills with writers; $moves moves preserved, $moved counted as moved, none deleted"

@@ -63,7 +63,7 @@ assert_eq "$(q "SELECT count(*) FROM (
 	(SELECT id, library_id, external_id FROM crashtest.before WHERE library_id <> :'lib'
 	 EXCEPT SELECT id, library_id, external_id FROM inventory.items WHERE library_id <> :'lib')) d" -v lib="$lib")" 0 \
 	"rows of other libraries changed"
-assert_eq "$(q "SELECT item_count FROM cleanup.library_stats WHERE library_id = :'lib'" -v lib="$lib")" \
+assert_eq "$(q "SELECT sum(item_count) FROM cleanup.library_stats WHERE library_id = :'lib'" -v lib="$lib")" \
 	"$want_kept" "library_stats item count of the target"
 assert_eq "$(q "SELECT state FROM cleanup.library_admission WHERE library_id = :'lib'" -v lib="$lib")" open \
 	"admission of the target after completion"

@@ -574,6 +574,60 @@ static void test_T3_writer_trigger_locks_are_named(void **state)
 	pgtest_close_all(w, c, NULL);
 }
 
+/* T3, A1: a library's item count is striped (migration 019). Two writer
+ * logins inserting and updating in one library do not wait for each other
+ * (on the main of 2026-12-04 the second waited for the first's commit on
+ * the one counter row: here its lock_timeout would fail it). A prune of
+ * the library with a seen row moved out while it drains (A3, T7) then
+ * counts every stripe: the counts are exact afterwards. */
+static void test_T3_library_count_never_makes_writers_or_steps_wait(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t3-cnt"), *w1 = pgtest_connect(as_writer, "t3-cnt-w1"),
+	       *w2 = pgtest_connect(as_writer, "t3-cnt-w2");
+	int64_t srv = pgtest_new_server(c, "t3-cnt"), lib = pgtest_new_library(c, srv, "t3-cnt", 200), lib2, job, s1;
+
+	(void)state;
+	lib2 = pgtest_new_library(c, srv, "t3-cnt2", 10);
+	pgtest_exec(w2, "SET lock_timeout = '2s'");
+	pgtest_begin(w1, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 't3-cnt-w1')", (long long)lib);
+	pgtest_exec(w2, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 't3-cnt-w2')", (long long)lib);
+	pgtest_exec(w2, "UPDATE inventory.items SET title = 'x' WHERE library_id = %lld AND external_id = 't3-cnt-3'",
+	            (long long)lib);
+	pgtest_exec(w1, "COMMIT");
+	assert_true(pgtest_int(c, "SELECT count(*) FROM cleanup.library_stats WHERE library_id = %lld", (long long)lib) >=
+	            2);
+	assert_int_equal(pgtest_int(c, "SELECT sum(item_count) FROM cleanup.library_stats WHERE library_id = %lld",
+	                            (long long)lib),
+	                 202);
+
+	job = pgtest_job_create(c, "prune", lib);
+	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't3-cnt-' || g FROM generate_series(1, 100) g))",
+	            (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_append(%lld, ARRAY['t3-cnt-w1', 't3-cnt-w2'])", (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 102)", (long long)job);
+	s1 = pgtest_int(c, "SELECT deleted FROM cleanup.job_step(%lld, 1)", (long long)job);
+	assert_true(s1 > 0);
+	/* A3: a move out of the draining library while a second writer
+	 * inserts into lib2: each holds a stripe of lib2's count. */
+	pgtest_begin(w1, "UPDATE inventory.items SET library_id = %lld WHERE library_id = %lld AND external_id = 't3-cnt-99'",
+	             (long long)lib2, (long long)lib);
+	pgtest_exec(w2, "INSERT INTO inventory.items (library_id, external_id) VALUES (%lld, 't3-cnt2-w2')", (long long)lib2);
+	pgtest_exec(w1, "COMMIT");
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
+	assert_ledger(c, job);
+	assert_int_equal(pgtest_int(c, "SELECT sum(item_count) FROM cleanup.library_stats WHERE library_id = %lld",
+	                            (long long)lib),
+	                 pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib));
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib),
+	                 101);
+	assert_int_equal(pgtest_int(c, "SELECT sum(item_count) FROM cleanup.library_stats WHERE library_id = %lld",
+	                            (long long)lib2),
+	                 12);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib2),
+	                 12);
+	pgtest_close_all(w1, w2, c, NULL);
+}
+
 /* T5: every function of the engine's schemas pins its search_path, or has
  * a SQL-standard body bound when it was created. */
 static void test_T5_every_engine_function_pins_search_path(void **state)
@@ -930,6 +984,7 @@ PGTEST_MAIN(cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
             cmocka_unit_test(test_T4_held_dependent_of_a_claim_named),
             cmocka_unit_test(test_T3_held_library_dependent_named),
             cmocka_unit_test(test_T3_writer_trigger_locks_are_named),
+            cmocka_unit_test(test_T3_library_count_never_makes_writers_or_steps_wait),
             cmocka_unit_test(test_T5_every_engine_function_pins_search_path),
             cmocka_unit_test(test_T5_callers_search_path_cannot_change_the_id_rule),
             cmocka_unit_test(test_C10_id_rule_refuses_edge_spaces_and_invisibles),

@@ -357,7 +357,7 @@ char *pgtest_fingerprint(PGconn *c)
 		   "    FROM cleanup.manifest m),"
 		   " (SELECT string_agg(format('%%s', a.*), ',' ORDER BY a.library_id) FROM cleanup.library_admission a),"
 		   " (SELECT string_agg(format('%%s', a.*), ',' ORDER BY a.server_id) FROM cleanup.server_admission a),"
-		   " (SELECT string_agg(format('%%s', s.*), ',' ORDER BY s.library_id) FROM cleanup.library_stats s),"
+		   " (SELECT string_agg(format('%%s', s.*), ',' ORDER BY s.library_id, s.stripe) FROM cleanup.library_stats s),"
 		   " (SELECT count(*) FROM cleanup.events),"
 		   " (SELECT string_agg(format('%%s', i.*), ',' ORDER BY i.id) FROM inventory.items i),"
 		   " (SELECT string_agg(format('%%s', l.*), ',' ORDER BY l.id) FROM inventory.libraries l),"
