@@ -718,6 +718,51 @@ static void test_C10_id_rule_refuses_edge_spaces_and_invisibles(void **state)
 	pgtest_close_all(w, c, NULL);
 }
 
+/* C10: the inventory's CHECK (the rule written out, migration 020) and
+ * cleanup.external_id_problem (the rule with its messages, job_append's
+ * check) agree on every ID of a corpus: each code point of the Basic
+ * Multilingual Plane but the surrogates, the planes' ends and the tag
+ * block, each alone, inside, first and last of an ID, and the edges of
+ * the length limit. A CHECK passes an expression that is NULL. */
+static void test_C10_check_and_rule_agree(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "c10-agree");
+	char *expr, *disagree;
+
+	(void)state;
+	expr = pgtest_text(c, "SELECT substring(pg_get_constraintdef(oid) FROM '^CHECK \\((.*)\\)( NOT VALID)?$') "
+	                      "FROM pg_constraint WHERE conrelid = 'inventory.items'::regclass "
+	                      "AND conname = 'items_external_id_rule'");
+	assert_non_null(expr);
+	/* The CHECK is the rule written out, no function call (its
+	 * preparation at every statement was the cost, migration 020). */
+	assert_null(strstr(expr, "external_id_problem"));
+	pgtest_exec(c, "CREATE TEMP TABLE id_corpus AS "
+	               "WITH cp AS (SELECT g FROM generate_series(1, 65535) g WHERE g NOT BETWEEN 55296 AND 57343 "
+	               "            UNION ALL SELECT g FROM generate_series(917504, 917631) g "
+	               "            UNION ALL VALUES (65536), (131071), (1114111), (128512)) "
+	               "SELECT x FROM cp, LATERAL (VALUES (chr(g)), ('a' || chr(g) || 'b'), (chr(g) || 'ab'), "
+	               "                                  ('ab' || chr(g))) v(x) "
+	               "UNION ALL VALUES (''), (' '), ('a'), (repeat('x', 256)), (repeat('x', 257)), "
+	               "                 (repeat('é', 128)), (repeat('é', 129)), ('a b'), ('  a'), ('a  ')");
+	pgtest_exec(c, "CREATE TEMP VIEW id_corpus_check AS SELECT x, coalesce((%s), true) AS check_passes "
+	               "FROM (SELECT x AS external_id, x FROM id_corpus) s",
+	            expr);
+	disagree = pgtest_text(c, "SELECT coalesce(string_agg(format('%%L: CHECK %%s, rule %%s', x, check_passes, "
+	                          "cleanup.external_id_problem(x)), '; '), '') FROM (SELECT * FROM id_corpus_check "
+	                          "WHERE check_passes IS DISTINCT FROM (cleanup.external_id_problem(x) IS NULL) LIMIT 5) d");
+	if (disagree[0]) {
+		fprintf(stderr, "the CHECK and the rule disagree: %s\n", disagree);
+		fail();
+	}
+	/* The corpus holds IDs each side refuses and accepts. */
+	assert_true(pgtest_int(c, "SELECT count(*) FROM id_corpus_check WHERE NOT check_passes") > 1000);
+	assert_true(pgtest_int(c, "SELECT count(*) FROM id_corpus_check WHERE check_passes") > 200000);
+	free(disagree);
+	free(expr);
+	PQfinish(c);
+}
+
 /* T5: ids outside the engine's key space are refused at the door. */
 static void test_T5_ids_outside_the_key_space_are_refused(void **state)
 {
@@ -988,6 +1033,7 @@ PGTEST_MAIN(cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
             cmocka_unit_test(test_T5_every_engine_function_pins_search_path),
             cmocka_unit_test(test_T5_callers_search_path_cannot_change_the_id_rule),
             cmocka_unit_test(test_C10_id_rule_refuses_edge_spaces_and_invisibles),
+            cmocka_unit_test(test_C10_check_and_rule_agree),
             cmocka_unit_test(test_T5_ids_outside_the_key_space_are_refused),
             cmocka_unit_test(test_T5_declared_locks_inside_savepoints),
             cmocka_unit_test(test_C9_dependent_written_while_collecting_protects_its_item),
