@@ -1,6 +1,5 @@
 -- 020_external_id_check_inline: the inventory's external-ID CHECK with the
--- rule written out (issue 22, item 7; docs/benchmarks.md, "The
--- external-ID CHECK").
+-- rule written out (C10; docs/benchmarks.md, "The external-ID CHECK").
 --
 -- items_external_id_rule was CHECK (cleanup.external_id_problem(x) IS
 -- NULL). PostgreSQL prepares a table's CHECK expressions once per
