@@ -311,19 +311,11 @@ BEGIN
                  -- the first 4 of each table per item.
                  SELECT pg_catalog.format('%s %s of item %s (a dependent the job deletes)', d.kind, d.id, q.item_id),
                         d.xmax
-                   FROM (SELECT rr.item_id FROM cleanup.job_retained rr WHERE rr.job_id = j.id
-                          ORDER BY rr.item_id LIMIT 32) q
-                  CROSS JOIN LATERAL (
-                        (SELECT 'item retry' AS kind, rt.id, rt.xmax FROM inventory.item_retries rt
-                          WHERE rt.item_id = q.item_id AND rt.xmax <> '0'::xid LIMIT 4)
-                        UNION ALL
-                        (SELECT 'identity review preview', pv.id, pv.xmax FROM inventory.identity_review_previews pv
-                          WHERE pv.item_id = q.item_id AND pv.xmax <> '0'::xid LIMIT 4)) d
-                 UNION ALL
-                 SELECT pg_catalog.format('%s %s of item %s (a dependent the job deletes)', d.kind, d.id, q.item_id),
-                        d.xmax
-                   FROM (SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = j.id
-                          ORDER BY c.item_id LIMIT 32) q
+                   FROM ((SELECT rr.item_id FROM cleanup.job_retained rr WHERE rr.job_id = j.id
+                           ORDER BY rr.item_id LIMIT 32)
+                         UNION
+                         (SELECT c.item_id FROM cleanup.job_claims c WHERE c.job_id = j.id
+                           ORDER BY c.item_id LIMIT 32)) q
                   CROSS JOIN LATERAL (
                         (SELECT 'item retry' AS kind, rt.id, rt.xmax FROM inventory.item_retries rt
                           WHERE rt.item_id = q.item_id AND rt.xmax <> '0'::xid LIMIT 4)

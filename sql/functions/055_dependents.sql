@@ -190,7 +190,7 @@ BEGIN
 END $$;
 
 -- Admits dependents of libraries LIBS (table P_WHAT): the library rows
--- FOR SHARE NOWAIT, then their admission rows (cleanup.admit_writes);
+-- FOR SHARE without waiting, then their admission rows (cleanup.admit_writes);
 -- a draining library or server refuses with CUA11. Returns whether a
 -- prune collects for one of LIBS (cleanup.admit_writes).
 CREATE OR REPLACE FUNCTION cleanup.admit_dependent_libraries_collecting(p_what text, libs bigint[])

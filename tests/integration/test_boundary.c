@@ -369,6 +369,16 @@ static void pid_needle(PGconn *w, char *needle)
 	snprintf(needle, 64, "pid %lld", (long long)pgtest_int(w, "SELECT pg_backend_pid()"));
 }
 
+/* W (in a transaction) locks the rows of inventory TABLE whose COLUMN is
+ * ID FOR UPDATE inside a savepoint it then releases: the rows' xmax is a
+ * subtransaction id, which no pg_locks row shows (cleanup.xid_pids). */
+static void hold_in_savepoint(PGconn *w, const char *table, const char *column, int64_t id)
+{
+	pgtest_exec(w, "SAVEPOINT s");
+	pgtest_exec(w, "SELECT 1 FROM inventory.%s WHERE %s = %lld FOR UPDATE", table, column, (long long)id);
+	pgtest_exec(w, "RELEASE s");
+}
+
 /* T3/T4: a dependent a writer login holds is skipped, never waited for.
  * On the main of 2026-12-04 a retry held FOR UPDATE (which needs no lock
  * of its item) made every step wait 5 s for the lock timeout and answer
@@ -404,10 +414,7 @@ static void test_T4_held_dependent_skipped_and_named(void **state)
 	pid_needle(w, needle);
 	pgtest_begin(w, "SELECT 1 FROM inventory.item_retries WHERE item_id = %lld ORDER BY id LIMIT 1 FOR UPDATE",
 	             (long long)item);
-	pgtest_exec(w, "SAVEPOINT s");
-	pgtest_exec(w, "SELECT 1 FROM inventory.identity_review_previews WHERE item_id = %lld FOR UPDATE",
-	            (long long)item2);
-	pgtest_exec(w, "RELEASE s");
+	hold_in_savepoint(w, "identity_review_previews", "item_id", item2);
 
 	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 200", (long long)job);
 	assert_contains(out, needle);
@@ -425,10 +432,7 @@ static void test_T4_held_dependent_skipped_and_named(void **state)
 	/* The retry goes: the preview held in the savepoint is named now. */
 	pgtest_exec(w, "ROLLBACK");
 	pgtest_begin(w, "SELECT 1");
-	pgtest_exec(w, "SAVEPOINT s");
-	pgtest_exec(w, "SELECT 1 FROM inventory.identity_review_previews WHERE item_id = %lld FOR UPDATE",
-	            (long long)item2);
-	pgtest_exec(w, "RELEASE s");
+	hold_in_savepoint(w, "identity_review_previews", "item_id", item2);
 	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 200", (long long)job);
 	assert_contains(out, needle);
 	assert_contains(out, "its identity review preview");
@@ -499,9 +503,7 @@ static void test_T3_held_library_dependent_named(void **state)
 	                  (long long)lib);
 	pid_needle(w, needle);
 	pgtest_begin(w, "SELECT 1 FROM inventory.library_collections WHERE id = %lld FOR UPDATE", (long long)coll);
-	pgtest_exec(w, "SAVEPOINT s");
-	pgtest_exec(w, "SELECT 1 FROM inventory.classification_history WHERE id = %lld FOR UPDATE", (long long)hist);
-	pgtest_exec(w, "RELEASE s");
+	hold_in_savepoint(w, "classification_history", "id", hist);
 	job = pgtest_job_create(c, "remove-library", lib);
 
 	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 100", (long long)job);
@@ -520,9 +522,7 @@ static void test_T3_held_library_dependent_named(void **state)
 	 * named now. */
 	pgtest_exec(w, "ROLLBACK");
 	pgtest_begin(w, "SELECT 1");
-	pgtest_exec(w, "SAVEPOINT s");
-	pgtest_exec(w, "SELECT 1 FROM inventory.classification_history WHERE id = %lld FOR UPDATE", (long long)hist);
-	pgtest_exec(w, "RELEASE s");
+	hold_in_savepoint(w, "classification_history", "id", hist);
 	out = pgtest_cli_out(3, conninfo, "job run %lld --max-busy 2 --max-steps 100", (long long)job);
 	assert_contains(out, needle);
 	assert_contains(out, "history record");
