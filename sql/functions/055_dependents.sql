@@ -509,12 +509,14 @@ END $$;
 -- absent; out of scope, moved; else retained (its mark cleared; a later
 -- pass looks at it afresh). N_HELD: claims skipped because another
 -- transaction holds their item, or a dependent of it (never waited for:
--- cleanup.delete_item_dependents), HELD_XMAX the first held item's xmax. N_LEFT: claims still in flight after this. With P_PREVIEW
--- nothing is locked or changed and the counts are predictions.
+-- cleanup.delete_item_dependents; the step names the holder through
+-- cleanup.raise_item_held). N_LEFT: claims still in flight after this.
+-- With P_PREVIEW nothing is locked or changed and the counts are
+-- predictions.
 DROP FUNCTION IF EXISTS cleanup.claims_drain(bigint, int, boolean);
 CREATE OR REPLACE FUNCTION cleanup.claims_drain(p_job bigint, p_budget int, p_preview boolean,
     OUT n_items int, OUT n_retries int, OUT n_previews int, OUT n_left int,
-    OUT n_absent int, OUT n_moved int, OUT n_retained int, OUT n_held int, OUT held_xmax xid)
+    OUT n_absent int, OUT n_moved int, OUT n_retained int, OUT n_held int)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -584,12 +586,11 @@ BEGIN
             -- The claims whose item the lock did not return: gone (absent,
             -- released) or held by another transaction (skipped, stays).
             SELECT array_agg(c.item_id) FILTER (WHERE i.id IS NULL),
-                   count(*) FILTER (WHERE i.id IS NOT NULL),
-                   (array_agg(i.xmax ORDER BY c.item_id) FILTER (WHERE i.id IS NOT NULL))[1]
-              INTO v_gone, n_held, held_xmax
+                   count(*) FILTER (WHERE i.id IS NOT NULL)
+              INTO v_gone, n_held
               FROM (SELECT c.item_id FROM cleanup.job_claims c
                      WHERE c.job_id = p_job ORDER BY c.job_id, c.item_id LIMIT p_budget) c
-              LEFT JOIN LATERAL (SELECT x.id, x.xmax FROM inventory.items x WHERE x.id = c.item_id LIMIT 1) i ON true
+              LEFT JOIN LATERAL (SELECT x.id FROM inventory.items x WHERE x.id = c.item_id LIMIT 1) i ON true
              WHERE c.item_id <> ALL (coalesce(v_ids, '{}'::bigint[]) || coalesce(v_rel, '{}'::bigint[]));
         END IF;
         n_absent := coalesce(cardinality(v_gone), 0);
