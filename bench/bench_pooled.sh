@@ -16,10 +16,7 @@ ITEMS=${2:-20000}
 ROUNDS=${3:-3}
 BIN=$BUILD/tui/cleanupctl
 DIR=$BUILD/bench-pooled-sandbox
-CI=$("$BIN" --quiet sandbox start --dir "$DIR")
-trap '"$BIN" --quiet sandbox stop --dir "$DIR" >/dev/null' EXIT
-SOCK=$("$BIN" --json sandbox status --dir "$DIR" | jq -r .socket_dir)
-PORT=$("$BIN" --json sandbox status --dir "$DIR" | jq -r .port)
+. "$(dirname "$0")/lib_sandbox.sh"
 ADMIN="host=$SOCK port=$PORT dbname=postgres user=postgres"
 DB="host=$SOCK port=$PORT dbname=cleanup_lab_bench_pooled user=postgres"
 

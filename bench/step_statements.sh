@@ -21,11 +21,7 @@ STEPS=${3:-40}
 BASE=${4:-}
 BIN=$BUILD/tui/cleanupctl
 DIR=$(cd "$BUILD" && pwd)/bench-steps-sandbox
-CI=$("$BIN" --quiet sandbox start --dir "$DIR")
-trap '"$BIN" --quiet sandbox stop --dir "$DIR" >/dev/null 2>&1 || true' EXIT
-SOCK=$("$BIN" --json sandbox status --dir "$DIR" | jq -r .socket_dir)
-PORT=$("$BIN" --json sandbox status --dir "$DIR" | jq -r .port)
-PSQL="env PGOPTIONS=-cclient_min_messages=warning psql -X -q -v ON_ERROR_STOP=1 -h $SOCK -p $PORT -U postgres"
+. "$(dirname "$0")/lib_sandbox.sh"
 
 # Builds database $1: installed, seeded (1 server, 2 libraries of ITEMS
 # items, about 3 dependents an item), a bounded remove-library job of the
