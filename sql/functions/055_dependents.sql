@@ -125,20 +125,38 @@ END $$;
 
 -- True when some foreign key into TABLES has no recorded disposition (or
 -- is no longer NO ACTION / RESTRICT). Every step asks this under its locks
--- (the source table lock keeps DDL on inventory.items out until commit):
--- one scan of pg_constraint, about 60 us (measured: 62.7 us a call, 2000 calls on
--- a seeded lab database). The schema contract is
--- not enough on its own: install may have recorded drift (seed 001).
+-- (the source table lock keeps DDL on inventory.items out until commit).
+-- The foreign keys are found through what depends on TABLES
+-- (pg_depend_reference_index: every foreign key records a dependency on
+-- each referenced column), never by a scan of pg_constraint, which has
+-- no index on confrelid: in a database that also holds another
+-- application's tables that scan is read by every step (9,218 constraints:
+-- 15.9 ms a call, a remove-library step 5.7 -> 12.1 ms; docs/benchmarks.md,
+-- "Catalog reads a step"). The schema contract is not enough on its own:
+-- install may have recorded drift (seed 001).
 CREATE OR REPLACE FUNCTION cleanup.has_unknown_references(p_tables regclass[])
 RETURNS boolean LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN EXISTS (
-        SELECT 1 FROM pg_constraint c
-         WHERE c.contype = 'f' AND c.confrelid = ANY (p_tables)
-           AND (c.confdeltype NOT IN ('a', 'r')
-                OR NOT EXISTS (SELECT 1 FROM cleanup.reference_dispositions d WHERE d.constraint_oid = c.oid)));
+        SELECT 1 FROM unnest(p_tables) AS t(rel)
+         -- Each table's dependencies, then each one's constraint, by the
+         -- indexes' leading columns whatever the planner thinks of the
+         -- catalogs' sizes (OFFSET 0: not flattened into a join it could
+         -- turn into a scan). Not "refobjid = ANY (...)": on catalogs
+         -- never analyzed the planner kept only refclassid as the index
+         -- condition and read the dependencies of every relation (6,352
+         -- rows in integration_test_plans' database).
+         CROSS JOIN LATERAL (SELECT dp.objid FROM pg_depend dp
+                              WHERE dp.refclassid = 'pg_class'::regclass AND dp.refobjid = t.rel::oid
+                                AND dp.classid = 'pg_constraint'::regclass
+                             OFFSET 0) dp
+         CROSS JOIN LATERAL (SELECT c.oid, c.confdeltype FROM pg_constraint c
+                              WHERE c.oid = dp.objid AND c.contype = 'f' AND c.confrelid = t.rel::oid
+                             OFFSET 0) c
+         WHERE c.confdeltype NOT IN ('a', 'r')
+            OR NOT EXISTS (SELECT 1 FROM cleanup.reference_dispositions d WHERE d.constraint_oid = c.oid));
 END $$;
 
 ---------------------------------------------------------------------------

@@ -149,6 +149,73 @@ static void test_D1_bad_dispositions_are_refused(void **state)
 	PQfinish(c);
 }
 
+/* D1's check as every step runs it, cleanup.has_unknown_references,
+ * finds a foreign key through the catalog's dependencies (by index), not
+ * by a scan of pg_constraint (docs/benchmarks.md, "Catalog reads a
+ * step"). It must find every kind the scan finds: each case below is
+ * asked of it and of the scan's definition, written out, for a prune's
+ * tables and a removal's, and each has the answer it must have. */
+static void test_D1_every_unknown_reference_found_without_a_catalog_scan(void **state)
+{
+	/* Each DDL adds one reference into the inventory nobody recorded;
+	 * PRUNE, REMOVAL: whether a prune's tables (items) and a removal's
+	 * (items, libraries) then have an unknown reference. */
+	static const struct {
+		const char *what, *ddl;
+		bool prune, removal;
+	} cases[] = {
+	    {"nothing new", NULL, false, false},
+	    {"a RESTRICT key", "CREATE TABLE public.k1 (item_id bigint REFERENCES inventory.items ON DELETE RESTRICT)",
+	     true, true},
+	    {"a key NOT VALID",
+	     "CREATE TABLE public.k1 (item_id bigint); ALTER TABLE public.k1 ADD FOREIGN KEY (item_id) "
+	     "REFERENCES inventory.items NOT VALID",
+	     true, true},
+	    {"a SET NULL key", "CREATE TABLE public.k1 (item_id bigint REFERENCES inventory.items ON DELETE SET NULL)",
+	     true, true},
+	    {"a two-column key",
+	     "CREATE TABLE public.k1 (lib bigint, ext text, FOREIGN KEY (lib, ext) "
+	     "REFERENCES inventory.items (library_id, external_id))",
+	     true, true},
+	    {"a partitioned table's key",
+	     "CREATE TABLE public.k1 (item_id bigint REFERENCES inventory.items, n int) PARTITION BY RANGE (n); "
+	     "CREATE TABLE public.k1_a PARTITION OF public.k1 FOR VALUES FROM (0) TO (10); "
+	     "CREATE TABLE public.k1_b PARTITION OF public.k1 FOR VALUES FROM (10) TO (20)",
+	     true, true},
+	    {"a key into libraries only", "CREATE TABLE public.k1 (lib bigint REFERENCES inventory.libraries)", false,
+	     true},
+	    {"a key of another application's table", "CREATE TABLE public.k1 (id int PRIMARY KEY, up int REFERENCES public.k1)",
+	     false, false},
+	};
+	static const char *const tables[2] = {"ARRAY['inventory.items'::regclass]",
+	                                      "ARRAY['inventory.items'::regclass, 'inventory.libraries'::regclass]"};
+	PGconn *c = conn("d1-found");
+	size_t i, t;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (cases[i].ddl)
+			pgtest_exec(c, "%s", cases[i].ddl);
+		for (t = 0; t < 2; t++) {
+			char *got = pgtest_text(
+			    c,
+			    "SELECT cleanup.has_unknown_references(%s)::text || ' ' || EXISTS ("
+			    "  SELECT 1 FROM pg_constraint c WHERE c.contype = 'f' AND c.confrelid = ANY (%s) "
+			    "     AND (c.confdeltype NOT IN ('a', 'r') OR NOT EXISTS ("
+			    "          SELECT 1 FROM cleanup.reference_dispositions d WHERE d.constraint_oid = c.oid)))::text",
+			    tables[t], tables[t]);
+			bool want = t == 0 ? cases[i].prune : cases[i].removal;
+
+			printf("%s, %s: %s\n", cases[i].what, t == 0 ? "prune" : "removal", got);
+			assert_string_equal(got, want ? "true true" : "false false");
+			free(got);
+		}
+		pgtest_exec(c, "DROP TABLE IF EXISTS public.k1");
+	}
+	assert_int_equal(ctl(NULL, "install"), 0);
+	PQfinish(c);
+}
+
 /* D2: a prune whose items have 0 to 343 dependents: every step's recorded
  * domain mutations are at most 128 (and one step reaches 128), an item with
  * hundreds of dependents is claimed in one step, drained across the next
@@ -562,6 +629,7 @@ static void test_D2_remove_server_with_dependents(void **state)
 
 PGTEST_MAIN(cmocka_unit_test(test_D1_known_references_accepted_unknown_refused),
             cmocka_unit_test(test_D1_bad_dispositions_are_refused),
+            cmocka_unit_test(test_D1_every_unknown_reference_found_without_a_catalog_scan),
             cmocka_unit_test(test_D2_prune_with_hundreds_of_dependents_stays_in_budget),
             cmocka_unit_test(test_D2_dependents_that_fit_go_in_their_step_unclaimed),
             cmocka_unit_test(test_D3_move_before_claim_keeps_dependents),

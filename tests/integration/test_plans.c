@@ -58,6 +58,8 @@
  * the eight others SMALL_ITEMS each, ids interleaved with library 1's. */
 #define BIG_ITEMS   30000
 #define SMALL_ITEMS 2500
+/* Tables of another application in the same database (make_db). */
+#define NEIGHBOUR_TABLES 1000
 
 /* Fragments of the 060 statements whose plans went wrong before the plan
  * fix (the drain's discovery, the pass's discovery, the final
@@ -326,7 +328,12 @@ static PGconn *explain_session(const char *ci, plan_docs *docs)
 /* Three servers of three libraries, library ids interleaved across servers
  * (1, 4, 7 on server 1; 2, 5, 8 on server 2; 3, 6, 9 on server 3), item ids
  * interleaved across libraries; autovacuum off for the engine's and the
- * inventory's tables. */
+ * inventory's tables. Beside them another application's schema of
+ * NEIGHBOUR_TABLES tables, each with a primary key, a foreign key and a
+ * CHECK: 3,000 constraints, more than a drain step may read, so a step or
+ * a refresh that scans pg_constraint (or another catalog other than by an
+ * index) fails the rows rule. The engine's own catalog reads go by index
+ * (cleanup.has_unknown_references, through pg_depend). */
 static char *make_db(const char *name)
 {
 	char *ci = pgtest_fresh_db(name);
@@ -338,6 +345,14 @@ static char *make_db(const char *name)
 	               "            AND c.relkind = 'r' LOOP "
 	               "  EXECUTE format('ALTER TABLE %%s SET (autovacuum_enabled = off)', r.t); "
 	               "END LOOP; END $$");
+	pgtest_exec(c, "CREATE SCHEMA neighbour");
+	pgtest_exec(c, "DO $$ BEGIN FOR i IN 1..%d LOOP "
+	               "  EXECUTE format('CREATE TABLE neighbour.t%%s (id int PRIMARY KEY, "
+	               "                  up int REFERENCES neighbour.t%%s (id), v text CHECK (v <> ''''))', "
+	               "                 i, greatest(i - 1, 1)); "
+	               "END LOOP; END $$",
+	            NEIGHBOUR_TABLES);
+	assert_true(pgtest_int(c, "SELECT count(*) FROM pg_constraint") > 3 * NEIGHBOUR_TABLES);
 	pgtest_exec(c, "INSERT INTO inventory.media_servers (name) SELECT 'srv-' || g FROM generate_series(1, 3) g");
 	pgtest_exec(c, "INSERT INTO inventory.libraries (server_id, name) "
 	               "SELECT s, format('lib-%%s-%%s', s, k) FROM generate_series(1, 3) k, generate_series(1, 3) s "
