@@ -40,9 +40,17 @@ END;
 -- Reads one job's newest steps by the job_steps key and its lease row; nothing
 -- for a finished job but its newest step.
 CREATE OR REPLACE FUNCTION cleanup.job_live_json(j cleanup.jobs)
-RETURNS jsonb LANGUAGE sql STABLE
+RETURNS jsonb LANGUAGE plpgsql STABLE
+-- PL/pgSQL, not SQL, here and in job_json, job_text_columns and
+-- step_json: a SQL function with a SET clause (the search_path every
+-- engine function pins, 098_privileges.sql) is never inlined, and is
+-- parsed and planned again in every statement that calls it, nested calls
+-- included: a `cleanupctl jobs` of five jobs took 0.44-0.61 s, a job's
+-- document 15-60 ms warm. PL/pgSQL keeps its plans for the session
+-- (docs/benchmarks.md, "Reports").
 AS $$
-    SELECT jsonb_build_object(
+BEGIN
+    RETURN (SELECT jsonb_build_object(
         'runner', CASE WHEN rn.host IS NULL THEN NULL
                        ELSE jsonb_build_object('pid', rn.pid, 'host', rn.host, 'os_pid', rn.os_pid,
                                                'application', rn.application, 'since', rn.started_at,
@@ -74,16 +82,18 @@ AS $$
                      WHERE job_id = j.id ORDER BY step_no DESC LIMIT 2000) s
              WHERE s.started_at > clock_timestamp() - interval '60 seconds'
                AND (s.runner_pid IS NULL OR s.started_at >= rn.started_at)) w
-           ON rn.host IS NOT NULL AND j.phase IN ('draining', 'finalizing');
-$$;
+           ON rn.host IS NOT NULL AND j.phase IN ('draining', 'finalizing'));
+END $$;
 
 CREATE OR REPLACE FUNCTION cleanup.job_json(j cleanup.jobs)
-RETURNS jsonb LANGUAGE sql STABLE
+RETURNS jsonb LANGUAGE plpgsql STABLE
 -- A string body, not BEGIN ATOMIC: an SQL-standard body that reads a
--- table would pin its columns and refuse later migrations (ALTER TABLE
--- ... DROP COLUMN). search_path is pinned by 098.
+-- row type would pin its columns and refuse later migrations (ALTER TABLE
+-- ... DROP COLUMN). search_path is pinned by 098; PL/pgSQL keeps its plans
+-- (cleanup.job_live_json).
 AS $$
-    SELECT jsonb_build_object(
+BEGIN
+    RETURN jsonb_build_object(
         'id', j.id, 'kind', j.kind, 'mode', j.mode,
         'server_id', j.server_id, 'library_id', j.library_id, 'target_name', j.target_name,
         'phase', j.phase, 'step_no', j.step_no, 'pass_no', j.pass_no,
@@ -128,7 +138,7 @@ AS $$
         -- Its runner, last step, pace and ETA, when its library
         -- was closed (cleanup.job_live_json).
         || cleanup.job_live_json(j);
-$$;
+END $$;
 
 -- What job_get.sql and jobs_list.sql add to job J's row for the text
 -- output: its JSON document and, from it, who runs it now and how it goes
@@ -138,24 +148,33 @@ CREATE OR REPLACE FUNCTION cleanup.job_text_columns(j cleanup.jobs,
     OUT json text, OUT live_runner_pid int, OUT live_runner_host text, OUT live_runner_os_pid int,
     OUT live_runner_app text, OUT live_no_runner boolean, OUT live_closed_s float8,
     OUT live_last_step_age_s float8, OUT live_pace float8, OUT live_eta_s float8, OUT blocked_text text)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
-    SELECT x.doc::text,
-           (x.doc->'runner'->>'pid')::int, x.doc->'runner'->>'host', (x.doc->'runner'->>'os_pid')::int,
-           x.doc->'runner'->>'application', (x.doc->>'no_runner')::boolean,
-           (x.doc->>'closed_s')::float8, (x.doc->>'last_step_age_s')::float8,
-           (x.doc->>'pace_rows_per_s')::float8, (x.doc->>'eta_s')::float8,
-           CASE WHEN j.blocked_since IS NOT NULL THEN cleanup.holders_text(j.blocked_by) END
-      FROM (SELECT cleanup.job_json(j) AS doc) x
-$$;
+DECLARE
+    doc jsonb := cleanup.job_json(j);
+BEGIN
+    json := doc::text;
+    live_runner_pid := (doc->'runner'->>'pid')::int;
+    live_runner_host := doc->'runner'->>'host';
+    live_runner_os_pid := (doc->'runner'->>'os_pid')::int;
+    live_runner_app := doc->'runner'->>'application';
+    live_no_runner := (doc->>'no_runner')::boolean;
+    live_closed_s := (doc->>'closed_s')::float8;
+    live_last_step_age_s := (doc->>'last_step_age_s')::float8;
+    live_pace := (doc->>'pace_rows_per_s')::float8;
+    live_eta_s := (doc->>'eta_s')::float8;
+    blocked_text := CASE WHEN j.blocked_since IS NOT NULL THEN cleanup.holders_text(j.blocked_by) END;
+END $$;
 
 CREATE OR REPLACE FUNCTION cleanup.step_json(s cleanup.job_steps)
-RETURNS jsonb LANGUAGE sql STABLE
+RETURNS jsonb LANGUAGE plpgsql STABLE
 -- A string body, not BEGIN ATOMIC: an SQL-standard body that reads a
--- table would pin its columns and refuse later migrations (ALTER TABLE
--- ... DROP COLUMN). search_path is pinned by 098.
+-- row type would pin its columns and refuse later migrations (ALTER TABLE
+-- ... DROP COLUMN). search_path is pinned by 098; PL/pgSQL keeps its plans
+-- (cleanup.job_live_json).
 AS $$
-    SELECT jsonb_build_object(
+BEGIN
+    RETURN jsonb_build_object(
         'job_id', s.job_id, 'step_no', s.step_no, 'action', s.action, 'pass_no', s.pass_no,
         'library_id', s.library_id, 'cursor_from', s.cursor_from, 'cursor_to', s.cursor_to,
         'examined', s.examined, 'visited', s.visited, 'deleted', s.deleted, 'moved', s.moved, 'absent', s.absent,
@@ -176,7 +195,7 @@ AS $$
         -- Who ran the step (schema 10); null for steps recorded before it.
         'runner', CASE WHEN s.runner_pid IS NULL THEN NULL
                        ELSE jsonb_build_object('pid', s.runner_pid, 'application', s.runner_app) END);
-$$;
+END $$;
 
 -- The rows of `cleanupctl status` (text): servers and libraries with
 -- their admission, job and cached item count. Functions rather than plain
