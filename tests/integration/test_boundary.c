@@ -905,6 +905,65 @@ static void test_T7_every_row_accounted_while_writers_move_rows_out(void **state
 	pgtest_close_all(w, c, NULL);
 }
 
+/* T7: a DELETE that is not a step's (the site's own prune: the writer
+ * login has no DELETE) from a library no job drains records nothing; one
+ * from a draining library records the rows no step has reached, which the
+ * job counts absent early; one while a fence holds the library's
+ * admission row is busy and deletes nothing. The first needs only the
+ * admission row, not the rows' ids and keys (items_after_delete; 172-340 ms a
+ * 200,000-row DELETE before: docs/benchmarks.md, "A site's own bulk
+ * DELETE"). */
+static void test_T7_deletes_recorded_only_where_a_job_drains(void **state)
+{
+	PGconn *c = pgtest_connect(conninfo, "t7d"), *f = pgtest_connect(conninfo, "t7d-fence");
+	int64_t srv = pgtest_new_server(c, "t7d"), lib = pgtest_new_library(c, srv, "t7d", 600);
+	int64_t job;
+
+	(void)state;
+	/* Open: nothing recorded, the count follows. */
+	pgtest_exec(c, "DELETE FROM inventory.items WHERE library_id = %lld AND external_id IN ('t7d-1', 't7d-2')",
+	            (long long)lib);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_departures"), 0);
+	assert_int_equal(pgtest_int(c, "SELECT sum(item_count) FROM cleanup.library_stats WHERE library_id = %lld",
+	                            (long long)lib),
+	                 598);
+
+	/* A fence in progress holds the admission row: busy, nothing deleted. */
+	pgtest_exec(f, "BEGIN");
+	pgtest_exec(f, "SELECT 1 FROM cleanup.library_admission WHERE library_id = %lld FOR UPDATE", (long long)lib);
+	pgtest_fails(c, "55P03", "fenced", "DELETE FROM inventory.items WHERE library_id = %lld AND external_id = 't7d-4'",
+	             (long long)lib);
+	pgtest_exec(f, "ROLLBACK");
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib),
+	                 598);
+
+	/* Draining: every third row seen (3, 6, ..., 600). Before any step,
+	 * 4 unseen and 2 seen rows go; each is recorded for the job. */
+	job = pgtest_job_create(c, "prune", lib);
+	pgtest_exec(c,
+	            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't7d-' || g FROM generate_series(1, 600) g "
+	            "WHERE g %% 3 = 0 ORDER BY g LIMIT 128))",
+	            (long long)job);
+	pgtest_exec(c,
+	            "SELECT cleanup.job_append(%lld, ARRAY(SELECT 't7d-' || g FROM generate_series(1, 600) g "
+	            "WHERE g %% 3 = 0 ORDER BY g OFFSET 128))",
+	            (long long)job);
+	pgtest_exec(c, "SELECT cleanup.job_seal(%lld, 200)", (long long)job);
+	pgtest_exec(c,
+	            "DELETE FROM inventory.items WHERE library_id = %lld AND external_id IN "
+	            "('t7d-590', 't7d-592', 't7d-593', 't7d-595', 't7d-591', 't7d-594')",
+	            (long long)lib);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_departures WHERE job_id = %lld AND kind = 'deleted'",
+	                            (long long)job),
+	                 6);
+	pgtest_cli_expect(0, conninfo, "--quiet job run %lld", (long long)job);
+	assert_ledger(c, job);
+	assert_int_equal(pgtest_int(c, "SELECT absent_early FROM cleanup.jobs WHERE id = %lld", (long long)job), 6);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM inventory.items WHERE library_id = %lld", (long long)lib),
+	                 198);
+	pgtest_close_all(c, f, NULL);
+}
+
 /* T8: the audit names the login role beside the operator it was told, and
  * every parent delete of the engine is an audit row. */
 static void test_T8_audit_names_role_and_parent_deletes(void **state)
@@ -1038,6 +1097,7 @@ PGTEST_MAIN(cmocka_unit_test(test_T1_writer_cannot_set_change_or_clear_a_claim),
             cmocka_unit_test(test_T5_declared_locks_inside_savepoints),
             cmocka_unit_test(test_C9_dependent_written_while_collecting_protects_its_item),
             cmocka_unit_test(test_T7_every_row_accounted_while_writers_move_rows_out),
+            cmocka_unit_test(test_T7_deletes_recorded_only_where_a_job_drains),
             cmocka_unit_test(test_T8_audit_names_role_and_parent_deletes),
             cmocka_unit_test(test_connect_only_role_sees_and_does_nothing),
             cmocka_unit_test(test_T3_install_gives_writer_logins_bounded_waits))
