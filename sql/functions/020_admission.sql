@@ -457,12 +457,13 @@ BEGIN
     IF NOT cleanup.holds_lock(cleanup.library_key(lo))
        OR (lo <> hi AND EXISTS (SELECT 1 FROM (SELECT DISTINCT o.library_id FROM old_rows o) x
                                  WHERE NOT cleanup.holds_lock(cleanup.library_key(x.library_id)))) THEN
-        -- A writer's delete from one library that no job drains (the
-        -- common case: a sync's own prune): the admission row share-locked
-        -- as record_departures would lock it, and nothing more; the rows'
-        -- ids and keys are gathered only for a library a job drains, or
-        -- whose row a fence holds (record_departures answers busy). A
-        -- one-library DELETE of 200,000 rows spent 172-340 ms gathering them.
+        -- A delete from one library that no job drains (the common
+        -- case: a site's own prune; the writer login has no DELETE): the
+        -- admission row share-locked as record_departures would lock it,
+        -- and nothing more; the rows' ids and keys are gathered only for
+        -- a library a job drains, or whose row a fence holds
+        -- (record_departures answers busy). A one-library DELETE of
+        -- 200,000 rows spent 172-340 ms gathering them.
         IF lo = hi THEN
             SELECT a.state <> 'draining' OR a.job_id IS NULL INTO quiet
               FROM cleanup.library_admission a WHERE a.library_id = lo FOR SHARE SKIP LOCKED;
