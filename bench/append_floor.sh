@@ -33,9 +33,8 @@ BIN=$BUILD/tui/cleanupctl
 DIR=$(cd "$BUILD" && pwd)/bench-append-sandbox
 . "$(dirname "$0")/lib_sandbox.sh"
 DB=cleanup_lab_append_floor
-CONN="host=$SOCK port=$PORT dbname=$DB user=postgres"
-$PSQL -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-"$BIN" --quiet --db "$CONN" install >/dev/null
+CONN=$(conninfo $DB)
+new_db $DB
 "$BIN" --quiet --db "$CONN" seed --servers 1 --libraries 1 --items 1000 >/dev/null
 LIB=$($PSQL -d $DB -Atc "SELECT min(id) FROM inventory.libraries")
 VARIANTS="copy insert append"

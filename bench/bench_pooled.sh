@@ -17,8 +17,8 @@ ROUNDS=${3:-3}
 BIN=$BUILD/tui/cleanupctl
 DIR=$BUILD/bench-pooled-sandbox
 . "$(dirname "$0")/lib_sandbox.sh"
-ADMIN="host=$SOCK port=$PORT dbname=postgres user=postgres"
-DB="host=$SOCK port=$PORT dbname=cleanup_lab_bench_pooled user=postgres"
+ADMIN=$(conninfo postgres)
+DB=$(conninfo cleanup_lab_bench_pooled)
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 now_ms() { date +%s%3N; }

@@ -28,9 +28,8 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 DIR=$(cd "$BUILD" && pwd)/bench-report-sandbox
 . "$(dirname "$0")/lib_sandbox.sh"
 DB=cleanup_lab_report_latency
-CONN="host=$SOCK port=$PORT dbname=$DB user=postgres"
-$PSQL -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-"$BIN" --quiet --db "$CONN" install >/dev/null
+CONN=$(conninfo $DB)
+new_db $DB
 "$BIN" --quiet --db "$CONN" seed --servers 3 --libraries 3 --items 2000 >/dev/null
 for lib in $($PSQL -d $DB -Atc "SELECT id FROM inventory.libraries ORDER BY id"); do
 	for k in 1 2 3 4 5; do

@@ -34,7 +34,6 @@ if [ "$($PSQL -d postgres -Atc "SHOW shared_preload_libraries")" != pg_stat_stat
 fi
 # Nested statements too (the module's settings exist once it is loaded).
 $PSQL -d postgres -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "SELECT pg_reload_conf()" >/dev/null
-db() { echo "host=$SOCK port=$PORT dbname=$1 user=postgres"; }
 
 # The statements of database $1 since the last reset, largest total first.
 report() {
@@ -54,17 +53,16 @@ secs() { echo "$2 - $1" | bc; }
 run_job() {
 	reset "$1"
 	t0=$(now)
-	"$BIN" --quiet --db "$(db "$1")" job run "$2" >/dev/null
+	"$BIN" --quiet --db "$(conninfo "$1")" job run "$2" >/dev/null
 	t1=$(now)
 	echo "wall: $(secs "$t0" "$t1") s; steps: $($PSQL -d "$1" -Atc "SELECT count(*) || ', ' || round(sum(duration_ms)) || ' ms inside steps' FROM cleanup.job_steps WHERE job_id = $2")"
 	report "$1"
 }
 
 echo "== data: 1 server, 2 libraries of $ITEMS items (cleanupctl seed), vacuumed, frozen, analyzed"
-$PSQL -d postgres -c "DROP DATABASE IF EXISTS cleanup_lab_profile" -c "DROP DATABASE IF EXISTS cleanup_lab_profile_copy" \
-	-c "CREATE DATABASE cleanup_lab_profile"
-"$BIN" --quiet --db "$(db cleanup_lab_profile)" install >/dev/null
-"$BIN" --quiet --db "$(db cleanup_lab_profile)" seed --servers 1 --libraries 2 --items "$ITEMS" >/dev/null
+$PSQL -d postgres -c "DROP DATABASE IF EXISTS cleanup_lab_profile_copy"
+new_db cleanup_lab_profile
+"$BIN" --quiet --db "$(conninfo cleanup_lab_profile)" seed --servers 1 --libraries 2 --items "$ITEMS" >/dev/null
 $PSQL -d cleanup_lab_profile -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "VACUUM (FREEZE, ANALYZE)" \
 	-c "CHECKPOINT"
 L1=$($PSQL -d cleanup_lab_profile -Atc "SELECT min(id) FROM inventory.libraries")
@@ -73,22 +71,22 @@ $PSQL -d postgres -c "CREATE DATABASE cleanup_lab_profile_copy TEMPLATE cleanup_
 
 echo
 echo "== 1a. remove-library $L1, bounded"
-J=$("$BIN" --json --db "$(db cleanup_lab_profile)" job create remove-library --library "$L1" --mode bounded | jq .id)
+J=$("$BIN" --json --db "$(conninfo cleanup_lab_profile)" job create remove-library --library "$L1" --mode bounded | jq .id)
 run_job cleanup_lab_profile "$J"
 echo
 echo "== 1b. remove-library $L1, single-transaction (a copy of the same data)"
 $PSQL -d cleanup_lab_profile_copy -c "CHECKPOINT"
-J=$("$BIN" --json --db "$(db cleanup_lab_profile_copy)" job create remove-library --library "$L1" \
+J=$("$BIN" --json --db "$(conninfo cleanup_lab_profile_copy)" job create remove-library --library "$L1" \
 	--mode single-transaction | jq .id)
 run_job cleanup_lab_profile_copy "$J"
 
 echo
 echo "== 2a. prune of library $L2, every second item seen, bounded"
-J=$("$BIN" --json --db "$(db cleanup_lab_profile)" job create prune --library "$L2" | jq .id)
+J=$("$BIN" --json --db "$(conninfo cleanup_lab_profile)" job create prune --library "$L2" | jq .id)
 $PSQL -d cleanup_lab_profile -Atc "SELECT external_id FROM inventory.items WHERE library_id = $L2 AND id % 2 = 0" \
 	>"$DIR/seen"
-"$BIN" --quiet --db "$(db cleanup_lab_profile)" job append "$J" <"$DIR/seen" >/dev/null
-"$BIN" --quiet --db "$(db cleanup_lab_profile)" job seal "$J" --expected "$(wc -l <"$DIR/seen")" >/dev/null
+"$BIN" --quiet --db "$(conninfo cleanup_lab_profile)" job append "$J" <"$DIR/seen" >/dev/null
+"$BIN" --quiet --db "$(conninfo cleanup_lab_profile)" job seal "$J" --expected "$(wc -l <"$DIR/seen")" >/dev/null
 $PSQL -d cleanup_lab_profile -c "VACUUM (ANALYZE)" -c "CHECKPOINT"
 $PSQL -d postgres -c "DROP DATABASE cleanup_lab_profile_copy" \
 	-c "CREATE DATABASE cleanup_lab_profile_copy TEMPLATE cleanup_lab_profile"

@@ -27,9 +27,8 @@ DIR=$(cd "$BUILD" && pwd)/bench-steps-sandbox
 # items, about 3 dependents an item), a bounded remove-library job of the
 # first library created; with $2, the base functions over it.
 build_db() {
-	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
-	"$BIN" --quiet --db "host=$SOCK port=$PORT dbname=$1 user=postgres" install >/dev/null
-	"$BIN" --quiet --db "host=$SOCK port=$PORT dbname=$1 user=postgres" seed --servers 1 --libraries 2 --items "$ITEMS" \
+	new_db "$1"
+	"$BIN" --quiet --db "$(conninfo "$1")" seed --servers 1 --libraries 2 --items "$ITEMS" \
 		--dependents 3 >/dev/null
 	if [ -n "${2:-}" ]; then
 		# 098_privileges.sql again: CREATE OR REPLACE drops the
@@ -40,7 +39,7 @@ build_db() {
 		$PSQL -d "$1" -c "SELECT cleanup.contract_record()" >/dev/null
 	fi
 	$PSQL -d "$1" -c "VACUUM ANALYZE" -c "CHECKPOINT"
-	"$BIN" --quiet --db "host=$SOCK port=$PORT dbname=$1 user=postgres" job create remove-library --library \
+	"$BIN" --quiet --db "$(conninfo "$1")" job create remove-library --library \
 		"$($PSQL -d "$1" -Atc "SELECT min(id) FROM inventory.libraries")" --mode bounded >/dev/null
 	$PSQL -d "$1" -Atc "SELECT max(id) FROM cleanup.jobs" >"$DIR/job-$1"
 }
