@@ -85,6 +85,29 @@ static void test_install_twice_changes_nothing(void **state)
 	free(conninfo);
 }
 
+/* The engine's per-row tables written only by a step or an append under
+ * its job's row lock (cleanup.manifest, job_retained, job_claims) carry no
+ * foreign key to cleanup.jobs (migrations 005 and 021): jobs are never
+ * deleted, and each key cost PostgreSQL's check of every inserted row
+ * (docs/data-model.md, "Engine state"). The step record keeps its key. */
+static void test_engine_rows_carry_no_per_row_key(void **state)
+{
+	char *conninfo = pgtest_fresh_db("install_keys");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+
+	(void)state;
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conrelid IN "
+	                               "('cleanup.manifest'::regclass, 'cleanup.job_retained'::regclass, "
+	                               "'cleanup.job_claims'::regclass)"),
+	                 0);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' "
+	                               "AND conrelid = 'cleanup.job_steps'::regclass "
+	                               "AND confrelid = 'cleanup.jobs'::regclass"),
+	                 1);
+	PQfinish(c);
+	free(conninfo);
+}
+
 /* A database carrying older definitions (another bundle) is upgraded: the
  * definitions are applied again, the version row records this bundle, and
  * the commands that refused the drift work again. */
@@ -305,6 +328,7 @@ static void test_concurrent_installers(void **state)
 }
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_install_twice_changes_nothing),
+          cmocka_unit_test(test_engine_rows_carry_no_per_row_key),
           cmocka_unit_test(test_upgrade_reapplies_definitions),
           cmocka_unit_test(test_install_repairs_contract_drift),
           cmocka_unit_test(test_newer_schema_is_refused),
