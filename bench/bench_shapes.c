@@ -88,6 +88,7 @@ typedef struct opts {
 	int rounds;
 	const char *only;    /* comma-separated shape names, NULL: all */
 	bool quick;
+	bool floor;          /* also the floor prototype (bench/prune_floor.sh) */
 	int writer_interval_ms;
 } opts;
 
@@ -100,6 +101,7 @@ typedef struct result {
 	int steps, pass_steps, pages;
 	double p50, p99, max, page_max;
 	double writer_ps, writer_delete_ps; /* shape writers: inserts a second during the prune, the DELETE */
+	double floor_s, floor_ratio, floor_cpu_ratio; /* --floor: the prototype's prune (0: not run) */
 	bool exact;
 } result;
 
@@ -113,7 +115,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench_shapes --db CONNINFO [--items N (100000)] [--skew-items N (5000000)] [--quick]\n"
 	                "                    [--rounds N (3; --quick: 1)] [--shapes name,name,...]\n"
-	                "                    [--writer-interval-ms N (2): shape writers' pause between inserts]\n");
+	                "                    [--writer-interval-ms N (2): shape writers' pause between inserts]\n"
+	                "                    [--floor: also the floor prototype, bench/sql/floor_step.sql]\n");
 	exit(2);
 }
 
@@ -460,6 +463,52 @@ static void run_prune(result *r, const opts *o, const shape *s, const built *b, 
 	free(d);
 }
 
+/* --floor: the same prune by the floor prototype (bench/sql/floor_step.sql:
+ * one flat function a step holding only what the seeds' rules ask), one
+ * round trip a step, steps committed asynchronously, on a fresh copy with
+ * the job cancelled (its library open, as for the DELETE); its wall
+ * seconds, *CPU the server's CPU seconds. Not for shapes retained and
+ * dependents: the prototype runs no later pass and drains no dependents. */
+static double run_floor(const opts *o, const shape *s, const built *b, double *cpu)
+{
+	char x[24];
+	const char *p[1] = {i64(x, b->job)};
+	PGconn *c;
+	PGresult *r;
+	bgwriter w;
+	double t0, c0, c1;
+	int64_t deleted;
+	bool more = true;
+
+	fresh_copy(o);
+	c = bench_open(o->db, DB_RUN, "bench:floor");
+	PQclear(bench_run(c, "anchor_open", 1, p));
+	r = PQexec(c, bench_sql("floor_step"));
+	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+		bench_fatal("the floor prototype: %s", PQerrorMessage(c));
+	PQclear(r);
+	PQclear(bench_run(c, "floor_start", 1, p));
+	PQclear(bench_run(c, "async_commit", 0, NULL));
+	bg_start(&w, o, s, b);
+	c0 = bench_server_cpu(c);
+	t0 = bench_now();
+	while (more) {
+		r = bench_run(c, "floor_step_call", 1, p);
+		more = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+		PQclear(r);
+	}
+	t0 = bench_now() - t0;
+	c1 = bench_server_cpu(c);
+	(void)bg_stop(&w);
+	*cpu = c0 >= 0 && c1 >= 0 ? c1 - c0 : -1;
+	deleted = bench_int(c, "floor_result", 1, p);
+	if (deleted != b->unseen)
+		bench_fatal("shape %s: the floor prototype deleted %" PRId64 " rows, expected %" PRId64, s->name, deleted,
+		            b->unseen);
+	PQfinish(c);
+	return t0;
+}
+
 static bool wanted(const opts *o, const char *name)
 {
 	const char *p = o->only;
@@ -480,7 +529,7 @@ static bool wanted(const opts *o, const char *name)
 
 int main(int argc, char **argv)
 {
-	opts o = {NULL, 100000, 5000000, 0, NULL, false, 2}; /* rounds 0: not given */
+	opts o = {NULL, 100000, 5000000, 0, NULL, false, false, 2}; /* rounds 0: not given */
 	result res[N_SHAPES];
 	double fav_p99 = 0;
 	char load_start[64], load_end[64];
@@ -499,6 +548,8 @@ int main(int argc, char **argv)
 			o.skew_items = strtoll(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--quick") == 0)
 			o.quick = true;
+		else if (strcmp(argv[i], "--floor") == 0)
+			o.floor = true;
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
 			o.rounds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--shapes") == 0 && i + 1 < argc)
@@ -524,7 +575,8 @@ int main(int argc, char **argv)
 	for (k = 0; k < N_SHAPES; k++) {
 		const shape *s = &shapes[k];
 		built b;
-		double *pr, *de, *ra, *sy, *sr, *dc, *rc_, *sc;
+		double *pr, *de, *ra, *sy, *sr, *dc, *rc_, *sc, *fl, *fr, *fc;
+		bool floor_ok = o.floor && s->lock_every == 0 && !s->dependents;
 		int round;
 
 		if (!wanted(&o, s->name))
@@ -541,7 +593,10 @@ int main(int argc, char **argv)
 		dc = calloc((size_t)o.rounds, sizeof *dc);
 		rc_ = calloc((size_t)o.rounds, sizeof *rc_);
 		sc = calloc((size_t)o.rounds, sizeof *sc);
-		if (!pr || !de || !ra || !sy || !sr || !dc || !rc_ || !sc)
+		fl = calloc((size_t)o.rounds, sizeof *fl);
+		fr = calloc((size_t)o.rounds, sizeof *fr);
+		fc = calloc((size_t)o.rounds, sizeof *fc);
+		if (!pr || !de || !ra || !sy || !sr || !dc || !rc_ || !sc || !fl || !fr || !fc)
 			bench_fatal("out of memory");
 		res[k].exact = true;
 		for (round = 0; round < o.rounds; round++) {
@@ -565,6 +620,15 @@ int main(int argc, char **argv)
 			if (rows != b.unseen)
 				bench_fatal("shape %s: the DELETE removed %" PRId64 " rows, expected %" PRId64, s->name, rows,
 				            b.unseen);
+			if (floor_ok) {
+				double fcpu = -1;
+
+				fl[round] = run_floor(&o, s, &b, &fcpu);
+				fr[round] = fl[round] / de[round];
+				fc[round] = dc[round] > 0 && fcpu >= 0 ? fcpu / dc[round] : 0;
+				bench_note("shape %s round %d: the floor prototype %.2f s: %.2fx, server CPU %.2fx", s->name,
+				           round + 1, fl[round], fr[round], fc[round]);
+			}
 			pr[round] = one.prune_s;
 			ra[round] = one.prune_s / de[round];
 			sy[round] = syn.prune_s;
@@ -597,6 +661,14 @@ int main(int argc, char **argv)
 		res[k].delete_cpu = bench_quantile(dc, (size_t)o.rounds, 0.5);
 		res[k].cpu_ratio = bench_quantile(rc_, (size_t)o.rounds, 0.5);
 		res[k].sync_cpu_ratio = bench_quantile(sc, (size_t)o.rounds, 0.5);
+		if (floor_ok) {
+			res[k].floor_s = bench_quantile(fl, (size_t)o.rounds, 0.5);
+			res[k].floor_ratio = bench_quantile(fr, (size_t)o.rounds, 0.5);
+			res[k].floor_cpu_ratio = bench_quantile(fc, (size_t)o.rounds, 0.5);
+		}
+		free(fl);
+		free(fr);
+		free(fc);
 		free(dc);
 		free(rc_);
 		free(sc);
@@ -641,6 +713,15 @@ int main(int argc, char **argv)
 		if (res[k].locked > 0)
 			printf("; %" PRId64 " rows held by the writer in flight", res[k].locked);
 		printf("\n");
+	}
+	if (o.floor) {
+		printf("  the floor prototype (bench/sql/floor_step.sql: only what the seeds' rules ask of a step, one round\n"
+		       "  trip a step, asynchronous commits; not for retained and dependents):\n");
+		printf("  %-12s %8s %7s %7s %9s\n", "shape", "floor s", "ratio", "cpu", "engine/fl");
+		for (k = 0; k < N_SHAPES; k++)
+			if (res[k].ran && res[k].floor_s > 0)
+				printf("  %-12s %8.2f %6.2fx %6.2fx %8.2fx\n", shapes[k].name, res[k].floor_s, res[k].floor_ratio,
+				       res[k].floor_cpu_ratio, res[k].prune_s / res[k].floor_s);
 	}
 	/* The lines scripts/bench.sh gathers into the run's summary: one table,
 	 * a row a shape, with the prune targets (every shape <= 1.5x the

@@ -1,4 +1,4 @@
--- bench/prune_floor.sh: the floor of a conforming prune step, measured.
+-- bench/prune_floor.sh and bench_shapes --floor: the floor of a conforming step, measured.
 --
 -- A bench-only prototype (schema floor, never installed by cleanupctl):
 -- the first pass and the final check of a prune written as one flat
