@@ -14,11 +14,10 @@
 --   S1   discovery: at most 1,024 items examined, 128 candidates, merged
 --        with the manifest in key order (cleanup.drain_key_batch's
 --        statement, its bound kept as the engine keeps it)
---   S2-5 the candidates locked FOR UPDATE SKIP LOCKED by ctid, id, scope
---        and xmin compared, dependents probed (the engine's statement,
---        less the claims it would make: none exist here), the held or
---        changed ones looked up and retained
---   D2   ... then deleted by ctid
+--   S2-5 the candidates locked FOR UPDATE SKIP LOCKED by ctid, scope and
+--   D2   xmin compared, dependents probed, the held or changed ones looked
+--        up and retained, the rest deleted by ctid: the engine's own
+--        cleanup.step_drain (no dependents exist here, so it claims none)
 --   T7   the job's departures looked up
 --   S7   the job row's cursor and counters and the step's record, one
 --        statement, in the step's transaction
@@ -85,12 +84,6 @@ CREATE TABLE IF NOT EXISTS floor.steps (
     PRIMARY KEY (job_id, step_no)
 );
 
-CREATE TABLE IF NOT EXISTS floor.retained (
-    job_id  bigint NOT NULL,
-    item_id bigint NOT NULL,
-    PRIMARY KEY (job_id, item_id)
-);
-
 -- The floor's job JOB from cleanup job JOB (sealed, then cancelled).
 CREATE OR REPLACE FUNCTION floor.start(p_job bigint) RETURNS void LANGUAGE sql AS $$
     INSERT INTO floor.jobs (id, server_id, library_id, high_water_id)
@@ -115,11 +108,10 @@ DECLARE
     v_kept  int := 0;
     v_above int := 0;
     v       record;
-    q       record;
     f       record;
     v_from  text;
     v_n_del int := 0;
-    v_ret   bigint[];
+    v_n_ret int := 0;
     v_moved int := 0;
     v_abs   int := 0;
     v_more  boolean;
@@ -213,69 +205,19 @@ BEGIN
     IF b.ids IS NOT NULL AND strpos(v_skip, 'verdict') > 0 THEN
         DELETE FROM inventory.items i WHERE i.ctid = ANY (b.ctids);
         GET DIAGNOSTICS v_n_del = ROW_COUNT;
-    -- S2-S5: the engine's lock-and-verdict statement (cleanup.step_drain).
     ELSIF b.ids IS NOT NULL THEN
-        SELECT array_agg(w.t) FILTER (WHERE w.verdict = 'delete') AS del,
-               array_agg(w.id) FILTER (WHERE w.verdict = 'retained') AS ret,
-               count(*) FILTER (WHERE w.verdict = 'dependents') AS dep,
-               count(*) FILTER (WHERE w.verdict = 'moved') AS moved,
-               array_agg(w.id) AS locked
-          INTO v
-          FROM (SELECT w.id, w.t,
-                       CASE WHEN w.pre IS NOT NULL THEN w.pre WHEN w.nd > 0 THEN 'dependents' ELSE 'delete' END
-                           AS verdict
-                  FROM (SELECT l.id, l.t, l.pre,
-                               CASE
-                                 WHEN l.pre IS NULL
-                                      AND (SELECT coalesce((SELECT true FROM inventory.item_retries r
-                                                             WHERE r.item_id BETWEEN bb.lo AND bb.hi LIMIT 1), false)
-                                               OR coalesce((SELECT true FROM inventory.identity_review_previews r
-                                                             WHERE r.item_id BETWEEN bb.lo AND bb.hi LIMIT 1), false)
-                                             FROM (SELECT min(x) AS lo, max(x) AS hi FROM unnest(b.ids) AS x) bb)
-                                   THEN (SELECT count(*) FROM (SELECT 1 FROM inventory.item_retries r
-                                                                WHERE r.item_id = l.id LIMIT 128) r)::int
-                                        + (SELECT count(*) FROM (SELECT 1 FROM inventory.identity_review_previews r
-                                                                  WHERE r.item_id = l.id LIMIT 128) r)::int
-                                 ELSE 0
-                               END AS nd
-                          FROM (SELECT l.id, l.t,
-                                       CASE WHEN NOT l.lib = j.library_id THEN 'moved'
-                                            WHEN l.dx IS NULL OR NOT (l.x = l.dx) THEN 'retained'
-                                       END AS pre
-                                  FROM (SELECT d.id, d.x AS dx, i.xmin AS x, i.ctid AS t, i.library_id AS lib
-                                          FROM unnest(b.ids, b.xmins, b.ctids) AS d(id, x, t)
-                                          JOIN inventory.items i ON i.ctid = d.t
-                                           FOR UPDATE OF i SKIP LOCKED) l
-                                OFFSET 0) l
-                        OFFSET 0) w
-                OFFSET 0) w;
-        IF v.dep > 0 THEN
+        -- S2-S5 and D2: the engine's own (cleanup.step_drain).
+        SELECT x.* INTO v FROM cleanup.step_drain(p_job, j.library_id, j.server_id, b.ids, b.xmins, b.ctids,
+                                                  false, false, 128) x;
+        IF v.n_claimed + v.n_retries + v.n_previews > 0 THEN
             RAISE EXCEPTION 'the floor prototype drains no dependents';
         END IF;
-        v_ret := v.ret;
-        v_moved := v.moved;
-        IF coalesce(cardinality(v.locked), 0) < cardinality(b.ids) THEN
-            SELECT count(*) FILTER (WHERE x.id IS NULL) AS absent,
-                   count(*) FILTER (WHERE x.library_id <> j.library_id) AS moved,
-                   array_agg(d.id) FILTER (WHERE x.library_id = j.library_id) AS ret
-              INTO q
-              FROM unnest(b.ids) AS d(id)
-              LEFT JOIN LATERAL (SELECT i.id, i.library_id FROM inventory.items i WHERE i.id = d.id LIMIT 1) x ON true
-             WHERE d.id <> ALL (coalesce(v.locked, '{}'::bigint[]));
-            v_ret := v_ret || q.ret;
-            v_moved := v_moved + q.moved;
-            v_abs := q.absent;
-        END IF;
-        -- D2: the deletes.
-        IF v.del IS NOT NULL THEN
-            DELETE FROM inventory.items i WHERE i.ctid = ANY (v.del);
-            GET DIAGNOSTICS v_n_del = ROW_COUNT;
-        END IF;
-        IF v_ret IS NOT NULL THEN
-            INSERT INTO floor.retained SELECT p_job, x FROM unnest(v_ret) AS x ON CONFLICT DO NOTHING;
-        END IF;
+        v_n_del := v.n_deleted;
+        v_moved := v.n_moved;
+        v_abs := v.n_absent;
+        v_n_ret := v.n_retained;
     END IF;
-    IF NOT v_more AND (j.retained > 0 OR v_ret IS NOT NULL) THEN
+    IF NOT v_more AND (j.retained > 0 OR v_n_ret > 0) THEN
         RAISE EXCEPTION 'the floor prototype runs no later pass (retained rows)';
     END IF;
     -- T7.
@@ -299,13 +241,13 @@ BEGIN
                phase = CASE WHEN v_more THEN phase ELSE 'checking' END,
                examined = examined + b.n_read - b.n_above, kept = kept + b.n_kept,
                visited = visited + coalesce(cardinality(b.ids), 0), deleted = deleted + v_n_del,
-               retained = retained + coalesce(cardinality(v_ret), 0),
+               retained = retained + v_n_ret,
                moved = moved + v_moved, absent = absent + v_abs
          WHERE id = p_job
         RETURNING step_no)
     INSERT INTO floor.steps
     SELECT p_job, u.step_no, b.n_read - b.n_above, b.n_kept, coalesce(cardinality(b.ids), 0), v_n_del,
-           coalesce(cardinality(v_ret), 0), v_moved, v_abs,
+           v_n_ret, v_moved, v_abs,
            v_from, j.key_cursor, pg_current_xact_id(), extract(epoch FROM clock_timestamp() - t0) * 1000
       FROM u;
     RETURN true;
@@ -322,11 +264,9 @@ DECLARE
     j       floor.jobs;
     b       record;
     v       record;
-    q       record;
     v_n_del int := 0;
     v_moved int := 0;
     v_abs   int := 0;
-    v_ret   bigint[];
 BEGIN
     -- L1: every table a removal step may write, then the coordinator, the
     -- job row (F2's lease with it) and the library.
@@ -356,65 +296,17 @@ BEGIN
                AND (i.library_id, i.id) <= (j.library_id, j.high_water_id)
              ORDER BY i.library_id, i.id LIMIT 128) i;
     IF b.ids IS NOT NULL THEN
-        -- S2-S5, as floor.step.
-        SELECT array_agg(w.t) FILTER (WHERE w.verdict = 'delete') AS del,
-               array_agg(w.id) FILTER (WHERE w.verdict = 'retained') AS ret,
-               count(*) FILTER (WHERE w.verdict = 'dependents') AS dep,
-               count(*) FILTER (WHERE w.verdict = 'moved') AS moved,
-               array_agg(w.id) AS locked
-          INTO v
-          FROM (SELECT w.id, w.t,
-                       CASE WHEN w.pre IS NOT NULL THEN w.pre WHEN w.nd > 0 THEN 'dependents' ELSE 'delete' END
-                           AS verdict
-                  FROM (SELECT l.id, l.t, l.pre,
-                               CASE
-                                 WHEN l.pre IS NULL
-                                      AND (SELECT coalesce((SELECT true FROM inventory.item_retries r
-                                                             WHERE r.item_id BETWEEN bb.lo AND bb.hi LIMIT 1), false)
-                                               OR coalesce((SELECT true FROM inventory.identity_review_previews r
-                                                             WHERE r.item_id BETWEEN bb.lo AND bb.hi LIMIT 1), false)
-                                             FROM (SELECT min(x) AS lo, max(x) AS hi FROM unnest(b.ids) AS x) bb)
-                                   THEN (SELECT count(*) FROM (SELECT 1 FROM inventory.item_retries r
-                                                                WHERE r.item_id = l.id LIMIT 128) r)::int
-                                        + (SELECT count(*) FROM (SELECT 1 FROM inventory.identity_review_previews r
-                                                                  WHERE r.item_id = l.id LIMIT 128) r)::int
-                                 ELSE 0
-                               END AS nd
-                          FROM (SELECT l.id, l.t,
-                                       CASE WHEN NOT l.lib = j.library_id THEN 'moved'
-                                            WHEN l.dx IS NULL OR NOT (l.x = l.dx) THEN 'retained'
-                                       END AS pre
-                                  FROM (SELECT d.id, d.x AS dx, i.xmin AS x, i.ctid AS t, i.library_id AS lib
-                                          FROM unnest(b.ids, b.xmins, b.ctids) AS d(id, x, t)
-                                          JOIN inventory.items i ON i.ctid = d.t
-                                           FOR UPDATE OF i SKIP LOCKED) l
-                                OFFSET 0) l
-                        OFFSET 0) w
-                OFFSET 0) w;
-        IF v.dep > 0 THEN
+        -- S2-S5 and D2, as floor.step.
+        SELECT x.* INTO v FROM cleanup.step_drain(p_job, j.library_id, j.server_id, b.ids, b.xmins, b.ctids,
+                                                  false, false, 128) x;
+        IF v.n_claimed + v.n_retries + v.n_previews > 0 THEN
             RAISE EXCEPTION 'the floor prototype drains no dependents';
-        END IF;
-        v_ret := v.ret;
-        v_moved := v.moved;
-        IF coalesce(cardinality(v.locked), 0) < cardinality(b.ids) THEN
-            SELECT count(*) FILTER (WHERE x.id IS NULL) AS absent,
-                   count(*) FILTER (WHERE x.library_id <> j.library_id) AS moved,
-                   array_agg(d.id) FILTER (WHERE x.library_id = j.library_id) AS ret
-              INTO q
-              FROM unnest(b.ids) AS d(id)
-              LEFT JOIN LATERAL (SELECT i.id, i.library_id FROM inventory.items i WHERE i.id = d.id LIMIT 1) x ON true
-             WHERE d.id <> ALL (coalesce(v.locked, '{}'::bigint[]));
-            v_ret := v_ret || q.ret;
-            v_moved := v_moved + q.moved;
-            v_abs := q.absent;
-        END IF;
-        IF v.del IS NOT NULL THEN
-            DELETE FROM inventory.items i WHERE i.ctid = ANY (v.del);
-            GET DIAGNOSTICS v_n_del = ROW_COUNT;
-        END IF;
-        IF v_ret IS NOT NULL THEN
+        ELSIF v.n_retained > 0 THEN
             RAISE EXCEPTION 'the floor prototype runs no later pass (retained rows)';
         END IF;
+        v_n_del := v.n_deleted;
+        v_moved := v.n_moved;
+        v_abs := v.n_absent;
     END IF;
     -- T7.
     PERFORM 1 FROM cleanup.job_departures d WHERE d.job_id = p_job LIMIT 1;
