@@ -90,6 +90,55 @@ CREATE OR REPLACE FUNCTION floor.start(p_job bigint) RETURNS void LANGUAGE sql A
     SELECT j.id, j.server_id, j.library_id, j.high_water_id FROM cleanup.jobs j WHERE j.id = p_job;
 $$;
 
+-- A step's start, for a prune or (P_REMOVAL) a removal: L1's locks (every
+-- table the step may write ROW EXCLUSIVE NOWAIT, the coordinator, the job
+-- row with F2's lease renewed in the same statement, the library), then
+-- the contract compared and D1 asked for the tables the job deletes from.
+-- Returns the job row.
+--
+-- Ablation (bench/prune_floor.sh ABLATE=1): the parts named in the
+-- setting floor.skip are left out, to count what each rule costs: locks
+-- (L1 and F2 but the job row's own lock), contract (seed 001 and D1);
+-- floor.step reads verdict and record.
+CREATE OR REPLACE FUNCTION floor.enter(p_job bigint, p_removal boolean) RETURNS floor.jobs LANGUAGE plpgsql
+AS $$
+DECLARE
+    j      floor.jobs;
+    v_skip text := coalesce(current_setting('floor.skip', true), '');
+BEGIN
+    IF strpos(v_skip, 'locks') = 0 THEN
+        IF p_removal THEN
+            LOCK TABLE inventory.items, inventory.libraries, inventory.media_servers,
+                       inventory.item_retries, inventory.identity_review_previews,
+                       inventory.library_collections, inventory.library_sync_status,
+                       inventory.classification_history,
+                       cleanup.library_admission, cleanup.server_admission
+                IN ROW EXCLUSIVE MODE NOWAIT;
+        ELSE
+            LOCK TABLE inventory.items, inventory.item_retries, inventory.identity_review_previews
+                IN ROW EXCLUSIVE MODE NOWAIT;
+        END IF;
+        IF NOT pg_try_advisory_xact_lock(1, (SELECT server_id FROM floor.jobs WHERE id = p_job)::int) THEN
+            RAISE EXCEPTION 'coordinator busy' USING ERRCODE = '55P03';
+        END IF;
+        UPDATE floor.jobs x SET renewed_at = clock_timestamp() WHERE x.id = p_job AND x.lease = 1 RETURNING * INTO j;
+        IF NOT pg_try_advisory_xact_lock(2, j.library_id::int) THEN
+            RAISE EXCEPTION 'library busy' USING ERRCODE = '55P03';
+        END IF;
+    ELSE
+        SELECT * INTO j FROM floor.jobs x WHERE x.id = p_job FOR UPDATE;
+    END IF;
+    IF strpos(v_skip, 'contract') = 0 THEN
+        PERFORM cleanup.contract_assert();
+        IF cleanup.has_unknown_references(CASE WHEN p_removal
+                                               THEN ARRAY['inventory.items'::regclass, 'inventory.libraries'::regclass]
+                                               ELSE ARRAY['inventory.items'::regclass] END) THEN
+            RAISE EXCEPTION 'unknown references' USING ERRCODE = 'CU404';
+        END IF;
+    END IF;
+    RETURN j;
+END $$;
+
 CREATE OR REPLACE FUNCTION floor.step(p_job bigint) RETURNS boolean LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan
 SET jit = off
@@ -115,36 +164,12 @@ DECLARE
     v_moved int := 0;
     v_abs   int := 0;
     v_more  boolean;
-    -- Ablation (bench/prune_floor.sh ABLATE=1): the parts named in the
-    -- setting floor.skip are left out, to count what each rule costs:
-    -- locks (L1 and F2 but the job row's own lock), contract (seed 001
-    -- and D1), verdict (S2-S5: the discovered ctids deleted unlocked,
-    -- unchecked), record (the step's row of S7; the job row's cursor and
-    -- counters stay).
+    -- Ablation (floor.enter): verdict (S2-S5: the discovered ctids
+    -- deleted unlocked, unchecked), record (the step's row of S7; the job
+    -- row's cursor and counters stay).
     v_skip  text := coalesce(current_setting('floor.skip', true), '');
 BEGIN
-    IF strpos(v_skip, 'locks') = 0 THEN
-        -- L1.
-        LOCK TABLE inventory.items, inventory.item_retries, inventory.identity_review_previews
-            IN ROW EXCLUSIVE MODE NOWAIT;
-        IF NOT pg_try_advisory_xact_lock(1, (SELECT server_id FROM floor.jobs WHERE id = p_job)::int) THEN
-            RAISE EXCEPTION 'coordinator busy' USING ERRCODE = '55P03';
-        END IF;
-        -- F2 with the job row's lock.
-        UPDATE floor.jobs x SET renewed_at = clock_timestamp() WHERE x.id = p_job AND x.lease = 1 RETURNING * INTO j;
-        IF NOT pg_try_advisory_xact_lock(2, j.library_id::int) THEN
-            RAISE EXCEPTION 'library busy' USING ERRCODE = '55P03';
-        END IF;
-    ELSE
-        SELECT * INTO j FROM floor.jobs x WHERE x.id = p_job FOR UPDATE;
-    END IF;
-    IF strpos(v_skip, 'contract') = 0 THEN
-        -- Seed 001 and D1.
-        PERFORM cleanup.contract_assert();
-        IF cleanup.has_unknown_references(ARRAY['inventory.items'::regclass]) THEN
-            RAISE EXCEPTION 'unknown references' USING ERRCODE = 'CU404';
-        END IF;
-    END IF;
+    j := floor.enter(p_job, false);
 
     IF j.phase = 'checking' THEN
         -- S6: one page of the final absence check.
@@ -268,26 +293,7 @@ DECLARE
     v_moved int := 0;
     v_abs   int := 0;
 BEGIN
-    -- L1: every table a removal step may write, then the coordinator, the
-    -- job row (F2's lease with it) and the library.
-    LOCK TABLE inventory.items, inventory.libraries, inventory.media_servers,
-               inventory.item_retries, inventory.identity_review_previews,
-               inventory.library_collections, inventory.library_sync_status,
-               inventory.classification_history,
-               cleanup.library_admission, cleanup.server_admission
-        IN ROW EXCLUSIVE MODE NOWAIT;
-    IF NOT pg_try_advisory_xact_lock(1, (SELECT server_id FROM floor.jobs WHERE id = p_job)::int) THEN
-        RAISE EXCEPTION 'coordinator busy' USING ERRCODE = '55P03';
-    END IF;
-    UPDATE floor.jobs x SET renewed_at = clock_timestamp() WHERE x.id = p_job AND x.lease = 1 RETURNING * INTO j;
-    IF NOT pg_try_advisory_xact_lock(2, j.library_id::int) THEN
-        RAISE EXCEPTION 'library busy' USING ERRCODE = '55P03';
-    END IF;
-    -- Seed 001 and D1.
-    PERFORM cleanup.contract_assert();
-    IF cleanup.has_unknown_references(ARRAY['inventory.items'::regclass, 'inventory.libraries'::regclass]) THEN
-        RAISE EXCEPTION 'unknown references' USING ERRCODE = 'CU404';
-    END IF;
+    j := floor.enter(p_job, true);
     -- S1: the next 128 items of the library in id order.
     SELECT array_agg(i.id) AS ids, array_agg(i.xmin) AS xmins, array_agg(i.ctid) AS ctids, max(i.id) AS max_id
       INTO b
