@@ -81,14 +81,17 @@ keys Enter
 wait_for "demo: job $J resumed at step 3 by backend" 15 &&
 	ok "the resume is narrated, at step 3" || fail "the resume is not narrated"
 # The ETA once the resumed run has a pace (two of its steps), against the
-# time the job really took from there.
+# time the job really took from there: within 3x and 5 s either way. The
+# pace of two steps is the machine's at that moment: beside two CPU
+# burners it read 39 s for 16 s really (2.4x); a model error (the wrong
+# scope, a unit) is off by far more.
 job_eta() { ETA=$(grep -E "^│>? +$J prune" <<<"$SCREEN" | grep -oE '[0-9,]+/[0-9,]+ +([0-9]+m)?[0-9]+s ' | awk '{print $2}'); [ -n "$ETA" ]; }
 until_seen 20 job_eta || fail "no ETA shown: $(grep -E "^│>? +$J prune" <<<"$SCREEN")"
 T0=$SECONDS
 ETA_S=$(eta_s "$ETA")
 demo_completed "$J" "the console's run"
 REAL=$((SECONDS - T0))
-[ -n "$ETA_S" ] && ((REAL <= 2 * ETA_S + 5 && ETA_S <= 2 * REAL + 5)) &&
+[ -n "$ETA_S" ] && ((REAL <= 3 * ETA_S + 5 && ETA_S <= 3 * REAL + 5)) &&
 	ok "the ETA shown ($ETA) is true to the demo's data: the job took ${REAL}s more" ||
 	fail "ETA $ETA ($ETA_S s) against ${REAL}s really"
 [ "$(sql "SELECT runner_pid <> $RBP AND runner_app LIKE 'cleanupctl:job:$J:console' FROM cleanup.job_steps WHERE job_id = $J AND step_no = 3")" = t ] &&
