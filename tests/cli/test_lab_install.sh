@@ -7,7 +7,10 @@
 #    installs cleanup_lab.seed_demo, owner only; the engine's contract does
 #    not drift (`install` again changes nothing, cleanup.contract_assert
 #    passes), and a second lab step applies nothing (no DDL: the contract
-#    stays clean).
+#    stays clean). The lab's step leaves the contract clean itself (it
+#    compares it once, as the next step would).
+# 4. A contract that drifted stays dirty through the lab's step: the step
+#    still succeeds, and the engine's steps still refuse (CU403).
 # 3. Upgrade: a database installed before the seeder moved has
 #    cleanup.seed_demo among the engine's functions; installing this bundle
 #    drops it, keeps the lab's, and records a contract that holds.
@@ -33,6 +36,8 @@ got=$(sql "SELECT string_agg(p.oid::regprocedure::text || ' ' || p.prosecdef, ',
 [ "$got" = "cleanup_lab.seed_demo(integer,integer,bigint,integer) true" ] || bad "after the lab's step, seed_demo is: $got"
 [ "$(sql "SELECT has_schema_privilege('public', 'cleanup_lab', 'USAGE')")" = f ] || bad "PUBLIC may use schema cleanup_lab"
 [ "$(sql "SELECT count(*) FROM inventory.items")" = 20 ] || bad "seed wrote $(sql "SELECT count(*) FROM inventory.items") items, not 20"
+[ "$(sql "SELECT dirty FROM cleanup.schema_contract")" = f ] ||
+	bad "the lab's step left the contract dirty: $(sql "SELECT dirty_reason FROM cleanup.schema_contract")"
 run install
 [ "$RC" = 0 ] && grep -q "nothing changed" <<<"$OUT$ERR" || bad "install after the lab's step: exit $RC: $OUT $ERR"
 sql "SELECT cleanup.contract_assert()" >/dev/null 2>"$TMPD/assert.err" || bad "the contract drifted with the lab: $(cat "$TMPD/assert.err")"
@@ -53,9 +58,20 @@ sql "SELECT cleanup.contract_assert()" >/dev/null 2>"$TMPD/assert.err" || bad "t
 run seed --servers 1 --libraries 1 --items 5
 [ "$RC" = 0 ] || bad "seed after the upgrade exited $RC: $ERR"
 
+# 4.
+sql "ALTER TABLE inventory.items ADD COLUMN t_lab_drift int" >/dev/null
+sql "COMMENT ON SCHEMA cleanup_lab IS 'an older lab bundle'" >/dev/null
+run seed --servers 0 --libraries 0 --items 0
+[ "$RC" = 0 ] || bad "the lab's step on a drifted contract exited $RC: $ERR"
+[ "$(sql "SELECT dirty FROM cleanup.schema_contract")" = t ] || bad "the lab's step cleared a drifted contract's mark"
+[ "$(sql "SELECT count(*) FROM pg_description WHERE objoid = 'cleanup_lab'::regnamespace AND description LIKE 'cleanupctl lab bundle %'")" = 1 ] ||
+	bad "the lab's step on a drifted contract did not record its bundle"
+sql "SELECT cleanup.contract_assert()" >/dev/null 2>"$TMPD/assert.err" && bad "a drifted contract passed after the lab's step"
+grep -q "schema contract drift" "$TMPD/assert.err" || bad "the drifted contract's refusal: $(cat "$TMPD/assert.err")"
+
 psql -X -q "$ADMIN" -c "DROP DATABASE IF EXISTS $NAME WITH (FORCE)" >/dev/null 2>&1
 if [ "$FAILS" -gt 0 ]; then
 	echo "$FAILS failed"
 	exit 1
 fi
-echo "lab install: install alone has no lab; the lab's step adds cleanup_lab.seed_demo without drift; an upgrade drops cleanup.seed_demo"
+echo "lab install: install alone has no lab; the lab's step adds cleanup_lab.seed_demo without drift and leaves the contract clean, a drifted one dirty; an upgrade drops cleanup.seed_demo"
