@@ -108,6 +108,71 @@ static void test_engine_rows_carry_no_per_row_key(void **state)
 	free(conninfo);
 }
 
+/* The job and step rows keep every bound and identity (D2's 128 mutations
+ * and 1,024 items examined a step, S7's counters adding up) in one CHECK a
+ * table (migration 022: PostgreSQL prepares a table's CHECK expressions
+ * once per statement, 24 of them cost a step 790k instructions). Each rule
+ * still refuses a row that breaks it with check_violation, named. */
+static void test_D2_S7_step_rows_keep_every_rule_in_one_check(void **state)
+{
+	char *conninfo = pgtest_fresh_db("install_rules");
+	PGconn *c = pgtest_connect(conninfo, "observer");
+	int64_t lib = pgtest_new_library(c, pgtest_new_server(c, "rules"), "rules", 3);
+	int64_t job = pgtest_job_create(c, "prune", lib);
+	static const struct {
+		const char *set, *rule;
+	} jobs[] = {
+		{"phase = 'bogus'", "jobs_phase_check"},
+		{"kind = 'bogus'", "jobs_kind_check"},
+		{"mode = 'bogus'", "jobs_mode_check"},
+		{"library_id = NULL", "jobs_check:"},
+		{"mode = 'single-transaction'", "jobs_check1"},
+		{"kept = kept + 1", "jobs_examine_identity"},
+		{"deleted = deleted + 1", "jobs_visit_identity"},
+	};
+	/* A step row: VALUES of examined, visited, kept, deleted, claimed,
+	 * mutations, runner_app, action. */
+	static const struct {
+		const char *values, *rule;
+	} steps[] = {
+		{"0, 0, 0, 0, 0, 129, 'x', 'drain'", "job_steps_mutation_budget"},
+		{"0, 0, 0, 0, 0, -1, 'x', 'drain'", "job_steps_mutation_budget"},
+		{"1025, 1, 1024, 1, 0, 1, 'x', 'drain'", "job_steps_row_budget"},
+		{"129, 129, 0, 129, 0, 128, 'x', 'drain'", "job_steps_row_budget"},
+		{"5, 1, 1, 1, 0, 1, 'x', 'drain'", "job_steps_examine_identity"},
+		{"1, 1, 0, 1, 0, 2, 'x', 'drain'", "job_steps_mutation_identity"},
+		{"0, 0, 0, 0, 0, 0, repeat('x', 65), 'drain'", "job_steps_runner_app_length"},
+		{"1, 1, 0, 0, 0, 0, 'x', 'drain'", "job_steps_visit_identity"},
+		{"0, 0, 0, 1, -1, 1, 'x', 'drain'", "a count below zero"},
+	};
+	const char *ins = "INSERT INTO cleanup.job_steps (job_id, step_no, pass_no, phase_after, started_at, "
+	                  "examined, visited, kept, deleted, claimed, mutations, runner_app, action) "
+	                  "VALUES (%lld, %d, 1, 'draining', now(), %s)";
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_constraint WHERE contype = 'c' "
+	                               "AND conrelid = 'cleanup.jobs'::regclass"),
+	                 1);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM pg_constraint WHERE contype = 'c' "
+	                               "AND conrelid = 'cleanup.job_steps'::regclass"),
+	                 1);
+	for (i = 0; i < sizeof jobs / sizeof *jobs; i++)
+		pgtest_fails(c, "23514", jobs[i].rule, "UPDATE cleanup.jobs SET %s WHERE id = %lld", jobs[i].set,
+		             (long long)job);
+	for (i = 0; i < sizeof steps / sizeof *steps; i++)
+		pgtest_fails(c, "23514", steps[i].rule, ins, (long long)job, (int)(100 + i), steps[i].values);
+	/* What keeps the rules passes: a step of 128, and the single
+	 * transaction beyond the budget. */
+	pgtest_exec(c, ins, (long long)job, 1, "1024, 128, 896, 128, 0, 128, 'x', 'drain'");
+	pgtest_exec(c, ins, (long long)job, 2, "5000, 5000, 0, 5000, 0, 9000, 'x', 'single-transaction'");
+	pgtest_exec(c, "UPDATE cleanup.jobs SET phase = 'draining' WHERE id = %lld", (long long)job);
+	assert_int_equal(pgtest_int(c, "SELECT count(*) FROM cleanup.job_steps WHERE job_id = %lld", (long long)job),
+	                 2);
+	PQfinish(c);
+	free(conninfo);
+}
+
 /* A database carrying older definitions (another bundle) is upgraded: the
  * definitions are applied again, the version row records this bundle, and
  * the commands that refused the drift work again. */
@@ -329,6 +394,7 @@ static void test_concurrent_installers(void **state)
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_install_twice_changes_nothing),
           cmocka_unit_test(test_engine_rows_carry_no_per_row_key),
+          cmocka_unit_test(test_D2_S7_step_rows_keep_every_rule_in_one_check),
           cmocka_unit_test(test_upgrade_reapplies_definitions),
           cmocka_unit_test(test_install_repairs_contract_drift),
           cmocka_unit_test(test_newer_schema_is_refused),
