@@ -33,6 +33,19 @@
 # of the parts its setting floor.skip can leave out (locks, contract,
 # verdict, record), once each a round: what each rule costs, counted.
 #
+# With COUNT=1, nothing is timed: the instructions are counted instead
+# (callgrind, load-independent), each run a single-user backend of its own
+# copy of the database: the one DELETE, the prototype's steps from a DO
+# loop, the engine's steps (cleanup.job_step) from the same loop, the
+# removal's single transaction, floor and engine steps alike. Only what
+# the backend executes inside its one DO statement is counted (the one
+# DELETE is sent in a DO too), not its start, nor the DO's own last
+# commit; a runner's round trips are not counted either. Prints
+# each run's instructions, their ratios, and for the floor and the engine
+# the instructions inside the functions where a step's time goes
+# (callgrind_annotate --inclusive; the whole files stay in
+# BUILD/bench-floor-sandbox/count-*.txt, callgrind's own files count-*.cg).
+#
 # Uses a sandbox of its own in BUILD/bench-floor-sandbox and databases
 # cleanup_lab_floor*.
 set -eu
@@ -49,6 +62,7 @@ RUN=cleanup_lab_floor_run
 
 now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc; }
+ratio() { echo "scale=2; $1 / $2" | bc; }
 # The server's CPU seconds so far: the postmaster's own and its reaped
 # children's, and its live children's (/proc, clock ticks).
 PM=$(head -n 1 "$DIR/data/postmaster.pid")
@@ -190,6 +204,91 @@ remove_engine() {
 	echo "    $(p50 cleanup.job_steps "$R"), the parent's step too"
 }
 
+# COUNT=1: the runs below, each in copy $2 of the database, SQL $3 (one
+# statement a line) in a single-user backend under callgrind; appends
+# "$1 INSTRUCTIONS" to $TMP/ir and keeps the inclusive profile.
+count_run() {
+	out=$(mktemp -d /tmp/floor-ir.XXXXXX)
+	chmod 777 "$out"
+	printf '%s\n' "$3" | runuser -u postgres -- valgrind --tool=callgrind --toggle-collect=ExecuteDoStmt \
+		--callgrind-out-file="$out/cg" "$(pg_config --bindir)/postgres" --single -D "$DIR/data" \
+		-c jit=off -c synchronous_commit=off "$2" >"$out/log" 2>&1 ||
+		{ cat "$out/log" >&2; exit 1; }
+	! grep -q ERROR "$out/log" || { grep ERROR "$out/log" >&2; exit 1; }
+	echo "$1 $(sed -n 's/^summary: //p' "$out/cg")" >>"$TMP/ir"
+	callgrind_annotate --inclusive=yes --threshold=100 "$out/cg" >"$DIR/count-$1.txt" 2>/dev/null
+	mv "$out/cg" "$DIR/count-$1.cg"
+	rm -rf "$out"
+}
+# The engine's steps of job $1 from a DO loop that commits after each,
+# until the job ends, under a runner lease (as `job run` sends them, without
+# its round trips; a step without a lease also reads every backend's
+# activity, to refuse while another runner's lease is live).
+engine_loop() {
+	echo "DO \$\$ DECLARE n int := (SELECT coalesce(max(step_no), 0) FROM cleanup.job_steps WHERE job_id = $1); s cleanup.job_steps; BEGIN PERFORM cleanup.runner_open($1, 4242, 'count', 1, 'prune_floor.sh', true, 3600, NULL, false); COMMIT; LOOP n := n + 1; s := cleanup.job_step($1, n, 0, 4242); COMMIT; EXIT WHEN s.phase_after IN ('completed', 'cancelled', 'failed'); END LOOP; END \$\$"
+}
+# Instructions in function $2 of run $1's profile (inclusive).
+incl() {
+	awk -v f="$2" '$0 ~ ("[ :]" f " ") || $0 ~ ("[ :]" f "$") { gsub(/,/, "", $1); print $1; exit }' "$DIR/count-$1.txt"
+}
+count_mode() {
+	: >"$TMP/ir"
+	mk() { $PSQL -d postgres -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1 TEMPLATE cleanup_lab_floor"; }
+	for db in cf rs rf re; do $PSQL -d postgres -c "DROP DATABASE IF EXISTS cleanup_lab_floor_$db WITH (FORCE)"; done
+	mk cleanup_lab_floor_cd
+	$PSQL -d cleanup_lab_floor_cd -Atc "SELECT (cleanup.job_transition($J, 'cancel')).phase" >/dev/null
+	mk $RUN
+	floor_setup "$J"
+	$PSQL -d postgres -c "ALTER DATABASE $RUN RENAME TO cleanup_lab_floor_cf"
+	mk cleanup_lab_floor_ce
+	mk $RUN
+	RS=$(removal_job single-transaction)
+	$PSQL -d postgres -c "ALTER DATABASE $RUN RENAME TO cleanup_lab_floor_rs"
+	mk $RUN
+	RF=$(removal_job bounded)
+	floor_setup "$RF"
+	$PSQL -d postgres -c "ALTER DATABASE $RUN RENAME TO cleanup_lab_floor_rf"
+	mk $RUN
+	RE=$(removal_job bounded)
+	$PSQL -d postgres -c "ALTER DATABASE $RUN RENAME TO cleanup_lab_floor_re"
+	for db in cd cf ce rs rf re; do $PSQL -d cleanup_lab_floor_$db -c CHECKPOINT; done
+	"$BIN" --quiet sandbox stop --dir "$DIR" >/dev/null
+	echo "== counting (callgrind, single-user backends; minutes)"
+	count_run prune.delete cleanup_lab_floor_cd "DO \$\$ BEGIN DELETE FROM inventory.items i WHERE i.library_id = $L AND NOT EXISTS (SELECT 1 FROM cleanup.manifest m WHERE m.job_id = $J AND m.external_id = i.external_id); END \$\$"
+	count_run prune.floor cleanup_lab_floor_cf "DO \$\$ BEGIN LOOP EXIT WHEN NOT floor.step($J); COMMIT; END LOOP; END \$\$"
+	count_run prune.engine cleanup_lab_floor_ce "$(engine_loop "$J")"
+	count_run remove.single cleanup_lab_floor_rs "$(engine_loop "$RS")"
+	count_run remove.floor cleanup_lab_floor_rf "DO \$\$ BEGIN LOOP EXIT WHEN NOT floor.remove_step($RF); COMMIT; END LOOP; END \$\$"
+	count_run remove.engine cleanup_lab_floor_re "$(engine_loop "$RE")"
+	"$BIN" --quiet sandbox start --dir "$DIR" >/dev/null
+	for x in "cd $SEEN" "cf $SEEN" "ce $SEEN" "rs 0" "rf 0" "re 0"; do
+		set -- $x
+		left=$($PSQL -d "cleanup_lab_floor_$1" -Atc "SELECT count(*) FROM inventory.items WHERE library_id = $L")
+		[ "$left" = "$2" ] || { echo "count run $1: not exact: $left items left, $2 expected" >&2; exit 1; }
+	done
+	steps=$($PSQL -d cleanup_lab_floor_ce -Atc "SELECT count(*) FROM cleanup.job_steps WHERE job_id = $J")
+	fsteps=$($PSQL -d cleanup_lab_floor_cf -Atc "SELECT count(*) FROM floor.steps WHERE job_id = $J")
+	ir() { awk -v r="$1" '$1 == r { print $2 }' "$TMP/ir"; }
+	echo "== instructions, every run checked exact (prune: engine $steps steps, floor $fsteps)"
+	for r in prune.delete prune.floor prune.engine; do
+		printf '   %-16s %14s  %sx the one DELETE\n' "$r" "$(ir $r)" "$(ratio "$(ir $r)" "$(ir prune.delete)")"
+	done
+	echo "   engine / floor, prune   $(ratio "$(ir prune.engine)" "$(ir prune.floor)")x"
+	for r in remove.single remove.floor remove.engine; do
+		printf '   %-16s %14s  %sx the single transaction\n' "$r" "$(ir $r)" "$(ratio "$(ir $r)" "$(ir remove.single)")"
+	done
+	echo "   engine / floor, removal $(ratio "$(ir remove.engine)" "$(ir remove.floor)")x"
+	echo "== the prune's instructions a step, inclusive, in: floor, engine, engine - floor"
+	for f in heap_delete heap_lock_tuple ExecInitNode standard_ExecutorStart ExecutorEnd standard_planner \
+		GetCachedPlan RI_FKey_noaction_del AfterTriggerEndQuery LockAcquireExtended LockRelease CommitTransaction \
+		StartTransaction SPI_cursor_open_with_paramlist exec_stmts plpgsql_exec_function; do
+		a=$(incl prune.floor "$f"); b=$(incl prune.engine "$f")
+		printf '   %-30s %9s %9s %9s\n' "$f" "$(( ${a:-0} / fsteps ))" "$(( ${b:-0} / steps ))" \
+			"$(( ${b:-0} / steps - ${a:-0} / fsteps ))"
+	done
+}
+[ "${COUNT:-0}" != 1 ] || { count_mode; exit 0; }
+
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
 	echo "== round $r (load $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -210,7 +309,6 @@ while [ "$r" -le "$ROUNDS" ]; do
 done
 
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { echo "scale=2; $1 / $2" | bc; }
 for what in "" .cpu; do
 	if [ -z "$what" ]; then echo "== wall, medians over $ROUNDS rounds"; else echo "== server CPU, medians"; fi
 	D=$(median "$TMP/prune.delete$what")
