@@ -279,9 +279,11 @@ count_mode() {
 	done
 	echo "   engine / floor, removal $(ratio "$(ir remove.engine)" "$(ir remove.floor)")x"
 	echo "== the prune's instructions a step, inclusive, in: floor, engine, engine - floor"
-	for f in heap_delete heap_lock_tuple ExecInitNode standard_ExecutorStart ExecutorEnd standard_planner \
-		GetCachedPlan RI_FKey_noaction_del AfterTriggerEndQuery LockAcquireExtended LockRelease CommitTransaction \
-		StartTransaction SPI_cursor_open_with_paramlist exec_stmts plpgsql_exec_function; do
+	# Exported functions only: the server's binary carries no other symbols
+	# (static ones, CommitTransaction or plpgsql's exec_stmts, read 0).
+	for f in heap_delete heap_lock_tuple ExecInitNode standard_ExecutorStart standard_planner GetCachedPlan \
+		AfterTriggerEndQuery ExecConstraints ProcessGUCArray AtEOXact_GUC LockAcquireExtended \
+		plpgsql_exec_function; do
 		a=$(incl prune.floor "$f"); b=$(incl prune.engine "$f")
 		printf '   %-30s %9s %9s %9s\n' "$f" "$(( ${a:-0} / fsteps ))" "$(( ${b:-0} / steps ))" \
 			"$(( ${b:-0} / steps - ${a:-0} / fsteps ))"

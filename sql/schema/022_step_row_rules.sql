@@ -16,7 +16,13 @@
 -- that breaks one is refused with check_violation (23514), as before,
 -- and the message names the rule and the row's values. NULL passes as it
 -- did (a CHECK refuses only false). The functions pin their search_path
--- (T5). Written to apply again over its own result.
+-- (T5). Written to apply again over its own result. Each function writes
+-- its rules twice: once as one short expression (compiled once a
+-- transaction, the path of every row) and once in the CASE that names the
+-- broken rule (only for a refused row, whose format() calls would
+-- otherwise be compiled in every transaction); the two lists must stay the
+-- same, and test_D2_S7_step_rows_keep_every_rule_in_one_check breaks each
+-- rule and checks the name.
 --
 -- NOT VALID: every row already there was checked against the same rules
 -- by the constraints this replaces (each was validated when added), so
